@@ -1,0 +1,87 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# lib.sh - shared helpers for the integration tests.
+#
+# Each test file sources this, runs its checks against the real cluster of
+# testsuite/cluster and prints TAP: "ok N - name", "not ok N - name",
+# "ok N - # SKIP why".  tap_done prints the plan and sets the exit status.
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+CLUSTER="$TOP/testsuite/cluster/cluster.sh"
+: "${DEVNS_CLUSTER_ROOT:=/var/tmp/devns-cluster}"
+export DEVNS_CLUSTER_ROOT
+
+_tap_n=0
+_tap_failed=0
+
+# ok COND_STATUS NAME: record the result of the previous command ($?).
+ok() {
+	local status=$1; shift
+	_tap_n=$((_tap_n + 1))
+	if [ "$status" -eq 0 ]; then
+		echo "ok $_tap_n - $*"
+	else
+		echo "not ok $_tap_n - $*"
+		_tap_failed=$((_tap_failed + 1))
+	fi
+}
+
+# check NAME -- CMD...: run CMD, pass when it exits 0.
+check() {
+	local name=$1; shift
+	[ "$1" = "--" ] && shift
+	"$@"
+	ok $? "$name"
+}
+
+# is GOT WANT NAME
+is() {
+	if [ "$1" = "$2" ]; then
+		ok 0 "$3"
+	else
+		ok 1 "$3"
+		echo "#   got: '$1'"
+		echo "#  want: '$2'"
+	fi
+}
+
+# like GOT PATTERN NAME (grep -E pattern)
+like() {
+	if printf '%s' "$1" | grep -Eq -- "$2"; then
+		ok 0 "$3"
+	else
+		ok 1 "$3"
+		echo "#   got: '$1'"
+		echo "#  want match: '$2'"
+	fi
+}
+
+skip() {
+	_tap_n=$((_tap_n + 1))
+	echo "ok $_tap_n - # SKIP $*"
+}
+
+diag() { echo "# $*"; }
+
+tap_done() {
+	echo "1..$_tap_n"
+	[ "$_tap_failed" -eq 0 ]
+}
+
+# Client commands run inside the cluster's client network namespace.
+cl() { "$CLUSTER" run -- "$@"; }
+cl_as() { local user=$1; shift; "$CLUSTER" run -u "$user" -- "$@"; }
+on_node() { local node=$1; shift; "$CLUSTER" run -n "$node" -- "$@"; }
+
+# wait_for SECONDS CMD...: poll CMD until it succeeds.
+wait_for() {
+	local deadline=$((SECONDS + $1)); shift
+	until "$@"; do
+		[ $SECONDS -ge $deadline ] && return 1
+		sleep 0.2
+	done
+}
+
+job_state() { cl squeue -h -j "$1" -o %T 2>/dev/null; }
+job_gone() { [ -z "$(job_state "$1")" ]; }
+wait_job_gone() { wait_for "${2:-60}" job_gone "$1"; }

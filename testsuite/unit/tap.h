@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * tap.h - a minimal Test Anything Protocol producer for the unit tests.
+ *
+ * Header-only so that every test is one .c file.  Each check prints one
+ * "ok N - name" or "not ok N - name" line; tap_done() prints the plan and
+ * returns the exit status (non-zero when any check failed).  tap_skip() is
+ * for tests that need a kernel feature or privilege the machine lacks: the
+ * runner counts it as skipped, never as passed.
+ */
+#ifndef DEVNS_TAP_H
+#define DEVNS_TAP_H
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static int tap_count;
+static int tap_failed;
+
+static inline int tap_vok(int cond, const char *fmt, va_list ap)
+{
+	tap_count++;
+	printf("%sok %d - ", cond ? "" : "not ", tap_count);
+	vprintf(fmt, ap);
+	printf("\n");
+	if (!cond)
+		tap_failed++;
+	fflush(stdout);
+	return cond;
+}
+
+__attribute__((format(printf, 2, 3)))
+static inline int ok(int cond, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = tap_vok(cond, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+__attribute__((format(printf, 1, 2)))
+static inline void tap_skip(const char *fmt, ...)
+{
+	va_list ap;
+
+	tap_count++;
+	printf("ok %d - # SKIP ", tap_count);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+}
+
+__attribute__((format(printf, 1, 2)))
+static inline void diag(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("# ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+}
+
+#define is_int(got, want, ...)                                              \
+	do {                                                                \
+		long long g_ = (long long)(got), w_ = (long long)(want);    \
+		if (!ok(g_ == w_, __VA_ARGS__))                             \
+			diag("  got %lld, want %lld", g_, w_);              \
+	} while (0)
+
+#define is_str(got, want, ...)                                              \
+	do {                                                                \
+		const char *g_ = (got), *w_ = (want);                       \
+		int same_ = (g_ && w_) ? !strcmp(g_, w_) : g_ == w_;        \
+		if (!ok(same_, __VA_ARGS__))                                \
+			diag("  got \"%s\", want \"%s\"",                   \
+			     g_ ? g_ : "(null)", w_ ? w_ : "(null)");       \
+	} while (0)
+
+/* Passes when haystack contains needle (for error-message checks). */
+#define like(haystack, needle, ...)                                         \
+	do {                                                                \
+		const char *h_ = (haystack), *n_ = (needle);                \
+		if (!ok(h_ && strstr(h_, n_), __VA_ARGS__))                 \
+			diag("  \"%s\" does not contain \"%s\"",            \
+			     h_ ? h_ : "(null)", n_);                       \
+	} while (0)
+
+static inline int tap_done(void)
+{
+	printf("1..%d\n", tap_count);
+	return tap_failed ? 1 : 0;
+}
+
+#endif /* DEVNS_TAP_H */
