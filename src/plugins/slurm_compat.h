@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * slurm_compat.h - the differences between Slurm releases, in one place.
+ *
+ * The plugins are written against the names below; each supported API
+ * generation maps them onto what its release provides.  Adding a release
+ * means adding a block here (and the configure check), not copying a plugin.
+ *
+ * Generations (shared/design.md section 2):
+ *   22.05           container_p_* take a job id; no allocation reaches the
+ *                   plugin, so the job's GRES come from the controller.
+ *   24.11.1+        container_p_stepd_create(job_id, step) gives the step
+ *                   (and its job_gres_list); container_p_join takes the
+ *                   step id and a step_create flag; create/add_cont/delete/
+ *                   reconfig are gone; send_stepd/recv_stepd are new.
+ */
+#ifndef DEVNS_SLURM_COMPAT_H
+#define DEVNS_SLURM_COMPAT_H
+
+#include "slurm/slurm_version.h"
+
+#define DEVNS_SLURM_AT_LEAST(a, b, c) \
+	(SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(a, b, c))
+
+#if DEVNS_SLURM_AT_LEAST(25, 11, 0)
+#error "Slurm 25.11 renamed job_container to namespace_p_*: not supported yet"
+#elif DEVNS_SLURM_AT_LEAST(24, 11, 1)
+#define DEVNS_API_24_11 1
+#elif DEVNS_SLURM_AT_LEAST(22, 5, 0) && !DEVNS_SLURM_AT_LEAST(23, 0, 0)
+#define DEVNS_API_22_05 1
+#else
+#error "this Slurm release is not supported (22.05 and 24.11.1+ are)"
+#endif
+
+
+#endif /* DEVNS_SLURM_COMPAT_H */
