@@ -1,0 +1,28 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# deps.sh - install what building and testing slurm-devns needs, from
+# Debian's archive.  Idempotent: does nothing when everything is there.
+set -euo pipefail
+
+PACKAGES=(
+	# Slurm and its authentication, the release the plugins are built for
+	slurmctld slurmd slurm-client munge libpam-slurm-adopt
+	libslurm-dev libmunge-dev
+	# build
+	build-essential autoconf automake libtool pkg-config dpkg-dev
+	libglib2.0-dev libpam0g-dev linux-libc-dev
+	# tests
+	valgrind iproute2 util-linux procps psmisc pamtester
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+		missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	echo "deps.sh: installing ${missing[*]}"
+	apt-get update -q >/dev/null
+	apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
+fi

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * devns_gres.h - the node's GRES device files and those the job was given.
+ * Lists are NULL-terminated arrays of paths, freed with devns_gres_free().
+ */
+#ifndef DEVNS_GRES_H
+#define DEVNS_GRES_H
+
+#include <stdint.h>
+
+/* Every GRES device file of this node (NULL when there are none). */
+char **devns_gres_node_devices(void);
+
+/*
+ * The device files allocated to job_id on this node, from Slurm's own
+ * records (step is the step record where the release passes one).
+ * Returns 0, or -1 when the allocation cannot be known: fail closed.
+ */
+int devns_gres_job_devices(uint32_t job_id, void *step, char ***paths);
+
+void devns_gres_free(char **paths);
+
+#endif /* DEVNS_GRES_H */

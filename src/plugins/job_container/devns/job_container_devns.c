@@ -1,0 +1,352 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * job_container_devns.c - Slurm job_container plugin: a private mount
+ * namespace per job (own /tmp, own /dev/shm) and a per-job device filter.
+ *
+ * Thin glue: Slurm calls arrive here and are translated into calls of the
+ * Slurm-independent modules in src/common (nsconf, mntns) and of
+ * devns_devices.c (device containment).  Lifecycle on 22.05:
+ *
+ *   slurmd start        init (read namespace.conf), restore (remove the
+ *                       namespaces of jobs that ended while slurmd was down)
+ *   extern step start   stepd_create: build and pin the namespace, apply the
+ *                       device filter; any failure fails the job
+ *   every job process   join (in the forked child, before exec)
+ *   pam_slurm_adopt     join_external: hand out the namespace fd
+ *   job end             stepd_delete (extern stepd) and delete (slurmd)
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "src/common/slurm_xlator.h"
+#include "src/common/env.h"
+#include "src/common/log.h"
+#include "src/common/read_config.h"
+#include "src/common/run_command.h"
+#include "src/common/stepd_api.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmd/slurmd/slurmd.h"
+
+#include "slurm_compat.h"
+#include "mntns.h"
+#include "nsconf.h"
+#include "devns_devices.h"
+
+/*
+ * slurmd and slurmstepd both define 'conf'; this definition only satisfies
+ * the loader, the daemon's own symbol takes precedence at run time.
+ */
+slurmd_conf_t *conf = NULL;
+
+const char plugin_name[] = "job_container devns plugin";
+const char plugin_type[] = "job_container/devns";
+const uint32_t plugin_version = SLURM_VERSION_NUMBER;
+
+#define CONF_NAME "namespace.conf"
+
+static struct nsconf *ns_conf;
+static int step_ns_fd = -1;	/* cached for join_external */
+
+/* Read namespace.conf for this node; every error names file and line. */
+static struct nsconf *load_conf(void)
+{
+	char err[1024];
+	char *path = get_extra_conf_path(CONF_NAME);
+	struct nsconf *c;
+
+	c = nsconf_load(path, conf->node_name, err, sizeof(err));
+	if (!c)
+		error("%s: %s", plugin_type, err);
+	else if (devns_devices_check_conf(c, err, sizeof(err)) < 0) {
+		error("%s: %s", plugin_type, err);
+		nsconf_free(c);
+		c = NULL;
+	}
+	xfree(path);
+	return c;
+}
+
+extern int init(void)
+{
+	if (!conf || !conf->node_name) {
+		error("%s: loaded outside slurmd/slurmstepd", plugin_type);
+		return SLURM_ERROR;
+	}
+	if (!(ns_conf = load_conf()))
+		return SLURM_ERROR;
+	log_flag(JOB_CONT, "%s: BasePath=%s DevicePolicy=%s", plugin_type,
+		 ns_conf->base_path ? ns_conf->base_path : "none",
+		 nsconf_devpolicy_name(ns_conf->device_policy));
+	return SLURM_SUCCESS;
+}
+
+extern int fini(void)
+{
+	if (step_ns_fd >= 0) {
+		close(step_ns_fd);
+		step_ns_fd = -1;
+	}
+	nsconf_free(ns_conf);
+	ns_conf = NULL;
+	return SLURM_SUCCESS;
+}
+
+extern void container_p_reconfig(void)
+{
+	struct nsconf *c = load_conf();
+
+	/* A broken file on reconfigure keeps the running configuration. */
+	if (!c) {
+		error("%s: keeping the previous %s", plugin_type, CONF_NAME);
+		return;
+	}
+	nsconf_free(ns_conf);
+	ns_conf = c;
+}
+
+/* mkdir -p with root ownership and 0755, for AutoBasePath. */
+static int make_base_path(const char *path)
+{
+	char *copy = xstrdup(path), *p;
+	int rc = 0;
+
+	for (p = copy + 1; rc == 0 && (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		if (mkdir(copy, 0755) < 0 && errno != EEXIST)
+			rc = -1;
+		*p = '/';
+	}
+	if (rc == 0 && mkdir(copy, 0755) < 0 && errno != EEXIST)
+		rc = -1;
+	xfree(copy);
+	return rc;
+}
+
+static int find_step_of_job(void *x, void *key)
+{
+	step_loc_t *stepd = x;
+
+	return stepd->step_id.job_id == *(uint32_t *)key;
+}
+
+/* A job is alive when one of its slurmstepd answers. */
+static bool job_is_alive(List steps, uint32_t job_id)
+{
+	step_loc_t *stepd = list_find_first(steps, find_step_of_job, &job_id);
+	int fd;
+
+	if (!stepd)
+		return false;
+	fd = stepd_connect(stepd->directory, stepd->nodename, &stepd->step_id,
+			   &stepd->protocol_version);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+static int teardown(uint32_t job_id)
+{
+	int rc = SLURM_SUCCESS;
+
+	if (ns_conf->base_path && mntns_delete(ns_conf->base_path, job_id) < 0) {
+		error("%s: removing the namespace of job %u: %m", plugin_type,
+		      job_id);
+		rc = SLURM_ERROR;
+	}
+	if (devns_devices_release(job_id) < 0)
+		rc = SLURM_ERROR;
+	return rc;
+}
+
+/* Remove what ended jobs left under BasePath while slurmd was away. */
+static int restore_namespaces(List steps)
+{
+	DIR *dp;
+	struct dirent *ep;
+	uint32_t job_id;
+	int rc = SLURM_SUCCESS;
+
+	if (!(dp = opendir(ns_conf->base_path))) {
+		error("%s: cannot open BasePath %s: %m", plugin_type,
+		      ns_conf->base_path);
+		return SLURM_ERROR;
+	}
+	while ((ep = readdir(dp))) {
+		if (mntns_parse_job_dir(ep->d_name, &job_id) < 0)
+			continue;
+		if (job_is_alive(steps, job_id)) {
+			log_flag(JOB_CONT, "%s: job %u alive, keeping its namespace",
+				 plugin_type, job_id);
+			continue;
+		}
+		debug("%s: job %u ended, removing its namespace", plugin_type,
+		      job_id);
+		if (teardown(job_id) != SLURM_SUCCESS)
+			rc = SLURM_ERROR;
+	}
+	closedir(dp);
+	return rc;
+}
+
+static bool job_alive_cb(uint32_t job_id, void *arg)
+{
+	return job_is_alive(arg, job_id);
+}
+
+extern int container_p_restore(char *dir_name, bool recover)
+{
+	List steps;
+	int rc = SLURM_SUCCESS;
+
+	if (ns_conf->base_path && ns_conf->auto_base_path &&
+	    make_base_path(ns_conf->base_path) < 0) {
+		error("%s: cannot create BasePath %s: %m", plugin_type,
+		      ns_conf->base_path);
+		return SLURM_ERROR;
+	}
+	steps = stepd_available(conf->spooldir, conf->node_name);
+	if (ns_conf->base_path)
+		rc = restore_namespaces(steps);
+	if (devns_devices_restore(job_alive_cb, steps) < 0)
+		rc = SLURM_ERROR;
+	FREE_NULL_LIST(steps);
+	return rc;
+}
+
+extern int container_p_create(uint32_t job_id, uid_t uid)
+{
+	return SLURM_SUCCESS;
+}
+
+extern int container_p_add_cont(uint32_t job_id, uint64_t cont_id)
+{
+	return SLURM_SUCCESS;
+}
+
+static int create_namespace(uint32_t job_id)
+{
+	char err[512];
+	struct mntns_spec spec = {
+		.base_path = ns_conf->base_path,
+		.job_id = job_id,
+		.dirs = (const char *const *)ns_conf->dirs,
+		.shared = ns_conf->shared,
+		.shm_size = ns_conf->shm_size,
+		.tmp_size = ns_conf->tmp_size,
+	};
+
+	if (mntns_create(&spec, err, sizeof(err)) < 0) {
+		error("%s: job %u: cannot create its namespace: %s",
+		      plugin_type, job_id, err);
+		return SLURM_ERROR;
+	}
+	log_flag(JOB_CONT, "%s: job %u namespace pinned at %s/%u/.ns",
+		 plugin_type, job_id, ns_conf->base_path, job_id);
+	return SLURM_SUCCESS;
+}
+
+/* Run InitScript as root before the namespace is made; failure is fatal. */
+static int run_init_script(uint32_t job_id)
+{
+	char *argv[] = { ns_conf->init_script, NULL };
+	char **env = env_array_create();
+	char *out;
+	int status = 0;
+	run_command_args_t args = {
+		.max_wait = 60 * 1000,
+		.script_path = ns_conf->init_script,
+		.script_type = "InitScript",
+		.script_argv = argv,
+		.status = &status,
+	};
+
+	env_array_overwrite_fmt(&env, "SLURM_JOB_ID", "%u", job_id);
+	env_array_overwrite_fmt(&env, "SLURMD_NODENAME", "%s", conf->node_name);
+	env_array_overwrite_fmt(&env, "SLURM_CONF", "%s", slurm_conf.slurm_conf);
+	if (ns_conf->base_path)
+		env_array_overwrite_fmt(&env, "SLURM_JOB_MOUNTPOINT_SRC",
+					"%s/%u", ns_conf->base_path, job_id);
+	args.env = env;
+	out = run_command(&args);
+	env_array_free(env);
+	if (status) {
+		error("%s: job %u: InitScript %s failed (status %d): %s",
+		      plugin_type, job_id, ns_conf->init_script, status,
+		      out ? out : "");
+		xfree(out);
+		return SLURM_ERROR;
+	}
+	xfree(out);
+	return SLURM_SUCCESS;
+}
+
+static int stepd_create(uint32_t job_id, void *step)
+{
+	if (ns_conf->init_script && run_init_script(job_id) != SLURM_SUCCESS)
+		return SLURM_ERROR;
+	if (ns_conf->base_path && create_namespace(job_id) != SLURM_SUCCESS)
+		return SLURM_ERROR;
+	if (devns_devices_setup(ns_conf, job_id, step) < 0) {
+		teardown(job_id);
+		return SLURM_ERROR;
+	}
+	return SLURM_SUCCESS;
+}
+
+extern int container_p_stepd_create(uint32_t job_id, uid_t uid)
+{
+	return stepd_create(job_id, NULL);
+}
+
+/*
+ * Runs in each forked child of the job before exec.  Slurm ignores a failed
+ * join on some paths (TaskProlog/TaskEpilog), so a child that cannot be
+ * contained ends here instead of running uncontained: fail closed.
+ */
+extern int container_p_join(uint32_t job_id, uid_t uid)
+{
+	if (job_id == 0)	/* not a job: a system script */
+		return SLURM_SUCCESS;
+	if (ns_conf->base_path && mntns_join(ns_conf->base_path, job_id) < 0) {
+		error("%s: job %u: cannot join its namespace: %m", plugin_type,
+		      job_id);
+		_exit(127);
+	}
+	if (devns_devices_join(job_id, getpid()) < 0) {
+		error("%s: job %u: cannot enter its device cgroup: %m",
+		      plugin_type, job_id);
+		_exit(127);
+	}
+	return SLURM_SUCCESS;
+}
+
+extern int container_p_join_external(uint32_t job_id)
+{
+	if (!ns_conf->base_path)
+		return -1;
+	if (step_ns_fd < 0) {
+		step_ns_fd = mntns_open(ns_conf->base_path, job_id);
+		if (step_ns_fd < 0)
+			error("%s: job %u: cannot open its namespace: %m",
+			      plugin_type, job_id);
+	}
+	devns_devices_adopt(job_id);
+	return step_ns_fd;
+}
+
+extern int container_p_stepd_delete(uint32_t job_id)
+{
+	return teardown(job_id);
+}
+
+/* slurmd's call after the job's steps are gone: a backstop, idempotent. */
+extern int container_p_delete(uint32_t job_id)
+{
+	return teardown(job_id);
+}
