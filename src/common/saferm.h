@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * saferm.h - recursive removal that never follows a link.
+ *
+ * Job directories are removed by root while the job's files are controlled
+ * by the user.  Removal by path (nftw, rm -rf) lets a user swap a directory
+ * for a symlink between checks and make root delete outside the job dir
+ * (CVE-2023-41914).  These functions work only relative to directory fds
+ * opened with O_NOFOLLOW and identified with fstat() on the fd, so a swap
+ * can make an open fail but never redirect it.
+ *
+ * Rules, for both functions:
+ *  - a symlink is unlinked, its target is never touched;
+ *  - a directory on another mount (different st_dev or mount id, so bind
+ *    mounts of the same filesystem count too) is not entered: it is left in
+ *    place and reported as EXDEV, and the removal goes on elsewhere;
+ *  - fifos, sockets and device nodes are unlinked, never opened;
+ *  - a directory that lacks u+rwx is given it before its entries are
+ *    removed (it is going away; this matters when not running as root);
+ *  - entries that vanish meanwhile (ENOENT) are not failures;
+ *  - nesting depth is limited only by memory: the walk is iterative and
+ *    holds at most SAFERM_MAX_FDS directory fds, reopening ancestors from
+ *    a held one (checked by device and inode) when it climbs back.
+ * Both try to remove everything they can, then return 0 when everything
+ * went, or -1 with errno set to the first failure met.
+ */
+#ifndef DEVNS_SAFERM_H
+#define DEVNS_SAFERM_H
+
+/* Most directory fds one call holds open at a time. */
+#define SAFERM_MAX_FDS 32
+
+/*
+ * Remove name, a single path component (no '/', not "." or ".."), from the
+ * directory dirfd; when it is a directory, remove everything below it first.
+ * The mount of name itself is the one the walk stays on.
+ * Returns 0 on success, -1 with errno set: EINVAL for a bad name, ENOENT
+ * when name does not exist, else the first failure (EXDEV: a mount point
+ * was left in place; ESTALE: a directory was replaced during the walk).
+ */
+int saferm_at(int dirfd, const char *name);
+
+/*
+ * Remove everything inside the directory dirfd (any fd of it, O_PATH
+ * included), keeping the directory itself; its mode is restored if it had
+ * to be changed.  The walk stays on the mount of dirfd.
+ * Returns 0 on success, -1 with errno set to the first failure.
+ */
+int saferm_contents(int dirfd);
+
+#endif /* DEVNS_SAFERM_H */
