@@ -32,5 +32,11 @@
 #error "this Slurm release is not supported (22.05 and 24.11.1+ are)"
 #endif
 
+/* 22.05's log has no warning(); later releases print "warning: " themselves. */
+#if DEVNS_API_22_05
+#define devns_warning(fmt, ...) info("warning: " fmt, ##__VA_ARGS__)
+#else
+#define devns_warning(fmt, ...) warning(fmt, ##__VA_ARGS__)
+#endif
 
 #endif /* DEVNS_SLURM_COMPAT_H */

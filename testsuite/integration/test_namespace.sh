@@ -86,9 +86,10 @@ test_slurmd_restart() {
 	wait_file "$OUT/ns-r1" && wait_file "$OUT/ns-dead-ready"
 	ok $? "both jobs on node3 are running"
 	# slurmd goes away; meanwhile one job's processes die with it unseen.
-	"$CLUSTER" stop-slurmd node3 >/dev/null 2>&1
+	kill "$(cat "$DEVNS_CLUSTER_ROOT/run/slurmd-node3.pid")"
+	wait_for 10 sh -c "! pgrep -F $DEVNS_CLUSTER_ROOT/run/slurmd-node3.pid >/dev/null 2>&1"
 	pkill -KILL -f "slurmstepd: \[$dead\." ; sleep 0.5
-	"$CLUSTER" start-slurmd node3 >/dev/null 2>&1
+	"$CLUSTER" restart-slurmd node3 >/dev/null 2>&1
 	wait_node_idle node3
 	[ -d "$BASE/node3/$live" ]
 	ok $? "after slurmd restart the live job keeps its namespace"
@@ -138,7 +139,7 @@ test_broken_conf() {
 	wait_for 10 grep -q "namespace.conf:3" "$log"
 	ok $? "a broken namespace.conf is reported with file:line in the slurmd log"
 	like "$(grep namespace.conf:3 "$log" | head -1)" 'BasPath' "the message names the bad key"
-	! "$CLUSTER" status 2>/dev/null | grep -q "slurmd node3 running"
+	! "$CLUSTER" status 2>/dev/null | grep -Eq "slurmd node3 +running"
 	ok $? "slurmd does not run with a broken namespace.conf"
 	rm -f "$CONF"
 	: > "$log"

@@ -1,70 +1,353 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * devns_devices.c - device containment of a job (interim: refuses).
+ * devns_devices.c - device containment of a job: policy -> program -> cgroup.
+ *
+ * The job's cgroup is <cgroup2 mount>/devns/<node>/job_<id>.  On the hybrid
+ * and v1 layouts Slurm 22.05 supports, Slurm does not use the cgroup2
+ * hierarchy, so devns keeps its own job cgroups there and moves every
+ * process of the job into it when it joins (container_p_join); the BPF
+ * program attached to that cgroup decides each device open and mknod.  The
+ * node name in the path keeps several slurmd on one host (multiple-slurmd
+ * test clusters) from removing each other's cgroups.
+ *
+ * When containment is asked for (a DevicePolicy other than auto, DeviceAllow
+ * entries, or GRES devices on the node) every failure here fails the job:
+ * the extern step reports it and the job does not run.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "src/common/slurm_xlator.h"
-#include "src/common/gres.h"
-#include "src/common/list.h"
 #include "src/common/log.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmd/slurmd/slurmd.h"
 
+#include "slurm_compat.h"
+#include "cgroup2.h"
+#include "devfilter.h"
+#include "devpolicy.h"
 #include "devns_devices.h"
+#include "devns_gres.h"
 
-static bool node_has_gres_devices(void)
+extern slurmd_conf_t *conf;
+
+#define PLUGIN "job_container/devns"
+#define VERIFIER_LOG_SIZE 4096
+
+/* Where a policy message came from, for "FILE:LINE: ..." and the job id. */
+struct report_ctx {
+	const struct nsconf *conf;
+	uint32_t job_id;	/* 0 while checking the configuration */
+	char *err;		/* first error, for check_conf */
+	size_t errlen;
+	int errors;
+};
+
+static enum devpolicy_mode policy_mode(const struct nsconf *c)
 {
-	List devices = gres_g_get_devices(NULL, true, 0, NULL, 0, 0);
-	bool any = devices && list_count(devices);
-
-	FREE_NULL_LIST(devices);
-	return any;
+	switch (c->device_policy) {
+	case NSCONF_DEVPOLICY_CLOSED:
+		return DEVPOLICY_CLOSED;
+	case NSCONF_DEVPOLICY_STRICT:
+		return DEVPOLICY_STRICT;
+	default:
+		return DEVPOLICY_AUTO;
+	}
 }
 
-int devns_devices_check_conf(const struct nsconf *conf, char *err,
-			     size_t errlen)
+static void report(enum devpolicy_level level, const char *msg, void *arg)
 {
-	if (conf->device_policy == NSCONF_DEVPOLICY_AUTO && !conf->device_allow)
-		return 0;
-	snprintf(err, errlen, "%s:%d: device containment is not built yet",
-		 conf->device_allow_file ? conf->device_allow_file : "namespace.conf",
-		 conf->device_allow_line);
-	return -1;
+	struct report_ctx *ctx = arg;
+	const char *file = ctx->conf->device_allow_file ?
+		ctx->conf->device_allow_file : "namespace.conf";
+	char job[32] = "";
+
+	if (ctx->job_id)
+		snprintf(job, sizeof(job), "job %u: ", ctx->job_id);
+	if (level == DEVPOLICY_WARNING) {
+		devns_warning("%s: %s%s:%d: DeviceAllow: %s", PLUGIN, job, file,
+			ctx->conf->device_allow_line, msg);
+		return;
+	}
+	if (!ctx->errors++ && ctx->err)
+		snprintf(ctx->err, ctx->errlen, "%s:%d: DeviceAllow: %s", file,
+			 ctx->conf->device_allow_line, msg);
+	if (ctx->job_id)
+		error("%s: %s%s:%d: DeviceAllow: %s", PLUGIN, job, file,
+		      ctx->conf->device_allow_line, msg);
 }
 
-int devns_devices_setup(const struct nsconf *conf, uint32_t job_id, void *step)
+int devns_devices_check_conf(const struct nsconf *c, char *err, size_t errlen)
 {
-	(void)step;
-	if (conf->device_policy == NSCONF_DEVPOLICY_AUTO && !conf->device_allow &&
-	    !node_has_gres_devices())
+	struct report_ctx ctx = { .conf = c, .err = err, .errlen = errlen };
+	struct devrule_list list;
+	int rc = 0;
+
+	if (!c->device_allow)
 		return 0;
-	error("job_container/devns: job %u: device containment is not built yet",
-	      job_id);
-	errno = ENOSYS;
-	return -1;
+	if (devpolicy_parse_allow(c->device_allow, NULL, &list, report,
+				  &ctx) < 0)
+		rc = -1;
+	devrule_list_free(&list);
+	return rc;
+}
+
+/* <cgroup2>/devns/<node>, made on demand; -1 with errno. */
+static int open_node_cgroup(bool create)
+{
+	char mount[PATH_MAX], rel[PATH_MAX];
+	int root_fd, fd;
+
+	if (cgroup2_find_mount(NULL, mount, sizeof(mount)) < 0)
+		return -1;
+	if ((root_fd = cgroup2_open(mount)) < 0)
+		return -1;
+	snprintf(rel, sizeof(rel), "devns/%s", conf->node_name);
+	fd = cgroup2_open_at(root_fd, rel, create);
+	close(root_fd);
+	return fd;
+}
+
+/* The job's allow list; 0 with *needed false when no filter is wanted. */
+static int job_rules(const struct nsconf *c, uint32_t job_id, void *step,
+		     struct devrule_list *list, bool *needed)
+{
+	struct report_ctx ctx = { .conf = c, .job_id = job_id };
+	char **node_gres = devns_gres_node_devices();
+	char **job_gres = NULL;
+	struct devpolicy_input in = {
+		.mode = policy_mode(c),
+		.device_allow = c->device_allow,
+	};
+	int rc = -1;
+
+	*needed = false;
+	devrule_list_init(list, true);
+	if (in.mode == DEVPOLICY_AUTO && !c->device_allow && !node_gres)
+		return 0;	/* nothing to contain: no cgroup, no program */
+	if (devns_gres_job_devices(job_id, step, &job_gres) < 0)
+		goto out;
+	in.node_gres = (const char *const *)node_gres;
+	in.job_gres = (const char *const *)job_gres;
+	if (devpolicy_build(&in, list, report, &ctx) < 0)
+		goto out;
+	*needed = devrule_list_needs_filter(list);
+	rc = 0;
+out:
+	devns_gres_free(node_gres);
+	devns_gres_free(job_gres);
+	return rc;
+}
+
+static void log_rules(uint32_t job_id, const struct devrule_list *list)
+{
+	char buf[64];
+
+	if (!(slurm_conf.debug_flags & DEBUG_FLAG_JOB_CONT))
+		return;
+	for (size_t i = 0; i < list->count; i++) {
+		devrule_format(&list->rules[i], buf, sizeof(buf));
+		log_flag(JOB_CONT, "%s: job %u allows %s", PLUGIN, job_id, buf);
+	}
+	log_flag(JOB_CONT, "%s: job %u: everything else %s", PLUGIN, job_id,
+		 list->default_allow ? "allowed" : "denied");
+}
+
+/* Load the program and attach it to a new cgroup for the job. */
+static int apply_filter(uint32_t job_id, const struct devrule_list *list)
+{
+	char *vlog = xmalloc(VERIFIER_LOG_SIZE);
+	int node_fd = -1, job_fd = -1, prog_fd = -1, rc = -1;
+
+	if ((node_fd = open_node_cgroup(true)) < 0) {
+		error("%s: job %u: no usable cgroup2 hierarchy for the device filter: %m",
+		      PLUGIN, job_id);
+		goto out;
+	}
+	if ((job_fd = cgroup2_job_open(node_fd, job_id, true)) < 0) {
+		error("%s: job %u: cannot create its device cgroup: %m",
+		      PLUGIN, job_id);
+		goto out;
+	}
+	if ((prog_fd = devfilter_create(list, vlog, VERIFIER_LOG_SIZE)) < 0) {
+		error("%s: job %u: the kernel refused the device filter: %m%s%s",
+		      PLUGIN, job_id, vlog[0] ? "; verifier: " : "", vlog);
+		goto out;
+	}
+	if (devfilter_attach(prog_fd, job_fd) < 0) {
+		error("%s: job %u: cannot attach the device filter: %m",
+		      PLUGIN, job_id);
+		goto out;
+	}
+	rc = 0;
+out:
+	/* Attached, the program lives as long as the cgroup: no fd is kept. */
+	if (prog_fd >= 0)
+		close(prog_fd);
+	if (job_fd >= 0)
+		close(job_fd);
+	if (rc < 0 && node_fd >= 0)
+		cgroup2_job_remove(node_fd, job_id);
+	if (node_fd >= 0)
+		close(node_fd);
+	xfree(vlog);
+	return rc;
+}
+
+int devns_devices_setup(const struct nsconf *c, uint32_t job_id, void *step)
+{
+	struct devrule_list list;
+	bool needed;
+	int rc = -1;
+
+	if (job_rules(c, job_id, step, &list, &needed) < 0) {
+		error("%s: job %u: refusing the job: its device policy cannot be computed",
+		      PLUGIN, job_id);
+		goto out;
+	}
+	if (!needed) {
+		rc = 0;
+		goto out;
+	}
+	log_rules(job_id, &list);
+	rc = apply_filter(job_id, &list);
+out:
+	devrule_list_free(&list);
+	return rc;
 }
 
 int devns_devices_join(uint32_t job_id, pid_t pid)
 {
-	(void)job_id;
-	(void)pid;
-	return 0;
+	int node_fd, job_fd, rc;
+
+	/* No job cgroup means no filter was asked for: nothing to join. */
+	if ((node_fd = open_node_cgroup(false)) < 0)
+		return (errno == ENOENT) ? 0 : -1;
+	job_fd = cgroup2_job_open(node_fd, job_id, false);
+	close(node_fd);
+	if (job_fd < 0)
+		return (errno == ENOENT) ? 0 : -1;
+	rc = cgroup2_move_pid(job_fd, pid);
+	close(job_fd);
+	return rc;
+}
+
+/* Every pid of the job's cgroup lines in /proc/self/cgroup (v1 trees). */
+static void adopt_from_v1(int job_fd, uint32_t job_id)
+{
+	char line[PATH_MAX], needle[32], path[PATH_MAX + 64];
+	FILE *f = fopen("/proc/self/cgroup", "r");
+
+	snprintf(needle, sizeof(needle), "/job_%u/", job_id);
+	while (f && fgets(line, sizeof(line), f)) {
+		char *ctrl = strchr(line, ':'), *rel, *end;
+		FILE *procs;
+		int pid;
+
+		if (!ctrl || !(rel = strchr(ctrl + 1, ':')) ||
+		    strncmp(ctrl + 1, "freezer", 7) || !(end = strstr(rel, needle)))
+			continue;
+		/* The extern step's cgroup: adopted pids are placed there. */
+		*strchr(end + 1, '/') = '\0';
+		snprintf(path, sizeof(path),
+			 "/sys/fs/cgroup/freezer%s/step_extern/cgroup.procs",
+			 rel + 1);
+		if (!(procs = fopen(path, "r")))
+			continue;
+		while (fscanf(procs, "%d", &pid) == 1)
+			if (cgroup2_move_pid(job_fd, pid) < 0)
+				error("%s: job %u: cannot move adopted pid %d into its device cgroup: %m",
+				      PLUGIN, job_id, pid);
+		fclose(procs);
+	}
+	if (f)
+		fclose(f);
 }
 
 void devns_devices_adopt(uint32_t job_id)
 {
-	(void)job_id;
+	int node_fd, job_fd;
+
+	if ((node_fd = open_node_cgroup(false)) < 0)
+		return;
+	job_fd = cgroup2_job_open(node_fd, job_id, false);
+	close(node_fd);
+	if (job_fd < 0)
+		return;
+	adopt_from_v1(job_fd, job_id);
+	close(job_fd);
+}
+
+/* Processes that outlived the job would keep the cgroup busy: kill them. */
+static void kill_leftovers(int node_fd, uint32_t job_id)
+{
+	int job_fd = cgroup2_job_open(node_fd, job_id, false);
+	int fd;
+
+	if (job_fd < 0)
+		return;
+	fd = openat(job_fd, "cgroup.kill", O_WRONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		(void)!write(fd, "1", 1);
+		close(fd);
+	}
+	close(job_fd);
 }
 
 int devns_devices_release(uint32_t job_id)
 {
-	(void)job_id;
-	return 0;
+	int node_fd, rc;
+
+	if ((node_fd = open_node_cgroup(false)) < 0)
+		return 0;
+	rc = cgroup2_job_remove(node_fd, job_id);
+	if (rc < 0 && errno == EBUSY) {
+		kill_leftovers(node_fd, job_id);
+		/* cgroup.kill is asynchronous; the last exits take a moment. */
+		for (int i = 0; i < 100; i++) {
+			usleep(10000);
+			rc = cgroup2_job_remove(node_fd, job_id);
+			if (rc == 0 || errno != EBUSY)
+				break;
+		}
+	}
+	if (rc < 0 && errno == ENOENT)
+		rc = 0;
+	else if (rc < 0)
+		error("%s: job %u: cannot remove its device cgroup: %m", PLUGIN,
+		      job_id);
+	close(node_fd);
+	return rc;
 }
 
 int devns_devices_restore(bool (*alive)(uint32_t job_id, void *arg), void *arg)
 {
-	(void)alive;
-	(void)arg;
-	return 0;
+	int node_fd = open_node_cgroup(false), rc = 0;
+	struct dirent *ep;
+	uint32_t job_id;
+	DIR *dp;
+
+	if (node_fd < 0)
+		return 0;
+	if (!(dp = fdopendir(node_fd))) {
+		close(node_fd);
+		return -1;
+	}
+	while ((ep = readdir(dp))) {
+		if (sscanf(ep->d_name, "job_%u", &job_id) != 1 ||
+		    alive(job_id, arg))
+			continue;
+		debug("%s: job %u ended, removing its device cgroup", PLUGIN,
+		      job_id);
+		if (devns_devices_release(job_id) < 0)
+			rc = -1;
+	}
+	closedir(dp);
+	return rc;
 }

@@ -204,6 +204,9 @@ extern int container_p_restore(char *dir_name, bool recover)
 	List steps;
 	int rc = SLURM_SUCCESS;
 
+	(void)dir_name;
+	(void)recover;
+
 	if (ns_conf->base_path && ns_conf->auto_base_path &&
 	    make_base_path(ns_conf->base_path) < 0) {
 		error("%s: cannot create BasePath %s: %m", plugin_type,
@@ -221,11 +224,15 @@ extern int container_p_restore(char *dir_name, bool recover)
 
 extern int container_p_create(uint32_t job_id, uid_t uid)
 {
+	(void)job_id;
+	(void)uid;
 	return SLURM_SUCCESS;
 }
 
 extern int container_p_add_cont(uint32_t job_id, uint64_t cont_id)
 {
+	(void)job_id;
+	(void)cont_id;
 	return SLURM_SUCCESS;
 }
 
@@ -301,6 +308,7 @@ static int stepd_create(uint32_t job_id, void *step)
 
 extern int container_p_stepd_create(uint32_t job_id, uid_t uid)
 {
+	(void)uid;
 	return stepd_create(job_id, NULL);
 }
 
@@ -311,16 +319,17 @@ extern int container_p_stepd_create(uint32_t job_id, uid_t uid)
  */
 extern int container_p_join(uint32_t job_id, uid_t uid)
 {
+	(void)uid;
 	if (job_id == 0)	/* not a job: a system script */
 		return SLURM_SUCCESS;
-	if (ns_conf->base_path && mntns_join(ns_conf->base_path, job_id) < 0) {
-		error("%s: job %u: cannot join its namespace: %m", plugin_type,
-		      job_id);
-		_exit(127);
-	}
 	if (devns_devices_join(job_id, getpid()) < 0) {
 		error("%s: job %u: cannot enter its device cgroup: %m",
 		      plugin_type, job_id);
+		_exit(127);
+	}
+	if (ns_conf->base_path && mntns_join(ns_conf->base_path, job_id) < 0) {
+		error("%s: job %u: cannot join its namespace: %m", plugin_type,
+		      job_id);
 		_exit(127);
 	}
 	return SLURM_SUCCESS;
