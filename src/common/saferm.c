@@ -318,22 +318,28 @@ static int level_reopen(struct walk *w, size_t k)
 	return 0;
 }
 
-/* Forget the current level (its fd, names and place); move up one. */
-static void level_drop(struct walk *w)
+/* Close l's fd and free its names.  Returns whether it held an fd. */
+static bool level_free(struct level *l)
 {
-	struct level *l = &w->levels[w->depth];
+	bool had_fd = l->fd >= 0;
 	size_t n;
 
-	if (l->fd >= 0) {
+	if (had_fd)
 		close(l->fd);
-		w->nopen--;
-	}
 	for (n = 0; n < l->count; n++)
 		free(l->names[n]);
 	free(l->names);
 	free(l->name);
 	memset(l, 0, sizeof(*l));
 	l->fd = -1;
+	return had_fd;
+}
+
+/* Forget the current level (not the top); move up one. */
+static void level_drop(struct walk *w)
+{
+	if (level_free(&w->levels[w->depth]))
+		w->nopen--;
 	w->depth--;
 }
 
@@ -475,7 +481,7 @@ static int walk_dir(int fd)
 	w.levels[0].ino = w.top.ino;
 	dir_make_writable(fd, &w.top);
 	err = walk_run(&w);
-	level_drop(&w); /* the top: closes fd */
+	level_free(&w.levels[0]); /* closes fd */
 	free(w.levels);
 	if (err) {
 		errno = err;

@@ -457,7 +457,14 @@ static void test_races(void)
 		race_tree();
 		pid = racer_start(round % 2 ? move_loop : swap_loop);
 		usleep(round % 7 * 20);
-		hit += saferm_at(basefd, "race") < 0;
+		/* Failing is fine (the racer wins some); touching outside
+		 * is not.  Expected: ENOTEMPTY, EISDIR or ENOTDIR. */
+		if (saferm_at(basefd, "race") < 0) {
+			hit++;
+			if (errno != ENOTEMPTY && errno != EISDIR
+			    && errno != ENOTDIR)
+				diag("round %d: %s", round, strerror(errno));
+		}
 		racer_stop(pid);
 		/* The mover may have left its directory outside. */
 		if (exists(basefd, "outside/dir/moved"))
@@ -467,7 +474,7 @@ static void test_races(void)
 		gone += !exists(basefd, "race");
 		intact += outside_intact(&before);
 	}
-	diag("%d of %d first removals met the racer (failed)", hit,
+	diag("%d of %d first removals met the racer (and failed)", hit,
 	     RACE_ROUNDS);
 	is_int(intact, RACE_ROUNDS,
 	       "racing swaps and moves never touch the outside (%d rounds)",
@@ -484,8 +491,9 @@ static bool mount_ns(void)
 		diag("unshare(CLONE_NEWNS): %s", strerror(errno));
 		return false;
 	}
-	/* Keep our mounts from propagating to the host. */
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
+	/* Keep our mounts from propagating to the host.  (The type is
+	 * ignored here; "none" rather than NULL keeps valgrind quiet.) */
+	if (mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) < 0) {
 		diag("make / private: %s", strerror(errno));
 		return false;
 	}
@@ -516,7 +524,7 @@ static void test_mounts(void)
 	close(t);
 	snprintf(src, sizeof(src), "%s/outside/dir", base);
 	snprintf(dst, sizeof(dst), "%s/mtree/mnt/bind", base);
-	must(mount(src, dst, NULL, MS_BIND, NULL) == 0, "bind mount");
+	must(mount(src, dst, "none", MS_BIND, NULL) == 0, "bind mount");
 	snprintf(dst, sizeof(dst), "%s/mtree/mnt/tmpfs", base);
 	must(mount("tmpfs", dst, "tmpfs", 0, "size=1m") == 0, "tmpfs");
 	fd = open(dst, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -1,0 +1,801 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * nsconf.c - parse namespace.conf into a struct nsconf for one node.
+ *
+ * The text is read twice.  Pass 1 checks every line (so an error anywhere
+ * fails every node alike, whichever lines apply to it) and applies the
+ * global lines in order; pass 2 applies the NodeName lines that name this
+ * node, in order.  So a later line wins over an earlier one of its kind,
+ * and a matching NodeName line wins over global lines wherever it stands.
+ *
+ * A logical line is read into a buffer that remembers, for each character,
+ * its physical line: after a '\' continuation an error still points at the
+ * line that holds the offending key.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hostlist.h"
+#include "nsconf.h"
+
+/* A namespace.conf is a few lines; anything this big is a mistake. */
+#define NSCONF_MAX_SIZE (1024 * 1024)
+
+enum key {
+	KEY_BASE_PATH,
+	KEY_AUTO_BASE_PATH,
+	KEY_DIRS,
+	KEY_INIT_SCRIPT,
+	KEY_SHARED,
+	KEY_SHM_SIZE,
+	KEY_TMP_SIZE,
+	KEY_DEVICE_POLICY,
+	KEY_DEVICE_ALLOW,
+	KEY_COUNT
+};
+
+/* The reader's place in the text and the logical line it last read. */
+struct reader {
+	const char *next; /* first character not read yet */
+	int line;         /* number of the last physical line read */
+	char *buf;        /* the logical line, comments and joins removed */
+	int *lines;       /* physical line of each character of buf */
+	size_t len;
+	size_t cap;
+};
+
+struct parser {
+	const char *name;     /* the file, for messages */
+	const char *nodename; /* NULL: no NodeName line applies */
+	char *err;
+	size_t errlen;
+	int line;             /* line of the key being handled */
+	struct nsconf *conf;  /* the result */
+	unsigned set;         /* keys set in conf, one bit per enum key */
+};
+
+typedef int (*key_parse_fn)(struct parser *p, struct nsconf *c,
+			    const char *key, const char *value);
+
+struct key_def {
+	const char *name;
+	key_parse_fn parse;
+};
+
+static const char *const default_dirs[] = { "/tmp", "/dev/shm", NULL };
+
+static const char *const devpolicy_names[] = {
+	[NSCONF_DEVPOLICY_AUTO] = "auto",
+	[NSCONF_DEVPOLICY_CLOSED] = "closed",
+	[NSCONF_DEVPOLICY_STRICT] = "strict",
+};
+
+/* ---- messages -------------------------------------------------------- */
+
+/* Report an error on the current line.  Returns -1 with errno = EINVAL. */
+__attribute__((format(printf, 2, 3)))
+static int parse_error(struct parser *p, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (p->err && p->errlen) {
+		n = snprintf(p->err, p->errlen, "%s:%d: ", p->name, p->line);
+		if (n >= 0 && (size_t)n < p->errlen) {
+			va_start(ap, fmt);
+			vsnprintf(p->err + n, p->errlen - (size_t)n, fmt, ap);
+			va_end(ap);
+		}
+	}
+	errno = EINVAL;
+	return -1;
+}
+
+/* Report an error about the file as a whole; errno is left alone. */
+__attribute__((format(printf, 4, 5)))
+static void file_error(const char *name, char *err, size_t errlen,
+		       const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (!err || !errlen)
+		return;
+	n = snprintf(err, errlen, "%s: ", name);
+	if (n >= 0 && (size_t)n < errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+		va_end(ap);
+	}
+}
+
+/* ---- the struct ------------------------------------------------------ */
+
+static void dirs_free(char **dirs)
+{
+	size_t i;
+
+	for (i = 0; dirs && dirs[i]; i++)
+		free(dirs[i]);
+	free(dirs);
+}
+
+/* Free what c holds and reset it to the defaults of an empty file. */
+static void conf_clear(struct nsconf *c)
+{
+	free(c->base_path);
+	dirs_free(c->dirs);
+	free(c->init_script);
+	free(c->device_allow);
+	free(c->device_allow_file);
+	memset(c, 0, sizeof(*c));
+}
+
+void nsconf_free(struct nsconf *conf)
+{
+	if (!conf)
+		return;
+	conf_clear(conf);
+	free(conf);
+}
+
+const char *nsconf_devpolicy_name(enum nsconf_devpolicy p)
+{
+	if ((unsigned)p >= sizeof(devpolicy_names) / sizeof(*devpolicy_names))
+		return "unknown";
+	return devpolicy_names[p];
+}
+
+/* ---- values ---------------------------------------------------------- */
+
+/*
+ * Check that path is absolute, has no "." or ".." component and is not
+ * "/", and return a copy without repeated or trailing slashes.
+ * Returns NULL with errno set (and a message for EINVAL).
+ */
+static char *path_normalize(struct parser *p, const char *key,
+			    const char *path)
+{
+	const char *s = path;
+	char *out, *o;
+	size_t n;
+
+	if (path[0] != '/') {
+		parse_error(p, "%s: \"%s\" is not an absolute path", key, path);
+		return NULL;
+	}
+	if (!(out = o = malloc(strlen(path) + 1)))
+		return NULL;
+	while (*s) {
+		while (*s == '/')
+			s++;
+		if (!*s)
+			break;
+		n = strcspn(s, "/");
+		if ((n == 1 && s[0] == '.') || (n == 2 && !strncmp(s, "..", 2))) {
+			parse_error(p, "%s: \"%s\" has a \".\" or \"..\" component",
+				    key, path);
+			goto error;
+		}
+		*o++ = '/';
+		memcpy(o, s, n);
+		o += n;
+		s += n;
+	}
+	*o = '\0';
+	if (o == out) {
+		parse_error(p, "%s: \"/\" is not allowed", key);
+		goto error;
+	}
+	return out;
+error:
+	free(out);
+	return NULL;
+}
+
+/* Replace *field with the normalised path value. */
+static int path_set(struct parser *p, char **field, const char *key,
+		    const char *value)
+{
+	char *path = path_normalize(p, key, value);
+
+	if (!path)
+		return -1;
+	free(*field);
+	*field = path;
+	return 0;
+}
+
+static int bool_parse(struct parser *p, bool *field, const char *key,
+		      const char *value)
+{
+	static const char *const yes[] = { "yes", "true", "1", NULL };
+	static const char *const no[] = { "no", "false", "0", NULL };
+	int i;
+
+	for (i = 0; yes[i]; i++) {
+		if (!strcasecmp(value, yes[i])) {
+			*field = true;
+			return 0;
+		}
+	}
+	for (i = 0; no[i]; i++) {
+		if (!strcasecmp(value, no[i])) {
+			*field = false;
+			return 0;
+		}
+	}
+	return parse_error(p, "%s: invalid boolean \"%s\" (use yes or no)",
+			   key, value);
+}
+
+/*
+ * Read a size: digits, then optionally K, M, G or T (powers of 1024),
+ * then optionally B (or iB after a unit).  Returns 0, or -1 when the text
+ * is not such a size or does not fit 64 bits.
+ */
+static int size_parse(const char *s, uint64_t *bytes)
+{
+	static const char units[] = "KMGT";
+	unsigned long long n;
+	const char *u;
+	uint64_t mult = 1;
+	char *end;
+
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	n = strtoull(s, &end, 10);
+	if (errno)
+		return -1;
+	if (*end && (u = strchr(units, toupper((unsigned char)*end)))) {
+		mult = (uint64_t)1 << (10 * (u - units + 1));
+		end++;
+		/* "KiB": the i only before a B. */
+		if (*end == 'i') {
+			if (toupper((unsigned char)end[1]) != 'B')
+				return -1;
+			end++;
+		}
+	}
+	if (toupper((unsigned char)*end) == 'B')
+		end++;
+	if (*end || n > UINT64_MAX / mult)
+		return -1;
+	*bytes = n * mult;
+	return 0;
+}
+
+/* ---- keys ------------------------------------------------------------ */
+
+static int key_base_path(struct parser *p, struct nsconf *c, const char *key,
+			 const char *value)
+{
+	if (!strcasecmp(value, "none")) {
+		free(c->base_path);
+		c->base_path = NULL;
+		return 0;
+	}
+	return path_set(p, &c->base_path, key, value);
+}
+
+static int key_auto_base_path(struct parser *p, struct nsconf *c,
+			      const char *key, const char *value)
+{
+	return bool_parse(p, &c->auto_base_path, key, value);
+}
+
+/* Tell whether dirs[0..n) already holds path. */
+static bool dirs_have(char **dirs, size_t n, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!strcmp(dirs[i], path))
+			return true;
+	}
+	return false;
+}
+
+static int key_dirs(struct parser *p, struct nsconf *c, const char *key,
+		    const char *value)
+{
+	size_t n = 0, max = 2;
+	const char *s;
+	char **dirs;
+	char *item = NULL, *path;
+
+	for (s = value; *s; s++)
+		max += *s == ',';
+	if (!(dirs = calloc(max, sizeof(*dirs))))
+		return -1;
+	for (s = value; ; s++) {
+		size_t len = strcspn(s, ",");
+
+		if (len == 0) {
+			parse_error(p, "%s: empty entry in \"%s\"", key, value);
+			goto error;
+		}
+		if (!(item = strndup(s, len)))
+			goto error;
+		if (!(path = path_normalize(p, key, item)))
+			goto error;
+		if (dirs_have(dirs, n, path)) {
+			parse_error(p, "%s: \"%s\" is listed twice", key, item);
+			free(path);
+			goto error;
+		}
+		dirs[n++] = path;
+		free(item);
+		item = NULL;
+		s += len;
+		if (!*s)
+			break;
+	}
+	dirs_free(c->dirs);
+	c->dirs = dirs;
+	return 0;
+error:
+	free(item);
+	dirs_free(dirs);
+	return -1;
+}
+
+static int key_init_script(struct parser *p, struct nsconf *c,
+			   const char *key, const char *value)
+{
+	return path_set(p, &c->init_script, key, value);
+}
+
+static int key_shared(struct parser *p, struct nsconf *c, const char *key,
+		      const char *value)
+{
+	return bool_parse(p, &c->shared, key, value);
+}
+
+static int size_set(struct parser *p, uint64_t *field, const char *key,
+		    const char *value)
+{
+	if (size_parse(value, field) == 0)
+		return 0;
+	if (strchr(value, '%'))
+		return parse_error(p, "%s: invalid size \"%s\" (percentages "
+				   "are not supported)", key, value);
+	return parse_error(p, "%s: invalid size \"%s\"", key, value);
+}
+
+static int key_shm_size(struct parser *p, struct nsconf *c, const char *key,
+			const char *value)
+{
+	return size_set(p, &c->shm_size, key, value);
+}
+
+static int key_tmp_size(struct parser *p, struct nsconf *c, const char *key,
+			const char *value)
+{
+	return size_set(p, &c->tmp_size, key, value);
+}
+
+static int key_device_policy(struct parser *p, struct nsconf *c,
+			     const char *key, const char *value)
+{
+	unsigned i;
+
+	for (i = 0; i < sizeof(devpolicy_names) / sizeof(*devpolicy_names);
+	     i++) {
+		if (!strcasecmp(value, devpolicy_names[i])) {
+			c->device_policy = (enum nsconf_devpolicy)i;
+			return 0;
+		}
+	}
+	return parse_error(p, "%s: invalid policy \"%s\" (use auto, closed "
+			   "or strict)", key, value);
+}
+
+/* Kept raw: devpolicy checks the entries, with our file and line. */
+static int key_device_allow(struct parser *p, struct nsconf *c,
+			    const char *key, const char *value)
+{
+	char *allow = strdup(value);
+	char *file = strdup(p->name);
+
+	(void)key;
+	if (!allow || !file) {
+		free(allow);
+		free(file);
+		return -1;
+	}
+	free(c->device_allow);
+	free(c->device_allow_file);
+	c->device_allow = allow;
+	c->device_allow_file = file;
+	c->device_allow_line = p->line;
+	return 0;
+}
+
+/* Indexed by enum key. */
+static const struct key_def keys[KEY_COUNT] = {
+	[KEY_BASE_PATH] = { "BasePath", key_base_path },
+	[KEY_AUTO_BASE_PATH] = { "AutoBasePath", key_auto_base_path },
+	[KEY_DIRS] = { "Dirs", key_dirs },
+	[KEY_INIT_SCRIPT] = { "InitScript", key_init_script },
+	[KEY_SHARED] = { "Shared", key_shared },
+	[KEY_SHM_SIZE] = { "ShmSize", key_shm_size },
+	[KEY_TMP_SIZE] = { "TmpSize", key_tmp_size },
+	[KEY_DEVICE_POLICY] = { "DevicePolicy", key_device_policy },
+	[KEY_DEVICE_ALLOW] = { "DeviceAllow", key_device_allow },
+};
+
+/* Returns the key called name (any case), or KEY_COUNT if none is. */
+static enum key key_find(const char *name)
+{
+	int k;
+
+	for (k = 0; k < KEY_COUNT; k++) {
+		if (!strcasecmp(name, keys[k].name))
+			break;
+	}
+	return (enum key)k;
+}
+
+/* ---- reading lines --------------------------------------------------- */
+
+static int reader_append(struct reader *r, char c, int line)
+{
+	if (r->len == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 256;
+		char *buf = realloc(r->buf, cap);
+		int *lines;
+
+		if (!buf)
+			return -1;
+		r->buf = buf;
+		if (!(lines = realloc(r->lines, cap * sizeof(*lines))))
+			return -1;
+		r->lines = lines;
+		r->cap = cap;
+	}
+	r->buf[r->len] = c;
+	r->lines[r->len] = line;
+	r->len++;
+	return 0;
+}
+
+/*
+ * Append the physical line at r->next to the logical line, without its
+ * comment (a '#' outside quotes) and trailing white space.  Returns 1 when
+ * it ends with a '\' continuation (removed), 0 when not, -1 on ENOMEM.
+ */
+static int reader_physical(struct reader *r, bool *in_quote)
+{
+	const char *s = r->next;
+	size_t start = r->len;
+
+	r->line++;
+	for (; *s && *s != '\n'; s++) {
+		if (*s == '"')
+			*in_quote = !*in_quote;
+		else if (*s == '#' && !*in_quote)
+			break;
+		if (reader_append(r, *s, r->line) < 0)
+			return -1;
+	}
+	s += strcspn(s, "\n");
+	r->next = *s ? s + 1 : s;
+	while (r->len > start && isspace((unsigned char)r->buf[r->len - 1]))
+		r->len--;
+	if (r->len > start && r->buf[r->len - 1] == '\\') {
+		r->len--;
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Read the next logical line into r->buf (NUL-terminated).
+ * Returns 1, 0 at the end of the text, -1 with errno = ENOMEM.
+ */
+static int reader_next(struct reader *r)
+{
+	bool in_quote = false;
+	int more;
+
+	if (!*r->next)
+		return 0;
+	r->len = 0;
+	do {
+		if ((more = reader_physical(r, &in_quote)) < 0)
+			return -1;
+	} while (more && *r->next);
+	if (reader_append(r, '\0', r->line) < 0)
+		return -1;
+	return 1;
+}
+
+/* ---- tokens ---------------------------------------------------------- */
+
+struct token {
+	char *key;   /* NULL: no more tokens on the line */
+	char *value; /* unquoted */
+};
+
+/*
+ * Cut the next Key=Value pair out of the logical line at *s, in place, and
+ * set p->line to the line that holds it.  Returns 0, or -1 after reporting
+ * a malformed pair.
+ */
+static int token_next(struct parser *p, struct reader *r, char **s,
+		      struct token *t)
+{
+	char *c = *s, *q;
+
+	while (isspace((unsigned char)*c))
+		c++;
+	t->key = t->value = NULL;
+	if (!*c)
+		return 0;
+	p->line = r->lines[c - r->buf];
+	t->key = c;
+	c += strcspn(c, "=\" \t\r\n\v\f");
+	if (*c != '=')
+		return parse_error(p, "expected Key=Value, got \"%.*s\"",
+				   (int)strcspn(t->key, " \t\r\n\v\f"), t->key);
+	if (c == t->key)
+		return parse_error(p, "missing key before \"%.*s\"",
+				   (int)strcspn(c, " \t\r\n\v\f"), c);
+	*c++ = '\0';
+	if (*c == '"') {
+		t->value = ++c;
+		if (!(q = strchr(c, '"')))
+			return parse_error(p, "%s: unterminated quote", t->key);
+		*q = '\0';
+		c = q + 1;
+		if (*c && !isspace((unsigned char)*c))
+			return parse_error(p, "%s: text after the closing quote",
+					   t->key);
+	} else {
+		t->value = c;
+		c += strcspn(c, "\" \t\r\n\v\f");
+		if (*c == '"')
+			return parse_error(p, "%s: unexpected quote in value",
+					   t->key);
+	}
+	if (*c)
+		*c++ = '\0';
+	*s = c;
+	return 0;
+}
+
+/* ---- lines ----------------------------------------------------------- */
+
+/*
+ * Handle the NodeName=value that starts a line.  Sets *applies when the
+ * node is named.  Returns 0, or -1 after reporting a bad hostlist.
+ */
+static int nodename_check(struct parser *p, const char *value, bool *applies)
+{
+	if (hostlist_validate(value) < 0)
+		return parse_error(p, "NodeName: invalid hostlist \"%s\"", value);
+	*applies = p->nodename && hostlist_match(value, p->nodename) == 1;
+	return 0;
+}
+
+/*
+ * Parse one logical line.  target receives its settings, or is NULL when
+ * only NodeName lines that name this node are wanted (pass 2); node_scratch
+ * takes the settings of NodeName lines in pass 1, which are only checked.
+ * Returns 0, or -1 with errno set (and a message for EINVAL).
+ */
+static int line_parse(struct parser *p, struct reader *r, bool pass2,
+		      struct nsconf *scratch)
+{
+	struct nsconf *target = pass2 ? NULL : p->conf;
+	unsigned seen = 0;
+	struct token t;
+	char *s = r->buf;
+	bool first = true, applies = false;
+	enum key k;
+
+	for (;; first = false) {
+		if (token_next(p, r, &s, &t) < 0)
+			return -1;
+		if (!t.key)
+			return 0;
+		if (!strcasecmp(t.key, "NodeName")) {
+			if (!first)
+				return parse_error(p, "NodeName must be the "
+						   "first key of its line");
+			if (nodename_check(p, t.value, &applies) < 0)
+				return -1;
+			target = pass2 ? (applies ? p->conf : NULL) : scratch;
+			continue;
+		}
+		if (!target)
+			return 0; /* pass 2: a line for others, or global */
+		if ((k = key_find(t.key)) == KEY_COUNT)
+			return parse_error(p, "unknown key \"%s\"", t.key);
+		if (seen & (1u << k))
+			return parse_error(p, "duplicate key \"%s\"",
+					   keys[k].name);
+		seen |= 1u << k;
+		if (!*t.value)
+			return parse_error(p, "%s: empty value", keys[k].name);
+		if (keys[k].parse(p, target, keys[k].name, t.value) < 0)
+			return -1;
+		if (target == p->conf)
+			p->set |= 1u << k;
+	}
+}
+
+/* Run one pass over text.  Returns 0, or -1 with errno set. */
+static int text_parse(struct parser *p, const char *text, bool pass2)
+{
+	struct reader r = { .next = text };
+	struct nsconf scratch = { .base_path = NULL };
+	int rc;
+
+	while ((rc = reader_next(&r)) > 0) {
+		rc = line_parse(p, &r, pass2, &scratch);
+		conf_clear(&scratch);
+		if (rc < 0)
+			break;
+	}
+	free(r.buf);
+	free(r.lines);
+	return rc;
+}
+
+/* Fill in what no line set; BasePath must have been. */
+static int conf_finish(struct parser *p)
+{
+	size_t i;
+
+	if (!(p->set & (1u << KEY_BASE_PATH))) {
+		file_error(p->name, p->err, p->errlen, "BasePath is not set%s%s "
+			   "(use BasePath=none for no per-job directory)",
+			   p->nodename ? " for node " : "",
+			   p->nodename ? p->nodename : "");
+		errno = EINVAL;
+		return -1;
+	}
+	if (!p->conf->dirs) {
+		if (!(p->conf->dirs = calloc(sizeof(default_dirs)
+					     / sizeof(*default_dirs),
+					     sizeof(char *))))
+			return -1;
+		for (i = 0; default_dirs[i]; i++) {
+			if (!(p->conf->dirs[i] = strdup(default_dirs[i])))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+struct nsconf *nsconf_parse(const char *text, const char *name,
+			    const char *nodename, char *err, size_t errlen)
+{
+	struct parser p = {
+		.name = name ? name : "namespace.conf",
+		.nodename = nodename,
+		.err = err,
+		.errlen = errlen,
+	};
+
+	if (err && errlen)
+		err[0] = '\0';
+	if (!text) {
+		file_error(p.name, err, errlen, "no text");
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!(p.conf = calloc(1, sizeof(*p.conf))))
+		goto error;
+	if (text_parse(&p, text, false) < 0 || text_parse(&p, text, true) < 0
+	    || conf_finish(&p) < 0)
+		goto error;
+	return p.conf;
+error:
+	if (errno == ENOMEM)
+		file_error(p.name, err, errlen, "out of memory");
+	{
+		int saved = errno;
+
+		nsconf_free(p.conf);
+		errno = saved;
+	}
+	return NULL;
+}
+
+/*
+ * Read the whole file at path into a NUL-terminated string.
+ * Returns it, or NULL with errno set and a message in err.
+ */
+static char *file_read(const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	char *text = NULL;
+	ssize_t n;
+	size_t len = 0;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		file_error(path, err, errlen, "cannot open: %s", strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) < 0)
+		goto error;
+	if (!S_ISREG(st.st_mode)) {
+		errno = EINVAL;
+		file_error(path, err, errlen, "not a regular file");
+		goto out;
+	}
+	if (st.st_size > NSCONF_MAX_SIZE) {
+		errno = EFBIG;
+		file_error(path, err, errlen, "larger than %d bytes",
+			   NSCONF_MAX_SIZE);
+		goto out;
+	}
+	if (!(text = malloc(NSCONF_MAX_SIZE + 1)))
+		goto error;
+	/* Read to EOF, not st_size: the file may change meanwhile. */
+	while ((n = read(fd, text + len, NSCONF_MAX_SIZE + 1 - len)) > 0)
+		len += (size_t)n;
+	if (n < 0)
+		goto error;
+	if (len > NSCONF_MAX_SIZE) {
+		errno = EFBIG;
+		file_error(path, err, errlen, "larger than %d bytes",
+			   NSCONF_MAX_SIZE);
+		goto out;
+	}
+	text[len] = '\0';
+	if (strlen(text) != len) {
+		errno = EINVAL;
+		file_error(path, err, errlen, "contains a NUL byte");
+		goto out;
+	}
+	close(fd);
+	return text;
+error:
+	file_error(path, err, errlen, "cannot read: %s", strerror(errno));
+out:
+	{
+		int saved = errno;
+
+		free(text);
+		close(fd);
+		errno = saved;
+	}
+	return NULL;
+}
+
+struct nsconf *nsconf_load(const char *path, const char *nodename, char *err,
+			   size_t errlen)
+{
+	struct nsconf *conf;
+	char *text;
+	int saved;
+
+	if (err && errlen)
+		err[0] = '\0';
+	if (!path) {
+		errno = EINVAL;
+		file_error("namespace.conf", err, errlen, "no path");
+		return NULL;
+	}
+	if (!(text = file_read(path, err, errlen)))
+		return NULL;
+	conf = nsconf_parse(text, path, nodename, err, errlen);
+	saved = errno;
+	free(text);
+	errno = saved;
+	return conf;
+}

@@ -1,0 +1,591 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * test_nsconf.c - unit tests of the namespace.conf parser: every key and
+ * its defaults, the syntax (comments, quotes, continuations, CRLF), the
+ * NodeName override rules, every error with its exact "file:line: ..."
+ * message, and loading from a file (including a missing one).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "nsconf.h"
+#include "tap.h"
+
+#define GiB (1024ULL * 1024 * 1024)
+#define MiB (1024ULL * 1024)
+
+static char err[512];
+
+static struct nsconf *parse(const char *text, const char *node)
+{
+	struct nsconf *c = nsconf_parse(text, "t.conf", node, err,
+					sizeof(err));
+
+	if (!c)
+		diag("parse error: %s", err);
+	return c;
+}
+
+/* The text must fail with EINVAL and exactly this message. */
+static void fails(const char *text, const char *node, const char *msg)
+{
+	struct nsconf *c;
+
+	err[0] = '\0';
+	errno = 0;
+	c = nsconf_parse(text, "t.conf", node, err, sizeof(err));
+	ok(c == NULL && errno == EINVAL, "rejected: %s", msg);
+	is_str(err, msg, "  message");
+	nsconf_free(c);
+}
+
+static int ndirs(const struct nsconf *c)
+{
+	int n = 0;
+
+	while (c->dirs && c->dirs[n])
+		n++;
+	return n;
+}
+
+static void test_defaults(void)
+{
+	struct nsconf *c = parse("BasePath=/var/spool/devns\n", "n1");
+
+	if (!ok(c != NULL, "minimal file parses"))
+		return;
+	is_str(c->base_path, "/var/spool/devns", "BasePath");
+	is_int(c->auto_base_path, 0, "AutoBasePath defaults to no");
+	is_int(ndirs(c), 2, "Dirs defaults to two entries");
+	is_str(c->dirs[0], "/tmp", "  /tmp");
+	is_str(c->dirs[1], "/dev/shm", "  /dev/shm");
+	is_str(c->init_script, NULL, "InitScript unset");
+	is_int(c->shared, 0, "Shared defaults to no");
+	is_int(c->shm_size, 0, "ShmSize unset");
+	is_int(c->tmp_size, 0, "TmpSize unset");
+	is_int(c->device_policy, NSCONF_DEVPOLICY_AUTO, "DevicePolicy auto");
+	is_str(c->device_allow, NULL, "DeviceAllow unset");
+	is_str(c->device_allow_file, NULL, "  no file");
+	is_int(c->device_allow_line, 0, "  no line");
+	nsconf_free(c);
+}
+
+static void test_all_keys(void)
+{
+	struct nsconf *c = parse("# every key\n"
+				 "BasePath=/var/devns\n"
+				 "AutoBasePath=yes\n"
+				 "Dirs=/tmp,/var/tmp,/dev/shm\n"
+				 "InitScript=/etc/slurm/ns-init.sh\n"
+				 "Shared=true\n"
+				 "ShmSize=2G\n"
+				 "TmpSize=512MiB\n"
+				 "DevicePolicy=Closed\n"
+				 "DeviceAllow=/dev/fuse:rw,char-nvidia-caps:r\n",
+				 "n1");
+
+	if (!ok(c != NULL, "a file with every key parses"))
+		return;
+	is_str(c->base_path, "/var/devns", "BasePath");
+	is_int(c->auto_base_path, 1, "AutoBasePath");
+	is_int(ndirs(c), 3, "Dirs has three entries");
+	is_str(c->dirs[1], "/var/tmp", "  in order");
+	is_str(c->init_script, "/etc/slurm/ns-init.sh", "InitScript");
+	is_int(c->shared, 1, "Shared");
+	is_int(c->shm_size, 2 * GiB, "ShmSize");
+	is_int(c->tmp_size, 512 * MiB, "TmpSize");
+	is_int(c->device_policy, NSCONF_DEVPOLICY_CLOSED, "DevicePolicy");
+	is_str(c->device_allow, "/dev/fuse:rw,char-nvidia-caps:r",
+	       "DeviceAllow kept raw");
+	is_str(c->device_allow_file, "t.conf", "  with its file");
+	is_int(c->device_allow_line, 10, "  and its line");
+	nsconf_free(c);
+
+	c = parse("basepath=/a AUTOBASEPATH=1 dIrS=/x sHaReD=0", NULL);
+	if (ok(c != NULL, "keys are case-insensitive, several per line")) {
+		is_str(c->base_path, "/a", "  BasePath");
+		is_int(c->auto_base_path, 1, "  AutoBasePath");
+		is_str(c->dirs[0], "/x", "  Dirs");
+		is_int(ndirs(c), 1, "  Dirs replaces the default");
+	}
+	nsconf_free(c);
+
+	c = parse("BasePath=none", NULL);
+	if (ok(c != NULL, "BasePath=none"))
+		is_str(c->base_path, NULL, "  gives NULL");
+	nsconf_free(c);
+	c = parse("BasePath=NONE", NULL);
+	if (ok(c != NULL, "BasePath=NONE"))
+		is_str(c->base_path, NULL, "  any case");
+	nsconf_free(c);
+	c = parse("BasePath=//var//spool/devns/ InitScript=/x//y", NULL);
+	if (ok(c != NULL, "paths with extra slashes")) {
+		is_str(c->base_path, "/var/spool/devns", "  normalised");
+		is_str(c->init_script, "/x/y", "  InitScript too");
+	}
+	nsconf_free(c);
+}
+
+static void test_bools(void)
+{
+	static const struct { const char *s; int v; } cases[] = {
+		{ "yes", 1 }, { "YES", 1 }, { "true", 1 }, { "True", 1 },
+		{ "1", 1 }, { "no", 0 }, { "No", 0 }, { "false", 0 },
+		{ "FALSE", 0 }, { "0", 0 },
+	};
+	char text[128];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		struct nsconf *c;
+
+		snprintf(text, sizeof(text), "BasePath=/b Shared=%s "
+			 "AutoBasePath=%s", cases[i].s, cases[i].s);
+		c = parse(text, NULL);
+		ok(c && c->shared == cases[i].v
+		   && c->auto_base_path == cases[i].v, "bool \"%s\" is %d",
+		   cases[i].s, cases[i].v);
+		nsconf_free(c);
+	}
+	fails("BasePath=/b Shared=maybe", NULL,
+	      "t.conf:1: Shared: invalid boolean \"maybe\" (use yes or no)");
+	fails("BasePath=/b\nAutoBasePath=2", NULL,
+	      "t.conf:2: AutoBasePath: invalid boolean \"2\" (use yes or no)");
+}
+
+static void test_sizes(void)
+{
+	static const struct { const char *s; unsigned long long v; } good[] = {
+		{ "0", 0 }, { "1024", 1024 }, { "100B", 100 }, { "1K", 1024 },
+		{ "1k", 1024 }, { "1KB", 1024 }, { "1KiB", 1024 },
+		{ "3M", 3 * MiB }, { "3mib", 3 * MiB }, { "2G", 2 * GiB },
+		{ "2GB", 2 * GiB }, { "1T", 1024 * GiB }, { "1TiB", 1024 * GiB },
+		{ "16777215T", 16777215ULL << 40 },
+		{ "18446744073709551615", 18446744073709551615ULL },
+	};
+	static const char *const bad[] = {
+		"12Q", "-1", "+1", "1.5G", "G", "1KiBB", "1iB", "1Ki", "1BB",
+		"1 G", "0x10", "99999999999999999999", "16777216T", "1P",
+	};
+	char text[128], msg[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(good) / sizeof(*good); i++) {
+		struct nsconf *c;
+
+		snprintf(text, sizeof(text), "BasePath=/b ShmSize=\"%s\" "
+			 "TmpSize=%s", good[i].s, good[i].s);
+		c = parse(text, NULL);
+		ok(c && c->shm_size == good[i].v && c->tmp_size == good[i].v,
+		   "size \"%s\" is %llu", good[i].s, good[i].v);
+		nsconf_free(c);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		snprintf(text, sizeof(text), "BasePath=/b\nTmpSize=\"%s\"",
+			 bad[i]);
+		snprintf(msg, sizeof(msg),
+			 "t.conf:2: TmpSize: invalid size \"%s\"", bad[i]);
+		fails(text, NULL, msg);
+	}
+	fails("BasePath=/b\n\n\n\n\n\nShmSize=50%", NULL,
+	      "t.conf:7: ShmSize: invalid size \"50%\" "
+	      "(percentages are not supported)");
+	err[0] = '\0';
+	nsconf_free(nsconf_parse("BasePath=/b\n\n\n\n\n\nShmSize=12Q",
+				 "namespace.conf", NULL, err, sizeof(err)));
+	is_str(err, "namespace.conf:7: ShmSize: invalid size \"12Q\"",
+	       "the message names the file given");
+}
+
+static void test_dirs(void)
+{
+	struct nsconf *c = parse("BasePath=/b Dirs=/tmp/,//scratch//x/,/dev/shm",
+				 NULL);
+
+	if (ok(c != NULL, "Dirs with extra slashes")) {
+		is_int(ndirs(c), 3, "  three entries");
+		is_str(c->dirs[0], "/tmp", "  trailing slash dropped");
+		is_str(c->dirs[1], "/scratch/x", "  doubled slashes dropped");
+		is_str(c->dirs[2], "/dev/shm", "  last entry");
+	}
+	nsconf_free(c);
+	fails("BasePath=/b Dirs=tmp", NULL,
+	      "t.conf:1: Dirs: \"tmp\" is not an absolute path");
+	fails("BasePath=/b Dirs=/tmp,,/x", NULL,
+	      "t.conf:1: Dirs: empty entry in \"/tmp,,/x\"");
+	fails("BasePath=/b Dirs=/tmp,", NULL,
+	      "t.conf:1: Dirs: empty entry in \"/tmp,\"");
+	fails("BasePath=/b Dirs=,/tmp", NULL,
+	      "t.conf:1: Dirs: empty entry in \",/tmp\"");
+	fails("BasePath=/b Dirs=/a/../etc", NULL,
+	      "t.conf:1: Dirs: \"/a/../etc\" has a \".\" or \"..\" component");
+	fails("BasePath=/b Dirs=/tmp/./x", NULL,
+	      "t.conf:1: Dirs: \"/tmp/./x\" has a \".\" or \"..\" component");
+	fails("BasePath=/b Dirs=/tmp,/dev/shm,/tmp/", NULL,
+	      "t.conf:1: Dirs: \"/tmp/\" is listed twice");
+	fails("BasePath=/b Dirs=/", NULL, "t.conf:1: Dirs: \"/\" is not allowed");
+}
+
+static void test_paths(void)
+{
+	fails("BasePath=var/devns", NULL,
+	      "t.conf:1: BasePath: \"var/devns\" is not an absolute path");
+	fails("BasePath=/var/../etc", NULL,
+	      "t.conf:1: BasePath: \"/var/../etc\" has a \".\" or \"..\" "
+	      "component");
+	fails("BasePath=//", NULL, "t.conf:1: BasePath: \"/\" is not allowed");
+	fails("BasePath=/b InitScript=init.sh", NULL,
+	      "t.conf:1: InitScript: \"init.sh\" is not an absolute path");
+}
+
+static void test_policy(void)
+{
+	static const char *const names[] = { "auto", "closed", "strict" };
+	char text[64];
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		struct nsconf *c;
+
+		snprintf(text, sizeof(text), "BasePath=/b DevicePolicy=%s",
+			 names[i]);
+		c = parse(text, NULL);
+		ok(c && (int)c->device_policy == i, "DevicePolicy=%s", names[i]);
+		is_str(nsconf_devpolicy_name((enum nsconf_devpolicy)i),
+		       names[i], "  and back to its name");
+		nsconf_free(c);
+	}
+	{
+		struct nsconf *c = parse("BasePath=/b DevicePolicy=STRICT", NULL);
+
+		ok(c && c->device_policy == NSCONF_DEVPOLICY_STRICT,
+		   "DevicePolicy is case-insensitive");
+		nsconf_free(c);
+	}
+	is_str(nsconf_devpolicy_name((enum nsconf_devpolicy)7), "unknown",
+	       "an unknown policy has a printable name");
+	fails("BasePath=/b DevicePolicy=open", NULL,
+	      "t.conf:1: DevicePolicy: invalid policy \"open\" (use auto, "
+	      "closed or strict)");
+	fails("BasePath=/b DeviceAllow=", NULL,
+	      "t.conf:1: DeviceAllow: empty value");
+	fails("BasePath=/b DeviceAllow=\"\"", NULL,
+	      "t.conf:1: DeviceAllow: empty value");
+}
+
+static void test_syntax(void)
+{
+	struct nsconf *c;
+
+	c = parse("\n   \n# comment only\n\t# indented comment\n"
+		  "BasePath=/b   # trailing comment\n"
+		  "InitScript=\"/opt/my scripts/#1.sh\"  # quoted #\n"
+		  "DeviceAllow=\"/dev/a:rw, /dev/b:r\"\n"
+		  "\tShared=yes\tAutoBasePath=yes\n",
+		  NULL);
+	if (ok(c != NULL, "comments, blank lines, tabs, quotes")) {
+		is_str(c->base_path, "/b", "  value before a comment");
+		is_str(c->init_script, "/opt/my scripts/#1.sh",
+		       "  quoted value keeps spaces and #");
+		is_str(c->device_allow, "/dev/a:rw, /dev/b:r",
+		       "  quoted DeviceAllow kept raw");
+		is_int(c->device_allow_line, 7, "  DeviceAllow line");
+		ok(c->shared && c->auto_base_path, "  tab-separated pairs");
+	}
+	nsconf_free(c);
+
+	c = parse("BasePath=/b\r\nShared=yes\r\n", NULL);
+	ok(c && c->shared && !strcmp(c->base_path, "/b"), "CRLF line ends");
+	nsconf_free(c);
+	c = parse("BasePath=/b", NULL);
+	ok(c != NULL, "no newline at the end");
+	nsconf_free(c);
+	c = parse("BasePath=/b \\", NULL);
+	ok(c != NULL, "a continuation at the end of the text");
+	nsconf_free(c);
+
+	c = parse("BasePath=/b \\\n   Shared=yes \\\n\tDeviceAllow=/dev/x:r\n"
+		  "ShmSize=1G", NULL);
+	if (ok(c != NULL, "continuation lines")) {
+		ok(c->shared, "  joined pair applies");
+		is_int(c->device_allow_line, 3,
+		       "  DeviceAllow line is the physical line");
+		is_int(c->shm_size, GiB, "  the next line is separate");
+	}
+	nsconf_free(c);
+	fails("BasePath=/b \\\n  Shared=yes \\\n  Bogus=1", NULL,
+	      "t.conf:3: unknown key \"Bogus\"");
+	/* Joined into the NodeName line: only n1 gets /n1. */
+	c = parse("BasePath=/g\nNodeName=n1 \\\n  BasePath=/n1\n", "n1");
+	ok(c && !strcmp(c->base_path, "/n1"), "continued NodeName line: n1");
+	nsconf_free(c);
+	c = parse("BasePath=/g\nNodeName=n1 \\\n  BasePath=/n1\n", "n2");
+	ok(c && !strcmp(c->base_path, "/g"), "continued NodeName line: n2");
+	nsconf_free(c);
+	/* A backslash inside a comment does not continue the line. */
+	c = parse("BasePath=/g\nNodeName=n1 # note \\\nBasePath=/x\n", "n2");
+	ok(c && !strcmp(c->base_path, "/x"), "no continuation in a comment");
+	nsconf_free(c);
+	/* A continuation before a comment does. */
+	c = parse("BasePath=/g\nNodeName=n1 \\ # note\nBasePath=/x\n", "n2");
+	ok(c && !strcmp(c->base_path, "/g"), "continuation before a comment");
+	nsconf_free(c);
+}
+
+static void test_syntax_errors(void)
+{
+	fails("BasePath /x", NULL, "t.conf:1: expected Key=Value, got "
+	      "\"BasePath\"");
+	fails("BasePath=/x\nShared", NULL, "t.conf:2: expected Key=Value, got "
+	      "\"Shared\"");
+	fails("=/x", NULL, "t.conf:1: missing key before \"=/x\"");
+	fails("BasePath=/b\n\nBasPath=/x", NULL,
+	      "t.conf:3: unknown key \"BasPath\"");
+	fails("BasePath=/x basepath=/y", NULL,
+	      "t.conf:1: duplicate key \"BasePath\"");
+	fails("BasePath=/b InitScript=\"/x", NULL,
+	      "t.conf:1: InitScript: unterminated quote");
+	fails("BasePath=/b InitScript=\"/x\"y", NULL,
+	      "t.conf:1: InitScript: text after the closing quote");
+	fails("BasePath=/b InitScript=/x\"y\"", NULL,
+	      "t.conf:1: InitScript: unexpected quote in value");
+	fails("BasePath=", NULL, "t.conf:1: BasePath: empty value");
+	fails("BasePath=\"\"", NULL, "t.conf:1: BasePath: empty value");
+	fails("\"BasePath\"=/x", NULL,
+	      "t.conf:1: expected Key=Value, got \"\"BasePath\"=/x\"");
+	fails("BasePath=/b\nNodeName=n1 ShmSize=1G\nShmSize=1G NodeName=n1",
+	      "n1", "t.conf:3: NodeName must be the first key of its line");
+	fails("BasePath=/b\nNodeName=n[1- ShmSize=1G", "n1",
+	      "t.conf:2: NodeName: invalid hostlist \"n[1-\"");
+	fails("BasePath=/b\nNodeName= ShmSize=1G", "n1",
+	      "t.conf:2: NodeName: invalid hostlist \"\"");
+	fails("BasePath=/b\nNodeName=n[3-1] ShmSize=1G", "n1",
+	      "t.conf:2: NodeName: invalid hostlist \"n[3-1]\"");
+	fails("BasePath=/b\nNodeName=n1 NodeName=n2", "n1",
+	      "t.conf:2: NodeName must be the first key of its line");
+	fails("BasePath=/b\nNodeName=n1 Shared=yes shared=no", "n1",
+	      "t.conf:2: duplicate key \"Shared\"");
+	/* Lines for other nodes are checked just the same. */
+	fails("BasePath=/b\nNodeName=other ShmSize=12Q", "n1",
+	      "t.conf:2: ShmSize: invalid size \"12Q\"");
+	fails("BasePath=/b\nNodeName=other Bogus=1", "n1",
+	      "t.conf:2: unknown key \"Bogus\"");
+	/* The first error is the one reported. */
+	fails("BasePath=/b\nShared=x\nBogus=1", NULL,
+	      "t.conf:2: Shared: invalid boolean \"x\" (use yes or no)");
+	fails("Shared=yes", "n1", "t.conf: BasePath is not set for node n1 "
+	      "(use BasePath=none for no per-job directory)");
+	fails("", NULL, "t.conf: BasePath is not set "
+	      "(use BasePath=none for no per-job directory)");
+	fails("NodeName=other BasePath=/o", "n1", "t.conf: BasePath is not set "
+	      "for node n1 (use BasePath=none for no per-job directory)");
+}
+
+static const char override_text[] =
+	"BasePath=/global\n"                            /* 1 */
+	"ShmSize=1G\n"                                  /* 2 */
+	"NodeName=gpu[01-04] BasePath=/gpu ShmSize=4G\n" /* 3 */
+	"NodeName=gpu[03-04],big1 ShmSize=8G \\\n"      /* 4 */
+	"    DeviceAllow=/dev/fuse:rw\n"                /* 5 */
+	"DevicePolicy=strict\n"                         /* 6 */
+	"NodeName=login BasePath=none Dirs=/tmp\n"      /* 7 */
+	"TmpSize=1G\n"                                  /* 8 */
+	"TmpSize=2G\n"                                  /* 9 */
+	"NodeName=gpu01 TmpSize=3G\n"                   /* 10 */
+	"DeviceAllow=/dev/kvm:rw\n";                    /* 11 */
+
+static void test_overrides(void)
+{
+	struct nsconf *c;
+
+	c = parse(override_text, "gpu01");
+	if (ok(c != NULL, "gpu01")) {
+		is_str(c->base_path, "/gpu", "  NodeName BasePath");
+		is_int(c->shm_size, 4 * GiB, "  NodeName ShmSize");
+		is_int(c->device_policy, NSCONF_DEVPOLICY_STRICT,
+		       "  global DevicePolicy (after the node lines)");
+		is_int(c->tmp_size, 3 * GiB,
+		       "  node TmpSize wins over later global ones");
+		is_str(c->device_allow, "/dev/kvm:rw", "  global DeviceAllow");
+		is_int(c->device_allow_line, 11, "  from line 11");
+	}
+	nsconf_free(c);
+
+	c = parse(override_text, "gpu03");
+	if (ok(c != NULL, "gpu03")) {
+		is_str(c->base_path, "/gpu", "  first NodeName line");
+		is_int(c->shm_size, 8 * GiB, "  later NodeName line wins");
+		is_int(c->tmp_size, 2 * GiB, "  later global line wins");
+		is_str(c->device_allow, "/dev/fuse:rw", "  node DeviceAllow");
+		is_int(c->device_allow_line, 5, "  from line 5");
+	}
+	nsconf_free(c);
+
+	c = parse(override_text, "gpu05");
+	if (ok(c != NULL, "gpu05 (outside the ranges)")) {
+		is_str(c->base_path, "/global", "  global BasePath");
+		is_int(c->shm_size, 1 * GiB, "  global ShmSize");
+		is_int(ndirs(c), 2, "  default Dirs");
+	}
+	nsconf_free(c);
+
+	c = parse(override_text, "gpu1");
+	ok(c && !strcmp(c->base_path, "/global"),
+	   "gpu1 is not gpu01 (zero padding counts)");
+	nsconf_free(c);
+
+	c = parse(override_text, "big1");
+	ok(c && c->shm_size == 8 * GiB && !strcmp(c->base_path, "/global"),
+	   "big1: second element of the list");
+	nsconf_free(c);
+
+	c = parse(override_text, "login");
+	if (ok(c != NULL, "login")) {
+		is_str(c->base_path, NULL, "  BasePath=none on its line");
+		is_int(ndirs(c), 1, "  its Dirs");
+	}
+	nsconf_free(c);
+
+	c = parse(override_text, NULL);
+	ok(c && !strcmp(c->base_path, "/global") && c->shm_size == GiB,
+	   "no node name: global settings only");
+	nsconf_free(c);
+
+	c = parse("NodeName=n1 BasePath=/n1\nBasePath=/g\n", "n1");
+	ok(c && !strcmp(c->base_path, "/n1"),
+	   "a NodeName line before the global one still wins");
+	nsconf_free(c);
+	c = parse("NodeName=n[1-3] BasePath=/n\nNodeName=n1 BasePath=/n1\n"
+		  "NodeName=n[1-2] AutoBasePath=yes", "n1");
+	ok(c && !strcmp(c->base_path, "/n1") && c->auto_base_path,
+	   "several matching NodeName lines combine, later ones win");
+	nsconf_free(c);
+}
+
+static char *write_temp(const char *text, size_t len)
+{
+	static char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/tmp/test_nsconf.XXXXXX");
+	fd = mkstemp(path);
+	if (fd < 0 || write(fd, text, len) != (ssize_t)len) {
+		printf("Bail out! cannot write %s\n", path);
+		exit(1);
+	}
+	close(fd);
+	return path;
+}
+
+static void test_load(void)
+{
+	char msg[600], *path;
+	struct nsconf *c;
+
+	path = write_temp(override_text, strlen(override_text));
+	c = nsconf_load(path, "gpu03", err, sizeof(err));
+	if (ok(c != NULL, "nsconf_load reads a file")) {
+		is_int(c->shm_size, 8 * GiB, "  and applies overrides");
+		is_str(c->device_allow_file, path, "  DeviceAllow file");
+		is_str(err, "", "  no message");
+	}
+	nsconf_free(c);
+	unlink(path);
+
+	path = write_temp("BasePath=/b\nShmSize=12Q\n", 24);
+	errno = 0;
+	c = nsconf_load(path, "n1", err, sizeof(err));
+	snprintf(msg, sizeof(msg), "%s:2: ShmSize: invalid size \"12Q\"", path);
+	ok(c == NULL && errno == EINVAL, "a bad file fails with EINVAL");
+	is_str(err, msg, "  message names the path and line");
+	unlink(path);
+
+	path = write_temp("BasePath=/b\n\0Shared=yes\n", 24);
+	c = nsconf_load(path, "n1", err, sizeof(err));
+	snprintf(msg, sizeof(msg), "%s: contains a NUL byte", path);
+	ok(c == NULL && errno == EINVAL, "a NUL byte is an error");
+	is_str(err, msg, "  message");
+	unlink(path);
+
+	errno = 0;
+	c = nsconf_load("/nonexistent/namespace.conf", "n1", err, sizeof(err));
+	ok(c == NULL && errno == ENOENT, "a missing file fails with ENOENT");
+	is_str(err, "/nonexistent/namespace.conf: cannot open: No such file "
+	       "or directory", "  with a clear message");
+
+	c = nsconf_load("/tmp", "n1", err, sizeof(err));
+	ok(c == NULL && errno == EINVAL, "a directory is refused");
+	is_str(err, "/tmp: not a regular file", "  message");
+
+	errno = 0;
+	ok(nsconf_load(NULL, "n1", err, sizeof(err)) == NULL && errno == EINVAL,
+	   "a NULL path is refused");
+}
+
+/* The shipped example must parse (make check sets srcdir). */
+static void test_example(void)
+{
+	const char *srcdir = getenv("srcdir");
+	char path[4096];
+	struct nsconf *c;
+
+	if (!srcdir) {
+		tap_skip("srcdir not set: run through make check");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/etc/namespace.conf.example", srcdir);
+	c = nsconf_load(path, "gpu02", err, sizeof(err));
+	if (!ok(c != NULL, "etc/namespace.conf.example parses"))
+		diag("%s", err);
+	else
+		ok(c->shm_size == 64 * GiB && c->tmp_size == 100 * GiB,
+		   "  and gives gpu02 its override");
+	nsconf_free(c);
+}
+
+static void test_api_edges(void)
+{
+	char small[12];
+	struct nsconf *c;
+
+	errno = 0;
+	c = nsconf_parse("Bogus=1", "t.conf", NULL, NULL, 0);
+	ok(c == NULL && errno == EINVAL, "no message buffer is fine");
+	c = nsconf_parse("Bogus=1", "t.conf", NULL, small, sizeof(small));
+	ok(c == NULL && strlen(small) == sizeof(small) - 1,
+	   "a short message buffer truncates");
+	is_str(small, "t.conf:1: u", "  keeping the start");
+	c = nsconf_parse("BasePath=/b", NULL, NULL, err, sizeof(err));
+	ok(c != NULL, "a NULL name is fine");
+	nsconf_free(c);
+	c = nsconf_parse("Bogus=1", NULL, NULL, err, sizeof(err));
+	is_str(err, "namespace.conf:1: unknown key \"Bogus\"",
+	       "  and called namespace.conf in messages");
+	errno = 0;
+	ok(nsconf_parse(NULL, "t.conf", NULL, err, sizeof(err)) == NULL
+	   && errno == EINVAL, "NULL text is refused");
+	nsconf_free(NULL);
+	ok(1, "nsconf_free(NULL) is a no-op");
+}
+
+int main(void)
+{
+	test_defaults();
+	test_all_keys();
+	test_bools();
+	test_sizes();
+	test_dirs();
+	test_paths();
+	test_policy();
+	test_syntax();
+	test_syntax_errors();
+	test_overrides();
+	test_load();
+	test_example();
+	test_api_edges();
+	return tap_done();
+}
