@@ -13,7 +13,7 @@ PACKAGES=(
 	build-essential autoconf automake libtool pkg-config dpkg-dev
 	libglib2.0-dev libpam0g-dev linux-libc-dev
 	# tests
-	valgrind iproute2 util-linux procps psmisc pamtester
+	valgrind iproute2 util-linux procps psmisc pamtester bpftool
 )
 
 missing=()

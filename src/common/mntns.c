@@ -189,11 +189,11 @@ static int mount_private_dir(const struct private_dir *pd, int *step)
 		return mount("tmpfs", pd->target, "tmpfs", MS_NOSUID | MS_NODEV,
 			     pd->tmpfs_opts);
 	}
-	if (mount(pd->source, pd->target, NULL, MS_BIND | MS_REC, NULL) < 0)
+	if (mount(pd->source, pd->target, "none", MS_BIND | MS_REC, NULL) < 0)
 		return -1;
 	/* Node-local scratch must not carry set-uid programs or devices. */
 	*step = STEP_REMOUNT_DIR;
-	return mount(NULL, pd->target, NULL,
+	return mount("none", pd->target, "none",
 		     MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV, NULL);
 }
 
@@ -203,7 +203,7 @@ static int setup_namespace(const struct ns_plan *plan, int *step)
 	int i;
 
 	*step = STEP_PROPAGATION;
-	if (mount(NULL, "/", NULL, MS_REC | plan->root_propagation, NULL) < 0)
+	if (mount("none", "/", "none", MS_REC | plan->root_propagation, NULL) < 0)
 		return -1;
 	for (i = 0; i < plan->ndirs; i++)
 		if (mount_private_dir(&plan->dirs[i], step) < 0)
@@ -252,7 +252,7 @@ static int pin_namespace(pid_t pid, const char *pin)
 	char proc[64];
 
 	snprintf(proc, sizeof(proc), "/proc/%d/ns/mnt", (int)pid);
-	return mount(proc, pin, NULL, MS_BIND, NULL);
+	return mount(proc, pin, "none", MS_BIND, NULL);
 }
 
 /*
@@ -334,9 +334,9 @@ error:
 /* The job directory becomes a private mount so the pin cannot propagate. */
 static int make_private_bind(const char *path)
 {
-	if (mount(path, path, NULL, MS_BIND, NULL) < 0)
+	if (mount(path, path, "none", MS_BIND, NULL) < 0)
 		return -1;
-	if (mount(NULL, path, NULL, MS_PRIVATE, NULL) < 0) {
+	if (mount("none", path, "none", MS_PRIVATE, NULL) < 0) {
 		int saved = errno;
 
 		umount2(path, MNT_DETACH);
