@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * cgroup2.h - the job's directory in the cgroup-v2 hierarchy: find the
+ * mount, make and open the job's cgroup, move processes into it, list them,
+ * and remove it once it is empty.
+ *
+ * The device filter is attached to this directory, so it must hold every
+ * process of the job.  On hybrid nodes (v1 controllers, cgroup2 at
+ * /sys/fs/cgroup/unified) devns keeps its own tree there, e.g.
+ * <mount>/devns/job_<id>; where Slurm manages cgroup v2 the caller opens
+ * Slurm's job directory instead and uses the same calls.
+ *
+ * Everything below the mount is done relative to directory fds, one path
+ * component at a time with O_NOFOLLOW, so no path is ever re-resolved.
+ */
+#ifndef DEVNS_CGROUP2_H
+#define DEVNS_CGROUP2_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/*
+ * Writes the mount point of the cgroup2 hierarchy into buf, read from
+ * mountinfo (NULL: /proc/self/mountinfo).  A mount of the hierarchy's root
+ * is preferred over a bind mount of a subtree.  Returns 0, or -1 with
+ * ENOENT (no cgroup2 mount), ENAMETOOLONG or the error of reading the file.
+ */
+int cgroup2_find_mount(const char *mountinfo, char *buf, size_t size);
+
+/*
+ * Opens an existing directory on a cgroup2 file system (O_DIRECTORY,
+ * close-on-exec; the last component must not be a symlink).  Returns the
+ * fd, or -1 with errno (EMEDIUMTYPE when it is not cgroup2).
+ */
+int cgroup2_open(const char *path);
+
+/*
+ * Opens relpath ("devns", "slurm/devns") below the cgroup directory dir_fd,
+ * making missing directories (mode 0755) when create is set.  Components
+ * are opened one by one with O_NOFOLLOW; "", ".", ".." and absolute paths
+ * are EINVAL.  An existing directory is reused.  Returns the fd of the last
+ * component, or -1 with errno (ENOENT when it or a parent is missing and
+ * create is not set, or when dir_fd's directory was removed).
+ */
+int cgroup2_open_at(int dir_fd, const char *relpath, bool create);
+
+/* cgroup2_open_at() for the job's directory "job_<job_id>". */
+int cgroup2_job_open(int parent_fd, uint32_t job_id, bool create);
+
+/*
+ * Moves pid (0: the caller) into the cgroup cg_fd by writing cgroup.procs;
+ * the whole thread group moves.  Returns 0 or -1 with errno (ESRCH: no such
+ * process).
+ */
+int cgroup2_move_pid(int cg_fd, pid_t pid);
+
+/*
+ * Reads the pids in cg_fd (cgroup.procs) into pids, at most max of them,
+ * and returns how many there are (which may exceed max), or -1 with errno.
+ * Processes in child cgroups are not included.
+ */
+int cgroup2_list_pids(int cg_fd, pid_t *pids, size_t max);
+
+/*
+ * Removes the empty cgroup name below parent_fd.  Never kills or moves
+ * anything: EBUSY while it (or a child cgroup) still holds a process or has
+ * child cgroups, so the caller decides what to do with them; ENOENT when it
+ * does not exist (removal is then already done).  Returns 0 or -1 (errno).
+ */
+int cgroup2_remove(int parent_fd, const char *name);
+
+/* cgroup2_remove() for "job_<job_id>". */
+int cgroup2_job_remove(int parent_fd, uint32_t job_id);
+
+#endif /* DEVNS_CGROUP2_H */

@@ -1,0 +1,793 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * test_devfilter.c - unit tests of the pure half of devfilter (table and
+ * program) without a kernel.
+ *
+ * A small evaluator runs the emitted instructions for a given device access
+ * against an emulated hash map holding the table, and the verdict is
+ * compared with the rule list's own semantics (devrule_list_access).  The
+ * evaluator knows only the instruction forms devfilter emits and fails on
+ * anything else, on reads of unset registers or stack, on pointer misuse,
+ * on backward or out-of-range jumps and on exits without a verdict, so a
+ * change in the emitter that the tests do not expect shows up here before
+ * the verifier sees it.  Loading into the kernel is test_devfilter_kernel.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/bpf.h>
+
+#include "devfilter.h"
+#include "devpolicy.h"
+#include "tap.h"
+
+/* Outcome of one evaluation: 0 deny, 1 allow, -1 the program is broken. */
+struct eval {
+	int verdict;
+	size_t steps;
+	size_t lookups;
+	char why[128];
+};
+
+/* The emulated map: the table plus a sorted index for binary search. */
+struct emap {
+	const struct devfilter_table *t;
+	size_t *order;
+	int fd;
+};
+
+static int key_cmp3(const struct devfilter_key *a, const struct devfilter_key *b)
+{
+	if (a->type != b->type)
+		return a->type < b->type ? -1 : 1;
+	if (a->major != b->major)
+		return a->major < b->major ? -1 : 1;
+	if (a->minor != b->minor)
+		return a->minor < b->minor ? -1 : 1;
+	return 0;
+}
+
+static const struct devfilter_table *sort_table;
+
+static int order_cmp(const void *a, const void *b)
+{
+	return key_cmp3(&sort_table->keys[*(const size_t *)a],
+			&sort_table->keys[*(const size_t *)b]);
+}
+
+static void emap_init(struct emap *m, const struct devfilter_table *t, int fd)
+{
+	size_t i;
+
+	m->t = t;
+	m->fd = fd;
+	m->order = calloc(t->count + 1, sizeof(*m->order));
+	for (i = 0; i < t->count; i++)
+		m->order[i] = i;
+	sort_table = t;
+	qsort(m->order, t->count, sizeof(*m->order), order_cmp);
+}
+
+static void emap_free(struct emap *m)
+{
+	free(m->order);
+}
+
+/* Index of key in the table, or -1. */
+static long emap_lookup(const struct emap *m, const struct devfilter_key *k)
+{
+	size_t lo = 0, hi = m->t->count;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = key_cmp3(k, &m->t->keys[m->order[mid]]);
+
+		if (c == 0)
+			return (long)m->order[mid];
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return -1;
+}
+
+/* What a register holds, as far as the evaluator tracks it. */
+enum kind { UNSET, SCALAR, CTX, FP, MAP, VALUE };
+
+struct reg {
+	enum kind kind;
+	int64_t v; /* scalar value, offset from the frame, or value index */
+};
+
+static int eval_fail(struct eval *ev, size_t pc, const char *what)
+{
+	snprintf(ev->why, sizeof(ev->why), "insn %zu: %s", pc, what);
+	ev->verdict = -1;
+	return -1;
+}
+
+/*
+ * Runs prog on ctx {access_type, major, minor} against the emulated map.
+ * Knows exactly the forms devfilter emits; anything else is an error, as are
+ * reads of unset registers or stack, backward or out-of-range jumps, helper
+ * calls other than map lookups, and exits without a 0/1 verdict.
+ */
+static int bpf_eval(const struct bpf_insn *prog, size_t n, const struct emap *m,
+		    uint32_t access_type, uint32_t major, uint32_t minor,
+		    struct eval *ev)
+{
+	const uint32_t ctx[3] = { access_type, major, minor };
+	struct reg reg[11];
+	uint8_t stack[16];
+	bool stack_set[16] = { false };
+	size_t pc = 0, i;
+
+	memset(reg, 0, sizeof(reg));
+	reg[1].kind = CTX;
+	reg[10].kind = FP;
+	ev->steps = 0;
+	ev->lookups = 0;
+	ev->why[0] = '\0';
+	while (pc < n) {
+		const struct bpf_insn *in = &prog[pc];
+		uint8_t cls = BPF_CLASS(in->code), op = BPF_OP(in->code);
+		struct reg *d = &reg[in->dst_reg], *s = &reg[in->src_reg];
+
+		if (++ev->steps > n)
+			return eval_fail(ev, pc, "too many steps");
+		if (in->dst_reg > 10 || in->src_reg > 10)
+			return eval_fail(ev, pc, "bad register");
+		if (in->code == (BPF_LD | BPF_DW | BPF_IMM)) {
+			if (in->src_reg != BPF_PSEUDO_MAP_FD || in->imm != m->fd ||
+			    pc + 1 >= n || prog[pc + 1].code != 0)
+				return eval_fail(ev, pc, "bad map load");
+			d->kind = MAP;
+			pc += 2;
+			continue;
+		}
+		if (in->code == (BPF_LDX | BPF_MEM | BPF_W)) {
+			if (in->dst_reg == 10)
+				return eval_fail(ev, pc, "write to r10");
+			if (s->kind == CTX && in->off >= 0 && in->off <= 8 &&
+			    in->off % 4 == 0) {
+				d->v = ctx[in->off / 4];
+			} else if (s->kind == VALUE && in->off == 0) {
+				d->v = m->t->access[s->v];
+			} else {
+				return eval_fail(ev, pc, "bad load");
+			}
+			d->kind = SCALAR;
+			pc++;
+			continue;
+		}
+		if (in->code == (BPF_STX | BPF_MEM | BPF_W) ||
+		    in->code == (BPF_ST | BPF_MEM | BPF_W)) {
+			uint32_t v;
+			int off;
+
+			if (d->kind != FP || d->v != 0 || in->off < -16 ||
+			    in->off > -4 || in->off % 4)
+				return eval_fail(ev, pc, "bad store");
+			if (BPF_CLASS(in->code) == BPF_STX) {
+				if (s->kind != SCALAR)
+					return eval_fail(ev, pc, "store of non-scalar");
+				v = (uint32_t)s->v;
+			} else {
+				v = (uint32_t)in->imm;
+			}
+			off = 16 + in->off;
+			memcpy(&stack[off], &v, 4);
+			for (i = 0; i < 4; i++)
+				stack_set[off + i] = true;
+			pc++;
+			continue;
+		}
+		if (cls == BPF_ALU64) {
+			int64_t val;
+
+			if (in->dst_reg == 10)
+				return eval_fail(ev, pc, "write to r10");
+			if (BPF_SRC(in->code) == BPF_X) {
+				if (s->kind == UNSET)
+					return eval_fail(ev, pc, "unset source");
+				if (op == BPF_MOV) {
+					*d = *s;
+					pc++;
+					continue;
+				}
+				if (s->kind != SCALAR)
+					return eval_fail(ev, pc, "pointer arithmetic");
+				val = s->v;
+			} else {
+				val = in->imm;
+			}
+			if (op == BPF_MOV) {
+				d->kind = SCALAR;
+				d->v = val;
+				pc++;
+				continue;
+			}
+			if (op == BPF_ADD && d->kind == FP) {
+				d->v += val;
+				pc++;
+				continue;
+			}
+			if (d->kind != SCALAR)
+				return eval_fail(ev, pc, "ALU on non-scalar");
+			switch (op) {
+			case BPF_AND: d->v &= val; break;
+			case BPF_XOR: d->v ^= val; break;
+			case BPF_RSH: d->v = (int64_t)((uint64_t)d->v >> (val & 63)); break;
+			case BPF_ADD: d->v += val; break;
+			default: return eval_fail(ev, pc, "unsupported ALU op");
+			}
+			pc++;
+			continue;
+		}
+		if (cls != BPF_JMP)
+			return eval_fail(ev, pc, "unsupported class");
+		if (op == BPF_CALL) {
+			struct devfilter_key k;
+			long idx;
+
+			if (in->imm != BPF_FUNC_map_lookup_elem || in->src_reg)
+				return eval_fail(ev, pc, "unexpected call");
+			if (reg[1].kind != MAP || reg[2].kind != FP ||
+			    reg[2].v != -16)
+				return eval_fail(ev, pc, "bad lookup arguments");
+			for (i = 0; i < sizeof(k); i++)
+				if (!stack_set[i])
+					return eval_fail(ev, pc, "key not initialised");
+			memcpy(&k, stack, sizeof(k));
+			ev->lookups++;
+			idx = emap_lookup(m, &k);
+			/* r1-r5 are clobbered by a call. */
+			for (i = 1; i <= 5; i++)
+				reg[i].kind = UNSET;
+			reg[0].kind = idx < 0 ? SCALAR : VALUE;
+			reg[0].v = idx < 0 ? 0 : idx;
+			pc++;
+			continue;
+		}
+		if (op == BPF_EXIT) {
+			if (reg[0].kind != SCALAR || reg[0].v < 0 || reg[0].v > 1)
+				return eval_fail(ev, pc, "exit without verdict");
+			ev->verdict = (int)reg[0].v;
+			return 0;
+		}
+		if (in->off < 0)
+			return eval_fail(ev, pc, "backward jump");
+		if (pc + 1 + (size_t)in->off >= n)
+			return eval_fail(ev, pc, "jump out of the program");
+		if (op == BPF_JA) {
+			pc += 1 + (size_t)in->off;
+			continue;
+		}
+		if (BPF_SRC(in->code) != BPF_K ||
+		    (d->kind != SCALAR && d->kind != VALUE))
+			return eval_fail(ev, pc, "bad compare operand");
+		{
+			/* A map value pointer is never 0 (NULL is a scalar 0). */
+			int64_t v = d->kind == VALUE ? 1 : d->v;
+			int taken;
+
+			if (d->kind == VALUE && in->imm != 0)
+				return eval_fail(ev, pc, "pointer compared with non-NULL");
+			switch (op) {
+			case BPF_JEQ: taken = v == (int64_t)in->imm; break;
+			case BPF_JNE: taken = v != (int64_t)in->imm; break;
+			default: return eval_fail(ev, pc, "unsupported jump");
+			}
+			pc += 1 + (taken ? (size_t)in->off : 0);
+		}
+	}
+	return eval_fail(ev, pc, "fell off the end");
+}
+
+/* Table + program for list, as devfilter_create would make them. */
+struct built {
+	struct devfilter_table t;
+	struct emap m;
+	struct bpf_insn *insns;
+	size_t n;
+};
+
+#define FAKE_MAP_FD 77
+
+static int built_make(struct built *b, const struct devrule_list *l)
+{
+	memset(b, 0, sizeof(*b));
+	if (devfilter_table_build(l, &b->t) < 0)
+		return -1;
+	if (devfilter_build(&b->t, FAKE_MAP_FD, &b->insns, &b->n) < 0) {
+		devfilter_table_free(&b->t);
+		return -1;
+	}
+	emap_init(&b->m, &b->t, FAKE_MAP_FD);
+	return 0;
+}
+
+static void built_free(struct built *b)
+{
+	emap_free(&b->m);
+	free(b->insns);
+	devfilter_table_free(&b->t);
+}
+
+static void run(const struct built *b, uint32_t access_type, uint32_t major,
+		uint32_t minor, struct eval *ev)
+{
+	bpf_eval(b->insns, b->n, &b->m, access_type, major, minor, ev);
+}
+
+static uint32_t ctx_type(char type)
+{
+	return type == 'c' ? BPF_DEVCG_DEV_CHAR : BPF_DEVCG_DEV_BLOCK;
+}
+
+/* One expectation: device + requested access -> verdict. */
+struct probe {
+	char type;
+	uint32_t major, minor;
+	unsigned access;
+	int allow;
+};
+
+static void check_probes(const char *name, const struct devrule_list *l,
+			 const struct probe *p, size_t np)
+{
+	struct built b;
+	size_t i;
+	int bad = 0;
+
+	if (built_make(&b, l) < 0) {
+		ok(0, "%s: build (%s)", name, strerror(errno));
+		return;
+	}
+	for (i = 0; i < np; i++) {
+		struct eval ev;
+
+		run(&b, (p[i].access << 16) | ctx_type(p[i].type), p[i].major,
+		    p[i].minor, &ev);
+		if (ev.verdict != p[i].allow) {
+			diag("%s: %c %u:%u acc %u: got %d want %d %s", name,
+			     p[i].type, p[i].major, p[i].minor, p[i].access,
+			     ev.verdict, p[i].allow, ev.why);
+			bad++;
+		}
+	}
+	ok(bad == 0, "%s: %zu probes (%zu entries, %zu insns)", name, np,
+	   b.t.count, b.n);
+	built_free(&b);
+}
+
+#define R DEVRULE_R
+#define W DEVRULE_W
+#define M DEVRULE_M
+#define NP(a) (sizeof(a) / sizeof(*(a)))
+
+static void test_tables(void)
+{
+	struct devrule_list l;
+
+	devrule_list_init(&l, false);
+	{
+		static const struct probe p[] = {
+			{ 'c', 1, 3, R, 0 }, { 'c', 1, 3, M, 0 },
+			{ 'b', 0, 0, M, 0 }, { 'c', 195, 0, R | W, 0 },
+		};
+		struct built b;
+
+		check_probes("empty list denies all", &l, p, NP(p));
+		built_make(&b, &l);
+		ok(b.n == 2 && b.t.count == 0,
+		   "empty list: no entries, two instructions");
+		built_free(&b);
+	}
+	l.default_allow = true;
+	{
+		static const struct probe p[] = {
+			{ 'c', 1, 3, R | W | M, 1 }, { 'b', 8, 0, R, 1 },
+			{ 'c', 195, 0, R | W, 1 },
+		};
+		check_probes("empty default-allow list allows all", &l, p, NP(p));
+	}
+
+	devrule_list_init(&l, false);
+	devrule_list_add(&l, 'c', 1, 3, false, R);
+	devrule_list_add(&l, 'c', 1, 5, false, R | W);
+	devrule_list_add(&l, 'c', 1, 7, false, R | W | M);
+	devrule_list_add(&l, 'c', 1, 8, false, M);
+	devrule_list_normalise(&l);
+	{
+		static const struct probe p[] = {
+			{ 'c', 1, 3, R, 1 }, { 'c', 1, 3, W, 0 },
+			{ 'c', 1, 3, R | W, 0 }, { 'c', 1, 3, M, 0 },
+			{ 'c', 1, 5, R, 1 }, { 'c', 1, 5, W, 1 },
+			{ 'c', 1, 5, R | W, 1 }, { 'c', 1, 5, M, 0 },
+			{ 'c', 1, 5, R | W | M, 0 }, { 'c', 1, 7, R | W | M, 1 },
+			{ 'c', 1, 7, M, 1 }, { 'c', 1, 8, M, 1 },
+			{ 'c', 1, 8, R, 0 }, { 'c', 1, 4, R, 0 },
+			{ 'c', 1, 9, R, 0 }, { 'c', 1, 2, R, 0 },
+			{ 'c', 2, 3, R, 0 }, { 'b', 1, 3, R, 0 },
+		};
+		check_probes("access subsets (r allowed, rw requested: deny)",
+			     &l, p, NP(p));
+	}
+	devrule_list_free(&l);
+
+	devrule_list_add(&l, 'c', 136, 0, true, R | W);
+	devrule_list_add(&l, 'c', 136, 4, false, M);
+	devrule_list_add(&l, 'c', 195, 0, true, R);
+	devrule_list_add(&l, 'b', 7, 0, false, R | W | M);
+	devrule_list_add(&l, 'b', 8, 0, true, R);
+	devrule_list_normalise(&l);
+	{
+		static const struct probe p[] = {
+			{ 'c', 136, 0, R, 1 }, { 'c', 136, 99, R | W, 1 },
+			{ 'c', 136, 5, M, 0 }, { 'c', 136, 4, M, 1 },
+			{ 'c', 136, 4, R | W | M, 1 }, { 'c', 136, 3, R | W | M, 0 },
+			{ 'c', 136, 1048575, W, 1 }, { 'b', 136, 0, R, 0 },
+			{ 'c', 195, 12345, R, 1 }, { 'c', 195, 0, W, 0 },
+			{ 'c', 194, 0, R, 0 }, { 'c', 196, 0, R, 0 },
+			{ 'b', 7, 0, R | W | M, 1 }, { 'c', 7, 0, R, 0 },
+			{ 'b', 7, 1, R, 0 }, { 'b', 8, 3, R, 1 },
+			{ 'b', 8, 3, W, 0 }, { 'c', 8, 3, R, 0 },
+			{ 'c', 136, DEVFILTER_ANY_MINOR - 1, R, 1 },
+		};
+		check_probes("wildcards, exact over wildcard, block vs char", &l,
+			     p, NP(p));
+	}
+	devrule_list_free(&l);
+
+	/* auto with GRES: default allow, only unallocated GPUs denied. */
+	devrule_list_init(&l, true);
+	devrule_list_add(&l, 'c', 195, 0, false, 0);
+	devrule_list_add(&l, 'c', 195, 2, false, 0);
+	devrule_list_normalise(&l);
+	{
+		static const struct probe p[] = {
+			{ 'c', 195, 0, R, 0 }, { 'c', 195, 0, M, 0 },
+			{ 'c', 195, 2, R | W, 0 }, { 'c', 195, 1, R | W, 1 },
+			{ 'c', 195, 255, R | W, 1 }, { 'c', 1, 3, R | W | M, 1 },
+			{ 'b', 195, 0, R, 1 }, { 'c', 196, 0, R, 1 },
+		};
+		check_probes("default allow with denied GPUs", &l, p, NP(p));
+	}
+	devrule_list_free(&l);
+
+	/* Huge minors and majors are plain key bits. */
+	devrule_list_init(&l, false);
+	devrule_list_add(&l, 'c', 0xfffffff0u, 0x80000001u, false, R);
+	devrule_list_add(&l, 'c', 0x7fffffffu, 0, true, W);
+	devrule_list_add(&l, 'c', 0, 0, false, R);
+	{
+		static const struct probe p[] = {
+			{ 'c', 0xfffffff0u, 0x80000001u, R, 1 },
+			{ 'c', 0xfffffff0u, 0x80000000u, R, 0 },
+			{ 'c', 0xfffffff0u, 1, R, 0 },
+			{ 'c', 0x7fffffffu, 0xfffffffeu, W, 1 },
+			{ 'c', 0x80000000u, 0, W, 0 }, { 'c', 0, 0, R, 1 },
+		};
+		check_probes("32-bit numbers", &l, p, NP(p));
+	}
+	devrule_list_free(&l);
+
+	/* Unknown device types take the default; unknown access bits deny. */
+	devrule_list_add(&l, 'c', 1, 3, false, R | W);
+	{
+		struct built b;
+		struct eval ev;
+
+		built_make(&b, &l);
+		run(&b, (R << 16) | 3, 1, 3, &ev);
+		is_int(ev.verdict, 0, "unknown device type 3 is denied");
+		run(&b, (R << 16) | 0, 1, 3, &ev);
+		is_int(ev.verdict, 0, "device type 0 is denied");
+		run(&b, ((R | 8) << 16) | BPF_DEVCG_DEV_CHAR, 1, 3, &ev);
+		is_int(ev.verdict, 0, "an unknown access bit is denied");
+		ok(!b.t.has_wildcard && ev.lookups == 1,
+		   "no wildcard in the table: one lookup per access");
+		built_free(&b);
+	}
+	devrule_list_free(&l);
+
+	/* Not normalised: duplicates, unsorted, exact narrower than wildcard. */
+	devrule_list_init(&l, false);
+	devrule_list_add(&l, 'c', 10, 5, false, M);
+	devrule_list_add(&l, 'c', 1, 3, false, R);
+	devrule_list_add(&l, 'c', 10, 0, true, R);
+	devrule_list_add(&l, 'c', 1, 3, false, W);
+	devrule_list_add(&l, 'b', 10, 5, false, R);
+	{
+		static const struct probe p[] = {
+			{ 'c', 1, 3, R | W, 1 }, { 'c', 10, 5, R | M, 1 },
+			{ 'c', 10, 6, R, 1 }, { 'c', 10, 6, M, 0 },
+			{ 'b', 10, 5, R, 1 }, { 'b', 10, 6, R, 0 },
+		};
+		check_probes("a raw list gets union semantics", &l, p, NP(p));
+		ok(l.count == 5 && l.rules[0].major == 10,
+		   "the caller's list is left as it was");
+	}
+	devrule_list_free(&l);
+}
+
+static void test_table(void)
+{
+	struct devrule_list l;
+	struct devfilter_table t;
+	struct devrule bad = { 'x', 1, 3, false, R };
+	struct bpf_insn *insns;
+	size_t n, n_plain;
+	int i;
+
+	devrule_list_init(&l, false);
+	devrule_list_add(&l, 'c', 195, 1, false, R | W | M);
+	devrule_list_add(&l, 'b', 7, 0, true, R);
+	ok(devfilter_table_build(&l, &t) == 0 && t.count == 2 &&
+	   t.has_wildcard && !t.default_allow, "table of two rules");
+	ok(t.keys[0].type == BPF_DEVCG_DEV_BLOCK && t.keys[0].major == 7 &&
+	   t.keys[0].minor == DEVFILTER_ANY_MINOR && t.access[0] == R,
+	   "block wildcard key {1, 7, ANY} -> r");
+	ok(t.keys[1].type == BPF_DEVCG_DEV_CHAR && t.keys[1].major == 195 &&
+	   t.keys[1].minor == 1 && t.access[1] == (R | W | M),
+	   "char key {2, 195, 1} -> rwm");
+	devfilter_build(&t, 5, &insns, &n);
+	ok(insns[9].code == (BPF_LD | BPF_DW | BPF_IMM) &&
+	   insns[9].src_reg == BPF_PSEUDO_MAP_FD && insns[9].imm == 5,
+	   "the map fd is in the program as BPF_PSEUDO_MAP_FD");
+	free(insns);
+	devfilter_table_free(&t);
+	ok(t.keys == NULL && t.count == 0, "table freed");
+	devrule_list_free(&l);
+
+	/* The program does not grow with the table. */
+	for (i = 0; i < 5000; i++)
+		devrule_list_add(&l, 'c', 1 + i / 100, (uint32_t)i % 100, false, R);
+	devfilter_table_build(&l, &t);
+	devfilter_build(&t, 5, &insns, &n_plain);
+	free(insns);
+	devfilter_table_free(&t);
+	devrule_list_free(&l);
+	devrule_list_add(&l, 'c', 1, 3, false, R);
+	devfilter_table_build(&l, &t);
+	devfilter_build(&t, 5, &insns, &n);
+	free(insns);
+	devfilter_table_free(&t);
+	ok(n == n_plain, "1 rule and 5000 rules: same program (%zu insns)", n);
+	devrule_list_add(&l, 'c', 2, 0, true, R);
+	devfilter_table_build(&l, &t);
+	devfilter_build(&t, 5, &insns, &n);
+	free(insns);
+	devfilter_table_free(&t);
+	ok(n > n_plain && n < 40, "with a wildcard: %zu insns", n);
+	devrule_list_free(&l);
+
+	l.rules = &bad;
+	l.count = 1;
+	l.alloc = 1;
+	errno = 0;
+	ok(devfilter_table_build(&l, &t) == -1 && errno == EINVAL,
+	   "bad device type is EINVAL");
+	bad.type = 'c';
+	bad.access = 9;
+	errno = 0;
+	ok(devfilter_table_build(&l, &t) == -1 && errno == EINVAL,
+	   "bad access bits are EINVAL");
+	bad.access = R;
+	bad.minor = DEVFILTER_ANY_MINOR;
+	errno = 0;
+	ok(devfilter_table_build(&l, &t) == -1 && errno == EINVAL,
+	   "an exact minor equal to the wildcard marker is EINVAL");
+	errno = 0;
+	ok(devfilter_load(NULL, 0, NULL, 0) == -1 && errno == EINVAL,
+	   "loading nothing is EINVAL");
+	t.count = 0;
+	errno = 0;
+	ok(devfilter_map_create(&t) == -1 && errno == EINVAL,
+	   "no map for an empty table");
+}
+
+static unsigned long rng_state = 42;
+
+static unsigned rnd(unsigned n)
+{
+	rng_state = rng_state * 6364136223846793005UL + 1442695040888963407UL;
+	return (unsigned)(rng_state >> 33) % n;
+}
+
+/*
+ * A list of exactly nrules rules, shaped like a big node: majors with 16
+ * exact minors each, char and block, every 50th rule a wildcard on a major
+ * of its own, and masks that never equal the default (so normalising keeps
+ * all of them).
+ */
+static void make_big(struct devrule_list *l, size_t nrules, bool dflt)
+{
+	size_t i;
+
+	devrule_list_init(l, dflt);
+	for (i = 0; i < nrules; i++) {
+		char type = (i / 16) % 5 ? 'c' : 'b';
+		unsigned access = dflt ? rnd(DEVRULE_RWM) : 1 + rnd(DEVRULE_RWM);
+
+		if (i % 50 == 49)
+			devrule_list_add(l, type, 5000 + (uint32_t)i, 0, true,
+					 access);
+		else
+			devrule_list_add(l, type, 1 + (uint32_t)(i / 16),
+					 (uint32_t)(i % 16) * 256 + rnd(256),
+					 false, access);
+	}
+	devrule_list_normalise(l);
+}
+
+/* Compares a probe key with a rule in the normalised order. */
+static int key_cmp(char type, uint32_t major, bool any, uint32_t minor,
+		   const struct devrule *r)
+{
+	if (type != r->type)
+		return type < r->type ? -1 : 1;
+	if (major != r->major)
+		return major < r->major ? -1 : 1;
+	if (any != r->any_minor)
+		return any ? -1 : 1;
+	if (!any && minor != r->minor)
+		return minor < r->minor ? -1 : 1;
+	return 0;
+}
+
+static const struct devrule *find(const struct devrule_list *l, char type,
+				  uint32_t major, bool any, uint32_t minor)
+{
+	size_t lo = 0, hi = l->count;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = key_cmp(type, major, any, minor, &l->rules[mid]);
+
+		if (c == 0)
+			return &l->rules[mid];
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
+}
+
+/*
+ * devrule_list_access for a normalised list in O(log n): the union of the
+ * exact and the wildcard rule, found by binary search (the big lists would
+ * take minutes with the linear reference).
+ */
+static unsigned fast_access(const struct devrule_list *l, char type,
+			    uint32_t major, uint32_t minor)
+{
+	const struct devrule *e = find(l, type, major, false, minor);
+	const struct devrule *w = find(l, type, major, true, 0);
+
+	if (!e && !w)
+		return l->default_allow ? DEVRULE_RWM : 0;
+	return (e ? e->access : 0) | (w ? w->access : 0);
+}
+
+/*
+ * Every rule's device and its neighbours, both types, every access mask
+ * (the kernel never asks with no bit set, so neither do the probes): the
+ * program agrees with the list.
+ */
+static void check_big(size_t nrules, bool dflt)
+{
+	struct devrule_list l;
+	struct built b;
+	size_t i, probes = 0;
+	int bad = 0;
+
+	make_big(&l, nrules, dflt);
+	if (built_make(&b, &l) < 0) {
+		ok(0, "%zu rules: build (%s)", nrules, strerror(errno));
+		devrule_list_free(&l);
+		return;
+	}
+	for (i = 0; i < l.count; i++) {
+		const struct devrule *r = &l.rules[i];
+		int dm, dn, t;
+		unsigned a;
+
+		for (t = 0; t < 2; t++)
+			for (dm = -1; dm <= 1; dm++)
+				for (dn = -1; dn <= 1; dn++)
+					for (a = 1; a <= DEVRULE_RWM; a++) {
+						char ty = t ? (r->type == 'c' ? 'b' : 'c')
+							    : r->type;
+						uint32_t ma = r->major + (uint32_t)dm;
+						uint32_t mi = r->minor + (uint32_t)dn;
+						int want = (a & ~fast_access(
+							&l, ty, ma, mi)) == 0;
+						struct eval ev;
+
+						run(&b, (a << 16) | ctx_type(ty),
+						    ma, mi, &ev);
+						probes++;
+						if (ev.verdict != want && !bad++)
+							diag("%c %u:%u acc %u: got %d want %d %s",
+							     ty, ma, mi, a, ev.verdict,
+							     want, ev.why);
+					}
+	}
+	/* The fast reference must itself agree with the real one. */
+	for (i = 0; i < 200 && l.count; i++) {
+		const struct devrule *r = &l.rules[rnd((unsigned)l.count)];
+
+		if (fast_access(&l, r->type, r->major, r->minor + 1) !=
+		    devrule_list_access(&l, r->type, r->major, r->minor + 1) &&
+		    !bad++)
+			diag("fast_access disagrees with devrule_list_access");
+	}
+	ok(l.count == nrules && b.t.count == nrules,
+	   "%zu distinct rules, %zu map entries", nrules, b.t.count);
+	ok(bad == 0, "%zu rules, default %s: %zu probes agree with the list",
+	   nrules, dflt ? "allow" : "deny", probes);
+	built_free(&b);
+	devrule_list_free(&l);
+}
+
+/* Random small lists, exhaustive grid: the program equals the union. */
+static void test_random(void)
+{
+	int iter, bad = 0;
+
+	for (iter = 0; iter < 3000 && !bad; iter++) {
+		struct devrule_list l;
+		struct built b;
+		int i, nr = (int)rnd(10), t, ma, mi;
+		unsigned a;
+
+		devrule_list_init(&l, rnd(2));
+		for (i = 0; i < nr; i++)
+			devrule_list_add(&l, rnd(2) ? 'c' : 'b', rnd(4), rnd(5),
+					 rnd(4) == 0, rnd(8));
+		if (rnd(2))
+			devrule_list_normalise(&l);
+		if (built_make(&b, &l) < 0) {
+			bad++;
+			break;
+		}
+		for (t = 0; t < 2; t++)
+			for (ma = 0; ma < 5; ma++)
+				for (mi = 0; mi < 6; mi++)
+					for (a = 1; a <= DEVRULE_RWM; a++) {
+						char ty = t ? 'c' : 'b';
+						int want = (a & ~devrule_list_access(
+							&l, ty, ma, mi)) == 0;
+						struct eval ev;
+
+						run(&b, (a << 16) | ctx_type(ty),
+						    ma, mi, &ev);
+						if (ev.verdict != want && !bad++)
+							diag("iter %d: %c %d:%d acc %u: got %d want %d %s",
+							     iter, ty, ma, mi, a,
+							     ev.verdict, want, ev.why);
+					}
+		built_free(&b);
+		devrule_list_free(&l);
+	}
+	is_int(bad, 0, "3000 random lists: program equals the list's semantics");
+}
+
+int main(void)
+{
+	test_tables();
+	test_table();
+	test_random();
+	check_big(10, false);
+	check_big(100, false);
+	check_big(1000, false);
+	check_big(1000, true);
+	check_big(5000, false);
+	return tap_done();
+}

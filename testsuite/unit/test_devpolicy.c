@@ -1,0 +1,711 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * test_devpolicy.c - unit tests of devpolicy: DeviceAllow syntax and its
+ * error messages, path and class resolution, the three modes with and
+ * without GRES, and normalisation (checked against the union semantics on
+ * random lists).
+ *
+ * Paths resolve against the real /dev (/dev/null, /dev/zero); fake GPUs are
+ * mknod()ed 195:N nodes in a temporary directory when running as root, and
+ * those checks are skipped otherwise.  Classes come from a fake
+ * /proc/devices written by the test.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "devpolicy.h"
+#include "tap.h"
+
+/* Collects reported messages, one per line prefixed "E: " or "W: ". */
+struct msgs {
+	char text[8192];
+	int errors;
+	int warnings;
+};
+
+static void collect(enum devpolicy_level level, const char *msg, void *arg)
+{
+	struct msgs *m = arg;
+	size_t n = strlen(m->text);
+
+	if (level == DEVPOLICY_ERROR)
+		m->errors++;
+	else
+		m->warnings++;
+	snprintf(m->text + n, sizeof(m->text) - n, "%s: %s\n",
+		 level == DEVPOLICY_ERROR ? "E" : "W", msg);
+}
+
+static char tmpdir[] = "/tmp/test_devpolicy.XXXXXX";
+static char proc_devices[PATH_MAX];
+static char gpu[4][PATH_MAX];  /* 195:0..3 char nodes (root only) */
+static char blockdev[PATH_MAX]; /* 7:0 block node (root only) */
+static char regular[PATH_MAX];  /* a plain file */
+static int have_nodes;
+
+static const char fake_proc_devices[] =
+	"Character devices:\n"
+	"  1 mem\n"
+	"  5 /dev/tty\n"
+	"136 pts\n"
+	"195 nvidia-frontend\n"
+	"195 nvidia\n"
+	"234 nvidia-uvm\n"
+	"240 multi\n"
+	"241 multi\n"
+	"\n"
+	"Block devices:\n"
+	"  7 loop\n"
+	"240 multi\n"
+	"259 blkext\n";
+
+static void setup(void)
+{
+	FILE *f;
+	int i;
+
+	if (!mkdtemp(tmpdir)) {
+		perror("mkdtemp");
+		exit(1);
+	}
+	snprintf(proc_devices, sizeof(proc_devices), "%s/devices", tmpdir);
+	f = fopen(proc_devices, "w");
+	if (!f || fputs(fake_proc_devices, f) < 0 || fclose(f) != 0) {
+		perror(proc_devices);
+		exit(1);
+	}
+	snprintf(regular, sizeof(regular), "%s/plain", tmpdir);
+	f = fopen(regular, "w");
+	if (!f || fclose(f) != 0) {
+		perror(regular);
+		exit(1);
+	}
+	have_nodes = 1;
+	for (i = 0; i < 4; i++) {
+		snprintf(gpu[i], sizeof(gpu[i]), "%s/nvidia%d", tmpdir, i);
+		if (mknod(gpu[i], S_IFCHR | 0600, makedev(195, i)) < 0)
+			have_nodes = 0;
+	}
+	snprintf(blockdev, sizeof(blockdev), "%s/loop0", tmpdir);
+	if (mknod(blockdev, S_IFBLK | 0600, makedev(7, 0)) < 0)
+		have_nodes = 0;
+}
+
+static void teardown(void)
+{
+	int i;
+
+	for (i = 0; i < 4; i++)
+		unlink(gpu[i]);
+	unlink(blockdev);
+	unlink(regular);
+	unlink(proc_devices);
+	rmdir(tmpdir);
+}
+
+static int has_rule(const struct devrule_list *l, const char *want)
+{
+	char buf[64];
+	size_t i;
+
+	for (i = 0; i < l->count; i++) {
+		devrule_format(&l->rules[i], buf, sizeof(buf));
+		if (!strcmp(buf, want))
+			return 1;
+	}
+	return 0;
+}
+
+/* The list as "c 1:3 rw; c 136:* rw" for diagnostics and exact checks. */
+static const char *list_str(const struct devrule_list *l)
+{
+	static char out[4096];
+	size_t i, n = 0;
+
+	out[0] = '\0';
+	for (i = 0; i < l->count && n < sizeof(out) - 64; i++) {
+		if (i)
+			n += snprintf(out + n, sizeof(out) - n, "; ");
+		n += devrule_format(&l->rules[i], out + n, sizeof(out) - n);
+	}
+	return out;
+}
+
+/* Parses text expecting failure with EINVAL and a message naming needle. */
+static void parse_fails(const char *text, const char *needle,
+			const char *what)
+{
+	struct devrule_list l;
+	struct msgs m = { .text = "" };
+	int rc;
+
+	devrule_list_init(&l, false);
+	errno = 0;
+	rc = devpolicy_parse_allow(text, proc_devices, &l, collect, &m);
+	ok(rc == -1 && errno == EINVAL && m.errors >= 1,
+	   "%s: '%s' is an error", what, text);
+	like(m.text, needle, "%s: message names '%s'", what, needle);
+	devrule_list_free(&l);
+}
+
+static void test_syntax(void)
+{
+	struct devrule_list l;
+	struct msgs m = { .text = "" };
+	int rc;
+
+	parse_fails("/dev/null", "'/dev/null'", "missing colon");
+	parse_fails(":rw", "':rw'", "empty device");
+	parse_fails("  :rw", "':rw'", "blank device");
+	parse_fails("/dev/null:", "'/dev/null:'", "empty access");
+	parse_fails("/dev/null:rx", "bad access 'rx'", "bad access letter");
+	parse_fails("/dev/null:rr", "bad access 'rr'", "repeated access letter");
+	parse_fails("/dev/null:RW", "bad access 'RW'", "upper-case access");
+	parse_fails("dev/null:rw", "'dev/null' is neither", "relative path");
+	parse_fails("nvidia0:rw", "'nvidia0' is neither", "bare name");
+	parse_fails("/dev/null:rw,,/dev/zero:r", "empty entry (item 2)",
+		    "empty list item");
+	parse_fails("/dev/null:rw,", "empty entry (item 2)",
+		    "trailing comma");
+	parse_fails(",/dev/null:rw", "empty entry (item 1)",
+		    "leading comma");
+	parse_fails("char-:rw", "empty device class name", "empty class name");
+	parse_fails("block-:r", "empty device class name",
+		    "empty block class name");
+	{
+		char spec[PATH_MAX + 8];
+
+		snprintf(spec, sizeof(spec), "%s:r", regular);
+		parse_fails(spec, "plain is not a device node", "regular file");
+	}
+	parse_fails("/tmp:rw", "/tmp is not a device node", "directory");
+
+	/* Every error is reported, not only the first. */
+	devrule_list_init(&l, false);
+	rc = devpolicy_parse_allow("/dev/null:x,zero:r,/dev/zero:rw",
+				   proc_devices, &l, collect, &m);
+	is_int(rc, -1, "two bad entries fail");
+	is_int(m.errors, 2, "both bad entries are reported");
+	devrule_list_free(&l);
+
+	/* A NULL callback is allowed. */
+	devrule_list_init(&l, false);
+	errno = 0;
+	rc = devpolicy_parse_allow("/dev/null:q", proc_devices, &l, NULL, NULL);
+	ok(rc == -1 && errno == EINVAL, "errors without a callback still fail");
+	devrule_list_free(&l);
+}
+
+static void test_paths(void)
+{
+	struct devrule_list l;
+	struct msgs m = { .text = "" };
+	int rc;
+
+	devrule_list_init(&l, false);
+	rc = devpolicy_parse_allow(NULL, proc_devices, &l, collect, &m);
+	ok(rc == 0 && l.count == 0 && m.errors + m.warnings == 0,
+	   "NULL DeviceAllow is empty");
+	rc = devpolicy_parse_allow("  ", proc_devices, &l, collect, &m);
+	ok(rc == 0 && l.count == 0 && m.errors + m.warnings == 0,
+	   "blank DeviceAllow is empty");
+
+	rc = devpolicy_parse_allow("/dev/null:rw, /dev/zero : r ,/dev/full:rwm",
+				   proc_devices, &l, collect, &m);
+	is_int(rc, 3, "three entries parsed");
+	is_int(m.errors + m.warnings, 0, "no messages");
+	is_str(list_str(&l), "c 1:3 rw; c 1:5 r; c 1:7 rwm",
+	       "/dev/null, /dev/zero, /dev/full resolve by stat");
+	devrule_list_free(&l);
+
+	devrule_list_init(&l, false);
+	rc = devpolicy_parse_allow("/dev/null:mwr,/dev/zero:wm", proc_devices,
+				   &l, collect, &m);
+	is_str(list_str(&l), "c 1:3 rwm; c 1:5 wm",
+	       "access letters in any order");
+	devrule_list_free(&l);
+
+	devrule_list_init(&l, false);
+	memset(&m, 0, sizeof(m));
+	rc = devpolicy_parse_allow("/dev/nonexistent-devns:rw,/dev/null:r",
+				   proc_devices, &l, collect, &m);
+	is_int(rc, 2, "missing path counts as an entry");
+	ok(m.errors == 0 && m.warnings == 1, "missing path is one warning");
+	like(m.text, "W: DeviceAllow entry '/dev/nonexistent-devns:rw': /dev/nonexistent-devns does not exist, entry skipped",
+	     "warning names the missing path");
+	is_str(list_str(&l), "c 1:3 r", "missing path is skipped");
+	devrule_list_free(&l);
+
+	devrule_list_init(&l, false);
+	memset(&m, 0, sizeof(m));
+	rc = devpolicy_parse_allow("/dev/null/x:rw", proc_devices, &l,
+				   collect, &m);
+	ok(rc == 1 && m.warnings == 1 && l.count == 0,
+	   "path below a non-directory counts as missing");
+	devrule_list_free(&l);
+
+	if (!have_nodes) {
+		tap_skip("block and by-path device nodes need root (mknod)");
+		tap_skip("block and by-path device nodes need root (mknod)");
+		return;
+	}
+	{
+		char spec[PATH_MAX * 2];
+		char colon_path[PATH_MAX];
+
+		devrule_list_init(&l, false);
+		snprintf(spec, sizeof(spec), "%s:rw", blockdev);
+		rc = devpolicy_parse_allow(spec, proc_devices, &l, collect, &m);
+		is_str(list_str(&l), "b 7:0 rw", "block device node resolves");
+		devrule_list_free(&l);
+
+		/* by-path names hold ':'; the last one separates ACCESS. */
+		snprintf(colon_path, sizeof(colon_path),
+			 "%s/pci-0000:00:1f.2", tmpdir);
+		if (symlink(gpu[2], colon_path) < 0)
+			perror(colon_path);
+		snprintf(spec, sizeof(spec), "%s:r", colon_path);
+		devrule_list_init(&l, false);
+		rc = devpolicy_parse_allow(spec, proc_devices, &l, collect, &m);
+		is_str(list_str(&l), "c 195:2 r",
+		       "path with ':' through a symlink resolves");
+		devrule_list_free(&l);
+		unlink(colon_path);
+	}
+}
+
+static void test_classes(void)
+{
+	struct devrule_list l;
+	struct msgs m = { .text = "" };
+	int rc;
+
+	devrule_list_init(&l, false);
+	rc = devpolicy_parse_allow("char-nvidia:rw", proc_devices, &l, collect,
+				   &m);
+	ok(rc == 1 && m.errors + m.warnings == 0, "char-nvidia parses");
+	is_str(list_str(&l), "c 195:* rw", "char-nvidia -> 195, any minor");
+	devrule_list_free(&l);
+
+	devrule_list_init(&l, false);
+	rc = devpolicy_parse_allow("char-multi:r,block-multi:w,block-loop:rwm",
+				   proc_devices, &l, collect, &m);
+	is_str(list_str(&l), "c 240:* r; c 241:* r; b 240:* w; b 7:* rwm",
+	       "a class takes every major of its name, per section");
+	devrule_list_free(&l);
+
+	devrule_list_init(&l, false);
+	rc = devpolicy_parse_allow("char-/dev/tty:rw", proc_devices, &l,
+				   collect, &m);
+	is_str(list_str(&l), "c 5:* rw", "class names may hold '/'");
+	devrule_list_free(&l);
+
+	devrule_list_init(&l, false);
+	memset(&m, 0, sizeof(m));
+	rc = devpolicy_parse_allow("char-loop:r,char-nvidia-uv:r,char-pts:rw",
+				   proc_devices, &l, collect, &m);
+	is_int(rc, 3, "unknown classes count as entries");
+	ok(m.errors == 0 && m.warnings == 2, "two unknown classes, two warnings");
+	like(m.text, "no character device class 'loop'",
+	     "block-only name is unknown as char");
+	like(m.text, "'nvidia-uv'", "no prefix matching of class names");
+	is_str(list_str(&l), "c 136:* rw", "the known class remains");
+	devrule_list_free(&l);
+
+	devrule_list_init(&l, false);
+	memset(&m, 0, sizeof(m));
+	rc = devpolicy_parse_allow("char-pts:rw,char-nvidia:rw",
+				   "/nonexistent/proc/devices", &l, collect,
+				   &m);
+	ok(rc == -1 && errno == EINVAL, "unreadable /proc/devices is an error");
+	is_int(m.errors, 1, "reported once for two classes");
+	like(m.text, "cannot read /nonexistent/proc/devices",
+	     "message names the file");
+	devrule_list_free(&l);
+
+	/* The real /proc/devices always lists pts on Linux. */
+	devrule_list_init(&l, false);
+	rc = devpolicy_parse_allow("char-pts:rw", NULL, &l, collect, &m);
+	ok(rc == 1 && l.count >= 1 && l.rules[0].any_minor,
+	   "char-pts resolves through the real /proc/devices (%s)",
+	   list_str(&l));
+	devrule_list_free(&l);
+}
+
+static void test_modes(void)
+{
+	struct devrule_list l;
+	struct msgs m = { .text = "" };
+	enum devpolicy_mode mode;
+	int rc;
+
+	ok(devpolicy_mode_parse("auto", &mode) == 0 && mode == DEVPOLICY_AUTO,
+	   "mode auto");
+	ok(devpolicy_mode_parse("Closed", &mode) == 0 &&
+	   mode == DEVPOLICY_CLOSED, "mode closed, any case");
+	ok(devpolicy_mode_parse("STRICT", &mode) == 0 &&
+	   mode == DEVPOLICY_STRICT, "mode strict");
+	errno = 0;
+	ok(devpolicy_mode_parse("open", &mode) == -1 && errno == EINVAL,
+	   "unknown mode is EINVAL");
+	ok(devpolicy_mode_parse(NULL, &mode) == -1, "NULL mode is EINVAL");
+	is_str(devpolicy_mode_name(DEVPOLICY_CLOSED), "closed", "mode name");
+	is_str(devpolicy_mode_name((enum devpolicy_mode)42), "?",
+	       "bad mode name");
+
+	/* strict, nothing: deny everything. */
+	{
+		struct devpolicy_input in = { .mode = DEVPOLICY_STRICT,
+					      .proc_devices = proc_devices };
+
+		rc = devpolicy_build(&in, &l, collect, &m);
+		ok(rc == 0 && l.count == 0 && !l.default_allow,
+		   "strict without entries denies everything");
+		ok(devrule_list_needs_filter(&l), "and needs a filter");
+		devrule_list_free(&l);
+	}
+
+	/* closed: the pseudo-devices and pts. */
+	{
+		struct devpolicy_input in = { .mode = DEVPOLICY_CLOSED,
+					      .proc_devices = proc_devices };
+
+		memset(&m, 0, sizeof(m));
+		rc = devpolicy_build(&in, &l, collect, &m);
+		ok(rc == 0 && !l.default_allow, "closed builds, default deny");
+		ok(has_rule(&l, "c 1:3 rwm") && has_rule(&l, "c 1:5 rwm") &&
+		   has_rule(&l, "c 1:7 rwm") && has_rule(&l, "c 1:8 rwm") &&
+		   has_rule(&l, "c 1:9 rwm") && has_rule(&l, "c 5:0 rwm") &&
+		   has_rule(&l, "c 5:2 rwm"),
+		   "closed allows the seven pseudo-devices rwm (%s)",
+		   list_str(&l));
+		ok(has_rule(&l, "c 136:* rw"), "closed allows char-pts rw");
+		is_int(l.count, 8, "and nothing else");
+		is_int(devrule_list_access(&l, 'c', 136, 7),
+		       DEVRULE_R | DEVRULE_W, "pty 136:7 is rw");
+		is_int(devrule_list_access(&l, 'c', 1, 1), 0,
+		       "/dev/mem 1:1 is denied");
+		devrule_list_free(&l);
+	}
+
+	/* auto without DeviceAllow and GRES: no filter. */
+	{
+		struct devpolicy_input in = { .mode = DEVPOLICY_AUTO,
+					      .proc_devices = proc_devices };
+
+		rc = devpolicy_build(&in, &l, collect, &m);
+		ok(rc == 0 && l.default_allow && l.count == 0,
+		   "auto, no entries, no GRES: allow all");
+		ok(!devrule_list_needs_filter(&l), "and needs no filter");
+		devrule_list_free(&l);
+	}
+
+	/* auto with DeviceAllow behaves as closed. */
+	{
+		struct devpolicy_input in = { .mode = DEVPOLICY_AUTO,
+					      .device_allow = "char-nvidia-uvm:rw",
+					      .proc_devices = proc_devices };
+
+		rc = devpolicy_build(&in, &l, collect, &m);
+		ok(rc == 0 && !l.default_allow && has_rule(&l, "c 1:3 rwm") &&
+		   has_rule(&l, "c 234:* rw") && l.count == 9,
+		   "auto with DeviceAllow = closed + entries (%s)",
+		   list_str(&l));
+		devrule_list_free(&l);
+	}
+
+	/* ...even when every entry was skipped. */
+	{
+		struct devpolicy_input in = { .mode = DEVPOLICY_AUTO,
+					      .device_allow = "/dev/no-such-gpu:rw",
+					      .proc_devices = proc_devices };
+
+		memset(&m, 0, sizeof(m));
+		rc = devpolicy_build(&in, &l, collect, &m);
+		ok(rc == 0 && !l.default_allow && l.count == 8 &&
+		   m.warnings == 1,
+		   "auto with only skipped entries stays closed");
+		devrule_list_free(&l);
+	}
+
+	/* Errors in DeviceAllow fail the build and leave out empty. */
+	{
+		struct devpolicy_input in = { .mode = DEVPOLICY_CLOSED,
+					      .device_allow = "/dev/null:rw,bad",
+					      .proc_devices = proc_devices };
+
+		memset(&m, 0, sizeof(m));
+		errno = 0;
+		rc = devpolicy_build(&in, &l, collect, &m);
+		ok(rc == -1 && errno == EINVAL && l.count == 0 && !l.rules,
+		   "build fails on a malformed entry, list empty");
+		like(m.text, "'bad'", "the entry is named");
+	}
+	{
+		struct devpolicy_input in = { .mode = (enum devpolicy_mode)7 };
+
+		errno = 0;
+		ok(devpolicy_build(&in, &l, collect, &m) == -1 &&
+		   errno == EINVAL, "invalid mode is EINVAL");
+	}
+}
+
+static void test_gres(void)
+{
+	struct devrule_list l;
+	struct msgs m = { .text = "" };
+	int rc;
+
+	if (!have_nodes) {
+		int i;
+
+		for (i = 0; i < 12; i++)
+			tap_skip("GRES tests need mknod (root)");
+		return;
+	}
+	{
+		const char *node[] = { gpu[0], gpu[1], gpu[2], gpu[3], NULL };
+		const char *job[] = { gpu[1], gpu[3], NULL };
+		struct devpolicy_input in = { .mode = DEVPOLICY_AUTO,
+					      .node_gres = node,
+					      .job_gres = job,
+					      .proc_devices = proc_devices };
+
+		rc = devpolicy_build(&in, &l, collect, &m);
+		ok(rc == 0 && l.default_allow, "auto with GRES: default allow");
+		is_str(list_str(&l), "c 195:0 -; c 195:2 -",
+		       "only the GPUs the job was not given are denied");
+		ok(devrule_list_needs_filter(&l), "needs a filter");
+		is_int(devrule_list_access(&l, 'c', 195, 1), DEVRULE_RWM,
+		       "given GPU rwm");
+		is_int(devrule_list_access(&l, 'c', 195, 255), DEVRULE_RWM,
+		       "nvidiactl (not GRES) stays allowed");
+		devrule_list_free(&l);
+
+		in.mode = DEVPOLICY_STRICT;
+		rc = devpolicy_build(&in, &l, collect, &m);
+		is_str(list_str(&l), "c 195:1 rwm; c 195:3 rwm",
+		       "strict: exactly the job's GPUs, rwm");
+		devrule_list_free(&l);
+
+		in.mode = DEVPOLICY_CLOSED;
+		rc = devpolicy_build(&in, &l, collect, &m);
+		ok(rc == 0 && has_rule(&l, "c 195:1 rwm") &&
+		   has_rule(&l, "c 195:3 rwm") && has_rule(&l, "c 1:3 rwm") &&
+		   l.count == 10, "closed: pseudo-devices + job's GPUs");
+		devrule_list_free(&l);
+	}
+	{
+		const char *node[] = { gpu[0], gpu[1], NULL };
+		const char *job[] = { gpu[0], gpu[1], NULL };
+		struct devpolicy_input in = { .mode = DEVPOLICY_AUTO,
+					      .node_gres = node,
+					      .job_gres = job };
+
+		rc = devpolicy_build(&in, &l, collect, &m);
+		ok(rc == 0 && l.default_allow && l.count == 0 &&
+		   !devrule_list_needs_filter(&l),
+		   "auto, job holds every GPU: no filter");
+		devrule_list_free(&l);
+	}
+	{
+		const char *node[] = { gpu[0], "/dev/no-such-gpu", NULL };
+		const char *job[] = { gpu[0], NULL };
+		struct devpolicy_input in = { .mode = DEVPOLICY_AUTO,
+					      .node_gres = node,
+					      .job_gres = job };
+
+		memset(&m, 0, sizeof(m));
+		errno = 0;
+		rc = devpolicy_build(&in, &l, collect, &m);
+		ok(rc == -1 && errno == EINVAL, "missing GRES file is an error");
+		like(m.text, "GRES device file /dev/no-such-gpu does not exist",
+		     "message names it");
+	}
+	{
+		const char *job[] = { regular, "nvidia0", NULL };
+		struct devpolicy_input in = { .mode = DEVPOLICY_STRICT,
+					      .job_gres = job };
+
+		memset(&m, 0, sizeof(m));
+		rc = devpolicy_build(&in, &l, collect, &m);
+		ok(rc == -1 && m.errors == 2,
+		   "GRES: plain file and relative path are errors");
+		like(m.text, "is not a device node", "not a device");
+		like(m.text, "'nvidia0' is not an absolute path", "relative");
+	}
+}
+
+/* A small deterministic generator for the random lists. */
+static unsigned long rng_state = 12345;
+
+static unsigned rnd(unsigned n)
+{
+	rng_state = rng_state * 6364136223846793005UL + 1442695040888963407UL;
+	return (unsigned)(rng_state >> 33) % n;
+}
+
+/* "exact rule, else wildcard, else default": what the BPF filter does. */
+static unsigned first_match(const struct devrule_list *l, char type,
+			    uint32_t major, uint32_t minor)
+{
+	const struct devrule *wild = NULL;
+	size_t i;
+
+	for (i = 0; i < l->count; i++) {
+		const struct devrule *r = &l->rules[i];
+
+		if (r->type != type || r->major != major)
+			continue;
+		if (!r->any_minor && r->minor == minor)
+			return r->access;
+		if (r->any_minor)
+			wild = r;
+	}
+	if (wild)
+		return wild->access;
+	return l->default_allow ? DEVRULE_RWM : 0;
+}
+
+static void test_normalise(void)
+{
+	struct devrule_list l;
+	char buf[64];
+	int bad_union = 0, bad_first = 0, bad_form = 0;
+	int iter;
+
+	devrule_list_init(&l, false);
+	devrule_list_add(&l, 'c', 1, 3, false, DEVRULE_R);
+	devrule_list_add(&l, 'c', 1, 3, false, DEVRULE_W);
+	devrule_list_add(&l, 'c', 1, 3, false, DEVRULE_R);
+	devrule_list_normalise(&l);
+	is_str(list_str(&l), "c 1:3 rw", "duplicates merge into the union");
+	devrule_list_free(&l);
+
+	devrule_list_add(&l, 'c', 136, 4, false, DEVRULE_R);
+	devrule_list_add(&l, 'c', 136, 0, true, DEVRULE_R | DEVRULE_W);
+	devrule_list_add(&l, 'c', 136, 5, false, DEVRULE_R | DEVRULE_W);
+	devrule_list_normalise(&l);
+	is_str(list_str(&l), "c 136:* rw",
+	       "a wildcard subsumes exact rules with no more access");
+	devrule_list_free(&l);
+
+	devrule_list_add(&l, 'c', 136, 4, false, DEVRULE_M);
+	devrule_list_add(&l, 'c', 136, 0, true, DEVRULE_R | DEVRULE_W);
+	devrule_list_normalise(&l);
+	is_str(list_str(&l), "c 136:* rw; c 136:4 rwm",
+	       "an exact rule with more access stays, widened");
+	devrule_list_free(&l);
+
+	devrule_list_add(&l, 'b', 8, 0, false, DEVRULE_R);
+	devrule_list_add(&l, 'c', 8, 0, false, DEVRULE_R);
+	devrule_list_add(&l, 'c', 1, 5, false, 0);
+	devrule_list_add(&l, 'c', 2, 0, true, 0);
+	devrule_list_normalise(&l);
+	is_str(list_str(&l), "b 8:0 r; c 8:0 r",
+	       "default deny: empty rules dropped, char and block kept apart");
+	devrule_list_free(&l);
+
+	devrule_list_init(&l, true);
+	devrule_list_add(&l, 'c', 195, 0, false, 0);
+	devrule_list_add(&l, 'c', 195, 1, false, DEVRULE_RWM);
+	devrule_list_add(&l, 'c', 196, 0, true, 0);
+	devrule_list_add(&l, 'c', 196, 2, false, DEVRULE_RWM);
+	devrule_list_normalise(&l);
+	is_str(list_str(&l), "c 195:0 -; c 196:* -; c 196:2 rwm",
+	       "default allow: rwm rules dropped unless a wildcard needs them");
+	devrule_list_free(&l);
+
+	devrule_list_add(&l, 'c', 195, 0, false, 0);
+	devrule_list_add(&l, 'c', 195, 0, true, DEVRULE_RWM);
+	devrule_list_normalise(&l);
+	is_int(l.count, 0, "default allow: wildcard rwm absorbs denials");
+	devrule_list_free(&l);
+
+	ok(devrule_list_add(&l, 'x', 1, 1, false, 0) == -1 && errno == EINVAL,
+	   "bad type rejected");
+	ok(devrule_list_add(&l, 'c', 1, 1, false, 8) == -1 && errno == EINVAL,
+	   "bad access rejected");
+
+	{
+		struct devrule r = { 'c', 195, 0, true, DEVRULE_R | DEVRULE_W };
+
+		devrule_format(&r, buf, sizeof(buf));
+		is_str(buf, "c 195:* rw", "format wildcard");
+		r = (struct devrule){ 'b', 7, 3, false, DEVRULE_RWM };
+		devrule_format(&r, buf, sizeof(buf));
+		is_str(buf, "b 7:3 rwm", "format block");
+		r = (struct devrule){ 'c', 1, 3, false, 0 };
+		devrule_format(&r, buf, sizeof(buf));
+		is_str(buf, "c 1:3 -", "format no access");
+		r.type = 'a';
+		ok(devrule_format(&r, buf, sizeof(buf)) == -1,
+		   "format rejects bad type");
+	}
+
+	/*
+	 * Random lists: normalising keeps the union semantics, makes first
+	 * match equal to it, and leaves sorted unique keys.
+	 */
+	for (iter = 0; iter < 2000; iter++) {
+		unsigned before[2][4][5];
+		int n = (int)rnd(12), i, t, ma, mi;
+		size_t k;
+
+		devrule_list_init(&l, rnd(2));
+		for (i = 0; i < n; i++)
+			devrule_list_add(&l, rnd(2) ? 'c' : 'b', rnd(4),
+					 rnd(5), rnd(4) == 0, rnd(8));
+		for (t = 0; t < 2; t++)
+			for (ma = 0; ma < 4; ma++)
+				for (mi = 0; mi < 5; mi++)
+					before[t][ma][mi] = devrule_list_access(
+						&l, t ? 'c' : 'b', ma, mi);
+		devrule_list_normalise(&l);
+		for (t = 0; t < 2; t++)
+			for (ma = 0; ma < 4; ma++)
+				for (mi = 0; mi < 5; mi++) {
+					char ty = t ? 'c' : 'b';
+
+					if (devrule_list_access(&l, ty, ma, mi) !=
+					    before[t][ma][mi])
+						bad_union++;
+					if (first_match(&l, ty, ma, mi) !=
+					    before[t][ma][mi])
+						bad_first++;
+				}
+		for (k = 1; k < l.count; k++) {
+			const struct devrule *a = &l.rules[k - 1], *b = &l.rules[k];
+
+			if (a->type > b->type ||
+			    (a->type == b->type && a->major > b->major) ||
+			    (a->type == b->type && a->major == b->major &&
+			     (b->any_minor ||
+			      (!a->any_minor && a->minor >= b->minor))))
+				bad_form++;
+		}
+		devrule_list_free(&l);
+	}
+	is_int(bad_union, 0, "random lists: union semantics unchanged");
+	is_int(bad_first, 0, "random lists: first match equals union");
+	is_int(bad_form, 0, "random lists: sorted, keys unique");
+}
+
+int main(void)
+{
+	setup();
+	test_syntax();
+	test_paths();
+	test_classes();
+	test_modes();
+	test_gres();
+	test_normalise();
+	teardown();
+	return tap_done();
+}
