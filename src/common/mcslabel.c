@@ -122,8 +122,8 @@ static int parse_token(mcslabel_config_t *cfg, const mcslabel_ops_t *ops,
 	/* Slurm's own parser splits at the first ':' only; mcs/group drops
 	 * any further ':' part of the last group. */
 	if ((colon = strchr(token, ':'))) {
-		if (add_note(cfg, "MCSParameters: text '%s' after ':' ignored",
-			     colon) < 0)
+		if (add_note(cfg, "MCSParameters: text after ':' in '%s' "
+			     "ignored", token) < 0)
 			return -1;
 		*colon = '\0';
 		if (!*token)

@@ -149,6 +149,11 @@ static void test_one_lookup_per_user(void)
 	is_int(s.nss_lookups, 2, "nss_lookups counted");
 	is_int(s.expirations, 0, "nothing expired");
 	is_int(s.users, 2, "two users held");
+
+	/* uid 0 is the NULL key of the hash table: it must be cached too. */
+	groupcache_is_member(gc, 0, 0);
+	groupcache_is_member(gc, 0, 0);
+	is_int(f.user_calls, 3, "uid 0 is looked up once");
 	groupcache_destroy(gc);
 }
 

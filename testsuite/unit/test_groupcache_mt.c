@@ -82,7 +82,7 @@ static int be_group_name(void *ctx, gid_t gid, char **name)
 static int64_t fast_clock(void *ctx)
 {
 	(void)ctx;
-	return atomic_fetch_add(&fake_time, 50);
+	return atomic_fetch_add(&fake_time, 500);
 }
 
 typedef struct worker {

@@ -229,7 +229,8 @@ static void test_parse(void)
 	c = parse("devgrpa|devgrpb:whatever");
 	is_int(c.ngroups, 2, "text after ':' in the last group dropped");
 	is_str(c.groups[1].name, "devgrpb", "... group kept");
-	ok(has_note(&c, "':whatever'"), "... the dropped text is noted");
+	ok(has_note(&c, "after ':' in 'devgrpb:whatever'"),
+	   "... the dropped text is noted");
 	mcslabel_config_free(&c);
 
 	c = parse("devgrpa|2001");
