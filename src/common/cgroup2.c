@@ -117,35 +117,42 @@ error:
 	return -1;
 }
 
-int cgroup2_open(const char *path)
+/* Keeps fd when it is a cgroup2 directory; else closes it: EMEDIUMTYPE. */
+static int require_cgroup2(int fd)
 {
 	struct statfs sfs;
-	int fd, saved;
+	int saved;
 
-	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	if (fstatfs(fd, &sfs) < 0)
-		goto error;
-	if (sfs.f_type != CGROUP2_SUPER_MAGIC) {
-		errno = EMEDIUMTYPE;
-		goto error;
-	}
-	return fd;
-error:
-	saved = errno;
+		saved = errno;
+	else if (sfs.f_type != CGROUP2_SUPER_MAGIC)
+		saved = EMEDIUMTYPE;
+	else
+		return fd;
 	close(fd);
 	errno = saved;
 	return -1;
 }
 
-/* Opens (and makes) one path component below dir_fd. */
+int cgroup2_open(const char *path)
+{
+	return require_cgroup2(open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+					  O_CLOEXEC));
+}
+
+/*
+ * Opens (and makes) one path component below dir_fd.  Each component is
+ * checked to be cgroup2 as well: something mounted over part of the tree
+ * (a tmpfs, say) must not be taken for a cgroup.
+ */
 static int open_component(int dir_fd, const char *name, bool create)
 {
 	if (create && mkdirat(dir_fd, name, 0755) < 0 && errno != EEXIST)
 		return -1;
-	return openat(dir_fd, name,
-		      O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	return require_cgroup2(openat(dir_fd, name, O_RDONLY | O_DIRECTORY |
+						    O_NOFOLLOW | O_CLOEXEC));
 }
 
 int cgroup2_open_at(int dir_fd, const char *relpath, bool create)

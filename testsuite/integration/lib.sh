@@ -68,10 +68,13 @@ tap_done() {
 	[ "$_tap_failed" -eq 0 ]
 }
 
-# Client commands run inside the cluster's client network namespace.
-cl() { "$CLUSTER" run -- "$@"; }
-cl_as() { local user=$1; shift; "$CLUSTER" run -u "$user" -- "$@"; }
-on_node() { local node=$1; shift; "$CLUSTER" run -n "$node" -- "$@"; }
+# Client commands run inside the cluster's client network namespace, never
+# longer than DEVNS_CMD_TIMEOUT seconds (an srun waiting for a dead node
+# would otherwise hang the suite).
+: "${DEVNS_CMD_TIMEOUT:=120}"
+cl() { timeout "$DEVNS_CMD_TIMEOUT" "$CLUSTER" run -- "$@"; }
+cl_as() { local user=$1; shift; timeout "$DEVNS_CMD_TIMEOUT" "$CLUSTER" run -u "$user" -- "$@"; }
+on_node() { local node=$1; shift; timeout "$DEVNS_CMD_TIMEOUT" "$CLUSTER" run -n "$node" -- "$@"; }
 
 # wait_for SECONDS CMD...: poll CMD until it succeeds.
 wait_for() {

@@ -71,15 +71,15 @@ static void report(enum devpolicy_level level, const char *msg, void *arg)
 	if (ctx->job_id)
 		snprintf(job, sizeof(job), "job %u: ", ctx->job_id);
 	if (level == DEVPOLICY_WARNING) {
-		devns_warning("%s: %s%s:%d: DeviceAllow: %s", PLUGIN, job, file,
+		devns_warning("%s: %s%s:%d: %s", PLUGIN, job, file,
 			ctx->conf->device_allow_line, msg);
 		return;
 	}
 	if (!ctx->errors++ && ctx->err)
-		snprintf(ctx->err, ctx->errlen, "%s:%d: DeviceAllow: %s", file,
+		snprintf(ctx->err, ctx->errlen, "%s:%d: %s", file,
 			 ctx->conf->device_allow_line, msg);
 	if (ctx->job_id)
-		error("%s: %s%s:%d: DeviceAllow: %s", PLUGIN, job, file,
+		error("%s: %s%s:%d: %s", PLUGIN, job, file,
 		      ctx->conf->device_allow_line, msg);
 }
 
@@ -91,6 +91,7 @@ int devns_devices_check_conf(const struct nsconf *c, char *err, size_t errlen)
 
 	if (!c->device_allow)
 		return 0;
+	devrule_list_init(&list, false);
 	if (devpolicy_parse_allow(c->device_allow, NULL, &list, report,
 				  &ctx) < 0)
 		rc = -1;
@@ -112,6 +113,45 @@ static int open_node_cgroup(bool create)
 	fd = cgroup2_open_at(root_fd, rel, create);
 	close(root_fd);
 	return fd;
+}
+
+/*
+ * A marker in slurmd's spool directory (root only) records that the job has
+ * a filter, so that a job process whose cgroup has vanished is refused
+ * rather than run unfiltered.
+ */
+static void marker_path(char *buf, size_t len, uint32_t job_id)
+{
+	snprintf(buf, len, "%s/devns_filter_%u", conf->spooldir, job_id);
+}
+
+static int marker_create(uint32_t job_id)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	marker_path(path, sizeof(path), job_id);
+	fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+static bool marker_exists(uint32_t job_id)
+{
+	char path[PATH_MAX];
+
+	marker_path(path, sizeof(path), job_id);
+	return access(path, F_OK) == 0;
+}
+
+static void marker_remove(uint32_t job_id)
+{
+	char path[PATH_MAX];
+
+	marker_path(path, sizeof(path), job_id);
+	unlink(path);
 }
 
 /* The job's allow list; 0 with *needed false when no filter is wanted. */
@@ -185,6 +225,11 @@ static int apply_filter(uint32_t job_id, const struct devrule_list *list)
 		      PLUGIN, job_id);
 		goto out;
 	}
+	if (marker_create(job_id) < 0) {
+		error("%s: job %u: cannot record its device filter: %m",
+		      PLUGIN, job_id);
+		goto out;
+	}
 	rc = 0;
 out:
 	/* Attached, the program lives as long as the cgroup: no fd is kept. */
@@ -226,13 +271,14 @@ int devns_devices_join(uint32_t job_id, pid_t pid)
 {
 	int node_fd, job_fd, rc;
 
-	/* No job cgroup means no filter was asked for: nothing to join. */
+	if (!marker_exists(job_id))
+		return 0;	/* no filter was asked for */
 	if ((node_fd = open_node_cgroup(false)) < 0)
-		return (errno == ENOENT) ? 0 : -1;
+		return -1;
 	job_fd = cgroup2_job_open(node_fd, job_id, false);
 	close(node_fd);
 	if (job_fd < 0)
-		return (errno == ENOENT) ? 0 : -1;
+		return -1;
 	rc = cgroup2_move_pid(job_fd, pid);
 	close(job_fd);
 	return rc;
@@ -304,6 +350,7 @@ int devns_devices_release(uint32_t job_id)
 {
 	int node_fd, rc;
 
+	marker_remove(job_id);
 	if ((node_fd = open_node_cgroup(false)) < 0)
 		return 0;
 	rc = cgroup2_job_remove(node_fd, job_id);

@@ -96,6 +96,7 @@ static int job_detail_of_node(slurm_job_info_t *job, const char **detail)
 static int held_from_controller(uint32_t job_id, bool *held)
 {
 	job_info_msg_t *msg = NULL;
+	slurm_job_info_t *job = NULL;
 	const char *detail;
 	int rc = -1;
 
@@ -104,12 +105,16 @@ static int held_from_controller(uint32_t job_id, bool *held)
 		      job_id);
 		return -1;
 	}
-	if (!msg || msg->record_count != 1) {
+	/* An array task's id also names its array: pick the task itself. */
+	for (uint32_t i = 0; msg && i < msg->record_count; i++)
+		if (msg->job_array[i].job_id == job_id)
+			job = &msg->job_array[i];
+	if (!job) {
 		error("job_container/devns: job %u: slurmctld returned no job record",
 		      job_id);
 		goto out;
 	}
-	if (job_detail_of_node(&msg->job_array[0], &detail) < 0)
+	if (job_detail_of_node(job, &detail) < 0)
 		goto out;
 	if (gresidx_parse(detail, mark_index, held) != 0) {
 		error("job_container/devns: job %u: cannot parse GRES detail \"%s\"",

@@ -1,0 +1,205 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# test_devices.sh - job_container/devns device containment on the real
+# cluster.  The harness' gres.conf gives each node four fake GPUs: device
+# nodes on NVIDIA's major 195.  With no driver behind them an open that the
+# cgroup allows fails with ENXIO ("No such device or address"), one the
+# filter denies with EPERM ("Operation not permitted").
+source "$(dirname "$0")/lib.sh"
+
+USER1=dnalice
+OUT=$DEVNS_CLUSTER_ROOT/out
+DEV=$DEVNS_CLUSTER_ROOT/dev
+BASE=$DEVNS_CLUSTER_ROOT/base
+CONF=$DEVNS_CLUSTER_ROOT/etc/namespace.conf
+CG=/sys/fs/cgroup/unified/devns
+
+PROBE=$OUT/probe.sh
+GPUS="$DEV/nvidia0 $DEV/nvidia1 $DEV/nvidia2 $DEV/nvidia3"
+
+# probe.sh [r|w] PATH...: one word per path: ok, ENXIO, EPERM or other:...
+write_probe() {
+	cat > "$PROBE" <<'PROBE_EOF'
+#!/bin/sh
+mode=r
+case "$1" in r|w) mode=$1; shift ;; esac
+out=
+for p in "$@"; do
+	# open only (no read, no write, no /dev/null: strict jobs may lack it)
+	if [ "$mode" = w ]; then e=$( (exec 3>"$p") 2>&1); else e=$( (exec 3<"$p") 2>&1); fi
+	case "$e" in
+	"") w=ok ;;
+	*"No such device or address"*) w=ENXIO ;;
+	*"Operation not permitted"*) w=EPERM ;;
+	*) w="other:$e" ;;
+	esac
+	out="$out${out:+ }$w"
+done
+echo "$out"
+PROBE_EOF
+	chmod 0755 "$PROBE"
+}
+
+# The GPU a job holds, as Slurm tells the job (batch: JOB, step: STEP).
+GPU_IDX='${SLURM_STEP_GPUS:-$SLURM_JOB_GPUS}'
+
+setup() {
+	mkdir -p "$OUT" && chmod 1777 "$OUT"
+	rm -f "$OUT"/dev-*
+	cp "$CONF" "$OUT/namespace.conf.dev-orig"
+	[ -e "$DEV/other" ] || mknod -m 0666 "$DEV/other" c 195 200
+	write_probe
+}
+
+# word N of a probe line (N from 0)
+word() { echo "$1" | awk -v n="$2" '{print $(n + 1)}'; }
+
+node_idle() { cl sinfo -h -n "$1" -o %t | grep -Eq '^(idle|mix|alloc)$'; }
+
+# with_policy NODE LINES...: append lines to namespace.conf, restart NODE.
+with_policy() {
+	local node=$1; shift
+	cp "$OUT/namespace.conf.dev-orig" "$CONF"
+	printf '%s\n' "$@" >> "$CONF"
+	"$CLUSTER" restart-slurmd "$node" >/dev/null 2>&1
+	wait_for 60 node_idle "$node"
+}
+
+restore_policy() {
+	cp "$OUT/namespace.conf.dev-orig" "$CONF"
+	"$CLUSTER" restart-slurmd "$1" >/dev/null 2>&1
+	wait_for 60 node_idle "$1"
+}
+
+cgroups_now() { find "$CG" -maxdepth 2 -name 'job_*' 2>/dev/null | wc -l; }
+progs_now() { bpftool prog show 2>/dev/null | grep -c cgroup_device; }
+
+test_gpu_jobs() {
+	local out idx gpus a b ia ib
+	out=$(cl_as $USER1 srun -w node1 --gres=gpu:1 sh -c "echo $GPU_IDX; $PROBE $GPUS")
+	idx=$(echo "$out" | head -1); gpus=$(echo "$out" | tail -1)
+	diag "gpu:1 job holds GPU '$idx': $gpus"
+	like "$idx" '^[0-3]$' "Slurm gave the --gres=gpu:1 job one GPU"
+	is "$(word "$gpus" "$idx")" "ENXIO" "a --gres=gpu:1 job opens its own GPU (ENXIO at the driver)"
+	is "$(echo "$gpus" | tr ' ' '\n' | grep -c EPERM)" "3" "and gets EPERM on the three others"
+	gpus=$(cl_as $USER1 srun -w node1 $PROBE $GPUS)
+	is "$gpus" "EPERM EPERM EPERM EPERM" "a job without GPUs gets EPERM on all four"
+	is "$(cl_as $USER1 srun -w node1 $PROBE $DEV/other /dev/null)" "ENXIO ok" \
+		"auto without DeviceAllow: devices that are no GRES stay allowed"
+
+	a=$(cl_as $USER1 sbatch --parsable -w node1 -n1 --gres=gpu:1 -o /dev/null --wrap \
+		"echo $GPU_IDX > $OUT/dev-a-idx; while [ ! -e $OUT/dev-b-idx ]; do sleep 0.2; done; $PROBE $GPUS > $OUT/dev-a")
+	b=$(cl_as $USER1 sbatch --parsable -w node1 -n1 --gres=gpu:1 -o /dev/null --wrap \
+		"while [ ! -e $OUT/dev-a-idx ]; do sleep 0.2; done; echo $GPU_IDX > $OUT/dev-b-idx; $PROBE $GPUS > $OUT/dev-b")
+	wait_job_gone "$a"; wait_job_gone "$b"
+	ia=$(cat "$OUT/dev-a-idx" 2>/dev/null); ib=$(cat "$OUT/dev-b-idx" 2>/dev/null)
+	[ -n "$ia" ] && [ -n "$ib" ] && [ "$ia" != "$ib" ]
+	ok $? "two concurrent GPU jobs on node1 hold different GPUs ('$ia', '$ib')"
+	out=$(cat "$OUT/dev-a" 2>/dev/null)
+	is "$(word "$out" "$ia") $(word "$out" "$ib")" "ENXIO EPERM" "job A reaches its GPU, not job B's"
+	out=$(cat "$OUT/dev-b" 2>/dev/null)
+	is "$(word "$out" "$ib") $(word "$out" "$ia")" "ENXIO EPERM" "job B reaches its GPU, not job A's"
+}
+
+test_closed() {
+	with_policy node2 "NodeName=node2 DevicePolicy=closed"
+	is "$(cl_as $USER1 srun -w node2 $PROBE /dev/null /dev/urandom $DEV/other $DEV/nvidia0)" \
+		"ok ok EPERM EPERM" \
+		"closed: /dev/null and /dev/urandom work, an unlisted device and an unallocated GPU are denied"
+	is "$(cl_as $USER1 srun -w node2 $PROBE w /dev/null)" "ok" "closed: /dev/null is writable"
+	cl_as $USER1 srun -w node2 --pty true >/dev/null 2>&1
+	ok $? "closed: a job with a pseudo-terminal (char-pts, /dev/ptmx) runs"
+}
+
+test_strict() {
+	with_policy node2 "NodeName=node2 DevicePolicy=strict DeviceAllow=/dev/zero:r"
+	cl_as $USER1 srun -w node2 -i none -o none sh -c \
+		"{ $PROBE /dev/null /dev/zero; $PROBE w /dev/zero; } > $OUT/dev-strict" >/dev/null 2>&1
+	is "$(echo $(cat $OUT/dev-strict 2>/dev/null))" "EPERM ok EPERM" \
+		"strict + DeviceAllow=/dev/zero:r: /dev/null denied, /dev/zero readable, not writable"
+	with_policy node2 "NodeName=node2 DevicePolicy=strict DeviceAllow=/dev/zero:rw,/dev/null:rw"
+	cl srun -w node2 sh -c 'mknod /tmp/z c 1 5 && echo made || echo refused' > $OUT/dev-mknod 2>/dev/null
+	is "$(cat $OUT/dev-mknod)" "refused" "strict without m: mknod of /dev/zero's numbers is refused (root job)"
+	with_policy node2 "NodeName=node2 DevicePolicy=strict DeviceAllow=/dev/zero:rwm,/dev/null:rw"
+	cl srun -w node2 sh -c 'mknod /tmp/z c 1 5 && echo made || echo refused' > $OUT/dev-mknod 2>/dev/null
+	is "$(cat $OUT/dev-mknod)" "made" "with m: mknod is allowed"
+}
+
+test_every_process_path() {
+	local j
+	with_policy node2 "NodeName=node2 DevicePolicy=closed"
+	j=$(cl_as $USER1 sbatch --parsable -w node2 -n1 -o /dev/null --wrap \
+		"$PROBE $DEV/other > $OUT/dev-batch; srun $PROBE $DEV/other > $OUT/dev-step")
+	wait_job_gone "$j"
+	is "$(cat $OUT/dev-batch 2>/dev/null)" "EPERM" "the batch script is contained"
+	is "$(cat $OUT/dev-step 2>/dev/null)" "EPERM" "an srun step of a batch job is contained"
+	is "$(cl_as $USER1 salloc -w node2 -n1 srun $PROBE $DEV/other 2>/dev/null)" "EPERM" \
+		"a salloc step is contained"
+}
+
+test_fail_closed() {
+	local log=$DEVNS_CLUSTER_ROOT/log/slurmd-node2.log out line j
+	# malformed policy: slurmd refuses to start and names file:line
+	cp "$OUT/namespace.conf.dev-orig" "$CONF"
+	echo "NodeName=node2 DeviceAllow=/dev/null:rwx" >> "$CONF"
+	line=$(wc -l < "$CONF")
+	: > "$log"
+	"$CLUSTER" restart-slurmd node2 >/dev/null 2>&1
+	wait_for 10 grep -q "namespace.conf:$line: DeviceAllow" "$log"
+	ok $? "malformed DeviceAllow: slurmd logs namespace.conf:$line"
+	like "$(grep -m1 "DeviceAllow" "$log")" "rwx" "and names the bad value"
+	! "$CLUSTER" status 2>/dev/null | grep -Eq "slurmd node2 +running"
+	ok $? "and does not run"
+
+	# no usable cgroup2 below devns: the job is refused, nothing left behind
+	with_policy node2 "NodeName=node2 DevicePolicy=closed"
+	mkdir -p "$CG/node2"
+	mount -t tmpfs none "$CG/node2"
+	out=$(cl_as $USER1 srun -w node2 -n1 echo ran 2>&1)
+	umount "$CG/node2"
+	! echo "$out" | grep -qx ran
+	ok $? "no usable cgroup2 for the filter: the job does not run"
+	grep -q "no usable cgroup2" "$log"
+	ok $? "the reason is in the slurmd log"
+	[ -z "$(ls "$BASE/node2" 2>/dev/null)" ]
+	ok $? "the refused job left no namespace directory"
+	cl scontrol update nodename=node2 state=resume >/dev/null 2>&1
+
+	# a job process whose cgroup vanished is refused, not run unfiltered
+	rm -f "$OUT"/dev-vanish-*
+	j=$(cl_as $USER1 sbatch --parsable -w node2 -n1 -o /dev/null --wrap \
+		"touch $OUT/dev-vanish-ready; while [ ! -e $OUT/dev-vanish-go ]; do sleep 0.2; done; srun echo step-ran > $OUT/dev-vanish-step 2>&1")
+	wait_for 30 test -e "$OUT/dev-vanish-ready"
+	for p in $(cat "$CG/node2/job_$j/cgroup.procs" 2>/dev/null); do
+		echo "$p" > /sys/fs/cgroup/unified/cgroup.procs
+	done
+	rmdir "$CG/node2/job_$j"
+	touch "$OUT/dev-vanish-go"
+	wait_job_gone "$j"
+	! grep -q step-ran "$OUT/dev-vanish-step" 2>/dev/null
+	ok $? "a step cannot join a vanished device cgroup: it does not run"
+}
+
+test_no_leftovers() {
+	local c0 p0 c1 p1 j
+	c0=$(cgroups_now); p0=$(progs_now)
+	j=$(cl_as $USER1 sbatch --parsable --array=1-200 -n1 --gres=gpu:1 -o /dev/null --wrap true)
+	wait_for 300 job_gone "$j"
+	ok $? "200 GPU jobs ran"
+	wait_for 20 sh -c "[ \$(find $CG -maxdepth 2 -name 'job_*' | wc -l) -le $c0 ]"
+	c1=$(cgroups_now); p1=$(progs_now)
+	is "$c1" "$c0" "after 200 jobs: no leftover job cgroups ($c0 before, $c1 after)"
+	is "$p1" "$p0" "after 200 jobs: no leftover BPF device programs ($p0 before, $p1 after)"
+	is "$(ls "$BASE"/node*/ 2>/dev/null | grep -c '^[0-9]')" "0" "after 200 jobs: no job directories"
+}
+
+setup
+test_gpu_jobs
+test_closed
+test_strict
+test_every_process_path
+test_fail_closed
+restore_policy node2
+test_no_leftovers
+tap_done
