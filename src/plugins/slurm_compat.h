@@ -32,6 +32,18 @@
 #error "this Slurm release is not supported (22.05 and 24.11.1+ are)"
 #endif
 
+/*
+ * mcs: the interface header moved to src/interfaces in 23.02, and
+ * details->whole_node became a bit field (WHOLE_NODE_MCS 3 -> bit 0x04).
+ */
+#if DEVNS_API_22_05
+#define DEVNS_MCS_HEADER "src/common/slurm_mcs.h"
+#define DEVNS_WHOLE_NODE_MCS(whole_node) ((whole_node) == WHOLE_NODE_MCS)
+#else
+#define DEVNS_MCS_HEADER "src/interfaces/mcs.h"
+#define DEVNS_WHOLE_NODE_MCS(whole_node) ((whole_node) & WHOLE_NODE_MCS)
+#endif
+
 /* 22.05's log has no warning(); later releases print "warning: " themselves. */
 #if DEVNS_API_22_05
 #define devns_warning(fmt, ...) info("warning: " fmt, ##__VA_ARGS__)

@@ -21,18 +21,6 @@
 #include "src/common/xstring.h"
 
 #include "slurm_compat.h"
-/* The mcs interface header and the --exclusive=mcs test differ between
- * releases; they belong in slurm_compat.h (asked of its owner) and are
- * defined here only until it has them. */
-#ifndef DEVNS_MCS_HEADER
-#ifdef DEVNS_API_24_11
-#define DEVNS_MCS_HEADER "src/interfaces/mcs.h"
-#define DEVNS_WHOLE_NODE_MCS(whole_node) ((whole_node) & WHOLE_NODE_MCS)
-#else
-#define DEVNS_MCS_HEADER "src/common/slurm_mcs.h"
-#define DEVNS_WHOLE_NODE_MCS(whole_node) ((whole_node) == WHOLE_NODE_MCS)
-#endif
-#endif
 #include DEVNS_MCS_HEADER
 
 #include "groupcache.h"
