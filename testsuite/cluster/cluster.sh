@@ -319,6 +319,8 @@ SlurmdDebug=debug
 ProctrackType=proctrack/cgroup
 TaskPlugin=task/cgroup,task/affinity
 PrologFlags=Contain
+TaskProlog=$ETC/task_hook
+TaskEpilog=$ETC/task_hook
 JobContainerType=$JOB_CONTAINER
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
@@ -429,7 +431,21 @@ BasePath=$BASE
 EOF
 }
 
+# TaskProlog and TaskEpilog: run a test's hook ($ETC/task_hook.d/run, with
+# "prolog" or "epilog") when one is installed, else do nothing.  Slurm runs
+# them as the job's user, inside the job container.
+write_task_hook() {
+	cat >"$ETC/task_hook" <<'EOF'
+#!/bin/sh
+hook=${0%/*}/task_hook.d/run
+[ -x "$hook" ] || exit 0
+case "$SLURM_SCRIPT_CONTEXT" in *epilog*) exec "$hook" epilog ;; *) exec "$hook" prolog ;; esac
+EOF
+	chmod 0755 "$ETC/task_hook"
+}
+
 write_configs() {
+	write_task_hook
 	render_slurm_conf >"$CONF"
 	render_cgroup_conf >"$ETC/cgroup.conf"
 	write_gres_conf

@@ -138,6 +138,27 @@ test_every_process_path() {
 		"a salloc step is contained"
 }
 
+# TaskProlog and TaskEpilog (the harness runs $ETC/task_hook.d/run from both)
+test_task_scripts() {
+	local hookdir=$DEVNS_CLUSTER_ROOT/etc/task_hook.d j
+	mkdir -p "$hookdir"
+	cat > "$hookdir/run" <<EOF
+#!/bin/sh
+[ "\$SLURM_JOB_NAME" = devns-hook ] || exit 0
+{ cat /tmp/from-job 2>/dev/null || echo no-file; $PROBE $DEV/other; } > $OUT/dev-hook-\$1-\$SLURM_JOB_ID
+EOF
+	chmod 0755 "$hookdir/run"
+	with_policy node2 "NodeName=node2 DevicePolicy=closed"
+	j=$(cl_as $USER1 sbatch --parsable -J devns-hook -w node2 -n1 -o /dev/null --wrap \
+		"srun sh -c 'echo written-by-step > /tmp/from-job'")
+	wait_job_gone "$j"
+	rm -f "$hookdir/run"
+	is "$(echo $(cat $OUT/dev-hook-prolog-$j 2>/dev/null))" "no-file EPERM" \
+		"TaskProlog runs contained (device denied) in the job's fresh /tmp"
+	is "$(echo $(cat $OUT/dev-hook-epilog-$j 2>/dev/null))" "written-by-step EPERM" \
+		"TaskEpilog runs contained and sees the step's /tmp file"
+}
+
 test_fail_closed() {
 	local log=$DEVNS_CLUSTER_ROOT/log/slurmd-node2.log out line j
 	# malformed policy: slurmd refuses to start and names file:line
@@ -199,6 +220,7 @@ test_gpu_jobs
 test_closed
 test_strict
 test_every_process_path
+test_task_scripts
 test_fail_closed
 restore_policy node2
 test_no_leftovers
