@@ -319,8 +319,6 @@ SlurmdDebug=debug
 ProctrackType=proctrack/cgroup
 TaskPlugin=task/cgroup,task/affinity
 PrologFlags=Contain
-TaskProlog=$ETC/task_hook
-TaskEpilog=$ETC/task_hook
 JobContainerType=$JOB_CONTAINER
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
@@ -431,9 +429,10 @@ BasePath=$BASE
 EOF
 }
 
-# TaskProlog and TaskEpilog: run a test's hook ($ETC/task_hook.d/run, with
-# "prolog" or "epilog") when one is installed, else do nothing.  Slurm runs
-# them as the job's user, inside the job container.
+# A TaskProlog/TaskEpilog for tests that set them (DEVNS_SLURM_CONF_EXTRA):
+# runs $ETC/task_hook.d/run with "prolog" or "epilog" when one is
+# installed, else does nothing.  Not on by default: Slurm runs task scripts
+# with stdin from /dev/null, which a strict device policy may deny.
 write_task_hook() {
 	cat >"$ETC/task_hook" <<'EOF'
 #!/bin/sh

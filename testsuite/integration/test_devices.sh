@@ -138,9 +138,18 @@ test_every_process_path() {
 		"a salloc step is contained"
 }
 
-# TaskProlog and TaskEpilog (the harness runs $ETC/task_hook.d/run from both)
+# TaskProlog and TaskEpilog: the harness' task_hook runs task_hook.d/run.
+# Slurm runs task scripts with stdin from /dev/null, so they are set only
+# for this test (a restart with them, and one back to the defaults).
+restart_cluster() {
+	DEVNS_SLURM_CONF_EXTRA="$1" "$CLUSTER" restart >/dev/null 2>&1
+	setup	# a restart starts from an empty cluster root
+}
+
 test_task_scripts() {
 	local hookdir=$DEVNS_CLUSTER_ROOT/etc/task_hook.d j
+	restart_cluster "TaskProlog=$DEVNS_CLUSTER_ROOT/etc/task_hook
+TaskEpilog=$DEVNS_CLUSTER_ROOT/etc/task_hook"
 	mkdir -p "$hookdir"
 	cat > "$hookdir/run" <<EOF
 #!/bin/sh
@@ -152,11 +161,11 @@ EOF
 	j=$(cl_as $USER1 sbatch --parsable -J devns-hook -w node2 -n1 -o /dev/null --wrap \
 		"srun sh -c 'echo written-by-step > /tmp/from-job'")
 	wait_job_gone "$j"
-	rm -f "$hookdir/run"
 	is "$(echo $(cat $OUT/dev-hook-prolog-$j 2>/dev/null))" "no-file EPERM" \
 		"TaskProlog runs contained (device denied) in the job's fresh /tmp"
 	is "$(echo $(cat $OUT/dev-hook-epilog-$j 2>/dev/null))" "written-by-step EPERM" \
 		"TaskEpilog runs contained and sees the step's /tmp file"
+	restart_cluster ""
 }
 
 test_fail_closed() {
@@ -220,8 +229,8 @@ test_gpu_jobs
 test_closed
 test_strict
 test_every_process_path
-test_task_scripts
 test_fail_closed
 restore_policy node2
+test_task_scripts
 test_no_leftovers
 tap_done
