@@ -18,7 +18,7 @@ script='echo "written by job $SLURM_JOB_ID" > /tmp/hello
 sleep 2
 echo "job $SLURM_JOB_ID on $(hostname): /tmp/hello says: $(cat /tmp/hello)"
 echo "job $SLURM_JOB_ID /tmp is: $(findmnt -n -o SOURCE /tmp)"
-echo "job $SLURM_JOB_ID /dev/shm is: $(findmnt -n -o FSTYPE,OPTIONS /dev/shm)"'
+echo "job $SLURM_JOB_ID /dev/shm is: $(findmnt -n -o FSTYPE,OPTIONS /dev/shm | tail -1)"'
 
 echo "== two concurrent jobs on node1, each with its own /tmp"
 "$cluster" run -u dnalice -- srun -w node1 -n1 sh -c "$script" &
