@@ -5,15 +5,18 @@
 #
 #   1. build and install the plugins (scripts/build.sh)
 #   2. unit tests (make check) plain, under ASan/UBSan, under valgrind
-#   3. a real local cluster (testsuite/cluster) and every integration test
-#      in testsuite/integration/test_*.sh against it
+#   3. for each Slurm release, a real local cluster (testsuite/cluster) and
+#      every integration test in testsuite/integration/test_*.sh against it:
+#      22.05.8 (Debian 12's packages) and 24.11.5 (Debian 13's source, built
+#      once under /opt/slurm-24.11.5 by scripts/slurm-release.sh and cached)
 #
 # Every check of every stage is counted; the last line is
 #   "N passed, N failed, N skipped"
 # and the exit status is non-zero when anything failed.
 #
 # Environment: DEVNS_TESTS=pattern runs only integration tests whose file
-# name matches (e.g. DEVNS_TESTS=namespace); DEVNS_SKIP_UNIT=1 skips stage 2.
+# name matches (e.g. DEVNS_TESTS=namespace); DEVNS_SKIP_UNIT=1 skips stage 2;
+# DEVNS_RELEASES="22.05" (default "22.05 24.11") picks the releases of stage 3.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -59,27 +62,53 @@ unit_stage() {
 	echo
 }
 
+# build_for_release NAME: build Slurm NAME where Debian has no package for it,
+# then build and install the plugins for it; prints the Slurm prefix.
+build_for_release() {
+	local name=$1 prefix
+	case $name in
+	22.05)
+		"$top/scripts/build.sh" "$top/build" >&2 || return 1
+		prefix=/usr ;;
+	24.11)
+		prefix=$("$top/scripts/slurm-release.sh" 24.11.5) || return 1
+		"$top/scripts/build.sh" --slurm "$prefix" "$top/build-24.11" >&2 || return 1 ;;
+	*)
+		echo "unknown release $name" >&2; return 1 ;;
+	esac
+	echo "$prefix"
+}
+
 integration_stage() {
-	local t log status
-	say "cluster"
-	if ! "$top/testsuite/cluster/cluster.sh" start >"$results/cluster-start.log" 2>&1; then
-		echo "cluster failed to start:"; tail -40 "$results/cluster-start.log"
+	local name=$1 t log status prefix out=$results/slurm-$1
+	mkdir -p "$out"
+	say "Slurm $name: build"
+	if ! prefix=$(build_for_release "$name" 2>"$out/build.log"); then
+		echo "building for Slurm $name failed:"; tail -30 "$out/build.log"
+		failed=$((failed + 1))
+		return
+	fi
+	export DEVNS_SLURM_PREFIX=$prefix
+	say "Slurm $name: cluster ($prefix)"
+	if ! "$top/testsuite/cluster/cluster.sh" start >"$out/cluster-start.log" 2>&1; then
+		echo "cluster failed to start:"; tail -40 "$out/cluster-start.log"
 		failed=$((failed + 1))
 		"$top/testsuite/cluster/cluster.sh" stop >/dev/null 2>&1
 		return
 	fi
 	for t in "$top"/testsuite/integration/test_*.sh; do
 		[ -n "${DEVNS_TESTS:-}" ] && [[ "$(basename "$t")" != *$DEVNS_TESTS* ]] && continue
-		log=$results/$(basename "$t" .sh).log
-		say "integration: $(basename "$t")"
+		log=$out/$(basename "$t" .sh).log
+		say "Slurm $name: $(basename "$t")"
 		timeout 1200 bash "$t" >"$log" 2>&1
 		status=$?
 		grep -E '^(not ok|ok [0-9]+ .*# SKIP)' "$log"
 		count_tap "$log" "$status"
 	done
-	say "cluster stop"
-	"$top/testsuite/cluster/cluster.sh" stop >"$results/cluster-stop.log" 2>&1 ||
+	say "Slurm $name: cluster stop"
+	"$top/testsuite/cluster/cluster.sh" stop >"$out/cluster-stop.log" 2>&1 ||
 		{ echo "cluster stop failed"; failed=$((failed + 1)); }
+	unset DEVNS_SLURM_PREFIX
 }
 
 main() {
@@ -91,11 +120,9 @@ main() {
 		MAKE_CHECK_ARGS="LOG_COMPILER=$top/testsuite/unit/valgrind.sh" \
 			unit_stage valgrind "$top/build-valgrind"
 	fi
-	# The plain build is the one installed for the cluster.
-	"$top/scripts/build.sh" "$top/build" >>"$results/build-plain.log" 2>&1 || {
-		echo "build of the installed plugins failed"; failed=$((failed + 1))
-	}
-	integration_stage
+	for release in ${DEVNS_RELEASES:-22.05 24.11}; do
+		integration_stage "$release"
+	done
 	echo
 	echo "$passed passed, $failed failed, $skipped skipped"
 	[ "$failed" -eq 0 ]

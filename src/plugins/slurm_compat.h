@@ -44,6 +44,17 @@
 #define DEVNS_WHOLE_NODE_MCS(whole_node) ((whole_node) & WHOLE_NODE_MCS)
 #endif
 
+/*
+ * Headers that moved to src/interfaces in 23.02, and the list type: 23.11
+ * replaced the pointer typedef "List" by the struct typedef "list_t".
+ */
+#if DEVNS_API_22_05
+#define DEVNS_GRES_HEADER "src/common/gres.h"
+typedef struct xlist list_t;
+#else
+#define DEVNS_GRES_HEADER "src/interfaces/gres.h"
+#endif
+
 /* 22.05's log has no warning(); later releases print "warning: " themselves. */
 #if DEVNS_API_22_05
 #define devns_warning(fmt, ...) info("warning: " fmt, ##__VA_ARGS__)

@@ -38,6 +38,12 @@ readonly BRIDGE=devnsbr0
 readonly GPUS_PER_NODE=4 GPU_MAJOR=195
 
 readonly JOB_CONTAINER=${DEVNS_JOB_CONTAINER:-job_container/devns}
+
+# Which Slurm runs the cluster: Debian's under /usr, or a release built under its own prefix
+# (scripts/slurm-release.sh installs 24.11.5 in /opt/slurm-24.11.5).
+SLURM_PREFIX=$(realpath -m -- "${DEVNS_SLURM_PREFIX:-/usr}")
+readonly SLURM_PREFIX
+readonly SLURM_PATH=$SLURM_PREFIX/sbin:$SLURM_PREFIX/bin:/usr/sbin:/usr/bin:/sbin:/bin
 readonly START_TIMEOUT=${DEVNS_START_TIMEOUT:-30}
 readonly STOP_TIMEOUT=${DEVNS_STOP_TIMEOUT:-15}
 
@@ -51,9 +57,9 @@ readonly MANY_GROUP_COUNT=140
 
 # Daemons get a clean environment: a SLURM_* variable inherited from the caller (for instance
 # when this script itself runs inside a Slurm job) must not change how they behave.
-readonly DAEMON_ENV=(env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 "SLURM_CONF=$CONF")
+readonly DAEMON_ENV=(env -i "PATH=$SLURM_PATH" LANG=C.UTF-8 "SLURM_CONF=$CONF" ${DEVNS_DAEMON_ENV:-})
 
-export SLURM_CONF=$CONF
+export SLURM_CONF=$CONF PATH=$SLURM_PATH
 
 # ---------------------------------------------------------------------------------------------
 # Small helpers
@@ -118,6 +124,16 @@ pid_of() {
 	! is_zombie "$pid" || return 1
 	printf '%s\n' "$pid"
 }
+
+# Where the running Slurm keeps its plugins, and its release ("22.05.8").
+slurm_plugindir() {
+	local d
+	for d in "$SLURM_PREFIX"/lib/*-linux-gnu/slurm-wlm "$SLURM_PREFIX/lib/slurm" \
+		"$SLURM_PREFIX/lib64/slurm"; do
+		[[ -f $d/job_container_tmpfs.so ]] && { printf '%s\n' "$d"; return; }
+	done
+}
+slurm_version() { "$SLURM_PREFIX/sbin/slurmd" -V 2>/dev/null | sed -n 's/^slurm[^ ]* //p'; }
 
 slurmd_pidfile() { printf '%s/slurmd-%s.pid' "$RUN" "$1"; }
 slurmd_log() { printf '%s/slurmd-%s.log' "$LOG" "$1"; }
@@ -319,12 +335,11 @@ SlurmdDebug=debug
 ProctrackType=proctrack/cgroup
 TaskPlugin=task/cgroup,task/affinity
 PrologFlags=Contain
-JobContainerType=$JOB_CONTAINER
+$([[ $JOB_CONTAINER == job_container/none ]] || echo "JobContainerType=$JOB_CONTAINER")
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 GresTypes=gpu
 MpiDefault=none
-SwitchType=switch/none
 SchedulerType=sched/backfill
 SchedulerParameters=batch_sched_delay=0,sched_interval=1,sched_min_interval=0,bf_interval=1
 ReturnToService=2
@@ -915,9 +930,9 @@ cmd_run() {
 		# As the node's daemons see it: its own hostname too (a private UTS namespace).
 		# shellcheck disable=SC2016 # $0 and $@ are for the inner sh
 		exec nsenter --net="/run/netns/$ns" -- unshare --uts -- \
-			sh -c 'hostname "$0" && exec "$@"' "$node" "${as_user[@]}" env "SLURM_CONF=$CONF" "$@"
+			sh -c 'hostname "$0" && exec "$@"' "$node" "${as_user[@]}" env "PATH=$SLURM_PATH" "SLURM_CONF=$CONF" "$@"
 	fi
-	exec nsenter --net="/run/netns/$ns" -- "${as_user[@]}" env "SLURM_CONF=$CONF" "$@"
+	exec nsenter --net="/run/netns/$ns" -- "${as_user[@]}" env "PATH=$SLURM_PATH" "SLURM_CONF=$CONF" "$@"
 }
 
 cmd_env() {
@@ -930,6 +945,9 @@ cmd_env() {
 	printf 'export DEVNS_CLUSTER_DEV=%q\n' "$DEV"
 	printf 'export DEVNS_CLUSTER_CTL_NETNS=%q\n' "$CTL_NS"
 	printf 'export DEVNS_MUNGE_SOCKET=%q\n' "$MUNGE_SOCKET"
+	printf 'export DEVNS_SLURM_PREFIX=%q\n' "$SLURM_PREFIX"
+	printf 'export DEVNS_SLURM_PLUGINDIR=%q\n' "$(slurm_plugindir)"
+	printf 'export DEVNS_SLURM_VERSION=%q\n' "$(slurm_version)"
 }
 
 cmd_users() {

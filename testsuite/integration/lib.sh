@@ -10,6 +10,16 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 CLUSTER="$TOP/testsuite/cluster/cluster.sh"
 : "${DEVNS_CLUSTER_ROOT:=/var/tmp/devns-cluster}"
 export DEVNS_CLUSTER_ROOT
+# The cluster's paths, and which Slurm runs it (DEVNS_SLURM_PREFIX, _VERSION,
+# _PLUGINDIR); PATH finds that Slurm's commands first.
+eval "$("$CLUSTER" env)"
+PATH=$DEVNS_SLURM_PREFIX/sbin:$DEVNS_SLURM_PREFIX/bin:$PATH
+
+# Test helpers (testsuite/integration/helpers), built with the plugins.
+for _d in "$TOP/build" "$TOP/build-24.11"; do
+	[ -x "$_d/testsuite/integration/helpers/pam_adopt" ] || continue
+	: "${HELPERS:=$_d/testsuite/integration/helpers}"
+done
 
 _tap_n=0
 _tap_failed=0

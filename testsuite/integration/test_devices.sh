@@ -196,6 +196,8 @@ test_fail_closed() {
 	ok $? "the refused job left no namespace directory"
 	cl scontrol update nodename=node2 state=resume >/dev/null 2>&1
 
+	test_kernel_refusals
+
 	# a job process whose cgroup vanished is refused, not run unfiltered
 	rm -f "$OUT"/dev-vanish-*
 	j=$(cl_as $USER1 sbatch --parsable -w node2 -n1 -o /dev/null --wrap \
@@ -209,6 +211,56 @@ test_fail_closed() {
 	wait_job_gone "$j"
 	! grep -q step-ran "$OUT/dev-vanish-step" 2>/dev/null
 	ok $? "a step cannot join a vanished device cgroup: it does not run"
+}
+
+# refused_without_trace WHAT PROGS_BEFORE: after a refused job on node2,
+# neither a job cgroup, nor a filter marker, nor a namespace directory, nor a
+# BPF program is left.
+refused_without_trace() {
+	local what=$1 p0=$2
+	is "$(find "$CG/node2" -maxdepth 1 -name 'job_*' | wc -l)" 0 "$what: no job cgroup left"
+	is "$(ls "$DEVNS_CLUSTER_ROOT/spool/node2" | grep -c '^devns_filter_')" 0 "$what: no filter marker left"
+	is "$(ls "$BASE/node2" 2>/dev/null | wc -l)" 0 "$what: no namespace directory left"
+	is "$(progs_now)" "$p0" "$what: no BPF program left"
+}
+
+# The kernel refuses the filter: an injected verifier rejection (bpf_fault.so
+# preloaded into slurmd and its slurmstepd) and a real attach refusal (an
+# exclusive device program on the node's cgroup forbids attaching below).
+test_kernel_refusals() {
+	local log=$DEVNS_CLUSTER_ROOT/log/slurmd-node2.log out p0
+	p0=$(progs_now)
+	: > "$log"
+	DEVNS_DAEMON_ENV="LD_PRELOAD=$HELPERS/.libs/bpf_fault.so DEVNS_FAULT=prog_load" \
+		"$CLUSTER" restart-slurmd node2 >/dev/null 2>&1
+	wait_for 60 node_idle node2
+	out=$(cl_as $USER1 srun -w node2 -n1 echo ran 2>&1)
+	! echo "$out" | grep -qx ran
+	ok $? "verifier rejection: the job does not run"
+	like "$(grep -m1 'refused the device filter' "$log")" \
+		"job [0-9]+: the kernel refused the device filter: Permission denied; verifier: .*injected by bpf_fault" \
+		"verifier rejection: slurmd logs the reason with the verifier's log"
+	refused_without_trace "verifier rejection" "$p0"
+	"$CLUSTER" restart-slurmd node2 >/dev/null 2>&1
+	wait_for 60 node_idle node2
+	cl scontrol update nodename=node2 state=resume >/dev/null 2>&1
+
+	mkdir -p "$CG/node2"
+	"$HELPERS/cg_exclusive" attach "$CG/node2"
+	ok $? "an exclusive device program holds node2's cgroup"
+	p0=$(progs_now)
+	out=$(cl_as $USER1 srun -w node2 -n1 echo ran 2>&1)
+	! echo "$out" | grep -qx ran
+	ok $? "attach refused: the job does not run"
+	like "$(grep -m1 'cannot attach the device filter' "$log")" \
+		"job [0-9]+: cannot attach the device filter: Operation not permitted" \
+		"attach refused: slurmd logs the reason"
+	refused_without_trace "attach refused" "$p0"
+	"$HELPERS/cg_exclusive" detach "$CG/node2"
+	cl scontrol update nodename=node2 state=resume >/dev/null 2>&1
+	wait_for 30 node_idle node2
+	is "$(cl_as $USER1 srun -w node2 -n1 echo ran 2>&1)" "ran" \
+		"once the exclusive program is gone, jobs run again"
 }
 
 test_no_leftovers() {

@@ -58,7 +58,7 @@ REJECT_SRUN="srun: error: Unable to allocate resources: Invalid mcs_label specif
 
 # ---- plugin location and cluster control -------------------------------------
 
-slurm_plugindir=$(dirname "$(find /usr/lib* -name mcs_group.so -path '*slurm*' 2>/dev/null | head -1)")
+slurm_plugindir=$DEVNS_SLURM_PLUGINDIR
 plugindir=${DEVNS_MCS_PLUGINDIR:-}
 if [ -z "$plugindir" ]; then
 	if [ -f "$slurm_plugindir/mcs_devgroup.so" ]; then

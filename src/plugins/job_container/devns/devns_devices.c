@@ -199,6 +199,17 @@ static void log_rules(uint32_t job_id, const struct devrule_list *list)
 		 list->default_allow ? "allowed" : "denied");
 }
 
+/* The verifier log on one line of slurmd's log: "insn; insn; reason". */
+static void one_line(char *log)
+{
+	size_t n = strlen(log);
+
+	while (n && log[n - 1] == '\n')
+		log[--n] = '\0';
+	for (char *p = log; (p = strchr(p, '\n')); p++)
+		*p = ';';
+}
+
 /* Load the program and attach it to a new cgroup for the job. */
 static int apply_filter(uint32_t job_id, const struct devrule_list *list)
 {
@@ -216,6 +227,7 @@ static int apply_filter(uint32_t job_id, const struct devrule_list *list)
 		goto out;
 	}
 	if ((prog_fd = devfilter_create(list, vlog, VERIFIER_LOG_SIZE)) < 0) {
+		one_line(vlog);
 		error("%s: job %u: the kernel refused the device filter: %m%s%s",
 		      PLUGIN, job_id, vlog[0] ? "; verifier: " : "", vlog);
 		goto out;
@@ -284,50 +296,75 @@ int devns_devices_join(uint32_t job_id, pid_t pid)
 	return rc;
 }
 
-/* Every pid of the job's cgroup lines in /proc/self/cgroup (v1 trees). */
-static void adopt_from_v1(int job_fd, uint32_t job_id)
+/*
+ * The cgroup.procs of the job's extern step in the v1 freezer hierarchy,
+ * where proctrack/cgroup puts the processes pam_slurm_adopt hands to the
+ * stepd.  Found from the stepd's own freezer cgroup (.../job_<id>/...).
+ */
+static FILE *open_extern_procs(uint32_t job_id)
 {
 	char line[PATH_MAX], needle[32], path[PATH_MAX + 64];
-	FILE *f = fopen("/proc/self/cgroup", "r");
+	FILE *f = fopen("/proc/self/cgroup", "re"), *procs = NULL;
+	size_t nlen;
 
-	snprintf(needle, sizeof(needle), "/job_%u/", job_id);
-	while (f && fgets(line, sizeof(line), f)) {
+	nlen = snprintf(needle, sizeof(needle), "/job_%u", job_id);
+	while (f && !procs && fgets(line, sizeof(line), f)) {
 		char *ctrl = strchr(line, ':'), *rel, *end;
-		FILE *procs;
-		int pid;
 
 		if (!ctrl || !(rel = strchr(ctrl + 1, ':')) ||
-		    strncmp(ctrl + 1, "freezer", 7) || !(end = strstr(rel, needle)))
+		    strncmp(ctrl + 1, "freezer:", 8))
 			continue;
-		/* The extern step's cgroup: adopted pids are placed there. */
-		*strchr(end + 1, '/') = '\0';
+		/* "/job_12" must end a path component: not "/job_123" */
+		for (end = strstr(rel, needle); end; end = strstr(end + 1, needle))
+			if (strchr("/\n", end[nlen]))
+				break;
+		if (!end)
+			continue;
+		end[nlen] = '\0';
 		snprintf(path, sizeof(path),
 			 "/sys/fs/cgroup/freezer%s/step_extern/cgroup.procs",
 			 rel + 1);
-		if (!(procs = fopen(path, "r")))
-			continue;
-		while (fscanf(procs, "%d", &pid) == 1)
-			if (cgroup2_move_pid(job_fd, pid) < 0)
-				error("%s: job %u: cannot move adopted pid %d into its device cgroup: %m",
-				      PLUGIN, job_id, pid);
-		fclose(procs);
+		procs = fopen(path, "re");
 	}
 	if (f)
 		fclose(f);
+	if (!procs)
+		errno = ENOENT;
+	return procs;
 }
 
-void devns_devices_adopt(uint32_t job_id)
+int devns_devices_adopt(uint32_t job_id)
 {
-	int node_fd, job_fd;
+	int node_fd, job_fd, pid, rc = 0;
+	FILE *procs;
 
+	if (!marker_exists(job_id))
+		return 0;	/* the job has no filter */
 	if ((node_fd = open_node_cgroup(false)) < 0)
-		return;
+		goto fail;
 	job_fd = cgroup2_job_open(node_fd, job_id, false);
 	close(node_fd);
 	if (job_fd < 0)
-		return;
-	adopt_from_v1(job_fd, job_id);
+		goto fail;
+	if (!(procs = open_extern_procs(job_id))) {
+		close(job_fd);
+		error("%s: job %u: cannot find the extern step's freezer cgroup (adoption needs proctrack/cgroup on cgroup v1): %m",
+		      PLUGIN, job_id);
+		return -1;
+	}
+	while (fscanf(procs, "%d", &pid) == 1)
+		if (cgroup2_move_pid(job_fd, pid) < 0 && errno != ESRCH) {
+			error("%s: job %u: cannot move adopted pid %d into its device cgroup: %m",
+			      PLUGIN, job_id, pid);
+			rc = -1;
+		}
+	fclose(procs);
 	close(job_fd);
+	return rc;
+fail:
+	error("%s: job %u: cannot open its device cgroup for an adopted process: %m",
+	      PLUGIN, job_id);
+	return -1;
 }
 
 /* Processes that outlived the job would keep the cgroup busy: kill them. */

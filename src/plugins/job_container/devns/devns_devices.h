@@ -36,8 +36,12 @@ int devns_devices_setup(const struct nsconf *conf, uint32_t job_id,
 /* Move pid into the job's device cgroup, if the job has one.  0 or -1. */
 int devns_devices_join(uint32_t job_id, pid_t pid);
 
-/* Move processes Slurm adopted into the job (pam_slurm_adopt) as well. */
-void devns_devices_adopt(uint32_t job_id);
+/*
+ * Move the processes pam_slurm_adopt put into the job's extern step into
+ * the job's device cgroup, if the job has one.  0, or -1 when a process of
+ * a filtered job could not be moved.
+ */
+int devns_devices_adopt(uint32_t job_id);
 
 /* Remove the job's cgroup and with it its filter.  Idempotent. */
 int devns_devices_release(uint32_t job_id);

@@ -14,8 +14,10 @@
  */
 #include <errno.h>
 
+#include "slurm_compat.h"
+
 #include "src/common/slurm_xlator.h"
-#include "src/common/gres.h"
+#include DEVNS_GRES_HEADER
 #include "src/common/hostlist.h"
 #include "src/common/list.h"
 #include "src/common/log.h"
@@ -24,7 +26,6 @@
 #include "src/slurmd/slurmd/slurmd.h"
 #include "src/slurmd/slurmstepd/slurmstepd_job.h"
 
-#include "slurm_compat.h"
 #include "gresidx.h"
 #include "devns_gres.h"
 
@@ -54,7 +55,7 @@ void devns_gres_free(char **paths)
 
 char **devns_gres_node_devices(void)
 {
-	List devices = gres_g_get_devices(NULL, true, 0, NULL, 0, 0);
+	list_t *devices = gres_g_get_devices(NULL, true, 0, NULL, 0, 0);
 	char **paths = NULL;
 
 	if (devices)
@@ -63,6 +64,7 @@ char **devns_gres_node_devices(void)
 	return paths;
 }
 
+#if DEVNS_API_22_05
 static int mark_index(const char *name, unsigned index, void *arg)
 {
 	bool *held = arg;
@@ -77,7 +79,7 @@ static int mark_index(const char *name, unsigned index, void *arg)
 /* This node's entry of the job's gres_detail_str, or NULL with none. */
 static int job_detail_of_node(slurm_job_info_t *job, const char **detail)
 {
-	hostlist_t hl = hostlist_create(job->nodes);
+	struct hostlist *hl = hostlist_create(job->nodes);
 	int inx = hl ? hostlist_find(hl, conf->node_name) : -1;
 
 	if (hl)
@@ -129,6 +131,8 @@ out:
 	return rc;
 }
 
+#endif
+
 struct pick_arg {
 	const bool *held;
 	char ***paths;
@@ -148,22 +152,24 @@ static int add_if_held(void *x, void *arg)
 
 int devns_gres_job_devices(uint32_t job_id, void *step, char ***paths)
 {
-	bool held[MAX_GRES_INDEX] = { false };
-	struct pick_arg pick = { held, paths };
-	List devices;
+	struct pick_arg pick = { NULL, paths };
+	list_t *devices;
 
 	*paths = NULL;
 #if DEVNS_API_22_05
+	bool held[MAX_GRES_INDEX] = { false };
+
 	(void)step;
+	pick.held = held;
 	if (held_from_controller(job_id, held) < 0)
 		return -1;
 	devices = gres_g_get_devices(NULL, true, 0, NULL, 0, 0);
 #else
 	/* The step record carries the job's allocation on this node. */
+	stepd_step_rec_t *s = step;
+
 	(void)job_id;
-	pick.held = NULL;
-	devices = gres_g_get_devices(((stepd_step_rec_t *)step)->job_gres_list,
-				     true, 0, NULL, 0, 0);
+	devices = gres_g_get_devices(s->job_gres_list, true, 0, NULL, 0, s);
 #endif
 	if (devices)
 		list_for_each(devices, add_if_held, &pick);

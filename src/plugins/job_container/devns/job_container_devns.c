@@ -5,15 +5,20 @@
  *
  * Thin glue: Slurm calls arrive here and are translated into calls of the
  * Slurm-independent modules in src/common (nsconf, mntns) and of
- * devns_devices.c (device containment).  Lifecycle on 22.05:
+ * devns_devices.c (device containment).  Lifecycle:
  *
  *   slurmd start        init (read namespace.conf), restore (remove the
  *                       namespaces of jobs that ended while slurmd was down)
  *   extern step start   stepd_create: build and pin the namespace, apply the
  *                       device filter; any failure fails the job
  *   every job process   join (in the forked child, before exec)
- *   pam_slurm_adopt     join_external: hand out the namespace fd
- *   job end             stepd_delete (extern stepd) and delete (slurmd)
+ *   pam_slurm_adopt     join_external: move the adopted process into the
+ *                       device cgroup, hand out the namespace fd
+ *   job end             stepd_delete (extern stepd); on 22.05 also delete
+ *                       (slurmd), a backstop
+ *
+ * The entry points that differ between releases are at the end of the
+ * file, one #if block per API generation (slurm_compat.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +26,8 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "slurm_compat.h"
 
 #include "src/common/slurm_xlator.h"
 #include "src/common/env.h"
@@ -31,8 +38,8 @@
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 #include "src/slurmd/slurmd/slurmd.h"
+#include "src/slurmd/slurmstepd/slurmstepd_job.h"
 
-#include "slurm_compat.h"
 #include "mntns.h"
 #include "nsconf.h"
 #include "devns_devices.h"
@@ -96,19 +103,6 @@ extern int fini(void)
 	return SLURM_SUCCESS;
 }
 
-extern void container_p_reconfig(void)
-{
-	struct nsconf *c = load_conf();
-
-	/* A broken file on reconfigure keeps the running configuration. */
-	if (!c) {
-		error("%s: keeping the previous %s", plugin_type, CONF_NAME);
-		return;
-	}
-	nsconf_free(ns_conf);
-	ns_conf = c;
-}
-
 /* mkdir -p with root ownership and 0755, for AutoBasePath. */
 static int make_base_path(const char *path)
 {
@@ -135,7 +129,7 @@ static int find_step_of_job(void *x, void *key)
 }
 
 /* A job is alive when one of its slurmstepd answers. */
-static bool job_is_alive(List steps, uint32_t job_id)
+static bool job_is_alive(list_t *steps, uint32_t job_id)
 {
 	step_loc_t *stepd = list_find_first(steps, find_step_of_job, &job_id);
 	int fd;
@@ -165,7 +159,7 @@ static int teardown(uint32_t job_id)
 }
 
 /* Remove what ended jobs left under BasePath while slurmd was away. */
-static int restore_namespaces(List steps)
+static int restore_namespaces(list_t *steps)
 {
 	DIR *dp;
 	struct dirent *ep;
@@ -201,7 +195,7 @@ static bool job_alive_cb(uint32_t job_id, void *arg)
 
 extern int container_p_restore(char *dir_name, bool recover)
 {
-	List steps;
+	list_t *steps;
 	int rc = SLURM_SUCCESS;
 
 	(void)dir_name;
@@ -220,20 +214,6 @@ extern int container_p_restore(char *dir_name, bool recover)
 		rc = SLURM_ERROR;
 	FREE_NULL_LIST(steps);
 	return rc;
-}
-
-extern int container_p_create(uint32_t job_id, uid_t uid)
-{
-	(void)job_id;
-	(void)uid;
-	return SLURM_SUCCESS;
-}
-
-extern int container_p_add_cont(uint32_t job_id, uint64_t cont_id)
-{
-	(void)job_id;
-	(void)cont_id;
-	return SLURM_SUCCESS;
 }
 
 static int create_namespace(uint32_t job_id)
@@ -306,20 +286,13 @@ static int stepd_create(uint32_t job_id, void *step)
 	return SLURM_SUCCESS;
 }
 
-extern int container_p_stepd_create(uint32_t job_id, uid_t uid)
-{
-	(void)uid;
-	return stepd_create(job_id, NULL);
-}
-
 /*
  * Runs in each forked child of the job before exec.  Slurm ignores a failed
  * join on some paths (TaskProlog/TaskEpilog), so a child that cannot be
  * contained ends here instead of running uncontained: fail closed.
  */
-extern int container_p_join(uint32_t job_id, uid_t uid)
+static int join(uint32_t job_id)
 {
-	(void)uid;
 	if (job_id == 0)	/* not a job: a system script */
 		return SLURM_SUCCESS;
 	if (devns_devices_join(job_id, getpid()) < 0) {
@@ -335,17 +308,25 @@ extern int container_p_join(uint32_t job_id, uid_t uid)
 	return SLURM_SUCCESS;
 }
 
+/*
+ * pam_slurm_adopt: the stepd has just put the new process into the job's
+ * extern step.  Returns the namespace fd for the process to setns() into, 0
+ * when the job has no namespace, or -1 when the process could not be
+ * contained (pam_slurm_adopt then reports the adoption as failed, and
+ * denies the login with action_adopt_failure=deny).
+ */
 extern int container_p_join_external(uint32_t job_id)
 {
-	if (!ns_conf->base_path)
+	if (devns_devices_adopt(job_id) < 0)
 		return -1;
+	if (!ns_conf->base_path)
+		return 0;
 	if (step_ns_fd < 0) {
 		step_ns_fd = mntns_open(ns_conf->base_path, job_id);
 		if (step_ns_fd < 0)
 			error("%s: job %u: cannot open its namespace: %m",
 			      plugin_type, job_id);
 	}
-	devns_devices_adopt(job_id);
 	return step_ns_fd;
 }
 
@@ -354,8 +335,88 @@ extern int container_p_stepd_delete(uint32_t job_id)
 	return teardown(job_id);
 }
 
+#if DEVNS_API_22_05
+
+extern void container_p_reconfig(void)
+{
+	struct nsconf *c = load_conf();
+
+	/* A broken file on reconfigure keeps the running configuration. */
+	if (!c) {
+		error("%s: keeping the previous %s", plugin_type, CONF_NAME);
+		return;
+	}
+	nsconf_free(ns_conf);
+	ns_conf = c;
+}
+
+extern int container_p_create(uint32_t job_id, uid_t uid)
+{
+	(void)job_id;
+	(void)uid;
+	return SLURM_SUCCESS;
+}
+
+extern int container_p_add_cont(uint32_t job_id, uint64_t cont_id)
+{
+	(void)job_id;
+	(void)cont_id;
+	return SLURM_SUCCESS;
+}
+
+extern int container_p_stepd_create(uint32_t job_id, uid_t uid)
+{
+	(void)uid;
+	return stepd_create(job_id, NULL);
+}
+
+extern int container_p_join(uint32_t job_id, uid_t uid)
+{
+	(void)uid;
+	return join(job_id);
+}
+
 /* slurmd's call after the job's steps are gone: a backstop, idempotent. */
 extern int container_p_delete(uint32_t job_id)
 {
 	return teardown(job_id);
 }
+
+#else /* 24.11.1+ */
+
+extern int container_p_stepd_create(uint32_t job_id, stepd_step_rec_t *step)
+{
+	return stepd_create(job_id, step);
+}
+
+/*
+ * step_create: slurmd joins in the fork that becomes a new slurmstepd
+ * (tmpfs's EntireStepInNS).  devns keeps the stepd itself outside and
+ * contains the step's processes, which join in their own forks.
+ */
+extern int container_p_join(slurm_step_id_t *step_id, uid_t uid,
+			    bool step_create)
+{
+	(void)uid;
+	if (step_create)
+		return SLURM_SUCCESS;
+	return join(step_id->job_id);
+}
+
+/*
+ * slurmd hands its plugins' configuration to each new slurmstepd; devns's
+ * stepd reads namespace.conf itself in init(), so nothing travels.
+ */
+extern int container_p_send_stepd(int fd)
+{
+	(void)fd;
+	return SLURM_SUCCESS;
+}
+
+extern int container_p_recv_stepd(int fd)
+{
+	(void)fd;
+	return SLURM_SUCCESS;
+}
+
+#endif

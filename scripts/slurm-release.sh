@@ -1,0 +1,111 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# slurm-release.sh - build and install a Slurm release that Debian 12 does not
+# ship (24.11.5, from Debian 13's slurm-wlm source package) under its own
+# prefix, so that the plugins can be built and tested against it beside the
+# installed 22.05.
+#
+#   scripts/slurm-release.sh [VERSION]      (default 24.11.5)
+#
+# Prints the install prefix (/opt/slurm-VERSION unless SLURM_RELEASE_PREFIX
+# says otherwise).  The configured source tree stays in
+# $SLURM_SRC_CACHE/slurm-VERSION, where ./configure looks for it.  Both are
+# cached: a stamp in the prefix records what was built, and a warm run with
+# the stamp in place returns at once.
+#
+# Only the parts the tests run are built: the daemons, the commands, the
+# plugins and pam_slurm_adopt (in PREFIX/lib/security, beside nothing of
+# the system's).  No slurmrestd, no sview.
+set -euo pipefail
+
+: "${SLURM_SRC_CACHE:=/var/cache/slurm-devns}"
+version=${1:-24.11.5}
+prefix=${SLURM_RELEASE_PREFIX:-/opt/slurm-$version}
+tree=$SLURM_SRC_CACHE/slurm-$version
+stamp=$prefix/.slurm-devns-build
+# Bump when the options below change so that cached builds are redone.
+recipe="v2 $version --enable-multiple-slurmd --enable-pam --with-munge"
+
+die() { echo "slurm-release.sh: $*" >&2; exit 1; }
+say() { echo "slurm-release.sh: $*" >&2; }
+
+# Debian 13 (trixie) carries 24.11; only its source index is added, so no
+# binary package of this machine can be upgraded from it.
+ensure_trixie_sources() {
+	local list=/etc/apt/sources.list.d/slurm-devns-trixie-src.sources
+	if [ ! -f "$list" ]; then
+		cat >"$list" <<-EOF
+		Types: deb-src
+		URIs: http://deb.debian.org/debian
+		Suites: trixie
+		Components: main
+		Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+		EOF
+		apt-get update -q >/dev/null
+	elif ! apt-cache showsrc slurm-wlm 2>/dev/null | grep -q "^Version: $version-"; then
+		apt-get update -q >/dev/null
+	fi
+}
+
+# apt verifies the tarball against the signed source index.  Only the upstream
+# tarball is used: the Debian diff is not needed to build Slurm, and the
+# archive may no longer serve it once the package has moved on.
+fetch_tree() {
+	local pkgver work
+	ensure_trixie_sources
+	pkgver=$(apt-cache showsrc slurm-wlm 2>/dev/null |
+		sed -n "s/^Version: \($version-.*\)/\1/p" | head -n1)
+	[ -n "$pkgver" ] || die "no slurm-wlm $version source in Debian's archive"
+	mkdir -p "$SLURM_SRC_CACHE"
+	work=$(mktemp -d "$SLURM_SRC_CACHE/.fetch.XXXXXX")
+	(cd "$work" && apt-get source -q --download-only "slurm-wlm=$pkgver" >/dev/null 2>&1) || true
+	[ -f "$work/slurm-wlm_$version.orig.tar.gz" ] ||
+		{ rm -rf "$work"; die "could not download slurm-wlm_$version.orig.tar.gz"; }
+	mkdir "$work/src"
+	tar -C "$work/src" -xzf "$work/slurm-wlm_$version.orig.tar.gz"
+	rm -rf "$tree"
+	mv "$work"/src/* "$tree"
+	rm -rf "$work"
+}
+
+configure_tree() {
+	say "configuring $tree (log: $tree/.devns-configure.log)"
+	(cd "$tree" && ./configure -q --prefix="$prefix" --sysconfdir="$prefix/etc" \
+		--with-munge --enable-pam --enable-multiple-slurmd --disable-static \
+		--disable-debug --disable-slurmrestd --disable-sview --disable-x11 \
+		--without-hdf5 --without-rrdtool --without-ucx --without-pmix \
+		--without-hwloc --without-nvml --without-rsmi --without-lua \
+		>"$tree/.devns-configure.log" 2>&1) ||
+		die "Slurm's configure failed; see $tree/.devns-configure.log"
+}
+
+build_and_install() {
+	local log=$tree/.devns-build.log jobs
+	jobs=$(nproc)
+	say "building Slurm $version with make -j$jobs (log: $log)"
+	{
+		make -C "$tree" -j"$jobs" &&
+		make -C "$tree" -j"$jobs" install &&
+		make -C "$tree/contribs/pam_slurm_adopt" -j"$jobs" &&
+		make -C "$tree/contribs/pam_slurm_adopt" install \
+			pkglibdir="$prefix/lib/security"
+	} >"$log" 2>&1 || { tail -n 30 "$log" >&2; die "building Slurm $version failed; see $log"; }
+}
+
+main() {
+	if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$recipe" ] &&
+	   [ -x "$prefix/sbin/slurmd" ] && [ -f "$tree/config.h" ]; then
+		echo "$prefix"
+		return
+	fi
+	[ -f "$tree/src/common/xmalloc.h" ] || fetch_tree
+	[ -f "$tree/config.h" ] && grep -q "$prefix" "$tree/config.log" 2>/dev/null ||
+		configure_tree
+	rm -f "$stamp"
+	build_and_install
+	echo "$recipe" >"$stamp"
+	echo "$prefix"
+}
+
+main "$@"

@@ -1,0 +1,117 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# test_adopt.sh - processes adopted into a job by pam_slurm_adopt (an ssh
+# login to a node where the user has a job) are contained like the job's
+# own: they join its mount namespace (its /tmp) and its device cgroup (its
+# GPU only).  When containment cannot be applied, the login is refused.
+#
+# The PAM client is helpers/pam_adopt: it runs the account stack of a
+# private PAM directory (service "sshd", the one pam_slurm_adopt accepts)
+# inside the node's namespaces, then runs a command as the user, as sshd
+# would.  Nothing under /etc/pam.d is touched.
+source "$(dirname "$0")/lib.sh"
+
+USER1=dnalice
+OUT=$DEVNS_CLUSTER_ROOT/out
+DEV=$DEVNS_CLUSTER_ROOT/dev
+CG=/sys/fs/cgroup/unified/devns
+PAMDIR=$DEVNS_CLUSTER_ROOT/pam
+GPUS="$DEV/nvidia0 $DEV/nvidia1 $DEV/nvidia2 $DEV/nvidia3"
+
+pam_module() {
+	local f
+	for f in "$DEVNS_SLURM_PREFIX/lib/security/pam_slurm_adopt.so" \
+		/lib/security/pam_slurm_adopt.so; do
+		[ -f "$f" ] && { echo "$f"; return; }
+	done
+}
+
+# gpu_probe: one word per fake GPU: ENXIO (allowed), EPERM (denied), other.
+GPU_PROBE='for g in '$GPUS'; do e=$( (exec 3<"$g") 2>&1); case "$e" in
+*"No such device"*) printf "ENXIO ";; *"not permitted"*) printf "EPERM ";; *) printf "other ";; esac; done; echo'
+
+# login NODE CMD: log in as USER1 through pam_slurm_adopt on NODE, run CMD.
+login() {
+	local node=$1; shift
+	on_node "$node" "$HELPERS/pam_adopt" "$PAMDIR" sshd "$USER1" sh -c "$*"
+}
+
+setup() {
+	local module
+	module=$(pam_module)
+	[ -n "$module" ] || { echo "1..0 # SKIP pam_slurm_adopt.so not found"; exit 0; }
+	[ -x "$HELPERS/pam_adopt" ] || { echo "1..0 # SKIP helpers/pam_adopt not built"; exit 0; }
+	mkdir -p "$OUT" "$PAMDIR" && chmod 1777 "$OUT"
+	# action_adopt_failure=deny: a process that cannot be contained is
+	# refused instead of logged in outside the job (the default is allow).
+	echo "account required $module nodename=node1 action_adopt_failure=deny action_no_jobs=deny" \
+		> "$PAMDIR/sshd"
+	diag "pam_slurm_adopt: $module"
+}
+
+# job_on_node1: a held-open GPU job of USER1 that wrote /tmp/adopt-marker.
+start_job() {
+	local j
+	rm -f "$OUT/adopt-ready"
+	j=$(cl_as $USER1 sbatch --parsable -w node1 -n1 --gres=gpu:1 -o /dev/null --wrap \
+		"echo from-the-job > /tmp/adopt-marker; echo \$SLURM_JOB_GPUS > $OUT/adopt-ready; sleep 300")
+	wait_for 60 test -s "$OUT/adopt-ready"
+	echo "$j"
+}
+
+test_adopted_login() {
+	local j gpu out want
+	j=$(start_job)
+	gpu=$(cat "$OUT/adopt-ready" 2>/dev/null)
+	out=$(login node1 'cat /tmp/adopt-marker; id -un; cat /proc/self/cgroup | grep "^0::"; '"$GPU_PROBE" 2>&1)
+	is "$(echo "$out" | sed -n 1p)" "from-the-job" \
+		"an adopted login sees the job's private /tmp"
+	is "$(echo "$out" | sed -n 2p)" "$USER1" "and runs as the user"
+	is "$(echo "$out" | sed -n 3p)" "0::/devns/node1/job_$j" \
+		"it is in the job's device cgroup"
+	want=""
+	for i in 0 1 2 3; do
+		if [ "$i" = "$gpu" ]; then want="${want}ENXIO "; else want="${want}EPERM "; fi
+	done
+	is "$(echo "$out" | sed -n 4p)" "$want" \
+		"it opens the job's GPU $gpu (ENXIO) and no other (EPERM)"
+	[ ! -e /tmp/adopt-marker ]
+	ok $? "the job's /tmp file is not in the host's /tmp"
+	cl scancel "$j"
+	wait_job_gone "$j"
+	wait_for 20 test ! -e "$CG/node1/job_$j"
+	ok $? "after the job, its device cgroup is gone, adopted processes included"
+}
+
+# A filtered job whose device cgroup has vanished: the login is refused.
+test_adopt_fail_closed() {
+	local j out p
+	j=$(start_job)
+	for p in $(cat "$CG/node1/job_$j/cgroup.procs" 2>/dev/null); do
+		echo "$p" > /sys/fs/cgroup/unified/cgroup.procs
+	done
+	rmdir "$CG/node1/job_$j"
+	out=$(login node1 'echo logged-in' 2>&1)
+	! echo "$out" | grep -qx logged-in
+	ok $? "no device cgroup to adopt into: the login does not get in"
+	like "$out" "Access denied by pam_slurm_adopt" "the user is told access is denied"
+	like "$(grep -m1 "job $j: cannot open its device cgroup for an adopted process" \
+		"$DEVNS_CLUSTER_ROOT/log/slurmd-node1.log")" "No such file or directory" \
+		"the reason is in the slurmd log"
+	cl scancel "$j"
+	wait_job_gone "$j"
+}
+
+test_no_job() {
+	local out
+	out=$(login node1 'echo logged-in' 2>&1)
+	like "$out" "you have no active jobs on this node" \
+		"a user without a job on the node is refused (pam_slurm_adopt itself)"
+}
+
+setup
+test_adopted_login
+test_adopt_fail_closed
+test_no_job
+tap_done
