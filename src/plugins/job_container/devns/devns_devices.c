@@ -24,6 +24,7 @@
 
 #include "src/common/slurm_xlator.h"
 #include "src/common/log.h"
+#include "src/common/read_config.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 #include "src/slurmd/slurmd/slurmd.h"
@@ -385,7 +386,7 @@ static void kill_leftovers(int node_fd, uint32_t job_id)
 
 int devns_devices_release(uint32_t job_id)
 {
-	int node_fd, rc;
+	int node_fd, rc, saved;
 
 	marker_remove(job_id);
 	if ((node_fd = open_node_cgroup(false)) < 0)
@@ -403,10 +404,9 @@ int devns_devices_release(uint32_t job_id)
 	}
 	if (rc < 0 && errno == ENOENT)
 		rc = 0;
-	else if (rc < 0)
-		error("%s: job %u: cannot remove its device cgroup: %m", PLUGIN,
-		      job_id);
+	saved = errno;
 	close(node_fd);
+	errno = saved;
 	return rc;
 }
 
@@ -429,8 +429,11 @@ int devns_devices_restore(bool (*alive)(uint32_t job_id, void *arg), void *arg)
 			continue;
 		debug("%s: job %u ended, removing its device cgroup", PLUGIN,
 		      job_id);
-		if (devns_devices_release(job_id) < 0)
+		if (devns_devices_release(job_id) < 0) {
+			error("%s: job %u: cannot remove its device cgroup: %m",
+			      PLUGIN, job_id);
 			rc = -1;
+		}
 	}
 	closedir(dp);
 	return rc;

@@ -43,7 +43,10 @@ int devns_devices_join(uint32_t job_id, pid_t pid);
  */
 int devns_devices_adopt(uint32_t job_id);
 
-/* Remove the job's cgroup and with it its filter.  Idempotent. */
+/*
+ * Remove the job's cgroup and with it its filter.  Idempotent; 0, or -1
+ * with errno (nothing logged: the caller may retry).
+ */
 int devns_devices_release(uint32_t job_id);
 
 /* At slurmd start: remove cgroups of jobs for which alive() is false. */

@@ -144,18 +144,55 @@ static bool job_is_alive(list_t *steps, uint32_t job_id)
 	return true;
 }
 
-static int teardown(uint32_t job_id)
+/* One attempt at removing the job's namespace and device cgroup. */
+static int teardown_once(uint32_t job_id, bool report)
 {
-	int rc = SLURM_SUCCESS;
+	int saved = 0;
 
 	if (ns_conf->base_path && mntns_delete(ns_conf->base_path, job_id) < 0) {
-		error("%s: removing the namespace of job %u: %m", plugin_type,
-		      job_id);
-		rc = SLURM_ERROR;
+		saved = errno;
+		if (report)
+			error("%s: removing the namespace of job %u: %m",
+			      plugin_type, job_id);
 	}
-	if (devns_devices_release(job_id) < 0)
-		rc = SLURM_ERROR;
-	return rc;
+	if (devns_devices_release(job_id) < 0) {
+		if (!saved)
+			saved = errno;
+		if (report)
+			error("%s: job %u: cannot remove its device cgroup: %m",
+			      plugin_type, job_id);
+	}
+	errno = saved;
+	return saved ? SLURM_ERROR : SLURM_SUCCESS;
+}
+
+/*
+ * Slurm 24.11's extern slurmstepd handles SIGTERM on another thread and,
+ * unless the container plugin is named "tmpfs", drops to the job's uid
+ * there for the X11 shutdown (mgr.c, _x11_signal_handler); glibc applies
+ * seteuid() to every thread, so the cleanup may briefly run without root
+ * and fail with EPERM/EACCES.  Removal is idempotent: wait for root to come
+ * back and try again, for up to TEARDOWN_RETRY_MS.
+ */
+#define TEARDOWN_RETRY_MS 5000
+
+static int teardown(uint32_t job_id)
+{
+	for (int waited = 0; ; waited += 10) {
+		bool last = waited >= TEARDOWN_RETRY_MS;
+
+		if (geteuid() != 0 && !last) {
+			usleep(10000);
+			continue;
+		}
+		if (teardown_once(job_id, false) == SLURM_SUCCESS)
+			return SLURM_SUCCESS;
+		if ((errno != EPERM && errno != EACCES) || last)
+			return teardown_once(job_id, true);
+		log_flag(JOB_CONT, "%s: job %u: cleanup refused (%m), retrying",
+			 plugin_type, job_id);
+		usleep(10000);
+	}
 }
 
 /* Remove what ended jobs left under BasePath while slurmd was away. */
