@@ -144,26 +144,26 @@ static bool job_is_alive(list_t *steps, uint32_t job_id)
 	return true;
 }
 
-/* One attempt at removing the job's namespace and device cgroup. */
-static int teardown_once(uint32_t job_id, bool report)
-{
-	int saved = 0;
+/* What one attempt at removing a job could not remove: errno, or 0. */
+struct teardown_errors {
+	int ns;		/* the namespace and its directory */
+	int dev;	/* the device cgroup */
+};
 
-	if (ns_conf->base_path && mntns_delete(ns_conf->base_path, job_id) < 0) {
-		saved = errno;
-		if (report)
-			error("%s: removing the namespace of job %u: %m",
-			      plugin_type, job_id);
-	}
-	if (devns_devices_release(job_id) < 0) {
-		if (!saved)
-			saved = errno;
-		if (report)
-			error("%s: job %u: cannot remove its device cgroup: %m",
-			      plugin_type, job_id);
-	}
-	errno = saved;
-	return saved ? SLURM_ERROR : SLURM_SUCCESS;
+/* One attempt at removing the job's namespace and device cgroup. */
+static bool teardown_once(uint32_t job_id, struct teardown_errors *e)
+{
+	e->ns = e->dev = 0;
+	if (ns_conf->base_path && mntns_delete(ns_conf->base_path, job_id) < 0)
+		e->ns = errno ? errno : EIO;
+	if (devns_devices_release(job_id) < 0)
+		e->dev = errno ? errno : EIO;
+	return !e->ns && !e->dev;
+}
+
+static bool refused_for_privilege(int err)
+{
+	return err == EPERM || err == EACCES;
 }
 
 /*
@@ -178,6 +178,8 @@ static int teardown_once(uint32_t job_id, bool report)
 
 static int teardown(uint32_t job_id)
 {
+	struct teardown_errors e;
+
 	for (int waited = 0; ; waited += 10) {
 		bool last = waited >= TEARDOWN_RETRY_MS;
 
@@ -185,14 +187,26 @@ static int teardown(uint32_t job_id)
 			usleep(10000);
 			continue;
 		}
-		if (teardown_once(job_id, false) == SLURM_SUCCESS)
+		if (teardown_once(job_id, &e))
 			return SLURM_SUCCESS;
-		if ((errno != EPERM && errno != EACCES) || last)
-			return teardown_once(job_id, true);
-		log_flag(JOB_CONT, "%s: job %u: cleanup refused (%m), retrying",
+		if (last || !(refused_for_privilege(e.ns) ||
+			      refused_for_privilege(e.dev)))
+			break;
+		log_flag(JOB_CONT, "%s: job %u: cleanup refused, retrying",
 			 plugin_type, job_id);
 		usleep(10000);
 	}
+	if (e.ns) {
+		errno = e.ns;
+		error("%s: removing the namespace of job %u: %m", plugin_type,
+		      job_id);
+	}
+	if (e.dev) {
+		errno = e.dev;
+		error("%s: job %u: cannot remove its device cgroup: %m",
+		      plugin_type, job_id);
+	}
+	return SLURM_ERROR;
 }
 
 /* Remove what ended jobs left under BasePath while slurmd was away. */
