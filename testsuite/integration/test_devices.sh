@@ -169,7 +169,7 @@ EOF
 }
 
 test_fail_closed() {
-	local log=$DEVNS_CLUSTER_ROOT/log/slurmd-node2.log out line j
+	local log=$DEVNS_CLUSTER_ROOT/log/slurmd-node2.log line j
 	# malformed policy: slurmd refuses to start and names file:line
 	cp "$OUT/namespace.conf.dev-orig" "$CONF"
 	echo "NodeName=node2 DeviceAllow=/dev/null:rwx" >> "$CONF"
@@ -186,10 +186,8 @@ test_fail_closed() {
 	with_policy node2 "NodeName=node2 DevicePolicy=closed"
 	mkdir -p "$CG/node2"
 	mount -t tmpfs none "$CG/node2"
-	out=$(cl_as $USER1 srun -w node2 -n1 echo ran 2>&1)
+	job_refused_on_node2 "no usable cgroup2 for the filter: the job does not run"
 	umount "$CG/node2"
-	! echo "$out" | grep -qx ran
-	ok $? "no usable cgroup2 for the filter: the job does not run"
 	grep -q "no usable cgroup2" "$log"
 	ok $? "the reason is in the slurmd log"
 	[ -z "$(ls "$BASE/node2" 2>/dev/null)" ]
@@ -213,6 +211,14 @@ test_fail_closed() {
 	ok $? "a step cannot join a vanished device cgroup: it does not run"
 }
 
+# job_refused_on_node2 NAME: a job on node2 does not run.
+job_refused_on_node2() {
+	local out
+	out=$(cl_as $USER1 srun -w node2 -n1 echo ran 2>&1)
+	! echo "$out" | grep -qx ran
+	ok $? "$1"
+}
+
 # refused_without_trace WHAT PROGS_BEFORE: after a refused job on node2,
 # neither a job cgroup, nor a filter marker, nor a namespace directory, nor a
 # BPF program is left.
@@ -228,15 +234,13 @@ refused_without_trace() {
 # preloaded into slurmd and its slurmstepd) and a real attach refusal (an
 # exclusive device program on the node's cgroup forbids attaching below).
 test_kernel_refusals() {
-	local log=$DEVNS_CLUSTER_ROOT/log/slurmd-node2.log out p0
+	local log=$DEVNS_CLUSTER_ROOT/log/slurmd-node2.log p0
 	p0=$(progs_now)
 	: > "$log"
 	DEVNS_DAEMON_ENV="LD_PRELOAD=$HELPERS/.libs/bpf_fault.so DEVNS_FAULT=prog_load" \
 		"$CLUSTER" restart-slurmd node2 >/dev/null 2>&1
 	wait_for 60 node_idle node2
-	out=$(cl_as $USER1 srun -w node2 -n1 echo ran 2>&1)
-	! echo "$out" | grep -qx ran
-	ok $? "verifier rejection: the job does not run"
+	job_refused_on_node2 "verifier rejection: the job does not run"
 	like "$(grep -m1 'refused the device filter' "$log")" \
 		"job [0-9]+: the kernel refused the device filter: Permission denied; verifier: .*injected by bpf_fault" \
 		"verifier rejection: slurmd logs the reason with the verifier's log"
@@ -249,9 +253,7 @@ test_kernel_refusals() {
 	"$HELPERS/cg_exclusive" attach "$CG/node2"
 	ok $? "an exclusive device program holds node2's cgroup"
 	p0=$(progs_now)
-	out=$(cl_as $USER1 srun -w node2 -n1 echo ran 2>&1)
-	! echo "$out" | grep -qx ran
-	ok $? "attach refused: the job does not run"
+	job_refused_on_node2 "attach refused: the job does not run"
 	like "$(grep -m1 'cannot attach the device filter' "$log")" \
 		"job [0-9]+: cannot attach the device filter: Operation not permitted" \
 		"attach refused: slurmd logs the reason"

@@ -20,16 +20,16 @@
 
 #include "devfilter.h"
 
-static int prog_attach(int prog_fd, int cg_fd, int detach)
+/* devfilter_attach() always asks for BPF_F_ALLOW_MULTI: flags 0 here. */
+static int attach_exclusive(int prog_fd, int cg_fd)
 {
 	union bpf_attr attr;
 
 	memset(&attr, 0, sizeof(attr));
 	attr.target_fd = cg_fd;
-	attr.attach_bpf_fd = prog_fd < 0 ? 0 : prog_fd;
+	attr.attach_bpf_fd = prog_fd;
 	attr.attach_type = BPF_CGROUP_DEVICE;
-	return syscall(SYS_bpf, detach ? BPF_PROG_DETACH : BPF_PROG_ATTACH,
-		       &attr, sizeof(attr));
+	return syscall(SYS_bpf, BPF_PROG_ATTACH, &attr, sizeof(attr));
 }
 
 int main(int argc, char **argv)
@@ -50,12 +50,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cg_exclusive: %s: %s\n", argv[2], strerror(errno));
 		return 1;
 	}
-	if (!strcmp(argv[1], "attach") &&
-	    (prog_fd = devfilter_load(allow_all, 2, log, sizeof(log))) < 0) {
+	if (!strcmp(argv[1], "detach")) {
+		/* No program fd: the kernel detaches the cgroup's only one. */
+		rc = devfilter_detach(-1, cg_fd);
+	} else if ((prog_fd = devfilter_load(allow_all, 2, log, sizeof(log))) < 0) {
 		fprintf(stderr, "cg_exclusive: load: %s %s\n", strerror(errno), log);
 		return 1;
+	} else {
+		rc = attach_exclusive(prog_fd, cg_fd);
 	}
-	rc = prog_attach(prog_fd, cg_fd, !strcmp(argv[1], "detach"));
 	if (rc < 0)
 		fprintf(stderr, "cg_exclusive: %s %s: %s\n", argv[1], argv[2],
 			strerror(errno));
