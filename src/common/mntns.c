@@ -25,27 +25,40 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <dirent.h>
+
+#include "fdmount.h"
 #include "mntns.h"
+#include "safepath.h"
 #include "saferm.h"
 
+#ifndef NS_GET_MNTNS_ID
+#define NS_GET_MNTNS_ID _IOR(0xb7, 0x5, uint64_t)
+#endif
 #ifndef NSFS_MAGIC
 #define NSFS_MAGIC 0x6e736673
 #endif
 
 #define MNTNS_MAX_DIRS 16
+/* Most extra unshares for a newer namespace id: unshare_newer_than(). */
+#define MNTNS_MAX_UNSHARES 65536
+/* How long teardown waits for the job's last processes to die. */
+#define MNTNS_KILL_WAIT_MS 5000
+#define MNTNS_REMOVE_ATTEMPTS 100
 #define PIN_NAME ".ns"
 
 /* What the child does for one private directory. */
 struct private_dir {
 	char target[PATH_MAX];	/* e.g. /tmp */
 	char source[PATH_MAX];	/* backing directory, or "" for a tmpfs */
-	char tmpfs_opts[64];	/* options when source is "" */
+	char tmpfs_size[24];	/* bytes when source is "", "" = default */
 };
 
 /* Everything the child needs, computed before fork(). */
@@ -54,20 +67,22 @@ struct ns_plan {
 	struct private_dir dirs[MNTNS_MAX_DIRS];
 	int ndirs;
 	char base_path[PATH_MAX];
+	uint64_t parent_ns_id;	/* see unshare_newer_than() */
 };
 
-/* The child reports the step that failed and its errno over a pipe. */
+/* The child reports the step that failed, its errno and which Dirs entry. */
 struct child_result {
 	int step;
 	int err;
+	int dir;
 };
 
 enum child_step {
 	STEP_OK = 0,
 	STEP_UNSHARE,
 	STEP_PROPAGATION,
+	STEP_OPEN_TARGET,
 	STEP_MOUNT_DIR,
-	STEP_REMOUNT_DIR,
 	STEP_HIDE_BASE,
 	STEP_WAIT_PIN,
 };
@@ -76,8 +91,8 @@ static const char *step_names[] = {
 	[STEP_OK] = "ok",
 	[STEP_UNSHARE] = "unshare(CLONE_NEWNS)",
 	[STEP_PROPAGATION] = "making / private in the namespace",
+	[STEP_OPEN_TARGET] = "opening a private directory's mount point",
 	[STEP_MOUNT_DIR] = "mounting a private directory",
-	[STEP_REMOUNT_DIR] = "remounting a private directory nosuid,nodev",
 	[STEP_HIDE_BASE] = "hiding BasePath",
 	[STEP_WAIT_PIN] = "waiting for the namespace pin",
 };
@@ -88,6 +103,14 @@ static void set_err(char *err, size_t errlen, const char *fmt, const char *what,
 	if (err && errlen)
 		snprintf(err, errlen, fmt, what, strerror(errnum));
 	errno = errnum;
+}
+
+static void close_keep_errno(int fd)
+{
+	int saved = errno;
+
+	close(fd);
+	errno = saved;
 }
 
 int mntns_parse_job_dir(const char *name, uint32_t *job_id)
@@ -134,12 +157,12 @@ static void backing_name(const char *dir, char *buf, size_t len)
 	buf[i] = '\0';
 }
 
-static void tmpfs_options(char *buf, size_t len, uint64_t size)
+static void tmpfs_size(char *buf, size_t len, uint64_t size)
 {
 	if (size)
-		snprintf(buf, len, "mode=1777,size=%" PRIu64, size);
+		snprintf(buf, len, "%" PRIu64, size);
 	else
-		snprintf(buf, len, "mode=1777");
+		buf[0] = '\0';
 }
 
 /* Make the backing directories and fill in the child's plan. */
@@ -159,13 +182,13 @@ static int plan_dirs(const struct mntns_spec *spec, int jobfd,
 		snprintf(pd->target, sizeof(pd->target), "%s", *d);
 		plan->ndirs++;
 		if (!strcmp(*d, "/dev/shm")) {
-			tmpfs_options(pd->tmpfs_opts, sizeof(pd->tmpfs_opts),
-				      spec->shm_size);
+			tmpfs_size(pd->tmpfs_size, sizeof(pd->tmpfs_size),
+				   spec->shm_size);
 			continue;
 		}
 		if (!strcmp(*d, "/tmp") && spec->tmp_size) {
-			tmpfs_options(pd->tmpfs_opts, sizeof(pd->tmpfs_opts),
-				      spec->tmp_size);
+			tmpfs_size(pd->tmpfs_size, sizeof(pd->tmpfs_size),
+				   spec->tmp_size);
 			continue;
 		}
 		backing_name(*d, name, sizeof(name));
@@ -181,51 +204,115 @@ static int plan_dirs(const struct mntns_spec *spec, int jobfd,
 	return 0;
 }
 
+/*
+ * Mount one private directory.  The mount point is opened without
+ * following any link (a user may plant one in a world-writable parent such
+ * as /var/tmp) and the mount goes onto that fd: a symlink, a missing
+ * directory or a file there fails the job instead of redirecting root.
+ * Node-local scratch never carries set-uid programs or devices.
+ */
 static int mount_private_dir(const struct private_dir *pd, int *step)
 {
+	const unsigned int attrs = FDMOUNT_NOSUID | FDMOUNT_NODEV;
+	int target_fd, source_fd, rc;
+
+	*step = STEP_OPEN_TARGET;
+	if ((target_fd = safepath_open(pd->target)) < 0)
+		return -1;
 	*step = STEP_MOUNT_DIR;
 	if (!pd->source[0]) {
 		/* A fresh tmpfs; an older mount there is simply covered. */
-		return mount("tmpfs", pd->target, "tmpfs", MS_NOSUID | MS_NODEV,
-			     pd->tmpfs_opts);
+		rc = fdmount_tmpfs(target_fd, "1777",
+				   pd->tmpfs_size[0] ? pd->tmpfs_size : NULL,
+				   attrs);
+	} else if ((source_fd = safepath_open(pd->source)) < 0) {
+		rc = -1;
+	} else {
+		rc = fdmount_bind(source_fd, target_fd, attrs);
+		close_keep_errno(source_fd);
 	}
-	if (mount(pd->source, pd->target, "none", MS_BIND | MS_REC, NULL) < 0)
-		return -1;
-	/* Node-local scratch must not carry set-uid programs or devices. */
-	*step = STEP_REMOUNT_DIR;
-	return mount("none", pd->target, "none",
-		     MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV, NULL);
+	close_keep_errno(target_fd);
+	return rc;
+}
+
+/*
+ * Other jobs' directories are 0700 already; this hides their names.
+ * ENOENT means a private dir now covers BasePath: hidden already.
+ */
+static int hide_base_path(const char *base_path)
+{
+	int fd = safepath_open(base_path), rc;
+
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -1;
+	rc = fdmount_tmpfs(fd, "0555", "4096",
+			   FDMOUNT_RDONLY | FDMOUNT_NOSUID | FDMOUNT_NODEV |
+			   FDMOUNT_NOEXEC);
+	close_keep_errno(fd);
+	return rc;
 }
 
 /* Runs in the child, inside the new namespace. */
-static int setup_namespace(const struct ns_plan *plan, int *step)
+static int setup_namespace(const struct ns_plan *plan, int *step, int *dir)
 {
-	int i;
-
 	*step = STEP_PROPAGATION;
 	if (mount("none", "/", "none", MS_REC | plan->root_propagation, NULL) < 0)
 		return -1;
-	for (i = 0; i < plan->ndirs; i++)
-		if (mount_private_dir(&plan->dirs[i], step) < 0)
+	for (*dir = 0; *dir < plan->ndirs; (*dir)++)
+		if (mount_private_dir(&plan->dirs[*dir], step) < 0)
 			return -1;
-	/*
-	 * Other jobs' directories are 0700 already; this hides their names.
-	 * ENOENT means a private dir now covers BasePath: hidden already.
-	 */
+	*dir = -1;
 	*step = STEP_HIDE_BASE;
-	if (mount("tmpfs", plan->base_path, "tmpfs",
-		  MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
-		  "mode=0555,size=4k") < 0 && errno != ENOENT)
+	return hide_base_path(plan->base_path);
+}
+
+/* The id of the caller's mount namespace, or 0 where the kernel has none. */
+static uint64_t own_ns_id(void)
+{
+	uint64_t id = 0;
+	int fd = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	if (ioctl(fd, NS_GET_MNTNS_ID, &id) < 0)
+		id = 0;
+	close(fd);
+	return id;
+}
+
+/*
+ * The kernel binds a mount namespace only into an older one: the parent's
+ * pin fails with EINVAL unless our namespace's id is above the parent's
+ * (mnt_ns_loop()).  In the initial namespace that always holds, but slurmd
+ * may run in one of its own (systemd's PrivateTmp), and since Linux 6.18
+ * namespace ids come from per-CPU batches of 4096, so a child on another
+ * CPU can get an older id than its parent's namespace.  Unsharing again
+ * draws the next id of this CPU's batch until it passes the parent's
+ * (measured: 4092 unshares, 0.5 s, in the worst case).  Kernels without
+ * NS_GET_MNTNS_ID number namespaces in order and never need this.
+ */
+static int unshare_newer_than(uint64_t parent_id)
+{
+	if (unshare(CLONE_NEWNS) < 0)
 		return -1;
+	for (int n = 0; parent_id && n < MNTNS_MAX_UNSHARES; n++) {
+		uint64_t id = own_ns_id();
+
+		if (!id || id > parent_id)
+			break;
+		if (unshare(CLONE_NEWNS) < 0)
+			return -1;
+	}
 	return 0;
 }
 
-static void child_main(const struct ns_plan *plan, int ready_fd, int pinned_fd)
+static void child_main(const struct ns_plan *plan, int ready_fd,
+		       int pinned_fd)
 {
-	struct child_result res = { STEP_OK, 0 };
+	struct child_result res = { STEP_OK, 0, -1 };
 	char c;
 
-	if (unshare(CLONE_NEWNS) < 0) {
+	if (unshare_newer_than(plan->parent_ns_id) < 0) {
 		res.step = STEP_UNSHARE;
 		res.err = errno;
 		(void)!write(ready_fd, "\1", 1);
@@ -234,7 +321,7 @@ static void child_main(const struct ns_plan *plan, int ready_fd, int pinned_fd)
 	}
 	/* Tell the parent it may pin; set up while it does. */
 	(void)!write(ready_fd, "\0", 1);
-	if (setup_namespace(plan, &res.step) < 0)
+	if (setup_namespace(plan, &res.step, &res.dir) < 0)
 		res.err = errno;
 	else
 		res.step = STEP_OK;
@@ -247,23 +334,56 @@ static void child_main(const struct ns_plan *plan, int ready_fd, int pinned_fd)
 	_exit(res.step == STEP_OK ? 0 : 1);
 }
 
-static int pin_namespace(pid_t pid, const char *pin)
+/* Bind the child's namespace onto the pin file, held open as pin_fd. */
+static int pin_namespace(pid_t pid, int pin_fd)
 {
-	char proc[64];
+	char proc[64], target[64];
 
 	snprintf(proc, sizeof(proc), "/proc/%d/ns/mnt", (int)pid);
-	return mount(proc, pin, "none", MS_BIND, NULL);
+	snprintf(target, sizeof(target), "/proc/self/fd/%d", pin_fd);
+	return mount(proc, target, "none", MS_BIND, NULL);
+}
+
+static void unpin(int pin_fd)
+{
+	char target[64];
+
+	snprintf(target, sizeof(target), "/proc/self/fd/%d", pin_fd);
+	umount2(target, MNT_DETACH);
+}
+
+static void child_failed(const struct ns_plan *plan,
+			 const struct child_result *res, char *err,
+			 size_t errlen)
+{
+	int errnum = res->err ? res->err : EIO;
+
+	if (res->dir >= 0 && res->dir < plan->ndirs && err && errlen) {
+		const char *target = plan->dirs[res->dir].target;
+
+		if (res->step == STEP_OPEN_TARGET && errnum == ELOOP)
+			snprintf(err, errlen, "%s: %s is a symbolic link "
+				 "(or has one in its path); refusing to mount "
+				 "there", step_names[res->step], target);
+		else
+			snprintf(err, errlen, "%s %s: %s",
+				 step_names[res->step], target,
+				 strerror(errnum));
+		errno = errnum;
+		return;
+	}
+	set_err(err, errlen, "%s: %s", step_names[res->step], errnum);
 }
 
 /*
- * Fork the child, pin its namespace and collect its verdict.  Returns 0, or
- * -1 with errno and a message in err.
+ * Fork the child, pin its namespace and collect its verdict.  Returns 0,
+ * or -1 with errno and a message in err.
  */
-static int run_child(const struct ns_plan *plan, const char *pin, char *err,
+static int run_child(const struct ns_plan *plan, int pin_fd, char *err,
 		     size_t errlen)
 {
 	int ready[2] = { -1, -1 }, pinned[2] = { -1, -1 };
-	struct child_result res = { STEP_OK, 0 };
+	struct child_result res = { STEP_OK, 0, -1 };
 	bool is_pinned = false;
 	int status, saved;
 	char first;
@@ -288,7 +408,7 @@ static int run_child(const struct ns_plan *plan, const char *pin, char *err,
 	ready[1] = pinned[0] = -1;
 
 	if (read(ready[0], &first, 1) == 1 && first == '\0') {
-		if (pin_namespace(pid, pin) == 0) {
+		if (pin_namespace(pid, pin_fd) == 0) {
 			is_pinned = true;
 			(void)!write(pinned[1], "", 1);
 		} else {
@@ -313,11 +433,11 @@ static int run_child(const struct ns_plan *plan, const char *pin, char *err,
 	if (res.step == STEP_OK && WIFEXITED(status) && !WEXITSTATUS(status))
 		return 0;
 	if (res.step > 0)
-		set_err(err, errlen, "%s: %s", step_names[res.step],
-			res.err ? res.err : EIO);
+		child_failed(plan, &res, err, errlen);
+	saved = res.step > 0 ? errno : (res.err ? res.err : errno);
 	if (is_pinned)
-		umount2(pin, MNT_DETACH);
-	errno = res.err ? res.err : EIO;
+		unpin(pin_fd);
+	errno = saved ? saved : EIO;
 	return -1;
 error:
 	saved = errno;
@@ -331,44 +451,31 @@ error:
 	return -1;
 }
 
-/* The job directory becomes a private mount so the pin cannot propagate. */
-static int make_private_bind(const char *path)
-{
-	if (mount(path, path, "none", MS_BIND, NULL) < 0)
-		return -1;
-	if (mount("none", path, "none", MS_PRIVATE, NULL) < 0) {
-		int saved = errno;
-
-		umount2(path, MNT_DETACH);
-		errno = saved;
-		return -1;
-	}
-	return 0;
-}
-
 static int create_pin_file(int jobfd)
 {
-	int fd = openat(jobfd, PIN_NAME,
-			O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC,
-			0400);
+	return openat(jobfd, PIN_NAME,
+		      O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC,
+		      0400);
+}
 
-	if (fd < 0)
-		return -1;
-	close(fd);
-	return 0;
+/* umount2 of the mount whose root the fd names, without a path. */
+static void unmount_fd(int fd)
+{
+	char target[64];
+
+	snprintf(target, sizeof(target), "/proc/self/fd/%d", fd);
+	umount2(target, MNT_DETACH);
 }
 
 int mntns_create(const struct mntns_spec *spec, char *err, size_t errlen)
 {
-	char name[16], jobdir[PATH_MAX], pin[PATH_MAX];
+	char name[16], jobdir[PATH_MAX];
 	struct ns_plan *plan = NULL;
-	int basefd = -1, jobfd = -1, saved;
-	bool made_dir = false, bound = false;
+	int basefd = -1, dirfd = -1, jobfd = -1, pinfd = -1, saved;
+	bool made_dir = false;
 
 	if (job_path(jobdir, sizeof(jobdir), spec->base_path, spec->job_id,
-		     NULL) < 0 ||
-	    job_path(pin, sizeof(pin), spec->base_path, spec->job_id,
-		     PIN_NAME) < 0) {
+		     NULL) < 0) {
 		set_err(err, errlen, "%s: %s", "BasePath", errno);
 		return -1;
 	}
@@ -378,11 +485,11 @@ int mntns_create(const struct mntns_spec *spec, char *err, size_t errlen)
 		return -1;
 	}
 	plan->root_propagation = spec->shared ? MS_SLAVE : MS_PRIVATE;
+	plan->parent_ns_id = own_ns_id();
 	snprintf(plan->base_path, sizeof(plan->base_path), "%s",
 		 spec->base_path);
 
-	basefd = open(spec->base_path,
-		      O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	basefd = safepath_open(spec->base_path);
 	if (basefd < 0) {
 		set_err(err, errlen, "opening BasePath %s: %s",
 			spec->base_path, errno);
@@ -393,19 +500,20 @@ int mntns_create(const struct mntns_spec *spec, char *err, size_t errlen)
 		goto error;
 	}
 	made_dir = true;
-	jobfd = openat(basefd, name,
-		       O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (jobfd < 0 || fchmod(jobfd, 0700) < 0) {
+	dirfd = openat(basefd, name,
+		       O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dirfd < 0 || fchmodat(basefd, name, 0700, 0) < 0) {
 		set_err(err, errlen, "opening %s: %s", jobdir, errno);
 		goto error;
 	}
-	if (make_private_bind(jobdir) < 0) {
+	/* The job directory is a private mount: the pin cannot propagate. */
+	if ((jobfd = fdmount_private_self(dirfd)) < 0) {
 		set_err(err, errlen, "bind-mounting %s: %s", jobdir, errno);
 		goto error;
 	}
-	bound = true;
-	if (create_pin_file(jobfd) < 0) {
-		set_err(err, errlen, "creating %s: %s", pin, errno);
+	if ((pinfd = create_pin_file(jobfd)) < 0) {
+		set_err(err, errlen, "creating %s/" PIN_NAME ": %s", jobdir,
+			errno);
 		goto error;
 	}
 	if (plan_dirs(spec, jobfd, plan) < 0) {
@@ -413,18 +521,24 @@ int mntns_create(const struct mntns_spec *spec, char *err, size_t errlen)
 			jobdir, errno);
 		goto error;
 	}
-	if (run_child(plan, pin, err, errlen) < 0)
+	if (run_child(plan, pinfd, err, errlen) < 0)
 		goto error;
+	close(pinfd);
 	close(jobfd);
+	close(dirfd);
 	close(basefd);
 	free(plan);
 	return 0;
 error:
 	saved = errno;
-	if (jobfd >= 0)
+	if (pinfd >= 0)
+		close(pinfd);
+	if (jobfd >= 0) {
+		unmount_fd(jobfd);
 		close(jobfd);
-	if (bound)
-		umount2(jobdir, MNT_DETACH);
+	}
+	if (dirfd >= 0)
+		close(dirfd);
 	if (made_dir)
 		saferm_at(basefd, name);
 	if (basefd >= 0)
@@ -476,21 +590,107 @@ static int unmount_if_mounted(const char *path)
 	return -1;
 }
 
+/*
+ * SIGKILL every process whose mount namespace is ns (the pin's stat);
+ * returns how many were found, or -1 when /proc cannot be read.
+ */
+static int kill_members(const struct stat *ns)
+{
+	DIR *proc = opendir("/proc");
+	struct dirent *ep;
+	struct stat st;
+	char path[64];
+	int found = 0;
+
+	if (!proc)
+		return -1;
+	while ((ep = readdir(proc))) {
+		pid_t pid = (pid_t)strtol(ep->d_name, NULL, 10);
+
+		if (pid <= 0 || pid == getpid())
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)pid);
+		if (stat(path, &st) < 0 || st.st_ino != ns->st_ino ||
+		    st.st_dev != ns->st_dev)
+			continue;
+		kill(pid, SIGKILL);
+		found++;
+	}
+	closedir(proc);
+	return found;
+}
+
+/*
+ * A process of the job that outlived it (it escaped Slurm's tracking, or
+ * teardown runs before Slurm's kill) may still write into the job's /tmp
+ * and refill it while it is removed: a requeued job with the same id would
+ * then meet EEXIST.  Kill whatever is still inside the namespace and wait
+ * until it has gone.  Returns 0, or -1 with errno EBUSY when processes
+ * remain after MNTNS_KILL_WAIT_MS.
+ */
+static int kill_namespace(const char *pin)
+{
+	struct statfs sfs;
+	struct stat ns;
+
+	if (statfs(pin, &sfs) < 0 || sfs.f_type != NSFS_MAGIC ||
+	    stat(pin, &ns) < 0)
+		return 0;	/* not pinned: nobody can be inside */
+	for (int waited = 0; ; waited += 10) {
+		int found = kill_members(&ns);
+
+		if (found <= 0)
+			return found;
+		if (waited >= MNTNS_KILL_WAIT_MS) {
+			errno = EBUSY;
+			return -1;
+		}
+		usleep(10000);
+	}
+}
+
+/* Remove the job's directory, again while something refills it. */
+static int remove_job_dir(const char *base_path, const char *name,
+			  const char *pin)
+{
+	int basefd = safepath_open(base_path), rc = -1;
+
+	if (basefd < 0)
+		return errno == ENOENT ? 0 : -1;
+	for (int attempt = 0; attempt < MNTNS_REMOVE_ATTEMPTS; attempt++) {
+		rc = saferm_at(basefd, name);
+		if (rc == 0 || errno == ENOENT) {
+			rc = 0;
+			break;
+		}
+		if (errno != ENOTEMPTY && errno != EBUSY)
+			break;
+		(void)kill_namespace(pin);
+		usleep(10000);
+	}
+	close_keep_errno(basefd);
+	return rc;
+}
+
 int mntns_delete(const char *base_path, uint32_t job_id)
 {
 	char name[16], jobdir[PATH_MAX], pin[PATH_MAX];
-	int basefd, rc = 0, saved = 0;
+	int rc = 0, saved = 0;
 
 	if (job_path(jobdir, sizeof(jobdir), base_path, job_id, NULL) < 0 ||
 	    job_path(pin, sizeof(pin), base_path, job_id, PIN_NAME) < 0)
 		return -1;
 	snprintf(name, sizeof(name), "%" PRIu32, job_id);
 
+	if (kill_namespace(pin) < 0) {
+		saved = errno;
+		rc = -1;
+	}
 	/* The pin may be stacked if a create raced; remove every layer. */
 	for (int layer = 0; layer < 8 && mntns_exists(base_path, job_id);
 	     layer++) {
 		if (unmount_if_mounted(pin) < 0) {
-			saved = errno;
+			saved = saved ? saved : errno;
 			rc = -1;
 			break;
 		}
@@ -499,18 +699,10 @@ int mntns_delete(const char *base_path, uint32_t job_id)
 		saved = errno;
 		rc = -1;
 	}
-	basefd = open(base_path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-				 O_CLOEXEC);
-	if (basefd < 0) {
-		if (errno == ENOENT)
-			return rc;
-		return -1;
-	}
-	if (saferm_at(basefd, name) < 0 && errno != ENOENT && !saved) {
+	if (remove_job_dir(base_path, name, pin) < 0 && !saved) {
 		saved = errno;
 		rc = -1;
 	}
-	close(basefd);
 	errno = saved;
 	return rc;
 }

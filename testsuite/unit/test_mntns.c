@@ -14,6 +14,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mount.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -165,13 +168,193 @@ static void test_failure_leaves_nothing(void)
 	snprintf(jobdir, sizeof(jobdir), "%s/71", base);
 	ok(mntns_create(&spec, err, sizeof(err)) < 0,
 	   "a private dir that does not exist fails the namespace");
-	like(err, "mounting a private directory", "the error says which step");
+	like(err, "/no/such/dir/anywhere", "the error names the missing Dirs entry");
 	ok(stat(jobdir, &st) < 0 && errno == ENOENT,
 	   "the failed job leaves no directory");
 	is_int(count_mounts_of(jobdir), 0, "and no mount");
 	spec.base_path = "/no/such/base";
 	ok(mntns_create(&spec, err, sizeof(err)) < 0, "a missing BasePath fails");
 	like(err, "BasePath", "the error names BasePath");
+}
+
+/*
+ * The attack of the security report: a user plants a link where a Dirs
+ * entry should be (in a world-writable parent such as /var/tmp) pointing at
+ * a directory root cares about; the next job must not mount over it.
+ */
+static void test_link_attack(void)
+{
+	char parent[] = "/var/tmp/test-mntns-link.XXXXXX";
+	char victim[] = "/var/tmp/test-mntns-victim.XXXXXX";
+	char link[256], mid[256], deep[256], file[256], err[512] = "";
+	const char *dirs[] = { "/tmp", link, NULL };
+	struct mntns_spec spec = { .base_path = base, .job_id = 81,
+				   .dirs = dirs };
+	char jobdir[256];
+	struct stat st;
+
+	if (!mkdtemp(parent) || !mkdtemp(victim)) {
+		ok(0, "temporary directories for the link attack");
+		return;
+	}
+	chmod(parent, 01777);
+	snprintf(link, sizeof(link), "%s/job", parent);
+	snprintf(jobdir, sizeof(jobdir), "%s/81", base);
+	ok(symlink(victim, link) == 0 && lstat(link, &st) == 0 &&
+	   S_ISLNK(st.st_mode), "precondition: the link %s is planted", link);
+	ok(mntns_create(&spec, err, sizeof(err)) < 0,
+	   "a Dirs entry that is a symlink fails the job");
+	like(err, link, "the error names the Dirs entry");
+	like(err, "symbolic link", "and says it is a link");
+	is_int(count_mounts_of(victim), 0, "nothing is mounted on the target");
+	ok(stat(jobdir, &st) < 0 && errno == ENOENT,
+	   "the refused job leaves no directory");
+
+	/* A link in the middle of the path is refused as well. */
+	unlink(link);
+	snprintf(mid, sizeof(mid), "%s/mid", parent);
+	snprintf(deep, sizeof(deep), "%s/mid/sub", parent);
+	mkdir(strcat(strcpy(file, victim), "/sub"), 0755);
+	ok(symlink(victim, mid) == 0, "precondition: a link mid-path");
+	dirs[1] = deep;
+	ok(mntns_create(&spec, err, sizeof(err)) < 0,
+	   "a link in a Dirs entry's path fails the job");
+	is_int(count_mounts_of(victim), 0, "nothing is mounted through it");
+	unlink(mid);
+
+	/* Not a directory. */
+	snprintf(file, sizeof(file), "%s/file", parent);
+	close(open(file, O_CREAT | O_WRONLY, 0644));
+	dirs[1] = file;
+	ok(mntns_create(&spec, err, sizeof(err)) < 0 &&
+	   strstr(err, "Not a directory"),
+	   "a Dirs entry that is a file fails the job: %s", err);
+	unlink(file);
+
+	/* A real directory there works and is private. */
+	ok(mkdir(link, 0755) == 0, "precondition: a real directory");
+	dirs[1] = link;
+	ok(mntns_create(&spec, err, sizeof(err)) == 0, "then the job runs: %s",
+	   err[0] ? err : "ok");
+	ok(mntns_delete(base, 81) == 0, "and is removed");
+	rmdir(link);
+	rmdir(strcat(strcpy(file, victim), "/sub"));
+	rmdir(parent);
+	rmdir(victim);
+}
+
+/* BasePath itself reached through a link is refused. */
+static void test_base_link(void)
+{
+	char link[] = "/var/tmp/test-mntns-baselink.XXXXXX";
+	const char *dirs[] = { "/tmp", NULL };
+	struct mntns_spec spec = { .base_path = link, .job_id = 82,
+				   .dirs = dirs };
+	char err[256] = "";
+
+	if (!mkdtemp(link) || rmdir(link) < 0 || symlink(base, link) < 0) {
+		ok(0, "precondition: a link to BasePath");
+		return;
+	}
+	ok(mntns_create(&spec, err, sizeof(err)) < 0,
+	   "a BasePath that is a symlink is refused");
+	unlink(link);
+}
+
+static int writer(void *unused)
+{
+	char path[64];
+
+	(void)unused;
+	for (unsigned long i = 0; ; i++) {
+		snprintf(path, sizeof(path), "/tmp/f%lu", i % 4096);
+		close(open(path, O_CREAT | O_WRONLY, 0644));
+	}
+	return 0;
+}
+
+/* Teardown with a job process still writing into /tmp. */
+static void test_teardown_with_writer(void)
+{
+	const char *dirs[] = { "/tmp", NULL };
+	struct mntns_spec spec = { .base_path = base, .job_id = 83,
+				   .dirs = dirs };
+	char err[256] = "", jobdir[256], probe[300];
+	int status, alive = 0;
+	struct stat st;
+	pid_t pid;
+
+	snprintf(jobdir, sizeof(jobdir), "%s/83", base);
+	snprintf(probe, sizeof(probe), "%s/tmp/f1", jobdir);
+	ok(mntns_create(&spec, err, sizeof(err)) == 0, "create: %s",
+	   err[0] ? err : "ok");
+	pid = fork();
+	if (pid == 0) {
+		if (mntns_join(base, 83) < 0)
+			_exit(100);
+		_exit(writer(NULL));
+	}
+	for (int i = 0; i < 200 && access(probe, F_OK) < 0; i++)
+		usleep(10000);
+	ok(access(probe, F_OK) == 0, "precondition: the writer fills /tmp");
+	ok(mntns_delete(base, 83) == 0, "delete succeeds while it writes");
+	ok(stat(jobdir, &st) < 0 && errno == ENOENT, "the directory is gone");
+	if (waitpid(pid, &status, WNOHANG) == 0) {
+		alive = 1;
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+	}
+	is_int(alive, 0, "the writer was killed");
+	ok(mntns_create(&spec, err, sizeof(err)) == 0,
+	   "the same job id can be created again: %s", err[0] ? err : "ok");
+	mntns_delete(base, 83);
+}
+
+/*
+ * slurmd may run in a mount namespace of its own (systemd's PrivateTmp,
+ * propagation slave).  Create and delete from such a namespace, with the
+ * creator on every CPU in turn: the pin must never fail.
+ */
+static void test_non_initial_namespace(void)
+{
+	const char *dirs[] = { "/tmp", "/dev/shm", NULL };
+	int status, ncpu = 0;
+	cpu_set_t set;
+	pid_t pid;
+
+	sched_getaffinity(0, sizeof(set), &set);
+	ncpu = CPU_COUNT(&set);
+	pid = fork();
+	if (pid == 0) {
+		int failures = 0;
+
+		if (unshare(CLONE_NEWNS) < 0 ||
+		    mount("none", "/", NULL, MS_REC | MS_SLAVE, NULL) < 0)
+			_exit(100);
+		for (int round = 0; round < 8; round++)
+			for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+				struct mntns_spec spec = { .base_path = base,
+					.job_id = 90, .dirs = dirs };
+				cpu_set_t one;
+
+				if (!CPU_ISSET(cpu, &set))
+					continue;
+				CPU_ZERO(&one);
+				CPU_SET(cpu, &one);
+				sched_setaffinity(0, sizeof(one), &one);
+				if (mntns_create(&spec, NULL, 0) < 0)
+					failures++;
+				else if (mntns_delete(base, 90) < 0)
+					failures++;
+			}
+		_exit(failures > 99 ? 99 : failures);
+	}
+	waitpid(pid, &status, 0);
+	ok(WIFEXITED(status) && WEXITSTATUS(status) != 100,
+	   "precondition: a slave mount namespace like PrivateTmp's");
+	is_int(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0,
+	       "no create fails in a non-initial namespace (%d CPUs, 8 rounds)",
+	       ncpu);
 }
 
 static void test_parse_job_dir(void)
@@ -203,6 +386,10 @@ int main(void)
 	test_two_jobs();
 	test_tmp_size();
 	test_failure_leaves_nothing();
+	test_link_attack();
+	test_base_link();
+	test_teardown_with_writer();
+	test_non_initial_namespace();
 	rmdir(base);
 	return tap_done();
 }

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * fdmount.h - mount onto directories held as file descriptors.
+ *
+ * mount(2) takes a target path and resolves it again, following links: a
+ * directory checked a moment before may not be the one mounted on.  The
+ * new mount API (Linux 5.2; mount_setattr 5.12) takes file descriptors
+ * instead, so the directory that safepath_open() checked is the directory
+ * that gets the mount.  Only system calls are made: these functions may
+ * run in a child between fork() and exec().
+ *
+ * Every fd must belong to the caller's mount namespace (the kernel refuses
+ * mounts of other namespaces with EINVAL).  attrs are MOUNT_ATTR_* bits
+ * (<linux/mount.h>): FDMOUNT_NOSUID, FDMOUNT_NODEV, FDMOUNT_NOEXEC,
+ * FDMOUNT_RDONLY below.
+ */
+#ifndef DEVNS_FDMOUNT_H
+#define DEVNS_FDMOUNT_H
+
+#define FDMOUNT_RDONLY 0x1
+#define FDMOUNT_NOSUID 0x2
+#define FDMOUNT_NODEV  0x4
+#define FDMOUNT_NOEXEC 0x8
+
+/*
+ * Bind-mount the directory src_fd onto the directory target_fd, with attrs.
+ * The new mount is private: nothing mounted below it later propagates.
+ * Returns 0, or -1 with errno.
+ */
+int fdmount_bind(int src_fd, int target_fd, unsigned int attrs);
+
+/*
+ * Mount a new tmpfs onto target_fd with the given mode (octal string, e.g.
+ * "1777") and size (bytes as a decimal string; NULL for tmpfs's default),
+ * with attrs.  Returns 0, or -1 with errno.
+ */
+int fdmount_tmpfs(int target_fd, const char *mode, const char *size,
+		  unsigned int attrs);
+
+/*
+ * Make the directory dir_fd a private bind mount of itself, so that mounts
+ * made below it stay out of the peers of its parent mount.  Returns an
+ * O_PATH fd of the new mount's root (create files below it through this
+ * fd: the old fd still names the covered directory), or -1 with errno.
+ */
+int fdmount_private_self(int dir_fd);
+
+#endif /* DEVNS_FDMOUNT_H */
