@@ -20,6 +20,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "src/common/slurm_xlator.h"
@@ -139,12 +140,25 @@ static int marker_create(uint32_t job_id)
 	return 0;
 }
 
-static bool marker_exists(uint32_t job_id)
+/*
+ * 1 when the job has a filter, 0 when it has none, -1 when that cannot be
+ * told (any error but ENOENT, or something other than root's plain file
+ * there): the caller must then refuse the process, never run it
+ * unfiltered.
+ */
+static int marker_state(uint32_t job_id)
 {
 	char path[PATH_MAX];
+	struct stat st;
 
 	marker_path(path, sizeof(path), job_id);
-	return access(path, F_OK) == 0;
+	if (fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (!S_ISREG(st.st_mode) || st.st_uid != 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	return 1;
 }
 
 static void marker_remove(uint32_t job_id)
@@ -282,10 +296,10 @@ out:
 
 int devns_devices_join(uint32_t job_id, pid_t pid)
 {
-	int node_fd, job_fd, rc;
+	int node_fd, job_fd, rc, marker = marker_state(job_id);
 
-	if (!marker_exists(job_id))
-		return 0;	/* no filter was asked for */
+	if (marker <= 0)
+		return marker;	/* 0: no filter was asked for */
 	if ((node_fd = open_node_cgroup(false)) < 0)
 		return -1;
 	job_fd = cgroup2_job_open(node_fd, job_id, false);
@@ -336,11 +350,16 @@ static FILE *open_extern_procs(uint32_t job_id)
 
 int devns_devices_adopt(uint32_t job_id)
 {
-	int node_fd, job_fd, pid, rc = 0;
+	int node_fd, job_fd, pid, rc = 0, marker = marker_state(job_id);
 	FILE *procs;
 
-	if (!marker_exists(job_id))
+	if (marker == 0)
 		return 0;	/* the job has no filter */
+	if (marker < 0) {
+		error("%s: job %u: cannot tell whether it has a device filter: %m",
+		      PLUGIN, job_id);
+		return -1;
+	}
 	if ((node_fd = open_node_cgroup(false)) < 0)
 		goto fail;
 	job_fd = cgroup2_job_open(node_fd, job_id, false);

@@ -32,7 +32,9 @@
 #include "src/common/slurm_xlator.h"
 #include "src/common/env.h"
 #include "src/common/log.h"
+#include "src/common/node_conf.h"
 #include "src/common/read_config.h"
+#include "src/common/run_in_daemon.h"
 #include "src/common/run_command.h"
 #include "src/common/stepd_api.h"
 #include "src/common/xmalloc.h"
@@ -42,7 +44,9 @@
 
 #include "mntns.h"
 #include "nsconf.h"
+#include "safepath.h"
 #include "devns_devices.h"
+#include "devns_gres.h"
 
 /*
  * slurmd and slurmstepd both define 'conf'; this definition only satisfies
@@ -59,6 +63,53 @@ const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 static struct nsconf *ns_conf;
 static int step_ns_fd = -1;	/* cached for join_external */
 
+/*
+ * BasePath holds root's job directories: like sshd's StrictModes, every
+ * component must be root's and no symlink, and none writable by others
+ * except a sticky ancestor such as /var/tmp (safepath.h).  slurmd creates
+ * it so with AutoBasePath; every daemon checks it before using it.
+ */
+static int prepare_base_path(const struct nsconf *c)
+{
+	char err[PATH_MAX + 256];
+	int rc;
+
+	if (!c->base_path)
+		return 0;
+	if (c->auto_base_path && running_in_slurmd())
+		rc = safepath_make_private(c->base_path, 0755, err,
+					   sizeof(err));
+	else
+		rc = safepath_check_private(c->base_path, err, sizeof(err));
+	if (rc < 0)
+		error("%s: BasePath %s cannot hold job directories: %s",
+		      plugin_type, c->base_path, err);
+	return rc;
+}
+
+/*
+ * DevicePolicy=auto filters only the node's GRES device files: a node whose
+ * GRES have none (22.05 AutoDetect without File=) would be filtered
+ * nothing, silently.  Say so once, at slurmd start.
+ */
+static void warn_auto_without_files(const struct nsconf *c)
+{
+	node_record_t *node;
+	char **files;
+
+	if (!running_in_slurmd() || c->device_policy != NSCONF_DEVPOLICY_AUTO ||
+	    c->device_allow)
+		return;
+	node = find_node_record(conf->node_name);
+	if (!node || !node->gres || !node->gres[0])
+		return;
+	if ((files = devns_gres_node_devices()))
+		devns_gres_free(files);
+	else
+		devns_warning("%s: DevicePolicy=auto on node %s with GRES \"%s\" but no GRES device files (gres.conf File=): no device of a job is contained; list them with File= or set DevicePolicy=closed",
+			plugin_type, conf->node_name, node->gres);
+}
+
 /* Read namespace.conf for this node; every error names file and line. */
 static struct nsconf *load_conf(void)
 {
@@ -73,6 +124,11 @@ static struct nsconf *load_conf(void)
 		error("%s: %s", plugin_type, err);
 		nsconf_free(c);
 		c = NULL;
+	} else if (prepare_base_path(c) < 0) {
+		nsconf_free(c);
+		c = NULL;
+	} else {
+		warn_auto_without_files(c);
 	}
 	xfree(path);
 	return c;
@@ -103,45 +159,41 @@ extern int fini(void)
 	return SLURM_SUCCESS;
 }
 
-/* mkdir -p with root ownership and 0755, for AutoBasePath. */
-static int make_base_path(const char *path)
-{
-	char *copy = xstrdup(path), *p;
-	int rc = 0;
+struct alive_arg {
+	uint32_t job_id;
+	bool alive;
+};
 
-	for (p = copy + 1; rc == 0 && (p = strchr(p, '/')); p++) {
-		*p = '\0';
-		if (mkdir(copy, 0755) < 0 && errno != EEXIST)
-			rc = -1;
-		*p = '/';
-	}
-	if (rc == 0 && mkdir(copy, 0755) < 0 && errno != EEXIST)
-		rc = -1;
-	xfree(copy);
-	return rc;
-}
-
-static int find_step_of_job(void *x, void *key)
+/* list_for_each: does this step of the job answer? */
+static int step_answers(void *x, void *arg)
 {
 	step_loc_t *stepd = x;
-
-	return stepd->step_id.job_id == *(uint32_t *)key;
-}
-
-/* A job is alive when one of its slurmstepd answers. */
-static bool job_is_alive(list_t *steps, uint32_t job_id)
-{
-	step_loc_t *stepd = list_find_first(steps, find_step_of_job, &job_id);
+	struct alive_arg *a = arg;
 	int fd;
 
-	if (!stepd)
-		return false;
+	if (a->alive || stepd->step_id.job_id != a->job_id)
+		return 0;
 	fd = stepd_connect(stepd->directory, stepd->nodename, &stepd->step_id,
 			   &stepd->protocol_version);
-	if (fd < 0)
-		return false;
-	close(fd);
-	return true;
+	if (fd >= 0) {
+		close(fd);
+		a->alive = true;
+	}
+	return 0;
+}
+
+/*
+ * A job is alive when any of its slurmstepd answers: one stale socket (a
+ * step killed with -9) says nothing about the job's other steps, and
+ * tearing down a live job's namespace and filter would remove its /tmp
+ * and let its next step run unfiltered.
+ */
+static bool job_is_alive(list_t *steps, uint32_t job_id)
+{
+	struct alive_arg a = { .job_id = job_id, .alive = false };
+
+	list_for_each(steps, step_answers, &a);
+	return a.alive;
 }
 
 /* What one attempt at removing a job could not remove: errno, or 0. */
@@ -252,12 +304,6 @@ extern int container_p_restore(char *dir_name, bool recover)
 	(void)dir_name;
 	(void)recover;
 
-	if (ns_conf->base_path && ns_conf->auto_base_path &&
-	    make_base_path(ns_conf->base_path) < 0) {
-		error("%s: cannot create BasePath %s: %m", plugin_type,
-		      ns_conf->base_path);
-		return SLURM_ERROR;
-	}
 	steps = stepd_available(conf->spooldir, conf->node_name);
 	if (ns_conf->base_path)
 		rc = restore_namespaces(steps);

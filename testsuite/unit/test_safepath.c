@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * test_safepath.c - paths walked without following links, and the
+ * StrictModes-like ownership check of BasePath.
+ *
+ * The ownership cases need root (they make root- and user-owned
+ * directories); without it they are skipped, with the reason.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "safepath.h"
+#include "saferm.h"
+#include "tap.h"
+
+static char top[] = "/var/tmp/test-safepath.XXXXXX";
+
+static const char *at(const char *rel)
+{
+	static char buf[4][512];
+	static int i;
+
+	i = (i + 1) % 4;
+	snprintf(buf[i], sizeof(buf[i]), "%s/%s", top, rel);
+	return buf[i];
+}
+
+static void test_syntax(void)
+{
+	const char *bad[] = { "relative", "/a//b", "/a/./b", "/a/../b",
+			      "/a/", "", NULL };
+
+	for (int i = 0; bad[i]; i++) {
+		errno = 0;
+		ok(safepath_open(bad[i]) < 0 && errno == EINVAL,
+		   "\"%s\" is refused with EINVAL", bad[i]);
+	}
+	int fd = safepath_open("/");
+	ok(fd >= 0, "/ opens");
+	if (fd >= 0)
+		close(fd);
+}
+
+static void test_open(void)
+{
+	int fd;
+
+	mkdir(at("d"), 0755);
+	mkdir(at("d/sub"), 0755);
+	ok(symlink(at("d"), at("link")) == 0, "precondition: a link to d");
+	close(open(at("file"), O_CREAT | O_WRONLY, 0644));
+
+	fd = safepath_open(at("d/sub"));
+	ok(fd >= 0, "a real directory opens");
+	if (fd >= 0)
+		close(fd);
+	errno = 0;
+	ok(safepath_open(at("link")) < 0 && errno == ELOOP,
+	   "a link as last component: ELOOP");
+	errno = 0;
+	ok(safepath_open(at("link/sub")) < 0 && errno == ELOOP,
+	   "a link mid-path: ELOOP");
+	errno = 0;
+	ok(safepath_open(at("file")) < 0 && errno == ENOTDIR,
+	   "a file: ENOTDIR");
+	errno = 0;
+	ok(safepath_open(at("none")) < 0 && errno == ENOENT,
+	   "a missing directory: ENOENT");
+}
+
+static void test_private(void)
+{
+	char err[512];
+
+	ok(safepath_check_private(at("d/sub"), err, sizeof(err)) == 0,
+	   "root-owned 0755 below sticky /var/tmp passes: %s", err);
+	ok(safepath_check_private("/var/tmp", err, sizeof(err)) < 0,
+	   "/var/tmp itself is refused");
+	like(err, "shared directory", "as a shared directory");
+	ok(safepath_check_private("/tmp", err, sizeof(err)) < 0,
+	   "/tmp is refused");
+	ok(safepath_check_private(at("link"), err, sizeof(err)) < 0,
+	   "a link is refused");
+	like(err, "symbolic link", "the message says link: %s", err);
+
+	chmod(at("d"), 0775);
+	ok(safepath_check_private(at("d/sub"), err, sizeof(err)) < 0,
+	   "a group-writable component is refused");
+	like(err, at("d"), "the message names it: %s", err);
+	chmod(at("d"), 0755);
+
+	(void)!chown(at("d/sub"), 65534, 65534);
+	ok(safepath_check_private(at("d/sub"), err, sizeof(err)) < 0,
+	   "a component owned by a user is refused");
+	like(err, "not owned by root", "the message says so: %s", err);
+	(void)!chown(at("d/sub"), 0, 0);
+
+	/* A sticky world-writable ancestor is fine, its child must be root's. */
+	mkdir(at("sticky"), 01777);
+	chmod(at("sticky"), 01777);
+	mkdir(at("sticky/base"), 0755);
+	ok(safepath_check_private(at("sticky/base"), err, sizeof(err)) == 0,
+	   "a root-owned dir below a sticky one passes: %s", err);
+	(void)!chown(at("sticky/base"), 65534, 65534);
+	ok(safepath_check_private(at("sticky/base"), err, sizeof(err)) < 0,
+	   "a user's dir below a sticky one is refused");
+	rmdir(at("sticky/base"));
+	mkdir(at("open"), 0777);
+	chmod(at("open"), 0777);
+	mkdir(at("open/base"), 0755);
+	ok(safepath_check_private(at("open/base"), err, sizeof(err)) < 0,
+	   "a world-writable, non-sticky ancestor is refused");
+	rmdir(at("open/base"));
+	rmdir(at("open"));
+}
+
+static void test_make_private(void)
+{
+	char err[512];
+	struct stat st;
+
+	umask(077);
+	ok(safepath_make_private(at("sticky/a/b/c"), 0755, err,
+				 sizeof(err)) == 0,
+	   "AutoBasePath creates missing components: %s", err);
+	umask(022);
+	ok(stat(at("sticky/a/b/c"), &st) == 0 && st.st_uid == 0 &&
+	   (st.st_mode & 07777) == 0755, "root-owned 0755 whatever the umask");
+	ok(symlink(at("d"), at("sticky/l")) == 0, "precondition: a planted link");
+	ok(safepath_make_private(at("sticky/l/new"), 0755, err,
+				 sizeof(err)) < 0,
+	   "creation never follows a planted link");
+	ok(access(at("d/new"), F_OK) < 0, "nothing was made at the link's target");
+	mkdir(at("sticky/user"), 0755);
+	(void)!chown(at("sticky/user"), 65534, 65534);
+	ok(safepath_make_private(at("sticky/user/base"), 0755, err,
+				 sizeof(err)) < 0,
+	   "a user's directory in the path is refused");
+	ok(access(at("sticky/user/base"), F_OK) < 0,
+	   "and nothing is created below it");
+}
+
+static int remove_top(void)
+{
+	int fd = open("/var/tmp", O_PATH | O_DIRECTORY | O_CLOEXEC), rc;
+
+	rc = saferm_at(fd, strrchr(top, '/') + 1);
+	close(fd);
+	return rc;
+}
+
+int main(void)
+{
+	test_syntax();
+	if (geteuid() != 0) {
+		tap_skip("ownership tests need root");
+		return tap_done();
+	}
+	if (!mkdtemp(top)) {
+		tap_skip("cannot make a directory in /var/tmp: %s",
+			 strerror(errno));
+		return tap_done();
+	}
+	chmod(top, 0755);
+	test_open();
+	test_private();
+	test_make_private();
+	ok(remove_top() == 0, "the test tree is removed");
+	return tap_done();
+}
