@@ -24,16 +24,22 @@ results=$top/test-results
 mkdir -p "$results"
 passed=0 failed=0 skipped=0
 
-say() { printf '\n=== %s\n' "$*"; }
+# Each stage's heading carries the time since the run began, so the time
+# of every stage can be read off the log.
+say() { printf '\n=== [%dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
 
-# Count automake's per-check lines (PASS:, FAIL:, SKIP:, ERROR:, XPASS:).
+# Count automake's per-check lines (PASS:, FAIL:, SKIP:, ERROR:, XPASS:);
+# print every failure and every skip with its reason.  A test file that
+# skips as a whole ("1..0 # SKIP why") gives one SKIP: line and so counts
+# as one skip, never as nothing.
 count_automake() {
 	local log=$1 p f s
 	p=$(grep -c '^PASS: ' "$log")
 	s=$(grep -c '^SKIP: ' "$log")
 	f=$(grep -Ec '^(FAIL|ERROR|XPASS): ' "$log")
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
-	grep -E '^(FAIL|ERROR|XPASS): ' "$log" || true
+	grep -E '^(FAIL|ERROR|XPASS|SKIP): ' "$log" || true
+	[ "$f" -eq 0 ]
 }
 
 # Count TAP lines of one integration script; a script that dies counts once.
@@ -56,10 +62,19 @@ unit_stage() {
 		echo "build failed ($name):"; tail -30 "$results/build-$name.log"
 		failed=$((failed + 1)); return
 	}
-	make -C "$builddir" check $MAKE_CHECK_ARGS >"$results/unit-$name.log" 2>&1
-	count_automake "$results/unit-$name.log"
+	local status=0 counted=0
+	make -C "$builddir" check $MAKE_CHECK_ARGS >"$results/unit-$name.log" 2>&1 ||
+		status=$?
+	count_automake "$results/unit-$name.log" || counted=$?
 	grep -E '^# (TOTAL|PASS|FAIL|SKIP|ERROR):' "$results/unit-$name.log" | tr '\n' ' '
 	echo
+	# make check failing with no failed test counted: a test program did
+	# not build (or the harness broke).  That is a failure, never silence.
+	if [ "$status" -ne 0 ] && [ "$counted" -eq 0 ]; then
+		echo "not ok - make check ($name) exited with status $status:"
+		grep -E 'error|Error' "$results/unit-$name.log" | head -20
+		failed=$((failed + 1))
+	fi
 }
 
 # build_for_release NAME: build Slurm NAME where Debian has no package for it,
@@ -123,7 +138,7 @@ main() {
 	for release in ${DEVNS_RELEASES:-22.05 24.11}; do
 		integration_stage "$release"
 	done
-	echo
+	say "done"
 	echo "$passed passed, $failed failed, $skipped skipped"
 	[ "$failed" -eq 0 ]
 }

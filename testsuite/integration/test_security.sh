@@ -1,0 +1,194 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# test_security.sh - the attacks of the security report, on the real
+# cluster: a symlink planted where a Dirs entry should be, BasePath that a
+# user could influence, slurmd restart after one step of a live job was
+# killed, and a device-filter marker that cannot be read.  Each check first
+# proves its precondition (the link was planted, the job ran).
+source "$(dirname "$0")/lib.sh"
+
+USER1=dnalice
+OUT=$DEVNS_CLUSTER_ROOT/out
+BASE=$DEVNS_CLUSTER_ROOT/base
+DEV=$DEVNS_CLUSTER_ROOT/dev
+CONF=$DEVNS_CLUSTER_ROOT/etc/namespace.conf
+SPOOL=$DEVNS_CLUSTER_ROOT/spool
+CG=/sys/fs/cgroup/unified/devns
+GPUS="$DEV/nvidia0 $DEV/nvidia1 $DEV/nvidia2 $DEV/nvidia3"
+
+setup() {
+	mkdir -p "$OUT" && chmod 1777 "$OUT"
+	rm -f "$OUT"/sec-*
+	cp "$CONF" "$OUT/namespace.conf.sec-orig"
+}
+
+node_idle() { cl sinfo -h -n "$1" -o %t | grep -Eq '^(idle|mix|alloc)$'; }
+slurmd_running() { "$CLUSTER" status 2>/dev/null | grep -Eq "slurmd $1 +running"; }
+
+# with_conf NODE LINES...: the harness' namespace.conf plus LINES, restart.
+with_conf() {
+	local node=$1; shift
+	cp "$OUT/namespace.conf.sec-orig" "$CONF"
+	printf '%s\n' "$@" >> "$CONF"
+	"$CLUSTER" restart-slurmd "$node" >/dev/null 2>&1 &&
+		wait_for 60 node_idle "$node"
+}
+
+restore_conf() {
+	cp "$OUT/namespace.conf.sec-orig" "$CONF"
+	"$CLUSTER" restart-slurmd "$1" >/dev/null 2>&1
+	wait_for 60 node_idle "$1"
+}
+
+# run_job NODE SCRIPT: srun as USER1 on NODE; prints the output.
+run_job() { cl_as $USER1 srun -w "$1" -n1 sh -c "$2" 2>&1; }
+
+# The report's root exploit: a user plants /var/tmp/<entry> -> a root
+# directory; the next job must not get its private directory mounted there.
+test_dirs_link_attack() {
+	local entry=/var/tmp/devns-sec-job victim=/etc/devns-sec-victim
+	local log=$DEVNS_CLUSTER_ROOT/log/slurmd-node2.log out
+	rm -rf "$victim"; rm -f "$entry"; rmdir "$entry" 2>/dev/null
+	mkdir -p "$victim" && chmod 0755 "$victim"
+	with_conf node2 "NodeName=node2 BasePath=$BASE/node2 Dirs=/tmp,/dev/shm,$entry"
+
+	runuser -u $USER1 -- ln -s "$victim" "$entry"
+	[ -L "$entry" ] && [ "$(stat -c %U "$entry")" = $USER1 ]
+	ok $? "precondition: $USER1 planted $entry -> $victim"
+	: > "$log"
+	out=$(run_job node2 "touch $entry/planted && echo wrote")
+	! echo "$out" | grep -qx wrote
+	ok $? "a job whose Dirs entry is a planted link does not run"
+	[ ! -e "$victim/planted" ]
+	ok $? "nothing was written into $victim"
+	wait_for 10 grep -q "$entry" "$log"
+	ok $? "the slurmd log names the Dirs entry"
+	like "$(grep "$entry" "$log" | head -1)" "symbolic link" "and says it is a link"
+	is "$(ls "$BASE/node2" 2>/dev/null | wc -l)" 0 "the refused job leaves no directory"
+	! grep -q "$victim" /proc/self/mountinfo
+	ok $? "nothing is mounted on $victim"
+
+	# With a real directory there the same configuration runs jobs.
+	rm -f "$entry"; mkdir -m 1777 "$entry"
+	cl scontrol update nodename=node2 state=resume >/dev/null 2>&1
+	wait_for 30 node_idle node2
+	out=$(run_job node2 "touch $entry/private && echo wrote")
+	is "$out" "wrote" "precondition: with a directory there the job runs"
+	[ ! -e "$entry/private" ]
+	ok $? "and its $entry is private to the job"
+	rmdir "$entry"; rm -rf "$victim"
+	restore_conf node2
+}
+
+# BasePath must be root's all the way down (StrictModes); shared sticky
+# directories and user-owned components stop slurmd with a reason.
+test_base_path_checks() {
+	local log=$DEVNS_CLUSTER_ROOT/log/slurmd-node3.log
+	local userdir=/var/tmp/devns-sec-userbase
+
+	: > "$log"
+	with_conf node3 "NodeName=node3 BasePath=/tmp"
+	! slurmd_running node3
+	ok $? "BasePath=/tmp: slurmd does not start"
+	like "$(grep -h 'BasePath /tmp' "$log" | head -1)" "writable by others" \
+		"the slurmd log says why (BasePath=/tmp)"
+
+	rm -rf "$userdir"; mkdir -p "$userdir"; chown $USER1 "$userdir"
+	: > "$log"
+	with_conf node3 "NodeName=node3 BasePath=$userdir/base AutoBasePath=yes"
+	! slurmd_running node3
+	ok $? "BasePath below a user's directory: slurmd does not start"
+	like "$(grep -h "BasePath $userdir" "$log" | head -1)" "not owned by root" \
+		"the slurmd log names the user-owned component"
+	[ ! -e "$userdir/base" ]
+	ok $? "AutoBasePath created nothing below it"
+
+	rm -rf "$userdir"
+	runuser -u $USER1 -- ln -s "$BASE" "$userdir"
+	[ -L "$userdir" ]
+	ok $? "precondition: a link planted where BasePath would be created"
+	: > "$log"
+	with_conf node3 "NodeName=node3 BasePath=$userdir/node3 AutoBasePath=yes"
+	! slurmd_running node3
+	ok $? "AutoBasePath through a planted link: slurmd does not start"
+	[ ! -e "$BASE/node3x" ] && [ ! -e "$BASE/node3/node3" ]
+	ok $? "nothing was created at the link's target"
+	rm -f "$userdir"
+	restore_conf node3
+	slurmd_running node3
+	ok $? "with a root-owned BasePath slurmd runs again"
+}
+
+# slurmd restart must keep a job while any of its steps answers.
+test_restart_keeps_live_job() {
+	local j steps victim out
+	j=$(cl_as $USER1 sbatch --parsable -w node1 -n1 --gres=gpu:1 -o "$OUT/sec-%j.out" \
+		--wrap "echo kept > /tmp/keep; srun --overlap --gres=none sleep 300 & srun --overlap --gres=none sleep 300 & touch $OUT/sec-steps; wait")
+	wait_for 30 test -e "$OUT/sec-steps" &&
+		wait_for 30 sh -c "ls $SPOOL/node1 | grep -c '_$j\.[01]\$' | grep -qx 2"
+	ok $? "precondition: job $j runs with two srun steps"
+	# Its socket stays behind, stale, beside the live steps' sockets.
+	victim=$(pgrep -f "slurmstepd: \[$j\.1\]")
+	[ -n "$victim" ] && kill -9 $victim
+	ok $? "slurmstepd of step $j.1 killed with -9"
+	"$CLUSTER" restart-slurmd node1 >/dev/null 2>&1
+	wait_for 60 node_idle node1
+	[ -d "$BASE/node1/$j" ] && [ -f "$BASE/node1/$j/tmp/keep" ]
+	ok $? "after the restart the job's /tmp contents are intact"
+	[ -d "$CG/node1/job_$j" ] && [ -f "$SPOOL/node1/devns_filter_$j" ]
+	ok $? "and its device cgroup and filter marker are intact"
+	out=$(cl_as $USER1 srun --jobid "$j" --overlap -n1 sh -c \
+		"cat /tmp/keep; $OUT/probe-sec.sh $GPUS" 2>&1)
+	like "$out" "^kept" "a new step of the job still sees its /tmp"
+	like "$out" "EPERM" "and is still filtered (other GPUs denied)"
+	cl scancel "$j"
+	wait_job_gone "$j"
+}
+
+# A marker that cannot be read must fail the process, not skip the filter.
+test_marker_error() {
+	local j out marker
+	j=$(cl_as $USER1 sbatch --parsable -w node1 -n1 --gres=gpu:1 -o "$OUT/sec-%j.out" \
+		--wrap "touch $OUT/sec-m-ready; sleep 300")
+	wait_for 30 test -e "$OUT/sec-m-ready"
+	ok $? "precondition: a filtered job runs"
+	marker=$SPOOL/node1/devns_filter_$j
+	[ -f "$marker" ]
+	ok $? "precondition: its filter marker exists"
+	rm -f "$marker"; ln -s "$(basename "$marker")" "$marker"
+	out=$(cl_as $USER1 srun --jobid "$j" --overlap -n1 sh -c \
+		"echo step-ran; $OUT/probe-sec.sh $GPUS" 2>&1)
+	! echo "$out" | grep -q step-ran
+	ok $? "a step does not run when the marker cannot be read (ELOOP)"
+	rm -f "$marker"; touch "$marker"
+	cl scancel "$j"
+	wait_job_gone "$j"
+}
+
+write_probe() {
+	cat > "$OUT/probe-sec.sh" <<'EOF'
+#!/bin/sh
+out=
+for p in "$@"; do
+	e=$( (exec 3<"$p") 2>&1)
+	case "$e" in
+	"") w=ok ;;
+	*"No such device or address"*) w=ENXIO ;;
+	*"Operation not permitted"*) w=EPERM ;;
+	*) w=other ;;
+	esac
+	out="$out${out:+ }$w"
+done
+echo "$out"
+EOF
+	chmod 0755 "$OUT/probe-sec.sh"
+}
+
+setup
+write_probe
+test_dirs_link_attack
+test_base_path_checks
+test_restart_keeps_live_job
+test_marker_error
+tap_done
