@@ -166,6 +166,31 @@ test_marker_error() {
 	wait_job_gone "$j"
 }
 
+# DevicePolicy=auto on a node whose GRES have no device files (AutoDetect
+# without File=) contains nothing: slurmd must say so at start.
+test_auto_without_files() {
+	local gres=$DEVNS_CLUSTER_ROOT/etc/gres.conf
+	local log=$DEVNS_CLUSTER_ROOT/log/slurmd-node3.log
+	cp "$gres" "$OUT/gres.conf.sec-orig"
+	sed -i 's/^NodeName=node\[1-3\]/NodeName=node[1-2]/' "$gres"
+	grep -o 'Name=[a-z]*' "$OUT/gres.conf.sec-orig" | grep -v '^NodeName' | sort -u |
+	while read -r name; do
+		echo "NodeName=node3 $name Count=2"
+	done >> "$gres"
+	grep -q '^NodeName=node3 Name=gpu Count=' "$gres"
+	ok $? "precondition: node3's GPUs have no device files in gres.conf"
+	: > "$log"
+	"$CLUSTER" restart-slurmd node3 >/dev/null 2>&1
+	wait_for 20 grep -q "DevicePolicy=auto on node node3" "$log"
+	ok $? "DevicePolicy=auto without GRES device files: slurmd warns at start"
+	like "$(grep -h 'DevicePolicy=auto on node node3' "$log" | head -1)" \
+		"no device of a job is contained" "the warning says what it means"
+	cp "$OUT/gres.conf.sec-orig" "$gres"
+	"$CLUSTER" restart-slurmd node3 >/dev/null 2>&1
+	cl scontrol update nodename=node3 state=resume >/dev/null 2>&1
+	wait_for 60 node_idle node3
+}
+
 write_probe() {
 	cat > "$OUT/probe-sec.sh" <<'EOF'
 #!/bin/sh
@@ -191,4 +216,5 @@ test_dirs_link_attack
 test_base_path_checks
 test_restart_keeps_live_job
 test_marker_error
+test_auto_without_files
 tap_done
