@@ -173,9 +173,9 @@ test_auto_without_files() {
 	local log=$DEVNS_CLUSTER_ROOT/log/slurmd-node3.log
 	cp "$gres" "$OUT/gres.conf.sec-orig"
 	sed -i 's/^NodeName=node\[1-3\]/NodeName=node[1-2]/' "$gres"
-	grep -o 'Name=[a-z]*' "$OUT/gres.conf.sec-orig" | grep -v '^NodeName' | sort -u |
+	grep -o ' Name=[a-z]*' "$OUT/gres.conf.sec-orig" | sort -u |
 	while read -r name; do
-		echo "NodeName=node3 $name Count=2"
+		echo "NodeName=node3$name Count=2"
 	done >> "$gres"
 	grep -q '^NodeName=node3 Name=gpu Count=' "$gres"
 	ok $? "precondition: node3's GPUs have no device files in gres.conf"

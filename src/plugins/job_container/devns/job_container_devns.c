@@ -95,19 +95,23 @@ static int prepare_base_path(const struct nsconf *c)
 static void warn_auto_without_files(const struct nsconf *c)
 {
 	node_record_t *node;
+	const char *gres;
 	char **files;
 
 	if (!running_in_slurmd() || c->device_policy != NSCONF_DEVPOLICY_AUTO ||
 	    c->device_allow)
 		return;
-	node = find_node_record(conf->node_name);
-	if (!node || !node->gres || !node->gres[0])
+	/* slurmd keeps slurm.conf's Gres= in the node's config record. */
+	if (!(node = find_node_record(conf->node_name)))
+		return;
+	gres = node->config_ptr ? node->config_ptr->gres : node->gres;
+	if (!gres || !gres[0])
 		return;
 	if ((files = devns_gres_node_devices()))
 		devns_gres_free(files);
 	else
 		devns_warning("%s: DevicePolicy=auto on node %s with GRES \"%s\" but no GRES device files (gres.conf File=): no device of a job is contained; list them with File= or set DevicePolicy=closed",
-			plugin_type, conf->node_name, node->gres);
+			plugin_type, conf->node_name, gres);
 }
 
 /* Read namespace.conf for this node; every error names file and line. */
