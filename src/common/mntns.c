@@ -32,14 +32,16 @@
 #include <unistd.h>
 
 #include "mntns.h"
+#include "nsconf.h"
 #include "saferm.h"
 
 #ifndef NSFS_MAGIC
 #define NSFS_MAGIC 0x6e736673
 #endif
 
-#define MNTNS_MAX_DIRS 16
-#define PIN_NAME ".ns"
+/* Shared with the parser, which refuses what would not fit. */
+#define MNTNS_MAX_DIRS NSCONF_MAX_DIRS
+#define PIN_NAME NSCONF_PIN_NAME
 
 /* What the child does for one private directory. */
 struct private_dir {
@@ -124,15 +126,6 @@ static int job_path(char *buf, size_t len, const char *base, uint32_t job_id,
 	return 0;
 }
 
-/* "/var/tmp" -> "var_tmp": one path component, never "." or ".ns". */
-static void backing_name(const char *dir, char *buf, size_t len)
-{
-	size_t i = 0;
-
-	for (dir++; *dir && i + 1 < len; dir++)
-		buf[i++] = (*dir == '/') ? '_' : *dir;
-	buf[i] = '\0';
-}
 
 static void tmpfs_options(char *buf, size_t len, uint64_t size)
 {
@@ -168,7 +161,9 @@ static int plan_dirs(const struct mntns_spec *spec, int jobfd,
 				      spec->tmp_size);
 			continue;
 		}
-		backing_name(*d, name, sizeof(name));
+		/* Refuses ".ns" and over-long names rather than truncating. */
+		if (nsconf_backing_name(*d, name, sizeof(name)) < 0)
+			return -1;
 		if (mkdirat(jobfd, name, 0700) < 0)
 			return -1;
 		/* mkdir's mode is filtered by the umask; fchmodat is not. */
