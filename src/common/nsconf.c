@@ -788,13 +788,19 @@ static int token_next(struct parser *p, struct reader *r, char **s,
 
 /*
  * Handle the NodeName=value that starts a line.  Sets *applies when the
- * node is named.  Returns 0, or -1 after reporting a bad hostlist.
+ * node is named.  Returns 0, or -1 after reporting a bad hostlist, or with
+ * errno = ENOMEM.
  */
 static int nodename_check(struct parser *p, const char *value, bool *applies)
 {
+	int rc = 0;
+
 	if (hostlist_validate(value) < 0)
 		return parse_error(p, "NodeName: invalid hostlist \"%s\"", value);
-	*applies = p->nodename && hostlist_match(value, p->nodename) == 1;
+	/* Out of memory must fail the file, not skip the node's line. */
+	if (p->nodename && (rc = hostlist_match(value, p->nodename)) < 0)
+		return -1;
+	*applies = rc == 1;
 	return 0;
 }
 
