@@ -43,6 +43,7 @@ struct parse_ctx {
 	size_t nclasses;
 	bool classes_read;
 	bool classes_failed; /* reported once; later classes fail quietly */
+	bool syntax_only;    /* check the spelling, resolve nothing */
 	int errors;
 	devpolicy_report_f report;
 	void *arg;
@@ -442,6 +443,8 @@ static int parse_entry(struct parse_ctx *ctx, char *item,
 		       spec, acc, acc);
 		return 0;
 	}
+	if (spec[0] == '/' && ctx->syntax_only)
+		return 0;
 	if (spec[0] == '/') {
 		char type;
 		uint32_t major, minor;
@@ -471,6 +474,8 @@ static int parse_entry(struct parse_ctx *ctx, char *item,
 			       spec, acc);
 			return 0;
 		}
+		if (ctx->syntax_only)
+			return 0;
 		if ((rc = add_class(ctx, type, name, access, out)) < 0)
 			return errno == EIO ? 0 : -1; /* EIO: reported */
 		if (rc == 0)
@@ -537,6 +542,27 @@ int devpolicy_parse_allow(const char *text, const char *proc_devices,
 	int rc = parse_allow(&ctx, text, out);
 
 	classes_free(&ctx);
+	if (rc >= 0 && ctx.errors) {
+		errno = EINVAL;
+		return -1;
+	}
+	return rc;
+}
+
+int devpolicy_check_allow(const char *text, devpolicy_report_f report_cb,
+			  void *arg)
+{
+	struct parse_ctx ctx = {
+		.syntax_only = true,
+		.report = report_cb,
+		.arg = arg,
+	};
+	struct devrule_list unused;
+	int rc;
+
+	devrule_list_init(&unused, false);
+	rc = parse_allow(&ctx, text, &unused);
+	devrule_list_free(&unused);
 	if (rc >= 0 && ctx.errors) {
 		errno = EINVAL;
 		return -1;

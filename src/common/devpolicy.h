@@ -138,6 +138,18 @@ int devpolicy_parse_allow(const char *text, const char *proc_devices,
 			  devpolicy_report_f report, void *arg);
 
 /*
+ * Checks the syntax of a DeviceAllow value as devpolicy_parse_allow() does
+ * (SPEC:ACCESS entries, SPEC an absolute path, char-NAME or block-NAME,
+ * ACCESS a non-empty subset of rwm), without looking at any device or at
+ * /proc/devices: for the values of other nodes' lines, whose devices this
+ * node need not have.  Every error is reported; nothing is a warning.
+ * Returns the number of entries, or -1 with EINVAL when an error was
+ * reported, or ENOMEM.
+ */
+int devpolicy_check_allow(const char *text, devpolicy_report_f report,
+			  void *arg);
+
+/*
  * Computes the job's normalised rule list from the mode, DeviceAllow and the
  * GRES device files (see doc/device-policy.md).  out is initialised here.
  * GRES paths must exist and be device nodes (Slurm itself refuses a node

@@ -5,14 +5,18 @@
  * The expression is never expanded: a bracket group is matched by reading
  * the run of digits at the same place in the host name and checking whether
  * that number, printed the way Slurm prints it, lies in one of the group's
- * ranges.  Because a range may be followed by more digits ("n[1-3]0"), the
- * matcher tries every length of the digit run (backtracking); host names
- * are short, so this stays cheap.  See hostlist.h for the semantics.
+ * ranges.  Because a range may be followed by more digits ("n[1-3]0"), a
+ * group may take any length of the digit run.  Each element is read once,
+ * left to right, with the set of host positions its prefix can reach (see
+ * element_match()), so matching is polynomial: no backtracking, whose cost
+ * grows exponentially with the number of groups.  See hostlist.h for the
+ * semantics.
  */
 #include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hostlist.h"
@@ -162,28 +166,63 @@ static bool bracket_has(const char *p, const char *s, size_t len)
 	return false;
 }
 
-/* Tell whether the (valid) element at p, ending at end, names host. */
-static bool element_match(const char *p, const char *end, const char *host)
+/*
+ * Advance the set of host positions reachable before the token at p to
+ * those reachable after it, in next[] (cleared here).  A literal moves each
+ * position on by one where the host has that character; a bracket group
+ * moves it past each length of the digit run there that the group names.
+ * Returns the token's last character.
+ */
+static const char *token_step(const char *p, const char *host, size_t hlen,
+			      const bool *cur, bool *next)
 {
-	const char *close;
-	size_t digits, len;
+	size_t i, len;
 
-	for (; p < end && *p != '['; p++, host++) {
-		if (*p != *host)
+	memset(next, 0, hlen + 1);
+	for (i = 0; i < hlen; i++) {
+		if (!cur[i])
+			continue;
+		if (*p != '[') {
+			next[i + 1] = next[i + 1] || host[i] == *p;
+			continue;
+		}
+		for (len = 1; i + len <= hlen
+			      && isdigit((unsigned char)host[i + len - 1]); len++) {
+			if (bracket_has(p, host + i, len))
+				next[i + len] = true;
+		}
+	}
+	return *p == '[' ? strchr(p, ']') : p;
+}
+
+/*
+ * Tell whether the (valid) element at p, ending at end, names host (hlen
+ * characters).  cur and next are scratch of hlen + 1 flags each.
+ *
+ * Why not backtracking: a group followed by digits may take any length of
+ * the digit run, and trying every split of the run among k groups costs
+ * about run^k.  Instead the element is read once, left to right, carrying
+ * the set of host positions its prefix can end at: O(element * host * 18).
+ */
+static bool element_match(const char *p, const char *end, const char *host,
+			  size_t hlen, bool *cur, bool *next)
+{
+	bool *tmp, live;
+	size_t i;
+
+	memset(cur, 0, hlen + 1);
+	cur[0] = true;
+	for (; p < end; p++) {
+		p = token_step(p, host, hlen, cur, next);
+		tmp = cur;
+		cur = next;
+		next = tmp;
+		for (live = false, i = 0; i <= hlen && !live; i++)
+			live = cur[i];
+		if (!live)
 			return false;
 	}
-	if (p == end)
-		return *host == '\0';
-	close = strchr(p, ']');
-	for (digits = 0; isdigit((unsigned char)host[digits]); digits++)
-		;
-	/* Let the group take each length of the digit run in turn. */
-	for (len = 1; len <= digits; len++) {
-		if (bracket_has(p, host, len)
-		    && element_match(close + 1, end, host + len))
-			return true;
-	}
-	return false;
+	return cur[hlen];
 }
 
 /* Return the end (',' or '\0') of the valid element at p. */
@@ -201,17 +240,29 @@ int hostlist_match(const char *expr, const char *host)
 {
 	const char *p = expr;
 	const char *end;
+	size_t hlen;
+	bool *flags;
+	int rc;
 
 	if (!host || hostlist_validate(expr) < 0) {
 		errno = EINVAL;
 		return -1;
 	}
+	hlen = strlen(host);
+	if (!(flags = calloc(2 * (hlen + 1), sizeof(*flags))))
+		return -1;
 	for (;;) {
 		end = element_end(p);
-		if (element_match(p, end, host))
-			return 1;
-		if (*end == '\0')
-			return 0;
+		if (element_match(p, end, host, hlen, flags, flags + hlen + 1)) {
+			rc = 1;
+			break;
+		}
+		if (*end == '\0') {
+			rc = 0;
+			break;
+		}
 		p = end + 1;
 	}
+	free(flags);
+	return rc;
 }

@@ -36,6 +36,7 @@
 
 #include "fdmount.h"
 #include "mntns.h"
+#include "nsconf.h"
 #include "safepath.h"
 #include "saferm.h"
 
@@ -46,13 +47,14 @@
 #define NSFS_MAGIC 0x6e736673
 #endif
 
-#define MNTNS_MAX_DIRS 16
+/* Shared with the parser, which refuses what would not fit. */
+#define MNTNS_MAX_DIRS NSCONF_MAX_DIRS
+#define PIN_NAME NSCONF_PIN_NAME
 /* Most extra unshares for a newer namespace id: unshare_newer_than(). */
 #define MNTNS_MAX_UNSHARES 65536
 /* How long teardown waits for the job's last processes to die. */
 #define MNTNS_KILL_WAIT_MS 5000
 #define MNTNS_REMOVE_ATTEMPTS 100
-#define PIN_NAME ".ns"
 
 /* What the child does for one private directory. */
 struct private_dir {
@@ -147,15 +149,6 @@ static int job_path(char *buf, size_t len, const char *base, uint32_t job_id,
 	return 0;
 }
 
-/* "/var/tmp" -> "var_tmp": one path component, never "." or ".ns". */
-static void backing_name(const char *dir, char *buf, size_t len)
-{
-	size_t i = 0;
-
-	for (dir++; *dir && i + 1 < len; dir++)
-		buf[i++] = (*dir == '/') ? '_' : *dir;
-	buf[i] = '\0';
-}
 
 static void tmpfs_size(char *buf, size_t len, uint64_t size)
 {
@@ -191,7 +184,9 @@ static int plan_dirs(const struct mntns_spec *spec, int jobfd,
 				   spec->tmp_size);
 			continue;
 		}
-		backing_name(*d, name, sizeof(name));
+		/* Refuses ".ns" and over-long names rather than truncating. */
+		if (nsconf_backing_name(*d, name, sizeof(name)) < 0)
+			return -1;
 		if (mkdirat(jobfd, name, 0700) < 0)
 			return -1;
 		/* mkdir's mode is filtered by the umask; fchmodat is not. */

@@ -7,7 +7,8 @@
  *   BasePath/<jobid>/         0700 root, a private bind mount of itself
  *   BasePath/<jobid>/.ns      pin: bind mount of /proc/<pid>/ns/mnt
  *   BasePath/<jobid>/<name>   backing directory of one private dir
- *                             (/tmp -> "tmp", /var/tmp -> "var_tmp")
+ *                             (/tmp -> "tmp", /var/tmp -> "var_tmp":
+ *                             nsconf_backing_name())
  *
  * The namespace outlives the process that made it because the pin holds a
  * reference; every process of the job joins it with setns(2).

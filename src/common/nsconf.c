@@ -15,6 +15,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +51,8 @@ struct reader {
 	int *lines;       /* physical line of each character of buf */
 	size_t len;
 	size_t cap;
+	unsigned char bad_byte; /* the control byte that stopped it, if any */
+	int bad_column;         /* and its column in line, from 1 */
 };
 
 struct parser {
@@ -58,8 +61,11 @@ struct parser {
 	char *err;
 	size_t errlen;
 	int line;             /* line of the key being handled */
+	bool pass2;           /* reading the NodeName lines for this node */
 	struct nsconf *conf;  /* the result */
 	unsigned set;         /* keys set in conf, one bit per enum key */
+	int base_path_line;   /* where conf's BasePath and Dirs were set */
+	int dirs_line;
 };
 
 typedef int (*key_parse_fn)(struct parser *p, struct nsconf *c,
@@ -71,6 +77,7 @@ struct key_def {
 };
 
 static const char *const default_dirs[] = { "/tmp", "/dev/shm", NULL };
+static const char *const shared_dirs[] = NSCONF_SHARED_DIRS;
 
 static const char *const devpolicy_names[] = {
 	[NSCONF_DEVPOLICY_AUTO] = "auto",
@@ -128,9 +135,21 @@ static void dirs_free(char **dirs)
 	free(dirs);
 }
 
+static void allow_all_free(struct nsconf *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->device_allow_count; i++) {
+		free(c->device_allow_all[i].value);
+		free(c->device_allow_all[i].file);
+	}
+	free(c->device_allow_all);
+}
+
 /* Free what c holds and reset it to the defaults of an empty file. */
 static void conf_clear(struct nsconf *c)
 {
+	allow_all_free(c);
 	free(c->base_path);
 	dirs_free(c->dirs);
 	free(c->init_script);
@@ -154,7 +173,38 @@ const char *nsconf_devpolicy_name(enum nsconf_devpolicy p)
 	return devpolicy_names[p];
 }
 
+int nsconf_backing_name(const char *dir, char *buf, size_t len)
+{
+	size_t n, i;
+
+	if (!dir || !buf || dir[0] != '/')
+		goto invalid;
+	n = strlen(dir + 1);
+	if (n > NAME_MAX || n >= len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		buf[i] = dir[i + 1] == '/' ? '_' : dir[i + 1];
+	buf[n] = '\0';
+	if (!n || !strcmp(buf, ".") || !strcmp(buf, "..")
+	    || !strcmp(buf, NSCONF_PIN_NAME))
+		goto invalid;
+	return 0;
+invalid:
+	errno = EINVAL;
+	return -1;
+}
+
 /* ---- values ---------------------------------------------------------- */
+
+/* Tell whether path is dir or below it (both normalised). */
+static bool path_within(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return !strncmp(path, dir, n) && (path[n] == '\0' || path[n] == '/');
+}
 
 /*
  * Check that path is absolute, has no "." or ".." component and is not
@@ -276,15 +326,37 @@ static int size_parse(const char *s, uint64_t *bytes)
 
 /* ---- keys ------------------------------------------------------------ */
 
+/*
+ * Jobs' directories under BasePath must be out of every user's reach: in a
+ * world-writable sticky directory a user could make the path first, or
+ * replace a component, and steer root's mounts and removals.
+ */
 static int key_base_path(struct parser *p, struct nsconf *c, const char *key,
 			 const char *value)
 {
+	char *path;
+	int i;
+
 	if (!strcasecmp(value, "none")) {
 		free(c->base_path);
 		c->base_path = NULL;
 		return 0;
 	}
-	return path_set(p, &c->base_path, key, value);
+	if (!(path = path_normalize(p, key, value)))
+		return -1;
+	for (i = 0; shared_dirs[i]; i++) {
+		if (path_within(path, shared_dirs[i])) {
+			free(path);
+			return parse_error(p, "%s: \"%s\" is in %s, which every "
+					   "user can write to (use a directory "
+					   "only root can write to, such as "
+					   "/var/spool/slurm/devns)", key,
+					   value, shared_dirs[i]);
+		}
+	}
+	free(c->base_path);
+	c->base_path = path;
+	return 0;
 }
 
 static int key_auto_base_path(struct parser *p, struct nsconf *c,
@@ -305,17 +377,96 @@ static bool dirs_have(char **dirs, size_t n, const char *path)
 	return false;
 }
 
+/*
+ * Check the spelling of one Dirs entry beyond what path_normalize() does:
+ * it is written as mntns will use it, so no doubled or trailing slash.
+ */
+static int dir_spelling_check(struct parser *p, const char *key,
+			      const char *item)
+{
+	size_t len = strlen(item);
+
+	if (item[0] != '/')
+		return parse_error(p, "%s: \"%s\" is not an absolute path", key,
+				   item);
+	if (strstr(item, "//"))
+		return parse_error(p, "%s: \"%s\" has a doubled slash", key,
+				   item);
+	if (len > 1 && item[len - 1] == '/')
+		return parse_error(p, "%s: \"%s\" ends with a slash", key, item);
+	return 0;
+}
+
+/*
+ * Check that dirs[n], added after dirs[0..n), gets a backing directory of
+ * its own in BasePath/<jobid>: a valid name, not the pin's, not another
+ * entry's ("/var/tmp" and "/var_tmp" would share one directory).
+ */
+static int dir_backing_check(struct parser *p, const char *key, char **dirs,
+			     size_t n)
+{
+	char name[NAME_MAX + 1], other[NAME_MAX + 1];
+	size_t i;
+
+	if (nsconf_backing_name(dirs[n], name, sizeof(name)) < 0) {
+		if (errno == ENAMETOOLONG)
+			return parse_error(p, "%s: \"%s\" is too long: its "
+					   "backing directory name would "
+					   "exceed %d bytes", key, dirs[n],
+					   NAME_MAX);
+		return parse_error(p, "%s: \"%s\" cannot be a private "
+				   "directory: its backing directory name "
+				   "\"%s\" is reserved (%s is the namespace "
+				   "pin)", key, dirs[n], dirs[n] + 1,
+				   NSCONF_PIN_NAME);
+	}
+	for (i = 0; i < n; i++) {
+		if (nsconf_backing_name(dirs[i], other, sizeof(other)) == 0
+		    && !strcmp(name, other))
+			return parse_error(p, "%s: \"%s\" and \"%s\" would "
+					   "share the backing directory \"%s\"",
+					   key, dirs[i], dirs[n], name);
+	}
+	return 0;
+}
+
+/* Check one Dirs entry and add it as dirs[*n].  Returns 0 or -1. */
+static int dir_add(struct parser *p, const char *key, const char *item,
+		   char **dirs, size_t *n)
+{
+	char *path;
+
+	if (dir_spelling_check(p, key, item) < 0)
+		return -1;
+	if (!(path = path_normalize(p, key, item)))
+		return -1;
+	if (dirs_have(dirs, *n, path)) {
+		free(path);
+		return parse_error(p, "%s: \"%s\" is listed twice", key, item);
+	}
+	dirs[*n] = path;
+	if (dir_backing_check(p, key, dirs, *n) < 0)
+		return -1; /* dirs[*n] is freed with dirs */
+	(*n)++;
+	return 0;
+}
+
 static int key_dirs(struct parser *p, struct nsconf *c, const char *key,
 		    const char *value)
 {
-	size_t n = 0, max = 2;
+	size_t n = 0, max = 1;
 	const char *s;
 	char **dirs;
-	char *item = NULL, *path;
+	char *item = NULL;
 
 	for (s = value; *s; s++)
 		max += *s == ',';
-	if (!(dirs = calloc(max, sizeof(*dirs))))
+	/* mntns plans every mount before fork(), in a fixed array. */
+	if (max > NSCONF_MAX_DIRS)
+		return parse_error(p, "%s: %zu entries in \"%s\", at most %d "
+				   "are supported", key, max, value,
+				   NSCONF_MAX_DIRS);
+	if (!(dirs = calloc(max + 1, sizeof(*dirs))))
 		return -1;
 	for (s = value; ; s++) {
 		size_t len = strcspn(s, ",");
@@ -326,14 +477,8 @@ static int key_dirs(struct parser *p, struct nsconf *c, const char *key,
 		}
 		if (!(item = strndup(s, len)))
 			goto error;
-		if (!(path = path_normalize(p, key, item)))
+		if (dir_add(p, key, item, dirs, &n) < 0)
 			goto error;
-		if (dirs_have(dirs, n, path)) {
-			parse_error(p, "%s: \"%s\" is listed twice", key, item);
-			free(path);
-			goto error;
-		}
-		dirs[n++] = path;
 		free(item);
 		item = NULL;
 		s += len;
@@ -400,14 +545,48 @@ static int key_device_policy(struct parser *p, struct nsconf *c,
 			   "or strict)", key, value);
 }
 
-/* Kept raw: devpolicy checks the entries, with our file and line. */
+/*
+ * Add value, on the current line, to the file's list of every DeviceAllow.
+ * Returns 0, or -1 with errno = ENOMEM.
+ */
+static int allow_record(struct parser *p, const char *value)
+{
+	struct nsconf *c = p->conf;
+	struct nsconf_allow *all, *a;
+
+	all = realloc(c->device_allow_all,
+		      (c->device_allow_count + 1) * sizeof(*all));
+	if (!all)
+		return -1;
+	c->device_allow_all = all;
+	a = &all[c->device_allow_count];
+	a->value = strdup(value);
+	a->file = strdup(p->name);
+	a->line = p->line;
+	if (!a->value || !a->file) {
+		free(a->value);
+		free(a->file);
+		errno = ENOMEM;
+		return -1;
+	}
+	c->device_allow_count++;
+	return 0;
+}
+
+/*
+ * Kept raw: devpolicy checks the entries, with our file and line.  Pass 1
+ * sees every line once, so it records every value for that check.
+ */
 static int key_device_allow(struct parser *p, struct nsconf *c,
 			    const char *key, const char *value)
 {
-	char *allow = strdup(value);
-	char *file = strdup(p->name);
+	char *allow, *file;
 
 	(void)key;
+	if (!p->pass2 && allow_record(p, value) < 0)
+		return -1;
+	allow = strdup(value);
+	file = strdup(p->name);
 	if (!allow || !file) {
 		free(allow);
 		free(file);
@@ -470,9 +649,34 @@ static int reader_append(struct reader *r, char c, int line)
 }
 
 /*
+ * Check the byte at s of the physical line that starts at line.  Control
+ * bytes could hide text from whoever reads the file or a log (an escape
+ * sequence, a carriage return that rewrites the line), so only a tab
+ * outside quotes and the carriage return of a CRLF line end are allowed.
+ * Returns 0, or -1 with errno = EINVAL and the byte recorded in r.
+ */
+static int reader_byte_check(struct reader *r, const char *line,
+			     const char *s, bool quoted)
+{
+	unsigned char c = (unsigned char)*s;
+
+	if (c >= 0x20 && c != 0x7f)
+		return 0;
+	if (c == '\t' && !quoted)
+		return 0;
+	if (c == '\r' && (s[1] == '\n' || s[1] == '\0'))
+		return 0;
+	r->bad_byte = c;
+	r->bad_column = (int)(s - line) + 1;
+	errno = EINVAL;
+	return -1;
+}
+
+/*
  * Append the physical line at r->next to the logical line, without its
  * comment (a '#' outside quotes) and trailing white space.  Returns 1 when
- * it ends with a '\' continuation (removed), 0 when not, -1 on ENOMEM.
+ * it ends with a '\' continuation (removed), 0 when not, -1 on ENOMEM or,
+ * with errno = EINVAL, on a control byte anywhere in the line.
  */
 static int reader_physical(struct reader *r, bool *in_quote)
 {
@@ -481,6 +685,8 @@ static int reader_physical(struct reader *r, bool *in_quote)
 
 	r->line++;
 	for (; *s && *s != '\n'; s++) {
+		if (reader_byte_check(r, r->next, s, *in_quote) < 0)
+			return -1;
 		if (*s == '"')
 			*in_quote = !*in_quote;
 		else if (*s == '#' && !*in_quote)
@@ -488,7 +694,10 @@ static int reader_physical(struct reader *r, bool *in_quote)
 		if (reader_append(r, *s, r->line) < 0)
 			return -1;
 	}
-	s += strcspn(s, "\n");
+	for (; *s && *s != '\n'; s++) { /* the comment */
+		if (reader_byte_check(r, r->next, s, false) < 0)
+			return -1;
+	}
 	r->next = *s ? s + 1 : s;
 	while (r->len > start && isspace((unsigned char)r->buf[r->len - 1]))
 		r->len--;
@@ -501,7 +710,8 @@ static int reader_physical(struct reader *r, bool *in_quote)
 
 /*
  * Read the next logical line into r->buf (NUL-terminated).
- * Returns 1, 0 at the end of the text, -1 with errno = ENOMEM.
+ * Returns 1, 0 at the end of the text, -1 with errno = ENOMEM, or EINVAL
+ * for a control byte (see reader_byte_check()).
  */
 static int reader_next(struct reader *r)
 {
@@ -578,14 +788,30 @@ static int token_next(struct parser *p, struct reader *r, char **s,
 
 /*
  * Handle the NodeName=value that starts a line.  Sets *applies when the
- * node is named.  Returns 0, or -1 after reporting a bad hostlist.
+ * node is named.  Returns 0, or -1 after reporting a bad hostlist, or with
+ * errno = ENOMEM.
  */
 static int nodename_check(struct parser *p, const char *value, bool *applies)
 {
+	int rc = 0;
+
 	if (hostlist_validate(value) < 0)
 		return parse_error(p, "NodeName: invalid hostlist \"%s\"", value);
-	*applies = p->nodename && hostlist_match(value, p->nodename) == 1;
+	/* Out of memory must fail the file, not skip the node's line. */
+	if (p->nodename && (rc = hostlist_match(value, p->nodename)) < 0)
+		return -1;
+	*applies = rc == 1;
 	return 0;
+}
+
+/* Note that key k of the current line now holds in the result. */
+static void key_applied(struct parser *p, enum key k)
+{
+	p->set |= 1u << k;
+	if (k == KEY_BASE_PATH)
+		p->base_path_line = p->line;
+	else if (k == KEY_DIRS)
+		p->dirs_line = p->line;
 }
 
 /*
@@ -631,7 +857,7 @@ static int line_parse(struct parser *p, struct reader *r, bool pass2,
 		if (keys[k].parse(p, target, keys[k].name, t.value) < 0)
 			return -1;
 		if (target == p->conf)
-			p->set |= 1u << k;
+			key_applied(p, k);
 	}
 }
 
@@ -642,15 +868,48 @@ static int text_parse(struct parser *p, const char *text, bool pass2)
 	struct nsconf scratch = { .base_path = NULL };
 	int rc;
 
+	p->pass2 = pass2;
 	while ((rc = reader_next(&r)) > 0) {
 		rc = line_parse(p, &r, pass2, &scratch);
 		conf_clear(&scratch);
 		if (rc < 0)
 			break;
 	}
+	if (rc < 0 && errno == EINVAL && r.bad_column) {
+		p->line = r.line;
+		parse_error(p, "control character 0x%02x in column %d",
+			    r.bad_byte, r.bad_column);
+	}
 	free(r.buf);
 	free(r.lines);
 	return rc;
+}
+
+/*
+ * BasePath must not be in a private directory of the job: it would be a
+ * backing directory's neighbour in a directory users write to, and hidden
+ * under the job's own mount.  Checked on the result, since BasePath and
+ * Dirs may come from different lines.
+ */
+static int base_path_dirs_check(struct parser *p)
+{
+	const char *base = p->conf->base_path;
+	size_t i;
+
+	for (i = 0; base && p->conf->dirs[i]; i++) {
+		if (!path_within(base, p->conf->dirs[i]))
+			continue;
+		p->line = p->base_path_line;
+		if (p->dirs_line)
+			return parse_error(p, "BasePath: \"%s\" is in \"%s\", "
+					   "a private directory of Dirs (line "
+					   "%d)", base, p->conf->dirs[i],
+					   p->dirs_line);
+		return parse_error(p, "BasePath: \"%s\" is in \"%s\", a "
+				   "private directory of the default Dirs",
+				   base, p->conf->dirs[i]);
+	}
+	return 0;
 }
 
 /* Fill in what no line set; BasePath must have been. */
@@ -676,7 +935,7 @@ static int conf_finish(struct parser *p)
 				return -1;
 		}
 	}
-	return 0;
+	return base_path_dirs_check(p);
 }
 
 struct nsconf *nsconf_parse(const char *text, const char *name,

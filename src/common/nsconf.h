@@ -18,10 +18,32 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * The most Dirs entries a job's namespace can hold (mntns sizes its plan,
+ * made before fork(), by it); the parser refuses more.
+ */
+#define NSCONF_MAX_DIRS 16
+
+/*
+ * The namespace pin's name in BasePath/<jobid>, beside the backing
+ * directories of Dirs entries: no backing directory may take it.
+ */
+#define NSCONF_PIN_NAME ".ns"
+
+/* Directories every user may write to: BasePath must not be in one. */
+#define NSCONF_SHARED_DIRS { "/tmp", "/var/tmp", "/dev/shm", NULL }
+
 enum nsconf_devpolicy {
 	NSCONF_DEVPOLICY_AUTO = 0,
 	NSCONF_DEVPOLICY_CLOSED,
 	NSCONF_DEVPOLICY_STRICT,
+};
+
+/* One DeviceAllow value as written, and where. */
+struct nsconf_allow {
+	char *value;
+	char *file;
+	int line;
 };
 
 struct nsconf {
@@ -36,6 +58,13 @@ struct nsconf {
 	char *device_allow;       /* raw "SPEC:ACCESS,..." or NULL */
 	char *device_allow_file;  /* where device_allow was set, for messages */
 	int device_allow_line;
+	/*
+	 * Every DeviceAllow of the file in order, global and NodeName lines
+	 * alike, whichever node they name: a malformed one must fail every
+	 * node, so the caller checks the syntax of them all.
+	 */
+	struct nsconf_allow *device_allow_all;
+	size_t device_allow_count;
 };
 
 /*
@@ -58,6 +87,17 @@ struct nsconf *nsconf_parse(const char *text, const char *name,
 
 /* Free conf and everything it holds; NULL is fine. */
 void nsconf_free(struct nsconf *conf);
+
+/*
+ * Write into buf[len] the name of the backing directory in BasePath/<jobid>
+ * of the private directory dir (a Dirs entry as nsconf accepts it): dir
+ * without its leading '/', every further '/' made '_' ("/var/tmp" ->
+ * "var_tmp").  Returns 0, or -1 with errno = EINVAL when dir is not
+ * absolute or the name would be "", ".", ".." or NSCONF_PIN_NAME, or
+ * ENAMETOOLONG when it would not fit len or NAME_MAX.  Two entries may map
+ * to one name ("/var/tmp", "/var_tmp"): the parser refuses such pairs.
+ */
+int nsconf_backing_name(const char *dir, char *buf, size_t len);
 
 /* The name of policy p as written in namespace.conf, "unknown" if none. */
 const char *nsconf_devpolicy_name(enum nsconf_devpolicy p);

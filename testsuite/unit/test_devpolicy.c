@@ -202,6 +202,46 @@ static void test_syntax(void)
 	devrule_list_free(&l);
 }
 
+static void check_fails(const char *text, const char *needle)
+{
+	struct msgs m = { .text = "" };
+	int rc;
+
+	errno = 0;
+	rc = devpolicy_check_allow(text, collect, &m);
+	ok(rc == -1 && errno == EINVAL && m.errors >= 1,
+	   "syntax check: '%s' is an error", text);
+	like(m.text, needle, "  message names '%s'", needle);
+}
+
+/*
+ * The syntax check of other nodes' lines: the same errors as the parser,
+ * but no device is looked at, so what this node lacks is no warning.
+ */
+static void test_check_allow(void)
+{
+	struct msgs m = { .text = "" };
+	int rc;
+
+	check_fails("/dev/null", "'/dev/null' has no ':ACCESS'");
+	check_fails("/dev/x:rwz", "bad access 'rwz'");
+	check_fails("/dev/x:", "bad access ''");
+	check_fails(":rw", "':rw' has an empty device");
+	check_fails("nvidia0:rw", "'nvidia0' is neither");
+	check_fails("char-:rw", "empty device class name");
+	check_fails("/dev/null:rw,,/dev/zero:r", "empty entry (item 2)");
+	rc = devpolicy_check_allow("/dev/does-not-exist:rw, char-no-such:r,"
+				   "block-loop:rwm, /tmp:r", collect, &m);
+	is_int(rc, 4, "well-formed entries pass, devices unseen");
+	is_int(m.errors + m.warnings, 0, "  with no message at all");
+	rc = devpolicy_check_allow(NULL, collect, &m);
+	is_int(rc, 0, "NULL is an empty list");
+	m.errors = 0;
+	rc = devpolicy_check_allow("/dev/null:x,zero:r,/dev/zero:rw", collect,
+				   &m);
+	ok(rc == -1 && m.errors == 2, "every bad entry is reported");
+}
+
 static void test_paths(void)
 {
 	struct devrule_list l;
@@ -701,6 +741,7 @@ int main(void)
 {
 	setup();
 	test_syntax();
+	test_check_allow();
 	test_paths();
 	test_classes();
 	test_modes();

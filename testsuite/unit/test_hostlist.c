@@ -3,10 +3,12 @@
  * test_hostlist.c - unit tests of hostlist_match() and hostlist_validate():
  * plain names, ranges, lists inside brackets, several bracket groups, zero
  * padding as Slurm prints it, digits around groups, huge ranges (which
- * must not be expanded) and every kind of malformed expression.
+ * must not be expanded), many groups in a row (which must not backtrack)
+ * and every kind of malformed expression.
  */
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "hostlist.h"
 #include "tap.h"
@@ -140,6 +142,54 @@ static void test_huge(void)
 	no("n[1-5]", "n99999999999999999999999999");
 }
 
+/* n copies of group, then tail, into buf. */
+static const char *groups(char *buf, size_t len, int n, const char *group,
+			  const char *tail)
+{
+	buf[0] = '\0';
+	while (n-- > 0 && strlen(buf) + strlen(group) < len)
+		strcat(buf, group);
+	if (strlen(buf) + strlen(tail) < len)
+		strcat(buf, tail);
+	return buf;
+}
+
+static void test_many_groups(void)
+{
+	/*
+	 * Twelve groups against a 38-character name: a backtracking matcher
+	 * tries each split of the digit run among the groups (about 10^9 of
+	 * them, minutes of CPU) before it can answer "no"; a polynomial one
+	 * answers at once.  No time is asserted: finishing is the test.
+	 */
+	char expr[512], host[64];
+
+	memset(host, '1', 37);
+	strcpy(host + 37, "y");
+	is_int(strlen(host), 38, "the name has 38 characters");
+	no(groups(expr, sizeof(expr), 12, "[1-99999999999999999]", "x"), host);
+	yes(groups(expr, sizeof(expr), 12, "[1-99999999999999999]", "y"), host);
+	/* Padding allows one split only: 11 groups of 3 digits, then 5. */
+	memset(host, '0', 37);
+	strcpy(host + 37, "7");
+	no(groups(expr, sizeof(expr), 12, "[000-999]", ""), host);
+	yes(groups(expr, sizeof(expr), 11, "[000-999]", "00007"), host);
+	yes(groups(expr, sizeof(expr), 11, "[000-999]", "[00000-00007]"), host);
+	no(groups(expr, sizeof(expr), 11, "[000-999]", "[00000-00006]"), host);
+	no(groups(expr, sizeof(expr), 11, "[000-999]", "[0000-0007]"), host);
+	/* Each group must take at least one digit. */
+	no(groups(expr, sizeof(expr), 39, "[0-9]", ""), host);
+	yes(groups(expr, sizeof(expr), 38, "[0-9]", ""), host);
+	/* Groups between literals, and a later element that matches. */
+	strcpy(host, "r1n1x11y111z1111w11111v111111u1111111t");
+	yes("r[1]n[1-9]x[11-99]y[100-999]z[1000-9999]w[1-99999]v[1-999999]"
+	    "u[1-9999999]t", host);
+	no("r[1]n[1-9]x[11-99]y[100-999]z[1000-9999]w[1-99999]v[1-999999]"
+	   "u[1-9999999]s", host);
+	yes(groups(expr, sizeof(expr), 12, "[1-99999999999999999]",
+		   "x,r1n1x11y111z1111w11111v111111u1111111t"), host);
+}
+
 static void test_malformed(void)
 {
 	bad("");
@@ -197,6 +247,7 @@ int main(void)
 	test_multi();
 	test_digits_around();
 	test_huge();
+	test_many_groups();
 	test_valid();
 	test_malformed();
 	return tap_done();

@@ -203,16 +203,25 @@ static void test_sizes(void)
 
 static void test_dirs(void)
 {
-	struct nsconf *c = parse("BasePath=/b Dirs=/tmp/,//scratch//x/,/dev/shm",
+	struct nsconf *c = parse("BasePath=/b Dirs=/tmp,/scratch/x,/dev/shm",
 				 NULL);
 
-	if (ok(c != NULL, "Dirs with extra slashes")) {
+	if (ok(c != NULL, "Dirs with three entries")) {
 		is_int(ndirs(c), 3, "  three entries");
-		is_str(c->dirs[0], "/tmp", "  trailing slash dropped");
-		is_str(c->dirs[1], "/scratch/x", "  doubled slashes dropped");
+		is_str(c->dirs[0], "/tmp", "  first entry");
+		is_str(c->dirs[1], "/scratch/x", "  second entry");
 		is_str(c->dirs[2], "/dev/shm", "  last entry");
 	}
 	nsconf_free(c);
+	/* Written as mntns uses them: no slashes to tidy up. */
+	fails("BasePath=/b Dirs=/tmp/", NULL,
+	      "t.conf:1: Dirs: \"/tmp/\" ends with a slash");
+	fails("BasePath=/b Dirs=/tmp,//scratch", NULL,
+	      "t.conf:1: Dirs: \"//scratch\" has a doubled slash");
+	fails("BasePath=/b Dirs=/scratch//x", NULL,
+	      "t.conf:1: Dirs: \"/scratch//x\" has a doubled slash");
+	fails("BasePath=/b Dirs=//", NULL,
+	      "t.conf:1: Dirs: \"//\" has a doubled slash");
 	fails("BasePath=/b Dirs=tmp", NULL,
 	      "t.conf:1: Dirs: \"tmp\" is not an absolute path");
 	fails("BasePath=/b Dirs=/tmp,,/x", NULL,
@@ -225,9 +234,193 @@ static void test_dirs(void)
 	      "t.conf:1: Dirs: \"/a/../etc\" has a \".\" or \"..\" component");
 	fails("BasePath=/b Dirs=/tmp/./x", NULL,
 	      "t.conf:1: Dirs: \"/tmp/./x\" has a \".\" or \"..\" component");
-	fails("BasePath=/b Dirs=/tmp,/dev/shm,/tmp/", NULL,
-	      "t.conf:1: Dirs: \"/tmp/\" is listed twice");
+	fails("BasePath=/b Dirs=/tmp,/dev/shm,/tmp", NULL,
+	      "t.conf:1: Dirs: \"/tmp\" is listed twice");
 	fails("BasePath=/b Dirs=/", NULL, "t.conf:1: Dirs: \"/\" is not allowed");
+	fails("BasePath=/b Dirs=/.", NULL,
+	      "t.conf:1: Dirs: \"/.\" has a \".\" or \"..\" component");
+	fails("BasePath=/b Dirs=/..", NULL,
+	      "t.conf:1: Dirs: \"/..\" has a \".\" or \"..\" component");
+}
+
+/* Each Dirs entry needs a backing directory of its own in BasePath/<job>. */
+static void test_dirs_backing(void)
+{
+	char text[8192], dir[300], msg[600];
+	struct nsconf *c;
+	int i;
+
+	fails("BasePath=/b Dirs=/var/tmp,/var_tmp", NULL,
+	      "t.conf:1: Dirs: \"/var/tmp\" and \"/var_tmp\" would share the "
+	      "backing directory \"var_tmp\"");
+	fails("BasePath=/b\nNodeName=n1 Dirs=/tmp,/a_b/c,/a/b_c", "n2",
+	      "t.conf:2: Dirs: \"/a_b/c\" and \"/a/b_c\" would share the "
+	      "backing directory \"a_b_c\"");
+	fails("BasePath=/b Dirs=/tmp,/.ns", NULL,
+	      "t.conf:1: Dirs: \"/.ns\" cannot be a private directory: its "
+	      "backing directory name \".ns\" is reserved (.ns is the "
+	      "namespace pin)");
+	c = parse("BasePath=/b Dirs=/.ns/x,/x.ns,/a/.ns", NULL);
+	ok(c != NULL, "names that only contain .ns are fine");
+	nsconf_free(c);
+
+	/* NAME_MAX (255) bytes of backing name fit, 256 do not. */
+	memset(dir, 'a', sizeof(dir));
+	dir[0] = '/';
+	dir[256] = '\0';
+	snprintf(text, sizeof(text), "BasePath=/b Dirs=%s", dir);
+	c = parse(text, NULL);
+	ok(c != NULL, "a 255-byte backing name is fine");
+	nsconf_free(c);
+	dir[256] = 'a';
+	dir[257] = '\0';
+	snprintf(text, sizeof(text), "BasePath=/b Dirs=%s", dir);
+	snprintf(msg, sizeof(msg), "t.conf:1: Dirs: \"%s\" is too long: its "
+		 "backing directory name would exceed 255 bytes", dir);
+	fails(text, NULL, msg);
+
+	/* As many as mntns mounts, and no more, on any line. */
+	snprintf(text, sizeof(text), "BasePath=/b Dirs=/d0");
+	for (i = 1; i < NSCONF_MAX_DIRS; i++)
+		snprintf(text + strlen(text), sizeof(text) - strlen(text),
+			 ",/d%d", i);
+	c = parse(text, NULL);
+	ok(c && ndirs(c) == NSCONF_MAX_DIRS, "%d Dirs entries are fine",
+	   NSCONF_MAX_DIRS);
+	nsconf_free(c);
+	snprintf(text, sizeof(text), "BasePath=/b\nNodeName=other Dirs=/d0");
+	for (i = 1; i <= NSCONF_MAX_DIRS; i++)
+		snprintf(text + strlen(text), sizeof(text) - strlen(text),
+			 ",/d%d", i);
+	snprintf(msg, sizeof(msg), "t.conf:2: Dirs: %d entries in \"%s\", at "
+		 "most %d are supported", NSCONF_MAX_DIRS + 1,
+		 strstr(text, "/d0"), NSCONF_MAX_DIRS);
+	fails(text, "n1", msg);
+}
+
+static void test_backing_name(void)
+{
+	char buf[16];
+
+	ok(nsconf_backing_name("/var/tmp", buf, sizeof(buf)) == 0
+	   && !strcmp(buf, "var_tmp"), "backing name of /var/tmp: var_tmp");
+	ok(nsconf_backing_name("/tmp", buf, sizeof(buf)) == 0
+	   && !strcmp(buf, "tmp"), "backing name of /tmp: tmp");
+	errno = 0;
+	ok(nsconf_backing_name("/.ns", buf, sizeof(buf)) < 0 && errno == EINVAL,
+	   "the pin's name is refused");
+	errno = 0;
+	ok(nsconf_backing_name("/..", buf, sizeof(buf)) < 0 && errno == EINVAL,
+	   ".. is refused");
+	errno = 0;
+	ok(nsconf_backing_name("/", buf, sizeof(buf)) < 0 && errno == EINVAL,
+	   "an empty name is refused");
+	errno = 0;
+	ok(nsconf_backing_name("tmp", buf, sizeof(buf)) < 0 && errno == EINVAL,
+	   "a relative path is refused");
+	errno = 0;
+	ok(nsconf_backing_name("/0123456789abcdef", buf, sizeof(buf)) < 0
+	   && errno == ENAMETOOLONG, "a name that does not fit is refused");
+}
+
+/* Jobs' directories must not sit where every user can write. */
+static void test_base_path_shared(void)
+{
+	struct nsconf *c;
+
+	fails("BasePath=/tmp", NULL,
+	      "t.conf:1: BasePath: \"/tmp\" is in /tmp, which every user can "
+	      "write to (use a directory only root can write to, such as "
+	      "/var/spool/slurm/devns)");
+	fails("BasePath=/var/tmp/devns", NULL,
+	      "t.conf:1: BasePath: \"/var/tmp/devns\" is in /var/tmp, which "
+	      "every user can write to (use a directory only root can write "
+	      "to, such as /var/spool/slurm/devns)");
+	fails("BasePath=//dev/shm/", NULL,
+	      "t.conf:1: BasePath: \"//dev/shm/\" is in /dev/shm, which every "
+	      "user can write to (use a directory only root can write to, "
+	      "such as /var/spool/slurm/devns)");
+	fails("BasePath=/b\nNodeName=other BasePath=/tmp/x", "n1",
+	      "t.conf:2: BasePath: \"/tmp/x\" is in /tmp, which every user can "
+	      "write to (use a directory only root can write to, such as "
+	      "/var/spool/slurm/devns)");
+	c = parse("BasePath=/tmpx\nNodeName=n1 BasePath=/var/tmpfs", NULL);
+	ok(c != NULL, "a name that only starts like /tmp is fine");
+	nsconf_free(c);
+	/* Nor in a private directory of the job, from whichever line. */
+	fails("BasePath=/scratch/devns Dirs=/tmp,/scratch", NULL,
+	      "t.conf:1: BasePath: \"/scratch/devns\" is in \"/scratch\", a "
+	      "private directory of Dirs (line 1)");
+	fails("BasePath=/b\nDirs=/tmp,/scratch\nNodeName=n1 BasePath=/scratch",
+	      "n1", "t.conf:3: BasePath: \"/scratch\" is in \"/scratch\", a "
+	      "private directory of Dirs (line 2)");
+	c = parse("BasePath=/b\nDirs=/tmp,/scratch\nNodeName=n1 BasePath=/scratch",
+		  "n2");
+	ok(c != NULL, "  another node, with BasePath=/b, is fine");
+	nsconf_free(c);
+	c = parse("BasePath=/scratch/devns\nNodeName=n1 Dirs=/tmp", "n1");
+	ok(c != NULL, "  a node whose Dirs leave BasePath out is fine");
+	nsconf_free(c);
+}
+
+/* Control bytes could hide text from a reader of the file or of a log. */
+static void test_control_bytes(void)
+{
+	struct nsconf *c;
+
+	fails("BasePath=/b\nInitScript=/x\033[2Ky", NULL,
+	      "t.conf:2: control character 0x1b in column 14");
+	fails("BasePath=/b\x7f", NULL,
+	      "t.conf:1: control character 0x7f in column 12");
+	fails("BasePath=/b\rShared=yes", NULL,
+	      "t.conf:1: control character 0x0d in column 12");
+	fails("BasePath=/b\n# a comment \b\n", NULL,
+	      "t.conf:2: control character 0x08 in column 13");
+	fails("BasePath=\"/b\tc\"", NULL,
+	      "t.conf:1: control character 0x09 in column 13");
+	fails("BasePath=/b\nNodeName=other \\\n  ShmSize=1G\f", "n1",
+	      "t.conf:3: control character 0x0c in column 13");
+	fails("BasePath=/b\vShared=yes", NULL,
+	      "t.conf:1: control character 0x0b in column 12");
+	c = parse("BasePath=/b\tShared=yes\t# tab\there\r\nTmpSize=1G\r", NULL);
+	ok(c && c->shared && c->tmp_size == GiB,
+	   "tabs between pairs and in comments, CRLF line ends are fine");
+	nsconf_free(c);
+}
+
+/* Every DeviceAllow of the file is kept for its syntax check. */
+static void test_device_allow_all(void)
+{
+	struct nsconf *c = parse("BasePath=/b\n"
+				 "NodeName=other DeviceAllow=/dev/x:rwz\n"
+				 "DeviceAllow=/dev/fuse:rw\n"
+				 "NodeName=n1 DeviceAllow=char-nvidia:rw\n"
+				 "NodeName=n[1-2] \\\n"
+				 "   DeviceAllow=bogus:r\n", "n1");
+
+	if (!ok(c != NULL, "DeviceAllow on several lines"))
+		return;
+	is_int(c->device_allow_count, 4, "  all four are kept");
+	if (c->device_allow_count == 4) {
+		is_str(c->device_allow_all[0].value, "/dev/x:rwz",
+		       "  another node's value, as written");
+		is_int(c->device_allow_all[0].line, 2, "  with its line");
+		is_str(c->device_allow_all[0].file, "t.conf", "  and file");
+		is_str(c->device_allow_all[1].value, "/dev/fuse:rw",
+		       "  the global value");
+		is_int(c->device_allow_all[2].line, 4, "  this node's line");
+		is_str(c->device_allow_all[3].value, "bogus:r",
+		       "  the last value");
+		is_int(c->device_allow_all[3].line, 6,
+		       "  on its physical line");
+	}
+	is_str(c->device_allow, "bogus:r", "  effective value: the last "
+	       "matching line");
+	nsconf_free(c);
+	c = parse("BasePath=/b", "n1");
+	ok(c && c->device_allow_count == 0 && !c->device_allow_all,
+	   "no DeviceAllow: an empty list");
+	nsconf_free(c);
 }
 
 static void test_paths(void)
@@ -579,6 +772,11 @@ int main(void)
 	test_bools();
 	test_sizes();
 	test_dirs();
+	test_dirs_backing();
+	test_backing_name();
+	test_base_path_shared();
+	test_control_bytes();
+	test_device_allow_all();
 	test_paths();
 	test_policy();
 	test_syntax();

@@ -44,7 +44,8 @@ extern slurmd_conf_t *conf;
 
 /* Where a policy message came from, for "FILE:LINE: ..." and the job id. */
 struct report_ctx {
-	const struct nsconf *conf;
+	const char *file;	/* of the DeviceAllow value, NULL: none */
+	int line;
 	uint32_t job_id;	/* 0 while checking the configuration */
 	char *err;		/* first error, for check_conf */
 	size_t errlen;
@@ -66,33 +67,57 @@ static enum devpolicy_mode policy_mode(const struct nsconf *c)
 static void report(enum devpolicy_level level, const char *msg, void *arg)
 {
 	struct report_ctx *ctx = arg;
-	const char *file = ctx->conf->device_allow_file ?
-		ctx->conf->device_allow_file : "namespace.conf";
+	const char *file = ctx->file ? ctx->file : "namespace.conf";
 	char job[32] = "";
 
 	if (ctx->job_id)
 		snprintf(job, sizeof(job), "job %u: ", ctx->job_id);
 	if (level == DEVPOLICY_WARNING) {
-		devns_warning("%s: %s%s:%d: %s", PLUGIN, job, file,
-			ctx->conf->device_allow_line, msg);
+		devns_warning("%s: %s%s:%d: %s", PLUGIN, job, file, ctx->line,
+			      msg);
 		return;
 	}
 	if (!ctx->errors++ && ctx->err)
-		snprintf(ctx->err, ctx->errlen, "%s:%d: %s", file,
-			 ctx->conf->device_allow_line, msg);
+		snprintf(ctx->err, ctx->errlen, "%s:%d: %s", file, ctx->line,
+			 msg);
 	if (ctx->job_id)
-		error("%s: %s%s:%d: %s", PLUGIN, job, file,
-		      ctx->conf->device_allow_line, msg);
+		error("%s: %s%s:%d: %s", PLUGIN, job, file, ctx->line, msg);
+}
+
+/*
+ * The syntax of every DeviceAllow of the file, whichever node its line
+ * names: a typo on another node's line must stop this slurmd too, as every
+ * other error in namespace.conf does, not wait for that node to start.
+ * Devices are not looked at, since this node need not have them.
+ */
+static int check_all_syntax(const struct nsconf *c, struct report_ctx *ctx)
+{
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < c->device_allow_count; i++) {
+		ctx->file = c->device_allow_all[i].file;
+		ctx->line = c->device_allow_all[i].line;
+		if (devpolicy_check_allow(c->device_allow_all[i].value, report,
+					  ctx) < 0)
+			rc = -1;
+	}
+	return rc;
 }
 
 int devns_devices_check_conf(const struct nsconf *c, char *err, size_t errlen)
 {
-	struct report_ctx ctx = { .conf = c, .err = err, .errlen = errlen };
+	struct report_ctx ctx = { .err = err, .errlen = errlen };
 	struct devrule_list list;
 	int rc = 0;
 
+	if (check_all_syntax(c, &ctx) < 0)
+		return -1;
 	if (!c->device_allow)
 		return 0;
+	/* This node's own value: its missing devices are warnings. */
+	ctx.file = c->device_allow_file;
+	ctx.line = c->device_allow_line;
 	devrule_list_init(&list, false);
 	if (devpolicy_parse_allow(c->device_allow, NULL, &list, report,
 				  &ctx) < 0)
@@ -173,7 +198,11 @@ static void marker_remove(uint32_t job_id)
 static int job_rules(const struct nsconf *c, uint32_t job_id, void *step,
 		     struct devrule_list *list, bool *needed)
 {
-	struct report_ctx ctx = { .conf = c, .job_id = job_id };
+	struct report_ctx ctx = {
+		.file = c->device_allow_file,
+		.line = c->device_allow_line,
+		.job_id = job_id,
+	};
 	char **node_gres = devns_gres_node_devices();
 	char **job_gres = NULL;
 	struct devpolicy_input in = {

@@ -18,8 +18,10 @@
 #include "nsconf.h"
 
 /*
- * Check DevicePolicy/DeviceAllow of a freshly read namespace.conf.  Returns
- * -1 with "FILE:LINE: ..." in err when the policy is malformed.
+ * Check DevicePolicy/DeviceAllow of a freshly read namespace.conf: the
+ * syntax of every DeviceAllow line of the file (any node's), then this
+ * node's effective value in full (a missing device is a warning).  Returns
+ * -1 with "FILE:LINE: ..." in err when a value is malformed.
  */
 int devns_devices_check_conf(const struct nsconf *conf, char *err,
 			     size_t errlen);
