@@ -19,7 +19,7 @@ set -euo pipefail
 readonly PROG=${0##*/}
 
 # realpath -m: findmnt reports resolved paths, so compare mounts against the resolved root.
-ROOT=$(realpath -m -- "${DEVNS_CLUSTER_ROOT:-/var/lib/devns-cluster}")
+ROOT=$(realpath -m -- "${DEVNS_CLUSTER_ROOT:-/var/tmp/devns-cluster}")
 readonly ROOT
 readonly ETC=$ROOT/etc LOG=$ROOT/log SPOOL=$ROOT/spool STATE=$ROOT/state RUN=$ROOT/run
 readonly BASE=$ROOT/base DEV=$ROOT/dev MUNGE_DIR=$ROOT/munge WORK=$ROOT/work

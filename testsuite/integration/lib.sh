@@ -8,7 +8,7 @@
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 CLUSTER="$TOP/testsuite/cluster/cluster.sh"
-: "${DEVNS_CLUSTER_ROOT:=/var/lib/devns-cluster}"
+: "${DEVNS_CLUSTER_ROOT:=/var/tmp/devns-cluster}"
 export DEVNS_CLUSTER_ROOT
 # The cluster's paths, and which Slurm runs it (DEVNS_SLURM_PREFIX, _VERSION,
 # _PLUGINDIR); PATH finds that Slurm's commands first.
