@@ -345,11 +345,12 @@ static int key_base_path(struct parser *p, struct nsconf *c, const char *key,
 	if (!(path = path_normalize(p, key, value)))
 		return -1;
 	for (i = 0; shared_dirs[i]; i++) {
-		if (path_within(path, shared_dirs[i])) {
+		if (!strcmp(path, shared_dirs[i])) {
 			free(path);
-			return parse_error(p, "%s: \"%s\" is in %s, which every "
+			return parse_error(p, "%s: \"%s\" is %s, which every "
 					   "user can write to (use a directory "
 					   "only root can write to, such as "
+					   "/var/tmp/devns or "
 					   "/var/spool/slurm/devns)", key,
 					   value, shared_dirs[i]);
 		}
