@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * gresidx.c - parse "name[:type]:count(IDX:a,b-c)" items of a GRES detail
- * string.  Items are separated by commas outside parentheses.
+ * string.  Items are separated by commas outside parentheses.  The set
+ * functions key the indices by GRES name: indices of different names are
+ * different devices even when the numbers are equal.
  */
 #include <errno.h>
 #include <limits.h>
@@ -9,9 +11,6 @@
 #include <string.h>
 
 #include "gresidx.h"
-
-#define GRESIDX_MAX_NAME 64
-#define GRESIDX_MAX_INDEX 65535
 
 static int fail(void)
 {
@@ -113,4 +112,89 @@ int gresidx_parse(const char *detail,
 			return fail();
 		p++;
 	}
+}
+
+static struct gresidx_name *find_name(const struct gresidx_set *set,
+				      const char *name)
+{
+	for (size_t i = 0; i < set->count; i++)
+		if (!strcmp(set->names[i].name, name))
+			return &set->names[i];
+	return NULL;
+}
+
+static struct gresidx_name *add_name(struct gresidx_set *set,
+				     const char *name)
+{
+	struct gresidx_name *names, *n;
+
+	names = realloc(set->names, (set->count + 1) * sizeof(*names));
+	if (!names)
+		return NULL;
+	set->names = names;
+	n = &names[set->count++];
+	memset(n, 0, sizeof(*n));
+	/* parse_item() bounds names below GRESIDX_MAX_NAME */
+	strcpy(n->name, name);
+	return n;
+}
+
+/* Grow n's bitmap to hold index; new bits are clear. */
+static int reserve_bit(struct gresidx_name *n, unsigned index)
+{
+	size_t have = (n->nbits + 7) / 8, need = index / 8 + 1;
+	unsigned char *bits;
+
+	if (index < n->nbits)
+		return 0;
+	if (need > have) {
+		if (!(bits = realloc(n->bits, need)))
+			return -1;
+		memset(bits + have, 0, need - have);
+		n->bits = bits;
+	}
+	n->nbits = index + 1;
+	return 0;
+}
+
+static int set_index(const char *name, unsigned index, void *arg)
+{
+	struct gresidx_set *set = arg;
+	struct gresidx_name *n = find_name(set, name);
+
+	if (!n && !(n = add_name(set, name)))
+		goto nomem;
+	if (reserve_bit(n, index) < 0)
+		goto nomem;
+	n->bits[index / 8] |= 1u << (index % 8);
+	return 0;
+nomem:
+	errno = ENOMEM;
+	return -1;
+}
+
+int gresidx_set_parse(const char *detail, struct gresidx_set *set)
+{
+	set->names = NULL;
+	set->count = 0;
+	/* set_index returns -1 with ENOMEM, the parser -1 with EINVAL */
+	return gresidx_parse(detail, set_index, set) ? -1 : 0;
+}
+
+bool gresidx_set_held(const struct gresidx_set *set, const char *name,
+		      unsigned index)
+{
+	const struct gresidx_name *n = find_name(set, name);
+
+	return n && index < n->nbits &&
+	       (n->bits[index / 8] & (1u << (index % 8)));
+}
+
+void gresidx_set_free(struct gresidx_set *set)
+{
+	for (size_t i = 0; set->names && i < set->count; i++)
+		free(set->names[i].bits);
+	free(set->names);
+	set->names = NULL;
+	set->count = 0;
 }

@@ -3,13 +3,24 @@
  * gresidx.h - read the device indices out of Slurm's GRES detail string.
  *
  * slurmctld reports a job's GRES allocation on one node as a string such as
- * "gpu:tesla:2(IDX:0,2-3),mps:100(0/100,0/100)": for each GRES name the
- * indices of the node's devices the job holds.  Slurm 22.05 hands the
- * job_container plugin no allocation, so the plugin asks the controller for
- * this string and maps the indices onto the node's GRES device files.
+ * "gpu:tesla:2(IDX:0,2-3),nic:1(IDX:0),mps:100(0/100,0/100)": for each GRES
+ * name the indices of the node's devices of that name the job holds.  An
+ * index counts the devices of its own name only (across that name's types):
+ * "nic:1(IDX:0)" is the node's first nic, never its first GPU.  Slurm 22.05
+ * hands the job_container plugin no allocation, so the plugin asks the
+ * controller for this string and maps each name's indices onto the devices
+ * of that name.
  */
 #ifndef DEVNS_GRESIDX_H
 #define DEVNS_GRESIDX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define GRESIDX_MAX_NAME 64
+/* Indices above this are refused as malformed; a bitmap of LIMIT bits holds all. */
+#define GRESIDX_MAX_INDEX 65535
+#define GRESIDX_INDEX_LIMIT (GRESIDX_MAX_INDEX + 1)
 
 /*
  * Call fn(name, index, arg) for every device index in detail; a GRES without
@@ -20,5 +31,32 @@
 int gresidx_parse(const char *detail,
 		  int (*fn)(const char *name, unsigned index, void *arg),
 		  void *arg);
+
+/* The device indices one GRES name holds, all its types merged. */
+struct gresidx_name {
+	char name[GRESIDX_MAX_NAME];
+	unsigned char *bits;	/* bit i set: index i is held */
+	unsigned nbits;		/* highest held index + 1 */
+};
+
+/* Every GRES name of a detail string that holds device indices. */
+struct gresidx_set {
+	struct gresidx_name *names;
+	size_t count;
+};
+
+/*
+ * Parse detail into set, one entry per GRES name that holds at least one
+ * device index ("gpu:a:1(IDX:0),gpu:b:1(IDX:2)" gives one entry, gpu {0,2}).
+ * set is overwritten; release it with gresidx_set_free() whatever the
+ * result.  Returns 0, or -1 with errno EINVAL (malformed) or ENOMEM.
+ */
+int gresidx_set_parse(const char *detail, struct gresidx_set *set);
+
+/* Whether set gives index of GRES name (false for an absent name). */
+bool gresidx_set_held(const struct gresidx_set *set, const char *name,
+		      unsigned index);
+
+void gresidx_set_free(struct gresidx_set *set);
 
 #endif /* DEVNS_GRESIDX_H */

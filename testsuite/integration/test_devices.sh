@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # test_devices.sh - job_container/devns device containment on the real
-# cluster.  The harness' gres.conf gives each node four fake GPUs: device
-# nodes on NVIDIA's major 195.  With no driver behind them an open that the
+# cluster.  The harness' gres.conf gives each node four fake GPUs (types a:
+# nvidia0-1, b: nvidia2-3), device nodes on NVIDIA's major 195, and two fake
+# nics, a second GRES name whose every index has two files (nicN, nicN-ctl:
+# MultipleFiles=) on major 60.  With no driver behind them an open that the
 # cgroup allows fails with ENXIO ("No such device or address"), one the
 # filter denies with EPERM ("Operation not permitted").
 source "$(dirname "$0")/lib.sh"
@@ -17,6 +19,7 @@ CG=/sys/fs/cgroup/unified/devns
 
 PROBE=$OUT/probe.sh
 GPUS="$DEV/nvidia0 $DEV/nvidia1 $DEV/nvidia2 $DEV/nvidia3"
+NICS="$DEV/nic0 $DEV/nic0-ctl $DEV/nic1 $DEV/nic1-ctl"
 
 # probe.sh [r|w] PATH...: one word per path: ok, ENXIO, EPERM or other:...
 write_probe() {
@@ -100,6 +103,58 @@ test_gpu_jobs() {
 	is "$(word "$out" "$ia") $(word "$out" "$ib")" "ENXIO EPERM" "job A reaches its GPU, not job B's"
 	out=$(cat "$OUT/dev-b" 2>/dev/null)
 	is "$(word "$out" "$ib") $(word "$out" "$ia")" "ENXIO EPERM" "job B reaches its GPU, not job A's"
+}
+
+# The nic files a probe of $NICS reached: "0", "1", "0 1" or "" when the
+# job got nic 0, nic 1 or both, each with both its files; "mixed" otherwise.
+nics_reached() {
+	local w=($1) got=
+	[ "${w[0]}" = "${w[1]}" ] && [ "${w[2]}" = "${w[3]}" ] || { echo mixed; return; }
+	[ "${w[0]}" = ENXIO ] && got=0
+	[ "${w[2]}" = ENXIO ] && got="${got:+$got }1"
+	echo "$got"
+}
+
+count() { echo "$1" | tr ' ' '\n' | grep -c "^$2\$"; }
+
+# A GRES index names a device of its own GRES name only: nic index 0 is not
+# nvidia0, GPU index 1 is not nic 1 (22.05 read the controller's indices
+# without their name and gave both).
+test_gres_names() {
+	local out idx gpus nics
+	out=$(cl_as $USER1 srun -w node1 --gres=nic:1 sh -c "$PROBE $GPUS; $PROBE $NICS")
+	gpus=$(echo "$out" | head -1); nics=$(echo "$out" | tail -1)
+	diag "nic:1 job: GPUs $gpus, nics $nics"
+	is "$gpus" "EPERM EPERM EPERM EPERM" "a --gres=nic:1 job gets EPERM on every GPU"
+	like "$(nics_reached "$nics")" '^[01]$' \
+		"a --gres=nic:1 job opens both files of one nic (MultipleFiles), EPERM on the other's"
+
+	out=$(cl_as $USER1 srun -w node1 --gres=nic:2 sh -c "$PROBE $GPUS; $PROBE $NICS")
+	gpus=$(echo "$out" | head -1); nics=$(echo "$out" | tail -1)
+	is "$gpus" "EPERM EPERM EPERM EPERM" "a --gres=nic:2 job gets EPERM on every GPU"
+	is "$nics" "ENXIO ENXIO ENXIO ENXIO" "and opens all four files of its two nics"
+
+	out=$(cl_as $USER1 srun -w node1 --gres=gpu:a:1 sh -c "echo $GPU_IDX; $PROBE $GPUS; $PROBE $NICS")
+	idx=$(echo "$out" | sed -n 1p); gpus=$(echo "$out" | sed -n 2p); nics=$(echo "$out" | sed -n 3p)
+	diag "gpu:a:1 job holds GPU '$idx': GPUs $gpus, nics $nics"
+	like "$idx" '^[01]$' "Slurm gave the --gres=gpu:a:1 job a type-a GPU (index 0 or 1)"
+	is "$nics" "EPERM EPERM EPERM EPERM" "a --gres=gpu:a:1 job gets EPERM on every nic file"
+	is "$(word "$gpus" "$idx") $(count "$gpus" EPERM)" "ENXIO 3" \
+		"and opens only its own GPU"
+
+	out=$(cl_as $USER1 srun -w node1 --gres=gpu:b:1 sh -c "echo $GPU_IDX; $PROBE $GPUS; $PROBE $NICS")
+	idx=$(echo "$out" | sed -n 1p); gpus=$(echo "$out" | sed -n 2p); nics=$(echo "$out" | sed -n 3p)
+	diag "gpu:b:1 job holds GPU '$idx': GPUs $gpus, nics $nics"
+	like "$idx" '^[23]$' "Slurm gave the --gres=gpu:b:1 job a type-b GPU (index 2 or 3)"
+	is "$(word "$gpus" "$idx") $(count "$gpus" EPERM) $nics" "ENXIO 3 EPERM EPERM EPERM EPERM" \
+		"a typed GPU job opens only its own GPU (type b), no nic"
+
+	out=$(cl_as $USER1 srun -w node1 --gres=gpu:a:1,nic:1 sh -c "echo $GPU_IDX; $PROBE $GPUS; $PROBE $NICS")
+	idx=$(echo "$out" | sed -n 1p); gpus=$(echo "$out" | sed -n 2p); nics=$(echo "$out" | sed -n 3p)
+	diag "gpu:a:1,nic:1 job holds GPU '$idx': GPUs $gpus, nics $nics"
+	is "$(word "$gpus" "$idx") $(count "$gpus" EPERM)" "ENXIO 3" \
+		"a job with a GPU and a nic opens its GPU only"
+	like "$(nics_reached "$nics")" '^[01]$' "and both files of its one nic only"
 }
 
 test_closed() {
@@ -283,6 +338,7 @@ test_no_leftovers() {
 
 setup
 test_gpu_jobs
+test_gres_names
 test_closed
 test_strict
 test_every_process_path

@@ -2,7 +2,8 @@
 /*
  * test_gresidx.c - device indices out of Slurm's GRES detail strings, in the
  * forms slurmctld writes them (gres_ctld.c: "name[:type]:count(IDX:list)",
- * "name(CNT:n)").
+ * "name(CNT:n)"), and the per-name index sets built from them: an index
+ * belongs to its GRES name only.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -50,6 +51,78 @@ static int stop_at_two(const char *name, unsigned index, void *arg)
 	return index == 2 ? 7 : 0;
 }
 
+/* "name=i,j name2=k": the indices below 8 that set gives each name. */
+static void held_text(const struct gresidx_set *set, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < set->count; i++) {
+		const char *sep = "=";
+
+		n += snprintf(buf + n, len - n, "%s%s", i ? " " : "",
+			      set->names[i].name);
+		for (unsigned x = 0; x < 8; x++)
+			if (gresidx_set_held(set, set->names[i].name, x)) {
+				n += snprintf(buf + n, len - n, "%s%u", sep, x);
+				sep = ",";
+			}
+	}
+}
+
+static void sets(const char *detail, const char *want)
+{
+	struct gresidx_set set;
+	char got[256];
+
+	ok(gresidx_set_parse(detail, &set) == 0, "set of \"%s\"",
+	   detail ? detail : "(null)");
+	held_text(&set, got, sizeof(got));
+	is_str(got, want, "per-name indices of \"%s\"",
+	       detail ? detail : "(null)");
+	gresidx_set_free(&set);
+}
+
+/* The 22.05 bug: an index must not leak to another GRES name. */
+static void test_names_apart(void)
+{
+	struct gresidx_set set;
+
+	ok(gresidx_set_parse("nic:1(IDX:0)", &set) == 0, "parse a nic job");
+	ok(gresidx_set_held(&set, "nic", 0), "nic index 0 is held");
+	ok(!gresidx_set_held(&set, "gpu", 0),
+	   "gpu index 0 is not: indices are per GRES name");
+	ok(!gresidx_set_held(&set, "nic", 1), "nic index 1 is not held");
+	gresidx_set_free(&set);
+
+	ok(gresidx_set_parse("gpu:a:1(IDX:1),nic:2(IDX:0-1)", &set) == 0,
+	   "parse a job with GPUs and nics");
+	ok(gresidx_set_held(&set, "gpu", 1) && !gresidx_set_held(&set, "gpu", 0),
+	   "gpu holds 1, not 0");
+	ok(gresidx_set_held(&set, "nic", 0) && gresidx_set_held(&set, "nic", 1) &&
+	   !gresidx_set_held(&set, "nic", 2), "nic holds 0 and 1, not 2");
+	ok(!gresidx_set_held(&set, "gp", 1) && !gresidx_set_held(&set, "gpu:a", 1),
+	   "a name matches exactly, never as a prefix or with its type");
+	gresidx_set_free(&set);
+
+	ok(gresidx_set_parse("gpu:1(IDX:65535)", &set) == 0 &&
+	   gresidx_set_held(&set, "gpu", 65535) &&
+	   !gresidx_set_held(&set, "gpu", 65534) && set.names[0].nbits == 65536,
+	   "the highest index fits: bitmap of 65536 bits");
+	gresidx_set_free(&set);
+}
+
+static void test_set_rejects(const char *detail)
+{
+	struct gresidx_set set;
+
+	errno = 0;
+	ok(gresidx_set_parse(detail, &set) == -1 && errno == EINVAL,
+	   "set rejects \"%s\"", detail);
+	gresidx_set_free(&set);
+	ok(set.names == NULL && set.count == 0, "and frees what it had");
+}
+
 int main(void)
 {
 	parses(NULL, "");
@@ -72,5 +145,14 @@ int main(void)
 	rejects("gpu(CNT:1");
 	is_int(gresidx_parse("gpu:4(IDX:0-3)", stop_at_two, NULL), 7,
 	       "a non-zero callback value stops the walk and is returned");
+	sets(NULL, "");
+	sets("gpu:0(IDX:N/A),mps(CNT:50)", "");
+	sets("gpu:tesla:3(IDX:0,2-3),nic:1(IDX:0)", "gpu=0,2,3 nic=0");
+	sets("gpu:a:1(IDX:1),gpu:b:1(IDX:2)", "gpu=1,2");
+	sets("gpu:a:2(IDX:0-1),nic:1(IDX:1),gpu:b:1(IDX:1)", "gpu=0,1 nic=1");
+	sets("fpga:1(IDX:7),nic:1(CNT:1),gpu:1(IDX:3)", "fpga=7 gpu=3");
+	test_names_apart();
+	test_set_rejects("gpu:1(IDX:0),nic:1(IDX:");
+	test_set_rejects("gpu:1(IDX:0),:1(IDX:1)");
 	return tap_done();
 }

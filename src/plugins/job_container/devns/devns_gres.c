@@ -9,8 +9,12 @@
  * The job's allocation must come from Slurm, never from the job's
  * environment.  On 22.05 the plugin API carries none, so the extern
  * slurmstepd (root, munge-authenticated) asks slurmctld for the job record
- * and reads gres_detail_str of this node: "gpu:2(IDX:0-1)".  On releases
- * that pass the step record (24.11) the job's GRES list is used directly.
+ * and reads gres_detail_str of this node: "gpu:2(IDX:0-1),nic:1(IDX:0)".
+ * Each index counts the devices of its own GRES name, so the indices are
+ * handed back to Slurm as a job GRES list keyed by plugin id and Slurm's own
+ * gres_g_get_devices() maps them per name, as for a job it launched itself.
+ * On releases that pass the step record (24.11) the job's GRES list is
+ * used directly.
  */
 #include <errno.h>
 
@@ -30,8 +34,6 @@
 #include "devns_gres.h"
 
 extern slurmd_conf_t *conf;
-
-#define MAX_GRES_INDEX 4096
 
 static int add_path(void *x, void *arg)
 {
@@ -65,17 +67,6 @@ char **devns_gres_node_devices(void)
 }
 
 #if DEVNS_API_22_05
-static int mark_index(const char *name, unsigned index, void *arg)
-{
-	bool *held = arg;
-
-	(void)name;
-	if (index >= MAX_GRES_INDEX)
-		return -1;
-	held[index] = true;
-	return 0;
-}
-
 /* This node's entry of the job's gres_detail_str, or NULL with none. */
 static int job_detail_of_node(slurm_job_info_t *job, const char **detail)
 {
@@ -95,13 +86,16 @@ static int job_detail_of_node(slurm_job_info_t *job, const char **detail)
 	return 0;
 }
 
-static int held_from_controller(uint32_t job_id, bool *held)
+/* The job's device indices on this node, per GRES name, from slurmctld. */
+static int held_from_controller(uint32_t job_id, struct gresidx_set *held)
 {
 	job_info_msg_t *msg = NULL;
 	slurm_job_info_t *job = NULL;
 	const char *detail;
 	int rc = -1;
 
+	held->names = NULL;
+	held->count = 0;
 	if (slurm_load_job(&msg, job_id, SHOW_DETAIL) != SLURM_SUCCESS) {
 		error("job_container/devns: job %u: cannot read the job's GRES allocation from slurmctld: %m",
 		      job_id);
@@ -118,8 +112,8 @@ static int held_from_controller(uint32_t job_id, bool *held)
 	}
 	if (job_detail_of_node(job, &detail) < 0)
 		goto out;
-	if (gresidx_parse(detail, mark_index, held) != 0) {
-		error("job_container/devns: job %u: cannot parse GRES detail \"%s\"",
+	if (gresidx_set_parse(detail, held) < 0) {
+		error("job_container/devns: job %u: cannot parse GRES detail \"%s\": %m",
 		      job_id, detail);
 		goto out;
 	}
@@ -131,48 +125,137 @@ out:
 	return rc;
 }
 
-#endif
+/*
+ * Whether this stepd has a GRES plugin (GresTypes entry) called name: its
+ * indices can then be mapped onto that plugin's devices.
+ */
+static bool gres_name_known(const char *name)
+{
+	char *known = gres_name_filter((char *)name, conf->node_name);
+	bool rc = known != NULL;
 
-struct pick_arg {
-	const bool *held;
-	char ***paths;
-};
+	xfree(known);
+	return rc;
+}
 
-static int add_if_held(void *x, void *arg)
+/*
+ * One job GRES record as slurmd keeps them: the plugin id of the name and
+ * the held indices as node 0's allocation bitmap.  The bitmap covers every
+ * index Slurm may test against it (bit_test() checks no bounds in release
+ * builds): GRESIDX_INDEX_LIMIT or the node's highest device index + 1.
+ */
+static gres_state_t *job_gres_state(const struct gresidx_name *n,
+				    int64_t nbits)
+{
+	gres_job_state_t *js = xmalloc(sizeof(*js));
+	gres_state_t *gs = xmalloc(sizeof(*gs));
+
+	js->node_cnt = 1;
+	js->gres_bit_alloc = xcalloc(1, sizeof(bitstr_t *));
+	js->gres_bit_alloc[0] = bit_alloc(nbits);
+	for (unsigned i = 0; i < n->nbits; i++)
+		if (n->bits[i / 8] & (1u << (i % 8)))
+			bit_set(js->gres_bit_alloc[0], i);
+	gs->plugin_id = gres_build_id((char *)n->name);
+	gs->gres_name = xstrdup(n->name);
+	gs->state_type = GRES_STATE_TYPE_JOB;
+	gs->gres_data = js;
+	return gs;
+}
+
+static int max_index(void *x, void *arg)
 {
 	gres_device_t *dev = x;
-	struct pick_arg *pick = arg;
+	int64_t *nbits = arg;
 
-	if (pick->held ? (dev->index >= 0 && dev->index < MAX_GRES_INDEX &&
-			  pick->held[dev->index])
-		       : dev->alloc)
-		add_path(dev, pick->paths);
+	if (dev->index >= *nbits)
+		*nbits = (int64_t)dev->index + 1;
+	return 0;
+}
+
+/*
+ * The job's GRES list for gres_g_get_devices(): Slurm then marks each
+ * device with the allocation of its own GRES plugin, so an index of one
+ * name never selects a device of another, typed and MultipleFiles devices
+ * included.  NULL (job refused) when a name has no plugin on this node.
+ */
+static list_t *job_gres_list(uint32_t job_id, const struct gresidx_set *held)
+{
+	list_t *devices = gres_g_get_devices(NULL, true, 0, NULL, 0, 0);
+	list_t *gres_list = list_create(gres_job_list_delete);
+	int64_t nbits = GRESIDX_INDEX_LIMIT;
+
+	if (devices)
+		list_for_each(devices, max_index, &nbits);
+	FREE_NULL_LIST(devices);
+	for (size_t i = 0; i < held->count; i++) {
+		if (!gres_name_known(held->names[i].name)) {
+			error("job_container/devns: job %u: its GRES allocation names \"%s\", which is no GRES of node %s (GresTypes=%s): refusing the job",
+			      job_id, held->names[i].name, conf->node_name,
+			      slurm_conf.gres_plugins ? slurm_conf.gres_plugins : "");
+			FREE_NULL_LIST(gres_list);
+			return NULL;
+		}
+		list_append(gres_list, job_gres_state(&held->names[i], nbits));
+	}
+	return gres_list;
+}
+
+/* Every GRES device of the node, the job's marked alloc; -1: refuse. */
+static int marked_devices(uint32_t job_id, void *step, list_t **devices)
+{
+	struct gresidx_set held;
+	list_t *gres_list;
+
+	(void)step;
+	*devices = NULL;
+	if (held_from_controller(job_id, &held) < 0)
+		goto error;
+	if (!(gres_list = job_gres_list(job_id, &held)))
+		goto error;
+	gresidx_set_free(&held);
+	*devices = gres_g_get_devices(gres_list, true, 0, NULL, 0, 0);
+	FREE_NULL_LIST(gres_list);
+	return 0;
+error:
+	gresidx_set_free(&held);
+	return -1;
+}
+#else
+/* The step record carries the job's allocation on this node. */
+static int marked_devices(uint32_t job_id, void *step, list_t **devices)
+{
+	stepd_step_rec_t *s = step;
+
+	(void)job_id;
+	*devices = gres_g_get_devices(s->job_gres_list, true, 0, NULL, 0, s);
+	return 0;
+}
+#endif
+
+static int add_if_allocated(void *x, void *arg)
+{
+	gres_device_t *dev = x;
+
+	if (dev->alloc)
+		add_path(dev, arg);
 	return 0;
 }
 
 int devns_gres_job_devices(uint32_t job_id, void *step, char ***paths)
 {
-	struct pick_arg pick = { NULL, paths };
 	list_t *devices;
 
 	*paths = NULL;
-#if DEVNS_API_22_05
-	bool held[MAX_GRES_INDEX] = { false };
-
-	(void)step;
-	pick.held = held;
-	if (held_from_controller(job_id, held) < 0)
+	if (marked_devices(job_id, step, &devices) < 0)
 		return -1;
-	devices = gres_g_get_devices(NULL, true, 0, NULL, 0, 0);
-#else
-	/* The step record carries the job's allocation on this node. */
-	stepd_step_rec_t *s = step;
-
-	(void)job_id;
-	devices = gres_g_get_devices(s->job_gres_list, true, 0, NULL, 0, s);
-#endif
+	/*
+	 * Slurm marks, per GRES plugin, every device file whose index the job
+	 * holds: all files of a MultipleFiles index, and a file that several
+	 * indices share (MIG's parent GPU) when any of them is held.
+	 */
 	if (devices)
-		list_for_each(devices, add_if_held, &pick);
+		list_for_each(devices, add_if_allocated, paths);
 	FREE_NULL_LIST(devices);
 	return 0;
 }
