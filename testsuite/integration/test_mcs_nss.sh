@@ -105,7 +105,7 @@ ok_or_log() {
 
 show_log() {
 	diag "restart: $(tail -3 "$DEVNS_CLUSTER_ROOT.restart.log" | tr '\n' ' ')"
-	grep -E 'mcs|fatal' "$CTLD_LOG" 2>/dev/null | tail -8 | sed 's/^/#   /'
+	grep -E 'mcs[/ ]|mcs_|[Rr]econfig|fatal' "$CTLD_LOG" 2>/dev/null | tail -8 | sed 's/^/#   /'
 }
 
 # ---- helpers -----------------------------------------------------------------
