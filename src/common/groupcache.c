@@ -12,6 +12,11 @@
  *
  * Two threads missing on the same user at once both ask the backend; that
  * costs one extra lookup and keeps the code free of waiting.
+ *
+ * Lifetimes: a user's group set lives the TTL; "no such user", "no such
+ * group" and a failed user lookup live GROUPCACHE_NEGATIVE_TTL at most, so
+ * that a failure is never answered for long and never as membership.  Each
+ * table holds at most max_entries (make_room_locked).
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -25,6 +30,7 @@
 
 typedef struct user_entry {
 	int64_t expires;	/* clock value after which it is stale */
+	int error;		/* errno of a failed lookup, 0 when it worked */
 	size_t ngids;
 	gid_t gids[];		/* sorted, unique */
 } user_entry_t;
@@ -42,13 +48,14 @@ struct groupcache {
 	uint64_t generation;	/* bumped by flush; under lock */
 	int64_t next_sweep;	/* when to drop expired entries; under lock */
 	_Atomic int64_t ttl_us;
+	_Atomic size_t max_entries;
 
 	groupcache_backend_t backend;
 	groupcache_clock_t clock;
 	void *clock_ctx;
 
 	_Atomic uint64_t hits, misses, expirations;
-	_Atomic uint64_t nss_lookups, nss_failures, flushes;
+	_Atomic uint64_t nss_lookups, nss_failures, flushes, evictions;
 };
 
 static int64_t clock_monotonic(void *ctx)
@@ -82,6 +89,7 @@ groupcache_t *groupcache_create(const groupcache_options_t *opts)
 	gc->clock = (opts && opts->clock) ? opts->clock : clock_monotonic;
 	gc->clock_ctx = opts ? opts->clock_ctx : NULL;
 	groupcache_set_ttl(gc, opts ? opts->ttl_seconds : GROUPCACHE_DEFAULT_TTL);
+	groupcache_set_max(gc, opts ? opts->max_entries : 0);
 	return gc;
 }
 
@@ -98,6 +106,22 @@ void groupcache_destroy(groupcache_t *gc)
 void groupcache_set_ttl(groupcache_t *gc, unsigned int ttl_seconds)
 {
 	atomic_store(&gc->ttl_us, (int64_t)ttl_seconds * G_USEC_PER_SEC);
+}
+
+void groupcache_set_max(groupcache_t *gc, size_t max_entries)
+{
+	atomic_store(&gc->max_entries,
+		     max_entries ? max_entries : GROUPCACHE_DEFAULT_MAX);
+}
+
+/* The lifetime of a negative or failed answer: the short one, never longer
+ * than the TTL (0 keeps nothing). */
+static int64_t negative_ttl(groupcache_t *gc)
+{
+	int64_t ttl = atomic_load(&gc->ttl_us);
+	int64_t neg = (int64_t)GROUPCACHE_NEGATIVE_TTL * G_USEC_PER_SEC;
+
+	return ttl < neg ? ttl : neg;
 }
 
 static int cmp_gid(const void *a, const void *b)
@@ -120,6 +144,7 @@ static user_entry_t *entry_new(const gid_t *gids, size_t n, int64_t expires)
 
 	if (!e)
 		return NULL;
+	e->error = 0;
 	if (n)
 		memcpy(e->gids, gids, n * sizeof(gid_t));
 	qsort(e->gids, n, sizeof(gid_t), cmp_gid);
@@ -164,9 +189,31 @@ static void sweep_locked(groupcache_t *gc, int64_t t)
 }
 
 /*
+ * Makes room for one more entry in table (write lock held) unless key is
+ * already there: when full, drop the expired entries, and if that freed less
+ * than half, everything (counted as an eviction).  Emptying is crude, but the
+ * table only fills up when far more users than usual are asked about within
+ * one TTL, and each full pass is paid for by max/2 inserts.
+ */
+static void make_room_locked(groupcache_t *gc, GHashTable *table,
+			     gconstpointer key, GHRFunc expired, int64_t t)
+{
+	size_t max = atomic_load(&gc->max_entries);
+
+	if (g_hash_table_size(table) < max || g_hash_table_contains(table, key))
+		return;
+	g_hash_table_foreach_remove(table, expired, &t);
+	if (g_hash_table_size(table) > max / 2) {
+		g_hash_table_remove_all(table);
+		count(&gc->evictions);
+	}
+}
+
+/*
  * Looks up the live entry of uid under the read lock and answers from it.
- * Returns 1/0 for member/not, or -2 when there is no live entry; *gen gets
- * the generation seen, *expired whether a stale entry was found.
+ * Returns 1/0 for member/not, -1 with errno for a remembered failure, or -2
+ * when there is no live entry; *gen gets the generation seen, *expired
+ * whether a stale entry was found.
  */
 static int member_cached(groupcache_t *gc, uid_t uid, gid_t gid, int64_t t,
 			 uint64_t *gen, bool *expired)
@@ -177,33 +224,43 @@ static int member_cached(groupcache_t *gc, uid_t uid, gid_t gid, int64_t t,
 	g_rw_lock_reader_lock(&gc->lock);
 	e = g_hash_table_lookup(gc->users, GUINT_TO_POINTER(uid));
 	*expired = e && is_stale(e->expires, t);
-	if (e && !*expired)
-		rc = entry_has(e, gid);
+	if (e && !*expired) {
+		rc = e->error ? -1 : entry_has(e, gid);
+		if (e->error)
+			errno = e->error;
+	}
 	*gen = gc->generation;
 	g_rw_lock_reader_unlock(&gc->lock);
 	return rc;
 }
 
-/* Fills an entry from the backend; NULL with errno when the lookup failed. */
-static user_entry_t *fill_user(groupcache_t *gc, uid_t uid, int64_t expires)
+/*
+ * Fills an entry from the backend: the user's groups for the TTL, or for the
+ * negative TTL an empty set (no such user) or the failure (e->error).  NULL
+ * with errno only when memory ran out.
+ */
+static user_entry_t *fill_user(groupcache_t *gc, uid_t uid, int64_t t)
 {
+	int64_t expires = t + atomic_load(&gc->ttl_us);
 	gid_t *gids = NULL;
 	size_t n = 0;
 	user_entry_t *e;
-	int saved;
+	int saved, error = 0;
 
 	count(&gc->nss_lookups);
 	if (gc->backend.user_groups(gc->backend.ctx, uid, &gids, &n) < 0) {
 		if (errno != ENOENT) {
 			count(&gc->nss_failures);
-			return NULL;
+			error = errno ? errno : EIO;
 		}
-		/* No such user: a definite answer, kept like any other. */
 		free(gids);
 		gids = NULL;
 		n = 0;
+		expires = t + negative_ttl(gc);
 	}
 	e = entry_new(gids, n, expires);
+	if (e)
+		e->error = error;
 	saved = errno;
 	free(gids);
 	errno = saved;
@@ -212,14 +269,14 @@ static user_entry_t *fill_user(groupcache_t *gc, uid_t uid, int64_t expires)
 
 int groupcache_is_member(groupcache_t *gc, uid_t uid, gid_t gid)
 {
-	int64_t t = now(gc), ttl;
+	int64_t t = now(gc);
 	uint64_t gen;
 	bool expired;
 	user_entry_t *e;
-	int rc;
+	int rc, error;
 
 	rc = member_cached(gc, uid, gid, t, &gen, &expired);
-	if (rc >= 0) {
+	if (rc != -2) {
 		count(&gc->hits);
 		return rc;
 	}
@@ -227,23 +284,25 @@ int groupcache_is_member(groupcache_t *gc, uid_t uid, gid_t gid)
 	if (expired)
 		count(&gc->expirations);
 
-	ttl = atomic_load(&gc->ttl_us);
-	if (!(e = fill_user(gc, uid, t + ttl)))
+	if (!(e = fill_user(gc, uid, t)))
 		return -1;
-	rc = entry_has(e, gid);
-	if (ttl <= 0) {
-		free(e);
-		return rc;
+	error = e->error;
+	rc = error ? -1 : entry_has(e, gid);
+	if (e->expires > t) {
+		g_rw_lock_writer_lock(&gc->lock);
+		if (gc->generation == gen) {
+			make_room_locked(gc, gc->users, GUINT_TO_POINTER(uid),
+					 user_expired, t);
+			g_hash_table_replace(gc->users, GUINT_TO_POINTER(uid),
+					     e);
+			e = NULL;
+			sweep_locked(gc, t);
+		}
+		g_rw_lock_writer_unlock(&gc->lock);
 	}
-
-	g_rw_lock_writer_lock(&gc->lock);
-	if (gc->generation == gen) {
-		g_hash_table_replace(gc->users, GUINT_TO_POINTER(uid), e);
-		e = NULL;
-		sweep_locked(gc, t);
-	}
-	g_rw_lock_writer_unlock(&gc->lock);
 	free(e);
+	if (error)
+		errno = error;
 	return rc;
 }
 
@@ -288,7 +347,7 @@ int groupcache_group_gid(groupcache_t *gc, const char *name, gid_t *gid)
 		return -1;
 	}
 
-	ttl = atomic_load(&gc->ttl_us);
+	ttl = exists ? atomic_load(&gc->ttl_us) : negative_ttl(gc);
 	if (ttl <= 0)
 		goto answer;
 	fresh = malloc(sizeof(*fresh));
@@ -303,6 +362,7 @@ int groupcache_group_gid(groupcache_t *gc, const char *name, gid_t *gid)
 				  .gid = found };
 	g_rw_lock_writer_lock(&gc->lock);
 	if (gc->generation == gen) {
+		make_room_locked(gc, gc->groups, key, group_expired, t);
 		g_hash_table_replace(gc->groups, key, fresh);
 		key = NULL;
 		fresh = NULL;
@@ -349,6 +409,7 @@ void groupcache_get_stats(groupcache_t *gc, groupcache_stats_t *stats)
 	stats->nss_lookups = atomic_load(&gc->nss_lookups);
 	stats->nss_failures = atomic_load(&gc->nss_failures);
 	stats->flushes = atomic_load(&gc->flushes);
+	stats->evictions = atomic_load(&gc->evictions);
 	g_rw_lock_reader_lock(&gc->lock);
 	stats->users = g_hash_table_size(gc->users);
 	stats->groups = g_hash_table_size(gc->groups);

@@ -24,9 +24,10 @@ typedef struct groupcache groupcache_t;
 
 /*
  * Where group data comes from.  Each function returns 0 on success or -1 with
- * errno set: ENOENT when the user or group does not exist (a definite answer,
- * cached like any other), anything else when the lookup itself failed (not
- * cached, so the next call asks again).
+ * errno set: ENOENT when the user or group does not exist (a definite but
+ * negative answer), anything else when the lookup itself failed.  Negative
+ * answers and user lookup failures are kept GROUPCACHE_NEGATIVE_TTL seconds at
+ * most, group lookup failures not at all (see below).
  */
 typedef struct groupcache_backend {
 	/*
@@ -51,6 +52,7 @@ typedef int64_t (*groupcache_clock_t)(void *ctx);
 
 typedef struct groupcache_options {
 	unsigned int ttl_seconds;	 /* 0: keep nothing, always ask */
+	size_t max_entries;	/* per table; 0: GROUPCACHE_DEFAULT_MAX */
 	const groupcache_backend_t *backend; /* NULL: NSS (groupcache_nss) */
 	groupcache_clock_t clock;	 /* NULL: g_get_monotonic_time */
 	void *clock_ctx;
@@ -63,6 +65,7 @@ typedef struct groupcache_stats {
 	uint64_t nss_lookups;	/* backend calls, user and group */
 	uint64_t nss_failures;	/* backend calls that failed (not ENOENT) */
 	uint64_t flushes;
+	uint64_t evictions;	/* tables emptied because they were full */
 	size_t users;		/* entries now held */
 	size_t groups;
 } groupcache_stats_t;
@@ -71,6 +74,26 @@ typedef struct groupcache_stats {
  * squeue or scontrol over many jobs makes, short enough that a group change in
  * LDAP reaches slurmctld within minutes without a reconfigure. */
 #define GROUPCACHE_DEFAULT_TTL 300
+
+/*
+ * Longest lifetime of a negative entry (no such user, no such group) and of a
+ * failed user lookup, whatever the TTL.  A user or group created in LDAP, or
+ * an LDAP server that comes back, is seen within this time; while LDAP is
+ * down, every check of a user asks NSS at most once per this time instead of
+ * once per job packed (a failed lookup answers "not a member", so privatedata
+ * and labels fail closed).  Failed group lookups are not kept at all: they
+ * only happen for labels, which are rare.
+ */
+#define GROUPCACHE_NEGATIVE_TTL 5
+
+/*
+ * Default bound of each table (users, groups).  A table that is full when an
+ * entry is to be added first drops its expired entries; if that does not
+ * free half of it, it is emptied: one pass over the table per max/2 inserts,
+ * so filling stays O(1) amortized and memory is bounded whatever uids or
+ * --mcs-label texts clients send.
+ */
+#define GROUPCACHE_DEFAULT_MAX 65536
 
 /* The NSS backend: getpwuid_r + getgrouplist with buffers that grow as needed
  * (no limit on the number of groups), getgrnam_r/getgrgid_r for groups. */
@@ -85,10 +108,16 @@ void groupcache_destroy(groupcache_t *gc);
 /* Changes the lifetime of entries filled from now on. */
 void groupcache_set_ttl(groupcache_t *gc, unsigned int ttl_seconds);
 
+/* Changes the bound of each table (0: GROUPCACHE_DEFAULT_MAX); applies at the
+ * next insert. */
+void groupcache_set_max(groupcache_t *gc, size_t max_entries);
+
 /*
  * Is uid in group gid (primary or supplementary)?  1 yes, 0 no, -1 with errno
- * when the user's groups could not be looked up.  A user that does not exist
- * is in no group.
+ * when the user's groups could not be looked up (callers must take that as
+ * "no").  A user that does not exist is in no group.  A failure is remembered
+ * for GROUPCACHE_NEGATIVE_TTL seconds (at most the TTL) and answered -1 with
+ * the same errno meanwhile.
  */
 int groupcache_is_member(groupcache_t *gc, uid_t uid, gid_t gid);
 

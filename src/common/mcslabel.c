@@ -19,6 +19,8 @@
 
 #define TTL_KEY "cachettl="
 #define TTL_MAX (7L * 24 * 3600)
+#define MAX_KEY "cachemax="
+#define MAX_MAX (1L << 24)
 
 __attribute__((format(printf, 2, 3)))
 static int add_note(mcslabel_config_t *cfg, const char *fmt, ...)
@@ -42,19 +44,39 @@ static int add_note(mcslabel_config_t *cfg, const char *fmt, ...)
 	return 0;
 }
 
-/* cachettl=SECONDS; a bad value is noted and the default kept. */
-static int parse_ttl(mcslabel_config_t *cfg, const char *value)
+/* A decimal number in [min, max] into *out; -1 when value is not one. */
+static int parse_number(const char *value, long min, long max, long *out)
 {
 	char *end;
 	long l;
 
+	if (*value < '0' || *value > '9')
+		return -1;
 	errno = 0;
 	l = strtol(value, &end, 10);
-	if (*value < '0' || *value > '9' || errno || *end || l > TTL_MAX)
+	if (errno || *end || l < min || l > max)
+		return -1;
+	*out = l;
+	return 0;
+}
+
+/* cachettl=SECONDS; a bad value is noted and the default kept. */
+static int parse_ttl(mcslabel_config_t *cfg, const char *value)
+{
+	if (parse_number(value, 0, TTL_MAX, &cfg->cache_ttl) < 0)
 		return add_note(cfg, "MCSParameters: bad cachettl value '%s' "
 				"(want seconds, 0..%ld): default kept",
 				value, TTL_MAX);
-	cfg->cache_ttl = l;
+	return 0;
+}
+
+/* cachemax=ENTRIES; a bad value is noted and the default kept. */
+static int parse_max(mcslabel_config_t *cfg, const char *value)
+{
+	if (parse_number(value, 1, MAX_MAX, &cfg->cache_max) < 0)
+		return add_note(cfg, "MCSParameters: bad cachemax value '%s' "
+				"(want entries, 1..%ld): default kept",
+				value, MAX_MAX);
 	return 0;
 }
 
@@ -69,7 +91,25 @@ static const mcslabel_group_t *find_gid(const mcslabel_config_t *cfg,
 	return NULL;
 }
 
-/* Resolves one group token and appends it; unknown groups become notes. */
+/*
+ * Records in cfg->error why token could not be resolved (errno of the
+ * lookup); returns -1 with errno kept.
+ */
+static int group_error(mcslabel_config_t *cfg, const char *token)
+{
+	int err = errno ? errno : EIO;
+
+	if (asprintf(&cfg->error, "MCSParameters: cannot resolve group '%s': "
+		     "%s", token, err == ENOENT ? "no such group" :
+						   strerror(err)) < 0) {
+		cfg->error = NULL;
+		err = ENOMEM;
+	}
+	errno = err;
+	return -1;
+}
+
+/* Resolves one group token and appends it; -1 with errno when it cannot. */
 static int add_group(mcslabel_config_t *cfg, const mcslabel_ops_t *ops,
 		     const char *token)
 {
@@ -78,12 +118,7 @@ static int add_group(mcslabel_config_t *cfg, const mcslabel_ops_t *ops,
 	if (ops->group_gid(ops->ctx, token, &g.gid) < 0) {
 		if (errno == ENOMEM)
 			return -1;
-		if (errno == ENOENT)
-			return add_note(cfg, "MCSParameters: unknown group "
-					"'%s': ignored", token);
-		/* mcs/group, too, treats a failed lookup as no group. */
-		return add_note(cfg, "MCSParameters: cannot look up group "
-				"'%s' (%s): ignored", token, strerror(errno));
+		return group_error(cfg, token);
 	}
 	if (find_gid(cfg, g.gid))
 		return add_note(cfg, "MCSParameters: group '%s' (gid %u) is "
@@ -119,6 +154,8 @@ static int parse_token(mcslabel_config_t *cfg, const mcslabel_ops_t *ops,
 				"(mcs/group would take it as gid 0)");
 	if (!strncasecmp(token, TTL_KEY, strlen(TTL_KEY)))
 		return parse_ttl(cfg, token + strlen(TTL_KEY));
+	if (!strncasecmp(token, MAX_KEY, strlen(MAX_KEY)))
+		return parse_max(cfg, token + strlen(MAX_KEY));
 	/* Slurm's own parser splits at the first ':' only; mcs/group drops
 	 * any further ':' part of the last group. */
 	if ((colon = strchr(token, ':'))) {
@@ -135,10 +172,12 @@ static int parse_token(mcslabel_config_t *cfg, const mcslabel_ops_t *ops,
 int mcslabel_config_parse(const char *spec, const mcslabel_ops_t *ops,
 			  mcslabel_config_t *cfg)
 {
-	char *copy = NULL, *token, *next;
+	char *copy = NULL, *token, *next, *why;
+	int err;
 
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->cache_ttl = -1;
+	cfg->cache_max = -1;
 	if (!ops) {
 		errno = EINVAL;
 		return -1;
@@ -156,9 +195,14 @@ int mcslabel_config_parse(const char *spec, const mcslabel_ops_t *ops,
 	free(copy);
 	return 0;
 error:
+	err = errno;
 	free(copy);
+	/* Nothing of a failed configuration may be used: keep only why. */
+	why = cfg->error;
+	cfg->error = NULL;
 	mcslabel_config_free(cfg);
-	errno = ENOMEM;
+	cfg->error = why;
+	errno = err;
 	return -1;
 }
 
@@ -176,8 +220,10 @@ void mcslabel_config_free(mcslabel_config_t *cfg)
 		free(cfg->notes[i]);
 	free(cfg->groups);
 	free(cfg->notes);
+	free(cfg->error);
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->cache_ttl = -1;
+	cfg->cache_max = -1;
 }
 
 static void decide(mcslabel_decision_t *out, bool accept, const char *label,

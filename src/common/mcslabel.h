@@ -51,10 +51,14 @@ typedef struct mcslabel_config {
 	mcslabel_group_t *groups;	/* valid groups, in the order given */
 	size_t ngroups;
 	long cache_ttl;		/* cachettl=SECONDS, or -1 when not given */
+	long cache_max;		/* cachemax=ENTRIES, or -1 when not given */
 	/* What the admin should read in the log: one line each, naming the
-	 * offending value (unknown groups, bad option values, ignored text). */
+	 * offending value (bad option values, ignored text). */
 	char **notes;
 	size_t nnotes;
+	/* Why the parse failed, when a group could not be resolved: names the
+	 * group and the error ("no such group" or the NSS error). */
+	char *error;
 } mcslabel_config_t;
 
 #define MCSLABEL_NO_LABEL_FOUND "no valid mcs-label found"
@@ -63,11 +67,14 @@ typedef struct mcslabel_config {
 /*
  * Parses the plugin part of MCSParameters ("devgrpa|devgrpb|1234", NULL or
  * "" for none).  Each '|'-separated token is a group name or gid; a token
- * "cachettl=SECONDS" sets the cache lifetime instead.  A token that names no
- * group is left out with a note, as mcs/group ignores it; with no valid group
- * left the caller falls back to mcs/group's defaults (ondemand,
- * ondemandselect, no privatedata).  Returns 0, or -1 with errno when memory
- * ran out or the group database failed (EIO etc., not ENOENT).
+ * "cachettl=SECONDS" sets the cache lifetime, "cachemax=ENTRIES" the bound
+ * of the cache instead.  Every group must resolve: unlike mcs/group, which
+ * leaves out a group it cannot look up (and with none left turns labels and
+ * privatedata off), a group that names nothing or whose lookup fails makes
+ * the whole configuration invalid, so that an NSS outage can never switch
+ * protection off.  Returns 0; or -1 with errno ENOMEM, or for a group that
+ * cannot be resolved ENOENT (no such group) or the lookup's errno, with
+ * cfg->error saying which group and why (free with mcslabel_config_free).
  */
 int mcslabel_config_parse(const char *spec, const mcslabel_ops_t *ops,
 			  mcslabel_config_t *cfg);

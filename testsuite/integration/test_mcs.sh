@@ -15,7 +15,9 @@
 #     MCS_label while held and after (scontrol show node);
 # then privatedata (PrivateData=jobs,nodes) for users in one group, both,
 # none: squeue, scontrol show job/node, sinfo; unknown groups in
-# MCSParameters; and scontrol reconfigure (mcs/devgroup's cache counters).
+# MCSParameters (ignored by mcs/group, refused by mcs/devgroup, which never
+# fails open: test_mcs_nss.sh checks NSS failures); and scontrol reconfigure
+# (mcs/devgroup's cache counters).
 #
 # Where it runs: by default in a private sandbox (its own mount and PID
 # namespaces with private /run/netns, /run/lock and an empty /sys/fs/cgroup),
@@ -357,26 +359,41 @@ check_privatedata() {
 	cancel_all
 }
 
+# refused_mode PLUGIN MCSPARAMETERS GROUP: slurmctld must not start with this
+# configuration, and must say that GROUP does not exist.
+refused_mode() {
+	DEVNS_SLURM_CONF_EXTRA="$(base_extra)
+MCSPlugin=$1
+MCSParameters=$2"
+	export DEVNS_SLURM_CONF_EXTRA
+	MODE="$1 $2"
+	! "$CLUSTER" restart >"$DEVNS_CLUSTER_ROOT.restart.log" 2>&1
+	ok $? "$MODE: the cluster does not start"
+	grep -qF "mcs/devgroup: MCSParameters: cannot resolve group '$3': no such group" "$CTLD_LOG"
+	ok $? "$MODE: slurmctld log names the unknown group"
+	grep -qF "fatal: failed to initialize mcs plugin" "$CTLD_LOG"
+	ok $? "$MODE: slurmctld stops: failed to initialize mcs plugin"
+}
+
 check_bad_groups() {
 	local plugin=$1
+	# mcs/group ignores unknown groups and, with none left, turns
+	# enforced, select and privatedata off; mcs/devgroup refuses both.
+	if [ "$plugin" = mcs/devgroup ]; then
+		refused_mode "$plugin" "enforced,select,privatedata:nosuchgrp1|devgrpa" nosuchgrp1
+		refused_mode "$plugin" "enforced,select,privatedata:nosuchgrp1|nosuchgrp2" nosuchgrp1
+		return
+	fi
 	# An unknown group among valid ones: ignored; the others still work.
 	start_mode "$plugin" "enforced,select:nosuchgrp1|devgrpa" || return
 	expect dnalice devgrpa
 	expect dnbob reject
-	if [ "$plugin" = mcs/devgroup ]; then
-		grep -q "mcs/devgroup: MCSParameters: unknown group 'nosuchgrp1': ignored" "$CTLD_LOG"
-		ok $? "$MODE: slurmctld log names the unknown group"
-	fi
 	# Only unknown groups: mcs/group falls back to ondemand, ondemandselect
-	# (and no privatedata); mcs/devgroup must do the same.
+	# (and no privatedata).
 	start_mode "$plugin" "enforced,select:nosuchgrp1|nosuchgrp2" || return
 	expect dndave none
 	expect dnalice none
 	expect dnalice reject --exclusive=mcs
-	if [ "$plugin" = mcs/devgroup ]; then
-		grep -q "mcs/devgroup: no valid group in MCSParameters ('nosuchgrp1|nosuchgrp2')" "$CTLD_LOG"
-		ok $? "$MODE: slurmctld log says no valid group"
-	fi
 }
 
 reloaded() { [ "$(grep -c 'mcs/devgroup: groups ' "$CTLD_LOG")" -ge 2 ]; }

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_groupcache.c - unit tests of the uid -> groups cache: one backend
- * lookup per user, expiry with an injected clock, flush, negative answers,
- * failures that must not be cached, users in more than 128 groups, and the
- * real NSS backend on this machine's own users.
+ * lookup per user, expiry with an injected clock, flush, negative answers
+ * and failures kept only GROUPCACHE_NEGATIVE_TTL, the bound on the tables,
+ * users in more than 128 groups, and the real NSS backend on this machine's
+ * own users.
  */
 #include <errno.h>
 #include <grp.h>
 #include <pwd.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -247,9 +249,11 @@ static void test_negative_and_failures(void)
 	errno = 0;
 	rc = groupcache_is_member(gc, 4500, 2001);
 	ok(rc == -1 && errno == EIO, "a failed lookup reports -1/EIO");
-	groupcache_is_member(gc, 4500, 2001);
-	is_int(f.user_calls, 3, "a failed lookup is not cached");
-	is_int(stats(gc).nss_failures, 2, "failures counted");
+	errno = 0;
+	rc = groupcache_is_member(gc, 4500, 2001);
+	ok(rc == -1 && errno == EIO, "... and so does the next check");
+	is_int(f.user_calls, 2, "... answered from the remembered failure");
+	is_int(stats(gc).nss_failures, 1, "failures counted");
 
 	is_int(groupcache_group_gid(gc, "devgrpa", &gid), 0, "devgrpa resolves");
 	is_int(gid, 2001, "... to its gid");
@@ -260,16 +264,148 @@ static void test_negative_and_failures(void)
 	ok(rc == -1 && errno == ENOENT, "unknown group: -1/ENOENT");
 	groupcache_group_gid(gc, "nosuch", &gid);
 	is_int(f.gid_calls, 2, "unknown groups are cached as unknown");
+	fake_now += GROUPCACHE_NEGATIVE_TTL * SEC;
+	groupcache_group_gid(gc, "nosuch", &gid);
+	is_int(f.gid_calls, 3, "... for GROUPCACHE_NEGATIVE_TTL only");
 	rc = groupcache_group_gid(gc, "brokenldap", &gid);
 	ok(rc == -1 && errno == EIO, "group lookup failure: -1/EIO");
 	groupcache_group_gid(gc, "brokenldap", &gid);
-	is_int(f.gid_calls, 4, "a failed group lookup is not cached");
+	is_int(f.gid_calls, 5, "a failed group lookup is not cached");
 	fake_now += 61 * SEC;
 	groupcache_group_gid(gc, "devgrpa", &gid);
-	is_int(f.gid_calls, 5, "group entries expire with the TTL");
+	is_int(f.gid_calls, 6, "group entries expire with the TTL");
 	errno = 0;
 	ok(groupcache_group_gid(gc, NULL, &gid) == -1 && errno == EINVAL,
 	   "a NULL name is EINVAL");
+	groupcache_destroy(gc);
+}
+
+/* Negative answers and failures live GROUPCACHE_NEGATIVE_TTL, not the TTL. */
+static void test_negative_ttl(void)
+{
+	fake_t f;
+	groupcache_t *gc = new_cache(&f, 300);
+	int64_t neg = GROUPCACHE_NEGATIVE_TTL * SEC;
+
+	ok(GROUPCACHE_NEGATIVE_TTL > 0 && GROUPCACHE_NEGATIVE_TTL <= 10,
+	   "GROUPCACHE_NEGATIVE_TTL is short (%d s)", GROUPCACHE_NEGATIVE_TTL);
+	groupcache_is_member(gc, 4040, 2001);
+	groupcache_is_member(gc, 4500, 2001);
+	groupcache_is_member(gc, 1001, 2001);
+	fake_now += neg - 1;
+	groupcache_is_member(gc, 4040, 2001);
+	groupcache_is_member(gc, 4500, 2001);
+	is_int(f.user_calls, 3, "negative and failed entries live until "
+	       "GROUPCACHE_NEGATIVE_TTL");
+	fake_now += 1;
+	is_int(groupcache_is_member(gc, 4040, 2001), 0,
+	       "an unknown user still answers no after it");
+	errno = 0;
+	ok(groupcache_is_member(gc, 4500, 2001) == -1 && errno == EIO,
+	   "a failing user still answers -1/EIO after it");
+	is_int(f.user_calls, 5, "... both asked again after "
+	       "GROUPCACHE_NEGATIVE_TTL, not the 300 s TTL");
+	groupcache_is_member(gc, 1001, 2001);
+	is_int(f.user_calls, 5, "a positive entry still lives the TTL");
+
+	/* A TTL below the negative one bounds negative entries too. */
+	groupcache_set_ttl(gc, 1);
+	fake_now += 300 * SEC;
+	groupcache_is_member(gc, 4040, 2001);
+	fake_now += SEC;
+	groupcache_is_member(gc, 4040, 2001);
+	is_int(f.user_calls, 7, "a TTL shorter than the negative TTL wins");
+	groupcache_set_ttl(gc, 0);
+	groupcache_is_member(gc, 4500, 2001);
+	groupcache_is_member(gc, 4500, 2001);
+	is_int(f.user_calls, 9, "cachettl=0 keeps no failure either");
+	groupcache_destroy(gc);
+}
+
+/* A failure is never a membership, whatever was cached before. */
+static void test_failure_denies(void)
+{
+	fake_t f;
+	groupcache_t *gc = new_cache(&f, 60);
+	int all = 1;
+	gid_t g;
+
+	for (g = 0; g < 3000; g += 7)
+		all &= groupcache_is_member(gc, 4500, g) == -1;
+	ok(all, "a failing user is in no group (always -1)");
+	is_int(f.user_calls, 1, "... one backend call for all those checks");
+	groupcache_destroy(gc);
+}
+
+static groupcache_t *new_bounded(fake_t *f, unsigned int ttl, size_t max)
+{
+	groupcache_t *gc = new_cache(f, ttl);
+
+	groupcache_set_max(gc, max);
+	return gc;
+}
+
+/* uids 100000.. are unknown users: each one is a new (negative) entry. */
+static void test_bound(void)
+{
+	fake_t f;
+	groupcache_t *gc = new_bounded(&f, 300, 8);
+	groupcache_stats_t s;
+	int i, bounded = 1;
+	char name[32];
+	gid_t gid;
+
+	for (i = 0; i < 1000; i++) {
+		groupcache_is_member(gc, 100000 + i, 1);
+		bounded &= stats(gc).users <= 8;
+	}
+	ok(bounded, "1000 users through a cache of 8: never more than 8 held");
+	s = stats(gc);
+	ok(s.evictions > 0, "... by evicting (%lu times)",
+	   (unsigned long)s.evictions);
+	ok(s.evictions <= 1000 / 4, "... at most once per max/2 inserts");
+
+	/* Full of live entries, a known user still gets in and is kept. */
+	groupcache_is_member(gc, 1001, 2001);
+	groupcache_is_member(gc, 1001, 2001);
+	is_int(f.user_calls, 1001, "the newest user is kept after eviction");
+
+	/* Expired entries go first: no eviction while they make room. */
+	groupcache_destroy(gc);
+	gc = new_bounded(&f, 300, 8);
+	for (i = 0; i < 8; i++)
+		groupcache_is_member(gc, 100000 + i, 1);
+	fake_now += GROUPCACHE_NEGATIVE_TTL * SEC;
+	groupcache_is_member(gc, 1001, 2001);
+	s = stats(gc);
+	is_int(s.evictions, 0, "full of expired entries: they are dropped");
+	is_int(s.users, 1, "... and the new one kept");
+
+	/* Replacing an entry does not count against the bound. */
+	for (i = 0; i < 7; i++)
+		groupcache_is_member(gc, 100000 + i, 1);
+	fake_now += 300 * SEC;
+	groupcache_is_member(gc, 1001, 2001);
+	is_int(stats(gc).evictions, 0, "refreshing a held user evicts nothing");
+	groupcache_destroy(gc);
+
+	/* The group table is bounded the same way (--mcs-label texts). */
+	gc = new_bounded(&f, 300, 4);
+	bounded = 1;
+	for (i = 0; i < 100; i++) {
+		snprintf(name, sizeof(name), "label%d", i);
+		groupcache_group_gid(gc, name, &gid);
+		bounded &= stats(gc).groups <= 4;
+	}
+	ok(bounded, "100 label texts through a cache of 4: never more than 4");
+	groupcache_set_max(gc, 0);
+	for (i = 0; i < 100; i++) {
+		snprintf(name, sizeof(name), "other%d", i);
+		groupcache_group_gid(gc, name, &gid);
+	}
+	is_int(stats(gc).groups, 104, "set_max(0): GROUPCACHE_DEFAULT_MAX");
+	ok(GROUPCACHE_DEFAULT_MAX >= 1024, "GROUPCACHE_DEFAULT_MAX is %d",
+	   GROUPCACHE_DEFAULT_MAX);
 	groupcache_destroy(gc);
 }
 
@@ -348,6 +484,9 @@ int main(void)
 	test_ttl_zero();
 	test_flush();
 	test_negative_and_failures();
+	test_negative_ttl();
+	test_failure_denies();
+	test_bound();
 	test_many_groups();
 	test_nss();
 	return tap_done();

@@ -166,14 +166,6 @@ static int has_note(const mcslabel_config_t *cfg, const char *needle)
 	return 0;
 }
 
-static void show_notes(const mcslabel_config_t *cfg)
-{
-	size_t i;
-
-	for (i = 0; i < cfg->nnotes; i++)
-		diag("note: %s", cfg->notes[i]);
-}
-
 /* ---- parsing ------------------------------------------------------------ */
 
 static void test_parse(void)
@@ -196,22 +188,30 @@ static void test_parse(void)
 	is_str(c.groups[0].token, "2002", "... token kept as written");
 	mcslabel_config_free(&c);
 
-	c = parse("devgrpa|nosuchgrp|devgrpb");
-	show_notes(&c);
-	is_int(c.ngroups, 2, "unknown group in the middle left out");
-	is_str(c.groups[1].name, "devgrpb", "... the rest kept in order");
-	ok(has_note(&c, "unknown group 'nosuchgrp'"),
-	   "... and named in a note");
+	/* A group that cannot be resolved invalidates the configuration:
+	 * leaving it out would fail open (fewer or no labels, privatedata
+	 * off when none is left). */
+	errno = 0;
+	ok(mcslabel_config_parse("devgrpa|nosuchgrp|devgrpb", &ops, &c) == -1 &&
+	   errno == ENOENT, "unknown group in the middle: -1/ENOENT");
+	is_str(c.error, "MCSParameters: cannot resolve group 'nosuchgrp': "
+	       "no such group", "... the error names it");
+	ok(c.ngroups == 0 && !c.groups, "... and no group is left to use");
+	mcslabel_config_free(&c);
+	ok(!c.error, "config_free frees the error");
+
+	errno = 0;
+	ok(mcslabel_config_parse("nosuchgrp|4242", &ops, &c) == -1 &&
+	   errno == ENOENT, "unknown name and unused gid: -1/ENOENT");
+	is_str(c.error, "MCSParameters: cannot resolve group 'nosuchgrp': "
+	       "no such group", "... the first one is named");
 	mcslabel_config_free(&c);
 
-	c = parse("nosuchgrp");
-	is_int(c.ngroups, 0, "only an unknown group: no groups");
-	ok(has_note(&c, "'nosuchgrp'"), "... named in a note");
-	mcslabel_config_free(&c);
-
-	c = parse("nosuchgrp|4242");
-	is_int(c.ngroups, 0, "unknown name and unused gid: no groups");
-	ok(has_note(&c, "'4242'"), "... the unused gid is named too");
+	errno = 0;
+	ok(mcslabel_config_parse("devgrpa|4242", &ops, &c) == -1 &&
+	   errno == ENOENT, "a gid of no group: -1/ENOENT");
+	is_str(c.error, "MCSParameters: cannot resolve group '4242': "
+	       "no such group", "... named");
 	mcslabel_config_free(&c);
 
 	c = parse(NULL);
@@ -238,10 +238,12 @@ static void test_parse(void)
 	ok(has_note(&c, "listed twice"), "... with a note");
 	mcslabel_config_free(&c);
 
-	c = parse("brokenldap|devgrpa");
-	is_int(c.ngroups, 1, "a group whose lookup fails is left out");
-	ok(has_note(&c, "cannot look up group 'brokenldap'"),
-	   "... with a note naming it");
+	errno = 0;
+	ok(mcslabel_config_parse("devgrpa|brokenldap", &ops, &c) == -1 &&
+	   errno == EIO, "a group whose lookup fails: -1/EIO");
+	is_str(c.error, "MCSParameters: cannot resolve group 'brokenldap': "
+	       "Input/output error", "... the error names it and the NSS error");
+	ok(c.ngroups == 0 && c.nnotes == 0, "... nothing else kept");
 	mcslabel_config_free(&c);
 
 	c = parse("devgrpa|cachettl=60");
@@ -263,6 +265,28 @@ static void test_parse(void)
 	mcslabel_config_free(&c);
 	c = parse("devgrpa|cachettl=99999999999");
 	is_int(c.cache_ttl, -1, "huge cachettl refused");
+	mcslabel_config_free(&c);
+
+	c = parse("devgrpa|cachemax=1000");
+	is_int(c.ngroups, 1, "cachemax is not a group");
+	is_int(c.cache_max, 1000, "cachemax=1000");
+	is_int(c.cache_ttl, -1, "... cachettl untouched");
+	mcslabel_config_free(&c);
+	c = parse("CacheMax=1|devgrpa");
+	is_int(c.cache_max, 1, "CacheMax=1 (any case, any position)");
+	mcslabel_config_free(&c);
+	c = parse("devgrpa|cachemax=0");
+	is_int(c.cache_max, -1, "cachemax=0 refused");
+	ok(has_note(&c, "bad cachemax value '0'"), "... with a note");
+	mcslabel_config_free(&c);
+	c = parse("devgrpa|cachemax=1k");
+	is_int(c.cache_max, -1, "cachemax=1k refused");
+	mcslabel_config_free(&c);
+	c = parse("devgrpa|cachemax=99999999999");
+	is_int(c.cache_max, -1, "huge cachemax refused");
+	mcslabel_config_free(&c);
+	c = parse("devgrpa");
+	is_int(c.cache_max, -1, "no cachemax given");
 	mcslabel_config_free(&c);
 
 	errno = 0;

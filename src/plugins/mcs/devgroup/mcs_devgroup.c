@@ -11,6 +11,14 @@
  * Lifetime: slurmctld loads the plugin at start and, on `scontrol
  * reconfigure`, unloads it (fini) and loads it again (init): groups are
  * resolved afresh and the cache starts empty each time.
+ *
+ * Never fail open: init fails when a configured group cannot be resolved
+ * (NSS down, or no such group) or none is configured, and slurmctld treats a
+ * failed mcs init as fatal - at start (both releases) and at reconfigure on
+ * 22.05 (read_config.c).  On 24.11 reconfigure re-executes slurmctld: the new
+ * process dies and the old one goes on with its previous configuration.  The
+ * plugin never calls slurm_mcs_reset_params(), which would switch enforced
+ * and privatedata off for the whole life of the configuration.
  */
 #include <stdatomic.h>
 #include <string.h>
@@ -61,12 +69,13 @@ static void log_stats(bool final)
 	groupcache_get_stats(cache, &s);
 	xstrfmtcat(line, "%s: cache: %lu calls, %lu hits, %lu misses "
 		   "(%lu expired), %lu NSS lookups (%lu failed), "
-		   "%zu users and %zu labels held, ttl %lds",
+		   "%zu users and %zu labels held, %lu evictions, ttl %lds",
 		   plugin_type, atomic_load(&calls),
 		   (unsigned long)s.hits, (unsigned long)s.misses,
 		   (unsigned long)s.expirations,
 		   (unsigned long)s.nss_lookups,
 		   (unsigned long)s.nss_failures, s.users, s.groups,
+		   (unsigned long)s.evictions,
 		   config.cache_ttl >= 0 ? config.cache_ttl :
 					   (long)GROUPCACHE_DEFAULT_TTL);
 	if (final)
@@ -109,26 +118,35 @@ extern int init(void)
 				.group_name = op_group_name,
 				.ctx = cache };
 	if (mcslabel_config_parse(spec, &ops, &config) < 0) {
-		error("%s: cannot read MCSParameters: %m", plugin_type);
+		if (config.error)
+			error("%s: %s; not loaded (labels and privatedata "
+			      "cannot be enforced without it)", plugin_type,
+			      config.error);
+		else
+			error("%s: cannot read MCSParameters: %m",
+			      plugin_type);
 		goto error;
 	}
 	for (i = 0; i < config.nnotes; i++)
 		error("%s: %s", plugin_type, config.notes[i]);
+	if (!config.ngroups) {
+		/* mcs/group turns labels and privatedata off instead, which
+		 * would silently open what the admin meant to protect. */
+		error("%s: no group in MCSParameters ('%s'): not loaded",
+		      plugin_type, spec ? spec : "");
+		goto error;
+	}
 	if (config.cache_ttl >= 0)
 		groupcache_set_ttl(cache, (unsigned int)config.cache_ttl);
-	if (!config.ngroups) {
-		/* What mcs/group does: labels cannot be enforced without
-		 * groups, so fall back to Slurm's defaults. */
-		error("%s: no valid group in MCSParameters ('%s'): ondemand, "
-		      "ondemandselect set, privatedata off",
-		      plugin_type, spec ? spec : "");
-		slurm_mcs_reset_params();
-	}
+	if (config.cache_max > 0)
+		groupcache_set_max(cache, (size_t)config.cache_max);
 	list = group_list();
-	info("%s: groups %s, cache ttl %lds", plugin_type,
+	info("%s: groups %s, cache ttl %lds, at most %ld users", plugin_type,
 	     list ? list : "(none)",
 	     config.cache_ttl >= 0 ? config.cache_ttl :
-				     (long)GROUPCACHE_DEFAULT_TTL);
+				     (long)GROUPCACHE_DEFAULT_TTL,
+	     config.cache_max > 0 ? config.cache_max :
+				    (long)GROUPCACHE_DEFAULT_MAX);
 	xfree(list);
 	xfree(spec);
 	return SLURM_SUCCESS;
