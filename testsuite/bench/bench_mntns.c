@@ -132,7 +132,7 @@ int main(int argc, char **argv)
 	report("fork+wait (excluded)", fork_only, n);
 	report("create+join+delete", total, n);
 	printf("target: create+join+delete <= 1000 us per job "
-	       "(shared/design.md section 5)\n");
+	       "(README.md, Benchmarks)\n");
 	rmdir(base);
 	return 0;
 }

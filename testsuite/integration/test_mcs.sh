@@ -340,7 +340,7 @@ check_privatedata() {
 			is "$(shown "$u")" "slurm_load_node error: Access/permission denied" \
 				"$MODE: $u: scontrol show node refused"
 			is "$(sinfo_as "$u")" "slurm_load_node: Access/permission denied" \
-				"$MODE: $u: sinfo refused (design.md section 6)"
+				"$MODE: $u: sinfo refused"
 			SINFO[$1,$u]=$(sinfo_as "$u")
 		done
 	else
