@@ -68,7 +68,7 @@ static int parse_item(const char **p,
 {
 	char name[GRESIDX_MAX_NAME];
 	size_t n = strcspn(*p, ":(,");
-	const char *paren, *close;
+	const char *paren, *close, *name_start = *p;
 
 	if (n == 0 || n >= sizeof(name))
 		return fail();
@@ -83,6 +83,12 @@ static int parse_item(const char **p,
 		*p = paren + 5;
 		if (!strncmp(*p, "N/A)", 4)) {
 			*p += 4;
+			return 0;
+		}
+		/* A type the job holds none of: "gpu:b:0(IDX:)". */
+		if (**p == ')' && paren - 2 >= name_start &&
+		    !strncmp(paren - 2, ":0", 2)) {
+			(*p)++;
 			return 0;
 		}
 		return parse_ranges(p, name, fn, arg);

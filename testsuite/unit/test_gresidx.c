@@ -136,6 +136,8 @@ int main(void)
 	parses("gpu:0", "");
 	parses("gpu:0(IDX:N/A)", "");
 	rejects("gpu:1(IDX:)");
+	parses("gpu:a:1(IDX:0),gpu:b:0(IDX:)", "gpu=0");
+	rejects("gpu:b:10(IDX:)");
 	rejects("gpu:1(IDX:3-1)");
 	rejects("gpu:1(IDX:a)");
 	rejects("gpu:1(IDX:1");
