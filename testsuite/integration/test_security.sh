@@ -130,6 +130,8 @@ test_restart_keeps_live_job() {
 		wait_for 30 sh -c "ls $SPOOL/node1 | grep -c '_$j\.[01]\$' | grep -qx 2"
 	ok $? "precondition: job $j runs with two srun steps"
 	# Its socket stays behind, stale, beside the live steps' sockets.
+	# The socket appears before the stepd has set its process title.
+	wait_for 20 pgrep -f "slurmstepd: \[$j\.1\]" >/dev/null
 	victim=$(pgrep -f "slurmstepd: \[$j\.1\]")
 	[ -n "$victim" ] && kill -9 $victim
 	ok $? "slurmstepd of step $j.1 killed with -9"
