@@ -135,6 +135,19 @@ test_restart_keeps_live_job() {
 	victim=$(pgrep -f "slurmstepd: \[$j\.1\]")
 	[ -n "$victim" ] && kill -9 $victim
 	ok $? "slurmstepd of step $j.1 killed with -9"
+	# More steps of the job killed the same way: stale sockets (nobody
+	# listens) for steps 2..40, so that whichever order slurmd lists the
+	# sockets in, a stale one comes before the live ones.
+	python3 - "$SPOOL/node1" "$j" <<'PY'
+import socket, sys
+spool, job = sys.argv[1], sys.argv[2]
+for step in range(2, 41):
+    s = socket.socket(socket.AF_UNIX)
+    s.bind(f"{spool}/node1_{job}.{step}")
+    s.close()
+PY
+	is "$(ls "$SPOOL/node1" | grep -c "^node1_$j\.")" 43 \
+		"precondition: 39 more stale step sockets of the job"
 	"$CLUSTER" restart-slurmd node1 >/dev/null 2>&1
 	wait_for 60 node_idle node1
 	[ -d "$BASE/node1/$j" ] && [ -f "$BASE/node1/$j/tmp/keep" ]
@@ -147,6 +160,7 @@ test_restart_keeps_live_job() {
 	like "$out" "EPERM" "and is still filtered (other GPUs denied)"
 	cl scancel "$j"
 	wait_job_gone "$j"
+	rm -f "$SPOOL/node1/node1_$j".*
 }
 
 # A marker that cannot be read must fail the process, not skip the filter.
