@@ -62,13 +62,24 @@ static int parse_ranges(const char **p, const char *name,
 	}
 }
 
+/*
+ * "gpu:b:0(IDX:)": slurmctld lists every type of a typed name, those the job
+ * got none of with count 0 and an empty list.  Only a count of 0 may come
+ * with an empty list.
+ */
+static bool empty_list_ok(const char *item, const char *paren)
+{
+	return paren - item >= 2 && paren[-1] == '0' && paren[-2] == ':' &&
+	       paren[5] == ')';
+}
+
 /* One item; *p is left after it (at ',' or the end). */
 static int parse_item(const char **p,
 		      int (*fn)(const char *, unsigned, void *), void *arg)
 {
 	char name[GRESIDX_MAX_NAME];
 	size_t n = strcspn(*p, ":(,");
-	const char *paren, *close, *name_start = *p;
+	const char *item = *p, *paren, *close;
 
 	if (n == 0 || n >= sizeof(name))
 		return fail();
@@ -85,10 +96,8 @@ static int parse_item(const char **p,
 			*p += 4;
 			return 0;
 		}
-		/* A type the job holds none of: "gpu:b:0(IDX:)". */
-		if (**p == ')' && paren - 2 >= name_start &&
-		    !strncmp(paren - 2, ":0", 2)) {
-			(*p)++;
+		if (empty_list_ok(item, paren)) {
+			*p += 1;
 			return 0;
 		}
 		return parse_ranges(p, name, fn, arg);

@@ -149,9 +149,10 @@ test_gres_names() {
 	is "$(word "$gpus" "$idx") $(count "$gpus" EPERM) $nics" "ENXIO 3 EPERM EPERM EPERM EPERM" \
 		"a typed GPU job opens only its own GPU (type b), no nic"
 
-	out=$(cl_as $USER1 srun -w node1 --gres=gpu:a:1,nic:1 sh -c "echo $GPU_IDX; $PROBE $GPUS; $PROBE $NICS")
+	# a type-b GPU (2 or 3) and a nic (0 or 1): no index is shared
+	out=$(cl_as $USER1 srun -w node1 --gres=gpu:b:1,nic:1 sh -c "echo $GPU_IDX; $PROBE $GPUS; $PROBE $NICS")
 	idx=$(echo "$out" | sed -n 1p); gpus=$(echo "$out" | sed -n 2p); nics=$(echo "$out" | sed -n 3p)
-	diag "gpu:a:1,nic:1 job holds GPU '$idx': GPUs $gpus, nics $nics"
+	diag "gpu:b:1,nic:1 job holds GPU '$idx': GPUs $gpus, nics $nics"
 	is "$(word "$gpus" "$idx") $(count "$gpus" EPERM)" "ENXIO 3" \
 		"a job with a GPU and a nic opens its GPU only"
 	like "$(nics_reached "$nics")" '^[01]$' "and both files of its one nic only"

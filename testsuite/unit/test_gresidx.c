@@ -135,9 +135,12 @@ int main(void)
 	parses("mps(CNT:50),gpu:1(IDX:2)", "gpu=2");
 	parses("gpu:0", "");
 	parses("gpu:0(IDX:N/A)", "");
-	rejects("gpu:1(IDX:)");
+	/* an untyped request on a node with typed GPUs (22.05's slurmctld) */
 	parses("gpu:a:1(IDX:0),gpu:b:0(IDX:)", "gpu=0");
-	rejects("gpu:b:10(IDX:)");
+	parses("gpu:b:0(IDX:),nic:1(IDX:1)", "nic=1");
+	rejects("gpu:1(IDX:)");
+	rejects("gpu:a:10(IDX:)");
+	rejects("gpu:0(IDX:)x");
 	rejects("gpu:1(IDX:3-1)");
 	rejects("gpu:1(IDX:a)");
 	rejects("gpu:1(IDX:1");
