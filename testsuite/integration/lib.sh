@@ -98,3 +98,28 @@ wait_for() {
 job_state() { cl squeue -h -j "$1" -o %T 2>/dev/null; }
 job_gone() { [ -z "$(job_state "$1")" ]; }
 wait_job_gone() { wait_for "${2:-60}" job_gone "$1"; }
+
+# write_device_probe FILE: a script "FILE [r|w] PATH..." that opens each
+# device and prints one word per path: ok, ENXIO (allowed, no driver behind
+# the fake device), EPERM (denied by the filter) or other:MESSAGE.
+write_device_probe() {
+	cat > "$1" <<'PROBE_EOF'
+#!/bin/sh
+mode=r
+case "$1" in r|w) mode=$1; shift ;; esac
+out=
+for p in "$@"; do
+	# open only (no read, no write, no /dev/null: strict jobs may lack it)
+	if [ "$mode" = w ]; then e=$( (exec 3>"$p") 2>&1); else e=$( (exec 3<"$p") 2>&1); fi
+	case "$e" in
+	"") w=ok ;;
+	*"No such device or address"*) w=ENXIO ;;
+	*"Operation not permitted"*) w=EPERM ;;
+	*) w="other:$e" ;;
+	esac
+	out="$out${out:+ }$w"
+done
+echo "$out"
+PROBE_EOF
+	chmod 0755 "$1"
+}

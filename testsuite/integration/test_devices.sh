@@ -21,28 +21,7 @@ PROBE=$OUT/probe.sh
 GPUS="$DEV/nvidia0 $DEV/nvidia1 $DEV/nvidia2 $DEV/nvidia3"
 NICS="$DEV/nic0 $DEV/nic0-ctl $DEV/nic1 $DEV/nic1-ctl"
 
-# probe.sh [r|w] PATH...: one word per path: ok, ENXIO, EPERM or other:...
-write_probe() {
-	cat > "$PROBE" <<'PROBE_EOF'
-#!/bin/sh
-mode=r
-case "$1" in r|w) mode=$1; shift ;; esac
-out=
-for p in "$@"; do
-	# open only (no read, no write, no /dev/null: strict jobs may lack it)
-	if [ "$mode" = w ]; then e=$( (exec 3>"$p") 2>&1); else e=$( (exec 3<"$p") 2>&1); fi
-	case "$e" in
-	"") w=ok ;;
-	*"No such device or address"*) w=ENXIO ;;
-	*"Operation not permitted"*) w=EPERM ;;
-	*) w="other:$e" ;;
-	esac
-	out="$out${out:+ }$w"
-done
-echo "$out"
-PROBE_EOF
-	chmod 0755 "$PROBE"
-}
+write_probe() { write_device_probe "$PROBE"; }
 
 # The GPU a job holds, as Slurm tells the job (batch: JOB, step: STEP).
 GPU_IDX='${SLURM_STEP_GPUS:-$SLURM_JOB_GPUS}'

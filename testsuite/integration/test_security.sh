@@ -208,24 +208,7 @@ test_auto_without_files() {
 	wait_for 60 node_idle node3
 }
 
-write_probe() {
-	cat > "$OUT/probe-sec.sh" <<'EOF'
-#!/bin/sh
-out=
-for p in "$@"; do
-	e=$( (exec 3<"$p") 2>&1)
-	case "$e" in
-	"") w=ok ;;
-	*"No such device or address"*) w=ENXIO ;;
-	*"Operation not permitted"*) w=EPERM ;;
-	*) w=other ;;
-	esac
-	out="$out${out:+ }$w"
-done
-echo "$out"
-EOF
-	chmod 0755 "$OUT/probe-sec.sh"
-}
+write_probe() { write_device_probe "$OUT/probe-sec.sh"; }
 
 setup
 write_probe
