@@ -123,16 +123,18 @@ test_base_path_checks() {
 
 # slurmd restart must keep a job while any of its steps answers.
 test_restart_keeps_live_job() {
-	local j steps victim out
+	local j steps victim out title
 	j=$(cl_as $USER1 sbatch --parsable -w node1 -n1 --gres=gpu:1 -o "$OUT/sec-%j.out" \
 		--wrap "echo kept > /tmp/keep; srun --overlap --gres=none sleep 300 & srun --overlap --gres=none sleep 300 & touch $OUT/sec-steps; wait")
 	wait_for 30 test -e "$OUT/sec-steps" &&
 		wait_for 30 sh -c "ls $SPOOL/node1 | grep -c '_$j\.[01]\$' | grep -qx 2"
 	ok $? "precondition: job $j runs with two srun steps"
 	# Its socket stays behind, stale, beside the live steps' sockets.
-	# The socket appears before the stepd has set its process title.
-	wait_for 20 pgrep -f "slurmstepd: \[$j\.1\]" >/dev/null
-	victim=$(pgrep -f "slurmstepd: \[$j\.1\]")
+	# The stepd's title is cut to its original argv's length: for a long
+	# job id "slurmstepd: [212.1" ends without the bracket.
+	title="slurmstepd: \[$j\.1(\]| |\$)"
+	wait_for 20 pgrep -f "$title" >/dev/null
+	victim=$(pgrep -f "$title")
 	[ -n "$victim" ] && kill -9 $victim
 	ok $? "slurmstepd of step $j.1 killed with -9"
 	# More steps of the job killed the same way: stale sockets (nobody
