@@ -16,6 +16,7 @@
  * real /tmp, so no chown is ever needed.  Removal is saferm's (fd-based, no
  * link followed), so whatever a job leaves in its /tmp cannot redirect it.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -31,8 +32,6 @@
 #include <sys/statfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <dirent.h>
 
 #include "fdmount.h"
 #include "mntns.h"
@@ -148,7 +147,6 @@ static int job_path(char *buf, size_t len, const char *base, uint32_t job_id,
 	}
 	return 0;
 }
-
 
 static void tmpfs_size(char *buf, size_t len, uint64_t size)
 {
@@ -339,11 +337,12 @@ static int pin_namespace(pid_t pid, int pin_fd)
 	return mount(proc, target, "none", MS_BIND, NULL);
 }
 
-static void unpin(int pin_fd)
+/* umount2 of the mount at the file or directory the fd names, no path. */
+static void unmount_fd(int fd)
 {
 	char target[64];
 
-	snprintf(target, sizeof(target), "/proc/self/fd/%d", pin_fd);
+	snprintf(target, sizeof(target), "/proc/self/fd/%d", fd);
 	umount2(target, MNT_DETACH);
 }
 
@@ -409,6 +408,7 @@ static int run_child(const struct ns_plan *plan, int pin_fd, char *err,
 		} else {
 			saved = errno;
 			res.step = -1;
+			res.err = saved;
 			set_err(err, errlen, "%s: %s",
 				"pinning the namespace", saved);
 		}
@@ -429,10 +429,9 @@ static int run_child(const struct ns_plan *plan, int pin_fd, char *err,
 		return 0;
 	if (res.step > 0)
 		child_failed(plan, &res, err, errlen);
-	saved = res.step > 0 ? errno : (res.err ? res.err : errno);
 	if (is_pinned)
-		unpin(pin_fd);
-	errno = saved ? saved : EIO;
+		unmount_fd(pin_fd);
+	errno = res.err ? res.err : EIO;
 	return -1;
 error:
 	saved = errno;
@@ -451,15 +450,6 @@ static int create_pin_file(int jobfd)
 	return openat(jobfd, PIN_NAME,
 		      O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC,
 		      0400);
-}
-
-/* umount2 of the mount whose root the fd names, without a path. */
-static void unmount_fd(int fd)
-{
-	char target[64];
-
-	snprintf(target, sizeof(target), "/proc/self/fd/%d", fd);
-	umount2(target, MNT_DETACH);
 }
 
 int mntns_create(const struct mntns_spec *spec, char *err, size_t errlen)
@@ -616,23 +606,29 @@ static int kill_members(const struct stat *ns)
 }
 
 /*
+ * The identity (device, inode) of the namespace pinned at pin; false when
+ * nothing is pinned there, so nobody can be inside.
+ */
+static bool pinned_namespace(const char *pin, struct stat *ns)
+{
+	struct statfs sfs;
+
+	return statfs(pin, &sfs) == 0 && sfs.f_type == NSFS_MAGIC &&
+	       stat(pin, ns) == 0;
+}
+
+/*
  * A process of the job that outlived it (it escaped Slurm's tracking, or
  * teardown runs before Slurm's kill) may still write into the job's /tmp
  * and refill it while it is removed: a requeued job with the same id would
- * then meet EEXIST.  Kill whatever is still inside the namespace and wait
- * until it has gone.  Returns 0, or -1 with errno EBUSY when processes
- * remain after MNTNS_KILL_WAIT_MS.
+ * then meet EEXIST.  Kill whatever is still inside the namespace ns and
+ * wait until it has gone.  Returns 0, or -1 with errno EBUSY when
+ * processes remain after MNTNS_KILL_WAIT_MS.
  */
-static int kill_namespace(const char *pin)
+static int kill_namespace(const struct stat *ns)
 {
-	struct statfs sfs;
-	struct stat ns;
-
-	if (statfs(pin, &sfs) < 0 || sfs.f_type != NSFS_MAGIC ||
-	    stat(pin, &ns) < 0)
-		return 0;	/* not pinned: nobody can be inside */
 	for (int waited = 0; ; waited += 10) {
-		int found = kill_members(&ns);
+		int found = kill_members(ns);
 
 		if (found <= 0)
 			return found;
@@ -644,9 +640,12 @@ static int kill_namespace(const char *pin)
 	}
 }
 
-/* Remove the job's directory, again while something refills it. */
+/*
+ * Remove the job's directory, again while something refills it: what is
+ * left of the namespace ns (NULL: none) is killed before each new try.
+ */
 static int remove_job_dir(const char *base_path, const char *name,
-			  const char *pin)
+			  const struct stat *ns)
 {
 	int basefd = safepath_open(base_path), rc = -1;
 
@@ -660,7 +659,8 @@ static int remove_job_dir(const char *base_path, const char *name,
 		}
 		if (errno != ENOTEMPTY && errno != EBUSY)
 			break;
-		(void)kill_namespace(pin);
+		if (ns)
+			(void)kill_namespace(ns);
 		usleep(10000);
 	}
 	close_keep_errno(basefd);
@@ -671,13 +671,17 @@ int mntns_delete(const char *base_path, uint32_t job_id)
 {
 	char name[16], jobdir[PATH_MAX], pin[PATH_MAX];
 	int rc = 0, saved = 0;
+	struct stat ns;
+	bool pinned;
 
 	if (job_path(jobdir, sizeof(jobdir), base_path, job_id, NULL) < 0 ||
 	    job_path(pin, sizeof(pin), base_path, job_id, PIN_NAME) < 0)
 		return -1;
 	snprintf(name, sizeof(name), "%" PRIu32, job_id);
 
-	if (kill_namespace(pin) < 0) {
+	/* Taken before unpinning: the retries below still need it. */
+	pinned = pinned_namespace(pin, &ns);
+	if (pinned && kill_namespace(&ns) < 0) {
 		saved = errno;
 		rc = -1;
 	}
@@ -694,7 +698,8 @@ int mntns_delete(const char *base_path, uint32_t job_id)
 		saved = errno;
 		rc = -1;
 	}
-	if (remove_job_dir(base_path, name, pin) < 0 && !saved) {
+	if (remove_job_dir(base_path, name, pinned ? &ns : NULL) < 0 &&
+	    !saved) {
 		saved = errno;
 		rc = -1;
 	}
