@@ -123,3 +123,19 @@ echo "$out"
 PROBE_EOF
 	chmod 0755 "$1"
 }
+
+# mcs_devgroup_plugindir: where mcs_devgroup.so is, DEVNS_MCS_PLUGINDIR if
+# set, else Slurm's PluginDir if installed there, else the newest build;
+# prints nothing and fails when there is none.
+mcs_devgroup_plugindir() {
+	local dir=${DEVNS_MCS_PLUGINDIR:-} so
+	if [ -z "$dir" ]; then
+		if [ -f "$DEVNS_SLURM_PLUGINDIR/mcs_devgroup.so" ]; then
+			dir=$DEVNS_SLURM_PLUGINDIR
+		else
+			so=$(ls -t "$TOP"/build*/.libs/mcs_devgroup.so 2>/dev/null | head -1)
+			[ -n "$so" ] && dir=$(dirname "$so")
+		fi
+	fi
+	[ -f "$dir/mcs_devgroup.so" ] && echo "$dir"
+}

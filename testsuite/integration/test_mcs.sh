@@ -61,16 +61,7 @@ REJECT_SRUN="srun: error: Unable to allocate resources: Invalid mcs_label specif
 # ---- plugin location and cluster control -------------------------------------
 
 slurm_plugindir=$DEVNS_SLURM_PLUGINDIR
-plugindir=${DEVNS_MCS_PLUGINDIR:-}
-if [ -z "$plugindir" ]; then
-	if [ -f "$slurm_plugindir/mcs_devgroup.so" ]; then
-		plugindir=$slurm_plugindir
-	else
-		so=$(ls -t "$TOP"/build*/.libs/mcs_devgroup.so 2>/dev/null | head -1)
-		[ -n "$so" ] && plugindir=$(dirname "$so")
-	fi
-fi
-if [ ! -f "$plugindir/mcs_devgroup.so" ]; then
+if ! plugindir=$(mcs_devgroup_plugindir); then
 	echo "1..0 # SKIP mcs_devgroup.so is neither installed nor built"
 	exit 0
 fi

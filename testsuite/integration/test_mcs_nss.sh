@@ -41,16 +41,7 @@ SAVED_EXTRA=${DEVNS_SLURM_CONF_EXTRA-}
 SHIM=${HELPERS:+$HELPERS/.libs/nss_fail.so}
 PRIVATE="enforced,select,privatedata"
 
-plugindir=${DEVNS_MCS_PLUGINDIR:-}
-if [ -z "$plugindir" ]; then
-	if [ -f "$DEVNS_SLURM_PLUGINDIR/mcs_devgroup.so" ]; then
-		plugindir=$DEVNS_SLURM_PLUGINDIR
-	else
-		so=$(ls -t "$TOP"/build*/.libs/mcs_devgroup.so 2>/dev/null | head -1)
-		[ -n "$so" ] && plugindir=$(dirname "$so")
-	fi
-fi
-if [ ! -f "$plugindir/mcs_devgroup.so" ]; then
+if ! plugindir=$(mcs_devgroup_plugindir); then
 	echo "1..0 # SKIP mcs_devgroup.so is neither installed nor built"
 	exit 0
 fi
