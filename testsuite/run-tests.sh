@@ -42,12 +42,16 @@ count_automake() {
 	[ "$f" -eq 0 ]
 }
 
-# Count TAP lines of one integration script; a script that dies counts once.
+# Count TAP lines of one integration script; a script that dies counts once
+# as failed, one that skips as a whole ("1..0 # SKIP why") once as skipped.
 count_tap() {
-	local log=$1 status=$2 p f s
+	local log=$1 status=$2 p f s whole
 	s=$(grep -Ec '^ok [0-9]+ .*# SKIP' "$log")
 	p=$(($(grep -Ec '^ok [0-9]+' "$log") - s))
 	f=$(grep -Ec '^not ok [0-9]+' "$log")
+	whole=$(grep -Ec '^1\.\.0 # SKIP' "$log")
+	grep -E '^1\.\.0 # SKIP' "$log" | sed "s|^|$(basename "$log" .log): |"
+	s=$((s + whole))
 	if [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then
 		echo "not ok - $(basename "$log" .log) exited with status $status"
 		f=1
