@@ -126,13 +126,13 @@ int safepath_open(const char *path)
 	return w.fd;
 }
 
-static int fail(char *err, size_t errlen, int errnum, const char *fmt,
-		const char *what)
+/* "WHAT: strerror", or "WHAT is a symbolic link"; -1 with errno. */
+static int fail(char *err, size_t errlen, int errnum, const char *what)
 {
 	if (err && errlen && errnum == ELOOP)
 		snprintf(err, errlen, "%s is a symbolic link", what);
 	else if (err && errlen)
-		snprintf(err, errlen, fmt, what, strerror(errnum));
+		snprintf(err, errlen, "%s: %s", what, strerror(errnum));
 	errno = errnum;
 	return -1;
 }
@@ -144,7 +144,7 @@ static int check_dir(int fd, const char *shown, bool last, char *err,
 	struct stat st;
 
 	if (fstat(fd, &st) < 0)
-		return fail(err, errlen, errno, "%s: %s", shown);
+		return fail(err, errlen, errno, shown);
 	if (st.st_uid != 0) {
 		snprintf(err, errlen, "%s is not owned by root (uid %u)", shown,
 			 (unsigned)st.st_uid);
@@ -177,7 +177,7 @@ static int walk_private(const char *path, mode_t mode, char *err,
 	if (err && errlen)
 		err[0] = '\0';
 	if (walk_start(&w, path) < 0)
-		return fail(err, errlen, errno, "%s: %s", path);
+		return fail(err, errlen, errno, path);
 	if (check_dir(w.fd, "/", !w.next, err, errlen) < 0)
 		goto error;
 	while ((name = walk_name(&w))) {
@@ -190,11 +190,11 @@ static int walk_private(const char *path, mode_t mode, char *err,
 		 */
 		if (mode && mkdirat(w.fd, name, mode) == 0 &&
 		    fchmodat(w.fd, name, mode, 0) < 0) {
-			fail(err, errlen, errno, "%s: %s", shown);
+			fail(err, errlen, errno, shown);
 			goto error;
 		}
 		if (walk_step(&w, name) < 0) {
-			fail(err, errlen, errno, "%s: %s", shown);
+			fail(err, errlen, errno, shown);
 			goto error;
 		}
 		if (check_dir(w.fd, shown, !w.next, err, errlen) < 0)
