@@ -163,27 +163,20 @@ extern int fini(void)
 	return SLURM_SUCCESS;
 }
 
-struct alive_arg {
-	uint32_t job_id;
-	bool alive;
-};
-
-/* list_for_each: does this step of the job answer? */
-static int step_answers(void *x, void *arg)
+/* list_find_first: is this a step of the job, and does it answer? */
+static int step_of_job_answers(void *x, void *key)
 {
 	step_loc_t *stepd = x;
-	struct alive_arg *a = arg;
 	int fd;
 
-	if (a->alive || stepd->step_id.job_id != a->job_id)
+	if (stepd->step_id.job_id != *(uint32_t *)key)
 		return 0;
 	fd = stepd_connect(stepd->directory, stepd->nodename, &stepd->step_id,
 			   &stepd->protocol_version);
-	if (fd >= 0) {
-		close(fd);
-		a->alive = true;
-	}
-	return 0;
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
 }
 
 /*
@@ -194,10 +187,7 @@ static int step_answers(void *x, void *arg)
  */
 static bool job_is_alive(list_t *steps, uint32_t job_id)
 {
-	struct alive_arg a = { .job_id = job_id, .alive = false };
-
-	list_for_each(steps, step_answers, &a);
-	return a.alive;
+	return list_find_first(steps, step_of_job_answers, &job_id) != NULL;
 }
 
 /* What one attempt at removing a job could not remove: errno, or 0. */
