@@ -22,11 +22,10 @@
 #define DEVNS_SLURM_AT_LEAST(a, b, c) \
 	(SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(a, b, c))
 
-#if DEVNS_SLURM_AT_LEAST(25, 11, 0)
-#error "Slurm 25.11 renamed job_container to namespace_p_*: not supported yet"
-#elif DEVNS_SLURM_AT_LEAST(24, 11, 1)
+/* The same releases as configure.ac's check: 22.05 and 24.11.1 to 24.11.x. */
+#if DEVNS_SLURM_AT_LEAST(24, 11, 1) && !DEVNS_SLURM_AT_LEAST(24, 12, 0)
 #define DEVNS_API_24_11 1
-#elif DEVNS_SLURM_AT_LEAST(22, 5, 0) && !DEVNS_SLURM_AT_LEAST(23, 0, 0)
+#elif DEVNS_SLURM_AT_LEAST(22, 5, 0) && !DEVNS_SLURM_AT_LEAST(22, 6, 0)
 #define DEVNS_API_22_05 1
 #else
 #error "this Slurm release is not supported (22.05 and 24.11.1+ are)"
@@ -42,6 +41,18 @@
 #else
 #define DEVNS_MCS_HEADER "src/interfaces/mcs.h"
 #define DEVNS_WHOLE_NODE_MCS(whole_node) ((whole_node) & WHOLE_NODE_MCS)
+#endif
+
+/*
+ * mcs_p_check_mcs_label: every release declares (user_id, mcs_label,
+ * assoc_locked), but 22.05's mcs_g_check_mcs_label calls the plugin
+ * through a two-argument pointer (slurm_mcs.c), so there the third
+ * argument is whatever the register holds: never read it on 22.05.
+ */
+#if DEVNS_API_22_05
+#define DEVNS_MCS_ASSOC_LOCKED(assoc_locked) ((void)(assoc_locked), false)
+#else
+#define DEVNS_MCS_ASSOC_LOCKED(assoc_locked) (assoc_locked)
 #endif
 
 /*

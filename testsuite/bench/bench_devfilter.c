@@ -5,9 +5,9 @@
  *
  * For 10 / 100 / 1000 rules (median of RUNS runs each):
  *   build    devfilter_table_build + devfilter_build (pure, user space)
- *   map      devfilter_map_create: BPF_MAP_CREATE + batch fill + freeze
- *   load     devfilter_load (verifier + JIT)
- *   attach   devfilter_attach to a fresh cgroup
+ *   map      devprog_map_create: BPF_MAP_CREATE + batch fill + freeze
+ *   load     devprog_load (verifier + JIT)
+ *   attach   devprog_attach to a fresh cgroup
  *   ready    all of the above, timed as one
  * For comparison, two ways of putting the rules into instructions, which
  * devfilter does not use (see the top of devfilter.c): a balanced compare
@@ -35,9 +35,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cgroup2.h"
-#include "devfilter.h"
-#include "devpolicy.h"
+#include "dev/cgroup2.h"
+#include "dev/devprog.h"
+#include "bpfinspect.h"
+#include "dev/devpolicy.h"
 
 #define RUNS 21
 #define OPEN_ITERS 50000
@@ -448,7 +449,7 @@ static int fresh_cgroup(const char *name)
 static int timed_load(const struct bpf_insn *insns, size_t n, double *ms)
 {
 	double t0 = now_ms();
-	int fd = devfilter_load(insns, n, NULL, 0);
+	int fd = devprog_load(insns, n, NULL, 0);
 
 	*ms = now_ms() - t0;
 	return fd;
@@ -481,16 +482,16 @@ static int bench_ready(size_t nrules, struct ready *r)
 		if (devfilter_table_build(&l, &t) < 0)
 			return -1;
 		t1 = now_ms();
-		if ((map_fd = devfilter_map_create(&t)) < 0)
+		if ((map_fd = devprog_map_create(&t)) < 0)
 			return -1;
 		t2 = now_ms();
 		if (devfilter_build(&t, map_fd, &insns, &n) < 0)
 			return -1;
 		t3 = now_ms();
-		if ((prog_fd = devfilter_load(insns, n, NULL, 0)) < 0)
+		if ((prog_fd = devprog_load(insns, n, NULL, 0)) < 0)
 			return -1;
 		t4 = now_ms();
-		if (devfilter_attach(prog_fd, cg) < 0)
+		if (devprog_attach(prog_fd, cg) < 0)
 			return -1;
 		t5 = now_ms();
 		build[run] = (t1 - t0) + (t3 - t2);
@@ -499,7 +500,7 @@ static int bench_ready(size_t nrules, struct ready *r)
 		attach[run] = t5 - t4;
 		total[run] = t5 - t0;
 		r->insns = n;
-		devfilter_detach(prog_fd, cg);
+		devprog_detach(prog_fd, cg);
 		close(prog_fd);
 		close(map_fd);
 		free(insns);
@@ -605,7 +606,7 @@ static int open_case_setup(struct open_case *c, int idx)
 		return 0;
 	make_rules(&l, c->nrules);
 	if (!strcmp(c->kind, "map")) {
-		c->prog = devfilter_create(&l, NULL, 0);
+		c->prog = devprog_create(&l, NULL, 0);
 	} else {
 		if (!strcmp(c->kind, "tree")) {
 			devrule_list_normalise(&l);
@@ -614,11 +615,11 @@ static int open_case_setup(struct open_case *c, int idx)
 			rc = chain_build(&l, &insns, &n); /* /dev/null last */
 		}
 		if (rc == 0)
-			c->prog = devfilter_load(insns, n, NULL, 0);
+			c->prog = devprog_load(insns, n, NULL, 0);
 		free(insns);
 	}
 	devrule_list_free(&l);
-	if (c->prog < 0 || devfilter_attach(c->prog, c->cg) < 0)
+	if (c->prog < 0 || devprog_attach(c->prog, c->cg) < 0)
 		return -1;
 	return 0;
 }
@@ -629,7 +630,7 @@ static void open_case_teardown(struct open_case *c, int idx)
 
 	snprintf(name, sizeof(name), "open%d", idx);
 	if (c->prog >= 0) {
-		devfilter_detach(c->prog, c->cg);
+		devprog_detach(c->prog, c->cg);
 		close(c->prog);
 	}
 	if (c->cg >= 0)
@@ -709,7 +710,7 @@ int main(void)
 		       strerror(errno));
 		return 0;
 	}
-	if (devfilter_probe() < 0) {
+	if (devprog_probe() < 0) {
 		printf("bench_devfilter: cannot load BPF cgroup-device programs (%s); nothing measured\n",
 		       strerror(errno));
 		return 0;
@@ -720,7 +721,7 @@ int main(void)
 		       strerror(errno));
 		return 0;
 	}
-	before = devfilter_count_loaded();
+	before = bpfinspect_count_loaded();
 	uname(&u);
 	printf("bench_devfilter: kernel %s, cgroup2 at %s\n\n", u.release, mount);
 
@@ -835,6 +836,6 @@ int main(void)
 	cgroup2_remove(mount_fd, name);
 	close(mount_fd);
 	printf("\ndevns programs loaded before/after: %d/%d\n", before,
-	       devfilter_count_loaded());
+	       bpfinspect_count_loaded());
 	return 0;
 }

@@ -18,7 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "mntns.h"
+#include "ns/mntns.h"
+#include "testrep.h"
 
 static double now_us(void)
 {
@@ -82,7 +83,6 @@ int main(int argc, char **argv)
 	const char *dirs[] = { "/tmp", "/dev/shm", NULL };
 	char base[] = "/var/tmp/bench-mntns.XXXXXX";
 	double *create, *join, *fork_only, *del, *total;
-	char err[256];
 
 	if (geteuid() != 0) {
 		printf("bench_mntns: needs root (mount namespaces); skipped\n");
@@ -106,8 +106,8 @@ int main(int argc, char **argv)
 		};
 		double t0 = now_us(), t1, t2, t3;
 
-		if (mntns_create(&spec, err, sizeof(err)) < 0) {
-			fprintf(stderr, "mntns_create: %s\n", err);
+		if (mntns_create(&spec, fresh()) < 0) {
+			fprintf(stderr, "mntns_create: %s\n", rep.msg);
 			return 1;
 		}
 		t1 = now_us();

@@ -18,7 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cgroup2.h"
+#include "dev/cgroup2.h"
 #include "tap.h"
 
 static char tmpdir[] = "/tmp/test_cgroup2.XXXXXX";

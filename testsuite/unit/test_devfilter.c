@@ -19,8 +19,9 @@
 #include <string.h>
 #include <linux/bpf.h>
 
-#include "devfilter.h"
-#include "devpolicy.h"
+#include "dev/devfilter.h"
+#include "dev/devprog.h"
+#include "dev/devpolicy.h"
 #include "tap.h"
 
 /* Outcome of one evaluation: 0 deny, 1 allow, -1 the program is broken. */
@@ -287,7 +288,7 @@ static int bpf_eval(const struct bpf_insn *prog, size_t n, const struct emap *m,
 	return eval_fail(ev, pc, "fell off the end");
 }
 
-/* Table + program for list, as devfilter_create would make them. */
+/* Table + program for list, as devprog_create would make them. */
 struct built {
 	struct devfilter_table t;
 	struct emap m;
@@ -583,11 +584,11 @@ static void test_table(void)
 	ok(devfilter_table_build(&l, &t) == -1 && errno == EINVAL,
 	   "an exact minor equal to the wildcard marker is EINVAL");
 	errno = 0;
-	ok(devfilter_load(NULL, 0, NULL, 0) == -1 && errno == EINVAL,
+	ok(devprog_load(NULL, 0, NULL, 0) == -1 && errno == EINVAL,
 	   "loading nothing is EINVAL");
 	t.count = 0;
 	errno = 0;
-	ok(devfilter_map_create(&t) == -1 && errno == EINVAL,
+	ok(devprog_map_create(&t) == -1 && errno == EINVAL,
 	   "no map for an empty table");
 }
 

@@ -28,9 +28,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cgroup2.h"
-#include "devfilter.h"
-#include "devpolicy.h"
+#include "dev/cgroup2.h"
+#include "dev/devprog.h"
+#include "bpfinspect.h"
+#include "dev/devpolicy.h"
 #include "tap.h"
 
 #define KTESTS 44
@@ -155,11 +156,11 @@ static void remove_nodes(void)
 static int load(const struct devrule_list *l, uint32_t *id, const char *what)
 {
 	static char log[65536];
-	int fd = devfilter_create(l, log, sizeof(log));
+	int fd = devprog_create(l, log, sizeof(log));
 
 	if (!ok(fd >= 0, "%s: loaded", what))
 		diag("%s\n%s", strerror(errno), log);
-	if (fd >= 0 && devfilter_prog_id(fd, id) < 0)
+	if (fd >= 0 && bpfinspect_prog_id(fd, id) < 0)
 		*id = 0;
 	return fd;
 }
@@ -171,7 +172,7 @@ static int gone_soon(uint32_t id)
 	int i;
 
 	for (i = 0; i < 200; i++) {
-		int alive = devfilter_prog_alive(id);
+		int alive = bpfinspect_prog_alive(id);
 
 		if (alive <= 0)
 			return alive == 0;
@@ -202,11 +203,11 @@ static void test_kernel(int mount_fd)
 	devrule_list_add(&a, 'b', 240, 0, false, DEVRULE_R);
 	devrule_list_normalise(&a);
 	fa = load(&a, &ida, "list A (4 rules, default deny)");
-	ok(devfilter_attach(fa, cg_fd) == 0, "A attached");
-	n = devfilter_query(cg_fd, ids, 4);
+	ok(devprog_attach(fa, cg_fd) == 0, "A attached");
+	n = bpfinspect_query(cg_fd, ids, 4);
 	ok(n == 1 && ids[0] == ida, "query: A is the one program attached");
 	errno = 0;
-	if (!ok(devfilter_attach(fa, cg_fd) == -1 && errno == EINVAL,
+	if (!ok(devprog_attach(fa, cg_fd) == -1 && errno == EINVAL,
 		"attaching A twice: EINVAL"))
 		diag("errno %s", strerror(errno));
 	{
@@ -230,10 +231,10 @@ static void test_kernel(int mount_fd)
 		       0, "A: allowed opens reach the driver (ENXIO), denied ones get EPERM, mknod needs m");
 	}
 
-	ok(devfilter_detach(fa, cg_fd) == 0, "A detached");
-	ok(devfilter_query(cg_fd, ids, 4) == 0, "query: nothing attached");
+	ok(devprog_detach(fa, cg_fd) == 0, "A detached");
+	ok(bpfinspect_query(cg_fd, ids, 4) == 0, "query: nothing attached");
 	errno = 0;
-	ok(devfilter_detach(fa, cg_fd) == -1 && errno == ENOENT,
+	ok(devprog_detach(fa, cg_fd) == -1 && errno == ENOENT,
 	   "detaching again: ENOENT");
 	{
 		const struct op ops[] = {
@@ -248,7 +249,7 @@ static void test_kernel(int mount_fd)
 	devrule_list_init(&b, true);
 	devrule_list_add(&b, 'c', 195, 1, false, 0);
 	fb = load(&b, &idb, "list B (default allow, one GPU denied)");
-	ok(devfilter_attach(fb, cg_fd) == 0, "B attached");
+	ok(devprog_attach(fb, cg_fd) == 0, "B attached");
 	{
 		const struct op ops[] = {
 			{ "open 195:0 rw", OPEN, gpu[0], O_RDWR, 0, ENXIO },
@@ -262,8 +263,8 @@ static void test_kernel(int mount_fd)
 	}
 
 	/* A and B on the same cgroup (ALLOW_MULTI): both must allow. */
-	ok(devfilter_attach(fa, cg_fd) == 0, "A attached beside B");
-	n = devfilter_query(cg_fd, ids, 4);
+	ok(devprog_attach(fa, cg_fd) == 0, "A attached beside B");
+	n = bpfinspect_query(cg_fd, ids, 4);
 	is_int(n, 2, "query: two programs");
 	{
 		const struct op ops[] = {
@@ -276,8 +277,8 @@ static void test_kernel(int mount_fd)
 		is_int(run_in_cgroup(cg_fd, ops, 5, "A+B"), 0,
 		       "A+B: the intersection applies");
 	}
-	ok(devfilter_detach(fb, cg_fd) == 0, "B detached, A stays");
-	n = devfilter_query(cg_fd, ids, 4);
+	ok(devprog_detach(fb, cg_fd) == 0, "B detached, A stays");
+	n = bpfinspect_query(cg_fd, ids, 4);
 	ok(n == 1 && ids[0] == ida, "query: exactly A is left");
 
 	/* C on the parent denies /dev/null: the child cgroup inherits it. */
@@ -285,7 +286,7 @@ static void test_kernel(int mount_fd)
 	devrule_list_add(&c, 'c', 195, 0, true, DEVRULE_RWM);
 	devrule_list_add(&c, 'b', 240, 0, true, DEVRULE_RWM);
 	fc = load(&c, &idc, "list C (wildcards only)");
-	ok(devfilter_attach(fc, top_fd) == 0, "C attached to the parent cgroup");
+	ok(devprog_attach(fc, top_fd) == 0, "C attached to the parent cgroup");
 	{
 		const struct op ops[] = {
 			{ "open /dev/null r (C denies)", OPEN, "/dev/null", O_RDONLY, 0, EPERM },
@@ -296,29 +297,29 @@ static void test_kernel(int mount_fd)
 		is_int(run_in_cgroup(cg_fd, ops, 4, "A+parent C"), 0,
 		       "parent's program applies too (Slurm's job cgroup case)");
 	}
-	ok(devfilter_detach(fc, top_fd) == 0, "C detached from the parent");
+	ok(devprog_detach(fc, top_fd) == 0, "C detached from the parent");
 
 	/* Restore path: find A by id, reopen it, detach it with the new fd. */
 	close(fa);
-	fa = devfilter_prog_open(ida);
+	fa = bpfinspect_prog_open(ida);
 	ok(fa >= 0, "A reopened by id %u after its fd was closed", ida);
-	ok(devfilter_detach(fa, cg_fd) == 0 &&
-	   devfilter_query(cg_fd, ids, 4) == 0,
+	ok(devprog_detach(fa, cg_fd) == 0 &&
+	   bpfinspect_query(cg_fd, ids, 4) == 0,
 	   "A detached through the reopened fd");
 
 	/* Everything released: the programs are gone. */
 	close(fa);
 	close(fb);
 	close(fc);
-	ok(devfilter_prog_alive(ida) == 0 && devfilter_prog_alive(idb) == 0 &&
-	   devfilter_prog_alive(idc) == 0,
+	ok(bpfinspect_prog_alive(ida) == 0 && bpfinspect_prog_alive(idb) == 0 &&
+	   bpfinspect_prog_alive(idc) == 0,
 	   "after detach and close, programs %u %u %u are gone", ida, idb, idc);
 
 	/* A program left attached goes with its cgroup. */
 	fa = load(&a, &ida, "A again");
-	ok(devfilter_attach(fa, cg_fd) == 0, "A attached and its fd closed");
+	ok(devprog_attach(fa, cg_fd) == 0, "A attached and its fd closed");
 	close(fa);
-	ok(devfilter_prog_alive(ida) == 1, "the cgroup keeps it loaded");
+	ok(bpfinspect_prog_alive(ida) == 1, "the cgroup keeps it loaded");
 	close(cg_fd);
 	ok(cgroup2_job_remove(top_fd, 1) == 0, "job cgroup removed with A on it");
 	ok(gone_soon(ida), "A is freed with its cgroup");
@@ -377,7 +378,7 @@ static void test_v1(int mount_fd)
 	devrule_list_add(&a, 'c', 195, 0, false, DEVRULE_RWM);
 	devrule_list_add(&a, 'c', 195, 2, false, DEVRULE_R);
 	fd = load(&a, &id, "v2 list allowing 195:0 and 195:2");
-	devfilter_attach(fd, cg);
+	devprog_attach(fd, cg);
 	snprintf(v1_procs, sizeof(v1_procs), "%s/cgroup.procs", v1dir);
 	{
 		const struct op ops[] = {
@@ -389,7 +390,7 @@ static void test_v1(int mount_fd)
 		       "v1 ConstrainDevices and the v2 program: both must allow");
 	}
 	v1_procs[0] = '\0';
-	devfilter_detach(fd, cg);
+	devprog_detach(fd, cg);
 	close(fd);
 	close(cg);
 	cgroup2_remove(mount_fd, top);
@@ -433,14 +434,14 @@ static void test_slurm_v2_flags(int mount_fd)
 	devrule_list_add(&slurm, 'c', 1, 3, false, DEVRULE_RWM);
 	devrule_list_init(&ours, false);  /* ours: the GPU only */
 	devrule_list_add(&ours, 'c', 195, 0, false, DEVRULE_RWM);
-	fs_job = devfilter_create(&slurm, NULL, 0);
-	fs_leaf = devfilter_create(&slurm, NULL, 0);
+	fs_job = devprog_create(&slurm, NULL, 0);
+	fs_leaf = devprog_create(&slurm, NULL, 0);
 	fo = load(&ours, &id, "v2 flags: our program");
 
 	ok(attach_flags(fs_job, job, BPF_F_ALLOW_OVERRIDE) == 0 &&
-	   devfilter_attach(fo, job) == -1 && errno == EPERM,
+	   devprog_attach(fo, job) == -1 && errno == EPERM,
 	   "job cgroup with an ALLOW_OVERRIDE program refuses ours: EPERM");
-	ok(devfilter_attach(fo, g) == 0 && attach_flags(fs_leaf, leaf, 0) == 0,
+	ok(devprog_attach(fo, g) == 0 && attach_flags(fs_leaf, leaf, 0) == 0,
 	   "ours on the parent, Slurm's (no flag) on the leaf: both attach");
 	{
 		const struct op ops[] = {
@@ -478,12 +479,12 @@ static void test_log(void)
 	memset(bad, 0, sizeof(bad));
 	bad[0].code = BPF_JMP | BPF_EXIT;
 	errno = 0;
-	fd = devfilter_load(bad, 1, log, sizeof(log));
+	fd = devprog_load(bad, 1, log, sizeof(log));
 	ok(fd == -1 && errno == EACCES, "a bad program is refused (%s)",
 	   strerror(errno));
 	like(log, "R0 !read_ok", "the verifier's reason is in the log");
 	errno = 0;
-	fd = devfilter_load(bad, 1, NULL, 0);
+	fd = devprog_load(bad, 1, NULL, 0);
 	ok(fd == -1 && errno == EACCES, "refused without a log too");
 }
 
@@ -502,7 +503,7 @@ static void test_limits(void)
 	if (fd >= 0)
 		close(fd);
 	devrule_list_free(&l);
-	ok(devfilter_prog_alive(id) == 0, "and gone after close");
+	ok(bpfinspect_prog_alive(id) == 0, "and gone after close");
 }
 
 int main(void)
@@ -517,7 +518,7 @@ int main(void)
 	else if (cgroup2_find_mount(NULL, mount, sizeof(mount)) < 0 ||
 		 (mount_fd = cgroup2_open(mount)) < 0)
 		why = "no usable cgroup2 mount", err = errno;
-	else if (devfilter_probe() < 0)
+	else if (devprog_probe() < 0)
 		why = "cannot load BPF cgroup-device programs", err = errno;
 	else if (make_nodes() < 0)
 		why = "cannot mknod test devices", err = errno;
@@ -528,14 +529,14 @@ int main(void)
 			tap_skip("%s", why);
 		return tap_done();
 	}
-	before = devfilter_count_loaded();
+	before = bpfinspect_count_loaded();
 	ok(before >= 0, "devns programs loaded before: %d", before);
 	test_kernel(mount_fd);
 	test_v1(mount_fd);
 	test_slurm_v2_flags(mount_fd);
 	test_log();
 	test_limits();
-	after = devfilter_count_loaded();
+	after = bpfinspect_count_loaded();
 	/* Others may load devns programs meanwhile: the ids above decide. */
 	diag("devns programs loaded after: %d", after);
 	close(mount_fd);

@@ -19,7 +19,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "devpolicy.h"
+#include "dev/devpolicy.h"
 #include "tap.h"
 
 /* Collects reported messages, one per line prefixed "E: " or "W: ". */
@@ -29,17 +29,53 @@ struct msgs {
 	int warnings;
 };
 
-static void collect(enum devpolicy_level level, const char *msg, void *arg)
+static void collect(enum report_level level, const char *msg, void *arg)
 {
 	struct msgs *m = arg;
 	size_t n = strlen(m->text);
 
-	if (level == DEVPOLICY_ERROR)
+	if (level == REPORT_ERROR)
 		m->errors++;
 	else
 		m->warnings++;
 	snprintf(m->text + n, sizeof(m->text) - n, "%s: %s\n",
-		 level == DEVPOLICY_ERROR ? "E" : "W", msg);
+		 level == REPORT_ERROR ? "E" : "W", msg);
+}
+
+/* A report whose every message goes to m. */
+static struct report *to(struct msgs *m)
+{
+	static struct report r;
+
+	report_init(&r, collect, m);
+	return &r;
+}
+
+/* What a job's list is made from, as the tests write it. */
+struct devpolicy_input {
+	enum devpolicy_mode mode;
+	const char *device_allow;
+	const char *const *node_gres;
+	const char *const *job_gres;
+	const char *proc_devices;
+};
+
+/* The node's policy loaded, then the job's list built from it. */
+static int build(const struct devpolicy_input *in, struct devrule_list *l,
+		 struct msgs *m)
+{
+	struct devpolicy policy;
+	int rc;
+
+	rc = devpolicy_load(&policy, in->mode, in->device_allow, NULL,
+			    in->proc_devices, to(m));
+	if (rc == 0)
+		rc = devpolicy_build(&policy, in->node_gres, in->job_gres, l,
+				     to(m));
+	else
+		devrule_list_init(l, false);
+	devpolicy_free(&policy);
+	return rc;
 }
 
 static char tmpdir[] = "/tmp/test_devpolicy.XXXXXX";
@@ -147,7 +183,7 @@ static void parse_fails(const char *text, const char *needle,
 
 	devrule_list_init(&l, false);
 	errno = 0;
-	rc = devpolicy_parse_allow(text, proc_devices, &l, collect, &m);
+	rc = devpolicy_parse_allow(text, proc_devices, &l, to(&m));
 	ok(rc == -1 && errno == EINVAL && m.errors >= 1,
 	   "%s: '%s' is an error", what, text);
 	like(m.text, needle, "%s: message names '%s'", what, needle);
@@ -189,16 +225,16 @@ static void test_syntax(void)
 	/* Every error is reported, not only the first. */
 	devrule_list_init(&l, false);
 	rc = devpolicy_parse_allow("/dev/null:x,zero:r,/dev/zero:rw",
-				   proc_devices, &l, collect, &m);
+				   proc_devices, &l, to(&m));
 	is_int(rc, -1, "two bad entries fail");
 	is_int(m.errors, 2, "both bad entries are reported");
 	devrule_list_free(&l);
 
-	/* A NULL callback is allowed. */
+	/* A NULL report is allowed. */
 	devrule_list_init(&l, false);
 	errno = 0;
-	rc = devpolicy_parse_allow("/dev/null:q", proc_devices, &l, NULL, NULL);
-	ok(rc == -1 && errno == EINVAL, "errors without a callback still fail");
+	rc = devpolicy_parse_allow("/dev/null:q", proc_devices, &l, NULL);
+	ok(rc == -1 && errno == EINVAL, "errors without a report still fail");
 	devrule_list_free(&l);
 }
 
@@ -208,7 +244,7 @@ static void check_fails(const char *text, const char *needle)
 	int rc;
 
 	errno = 0;
-	rc = devpolicy_check_allow(text, collect, &m);
+	rc = devpolicy_check_allow(text, to(&m));
 	ok(rc == -1 && errno == EINVAL && m.errors >= 1,
 	   "syntax check: '%s' is an error", text);
 	like(m.text, needle, "  message names '%s'", needle);
@@ -231,14 +267,13 @@ static void test_check_allow(void)
 	check_fails("char-:rw", "empty device class name");
 	check_fails("/dev/null:rw,,/dev/zero:r", "empty entry (item 2)");
 	rc = devpolicy_check_allow("/dev/does-not-exist:rw, char-no-such:r,"
-				   "block-loop:rwm, /tmp:r", collect, &m);
+				   "block-loop:rwm, /tmp:r", to(&m));
 	is_int(rc, 4, "well-formed entries pass, devices unseen");
 	is_int(m.errors + m.warnings, 0, "  with no message at all");
-	rc = devpolicy_check_allow(NULL, collect, &m);
+	rc = devpolicy_check_allow(NULL, to(&m));
 	is_int(rc, 0, "NULL is an empty list");
 	m.errors = 0;
-	rc = devpolicy_check_allow("/dev/null:x,zero:r,/dev/zero:rw", collect,
-				   &m);
+	rc = devpolicy_check_allow("/dev/null:x,zero:r,/dev/zero:rw", to(&m));
 	ok(rc == -1 && m.errors == 2, "every bad entry is reported");
 }
 
@@ -249,15 +284,15 @@ static void test_paths(void)
 	int rc;
 
 	devrule_list_init(&l, false);
-	rc = devpolicy_parse_allow(NULL, proc_devices, &l, collect, &m);
+	rc = devpolicy_parse_allow(NULL, proc_devices, &l, to(&m));
 	ok(rc == 0 && l.count == 0 && m.errors + m.warnings == 0,
 	   "NULL DeviceAllow is empty");
-	rc = devpolicy_parse_allow("  ", proc_devices, &l, collect, &m);
+	rc = devpolicy_parse_allow("  ", proc_devices, &l, to(&m));
 	ok(rc == 0 && l.count == 0 && m.errors + m.warnings == 0,
 	   "blank DeviceAllow is empty");
 
 	rc = devpolicy_parse_allow("/dev/null:rw, /dev/zero : r ,/dev/full:rwm",
-				   proc_devices, &l, collect, &m);
+				   proc_devices, &l, to(&m));
 	is_int(rc, 3, "three entries parsed");
 	is_int(m.errors + m.warnings, 0, "no messages");
 	is_str(list_str(&l), "c 1:3 rw; c 1:5 r; c 1:7 rwm",
@@ -266,7 +301,7 @@ static void test_paths(void)
 
 	devrule_list_init(&l, false);
 	rc = devpolicy_parse_allow("/dev/null:mwr,/dev/zero:wm", proc_devices,
-				   &l, collect, &m);
+				   &l, to(&m));
 	is_str(list_str(&l), "c 1:3 rwm; c 1:5 wm",
 	       "access letters in any order");
 	devrule_list_free(&l);
@@ -274,7 +309,7 @@ static void test_paths(void)
 	devrule_list_init(&l, false);
 	memset(&m, 0, sizeof(m));
 	rc = devpolicy_parse_allow("/dev/nonexistent-devns:rw,/dev/null:r",
-				   proc_devices, &l, collect, &m);
+				   proc_devices, &l, to(&m));
 	is_int(rc, 2, "missing path counts as an entry");
 	ok(m.errors == 0 && m.warnings == 1, "missing path is one warning");
 	like(m.text, "W: DeviceAllow entry '/dev/nonexistent-devns:rw': /dev/nonexistent-devns does not exist, entry skipped",
@@ -285,7 +320,7 @@ static void test_paths(void)
 	devrule_list_init(&l, false);
 	memset(&m, 0, sizeof(m));
 	rc = devpolicy_parse_allow("/dev/null/x:rw", proc_devices, &l,
-				   collect, &m);
+				   to(&m));
 	ok(rc == 1 && m.warnings == 1 && l.count == 0,
 	   "path below a non-directory counts as missing");
 	devrule_list_free(&l);
@@ -301,7 +336,7 @@ static void test_paths(void)
 
 		devrule_list_init(&l, false);
 		snprintf(spec, sizeof(spec), "%s:rw", blockdev);
-		rc = devpolicy_parse_allow(spec, proc_devices, &l, collect, &m);
+		rc = devpolicy_parse_allow(spec, proc_devices, &l, to(&m));
 		is_str(list_str(&l), "b 7:0 rw", "block device node resolves");
 		devrule_list_free(&l);
 
@@ -312,7 +347,7 @@ static void test_paths(void)
 			perror(colon_path);
 		snprintf(spec, sizeof(spec), "%s:r", colon_path);
 		devrule_list_init(&l, false);
-		rc = devpolicy_parse_allow(spec, proc_devices, &l, collect, &m);
+		rc = devpolicy_parse_allow(spec, proc_devices, &l, to(&m));
 		is_str(list_str(&l), "c 195:2 r",
 		       "path with ':' through a symlink resolves");
 		devrule_list_free(&l);
@@ -327,29 +362,28 @@ static void test_classes(void)
 	int rc;
 
 	devrule_list_init(&l, false);
-	rc = devpolicy_parse_allow("char-nvidia:rw", proc_devices, &l, collect,
-				   &m);
+	rc = devpolicy_parse_allow("char-nvidia:rw", proc_devices, &l, to(&m));
 	ok(rc == 1 && m.errors + m.warnings == 0, "char-nvidia parses");
 	is_str(list_str(&l), "c 195:* rw", "char-nvidia -> 195, any minor");
 	devrule_list_free(&l);
 
 	devrule_list_init(&l, false);
 	rc = devpolicy_parse_allow("char-multi:r,block-multi:w,block-loop:rwm",
-				   proc_devices, &l, collect, &m);
+				   proc_devices, &l, to(&m));
 	is_str(list_str(&l), "c 240:* r; c 241:* r; b 240:* w; b 7:* rwm",
 	       "a class takes every major of its name, per section");
 	devrule_list_free(&l);
 
 	devrule_list_init(&l, false);
 	rc = devpolicy_parse_allow("char-/dev/tty:rw", proc_devices, &l,
-				   collect, &m);
+				   to(&m));
 	is_str(list_str(&l), "c 5:* rw", "class names may hold '/'");
 	devrule_list_free(&l);
 
 	devrule_list_init(&l, false);
 	memset(&m, 0, sizeof(m));
 	rc = devpolicy_parse_allow("char-loop:r,char-nvidia-uv:r,char-pts:rw",
-				   proc_devices, &l, collect, &m);
+				   proc_devices, &l, to(&m));
 	is_int(rc, 3, "unknown classes count as entries");
 	ok(m.errors == 0 && m.warnings == 2, "two unknown classes, two warnings");
 	like(m.text, "no character device class 'loop'",
@@ -361,8 +395,7 @@ static void test_classes(void)
 	devrule_list_init(&l, false);
 	memset(&m, 0, sizeof(m));
 	rc = devpolicy_parse_allow("char-pts:rw,char-nvidia:rw",
-				   "/nonexistent/proc/devices", &l, collect,
-				   &m);
+				   "/nonexistent/proc/devices", &l, to(&m));
 	ok(rc == -1 && errno == EINVAL, "unreadable /proc/devices is an error");
 	is_int(m.errors, 1, "reported once for two classes");
 	like(m.text, "cannot read /nonexistent/proc/devices",
@@ -371,7 +404,7 @@ static void test_classes(void)
 
 	/* The real /proc/devices always lists pts on Linux. */
 	devrule_list_init(&l, false);
-	rc = devpolicy_parse_allow("char-pts:rw", NULL, &l, collect, &m);
+	rc = devpolicy_parse_allow("char-pts:rw", NULL, &l, to(&m));
 	ok(rc == 1 && l.count >= 1 && l.rules[0].any_minor,
 	   "char-pts resolves through the real /proc/devices (%s)",
 	   list_str(&l));
@@ -404,7 +437,7 @@ static void test_modes(void)
 		struct devpolicy_input in = { .mode = DEVPOLICY_STRICT,
 					      .proc_devices = proc_devices };
 
-		rc = devpolicy_build(&in, &l, collect, &m);
+		rc = build(&in, &l, &m);
 		ok(rc == 0 && l.count == 0 && !l.default_allow,
 		   "strict without entries denies everything");
 		ok(devrule_list_needs_filter(&l), "and needs a filter");
@@ -417,7 +450,7 @@ static void test_modes(void)
 					      .proc_devices = proc_devices };
 
 		memset(&m, 0, sizeof(m));
-		rc = devpolicy_build(&in, &l, collect, &m);
+		rc = build(&in, &l, &m);
 		ok(rc == 0 && !l.default_allow, "closed builds, default deny");
 		ok(has_rule(&l, "c 1:3 rwm") && has_rule(&l, "c 1:5 rwm") &&
 		   has_rule(&l, "c 1:7 rwm") && has_rule(&l, "c 1:8 rwm") &&
@@ -439,7 +472,7 @@ static void test_modes(void)
 		struct devpolicy_input in = { .mode = DEVPOLICY_AUTO,
 					      .proc_devices = proc_devices };
 
-		rc = devpolicy_build(&in, &l, collect, &m);
+		rc = build(&in, &l, &m);
 		ok(rc == 0 && l.default_allow && l.count == 0,
 		   "auto, no entries, no GRES: allow all");
 		ok(!devrule_list_needs_filter(&l), "and needs no filter");
@@ -452,7 +485,7 @@ static void test_modes(void)
 					      .device_allow = "char-nvidia-uvm:rw",
 					      .proc_devices = proc_devices };
 
-		rc = devpolicy_build(&in, &l, collect, &m);
+		rc = build(&in, &l, &m);
 		ok(rc == 0 && !l.default_allow && has_rule(&l, "c 1:3 rwm") &&
 		   has_rule(&l, "c 234:* rw") && l.count == 9,
 		   "auto with DeviceAllow = closed + entries (%s)",
@@ -467,7 +500,7 @@ static void test_modes(void)
 					      .proc_devices = proc_devices };
 
 		memset(&m, 0, sizeof(m));
-		rc = devpolicy_build(&in, &l, collect, &m);
+		rc = build(&in, &l, &m);
 		ok(rc == 0 && !l.default_allow && l.count == 8 &&
 		   m.warnings == 1,
 		   "auto with only skipped entries stays closed");
@@ -482,7 +515,7 @@ static void test_modes(void)
 
 		memset(&m, 0, sizeof(m));
 		errno = 0;
-		rc = devpolicy_build(&in, &l, collect, &m);
+		rc = build(&in, &l, &m);
 		ok(rc == -1 && errno == EINVAL && l.count == 0 && !l.rules,
 		   "build fails on a malformed entry, list empty");
 		like(m.text, "'bad'", "the entry is named");
@@ -491,7 +524,7 @@ static void test_modes(void)
 		struct devpolicy_input in = { .mode = (enum devpolicy_mode)7 };
 
 		errno = 0;
-		ok(devpolicy_build(&in, &l, collect, &m) == -1 &&
+		ok(build(&in, &l, &m) == -1 &&
 		   errno == EINVAL, "invalid mode is EINVAL");
 	}
 }
@@ -517,7 +550,7 @@ static void test_gres(void)
 					      .job_gres = job,
 					      .proc_devices = proc_devices };
 
-		rc = devpolicy_build(&in, &l, collect, &m);
+		rc = build(&in, &l, &m);
 		ok(rc == 0 && l.default_allow, "auto with GRES: default allow");
 		is_str(list_str(&l), "c 195:0 -; c 195:2 -",
 		       "only the GPUs the job was not given are denied");
@@ -529,13 +562,13 @@ static void test_gres(void)
 		devrule_list_free(&l);
 
 		in.mode = DEVPOLICY_STRICT;
-		rc = devpolicy_build(&in, &l, collect, &m);
+		rc = build(&in, &l, &m);
 		is_str(list_str(&l), "c 195:1 rwm; c 195:3 rwm",
 		       "strict: exactly the job's GPUs, rwm");
 		devrule_list_free(&l);
 
 		in.mode = DEVPOLICY_CLOSED;
-		rc = devpolicy_build(&in, &l, collect, &m);
+		rc = build(&in, &l, &m);
 		ok(rc == 0 && has_rule(&l, "c 195:1 rwm") &&
 		   has_rule(&l, "c 195:3 rwm") && has_rule(&l, "c 1:3 rwm") &&
 		   l.count == 10, "closed: pseudo-devices + job's GPUs");
@@ -548,7 +581,7 @@ static void test_gres(void)
 					      .node_gres = node,
 					      .job_gres = job };
 
-		rc = devpolicy_build(&in, &l, collect, &m);
+		rc = build(&in, &l, &m);
 		ok(rc == 0 && l.default_allow && l.count == 0 &&
 		   !devrule_list_needs_filter(&l),
 		   "auto, job holds every GPU: no filter");
@@ -563,7 +596,7 @@ static void test_gres(void)
 
 		memset(&m, 0, sizeof(m));
 		errno = 0;
-		rc = devpolicy_build(&in, &l, collect, &m);
+		rc = build(&in, &l, &m);
 		ok(rc == -1 && errno == EINVAL, "missing GRES file is an error");
 		like(m.text, "GRES device file /dev/no-such-gpu does not exist",
 		     "message names it");
@@ -574,7 +607,7 @@ static void test_gres(void)
 					      .job_gres = job };
 
 		memset(&m, 0, sizeof(m));
-		rc = devpolicy_build(&in, &l, collect, &m);
+		rc = build(&in, &l, &m);
 		ok(rc == -1 && m.errors == 2,
 		   "GRES: plain file and relative path are errors");
 		like(m.text, "is not a device node", "not a device");

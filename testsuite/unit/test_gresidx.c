@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gresidx.h"
+#include "dev/gresidx.h"
 #include "tap.h"
 
 struct seen {

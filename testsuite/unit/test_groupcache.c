@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "groupcache.h"
+#include "mcs/groupcache.h"
 #include "tap.h"
 
 #define SEC 1000000LL

@@ -20,7 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "groupcache.h"
+#include "mcs/groupcache.h"
 #include "tap.h"
 
 #define THREADS 8

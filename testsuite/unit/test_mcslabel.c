@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "groupcache.h"
-#include "mcslabel.h"
+#include "mcs/groupcache.h"
+#include "mcs/mcslabel.h"
 #include "tap.h"
 
 enum { ROOT = 0, ALICE = 1001, BOB = 1002, CAROL = 1003, DAVE = 1004,

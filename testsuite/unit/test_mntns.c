@@ -22,8 +22,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "mntns.h"
+#include "ns/mntns.h"
 #include "tap.h"
+#include "testrep.h"
 
 static char base[] = "/var/tmp/test-mntns.XXXXXX";
 
@@ -95,12 +96,12 @@ static void test_lifecycle(void)
 	const char *dirs[] = { "/tmp", "/dev/shm", NULL };
 	struct mntns_spec spec = { .base_path = base, .job_id = 41,
 				   .dirs = dirs, .shm_size = 1 << 20 };
-	char err[256] = "", jobdir[256];
+	char jobdir[256];
 	struct stat st;
 
 	snprintf(jobdir, sizeof(jobdir), "%s/41", base);
-	ok(mntns_create(&spec, err, sizeof(err)) == 0, "create: %s",
-	   err[0] ? err : "ok");
+	ok(mntns_create(&spec, fresh()) == 0, "create: %s",
+	   rep.msg[0] ? rep.msg : "ok");
 	ok(mntns_exists(base, 41), "the namespace is pinned");
 	ok(stat(jobdir, &st) == 0 && (st.st_mode & 07777) == 0700 &&
 	   st.st_uid == 0, "job directory is root-owned 0700");
@@ -130,10 +131,9 @@ static void test_two_jobs(void)
 	const char *dirs[] = { "/tmp", "/dev/shm", "/var/tmp", NULL };
 	struct mntns_spec a = { .base_path = base, .job_id = 51, .dirs = dirs };
 	struct mntns_spec b = { .base_path = base, .job_id = 52, .dirs = dirs };
-	char err[256];
 
-	ok(mntns_create(&a, err, sizeof(err)) == 0 &&
-	   mntns_create(&b, err, sizeof(err)) == 0, "two jobs created");
+	ok(mntns_create(&a, fresh()) == 0 &&
+	   mntns_create(&b, fresh()) == 0, "two jobs created");
 	is_int(in_job(51, write_file, "/tmp/a"), 0, "job 51 writes /tmp/a");
 	is_int(in_job(52, file_exists, "/tmp/a"), 1, "job 52 does not see it");
 	is_int(in_job(51, write_file, "/var/tmp/a"), 0,
@@ -149,11 +149,11 @@ static void test_tmp_size(void)
 	const char *dirs[] = { "/tmp", NULL };
 	struct mntns_spec spec = { .base_path = base, .job_id = 61,
 				   .dirs = dirs, .tmp_size = 2 << 20 };
-	char err[256], jobdir[256];
+	char jobdir[256];
 	struct stat st;
 
 	snprintf(jobdir, sizeof(jobdir), "%s/61/tmp", base);
-	ok(mntns_create(&spec, err, sizeof(err)) == 0, "TmpSize create");
+	ok(mntns_create(&spec, fresh()) == 0, "TmpSize create");
 	ok(stat(jobdir, &st) < 0, "TmpSize: no disk-backed /tmp directory");
 	is_int(in_job(61, write_file, "/tmp/t"), 0, "TmpSize: /tmp is writable");
 	mntns_delete(base, 61);
@@ -164,19 +164,19 @@ static void test_failure_leaves_nothing(void)
 	const char *bad[] = { "/no/such/dir/anywhere", NULL };
 	struct mntns_spec spec = { .base_path = base, .job_id = 71,
 				   .dirs = bad };
-	char err[256] = "", jobdir[256];
+	char jobdir[256];
 	struct stat st;
 
 	snprintf(jobdir, sizeof(jobdir), "%s/71", base);
-	ok(mntns_create(&spec, err, sizeof(err)) < 0,
+	ok(mntns_create(&spec, fresh()) < 0,
 	   "a private dir that does not exist fails the namespace");
-	like(err, "/no/such/dir/anywhere", "the error names the missing Dirs entry");
+	like(rep.msg, "/no/such/dir/anywhere", "the error names the missing Dirs entry");
 	ok(stat(jobdir, &st) < 0 && errno == ENOENT,
 	   "the failed job leaves no directory");
 	is_int(count_mounts_of(jobdir), 0, "and no mount");
 	spec.base_path = "/no/such/base";
-	ok(mntns_create(&spec, err, sizeof(err)) < 0, "a missing BasePath fails");
-	like(err, "BasePath", "the error names BasePath");
+	ok(mntns_create(&spec, fresh()) < 0, "a missing BasePath fails");
+	like(rep.msg, "BasePath", "the error names BasePath");
 }
 
 /*
@@ -188,7 +188,7 @@ static void test_link_attack(void)
 {
 	char parent[] = "/var/tmp/test-mntns-link.XXXXXX";
 	char victim[] = "/var/tmp/test-mntns-victim.XXXXXX";
-	char link[256], mid[256], deep[256], file[256], err[512] = "";
+	char link[256], mid[256], deep[256], file[256];
 	const char *dirs[] = { "/tmp", link, NULL };
 	struct mntns_spec spec = { .base_path = base, .job_id = 81,
 				   .dirs = dirs };
@@ -204,10 +204,10 @@ static void test_link_attack(void)
 	snprintf(jobdir, sizeof(jobdir), "%s/81", base);
 	ok(symlink(victim, link) == 0 && lstat(link, &st) == 0 &&
 	   S_ISLNK(st.st_mode), "precondition: the link %s is planted", link);
-	ok(mntns_create(&spec, err, sizeof(err)) < 0,
+	ok(mntns_create(&spec, fresh()) < 0,
 	   "a Dirs entry that is a symlink fails the job");
-	like(err, link, "the error names the Dirs entry");
-	like(err, "symbolic link", "and says it is a link");
+	like(rep.msg, link, "the error names the Dirs entry");
+	like(rep.msg, "symbolic link", "and says it is a link");
 	is_int(count_mounts_of(victim), 0, "nothing is mounted on the target");
 	ok(stat(jobdir, &st) < 0 && errno == ENOENT,
 	   "the refused job leaves no directory");
@@ -219,7 +219,7 @@ static void test_link_attack(void)
 	mkdir(strcat(strcpy(file, victim), "/sub"), 0755);
 	ok(symlink(victim, mid) == 0, "precondition: a link mid-path");
 	dirs[1] = deep;
-	ok(mntns_create(&spec, err, sizeof(err)) < 0,
+	ok(mntns_create(&spec, fresh()) < 0,
 	   "a link in a Dirs entry's path fails the job");
 	is_int(count_mounts_of(victim), 0, "nothing is mounted through it");
 	unlink(mid);
@@ -228,16 +228,16 @@ static void test_link_attack(void)
 	snprintf(file, sizeof(file), "%s/file", parent);
 	close(open(file, O_CREAT | O_WRONLY, 0644));
 	dirs[1] = file;
-	ok(mntns_create(&spec, err, sizeof(err)) < 0 &&
-	   strstr(err, "Not a directory"),
-	   "a Dirs entry that is a file fails the job: %s", err);
+	ok(mntns_create(&spec, fresh()) < 0 &&
+	   strstr(rep.msg, "Not a directory"),
+	   "a Dirs entry that is a file fails the job: %s", rep.msg);
 	unlink(file);
 
 	/* A real directory there works and is private. */
 	ok(mkdir(link, 0755) == 0, "precondition: a real directory");
 	dirs[1] = link;
-	ok(mntns_create(&spec, err, sizeof(err)) == 0, "then the job runs: %s",
-	   err[0] ? err : "ok");
+	ok(mntns_create(&spec, fresh()) == 0, "then the job runs: %s",
+	   rep.msg[0] ? rep.msg : "ok");
 	ok(mntns_delete(base, 81) == 0, "and is removed");
 	rmdir(link);
 	rmdir(strcat(strcpy(file, victim), "/sub"));
@@ -252,13 +252,12 @@ static void test_base_link(void)
 	const char *dirs[] = { "/tmp", NULL };
 	struct mntns_spec spec = { .base_path = link, .job_id = 82,
 				   .dirs = dirs };
-	char err[256] = "";
 
 	if (!mkdtemp(link) || rmdir(link) < 0 || symlink(base, link) < 0) {
 		ok(0, "precondition: a link to BasePath");
 		return;
 	}
-	ok(mntns_create(&spec, err, sizeof(err)) < 0,
+	ok(mntns_create(&spec, fresh()) < 0,
 	   "a BasePath that is a symlink is refused");
 	unlink(link);
 }
@@ -281,15 +280,15 @@ static void test_teardown_with_writer(void)
 	const char *dirs[] = { "/tmp", NULL };
 	struct mntns_spec spec = { .base_path = base, .job_id = 83,
 				   .dirs = dirs };
-	char err[256] = "", jobdir[256], probe[300];
+	char jobdir[256], probe[300];
 	int status, alive = 0;
 	struct stat st;
 	pid_t pid;
 
 	snprintf(jobdir, sizeof(jobdir), "%s/83", base);
 	snprintf(probe, sizeof(probe), "%s/tmp/f1", jobdir);
-	ok(mntns_create(&spec, err, sizeof(err)) == 0, "create: %s",
-	   err[0] ? err : "ok");
+	ok(mntns_create(&spec, fresh()) == 0, "create: %s",
+	   rep.msg[0] ? rep.msg : "ok");
 	pid = fork();
 	if (pid == 0) {
 		if (mntns_join(base, 83) < 0)
@@ -307,8 +306,8 @@ static void test_teardown_with_writer(void)
 		waitpid(pid, &status, 0);
 	}
 	is_int(alive, 0, "the writer was killed");
-	ok(mntns_create(&spec, err, sizeof(err)) == 0,
-	   "the same job id can be created again: %s", err[0] ? err : "ok");
+	ok(mntns_create(&spec, fresh()) == 0,
+	   "the same job id can be created again: %s", rep.msg[0] ? rep.msg : "ok");
 	mntns_delete(base, 83);
 }
 
@@ -344,7 +343,7 @@ static void test_non_initial_namespace(void)
 				CPU_ZERO(&one);
 				CPU_SET(cpu, &one);
 				sched_setaffinity(0, sizeof(one), &one);
-				if (mntns_create(&spec, NULL, 0) < 0)
+				if (mntns_create(&spec, NULL) < 0)
 					failures++;
 				else if (mntns_delete(base, 90) < 0)
 					failures++;

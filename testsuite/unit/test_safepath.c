@@ -14,9 +14,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "safepath.h"
-#include "saferm.h"
+#include "util/safepath.h"
+#include "util/saferm.h"
 #include "tap.h"
+#include "testrep.h"
 
 static char top[] = "/var/tmp/test-safepath.XXXXXX";
 
@@ -75,45 +76,44 @@ static void test_open(void)
 
 static void test_private(void)
 {
-	char err[512];
 
-	ok(safepath_check_private(at("d/sub"), err, sizeof(err)) == 0,
-	   "root-owned 0755 below sticky /var/tmp passes: %s", err);
-	ok(safepath_check_private("/var/tmp", err, sizeof(err)) < 0,
+	ok(safepath_check_private(at("d/sub"), fresh()) == 0,
+	   "root-owned 0755 below sticky /var/tmp passes: %s", rep.msg);
+	ok(safepath_check_private("/var/tmp", fresh()) < 0,
 	   "/var/tmp itself is refused");
-	like(err, "shared directory", "as a shared directory");
-	ok(safepath_check_private("/tmp", err, sizeof(err)) < 0,
+	like(rep.msg, "shared directory", "as a shared directory");
+	ok(safepath_check_private("/tmp", fresh()) < 0,
 	   "/tmp is refused");
-	ok(safepath_check_private(at("link"), err, sizeof(err)) < 0,
+	ok(safepath_check_private(at("link"), fresh()) < 0,
 	   "a link is refused");
-	like(err, "symbolic link", "the message says link: %s", err);
+	like(rep.msg, "symbolic link", "the message says link: %s", rep.msg);
 
 	chmod(at("d"), 0775);
-	ok(safepath_check_private(at("d/sub"), err, sizeof(err)) < 0,
+	ok(safepath_check_private(at("d/sub"), fresh()) < 0,
 	   "a group-writable component is refused");
-	like(err, at("d"), "the message names it: %s", err);
+	like(rep.msg, at("d"), "the message names it: %s", rep.msg);
 	chmod(at("d"), 0755);
 
 	(void)!chown(at("d/sub"), 65534, 65534);
-	ok(safepath_check_private(at("d/sub"), err, sizeof(err)) < 0,
+	ok(safepath_check_private(at("d/sub"), fresh()) < 0,
 	   "a component owned by a user is refused");
-	like(err, "not owned by root", "the message says so: %s", err);
+	like(rep.msg, "not owned by root", "the message says so: %s", rep.msg);
 	(void)!chown(at("d/sub"), 0, 0);
 
 	/* A sticky world-writable ancestor is fine, its child must be root's. */
 	mkdir(at("sticky"), 01777);
 	chmod(at("sticky"), 01777);
 	mkdir(at("sticky/base"), 0755);
-	ok(safepath_check_private(at("sticky/base"), err, sizeof(err)) == 0,
-	   "a root-owned dir below a sticky one passes: %s", err);
+	ok(safepath_check_private(at("sticky/base"), fresh()) == 0,
+	   "a root-owned dir below a sticky one passes: %s", rep.msg);
 	(void)!chown(at("sticky/base"), 65534, 65534);
-	ok(safepath_check_private(at("sticky/base"), err, sizeof(err)) < 0,
+	ok(safepath_check_private(at("sticky/base"), fresh()) < 0,
 	   "a user's dir below a sticky one is refused");
 	rmdir(at("sticky/base"));
 	mkdir(at("open"), 0777);
 	chmod(at("open"), 0777);
 	mkdir(at("open/base"), 0755);
-	ok(safepath_check_private(at("open/base"), err, sizeof(err)) < 0,
+	ok(safepath_check_private(at("open/base"), fresh()) < 0,
 	   "a world-writable, non-sticky ancestor is refused");
 	rmdir(at("open/base"));
 	rmdir(at("open"));
@@ -121,25 +121,21 @@ static void test_private(void)
 
 static void test_make_private(void)
 {
-	char err[512];
 	struct stat st;
 
 	umask(077);
-	ok(safepath_make_private(at("sticky/a/b/c"), 0755, err,
-				 sizeof(err)) == 0,
-	   "AutoBasePath creates missing components: %s", err);
+	ok(safepath_make_private(at("sticky/a/b/c"), 0755, fresh()) == 0,
+	   "AutoBasePath creates missing components: %s", rep.msg);
 	umask(022);
 	ok(stat(at("sticky/a/b/c"), &st) == 0 && st.st_uid == 0 &&
 	   (st.st_mode & 07777) == 0755, "root-owned 0755 whatever the umask");
 	ok(symlink(at("d"), at("sticky/l")) == 0, "precondition: a planted link");
-	ok(safepath_make_private(at("sticky/l/new"), 0755, err,
-				 sizeof(err)) < 0,
+	ok(safepath_make_private(at("sticky/l/new"), 0755, fresh()) < 0,
 	   "creation never follows a planted link");
 	ok(access(at("d/new"), F_OK) < 0, "nothing was made at the link's target");
 	mkdir(at("sticky/user"), 0755);
 	(void)!chown(at("sticky/user"), 65534, 65534);
-	ok(safepath_make_private(at("sticky/user/base"), 0755, err,
-				 sizeof(err)) < 0,
+	ok(safepath_make_private(at("sticky/user/base"), 0755, fresh()) < 0,
 	   "a user's directory in the path is refused");
 	ok(access(at("sticky/user/base"), F_OK) < 0,
 	   "and nothing is created below it");

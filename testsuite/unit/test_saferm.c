@@ -30,7 +30,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "saferm.h"
+#include "util/saferm.h"
 #include "tap.h"
 
 #define DEEP 2000

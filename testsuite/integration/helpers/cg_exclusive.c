@@ -18,9 +18,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "devfilter.h"
+#include "dev/devprog.h"
 
-/* devfilter_attach() always asks for BPF_F_ALLOW_MULTI: flags 0 here. */
+/* devprog_attach() always asks for BPF_F_ALLOW_MULTI: flags 0 here. */
 static int attach_exclusive(int prog_fd, int cg_fd)
 {
 	union bpf_attr attr;
@@ -52,8 +52,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "detach")) {
 		/* No program fd: the kernel detaches the cgroup's only one. */
-		rc = devfilter_detach(-1, cg_fd);
-	} else if ((prog_fd = devfilter_load(allow_all, 2, log, sizeof(log))) < 0) {
+		rc = devprog_detach(-1, cg_fd);
+	} else if ((prog_fd = devprog_load(allow_all, 2, log, sizeof(log))) < 0) {
 		fprintf(stderr, "cg_exclusive: load: %s %s\n", strerror(errno), log);
 		return 1;
 	} else {

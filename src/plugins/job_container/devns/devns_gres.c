@@ -30,10 +30,11 @@
 #include "src/slurmd/slurmd/slurmd.h"
 #include "src/slurmd/slurmstepd/slurmstepd_job.h"
 
-#include "gresidx.h"
+#include "dev/gresidx.h"
 #include "devns_gres.h"
 
 extern slurmd_conf_t *conf;
+extern const char plugin_type[];
 
 static int add_path(void *x, void *arg)
 {
@@ -77,8 +78,8 @@ static int job_detail_of_node(slurm_job_info_t *job, const char **detail)
 		hostlist_destroy(hl);
 	*detail = NULL;
 	if (inx < 0) {
-		error("job_container/devns: job %u has no node %s (nodes %s)",
-		      job->job_id, conf->node_name, job->nodes);
+		error("%s: job %u has no node %s (nodes %s)",
+		      plugin_type, job->job_id, conf->node_name, job->nodes);
 		return -1;
 	}
 	if ((uint32_t)inx < job->gres_detail_cnt)
@@ -97,8 +98,8 @@ static int held_from_controller(uint32_t job_id, struct gresidx_set *held)
 	held->names = NULL;
 	held->count = 0;
 	if (slurm_load_job(&msg, job_id, SHOW_DETAIL) != SLURM_SUCCESS) {
-		error("job_container/devns: job %u: cannot read the job's GRES allocation from slurmctld: %m",
-		      job_id);
+		error("%s: job %u: cannot read the job's GRES allocation from slurmctld: %m",
+		      plugin_type, job_id);
 		return -1;
 	}
 	/* An array task's id also names its array: pick the task itself. */
@@ -106,15 +107,15 @@ static int held_from_controller(uint32_t job_id, struct gresidx_set *held)
 		if (msg->job_array[i].job_id == job_id)
 			job = &msg->job_array[i];
 	if (!job) {
-		error("job_container/devns: job %u: slurmctld returned no job record",
-		      job_id);
+		error("%s: job %u: slurmctld returned no job record",
+		      plugin_type, job_id);
 		goto out;
 	}
 	if (job_detail_of_node(job, &detail) < 0)
 		goto out;
 	if (gresidx_set_parse(detail, held) < 0) {
-		error("job_container/devns: job %u: cannot parse GRES detail \"%s\": %m",
-		      job_id, detail);
+		error("%s: job %u: cannot parse GRES detail \"%s\": %m",
+		      plugin_type, job_id, detail);
 		goto out;
 	}
 	log_flag(JOB_CONT, "job_container/devns: job %u GRES on %s: %s", job_id,
@@ -190,8 +191,8 @@ static list_t *job_gres_list(uint32_t job_id, const struct gresidx_set *held)
 	FREE_NULL_LIST(devices);
 	for (size_t i = 0; i < held->count; i++) {
 		if (!gres_name_known(held->names[i].name)) {
-			error("job_container/devns: job %u: its GRES allocation names \"%s\", which is no GRES of node %s (GresTypes=%s): refusing the job",
-			      job_id, held->names[i].name, conf->node_name,
+			error("%s: job %u: its GRES allocation names \"%s\", which is no GRES of node %s (GresTypes=%s): refusing the job",
+			      plugin_type, job_id, held->names[i].name, conf->node_name,
 			      slurm_conf.gres_plugins ? slurm_conf.gres_plugins : "");
 			FREE_NULL_LIST(gres_list);
 			return NULL;

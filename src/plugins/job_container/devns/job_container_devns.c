@@ -3,28 +3,18 @@
  * job_container_devns.c - Slurm job_container plugin: a private mount
  * namespace per job (own /tmp, own /dev/shm) and a per-job device filter.
  *
- * Thin glue: Slurm calls arrive here and are translated into calls of the
- * Slurm-independent modules in src/common (nsconf, mntns) and of
- * devns_devices.c (device containment).  Lifecycle:
- *
- *   slurmd start        init (read namespace.conf), restore (remove the
- *                       namespaces of jobs that ended while slurmd was down)
- *   extern step start   stepd_create: build and pin the namespace, apply the
- *                       device filter; any failure fails the job
- *   every job process   join (in the forked child, before exec)
- *   pam_slurm_adopt     join_external: move the adopted process into the
- *                       device cgroup, hand out the namespace fd
- *   job end             stepd_delete (extern stepd); on 22.05 also delete
- *                       (slurmd), a backstop
+ * Translation only: Slurm's calls become calls of the Slurm-free core
+ * (src/lib/job/jobct.h), which owns the lifecycle; Slurm's data (node name,
+ * spool directory, GRES device files, the job's allocation) goes into the
+ * core's plan, and the core's reports come out through Slurm's log with one
+ * prefix, plugin_type.  What Slurm alone can do stays here: InitScript
+ * (run_command), asking slurmstepds whether they live (restore), the GRES
+ * lookups (devns_gres.c).
  *
  * The entry points that differ between releases are at the end of the
  * file, one #if block per API generation (slurm_compat.h).
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <stdlib.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "slurm_compat.h"
@@ -42,10 +32,7 @@
 #include "src/slurmd/slurmd/slurmd.h"
 #include "src/slurmd/slurmstepd/slurmstepd_job.h"
 
-#include "mntns.h"
-#include "nsconf.h"
-#include "safepath.h"
-#include "devns_devices.h"
+#include "job/jobct.h"
 #include "devns_gres.h"
 
 /*
@@ -60,82 +47,84 @@ const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
 #define CONF_NAME "namespace.conf"
 
-static struct nsconf *ns_conf;
+static struct jobct_node *node;
 static int step_ns_fd = -1;	/* cached for join_external */
 
-/*
- * BasePath holds root's job directories: like sshd's StrictModes, every
- * component must be root's and no symlink, and none writable by others
- * except a sticky ancestor such as /var/tmp (safepath.h).  slurmd creates
- * it so with AutoBasePath; every daemon checks it before using it.
- */
-static int prepare_base_path(const struct nsconf *c)
-{
-	char err[PATH_MAX + 256];
-	int rc;
+/* ---- the core's reports, in Slurm's log ---------------------------------- */
 
-	if (!c->base_path)
-		return 0;
-	if (c->auto_base_path && running_in_slurmd())
-		rc = safepath_make_private(c->base_path, 0755, err,
-					   sizeof(err));
-	else
-		rc = safepath_check_private(c->base_path, err, sizeof(err));
-	if (rc < 0)
-		error("%s: BasePath %s cannot hold job directories: %s",
-		      plugin_type, c->base_path, err);
-	return rc;
+/* The core's messages, logged as they come: "plugin_type: [job N: ]msg". */
+static void log_line(enum report_level level, const char *msg, void *arg)
+{
+	const uint32_t *job_id = arg;
+	char job[32] = "";
+
+	if (job_id)
+		snprintf(job, sizeof(job), "job %u: ", *job_id);
+	switch (level) {
+	case REPORT_ERROR:
+		error("%s: %s%s", plugin_type, job, msg);
+		break;
+	case REPORT_WARNING:
+		devns_warning("%s: %s%s", plugin_type, job, msg);
+		break;
+	case REPORT_INFO:
+		log_flag(JOB_CONT, "%s: %s%s", plugin_type, job, msg);
+		break;
+	}
 }
+
+/* A report for one call of the core, about job_id (NULL: the node). */
+static void report_start(struct report *rep, const uint32_t *job_id)
+{
+	report_init(rep, log_line, (void *)job_id);
+}
+
+/* ---- the node ------------------------------------------------------------ */
 
 /*
  * DevicePolicy=auto filters only the node's GRES device files: a node whose
  * GRES have none (22.05 AutoDetect without File=) would be filtered
  * nothing, silently.  Say so once, at slurmd start.
  */
-static void warn_auto_without_files(const struct nsconf *c)
+static void warn_auto_without_files(const struct jobct_node *n)
 {
-	node_record_t *node;
+	node_record_t *rec;
 	const char *gres;
 	char **files;
 
-	if (!running_in_slurmd() || c->device_policy != NSCONF_DEVPOLICY_AUTO ||
-	    c->device_allow)
+	if (!running_in_slurmd() || !devpolicy_is_open(&n->policy))
 		return;
 	/* slurmd keeps slurm.conf's Gres= in the node's config record. */
-	if (!(node = find_node_record(conf->node_name)))
+	if (!(rec = find_node_record(conf->node_name)))
 		return;
-	gres = node->config_ptr ? node->config_ptr->gres : node->gres;
+	gres = rec->config_ptr ? rec->config_ptr->gres : rec->gres;
 	if (!gres || !gres[0])
 		return;
 	if ((files = devns_gres_node_devices()))
 		devns_gres_free(files);
 	else
 		devns_warning("%s: DevicePolicy=auto on node %s with GRES \"%s\" but no GRES device files (gres.conf File=): no device of a job is contained; list them with File= or set DevicePolicy=closed",
-			plugin_type, conf->node_name, gres);
+			      plugin_type, conf->node_name, gres);
 }
 
-/* Read namespace.conf for this node; every error names file and line. */
-static struct nsconf *load_conf(void)
+/* namespace.conf for this node; every error is logged with file and line. */
+static struct jobct_node *load_node(void)
 {
-	char err[1024];
 	char *path = get_extra_conf_path(CONF_NAME);
-	struct nsconf *c;
+	struct jobct_node_args args = {
+		.conf_path = path,
+		.node_name = conf->node_name,
+		.spool_dir = conf->spooldir,
+		.make_base_path = running_in_slurmd(),
+	};
+	struct jobct_node *n;
+	struct report rep;
 
-	c = nsconf_load(path, conf->node_name, err, sizeof(err));
-	if (!c)
-		error("%s: %s", plugin_type, err);
-	else if (devns_devices_check_conf(c, err, sizeof(err)) < 0) {
-		error("%s: %s", plugin_type, err);
-		nsconf_free(c);
-		c = NULL;
-	} else if (prepare_base_path(c) < 0) {
-		nsconf_free(c);
-		c = NULL;
-	} else {
-		warn_auto_without_files(c);
-	}
+	report_start(&rep, NULL);
+	if ((n = jobct_node_load(&args, &rep)))
+		warn_auto_without_files(n);
 	xfree(path);
-	return c;
+	return n;
 }
 
 extern int init(void)
@@ -144,24 +133,25 @@ extern int init(void)
 		error("%s: loaded outside slurmd/slurmstepd", plugin_type);
 		return SLURM_ERROR;
 	}
-	if (!(ns_conf = load_conf()))
+	if (!(node = load_node()))
 		return SLURM_ERROR;
 	log_flag(JOB_CONT, "%s: BasePath=%s DevicePolicy=%s", plugin_type,
-		 ns_conf->base_path ? ns_conf->base_path : "none",
-		 nsconf_devpolicy_name(ns_conf->device_policy));
+		 node->conf->base_path ? node->conf->base_path : "none",
+		 devpolicy_mode_name(node->conf->device_policy));
 	return SLURM_SUCCESS;
 }
 
-extern int fini(void)
+static void release_node(void)
 {
 	if (step_ns_fd >= 0) {
 		close(step_ns_fd);
 		step_ns_fd = -1;
 	}
-	nsconf_free(ns_conf);
-	ns_conf = NULL;
-	return SLURM_SUCCESS;
+	jobct_node_free(node);
+	node = NULL;
 }
+
+/* ---- restore ------------------------------------------------------------- */
 
 /* list_find_first: is this a step of the job, and does it answer? */
 static int step_of_job_answers(void *x, void *key)
@@ -185,160 +175,39 @@ static int step_of_job_answers(void *x, void *key)
  * tearing down a live job's namespace and filter would remove its /tmp
  * and let its next step run unfiltered.
  */
-static bool job_is_alive(list_t *steps, uint32_t job_id)
+static bool job_is_alive(uint32_t job_id, void *steps)
 {
 	return list_find_first(steps, step_of_job_answers, &job_id) != NULL;
 }
 
-/* What one attempt at removing a job could not remove: errno, or 0. */
-struct teardown_errors {
-	int ns;		/* the namespace and its directory */
-	int dev;	/* the device cgroup */
-};
-
-/* One attempt at removing the job's namespace and device cgroup. */
-static bool teardown_once(uint32_t job_id, struct teardown_errors *e)
-{
-	e->ns = e->dev = 0;
-	if (ns_conf->base_path && mntns_delete(ns_conf->base_path, job_id) < 0)
-		e->ns = errno ? errno : EIO;
-	if (devns_devices_release(job_id) < 0)
-		e->dev = errno ? errno : EIO;
-	return !e->ns && !e->dev;
-}
-
-static bool refused_for_privilege(int err)
-{
-	return err == EPERM || err == EACCES;
-}
-
-/*
- * Slurm 24.11's extern slurmstepd handles SIGTERM on another thread and,
- * unless the container plugin is named "tmpfs", drops to the job's uid
- * there for the X11 shutdown (mgr.c, _x11_signal_handler); glibc applies
- * seteuid() to every thread, so the cleanup may briefly run without root
- * and fail with EPERM/EACCES.  Removal is idempotent: wait for root to come
- * back and try again, for up to TEARDOWN_RETRY_MS.
- */
-#define TEARDOWN_RETRY_MS 5000
-
-static int teardown(uint32_t job_id)
-{
-	struct teardown_errors e;
-
-	for (int waited = 0; ; waited += 10) {
-		bool last = waited >= TEARDOWN_RETRY_MS;
-
-		if (geteuid() != 0 && !last) {
-			usleep(10000);
-			continue;
-		}
-		if (teardown_once(job_id, &e))
-			return SLURM_SUCCESS;
-		if (last || !(refused_for_privilege(e.ns) ||
-			      refused_for_privilege(e.dev)))
-			break;
-		log_flag(JOB_CONT, "%s: job %u: cleanup refused, retrying",
-			 plugin_type, job_id);
-		usleep(10000);
-	}
-	if (e.ns) {
-		errno = e.ns;
-		error("%s: removing the namespace of job %u: %m", plugin_type,
-		      job_id);
-	}
-	if (e.dev) {
-		errno = e.dev;
-		error("%s: job %u: cannot remove its device cgroup: %m",
-		      plugin_type, job_id);
-	}
-	return SLURM_ERROR;
-}
-
-/* Remove what ended jobs left under BasePath while slurmd was away. */
-static int restore_namespaces(list_t *steps)
-{
-	DIR *dp;
-	struct dirent *ep;
-	uint32_t job_id;
-	int rc = SLURM_SUCCESS;
-
-	if (!(dp = opendir(ns_conf->base_path))) {
-		error("%s: cannot open BasePath %s: %m", plugin_type,
-		      ns_conf->base_path);
-		return SLURM_ERROR;
-	}
-	while ((ep = readdir(dp))) {
-		if (mntns_parse_job_dir(ep->d_name, &job_id) < 0)
-			continue;
-		if (job_is_alive(steps, job_id)) {
-			log_flag(JOB_CONT, "%s: job %u alive, keeping its namespace",
-				 plugin_type, job_id);
-			continue;
-		}
-		debug("%s: job %u ended, removing its namespace", plugin_type,
-		      job_id);
-		if (teardown(job_id) != SLURM_SUCCESS)
-			rc = SLURM_ERROR;
-	}
-	closedir(dp);
-	return rc;
-}
-
-static bool job_alive_cb(uint32_t job_id, void *arg)
-{
-	return job_is_alive(arg, job_id);
-}
-
 extern int container_p_restore(char *dir_name, bool recover)
 {
+	struct report rep;
 	list_t *steps;
-	int rc = SLURM_SUCCESS;
+	int rc;
 
 	(void)dir_name;
 	(void)recover;
-
+	report_start(&rep, NULL);
 	steps = stepd_available(conf->spooldir, conf->node_name);
-	if (ns_conf->base_path)
-		rc = restore_namespaces(steps);
-	if (devns_devices_restore(job_alive_cb, steps) < 0)
-		rc = SLURM_ERROR;
+	rc = jobct_restore(node, job_is_alive, steps, &rep);
 	FREE_NULL_LIST(steps);
-	return rc;
+	return rc < 0 ? SLURM_ERROR : SLURM_SUCCESS;
 }
 
-static int create_namespace(uint32_t job_id)
-{
-	char err[512];
-	struct mntns_spec spec = {
-		.base_path = ns_conf->base_path,
-		.job_id = job_id,
-		.dirs = (const char *const *)ns_conf->dirs,
-		.shared = ns_conf->shared,
-		.shm_size = ns_conf->shm_size,
-		.tmp_size = ns_conf->tmp_size,
-	};
-
-	if (mntns_create(&spec, err, sizeof(err)) < 0) {
-		error("%s: job %u: cannot create its namespace: %s",
-		      plugin_type, job_id, err);
-		return SLURM_ERROR;
-	}
-	log_flag(JOB_CONT, "%s: job %u namespace pinned at %s/%u/.ns",
-		 plugin_type, job_id, ns_conf->base_path, job_id);
-	return SLURM_SUCCESS;
-}
+/* ---- one job ------------------------------------------------------------- */
 
 /* Run InitScript as root before the namespace is made; failure is fatal. */
 static int run_init_script(uint32_t job_id)
 {
-	char *argv[] = { ns_conf->init_script, NULL };
+	char *script = node->conf->init_script;
+	char *argv[] = { script, NULL };
 	char **env = env_array_create();
 	char *out;
 	int status = 0;
 	run_command_args_t args = {
 		.max_wait = 60 * 1000,
-		.script_path = ns_conf->init_script,
+		.script_path = script,
 		.script_type = "InitScript",
 		.script_argv = argv,
 		.status = &status,
@@ -347,34 +216,55 @@ static int run_init_script(uint32_t job_id)
 	env_array_overwrite_fmt(&env, "SLURM_JOB_ID", "%u", job_id);
 	env_array_overwrite_fmt(&env, "SLURMD_NODENAME", "%s", conf->node_name);
 	env_array_overwrite_fmt(&env, "SLURM_CONF", "%s", slurm_conf.slurm_conf);
-	if (ns_conf->base_path)
+	if (node->conf->base_path)
 		env_array_overwrite_fmt(&env, "SLURM_JOB_MOUNTPOINT_SRC",
-					"%s/%u", ns_conf->base_path, job_id);
+					"%s/%u", node->conf->base_path, job_id);
 	args.env = env;
 	out = run_command(&args);
 	env_array_free(env);
-	if (status) {
+	if (status)
 		error("%s: job %u: InitScript %s failed (status %d): %s",
-		      plugin_type, job_id, ns_conf->init_script, status,
-		      out ? out : "");
-		xfree(out);
-		return SLURM_ERROR;
-	}
+		      plugin_type, job_id, script, status, out ? out : "");
 	xfree(out);
-	return SLURM_SUCCESS;
+	return status ? SLURM_ERROR : SLURM_SUCCESS;
 }
 
-static int stepd_create(uint32_t job_id, void *step)
+/*
+ * The extern step: InitScript, then the core's setup with the GRES device
+ * files Slurm knows of.  step is the step record where the release passes
+ * one (NULL on 22.05).
+ */
+static int stepd_create(uint32_t job_id, uid_t uid, gid_t gid, void *step)
 {
-	if (ns_conf->init_script && run_init_script(job_id) != SLURM_SUCCESS)
-		return SLURM_ERROR;
-	if (ns_conf->base_path && create_namespace(job_id) != SLURM_SUCCESS)
-		return SLURM_ERROR;
-	if (devns_devices_setup(ns_conf, job_id, step) < 0) {
-		teardown(job_id);
-		return SLURM_ERROR;
+	char **node_devices = devns_gres_node_devices();
+	char **job_devices = NULL;
+	struct jobct_plan plan = {
+		.node = node,
+		.job_id = job_id,
+		.uid = uid,
+		.gid = gid,
+		.node_devices = (const char *const *)node_devices,
+	};
+	struct report rep;
+	int rc = SLURM_ERROR;
+
+	report_start(&rep, &job_id);
+	if (node->conf->init_script && run_init_script(job_id) != SLURM_SUCCESS)
+		goto out;
+	/* No GRES files on the node: the job cannot hold any. */
+	if (node_devices &&
+	    devns_gres_job_devices(job_id, step, &job_devices) < 0) {
+		error("%s: job %u: refusing the job: its GRES devices cannot be known",
+		      plugin_type, job_id);
+		goto out;
 	}
-	return SLURM_SUCCESS;
+	plan.job_devices = (const char *const *)job_devices;
+	if (jobct_setup(&plan, &rep) == 0)
+		rc = SLURM_SUCCESS;
+out:
+	devns_gres_free(node_devices);
+	devns_gres_free(job_devices);
+	return rc;
 }
 
 /*
@@ -384,18 +274,13 @@ static int stepd_create(uint32_t job_id, void *step)
  */
 static int join(uint32_t job_id)
 {
+	struct report rep;
+
 	if (job_id == 0)	/* not a job: a system script */
 		return SLURM_SUCCESS;
-	if (devns_devices_join(job_id, getpid()) < 0) {
-		error("%s: job %u: cannot enter its device cgroup: %m",
-		      plugin_type, job_id);
+	report_start(&rep, &job_id);
+	if (jobct_join(node, job_id, &rep) < 0)
 		_exit(127);
-	}
-	if (ns_conf->base_path && mntns_join(ns_conf->base_path, job_id) < 0) {
-		error("%s: job %u: cannot join its namespace: %m", plugin_type,
-		      job_id);
-		_exit(127);
-	}
 	return SLURM_SUCCESS;
 }
 
@@ -408,37 +293,50 @@ static int join(uint32_t job_id)
  */
 extern int container_p_join_external(uint32_t job_id)
 {
-	if (devns_devices_adopt(job_id) < 0)
+	struct report rep;
+
+	report_start(&rep, &job_id);
+	if (jobct_adopt(node, job_id, &rep) < 0)
 		return -1;
-	if (!ns_conf->base_path)
-		return 0;
-	if (step_ns_fd < 0) {
-		step_ns_fd = mntns_open(ns_conf->base_path, job_id);
-		if (step_ns_fd < 0)
-			error("%s: job %u: cannot open its namespace: %m",
-			      plugin_type, job_id);
-	}
+	if (step_ns_fd <= 0)
+		step_ns_fd = jobct_ns_open(node, job_id, &rep);
 	return step_ns_fd;
+}
+
+static int release(uint32_t job_id)
+{
+	struct report rep;
+
+	report_start(&rep, &job_id);
+	return jobct_release(node, job_id, &rep) < 0 ? SLURM_ERROR
+						      : SLURM_SUCCESS;
 }
 
 extern int container_p_stepd_delete(uint32_t job_id)
 {
-	return teardown(job_id);
+	return release(job_id);
 }
 
+/* ==== Slurm 22.05 ========================================================= */
 #if DEVNS_API_22_05
+
+extern int fini(void)
+{
+	release_node();
+	return SLURM_SUCCESS;
+}
 
 extern void container_p_reconfig(void)
 {
-	struct nsconf *c = load_conf();
+	struct jobct_node *n = load_node();
 
 	/* A broken file on reconfigure keeps the running configuration. */
-	if (!c) {
+	if (!n) {
 		error("%s: keeping the previous %s", plugin_type, CONF_NAME);
 		return;
 	}
-	nsconf_free(ns_conf);
-	ns_conf = c;
+	jobct_node_free(node);
+	node = n;
 }
 
 extern int container_p_create(uint32_t job_id, uid_t uid)
@@ -455,10 +353,10 @@ extern int container_p_add_cont(uint32_t job_id, uint64_t cont_id)
 	return SLURM_SUCCESS;
 }
 
+/* 22.05 passes no gid: the plan gets the job's uid only. */
 extern int container_p_stepd_create(uint32_t job_id, uid_t uid)
 {
-	(void)uid;
-	return stepd_create(job_id, NULL);
+	return stepd_create(job_id, uid, (gid_t)-1, NULL);
 }
 
 extern int container_p_join(uint32_t job_id, uid_t uid)
@@ -470,14 +368,21 @@ extern int container_p_join(uint32_t job_id, uid_t uid)
 /* slurmd's call after the job's steps are gone: a backstop, idempotent. */
 extern int container_p_delete(uint32_t job_id)
 {
-	return teardown(job_id);
+	return release(job_id);
 }
 
-#else /* 24.11.1+ */
+/* ==== Slurm 24.11.1+ ====================================================== */
+#elif DEVNS_API_24_11
+
+extern int fini(void)
+{
+	release_node();
+	return SLURM_SUCCESS;
+}
 
 extern int container_p_stepd_create(uint32_t job_id, stepd_step_rec_t *step)
 {
-	return stepd_create(job_id, step);
+	return stepd_create(job_id, step->uid, step->gid, step);
 }
 
 /*

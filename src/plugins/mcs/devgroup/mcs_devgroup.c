@@ -31,8 +31,8 @@
 #include "slurm_compat.h"
 #include DEVNS_MCS_HEADER
 
-#include "groupcache.h"
-#include "mcslabel.h"
+#include "mcs/groupcache.h"
+#include "mcs/mcslabel.h"
 
 const char plugin_name[] = "mcs devgroup plugin (Unix groups, cached)";
 const char plugin_type[] = "mcs/devgroup";
@@ -208,13 +208,14 @@ extern int mcs_p_set_mcs_label(job_record_t *job_ptr, char *label)
 }
 
 /*
- * May user_id see what carries mcs_label (privatedata)?  22.05 calls this
- * with two arguments only; assoc_locked is not used.
+ * May user_id see what carries mcs_label (privatedata)?  The group table
+ * needs no association lock, so assoc_locked (unreliable on 22.05:
+ * slurm_compat.h) is not used.
  */
 extern int mcs_p_check_mcs_label(uint32_t user_id, char *mcs_label,
 				 bool assoc_locked)
 {
-	(void)assoc_locked;
+	(void)DEVNS_MCS_ASSOC_LOCKED(assoc_locked);
 	count_call();
 	return mcslabel_check(&config, &ops, user_id, mcs_label) ?
 		SLURM_ERROR : SLURM_SUCCESS;

@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * cgroup2.c - find the cgroup2 mount; make, fill, list and remove a job's
+ * cgroup-v2 directory through directory fds.
+ *
+ * Removal relies on the kernel's own rule: rmdir of a cgroup fails with
+ * EBUSY while a live process or a child cgroup is in it.  Exited (zombie)
+ * processes no longer count, so once the job's processes are gone the
+ * directory can go, and with it the BPF programs attached to it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+#include <linux/magic.h>
+
+#include "dev/cgroup2.h"
+
+#define MOUNTINFO "/proc/self/mountinfo"
+
+/* Undoes mountinfo's octal escapes (\040 for a space) in place. */
+static void unescape(char *s)
+{
+	char *out = s;
+
+	while (*s) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
+		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+			*out++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 +
+					(s[3] - '0'));
+			s += 4;
+		} else {
+			*out++ = *s++;
+		}
+	}
+	*out = '\0';
+}
+
+/*
+ * Splits one mountinfo line; returns 0 with root, mount point and file
+ * system type, or -1 for a line that does not parse.
+ */
+static int parse_mountinfo_line(char *line, char **root, char **point,
+				char **fstype)
+{
+	char *save = NULL, *tok;
+	int field = 0;
+
+	*root = *point = *fstype = NULL;
+	for (tok = strtok_r(line, " \n", &save); tok;
+	     tok = strtok_r(NULL, " \n", &save), field++) {
+		if (field == 3)
+			*root = tok;
+		else if (field == 4)
+			*point = tok;
+		else if (field > 5 && !strcmp(tok, "-")) {
+			*fstype = strtok_r(NULL, " \n", &save);
+			break;
+		}
+	}
+	return *root && *point && *fstype ? 0 : -1;
+}
+
+int cgroup2_find_mount(const char *mountinfo, char *buf, size_t size)
+{
+	const char *path = mountinfo ? mountinfo : MOUNTINFO;
+	char *line = NULL, *found = NULL;
+	bool found_root = false;
+	size_t len = 0;
+	FILE *f;
+	int saved;
+
+	if (!(f = fopen(path, "re")))
+		return -1;
+	while (getline(&line, &len, f) >= 0) {
+		char *root, *point, *fstype;
+
+		if (parse_mountinfo_line(line, &root, &point, &fstype) < 0 ||
+		    strcmp(fstype, "cgroup2") != 0)
+			continue;
+		/* Prefer the hierarchy's root over a bind mount of a subtree. */
+		if (found && (found_root || strcmp(root, "/") != 0))
+			continue;
+		free(found);
+		if (!(found = strdup(point)))
+			goto error;
+		found_root = !strcmp(root, "/");
+	}
+	if (ferror(f)) {
+		errno = EIO;
+		goto error;
+	}
+	if (!found) {
+		errno = ENOENT;
+		goto error;
+	}
+	unescape(found);
+	if (strlen(found) >= size) {
+		errno = ENAMETOOLONG;
+		goto error;
+	}
+	strcpy(buf, found);
+	free(found);
+	free(line);
+	fclose(f);
+	return 0;
+error:
+	saved = errno;
+	free(found);
+	free(line);
+	fclose(f);
+	errno = saved;
+	return -1;
+}
+
+/* Keeps fd when it is a cgroup2 directory; else closes it: EMEDIUMTYPE. */
+static int require_cgroup2(int fd)
+{
+	struct statfs sfs;
+	int saved;
+
+	if (fd < 0)
+		return -1;
+	if (fstatfs(fd, &sfs) < 0)
+		saved = errno;
+	else if (sfs.f_type != CGROUP2_SUPER_MAGIC)
+		saved = EMEDIUMTYPE;
+	else
+		return fd;
+	close(fd);
+	errno = saved;
+	return -1;
+}
+
+int cgroup2_open(const char *path)
+{
+	return require_cgroup2(open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+					  O_CLOEXEC));
+}
+
+/*
+ * Opens (and makes) one path component below dir_fd.  Each component is
+ * checked to be cgroup2 as well: something mounted over part of the tree
+ * (a tmpfs, say) must not be taken for a cgroup.
+ */
+static int open_component(int dir_fd, const char *name, bool create)
+{
+	if (create && mkdirat(dir_fd, name, 0755) < 0 && errno != EEXIST)
+		return -1;
+	return require_cgroup2(openat(dir_fd, name, O_RDONLY | O_DIRECTORY |
+						    O_NOFOLLOW | O_CLOEXEC));
+}
+
+int cgroup2_open_at(int dir_fd, const char *relpath, bool create)
+{
+	char *copy, *comp, *save = NULL;
+	int fd = -1, saved;
+
+	if (!relpath || !*relpath || relpath[0] == '/') {
+		errno = EINVAL;
+		return -1;
+	}
+	if (!(copy = strdup(relpath)))
+		return -1;
+	for (comp = strtok_r(copy, "/", &save); comp;
+	     comp = strtok_r(NULL, "/", &save)) {
+		int next;
+
+		if (!strcmp(comp, ".") || !strcmp(comp, "..")) {
+			errno = EINVAL;
+			goto error;
+		}
+		next = open_component(fd >= 0 ? fd : dir_fd, comp, create);
+		if (next < 0)
+			goto error;
+		if (fd >= 0)
+			close(fd);
+		fd = next;
+	}
+	if (fd < 0) { /* only slashes */
+		errno = EINVAL;
+		goto error;
+	}
+	free(copy);
+	return fd;
+error:
+	saved = errno;
+	if (fd >= 0)
+		close(fd);
+	free(copy);
+	errno = saved;
+	return -1;
+}
+
+static void job_name(uint32_t job_id, char *buf, size_t size)
+{
+	snprintf(buf, size, "job_%u", job_id);
+}
+
+int cgroup2_job_open(int parent_fd, uint32_t job_id, bool create)
+{
+	char name[32];
+
+	job_name(job_id, name, sizeof(name));
+	return cgroup2_open_at(parent_fd, name, create);
+}
+
+int cgroup2_move_pid(int cg_fd, pid_t pid)
+{
+	char buf[32];
+	int fd, n, saved;
+	ssize_t w;
+
+	if (pid < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	fd = openat(cg_fd, "cgroup.procs", O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -1;
+	n = snprintf(buf, sizeof(buf), "%d\n", (int)pid);
+	w = write(fd, buf, (size_t)n);
+	saved = errno;
+	close(fd);
+	if (w != n) {
+		errno = w < 0 ? saved : EIO;
+		return -1;
+	}
+	return 0;
+}
+
+int cgroup2_list_pids(int cg_fd, pid_t *pids, size_t max)
+{
+	FILE *f;
+	size_t count = 0;
+	int fd, pid, saved;
+
+	fd = openat(cg_fd, "cgroup.procs", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -1;
+	if (!(f = fdopen(fd, "r"))) {
+		saved = errno;
+		close(fd);
+		errno = saved;
+		return -1;
+	}
+	while (fscanf(f, "%d", &pid) == 1) {
+		if (count < max)
+			pids[count] = (pid_t)pid;
+		count++;
+	}
+	if (ferror(f)) {
+		fclose(f);
+		errno = EIO;
+		return -1;
+	}
+	fclose(f);
+	return count > INT32_MAX ? INT32_MAX : (int)count;
+}
+
+int cgroup2_remove(int parent_fd, const char *name)
+{
+	if (!name || !*name || strchr(name, '/') || !strcmp(name, ".") ||
+	    !strcmp(name, "..")) {
+		errno = EINVAL;
+		return -1;
+	}
+	return unlinkat(parent_fd, name, AT_REMOVEDIR);
+}
+
+int cgroup2_job_remove(int parent_fd, uint32_t job_id)
+{
+	char name[32];
+
+	job_name(job_id, name, sizeof(name));
+	return cgroup2_remove(parent_fd, name);
+}

@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * devpolicy.h - turn DevicePolicy/DeviceAllow and the job's GRES devices into
+ * a flat, normalised device rule list.
+ *
+ * This is the policy half of device containment: it decides *which* devices a
+ * job may use and how, and knows nothing about BPF or cgroups (devfilter.h
+ * turns the list into a program).  Apart from stat(2) on device paths and
+ * reading /proc/devices it is pure, so every decision can be unit-tested.
+ *
+ * Semantics of a list: the access a device gets is the union of the access of
+ * every rule that matches it (its exact rule and its type/major wildcard);
+ * a device no rule matches gets everything (default_allow) or nothing.
+ * After devrule_list_normalise() each (type, major, minor) key appears once,
+ * an exact rule always includes the access of its wildcard, and rules that
+ * change nothing are gone, so "exact rule, else wildcard, else default"
+ * (what the BPF program does) gives the same answer as the union.
+ */
+#ifndef DEVNS_DEVPOLICY_H
+#define DEVNS_DEVPOLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/report.h"
+
+/*
+ * Access bits.  The values are those of the kernel's BPF_DEVCG_ACC_* so that
+ * the filter can compare them with the request without translating.
+ */
+#define DEVRULE_M 1u /* mknod */
+#define DEVRULE_R 2u /* open for reading */
+#define DEVRULE_W 4u /* open for writing */
+#define DEVRULE_RWM (DEVRULE_R | DEVRULE_W | DEVRULE_M)
+
+struct devrule {
+	char type;       /* 'c' or 'b' */
+	uint32_t major;
+	uint32_t minor;  /* ignored when any_minor */
+	bool any_minor;
+	unsigned access; /* DEVRULE_* bits */
+};
+
+struct devrule_list {
+	struct devrule *rules;
+	size_t count;
+	size_t alloc;
+	bool default_allow; /* verdict for a device that no rule names */
+};
+
+enum devpolicy_mode {
+	DEVPOLICY_AUTO = 0, /* the default */
+	DEVPOLICY_CLOSED,
+	DEVPOLICY_STRICT,
+};
+
+/*
+ * A node's DevicePolicy and DeviceAllow, resolved once when namespace.conf
+ * is loaded (devpolicy_load): what every job of the node starts from,
+ * before its GRES devices are added (devpolicy_build).
+ */
+struct devpolicy {
+	enum devpolicy_mode mode;
+	int allow_entries;	  /* DeviceAllow entries written, skipped ones too */
+	struct devrule_list base; /* DeviceAllow, plus the standard devices */
+};
+
+/* Empty list with the given default verdict; never fails. */
+void devrule_list_init(struct devrule_list *list, bool default_allow);
+
+/* Releases the rules; the list is empty (same default) afterwards. */
+void devrule_list_free(struct devrule_list *list);
+
+/*
+ * Appends one rule as given (no merging: see devrule_list_normalise).
+ * type must be 'c' or 'b' and access a subset of DEVRULE_RWM (EINVAL);
+ * ENOMEM when the list cannot grow.
+ */
+int devrule_list_add(struct devrule_list *list, char type, uint32_t major,
+		     uint32_t minor, bool any_minor, unsigned access);
+
+/*
+ * Brings the list into the canonical form described at the top: duplicates
+ * merged (union of access), exact rules widened by their wildcard and dropped
+ * when that is all they give, rules equal to the default dropped, the rest
+ * sorted by type, major, wildcard first, minor.  Never fails.
+ */
+void devrule_list_normalise(struct devrule_list *list);
+
+/*
+ * The access bits the list grants to a device, by the union semantics above
+ * (works on lists that are not normalised).  The reference the filter is
+ * tested against.
+ */
+unsigned devrule_list_access(const struct devrule_list *list, char type,
+			     uint32_t major, uint32_t minor);
+
+/*
+ * False when the list allows everything (default allow and no rule), so the
+ * caller need make neither a cgroup nor a program.  Expects a normalised list.
+ */
+bool devrule_list_needs_filter(const struct devrule_list *list);
+
+/*
+ * Writes "c 195:* rw" (cgroup v1 devices.list style; "-" for no access) into
+ * buf.  Returns the length snprintf would, or -1 with EINVAL.
+ */
+int devrule_format(const struct devrule *rule, char *buf, size_t size);
+
+/* "auto", "closed", "strict" (case-insensitive) -> mode; -1 with EINVAL. */
+int devpolicy_mode_parse(const char *name, enum devpolicy_mode *mode);
+
+/* The configuration spelling of a mode ("auto", ...); "?" when invalid. */
+const char *devpolicy_mode_name(enum devpolicy_mode mode);
+
+/*
+ * Parses a DeviceAllow value ("SPEC:ACCESS,SPEC:ACCESS,...") and appends the
+ * resolved rules to out; NULL or "" is an empty list.  Every problem is
+ * reported (all of them, not only the first).  Missing device paths and
+ * unknown classes are warnings and their entry is skipped; anything malformed
+ * is an error.  Returns the number of entries in the text (skipped ones
+ * included, so that "auto" can tell whether DeviceAllow was set), or -1 with
+ * EINVAL when an error was reported (an unreadable /proc/devices is one) or
+ * ENOMEM; out may then hold some rules and must still be freed.
+ */
+int devpolicy_parse_allow(const char *text, const char *proc_devices,
+			  struct devrule_list *out, struct report *rep);
+
+/*
+ * Checks the syntax of a DeviceAllow value as devpolicy_parse_allow() does
+ * (SPEC:ACCESS entries, SPEC an absolute path, char-NAME or block-NAME,
+ * ACCESS a non-empty subset of rwm), without looking at any device or at
+ * /proc/devices: for the values of other nodes' lines, whose devices this
+ * node need not have.  Every error is reported; nothing is a warning.
+ * Returns the number of entries, or -1 with EINVAL when an error was
+ * reported, or ENOMEM.
+ */
+int devpolicy_check_allow(const char *text, struct report *rep);
+
+/*
+ * Resolves a node's policy: the DeviceAllow value (messages about it start
+ * with where, e.g. "namespace.conf:12", when not NULL) as
+ * devpolicy_parse_allow() does, and for "closed", and "auto" with
+ * DeviceAllow, the standard pseudo-devices (/dev/null, /dev/zero, ...,
+ * the pts class; a missing one is a warning).  proc_devices NULL means
+ * /proc/devices.  Returns 0, or -1 with errno (EINVAL after an error was
+ * reported) and policy empty; free with devpolicy_free() either way.
+ */
+int devpolicy_load(struct devpolicy *policy, enum devpolicy_mode mode,
+		   const char *device_allow, const char *where,
+		   const char *proc_devices, struct report *rep);
+
+void devpolicy_free(struct devpolicy *policy);
+
+/*
+ * True for "auto" without DeviceAllow: a job is filtered only if the node
+ * has GRES device files, so a node without any needs no program at all.
+ */
+bool devpolicy_is_open(const struct devpolicy *policy);
+
+/*
+ * Computes a job's normalised rule list from the node's policy and the GRES
+ * device files (NULL-terminated lists, NULL for none): every GRES file of
+ * the node is denied unless the job holds it, which gets rwm, like the
+ * devices Slurm's task/cgroup allows.  GRES paths must exist and be device
+ * nodes (Slurm itself refuses a node whose gres.conf File is missing).
+ * out is initialised here.  Returns 0, or -1 with errno set (EINVAL after
+ * an error was reported) and out empty.
+ */
+int devpolicy_build(const struct devpolicy *policy,
+		    const char *const *node_gres, const char *const *job_gres,
+		    struct devrule_list *out, struct report *rep);
+
+#endif /* DEVNS_DEVPOLICY_H */

@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * devprog.c - the bpf(2) calls of device containment: make and freeze the
+ * rule map, load the program devfilter.c emits, attach it to a cgroup.
+ *
+ * Raw syscalls, no libbpf.  The map is made read-only for programs
+ * (BPF_F_RDONLY_PROG) and frozen after filling, so nothing can widen a
+ * job's rules once it is set up.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "dev/devprog.h"
+
+/* Not in the uapi headers, but bpf(2) returns it for unsupported commands. */
+#ifndef ENOTSUPP
+#define ENOTSUPP 524
+#endif
+
+int devprog_bpf(int cmd, union bpf_attr *attr)
+{
+	return (int)syscall(__NR_bpf, cmd, attr, sizeof(*attr));
+}
+
+uint64_t devprog_ptr(const void *p)
+{
+	return (uint64_t)(uintptr_t)p;
+}
+
+/* Fills the map one entry at a time (kernels before 5.6 lack batches). */
+static int map_fill_each(int map_fd, const struct devfilter_table *t)
+{
+	union bpf_attr attr;
+	size_t i;
+
+	for (i = 0; i < t->count; i++) {
+		memset(&attr, 0, sizeof(attr));
+		attr.map_fd = (uint32_t)map_fd;
+		attr.key = devprog_ptr(&t->keys[i]);
+		attr.value = devprog_ptr(&t->access[i]);
+		attr.flags = BPF_ANY;
+		if (devprog_bpf(BPF_MAP_UPDATE_ELEM, &attr) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int devprog_map_create(const struct devfilter_table *t)
+{
+	union bpf_attr attr;
+	int fd, saved;
+
+	if (t->count == 0 || t->count > UINT32_MAX) {
+		errno = EINVAL;
+		return -1;
+	}
+	memset(&attr, 0, sizeof(attr));
+	attr.map_type = BPF_MAP_TYPE_HASH;
+	attr.key_size = sizeof(struct devfilter_key);
+	attr.value_size = sizeof(uint32_t);
+	attr.max_entries = (uint32_t)t->count;
+	attr.map_flags = BPF_F_RDONLY_PROG;
+	memcpy(attr.map_name, DEVFILTER_NAME, sizeof(DEVFILTER_NAME));
+	if ((fd = devprog_bpf(BPF_MAP_CREATE, &attr)) < 0)
+		return -1;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.batch.map_fd = (uint32_t)fd;
+	attr.batch.keys = devprog_ptr(t->keys);
+	attr.batch.values = devprog_ptr(t->access);
+	attr.batch.count = (uint32_t)t->count;
+	/* elem_flags must stay 0: batches take no BPF_NOEXIST (EINVAL). */
+	if (devprog_bpf(BPF_MAP_UPDATE_BATCH, &attr) < 0) {
+		if (errno != EINVAL && errno != ENOTSUPP && errno != EOPNOTSUPP)
+			goto error;
+		if (map_fill_each(fd, t) < 0)
+			goto error;
+	}
+
+	memset(&attr, 0, sizeof(attr));
+	attr.map_fd = (uint32_t)fd;
+	if (devprog_bpf(BPF_MAP_FREEZE, &attr) < 0)
+		goto error;
+	return fd;
+error:
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return -1;
+}
+
+int devprog_load(const struct bpf_insn *insns, size_t count, char *log,
+		   size_t log_size)
+{
+	union bpf_attr attr;
+	int fd, saved;
+
+	if (!insns || count == 0 || count > UINT32_MAX) {
+		errno = EINVAL;
+		return -1;
+	}
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_type = BPF_PROG_TYPE_CGROUP_DEVICE;
+	attr.insns = devprog_ptr(insns);
+	attr.insn_cnt = (uint32_t)count;
+	attr.license = devprog_ptr("GPL");
+	memcpy(attr.prog_name, DEVFILTER_NAME, sizeof(DEVFILTER_NAME));
+	if ((fd = devprog_bpf(BPF_PROG_LOAD, &attr)) >= 0)
+		return fd;
+	saved = errno;
+	if (log && log_size >= 128) {
+		/*
+		 * Again with the log: only now is its cost worth paying.  The
+		 * buffer is cleared first because the kernel writes it even
+		 * though the call fails, which memory checkers cannot know.
+		 */
+		memset(log, 0, log_size);
+		attr.log_level = 1;
+		attr.log_buf = devprog_ptr(log);
+		attr.log_size = log_size > (UINT32_MAX >> 2)
+					? (UINT32_MAX >> 2)
+					: (uint32_t)log_size;
+		if ((fd = devprog_bpf(BPF_PROG_LOAD, &attr)) >= 0)
+			return fd;
+		log[log_size - 1] = '\0';
+	}
+	errno = saved;
+	return -1;
+}
+
+int devprog_create(const struct devrule_list *list, char *log,
+		     size_t log_size)
+{
+	struct devfilter_table t;
+	struct bpf_insn *insns = NULL;
+	size_t count;
+	int map_fd = -1, fd = -1, saved;
+
+	if (log && log_size)
+		log[0] = '\0';
+	if (devfilter_table_build(list, &t) < 0)
+		return -1;
+	if (t.count && (map_fd = devprog_map_create(&t)) < 0)
+		goto out;
+	if (devfilter_build(&t, map_fd, &insns, &count) < 0)
+		goto out;
+	fd = devprog_load(insns, count, log, log_size);
+out:
+	/* The program holds the map now; our fd is no longer needed. */
+	saved = errno;
+	if (map_fd >= 0)
+		close(map_fd);
+	free(insns);
+	devfilter_table_free(&t);
+	errno = saved;
+	return fd;
+}
+
+int devprog_attach(int prog_fd, int cgroup_fd)
+{
+	union bpf_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.target_fd = (uint32_t)cgroup_fd;
+	attr.attach_bpf_fd = (uint32_t)prog_fd;
+	attr.attach_type = BPF_CGROUP_DEVICE;
+	attr.attach_flags = BPF_F_ALLOW_MULTI;
+	return devprog_bpf(BPF_PROG_ATTACH, &attr) < 0 ? -1 : 0;
+}
+
+int devprog_detach(int prog_fd, int cgroup_fd)
+{
+	union bpf_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.target_fd = (uint32_t)cgroup_fd;
+	attr.attach_bpf_fd = (uint32_t)prog_fd;
+	attr.attach_type = BPF_CGROUP_DEVICE;
+	return devprog_bpf(BPF_PROG_DETACH, &attr) < 0 ? -1 : 0;
+}
+
+int devprog_probe(void)
+{
+	struct devrule_list one;
+	int fd, saved;
+
+	devrule_list_init(&one, false);
+	if (devrule_list_add(&one, 'c', 1, 3, false, DEVRULE_R) < 0)
+		return -1;
+	fd = devprog_create(&one, NULL, 0);
+	saved = errno;
+	devrule_list_free(&one);
+	if (fd < 0) {
+		errno = saved;
+		return -1;
+	}
+	close(fd);
+	return 0;
+}

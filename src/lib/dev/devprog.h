@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * devprog.h - the bpf(2) calls of device containment: the rule map, the
+ * program load (with the verifier's log on failure) and its attachment to
+ * a cgroup-v2 directory.  Raw syscalls, no libbpf.
+ */
+#ifndef DEVNS_DEVPROG_H
+#define DEVNS_DEVPROG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/bpf.h>
+
+#include "dev/devfilter.h"
+
+/* bpf(2) itself, for the few callers that ask the kernel more. */
+int devprog_bpf(int cmd, union bpf_attr *attr);
+
+/* A pointer as bpf_attr's 64-bit fields take it. */
+uint64_t devprog_ptr(const void *p);
+
+/*
+ * Creates a BPF_MAP_TYPE_HASH sized for t, fills it (one batch update where
+ * the kernel has it, else one update per entry) and freezes it, so that
+ * neither programs nor user space can change it afterwards.  Keys must be
+ * unique, as devfilter_table_build() makes them.  Returns the map fd
+ * (close-on-exec), or -1 with errno (EINVAL for an empty table, else the
+ * kernel's).
+ */
+int devprog_map_create(const struct devfilter_table *t);
+
+/*
+ * Loads a BPF_PROG_TYPE_CGROUP_DEVICE program (license "GPL") and returns its
+ * fd (close-on-exec).  On failure returns -1 with the kernel's errno; when
+ * log is not NULL (log_size >= 128) the load is repeated with the verifier
+ * log on and the log is left in log, so the caller can say why.  The first
+ * attempt runs without a log because logging slows verification down.
+ */
+int devprog_load(const struct bpf_insn *insns, size_t count, char *log,
+		   size_t log_size);
+
+/*
+ * The whole way from a rule list to a program fd: table, map, program, load.
+ * The map lives as long as the program (which holds it); no other fd stays
+ * open.  Returns the prog fd, or -1 with errno (and log as devprog_load).
+ */
+int devprog_create(const struct devrule_list *list, char *log,
+		     size_t log_size);
+
+/*
+ * Attaches prog_fd to the cgroup-v2 directory cgroup_fd as BPF_CGROUP_DEVICE
+ * with BPF_F_ALLOW_MULTI, so it composes with the other programs on that
+ * cgroup and its ancestors and descendants: a device access must pass all of
+ * them.  The kernel allows one attach mode per cgroup: a cgroup that already
+ * holds a program attached without ALLOW_MULTI (Slurm's cgroup/v2 uses
+ * ALLOW_OVERRIDE on the job cgroup) refuses ours with EPERM, and attaching
+ * the same program twice to one cgroup fails with EINVAL.  Returns 0 or -1
+ * (errno).
+ */
+int devprog_attach(int prog_fd, int cgroup_fd);
+
+/*
+ * Detaches exactly prog_fd from cgroup_fd, leaving other programs attached
+ * there in place.  ENOENT when it is not attached.  Returns 0 or -1 (errno).
+ */
+int devprog_detach(int prog_fd, int cgroup_fd);
+
+/*
+ * Whether this kernel lets us filter devices the way devprog_create does:
+ * makes a one-entry map and a program using it, then drops both.  Returns 0,
+ * or -1 with the first failing call's errno (EPERM without privilege,
+ * EINVAL without the program type, ENOSYS without bpf).
+ */
+int devprog_probe(void);
+
+#endif /* DEVNS_DEVPROG_H */

@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * gresidx.c - parse "name[:type]:count(IDX:a,b-c)" items of a GRES detail
+ * string.  Items are separated by commas outside parentheses.  The set
+ * functions key the indices by GRES name: indices of different names are
+ * different devices even when the numbers are equal.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dev/gresidx.h"
+
+static int fail(void)
+{
+	errno = EINVAL;
+	return -1;
+}
+
+static int parse_number(const char **p, unsigned *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (**p < '0' || **p > '9')
+		return fail();
+	v = strtoul(*p, &end, 10);
+	if (v > GRESIDX_MAX_INDEX)
+		return fail();
+	*out = (unsigned)v;
+	*p = end;
+	return 0;
+}
+
+/* "0,2-3)" -> indices, up to and including the closing parenthesis. */
+static int parse_ranges(const char **p, const char *name,
+			int (*fn)(const char *, unsigned, void *), void *arg)
+{
+	for (;;) {
+		unsigned lo, hi, i;
+		int rc;
+
+		if (parse_number(p, &lo) < 0)
+			return -1;
+		hi = lo;
+		if (**p == '-') {
+			(*p)++;
+			if (parse_number(p, &hi) < 0 || hi < lo)
+				return fail();
+		}
+		for (i = lo; i <= hi; i++)
+			if ((rc = fn(name, i, arg)))
+				return rc;
+		if (**p == ')') {
+			(*p)++;
+			return 0;
+		}
+		if (**p != ',')
+			return fail();
+		(*p)++;
+	}
+}
+
+/*
+ * "gpu:b:0(IDX:)": slurmctld lists every type of a typed name, those the job
+ * got none of with count 0 and an empty list.  Only a count of 0 may come
+ * with an empty list.
+ */
+static bool empty_list_ok(const char *item, const char *paren)
+{
+	return paren - item >= 2 && paren[-1] == '0' && paren[-2] == ':' &&
+	       paren[5] == ')';
+}
+
+/* One item; *p is left after it (at ',' or the end). */
+static int parse_item(const char **p,
+		      int (*fn)(const char *, unsigned, void *), void *arg)
+{
+	char name[GRESIDX_MAX_NAME];
+	size_t n = strcspn(*p, ":(,");
+	const char *item = *p, *paren, *close;
+
+	if (n == 0 || n >= sizeof(name))
+		return fail();
+	memcpy(name, *p, n);
+	name[n] = '\0';
+	paren = *p + strcspn(*p, "(,");
+	if (*paren != '(') {		/* "gpu:0": nothing allocated */
+		*p = paren;
+		return 0;
+	}
+	if (!strncmp(paren, "(IDX:", 5)) {
+		*p = paren + 5;
+		if (!strncmp(*p, "N/A)", 4)) {
+			*p += 4;
+			return 0;
+		}
+		if (empty_list_ok(item, paren)) {
+			*p += 1;
+			return 0;
+		}
+		return parse_ranges(p, name, fn, arg);
+	}
+	/* Another kind of detail, e.g. shared counts: skip it. */
+	if (!(close = strchr(paren, ')')))
+		return fail();
+	*p = close + 1;
+	return 0;
+}
+
+int gresidx_parse(const char *detail,
+		  int (*fn)(const char *name, unsigned index, void *arg),
+		  void *arg)
+{
+	const char *p = detail;
+	int rc;
+
+	if (!p || !*p)
+		return 0;
+	for (;;) {
+		if ((rc = parse_item(&p, fn, arg)))
+			return rc;
+		if (!*p)
+			return 0;
+		if (*p != ',')
+			return fail();
+		p++;
+	}
+}
+
+static struct gresidx_name *find_name(const struct gresidx_set *set,
+				      const char *name)
+{
+	for (size_t i = 0; i < set->count; i++)
+		if (!strcmp(set->names[i].name, name))
+			return &set->names[i];
+	return NULL;
+}
+
+static struct gresidx_name *add_name(struct gresidx_set *set,
+				     const char *name)
+{
+	struct gresidx_name *names, *n;
+
+	names = realloc(set->names, (set->count + 1) * sizeof(*names));
+	if (!names)
+		return NULL;
+	set->names = names;
+	n = &names[set->count++];
+	memset(n, 0, sizeof(*n));
+	/* parse_item() bounds names below GRESIDX_MAX_NAME */
+	strcpy(n->name, name);
+	return n;
+}
+
+/* Grow n's bitmap to hold index; new bits are clear. */
+static int reserve_bit(struct gresidx_name *n, unsigned index)
+{
+	size_t have = (n->nbits + 7) / 8, need = index / 8 + 1;
+	unsigned char *bits;
+
+	if (index < n->nbits)
+		return 0;
+	if (need > have) {
+		if (!(bits = realloc(n->bits, need)))
+			return -1;
+		memset(bits + have, 0, need - have);
+		n->bits = bits;
+	}
+	n->nbits = index + 1;
+	return 0;
+}
+
+static int set_index(const char *name, unsigned index, void *arg)
+{
+	struct gresidx_set *set = arg;
+	struct gresidx_name *n = find_name(set, name);
+
+	if (!n && !(n = add_name(set, name)))
+		goto nomem;
+	if (reserve_bit(n, index) < 0)
+		goto nomem;
+	n->bits[index / 8] |= 1u << (index % 8);
+	return 0;
+nomem:
+	errno = ENOMEM;
+	return -1;
+}
+
+int gresidx_set_parse(const char *detail, struct gresidx_set *set)
+{
+	set->names = NULL;
+	set->count = 0;
+	/* set_index returns -1 with ENOMEM, the parser -1 with EINVAL */
+	return gresidx_parse(detail, set_index, set) ? -1 : 0;
+}
+
+bool gresidx_set_held(const struct gresidx_set *set, const char *name,
+		      unsigned index)
+{
+	const struct gresidx_name *n = find_name(set, name);
+
+	return n && index < n->nbits &&
+	       (n->bits[index / 8] & (1u << (index % 8)));
+}
+
+void gresidx_set_free(struct gresidx_set *set)
+{
+	for (size_t i = 0; set->names && i < set->count; i++)
+		free(set->names[i].bits);
+	free(set->names);
+	set->names = NULL;
+	set->count = 0;
+}

@@ -1,0 +1,369 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * jobct.c - a job's containment lifecycle: namespace (ns/mntns) plus
+ * device filter (devcg.c), set up, joined, adopted into, released and
+ * restored.  See jobct.h.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dev/cgroup2.h"
+#include "dev/devprog.h"
+#include "job/devcg.h"
+#include "job/jobct.h"
+#include "util/safepath.h"
+
+/* How long release waits for the caller's effective uid 0 to come back. */
+#define RELEASE_RETRY_MS 5000
+
+static int marker_create(const char *path)
+{
+	return open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+}
+
+static int marker_stat(const char *path, struct stat *st)
+{
+	return fstatat(AT_FDCWD, path, st, AT_SYMLINK_NOFOLLOW);
+}
+
+const struct jobct_ops jobct_real_ops = {
+	.ns_create = mntns_create,
+	.ns_join = mntns_join,
+	.ns_delete = mntns_delete,
+	.cg_open_at = cgroup2_open_at,
+	.cg_move_pid = cgroup2_move_pid,
+	.cg_remove = cgroup2_remove,
+	.prog_create = devprog_create,
+	.prog_attach = devprog_attach,
+	.marker_create = marker_create,
+	.marker_stat = marker_stat,
+	.extern_pids = devcg_extern_pids_v1,
+};
+
+/* ---- the node ---------------------------------------------------------- */
+
+void jobct_node_free(struct jobct_node *node)
+{
+	if (!node)
+		return;
+	free(node->node_name);
+	free(node->spool_dir);
+	free(node->cgroup_root);
+	nsconf_free(node->conf);
+	devpolicy_free(&node->policy);
+	free(node);
+}
+
+static int strdup_opt(char **dst, const char *src)
+{
+	*dst = NULL;
+	if (src && !(*dst = strdup(src)))
+		return -1;
+	return 0;
+}
+
+/*
+ * BasePath holds root's job directories: like sshd's StrictModes, every
+ * component must be root's and no symlink, and none writable by others
+ * except a sticky ancestor such as /var/tmp (util/safepath.h).
+ */
+static int prepare_base_path(const struct nsconf *c, bool make,
+			     struct report *rep)
+{
+	struct report why;
+	int rc;
+
+	if (!c->base_path)
+		return 0;
+	report_init(&why, NULL, NULL);
+	if (make && c->auto_base_path)
+		rc = safepath_make_private(c->base_path, 0755, &why);
+	else
+		rc = safepath_check_private(c->base_path, &why);
+	if (rc < 0)
+		report_error(rep, "BasePath %s cannot hold job directories: %s",
+			     c->base_path, why.msg);
+	return rc;
+}
+
+/* The node's DeviceAllow resolved, with "FILE:LINE" for its messages. */
+static int load_policy(struct jobct_node *node, const char *proc_devices,
+		       struct report *rep)
+{
+	const struct nsconf *c = node->conf;
+	char where[4096];
+
+	snprintf(where, sizeof(where), "%s:%d",
+		 c->device_allow_file ? c->device_allow_file : "namespace.conf",
+		 c->device_allow_line);
+	return devpolicy_load(&node->policy, c->device_policy, c->device_allow,
+			      where, proc_devices, rep);
+}
+
+struct jobct_node *jobct_node_load(const struct jobct_node_args *args,
+				   struct report *rep)
+{
+	struct jobct_node *node = calloc(1, sizeof(*node));
+	int saved;
+
+	if (!node) {
+		report_errno(rep, ENOMEM, "loading namespace.conf");
+		return NULL;
+	}
+	devrule_list_init(&node->policy.base, false);
+	node->ops = args->ops ? args->ops : &jobct_real_ops;
+	if (strdup_opt(&node->node_name, args->node_name) < 0 ||
+	    strdup_opt(&node->spool_dir, args->spool_dir) < 0 ||
+	    strdup_opt(&node->cgroup_root, args->cgroup_root) < 0) {
+		report_errno(rep, ENOMEM, "loading namespace.conf");
+		goto error;
+	}
+	if (!node->node_name || !node->spool_dir) {
+		report_errno(rep, EINVAL, "no node name or spool directory");
+		goto error;
+	}
+	if (!(node->conf = nsconf_load(args->conf_path, args->node_name, rep)))
+		goto error;
+	if (load_policy(node, args->proc_devices, rep) < 0 ||
+	    prepare_base_path(node->conf, args->make_base_path, rep) < 0)
+		goto error;
+	return node;
+error:
+	saved = errno;
+	jobct_node_free(node);
+	errno = saved;
+	return NULL;
+}
+
+/* ---- one job ----------------------------------------------------------- */
+
+static int create_namespace(const struct jobct_plan *plan, struct report *rep)
+{
+	const struct nsconf *c = plan->node->conf;
+	struct mntns_spec spec = {
+		.base_path = c->base_path,
+		.job_id = plan->job_id,
+		.dirs = (const char *const *)c->dirs,
+		.shared = c->shared,
+		.shm_size = c->shm_size,
+		.tmp_size = c->tmp_size,
+	};
+	struct report why;
+
+	report_init(&why, NULL, NULL);
+	if (plan->node->ops->ns_create(&spec, &why) < 0)
+		return report_error(rep, "cannot create its namespace: %s",
+				    why.msg);
+	report_info(rep, "namespace pinned at %s/%u/%s", c->base_path,
+		    plan->job_id, NSCONF_PIN_NAME);
+	return 0;
+}
+
+static void report_rules(const struct devrule_list *list, struct report *rep)
+{
+	char buf[64];
+
+	for (size_t i = 0; i < list->count; i++) {
+		devrule_format(&list->rules[i], buf, sizeof(buf));
+		report_info(rep, "allows %s", buf);
+	}
+	report_info(rep, "everything else %s",
+		    list->default_allow ? "allowed" : "denied");
+}
+
+/* The job's filter, if its policy asks for one. */
+static int contain_devices(const struct jobct_plan *plan, struct report *rep)
+{
+	const struct jobct_node *node = plan->node;
+	struct devrule_list list;
+	struct report why;
+	int rc;
+
+	/* auto, no DeviceAllow, no GRES files: nothing to contain */
+	if (devpolicy_is_open(&node->policy) && !plan->node_devices)
+		return 0;
+	report_init(&why, NULL, NULL);
+	if (devpolicy_build(&node->policy, plan->node_devices,
+			    plan->job_devices, &list, &why) < 0)
+		return report_error(rep, "its device policy cannot be computed: %s",
+				    why.msg);
+	rc = 0;
+	if (devrule_list_needs_filter(&list)) {
+		report_rules(&list, rep);
+		rc = devcg_apply(node, plan->job_id, &list, rep);
+	}
+	devrule_list_free(&list);
+	return rc;
+}
+
+int jobct_setup(const struct jobct_plan *plan, struct report *rep)
+{
+	const struct nsconf *c = plan->node->conf;
+
+	report_info(rep, "setting up for uid %u gid %u", (unsigned)plan->uid,
+		    (unsigned)plan->gid);
+	if (c->base_path && create_namespace(plan, rep) < 0)
+		return -1;
+	if (contain_devices(plan, rep) < 0) {
+		int saved = errno;
+
+		jobct_release(plan->node, plan->job_id, NULL);
+		errno = saved;
+		return -1;
+	}
+	return 0;
+}
+
+int jobct_join(const struct jobct_node *node, uint32_t job_id,
+	       struct report *rep)
+{
+	int filtered = devcg_filtered(node, job_id);
+
+	if (filtered < 0)
+		return report_errno(rep, errno,
+				    "cannot tell whether it has a device filter");
+	if (filtered && devcg_move(node, job_id, 0, rep) < 0)
+		return -1;
+	if (node->conf->base_path &&
+	    node->ops->ns_join(node->conf->base_path, job_id) < 0)
+		return report_errno(rep, errno, "cannot join its namespace");
+	return 0;
+}
+
+int jobct_adopt(const struct jobct_node *node, uint32_t job_id,
+		struct report *rep)
+{
+	int filtered = devcg_filtered(node, job_id);
+
+	if (filtered < 0)
+		return report_errno(rep, errno,
+				    "cannot tell whether it has a device filter");
+	if (!filtered)
+		return 0;
+	return devcg_adopt(node, job_id, rep);
+}
+
+int jobct_ns_open(const struct jobct_node *node, uint32_t job_id,
+		  struct report *rep)
+{
+	int fd;
+
+	if (!node->conf->base_path)
+		return 0;
+	if ((fd = mntns_open(node->conf->base_path, job_id)) < 0)
+		return report_errno(rep, errno, "cannot open its namespace");
+	return fd;
+}
+
+/* What one attempt at removing a job could not remove: errno, or 0. */
+struct release_errors {
+	int ns;		/* the namespace and its directory */
+	int dev;	/* the device cgroup and marker */
+};
+
+static bool release_once(const struct jobct_node *node, uint32_t job_id,
+			 struct release_errors *e)
+{
+	const char *base = node->conf->base_path;
+
+	e->ns = e->dev = 0;
+	if (base && node->ops->ns_delete(base, job_id) < 0)
+		e->ns = errno ? errno : EIO;
+	if (devcg_release(node, job_id) < 0)
+		e->dev = errno ? errno : EIO;
+	return !e->ns && !e->dev;
+}
+
+static bool refused_for_privilege(int err)
+{
+	return err == EPERM || err == EACCES;
+}
+
+int jobct_release(const struct jobct_node *node, uint32_t job_id,
+		  struct report *rep)
+{
+	struct release_errors e;
+
+	for (int waited = 0; ; waited += 10) {
+		bool last = waited >= RELEASE_RETRY_MS;
+
+		if (geteuid() != 0 && !last) {
+			usleep(10000);
+			continue;
+		}
+		if (release_once(node, job_id, &e))
+			return 0;
+		if (last || !(refused_for_privilege(e.ns) ||
+			      refused_for_privilege(e.dev)))
+			break;
+		report_info(rep, "cleanup refused, retrying");
+		usleep(10000);
+	}
+	if (e.ns)
+		report_errno(rep, e.ns, "removing its namespace");
+	if (e.dev)
+		report_errno(rep, e.dev, "cannot remove its device cgroup");
+	errno = e.ns ? e.ns : e.dev;
+	return -1;
+}
+
+/* What restore passes down to each job it finds. */
+struct restore_ctx {
+	const struct jobct_node *node;
+	bool (*alive)(uint32_t job_id, void *arg);
+	void *arg;
+	struct report *rep;
+};
+
+static int restore_job(uint32_t job_id, void *arg)
+{
+	struct restore_ctx *r = arg;
+
+	if (r->alive(job_id, r->arg)) {
+		report_info(r->rep, "job %u alive, keeping it", job_id);
+		return 0;
+	}
+	report_info(r->rep, "job %u ended, removing what it left", job_id);
+	if (jobct_release(r->node, job_id, r->rep) < 0)
+		return report_error(r->rep, "job %u: not removed", job_id);
+	return 0;
+}
+
+static int restore_namespaces(struct restore_ctx *r)
+{
+	const char *base = r->node->conf->base_path;
+	struct dirent *ep;
+	uint32_t job_id;
+	int rc = 0;
+	DIR *dp;
+
+	if (!(dp = opendir(base)))
+		return report_errno(r->rep, errno, "cannot open BasePath %s",
+				    base);
+	while ((ep = readdir(dp)))
+		if (mntns_parse_job_dir(ep->d_name, &job_id) == 0 &&
+		    restore_job(job_id, r) < 0)
+			rc = -1;
+	closedir(dp);
+	return rc;
+}
+
+int jobct_restore(const struct jobct_node *node,
+		  bool (*alive)(uint32_t job_id, void *arg), void *arg,
+		  struct report *rep)
+{
+	struct restore_ctx r = { node, alive, arg, rep };
+	int rc = 0;
+
+	if (node->conf->base_path && restore_namespaces(&r) < 0)
+		rc = -1;
+	if (devcg_each_job(node, restore_job, &r) < 0)
+		rc = -1;
+	return rc;
+}

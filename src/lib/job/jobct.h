@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * jobct.h - a job's containment, from slurmd start to the job's end,
+ * without Slurm: the plugins translate Slurm's calls into these.
+ *
+ *   slurmd start, reconfigure,   jobct_node_load: namespace.conf for the node,
+ *   every slurmstepd             the device policy resolved once, BasePath
+ *                                checked (and made, in slurmd)
+ *   slurmd start                 jobct_restore: remove what jobs that ended
+ *                                while slurmd was away left behind
+ *   extern step start            jobct_setup: the job's namespace and device
+ *                                filter; any failure fails the job
+ *   every job process            jobct_join (in the forked child)
+ *   pam_slurm_adopt              jobct_adopt, jobct_ns_open
+ *   job end                      jobct_release
+ *
+ * Fail closed: where containment was asked for and cannot be applied, the
+ * call fails and says why.  Every function returns 0 or -1 with errno set
+ * and, when rep is not NULL, the reason in rep (util/report.h).
+ *
+ * What the kernel calls are is in struct jobct_ops, so that the unit tests
+ * can make each of them fail and check that nothing runs uncontained and
+ * nothing is left behind.
+ */
+#ifndef DEVNS_JOBCT_H
+#define DEVNS_JOBCT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "dev/devpolicy.h"
+#include "ns/mntns.h"
+#include "ns/nsconf.h"
+#include "util/report.h"
+
+/* The calls the lifecycle makes; jobct_real_ops are the real ones. */
+struct jobct_ops {
+	int (*ns_create)(const struct mntns_spec *spec, struct report *rep);
+	int (*ns_join)(const char *base_path, uint32_t job_id);
+	int (*ns_delete)(const char *base_path, uint32_t job_id);
+	int (*cg_open_at)(int dir_fd, const char *relpath, bool create);
+	int (*cg_move_pid)(int cg_fd, pid_t pid);
+	int (*cg_remove)(int parent_fd, const char *name);
+	int (*prog_create)(const struct devrule_list *list, char *log,
+			   size_t log_size);
+	int (*prog_attach)(int prog_fd, int cgroup_fd);
+	/* creates the job's marker file; returns an fd (closed) or -1 */
+	int (*marker_create)(const char *path);
+	int (*marker_stat)(const char *path, struct stat *st);
+	/*
+	 * Fills pids (up to max) with the processes pam_slurm_adopt put
+	 * into the job's extern step; returns how many, or -1.
+	 */
+	int (*extern_pids)(uint32_t job_id, pid_t *pids, size_t max);
+};
+
+extern const struct jobct_ops jobct_real_ops;
+
+/* A node's settings, loaded once per daemon (jobct_node_load). */
+struct jobct_node {
+	char *node_name;
+	char *spool_dir;	/* root's: holds the jobs' filter markers */
+	char *cgroup_root;	/* the cgroup2 mount; NULL: found at use */
+	struct nsconf *conf;
+	struct devpolicy policy;
+	const struct jobct_ops *ops;
+};
+
+/* What jobct_node_load works from. */
+struct jobct_node_args {
+	const char *conf_path;	   /* namespace.conf */
+	const char *node_name;
+	const char *spool_dir;
+	bool make_base_path;	   /* AutoBasePath may create BasePath (slurmd) */
+	const char *cgroup_root;   /* NULL: the system's cgroup2 mount */
+	const char *proc_devices;  /* NULL: /proc/devices */
+	const struct jobct_ops *ops; /* NULL: jobct_real_ops */
+};
+
+/*
+ * Reads namespace.conf for the node (every error names file and line),
+ * resolves its DevicePolicy/DeviceAllow (a DeviceAllow device that does not
+ * exist is a warning in rep), and checks BasePath like sshd's StrictModes,
+ * creating it first when AutoBasePath=yes and args->make_base_path.
+ * Returns a node to free with jobct_node_free(), or NULL with errno.
+ */
+struct jobct_node *jobct_node_load(const struct jobct_node_args *args,
+				   struct report *rep);
+
+void jobct_node_free(struct jobct_node *node);
+
+/* One job, as jobct_setup() contains it. */
+struct jobct_plan {
+	const struct jobct_node *node;
+	uint32_t job_id;
+	uid_t uid;
+	gid_t gid;
+	/* GRES device files (NULL-terminated, NULL: none) of the node and
+	 * those allocated to the job on it */
+	const char *const *node_devices;
+	const char *const *job_devices;
+};
+
+/*
+ * Builds and pins the job's namespace (when BasePath is set) and, when the
+ * policy or the node's GRES call for it, makes the job's device cgroup,
+ * attaches its filter and leaves a marker saying so.  On failure nothing
+ * of the job is left.  The rules go to rep as info lines.
+ */
+int jobct_setup(const struct jobct_plan *plan, struct report *rep);
+
+/*
+ * In a process of the job, before exec: enter the job's device cgroup, if
+ * it has a filter, and its namespace.  The caller must be single-threaded.
+ * A failure means the process must not run.
+ */
+int jobct_join(const struct jobct_node *node, uint32_t job_id,
+	       struct report *rep);
+
+/*
+ * Move the processes pam_slurm_adopt put into the job's extern step into
+ * its device cgroup, if it has a filter.  A failure means the login must
+ * be refused.
+ */
+int jobct_adopt(const struct jobct_node *node, uint32_t job_id,
+		struct report *rep);
+
+/*
+ * Open the pin of the job's namespace (for setns(2), to hand to
+ * pam_slurm_adopt).  Returns an fd, 0 when the node has no BasePath (no
+ * namespace), or -1 with errno.
+ */
+int jobct_ns_open(const struct jobct_node *node, uint32_t job_id,
+		  struct report *rep);
+
+/*
+ * Remove everything of the job: its namespace and directory, its device
+ * cgroup (killing what is left in it) with its filter, its marker.
+ * Idempotent.  Waits (up to 5 s) for a caller that lost its effective uid
+ * 0 on another thread to get it back (Slurm 24.11's extern stepd does so
+ * briefly for X11), and retries what was refused for privilege.
+ */
+int jobct_release(const struct jobct_node *node, uint32_t job_id,
+		  struct report *rep);
+
+/*
+ * At slurmd start: release every job that has a directory under BasePath
+ * or a device cgroup and for which alive() says no.  Returns 0, or -1 when
+ * some job could not be released (each is in rep; the rest are done).
+ */
+int jobct_restore(const struct jobct_node *node,
+		  bool (*alive)(uint32_t job_id, void *arg), void *arg,
+		  struct report *rep);
+
+#endif /* DEVNS_JOBCT_H */

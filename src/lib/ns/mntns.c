@@ -1,0 +1,696 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * mntns.c - create, pin, join and tear down a job's mount namespace.
+ *
+ * Why a child process: unshare(CLONE_NEWNS) fails in a multithreaded process
+ * (slurmstepd is one), so a forked child unshares, sets up the private
+ * mounts inside the new namespace and waits until the parent has pinned the
+ * namespace by bind-mounting /proc/<child>/ns/mnt onto BasePath/<jobid>/.ns.
+ * After that the namespace needs no process to live.
+ *
+ * The child only makes system calls on strings prepared before fork(), since
+ * after fork() in a threaded process only async-signal-safe calls are safe.
+ *
+ * Every directory below BasePath is root-owned and 0700, so users cannot
+ * swap anything there; backing directories of private dirs are 1777 like a
+ * real /tmp, so no chown is ever needed.  Removal is saferm's (fd-based, no
+ * link followed), so whatever a job leaves in its /tmp cannot redirect it.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "util/fdmount.h"
+#include "ns/mntns.h"
+#include "ns/nsconf.h"
+#include "util/safepath.h"
+#include "util/saferm.h"
+
+#ifndef NS_GET_MNTNS_ID
+#define NS_GET_MNTNS_ID _IOR(0xb7, 0x5, uint64_t)
+#endif
+#ifndef NSFS_MAGIC
+#define NSFS_MAGIC 0x6e736673
+#endif
+
+/* Shared with the parser, which refuses what would not fit. */
+#define MNTNS_MAX_DIRS NSCONF_MAX_DIRS
+#define PIN_NAME NSCONF_PIN_NAME
+/* Most extra unshares for a newer namespace id: unshare_newer_than(). */
+#define MNTNS_MAX_UNSHARES 65536
+/* How long teardown waits for the job's last processes to die. */
+#define MNTNS_KILL_WAIT_MS 5000
+#define MNTNS_REMOVE_ATTEMPTS 100
+
+/* What the child does for one private directory. */
+struct private_dir {
+	char target[PATH_MAX];	/* e.g. /tmp */
+	char source[PATH_MAX];	/* backing directory, or "" for a tmpfs */
+	char tmpfs_size[24];	/* bytes when source is "", "" = default */
+};
+
+/* Everything the child needs, computed before fork(). */
+struct ns_plan {
+	unsigned long root_propagation;
+	struct private_dir dirs[MNTNS_MAX_DIRS];
+	int ndirs;
+	char base_path[PATH_MAX];
+	uint64_t parent_ns_id;	/* see unshare_newer_than() */
+};
+
+/* The child reports the step that failed, its errno and which Dirs entry. */
+struct child_result {
+	int step;
+	int err;
+	int dir;
+};
+
+enum child_step {
+	STEP_OK = 0,
+	STEP_UNSHARE,
+	STEP_PROPAGATION,
+	STEP_OPEN_TARGET,
+	STEP_MOUNT_DIR,
+	STEP_HIDE_BASE,
+	STEP_WAIT_PIN,
+};
+
+static const char *step_names[] = {
+	[STEP_OK] = "ok",
+	[STEP_UNSHARE] = "unshare(CLONE_NEWNS)",
+	[STEP_PROPAGATION] = "making / private in the namespace",
+	[STEP_OPEN_TARGET] = "opening a private directory's mount point",
+	[STEP_MOUNT_DIR] = "mounting a private directory",
+	[STEP_HIDE_BASE] = "hiding BasePath",
+	[STEP_WAIT_PIN] = "waiting for the namespace pin",
+};
+
+static void close_keep_errno(int fd)
+{
+	int saved = errno;
+
+	close(fd);
+	errno = saved;
+}
+
+int mntns_parse_job_dir(const char *name, uint32_t *job_id)
+{
+	unsigned long long v = 0;
+	const char *p;
+
+	if (!name[0] || name[0] == '0' || strlen(name) > 10)
+		return -1;
+	for (p = name; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return -1;
+		v = v * 10 + (unsigned)(*p - '0');
+	}
+	if (v > UINT32_MAX)
+		return -1;
+	*job_id = (uint32_t)v;
+	return 0;
+}
+
+static int job_path(char *buf, size_t len, const char *base, uint32_t job_id,
+		    const char *leaf)
+{
+	int n;
+
+	if (leaf)
+		n = snprintf(buf, len, "%s/%" PRIu32 "/%s", base, job_id, leaf);
+	else
+		n = snprintf(buf, len, "%s/%" PRIu32, base, job_id);
+	if (n < 0 || (size_t)n >= len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+static void tmpfs_size(char *buf, size_t len, uint64_t size)
+{
+	if (size)
+		snprintf(buf, len, "%" PRIu64, size);
+	else
+		buf[0] = '\0';
+}
+
+/* Make the backing directories and fill in the child's plan. */
+static int plan_dirs(const struct mntns_spec *spec, int jobfd,
+		     struct ns_plan *plan)
+{
+	const char *const *d;
+
+	for (d = spec->dirs; d && *d; d++) {
+		struct private_dir *pd = &plan->dirs[plan->ndirs];
+		char name[NAME_MAX + 1];
+
+		if (plan->ndirs == MNTNS_MAX_DIRS || (*d)[0] != '/') {
+			errno = EINVAL;
+			return -1;
+		}
+		snprintf(pd->target, sizeof(pd->target), "%s", *d);
+		plan->ndirs++;
+		if (!strcmp(*d, "/dev/shm")) {
+			tmpfs_size(pd->tmpfs_size, sizeof(pd->tmpfs_size),
+				   spec->shm_size);
+			continue;
+		}
+		if (!strcmp(*d, "/tmp") && spec->tmp_size) {
+			tmpfs_size(pd->tmpfs_size, sizeof(pd->tmpfs_size),
+				   spec->tmp_size);
+			continue;
+		}
+		/* Refuses ".ns" and over-long names rather than truncating. */
+		if (nsconf_backing_name(*d, name, sizeof(name)) < 0)
+			return -1;
+		if (mkdirat(jobfd, name, 0700) < 0)
+			return -1;
+		/* mkdir's mode is filtered by the umask; fchmodat is not. */
+		if (fchmodat(jobfd, name, 01777, 0) < 0)
+			return -1;
+		if (job_path(pd->source, sizeof(pd->source), spec->base_path,
+			     spec->job_id, name) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Mount one private directory.  The mount point is opened without
+ * following any link (a user may plant one in a world-writable parent such
+ * as /var/tmp) and the mount goes onto that fd: a symlink, a missing
+ * directory or a file there fails the job instead of redirecting root.
+ * Node-local scratch never carries set-uid programs or devices.
+ */
+static int mount_private_dir(const struct private_dir *pd, int *step)
+{
+	const unsigned int attrs = FDMOUNT_NOSUID | FDMOUNT_NODEV;
+	int target_fd, source_fd, rc;
+
+	*step = STEP_OPEN_TARGET;
+	if ((target_fd = safepath_open(pd->target)) < 0)
+		return -1;
+	*step = STEP_MOUNT_DIR;
+	if (!pd->source[0]) {
+		/* A fresh tmpfs; an older mount there is simply covered. */
+		rc = fdmount_tmpfs(target_fd, "1777",
+				   pd->tmpfs_size[0] ? pd->tmpfs_size : NULL,
+				   attrs);
+	} else if ((source_fd = safepath_open(pd->source)) < 0) {
+		rc = -1;
+	} else {
+		rc = fdmount_bind(source_fd, target_fd, attrs);
+		close_keep_errno(source_fd);
+	}
+	close_keep_errno(target_fd);
+	return rc;
+}
+
+/*
+ * Other jobs' directories are 0700 already; this hides their names.
+ * ENOENT means a private dir now covers BasePath: hidden already.
+ */
+static int hide_base_path(const char *base_path)
+{
+	int fd = safepath_open(base_path), rc;
+
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -1;
+	rc = fdmount_tmpfs(fd, "0555", "4096",
+			   FDMOUNT_RDONLY | FDMOUNT_NOSUID | FDMOUNT_NODEV |
+			   FDMOUNT_NOEXEC);
+	close_keep_errno(fd);
+	return rc;
+}
+
+/* Runs in the child, inside the new namespace. */
+static int setup_namespace(const struct ns_plan *plan, int *step, int *dir)
+{
+	*step = STEP_PROPAGATION;
+	if (mount("none", "/", "none", MS_REC | plan->root_propagation, NULL) < 0)
+		return -1;
+	for (*dir = 0; *dir < plan->ndirs; (*dir)++)
+		if (mount_private_dir(&plan->dirs[*dir], step) < 0)
+			return -1;
+	*dir = -1;
+	*step = STEP_HIDE_BASE;
+	return hide_base_path(plan->base_path);
+}
+
+/* The id of the caller's mount namespace, or 0 where the kernel has none. */
+static uint64_t own_ns_id(void)
+{
+	uint64_t id = 0;
+	int fd = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	if (ioctl(fd, NS_GET_MNTNS_ID, &id) < 0)
+		id = 0;
+	close(fd);
+	return id;
+}
+
+/*
+ * The kernel binds a mount namespace only into an older one: the parent's
+ * pin fails with EINVAL unless our namespace's id is above the parent's
+ * (mnt_ns_loop()).  In the initial namespace that always holds, but slurmd
+ * may run in one of its own (systemd's PrivateTmp), and since Linux 6.18
+ * namespace ids come from per-CPU batches of 4096, so a child on another
+ * CPU can get an older id than its parent's namespace.  Unsharing again
+ * draws the next id of this CPU's batch until it passes the parent's
+ * (measured: 4092 unshares, 0.5 s, in the worst case).  Kernels without
+ * NS_GET_MNTNS_ID number namespaces in order and never need this.
+ */
+static int unshare_newer_than(uint64_t parent_id)
+{
+	if (unshare(CLONE_NEWNS) < 0)
+		return -1;
+	for (int n = 0; parent_id && n < MNTNS_MAX_UNSHARES; n++) {
+		uint64_t id = own_ns_id();
+
+		if (!id || id > parent_id)
+			break;
+		if (unshare(CLONE_NEWNS) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static void child_main(const struct ns_plan *plan, int ready_fd,
+		       int pinned_fd)
+{
+	struct child_result res = { STEP_OK, 0, -1 };
+	char c;
+
+	if (unshare_newer_than(plan->parent_ns_id) < 0) {
+		res.step = STEP_UNSHARE;
+		res.err = errno;
+		(void)!write(ready_fd, "\1", 1);
+		(void)!write(ready_fd, &res, sizeof(res));
+		_exit(1);
+	}
+	/* Tell the parent it may pin; set up while it does. */
+	(void)!write(ready_fd, "\0", 1);
+	if (setup_namespace(plan, &res.step, &res.dir) < 0)
+		res.err = errno;
+	else
+		res.step = STEP_OK;
+	/* The namespace dies with us unless the pin is in place. */
+	if (read(pinned_fd, &c, 1) != 1 && res.step == STEP_OK) {
+		res.step = STEP_WAIT_PIN;
+		res.err = EPIPE;
+	}
+	(void)!write(ready_fd, &res, sizeof(res));
+	_exit(res.step == STEP_OK ? 0 : 1);
+}
+
+/* Bind the child's namespace onto the pin file, held open as pin_fd. */
+static int pin_namespace(pid_t pid, int pin_fd)
+{
+	char proc[64], target[64];
+
+	snprintf(proc, sizeof(proc), "/proc/%d/ns/mnt", (int)pid);
+	snprintf(target, sizeof(target), "/proc/self/fd/%d", pin_fd);
+	return mount(proc, target, "none", MS_BIND, NULL);
+}
+
+/* umount2 of the mount at the file or directory the fd names, no path. */
+static void unmount_fd(int fd)
+{
+	char target[64];
+
+	snprintf(target, sizeof(target), "/proc/self/fd/%d", fd);
+	umount2(target, MNT_DETACH);
+}
+
+static void child_failed(const struct ns_plan *plan,
+			 const struct child_result *res, struct report *rep)
+{
+	int errnum = res->err ? res->err : EIO;
+
+	if (res->dir >= 0 && res->dir < plan->ndirs) {
+		const char *target = plan->dirs[res->dir].target;
+
+		if (res->step == STEP_OPEN_TARGET && errnum == ELOOP) {
+			errno = errnum;
+			report_error(rep, "%s: %s is a symbolic link (or has one in its path); refusing to mount there",
+				     step_names[res->step], target);
+			return;
+		}
+		report_errno(rep, errnum, "%s %s", step_names[res->step],
+			     target);
+		return;
+	}
+	report_errno(rep, errnum, "%s", step_names[res->step]);
+}
+
+/*
+ * Fork the child, pin its namespace and collect its verdict.  Returns 0,
+ * or -1 with errno and a message in rep.
+ */
+static int run_child(const struct ns_plan *plan, int pin_fd,
+		     struct report *rep)
+{
+	int ready[2] = { -1, -1 }, pinned[2] = { -1, -1 };
+	struct child_result res = { STEP_OK, 0, -1 };
+	bool is_pinned = false;
+	int status, saved;
+	char first;
+	pid_t pid;
+
+	if (pipe2(ready, O_CLOEXEC) < 0 || pipe2(pinned, O_CLOEXEC) < 0) {
+		report_errno(rep, errno, "pipe");
+		goto error;
+	}
+	pid = fork();
+	if (pid < 0) {
+		report_errno(rep, errno, "fork");
+		goto error;
+	}
+	if (pid == 0) {
+		close(ready[0]);
+		close(pinned[1]);
+		child_main(plan, ready[1], pinned[0]);
+	}
+	close(ready[1]);
+	close(pinned[0]);
+	ready[1] = pinned[0] = -1;
+
+	if (read(ready[0], &first, 1) == 1 && first == '\0') {
+		if (pin_namespace(pid, pin_fd) == 0) {
+			is_pinned = true;
+			(void)!write(pinned[1], "", 1);
+		} else {
+			saved = errno;
+			res.step = -1;
+			res.err = saved;
+			report_errno(rep, saved, "pinning the namespace");
+		}
+	}
+	close(pinned[1]);
+	pinned[1] = -1;
+	if (res.step == STEP_OK &&
+	    read(ready[0], &res, sizeof(res)) != sizeof(res)) {
+		/* The child died before it could say why. */
+		res.step = STEP_UNSHARE;
+		res.err = EIO;
+	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	close(ready[0]);
+	ready[0] = -1;
+	if (res.step == STEP_OK && WIFEXITED(status) && !WEXITSTATUS(status))
+		return 0;
+	if (res.step > 0)
+		child_failed(plan, &res, rep);
+	if (is_pinned)
+		unmount_fd(pin_fd);
+	errno = res.err ? res.err : EIO;
+	return -1;
+error:
+	saved = errno;
+	for (int i = 0; i < 2; i++) {
+		if (ready[i] >= 0)
+			close(ready[i]);
+		if (pinned[i] >= 0)
+			close(pinned[i]);
+	}
+	errno = saved;
+	return -1;
+}
+
+static int create_pin_file(int jobfd)
+{
+	return openat(jobfd, PIN_NAME,
+		      O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC,
+		      0400);
+}
+
+int mntns_create(const struct mntns_spec *spec, struct report *rep)
+{
+	char name[16], jobdir[PATH_MAX];
+	struct ns_plan *plan = NULL;
+	int basefd = -1, dirfd = -1, jobfd = -1, pinfd = -1, saved;
+	bool made_dir = false;
+
+	if (job_path(jobdir, sizeof(jobdir), spec->base_path, spec->job_id,
+		     NULL) < 0) {
+		report_errno(rep, errno, "BasePath");
+		return -1;
+	}
+	snprintf(name, sizeof(name), "%" PRIu32, spec->job_id);
+	if (!(plan = calloc(1, sizeof(*plan)))) {
+		report_errno(rep, errno, "allocating the plan");
+		return -1;
+	}
+	plan->root_propagation = spec->shared ? MS_SLAVE : MS_PRIVATE;
+	plan->parent_ns_id = own_ns_id();
+	snprintf(plan->base_path, sizeof(plan->base_path), "%s",
+		 spec->base_path);
+
+	basefd = safepath_open(spec->base_path);
+	if (basefd < 0) {
+		report_errno(rep, errno, "opening BasePath %s",
+			     spec->base_path);
+		goto error;
+	}
+	if (mkdirat(basefd, name, 0700) < 0) {
+		report_errno(rep, errno, "creating %s", jobdir);
+		goto error;
+	}
+	made_dir = true;
+	dirfd = openat(basefd, name,
+		       O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dirfd < 0 || fchmodat(basefd, name, 0700, 0) < 0) {
+		report_errno(rep, errno, "opening %s", jobdir);
+		goto error;
+	}
+	/* The job directory is a private mount: the pin cannot propagate. */
+	if ((jobfd = fdmount_private_self(dirfd)) < 0) {
+		report_errno(rep, errno, "bind-mounting %s", jobdir);
+		goto error;
+	}
+	if ((pinfd = create_pin_file(jobfd)) < 0) {
+		report_errno(rep, errno, "creating %s/" PIN_NAME, jobdir);
+		goto error;
+	}
+	if (plan_dirs(spec, jobfd, plan) < 0) {
+		report_errno(rep, errno, "creating private directories in %s",
+			     jobdir);
+		goto error;
+	}
+	if (run_child(plan, pinfd, rep) < 0)
+		goto error;
+	close(pinfd);
+	close(jobfd);
+	close(dirfd);
+	close(basefd);
+	free(plan);
+	return 0;
+error:
+	saved = errno;
+	if (pinfd >= 0)
+		close(pinfd);
+	if (jobfd >= 0) {
+		unmount_fd(jobfd);
+		close(jobfd);
+	}
+	if (dirfd >= 0)
+		close(dirfd);
+	if (made_dir)
+		saferm_at(basefd, name);
+	if (basefd >= 0)
+		close(basefd);
+	free(plan);
+	errno = saved;
+	return -1;
+}
+
+int mntns_open(const char *base_path, uint32_t job_id)
+{
+	char pin[PATH_MAX];
+
+	if (job_path(pin, sizeof(pin), base_path, job_id, PIN_NAME) < 0)
+		return -1;
+	return open(pin, O_RDONLY | O_CLOEXEC);
+}
+
+int mntns_join(const char *base_path, uint32_t job_id)
+{
+	int fd, rc, saved;
+
+	if ((fd = mntns_open(base_path, job_id)) < 0)
+		return -1;
+	rc = setns(fd, CLONE_NEWNS);
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return rc;
+}
+
+bool mntns_exists(const char *base_path, uint32_t job_id)
+{
+	char pin[PATH_MAX];
+	struct statfs sfs;
+
+	if (job_path(pin, sizeof(pin), base_path, job_id, PIN_NAME) < 0)
+		return false;
+	return statfs(pin, &sfs) == 0 && sfs.f_type == NSFS_MAGIC;
+}
+
+/* umount2 without following a link; "not mounted" is not an error. */
+static int unmount_if_mounted(const char *path)
+{
+	if (umount2(path, MNT_DETACH | UMOUNT_NOFOLLOW) == 0)
+		return 0;
+	if (errno == EINVAL || errno == ENOENT)
+		return 0;
+	return -1;
+}
+
+/*
+ * SIGKILL every process whose mount namespace is ns (the pin's stat);
+ * returns how many were found, or -1 when /proc cannot be read.
+ */
+static int kill_members(const struct stat *ns)
+{
+	DIR *proc = opendir("/proc");
+	struct dirent *ep;
+	struct stat st;
+	char path[64];
+	int found = 0;
+
+	if (!proc)
+		return -1;
+	while ((ep = readdir(proc))) {
+		pid_t pid = (pid_t)strtol(ep->d_name, NULL, 10);
+
+		if (pid <= 0 || pid == getpid())
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)pid);
+		if (stat(path, &st) < 0 || st.st_ino != ns->st_ino ||
+		    st.st_dev != ns->st_dev)
+			continue;
+		kill(pid, SIGKILL);
+		found++;
+	}
+	closedir(proc);
+	return found;
+}
+
+/*
+ * The identity (device, inode) of the namespace pinned at pin; false when
+ * nothing is pinned there, so nobody can be inside.
+ */
+static bool pinned_namespace(const char *pin, struct stat *ns)
+{
+	struct statfs sfs;
+
+	return statfs(pin, &sfs) == 0 && sfs.f_type == NSFS_MAGIC &&
+	       stat(pin, ns) == 0;
+}
+
+/*
+ * A process of the job that outlived it (it escaped Slurm's tracking, or
+ * teardown runs before Slurm's kill) may still write into the job's /tmp
+ * and refill it while it is removed: a requeued job with the same id would
+ * then meet EEXIST.  Kill whatever is still inside the namespace ns and
+ * wait until it has gone.  Returns 0, or -1 with errno EBUSY when
+ * processes remain after MNTNS_KILL_WAIT_MS.
+ */
+static int kill_namespace(const struct stat *ns)
+{
+	for (int waited = 0; ; waited += 10) {
+		int found = kill_members(ns);
+
+		if (found <= 0)
+			return found;
+		if (waited >= MNTNS_KILL_WAIT_MS) {
+			errno = EBUSY;
+			return -1;
+		}
+		usleep(10000);
+	}
+}
+
+/*
+ * Remove the job's directory, again while something refills it: what is
+ * left of the namespace ns (NULL: none) is killed before each new try.
+ */
+static int remove_job_dir(const char *base_path, const char *name,
+			  const struct stat *ns)
+{
+	int basefd = safepath_open(base_path), rc = -1;
+
+	if (basefd < 0)
+		return errno == ENOENT ? 0 : -1;
+	for (int attempt = 0; attempt < MNTNS_REMOVE_ATTEMPTS; attempt++) {
+		rc = saferm_at(basefd, name);
+		if (rc == 0 || errno == ENOENT) {
+			rc = 0;
+			break;
+		}
+		if (errno != ENOTEMPTY && errno != EBUSY)
+			break;
+		if (ns)
+			(void)kill_namespace(ns);
+		usleep(10000);
+	}
+	close_keep_errno(basefd);
+	return rc;
+}
+
+int mntns_delete(const char *base_path, uint32_t job_id)
+{
+	char name[16], jobdir[PATH_MAX], pin[PATH_MAX];
+	int rc = 0, saved = 0;
+	struct stat ns;
+	bool pinned;
+
+	if (job_path(jobdir, sizeof(jobdir), base_path, job_id, NULL) < 0 ||
+	    job_path(pin, sizeof(pin), base_path, job_id, PIN_NAME) < 0)
+		return -1;
+	snprintf(name, sizeof(name), "%" PRIu32, job_id);
+
+	/* Taken before unpinning: the retries below still need it. */
+	pinned = pinned_namespace(pin, &ns);
+	if (pinned && kill_namespace(&ns) < 0) {
+		saved = errno;
+		rc = -1;
+	}
+	/* The pin may be stacked if a create raced; remove every layer. */
+	for (int layer = 0; layer < 8 && mntns_exists(base_path, job_id);
+	     layer++) {
+		if (unmount_if_mounted(pin) < 0) {
+			saved = saved ? saved : errno;
+			rc = -1;
+			break;
+		}
+	}
+	if (unmount_if_mounted(jobdir) < 0 && !saved) {
+		saved = errno;
+		rc = -1;
+	}
+	if (remove_job_dir(base_path, name, pinned ? &ns : NULL) < 0 &&
+	    !saved) {
+		saved = errno;
+		rc = -1;
+	}
+	errno = saved;
+	return rc;
+}

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * mntns.h - a job's persistent mount namespace.
+ *
+ * Layout under BasePath (all made and removed by this module):
+ *
+ *   BasePath/<jobid>/         0700 root, a private bind mount of itself
+ *   BasePath/<jobid>/.ns      pin: bind mount of /proc/<pid>/ns/mnt
+ *   BasePath/<jobid>/<name>   backing directory of one private dir
+ *                             (/tmp -> "tmp", /var/tmp -> "var_tmp":
+ *                             nsconf_backing_name())
+ *
+ * The namespace outlives the process that made it because the pin holds a
+ * reference; every process of the job joins it with setns(2).
+ */
+#ifndef DEVNS_MNTNS_H
+#define DEVNS_MNTNS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "util/report.h"
+
+struct mntns_spec {
+	const char *base_path;	 /* BasePath, absolute, must exist */
+	uint32_t job_id;
+	const char *const *dirs; /* private dirs, NULL-terminated */
+	bool shared;		 /* keep host mount events flowing in (slave) */
+	uint64_t shm_size;	 /* bytes for the /dev/shm tmpfs, 0 = default */
+	uint64_t tmp_size;	 /* bytes: /tmp is a tmpfs of that size, 0 = disk */
+};
+
+/*
+ * Make and pin the namespace of spec->job_id.  On failure nothing is left
+ * behind (no mount, no directory), errno is set and rep (may be NULL)
+ * says which step failed.
+ */
+int mntns_create(const struct mntns_spec *spec, struct report *rep);
+
+/*
+ * Open the pin of a job's namespace (O_RDONLY|O_CLOEXEC), for setns(2) or to
+ * hand to pam_slurm_adopt.  Returns an fd or -1 with errno set.
+ */
+int mntns_open(const char *base_path, uint32_t job_id);
+
+/*
+ * Move the calling process into the job's namespace.  The caller must be
+ * single-threaded (setns fails with EINVAL otherwise).  Returns 0 or -1.
+ */
+int mntns_join(const char *base_path, uint32_t job_id);
+
+/*
+ * Tear down a job's namespace: unpin it and remove the job's directory
+ * without following any link the job left behind.  Absent pieces are not an
+ * error, so it is safe to call twice.  Returns 0 or -1 with errno set.
+ */
+int mntns_delete(const char *base_path, uint32_t job_id);
+
+/* True when BasePath/<jobid> holds a pinned namespace. */
+bool mntns_exists(const char *base_path, uint32_t job_id);
+
+/*
+ * Parse a directory entry name of BasePath as a job id.  Returns 0 and sets
+ * *job_id for names made by mntns_create, -1 for anything else.
+ */
+int mntns_parse_job_dir(const char *name, uint32_t *job_id);
+
+#endif /* DEVNS_MNTNS_H */

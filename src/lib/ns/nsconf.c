@@ -1,0 +1,994 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * nsconf.c - parse namespace.conf into a struct nsconf for one node.
+ *
+ * The text is read twice.  Pass 1 checks every line (so an error anywhere
+ * fails every node alike, whichever lines apply to it) and applies the
+ * global lines in order; pass 2 applies the NodeName lines that name this
+ * node, in order.  So a later line wins over an earlier one of its kind,
+ * and a matching NodeName line wins over global lines wherever it stands.
+ *
+ * A logical line is read into a buffer that remembers, for each character,
+ * its physical line: after a '\' continuation an error still points at the
+ * line that holds the offending key.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/hostmatch.h"
+#include "dev/devpolicy.h"
+#include "ns/nsconf.h"
+#include "util/report.h"
+
+/* A namespace.conf is a few lines; anything this big is a mistake. */
+#define NSCONF_MAX_SIZE (1024 * 1024)
+
+enum key {
+	KEY_BASE_PATH,
+	KEY_AUTO_BASE_PATH,
+	KEY_DIRS,
+	KEY_INIT_SCRIPT,
+	KEY_SHARED,
+	KEY_SHM_SIZE,
+	KEY_TMP_SIZE,
+	KEY_DEVICE_POLICY,
+	KEY_DEVICE_ALLOW,
+	KEY_COUNT
+};
+
+/* The reader's place in the text and the logical line it last read. */
+struct reader {
+	const char *next; /* first character not read yet */
+	int line;         /* number of the last physical line read */
+	char *buf;        /* the logical line, comments and joins removed */
+	int *lines;       /* physical line of each character of buf */
+	size_t len;
+	size_t cap;
+	unsigned char bad_byte; /* the control byte that stopped it, if any */
+	int bad_column;         /* and its column in line, from 1 */
+};
+
+struct parser {
+	const char *name;     /* the file, for messages */
+	const char *nodename; /* NULL: no NodeName line applies */
+	struct report *rep;
+	int line;             /* line of the key being handled */
+	bool pass2;           /* reading the NodeName lines for this node */
+	struct nsconf *conf;  /* the result */
+	unsigned set;         /* keys set in conf, one bit per enum key */
+	int base_path_line;   /* where conf's BasePath and Dirs were set */
+	int dirs_line;
+};
+
+typedef int (*key_parse_fn)(struct parser *p, struct nsconf *c,
+			    const char *key, const char *value);
+
+struct key_def {
+	const char *name;
+	key_parse_fn parse;
+};
+
+static const char *const default_dirs[] = { "/tmp", "/dev/shm", NULL };
+static const char *const shared_dirs[] = NSCONF_SHARED_DIRS;
+
+/* ---- messages -------------------------------------------------------- */
+
+/* Report an error on the current line.  Returns -1 with errno = EINVAL. */
+__attribute__((format(printf, 2, 3)))
+static int parse_error(struct parser *p, const char *fmt, ...)
+{
+	char msg[REPORT_MSG_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	errno = EINVAL;
+	return report_error(p->rep, "%s:%d: %s", p->name, p->line, msg);
+}
+
+/* Report an error about the file as a whole; errno is left alone. */
+__attribute__((format(printf, 3, 4)))
+static void file_error(const char *name, struct report *rep,
+		       const char *fmt, ...)
+{
+	char msg[REPORT_MSG_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	report_error(rep, "%s: %s", name, msg);
+}
+
+/* ---- the struct ------------------------------------------------------ */
+
+static void dirs_free(char **dirs)
+{
+	size_t i;
+
+	for (i = 0; dirs && dirs[i]; i++)
+		free(dirs[i]);
+	free(dirs);
+}
+
+/* Free what c holds and reset it to the defaults of an empty file. */
+static void conf_clear(struct nsconf *c)
+{
+	free(c->base_path);
+	dirs_free(c->dirs);
+	free(c->init_script);
+	free(c->device_allow);
+	free(c->device_allow_file);
+	memset(c, 0, sizeof(*c));
+}
+
+void nsconf_free(struct nsconf *conf)
+{
+	if (!conf)
+		return;
+	conf_clear(conf);
+	free(conf);
+}
+
+int nsconf_backing_name(const char *dir, char *buf, size_t len)
+{
+	size_t n, i;
+
+	if (!dir || !buf || dir[0] != '/')
+		goto invalid;
+	n = strlen(dir + 1);
+	if (n > NAME_MAX || n >= len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		buf[i] = dir[i + 1] == '/' ? '_' : dir[i + 1];
+	buf[n] = '\0';
+	if (!n || !strcmp(buf, ".") || !strcmp(buf, "..")
+	    || !strcmp(buf, NSCONF_PIN_NAME))
+		goto invalid;
+	return 0;
+invalid:
+	errno = EINVAL;
+	return -1;
+}
+
+/* ---- values ---------------------------------------------------------- */
+
+/* Tell whether path is dir or below it (both normalised). */
+static bool path_within(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return !strncmp(path, dir, n) && (path[n] == '\0' || path[n] == '/');
+}
+
+/*
+ * Check that path is absolute, has no "." or ".." component and is not
+ * "/", and return a copy without repeated or trailing slashes.
+ * Returns NULL with errno set (and a message for EINVAL).
+ */
+static char *path_normalize(struct parser *p, const char *key,
+			    const char *path)
+{
+	const char *s = path;
+	char *out, *o;
+	size_t n;
+
+	if (path[0] != '/') {
+		parse_error(p, "%s: \"%s\" is not an absolute path", key, path);
+		return NULL;
+	}
+	if (!(out = o = malloc(strlen(path) + 1)))
+		return NULL;
+	while (*s) {
+		while (*s == '/')
+			s++;
+		if (!*s)
+			break;
+		n = strcspn(s, "/");
+		if ((n == 1 && s[0] == '.') || (n == 2 && !strncmp(s, "..", 2))) {
+			parse_error(p, "%s: \"%s\" has a \".\" or \"..\" component",
+				    key, path);
+			goto error;
+		}
+		*o++ = '/';
+		memcpy(o, s, n);
+		o += n;
+		s += n;
+	}
+	*o = '\0';
+	if (o == out) {
+		parse_error(p, "%s: \"/\" is not allowed", key);
+		goto error;
+	}
+	return out;
+error:
+	free(out);
+	return NULL;
+}
+
+/* Replace *field with the normalised path value. */
+static int path_set(struct parser *p, char **field, const char *key,
+		    const char *value)
+{
+	char *path = path_normalize(p, key, value);
+
+	if (!path)
+		return -1;
+	free(*field);
+	*field = path;
+	return 0;
+}
+
+static int bool_parse(struct parser *p, bool *field, const char *key,
+		      const char *value)
+{
+	static const char *const yes[] = { "yes", "true", "1", NULL };
+	static const char *const no[] = { "no", "false", "0", NULL };
+	int i;
+
+	for (i = 0; yes[i]; i++) {
+		if (!strcasecmp(value, yes[i])) {
+			*field = true;
+			return 0;
+		}
+	}
+	for (i = 0; no[i]; i++) {
+		if (!strcasecmp(value, no[i])) {
+			*field = false;
+			return 0;
+		}
+	}
+	return parse_error(p, "%s: invalid boolean \"%s\" (use yes or no)",
+			   key, value);
+}
+
+/*
+ * Read a size: digits, then optionally K, M, G or T (powers of 1024),
+ * then optionally B (or iB after a unit).  Returns 0, or -1 when the text
+ * is not such a size or does not fit 64 bits.
+ */
+static int size_parse(const char *s, uint64_t *bytes)
+{
+	static const char units[] = "KMGT";
+	unsigned long long n;
+	const char *u;
+	uint64_t mult = 1;
+	char *end;
+
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	n = strtoull(s, &end, 10);
+	if (errno)
+		return -1;
+	if (*end && (u = strchr(units, toupper((unsigned char)*end)))) {
+		mult = (uint64_t)1 << (10 * (u - units + 1));
+		end++;
+		/* "KiB": the i only before a B. */
+		if (*end == 'i') {
+			if (toupper((unsigned char)end[1]) != 'B')
+				return -1;
+			end++;
+		}
+	}
+	if (toupper((unsigned char)*end) == 'B')
+		end++;
+	if (*end || n > UINT64_MAX / mult)
+		return -1;
+	*bytes = n * mult;
+	return 0;
+}
+
+/* ---- keys ------------------------------------------------------------ */
+
+/*
+ * Jobs' directories under BasePath must be out of every user's reach: in a
+ * world-writable sticky directory a user could make the path first, or
+ * replace a component, and steer root's mounts and removals.
+ */
+static int key_base_path(struct parser *p, struct nsconf *c, const char *key,
+			 const char *value)
+{
+	char *path;
+	int i;
+
+	if (!strcasecmp(value, "none")) {
+		free(c->base_path);
+		c->base_path = NULL;
+		return 0;
+	}
+	if (!(path = path_normalize(p, key, value)))
+		return -1;
+	for (i = 0; shared_dirs[i]; i++) {
+		if (!strcmp(path, shared_dirs[i])) {
+			free(path);
+			return parse_error(p, "%s: \"%s\" is %s, which every "
+					   "user can write to (use a directory "
+					   "only root can write to, such as "
+					   "/var/tmp/devns or "
+					   "/var/spool/slurm/devns)", key,
+					   value, shared_dirs[i]);
+		}
+	}
+	free(c->base_path);
+	c->base_path = path;
+	return 0;
+}
+
+static int key_auto_base_path(struct parser *p, struct nsconf *c,
+			      const char *key, const char *value)
+{
+	return bool_parse(p, &c->auto_base_path, key, value);
+}
+
+/* Tell whether dirs[0..n) already holds path. */
+static bool dirs_have(char **dirs, size_t n, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!strcmp(dirs[i], path))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Check the spelling of one Dirs entry beyond what path_normalize() does:
+ * it is written as mntns will use it, so no doubled or trailing slash.
+ */
+static int dir_spelling_check(struct parser *p, const char *key,
+			      const char *item)
+{
+	size_t len = strlen(item);
+
+	if (item[0] != '/')
+		return parse_error(p, "%s: \"%s\" is not an absolute path", key,
+				   item);
+	if (strstr(item, "//"))
+		return parse_error(p, "%s: \"%s\" has a doubled slash", key,
+				   item);
+	if (len > 1 && item[len - 1] == '/')
+		return parse_error(p, "%s: \"%s\" ends with a slash", key, item);
+	return 0;
+}
+
+/*
+ * Check that dirs[n], added after dirs[0..n), gets a backing directory of
+ * its own in BasePath/<jobid>: a valid name, not the pin's, not another
+ * entry's ("/var/tmp" and "/var_tmp" would share one directory).
+ */
+static int dir_backing_check(struct parser *p, const char *key, char **dirs,
+			     size_t n)
+{
+	char name[NAME_MAX + 1], other[NAME_MAX + 1];
+	size_t i;
+
+	if (nsconf_backing_name(dirs[n], name, sizeof(name)) < 0) {
+		if (errno == ENAMETOOLONG)
+			return parse_error(p, "%s: \"%s\" is too long: its "
+					   "backing directory name would "
+					   "exceed %d bytes", key, dirs[n],
+					   NAME_MAX);
+		return parse_error(p, "%s: \"%s\" cannot be a private "
+				   "directory: its backing directory name "
+				   "\"%s\" is reserved (%s is the namespace "
+				   "pin)", key, dirs[n], dirs[n] + 1,
+				   NSCONF_PIN_NAME);
+	}
+	for (i = 0; i < n; i++) {
+		if (nsconf_backing_name(dirs[i], other, sizeof(other)) == 0
+		    && !strcmp(name, other))
+			return parse_error(p, "%s: \"%s\" and \"%s\" would "
+					   "share the backing directory \"%s\"",
+					   key, dirs[i], dirs[n], name);
+	}
+	return 0;
+}
+
+/* Check one Dirs entry and add it as dirs[*n].  Returns 0 or -1. */
+static int dir_add(struct parser *p, const char *key, const char *item,
+		   char **dirs, size_t *n)
+{
+	char *path;
+
+	if (dir_spelling_check(p, key, item) < 0)
+		return -1;
+	if (!(path = path_normalize(p, key, item)))
+		return -1;
+	if (dirs_have(dirs, *n, path)) {
+		free(path);
+		return parse_error(p, "%s: \"%s\" is listed twice", key, item);
+	}
+	dirs[*n] = path;
+	if (dir_backing_check(p, key, dirs, *n) < 0)
+		return -1; /* dirs[*n] is freed with dirs */
+	(*n)++;
+	return 0;
+}
+
+static int key_dirs(struct parser *p, struct nsconf *c, const char *key,
+		    const char *value)
+{
+	size_t n = 0, max = 1;
+	const char *s;
+	char **dirs;
+	char *item = NULL;
+
+	for (s = value; *s; s++)
+		max += *s == ',';
+	/* mntns plans every mount before fork(), in a fixed array. */
+	if (max > NSCONF_MAX_DIRS)
+		return parse_error(p, "%s: %zu entries in \"%s\", at most %d "
+				   "are supported", key, max, value,
+				   NSCONF_MAX_DIRS);
+	if (!(dirs = calloc(max + 1, sizeof(*dirs))))
+		return -1;
+	for (s = value; ; s++) {
+		size_t len = strcspn(s, ",");
+
+		if (len == 0) {
+			parse_error(p, "%s: empty entry in \"%s\"", key, value);
+			goto error;
+		}
+		if (!(item = strndup(s, len)))
+			goto error;
+		if (dir_add(p, key, item, dirs, &n) < 0)
+			goto error;
+		free(item);
+		item = NULL;
+		s += len;
+		if (!*s)
+			break;
+	}
+	dirs_free(c->dirs);
+	c->dirs = dirs;
+	return 0;
+error:
+	free(item);
+	dirs_free(dirs);
+	return -1;
+}
+
+static int key_init_script(struct parser *p, struct nsconf *c,
+			   const char *key, const char *value)
+{
+	return path_set(p, &c->init_script, key, value);
+}
+
+static int key_shared(struct parser *p, struct nsconf *c, const char *key,
+		      const char *value)
+{
+	return bool_parse(p, &c->shared, key, value);
+}
+
+static int size_set(struct parser *p, uint64_t *field, const char *key,
+		    const char *value)
+{
+	if (size_parse(value, field) == 0)
+		return 0;
+	if (strchr(value, '%'))
+		return parse_error(p, "%s: invalid size \"%s\" (percentages "
+				   "are not supported)", key, value);
+	return parse_error(p, "%s: invalid size \"%s\"", key, value);
+}
+
+static int key_shm_size(struct parser *p, struct nsconf *c, const char *key,
+			const char *value)
+{
+	return size_set(p, &c->shm_size, key, value);
+}
+
+static int key_tmp_size(struct parser *p, struct nsconf *c, const char *key,
+			const char *value)
+{
+	return size_set(p, &c->tmp_size, key, value);
+}
+
+static int key_device_policy(struct parser *p, struct nsconf *c,
+			     const char *key, const char *value)
+{
+	if (devpolicy_mode_parse(value, &c->device_policy) == 0)
+		return 0;
+	return parse_error(p, "%s: invalid policy \"%s\" (use auto, closed "
+			   "or strict)", key, value);
+}
+
+/*
+ * Kept raw: it is resolved with this node's devices when the policy is
+ * loaded (devpolicy_load).  Its syntax is checked here, on pass 1, which
+ * sees every line once: a typo on another node's line must stop this
+ * slurmd too, as every other error in the file does, not wait for that
+ * node to start.  Devices are not looked at: this node need not have them.
+ */
+static int key_device_allow(struct parser *p, struct nsconf *c,
+			    const char *key, const char *value)
+{
+	char *allow, *file;
+
+	struct report check;
+
+	(void)key;
+	report_init(&check, NULL, NULL);
+	if (!p->pass2 && devpolicy_check_allow(value, &check) < 0)
+		return errno == ENOMEM ? -1 : parse_error(p, "%s", check.msg);
+	allow = strdup(value);
+	file = strdup(p->name);
+	if (!allow || !file) {
+		free(allow);
+		free(file);
+		return -1;
+	}
+	free(c->device_allow);
+	free(c->device_allow_file);
+	c->device_allow = allow;
+	c->device_allow_file = file;
+	c->device_allow_line = p->line;
+	return 0;
+}
+
+/* Indexed by enum key. */
+static const struct key_def keys[KEY_COUNT] = {
+	[KEY_BASE_PATH] = { "BasePath", key_base_path },
+	[KEY_AUTO_BASE_PATH] = { "AutoBasePath", key_auto_base_path },
+	[KEY_DIRS] = { "Dirs", key_dirs },
+	[KEY_INIT_SCRIPT] = { "InitScript", key_init_script },
+	[KEY_SHARED] = { "Shared", key_shared },
+	[KEY_SHM_SIZE] = { "ShmSize", key_shm_size },
+	[KEY_TMP_SIZE] = { "TmpSize", key_tmp_size },
+	[KEY_DEVICE_POLICY] = { "DevicePolicy", key_device_policy },
+	[KEY_DEVICE_ALLOW] = { "DeviceAllow", key_device_allow },
+};
+
+/* Returns the key called name (any case), or KEY_COUNT if none is. */
+static enum key key_find(const char *name)
+{
+	int k;
+
+	for (k = 0; k < KEY_COUNT; k++) {
+		if (!strcasecmp(name, keys[k].name))
+			break;
+	}
+	return (enum key)k;
+}
+
+/* ---- reading lines --------------------------------------------------- */
+
+static int reader_append(struct reader *r, char c, int line)
+{
+	if (r->len == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 256;
+		char *buf = realloc(r->buf, cap);
+		int *lines;
+
+		if (!buf)
+			return -1;
+		r->buf = buf;
+		if (!(lines = realloc(r->lines, cap * sizeof(*lines))))
+			return -1;
+		r->lines = lines;
+		r->cap = cap;
+	}
+	r->buf[r->len] = c;
+	r->lines[r->len] = line;
+	r->len++;
+	return 0;
+}
+
+/*
+ * Check the byte at s of the physical line that starts at line.  Control
+ * bytes could hide text from whoever reads the file or a log (an escape
+ * sequence, a carriage return that rewrites the line), so only a tab
+ * outside quotes and the carriage return of a CRLF line end are allowed.
+ * Returns 0, or -1 with errno = EINVAL and the byte recorded in r.
+ */
+static int reader_byte_check(struct reader *r, const char *line,
+			     const char *s, bool quoted)
+{
+	unsigned char c = (unsigned char)*s;
+
+	if (c >= 0x20 && c != 0x7f)
+		return 0;
+	if (c == '\t' && !quoted)
+		return 0;
+	if (c == '\r' && (s[1] == '\n' || s[1] == '\0'))
+		return 0;
+	r->bad_byte = c;
+	r->bad_column = (int)(s - line) + 1;
+	errno = EINVAL;
+	return -1;
+}
+
+/*
+ * Append the physical line at r->next to the logical line, without its
+ * comment (a '#' outside quotes) and trailing white space.  Returns 1 when
+ * it ends with a '\' continuation (removed), 0 when not, -1 on ENOMEM or,
+ * with errno = EINVAL, on a control byte anywhere in the line.
+ */
+static int reader_physical(struct reader *r, bool *in_quote)
+{
+	const char *s = r->next;
+	size_t start = r->len;
+
+	r->line++;
+	for (; *s && *s != '\n'; s++) {
+		if (reader_byte_check(r, r->next, s, *in_quote) < 0)
+			return -1;
+		if (*s == '"')
+			*in_quote = !*in_quote;
+		else if (*s == '#' && !*in_quote)
+			break;
+		if (reader_append(r, *s, r->line) < 0)
+			return -1;
+	}
+	for (; *s && *s != '\n'; s++) { /* the comment */
+		if (reader_byte_check(r, r->next, s, false) < 0)
+			return -1;
+	}
+	r->next = *s ? s + 1 : s;
+	while (r->len > start && isspace((unsigned char)r->buf[r->len - 1]))
+		r->len--;
+	if (r->len > start && r->buf[r->len - 1] == '\\') {
+		r->len--;
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Read the next logical line into r->buf (NUL-terminated).
+ * Returns 1, 0 at the end of the text, -1 with errno = ENOMEM, or EINVAL
+ * for a control byte (see reader_byte_check()).
+ */
+static int reader_next(struct reader *r)
+{
+	bool in_quote = false;
+	int more;
+
+	if (!*r->next)
+		return 0;
+	r->len = 0;
+	do {
+		if ((more = reader_physical(r, &in_quote)) < 0)
+			return -1;
+	} while (more && *r->next);
+	if (reader_append(r, '\0', r->line) < 0)
+		return -1;
+	return 1;
+}
+
+/* ---- tokens ---------------------------------------------------------- */
+
+struct token {
+	char *key;   /* NULL: no more tokens on the line */
+	char *value; /* unquoted */
+};
+
+/*
+ * Cut the next Key=Value pair out of the logical line at *s, in place, and
+ * set p->line to the line that holds it.  Returns 0, or -1 after reporting
+ * a malformed pair.
+ */
+static int token_next(struct parser *p, struct reader *r, char **s,
+		      struct token *t)
+{
+	char *c = *s, *q;
+
+	while (isspace((unsigned char)*c))
+		c++;
+	t->key = t->value = NULL;
+	if (!*c)
+		return 0;
+	p->line = r->lines[c - r->buf];
+	t->key = c;
+	c += strcspn(c, "=\" \t\r\n\v\f");
+	if (*c != '=')
+		return parse_error(p, "expected Key=Value, got \"%.*s\"",
+				   (int)strcspn(t->key, " \t\r\n\v\f"), t->key);
+	if (c == t->key)
+		return parse_error(p, "missing key before \"%.*s\"",
+				   (int)strcspn(c, " \t\r\n\v\f"), c);
+	*c++ = '\0';
+	if (*c == '"') {
+		t->value = ++c;
+		if (!(q = strchr(c, '"')))
+			return parse_error(p, "%s: unterminated quote", t->key);
+		*q = '\0';
+		c = q + 1;
+		if (*c && !isspace((unsigned char)*c))
+			return parse_error(p, "%s: text after the closing quote",
+					   t->key);
+	} else {
+		t->value = c;
+		c += strcspn(c, "\" \t\r\n\v\f");
+		if (*c == '"')
+			return parse_error(p, "%s: unexpected quote in value",
+					   t->key);
+	}
+	if (*c)
+		*c++ = '\0';
+	*s = c;
+	return 0;
+}
+
+/* ---- lines ----------------------------------------------------------- */
+
+/*
+ * Handle the NodeName=value that starts a line.  Sets *applies when the
+ * node is named.  Returns 0, or -1 after reporting a bad hostlist, or with
+ * errno = ENOMEM.
+ */
+static int nodename_check(struct parser *p, const char *value, bool *applies)
+{
+	int rc = 0;
+
+	if (hostmatch_validate(value) < 0)
+		return parse_error(p, "NodeName: invalid hostlist \"%s\"", value);
+	/* Out of memory must fail the file, not skip the node's line. */
+	if (p->nodename && (rc = hostmatch_match(value, p->nodename)) < 0)
+		return -1;
+	*applies = rc == 1;
+	return 0;
+}
+
+/* Note that key k of the current line now holds in the result. */
+static void key_applied(struct parser *p, enum key k)
+{
+	p->set |= 1u << k;
+	if (k == KEY_BASE_PATH)
+		p->base_path_line = p->line;
+	else if (k == KEY_DIRS)
+		p->dirs_line = p->line;
+}
+
+/*
+ * Parse one logical line.  target receives its settings, or is NULL when
+ * only NodeName lines that name this node are wanted (pass 2); node_scratch
+ * takes the settings of NodeName lines in pass 1, which are only checked.
+ * Returns 0, or -1 with errno set (and a message for EINVAL).
+ */
+static int line_parse(struct parser *p, struct reader *r, bool pass2,
+		      struct nsconf *scratch)
+{
+	struct nsconf *target = pass2 ? NULL : p->conf;
+	unsigned seen = 0;
+	struct token t;
+	char *s = r->buf;
+	bool first = true, applies = false;
+	enum key k;
+
+	for (;; first = false) {
+		if (token_next(p, r, &s, &t) < 0)
+			return -1;
+		if (!t.key)
+			return 0;
+		if (!strcasecmp(t.key, "NodeName")) {
+			if (!first)
+				return parse_error(p, "NodeName must be the "
+						   "first key of its line");
+			if (nodename_check(p, t.value, &applies) < 0)
+				return -1;
+			target = pass2 ? (applies ? p->conf : NULL) : scratch;
+			continue;
+		}
+		if (!target)
+			return 0; /* pass 2: a line for others, or global */
+		if ((k = key_find(t.key)) == KEY_COUNT)
+			return parse_error(p, "unknown key \"%s\"", t.key);
+		if (seen & (1u << k))
+			return parse_error(p, "duplicate key \"%s\"",
+					   keys[k].name);
+		seen |= 1u << k;
+		if (!*t.value)
+			return parse_error(p, "%s: empty value", keys[k].name);
+		if (keys[k].parse(p, target, keys[k].name, t.value) < 0)
+			return -1;
+		if (target == p->conf)
+			key_applied(p, k);
+	}
+}
+
+/* Run one pass over text.  Returns 0, or -1 with errno set. */
+static int text_parse(struct parser *p, const char *text, bool pass2)
+{
+	struct reader r = { .next = text };
+	struct nsconf scratch = { .base_path = NULL };
+	int rc;
+
+	p->pass2 = pass2;
+	while ((rc = reader_next(&r)) > 0) {
+		rc = line_parse(p, &r, pass2, &scratch);
+		conf_clear(&scratch);
+		if (rc < 0)
+			break;
+	}
+	if (rc < 0 && errno == EINVAL && r.bad_column) {
+		p->line = r.line;
+		parse_error(p, "control character 0x%02x in column %d",
+			    r.bad_byte, r.bad_column);
+	}
+	free(r.buf);
+	free(r.lines);
+	return rc;
+}
+
+/*
+ * BasePath must not be in a private directory of the job: it would be a
+ * backing directory's neighbour in a directory users write to, and hidden
+ * under the job's own mount.  Checked on the result, since BasePath and
+ * Dirs may come from different lines.
+ */
+static int base_path_dirs_check(struct parser *p)
+{
+	const char *base = p->conf->base_path;
+	size_t i;
+
+	for (i = 0; base && p->conf->dirs[i]; i++) {
+		if (!path_within(base, p->conf->dirs[i]))
+			continue;
+		p->line = p->base_path_line;
+		if (p->dirs_line)
+			return parse_error(p, "BasePath: \"%s\" is in \"%s\", "
+					   "a private directory of Dirs (line "
+					   "%d)", base, p->conf->dirs[i],
+					   p->dirs_line);
+		return parse_error(p, "BasePath: \"%s\" is in \"%s\", a "
+				   "private directory of the default Dirs",
+				   base, p->conf->dirs[i]);
+	}
+	return 0;
+}
+
+/* Fill in what no line set; BasePath must have been. */
+static int conf_finish(struct parser *p)
+{
+	size_t i;
+
+	if (!(p->set & (1u << KEY_BASE_PATH))) {
+		file_error(p->name, p->rep, "BasePath is not set%s%s "
+			   "(use BasePath=none for no per-job directory)",
+			   p->nodename ? " for node " : "",
+			   p->nodename ? p->nodename : "");
+		errno = EINVAL;
+		return -1;
+	}
+	if (!p->conf->dirs) {
+		if (!(p->conf->dirs = calloc(sizeof(default_dirs)
+					     / sizeof(*default_dirs),
+					     sizeof(char *))))
+			return -1;
+		for (i = 0; default_dirs[i]; i++) {
+			if (!(p->conf->dirs[i] = strdup(default_dirs[i])))
+				return -1;
+		}
+	}
+	return base_path_dirs_check(p);
+}
+
+struct nsconf *nsconf_parse(const char *text, const char *name,
+			    const char *nodename, struct report *rep)
+{
+	struct parser p = {
+		.name = name ? name : "namespace.conf",
+		.nodename = nodename,
+		.rep = rep,
+	};
+
+	if (!text) {
+		file_error(p.name, rep, "no text");
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!(p.conf = calloc(1, sizeof(*p.conf))))
+		goto error;
+	if (text_parse(&p, text, false) < 0 || text_parse(&p, text, true) < 0
+	    || conf_finish(&p) < 0)
+		goto error;
+	return p.conf;
+error:
+	if (errno == ENOMEM)
+		file_error(p.name, rep, "out of memory");
+	{
+		int saved = errno;
+
+		nsconf_free(p.conf);
+		errno = saved;
+	}
+	return NULL;
+}
+
+/*
+ * Read the whole file at path into a NUL-terminated string.
+ * Returns it, or NULL with errno set and a message in rep.
+ */
+static char *file_read(const char *path, struct report *rep)
+{
+	struct stat st;
+	char *text = NULL;
+	ssize_t n;
+	size_t len = 0;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		file_error(path, rep, "cannot open: %s", strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) < 0)
+		goto error;
+	if (!S_ISREG(st.st_mode)) {
+		errno = EINVAL;
+		file_error(path, rep, "not a regular file");
+		goto out;
+	}
+	if (st.st_size > NSCONF_MAX_SIZE) {
+		errno = EFBIG;
+		file_error(path, rep, "larger than %d bytes",
+			   NSCONF_MAX_SIZE);
+		goto out;
+	}
+	if (!(text = malloc(NSCONF_MAX_SIZE + 1)))
+		goto error;
+	/* Read to EOF, not st_size: the file may change meanwhile. */
+	while ((n = read(fd, text + len, NSCONF_MAX_SIZE + 1 - len)) > 0)
+		len += (size_t)n;
+	if (n < 0)
+		goto error;
+	if (len > NSCONF_MAX_SIZE) {
+		errno = EFBIG;
+		file_error(path, rep, "larger than %d bytes",
+			   NSCONF_MAX_SIZE);
+		goto out;
+	}
+	text[len] = '\0';
+	if (strlen(text) != len) {
+		errno = EINVAL;
+		file_error(path, rep, "contains a NUL byte");
+		goto out;
+	}
+	close(fd);
+	return text;
+error:
+	file_error(path, rep, "cannot read: %s", strerror(errno));
+out:
+	{
+		int saved = errno;
+
+		free(text);
+		close(fd);
+		errno = saved;
+	}
+	return NULL;
+}
+
+struct nsconf *nsconf_load(const char *path, const char *nodename,
+			   struct report *rep)
+{
+	struct nsconf *conf;
+	char *text;
+	int saved;
+
+	if (!path) {
+		errno = EINVAL;
+		file_error("namespace.conf", rep, "no path");
+		return NULL;
+	}
+	if (!(text = file_read(path, rep)))
+		return NULL;
+	conf = nsconf_parse(text, path, nodename, rep);
+	saved = errno;
+	free(text);
+	errno = saved;
+	return conf;
+}

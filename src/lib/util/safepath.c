@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * safepath.c - resolve and check absolute paths without following links.
+ *
+ * Each walk holds the fd of the directory it has checked and opens the next
+ * component relative to it with O_NOFOLLOW: the kernel refuses a symlink
+ * there, so what is checked is what the next step uses.  The component is
+ * inspected with fstat() on the new fd, never by path.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/report.h"
+#include "util/safepath.h"
+
+/* One walk over a path: the copy it cuts up and where it stands. */
+struct walk {
+	char buf[PATH_MAX];
+	char *next;		/* start of the next component, or NULL */
+	int fd;			/* the directory checked last */
+};
+
+static bool component_ok(const char *c, size_t len)
+{
+	if (len == 0 || len > NAME_MAX)
+		return false;
+	return !(c[0] == '.' && (len == 1 || (len == 2 && c[1] == '.')));
+}
+
+/* Syntax only: absolute, components non-empty and not "." or "..". */
+static bool path_ok(const char *path)
+{
+	const char *c, *slash;
+
+	if (!path || path[0] != '/' || strlen(path) >= PATH_MAX)
+		return false;
+	if (path[1] == '\0')
+		return true;
+	for (c = path + 1; ; c = slash + 1) {
+		slash = strchr(c, '/');
+		if (!component_ok(c, slash ? (size_t)(slash - c) : strlen(c)))
+			return false;
+		if (!slash)
+			return true;
+	}
+}
+
+static int walk_start(struct walk *w, const char *path)
+{
+	if (!path_ok(path)) {
+		errno = EINVAL;
+		return -1;
+	}
+	strcpy(w->buf, path);
+	w->next = w->buf[1] ? w->buf + 1 : NULL;
+	w->fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	return w->fd < 0 ? -1 : 0;
+}
+
+/* Cut the next component out of the buffer; NULL at the end. */
+static const char *walk_name(struct walk *w)
+{
+	char *name = w->next, *slash;
+
+	if (!name)
+		return NULL;
+	slash = strchr(name, '/');
+	if (slash)
+		*slash = '\0';
+	w->next = slash ? slash + 1 : NULL;
+	return name;
+}
+
+/* Step into name below the current directory; it must be a directory. */
+static int walk_step(struct walk *w, const char *name)
+{
+	struct stat st;
+	int fd = openat(w->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0) {
+		int saved = errno;
+
+		close(fd);
+		errno = saved;
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		close(fd);
+		errno = S_ISLNK(st.st_mode) ? ELOOP : ENOTDIR;
+		return -1;
+	}
+	close(w->fd);
+	w->fd = fd;
+	return 0;
+}
+
+static void walk_abort(struct walk *w)
+{
+	int saved = errno;
+
+	if (w->fd >= 0)
+		close(w->fd);
+	w->fd = -1;
+	errno = saved;
+}
+
+int safepath_open(const char *path)
+{
+	struct walk w;
+	const char *name;
+
+	if (walk_start(&w, path) < 0)
+		return -1;
+	while ((name = walk_name(&w)))
+		if (walk_step(&w, name) < 0) {
+			walk_abort(&w);
+			return -1;
+		}
+	return w.fd;
+}
+
+/* "WHAT: strerror", or "WHAT is a symbolic link"; -1 with errno. */
+static int fail(struct report *rep, int errnum, const char *what)
+{
+	if (errnum == ELOOP) {
+		errno = errnum;
+		return report_error(rep, "%s is a symbolic link", what);
+	}
+	return report_errno(rep, errnum, "%s", what);
+}
+
+/* The ownership rule for one checked directory; see the header. */
+static int check_dir(int fd, const char *shown, bool last,
+		     struct report *rep)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return fail(rep, errno, shown);
+	if (st.st_uid != 0) {
+		errno = EPERM;
+		return report_error(rep, "%s is not owned by root (uid %u)",
+				    shown, (unsigned)st.st_uid);
+	}
+	if (!(st.st_mode & (S_IWGRP | S_IWOTH)))
+		return 0;
+	if (last || !(st.st_mode & S_ISVTX)) {
+		errno = EPERM;
+		return report_error(rep, "%s is writable by %s (mode %04o)%s",
+			shown, st.st_mode & S_IWOTH ? "others" : "its group",
+			(unsigned)(st.st_mode & 07777),
+			last && (st.st_mode & S_ISVTX) ?
+			": a shared directory cannot hold job directories" : "");
+	}
+	return 0;	/* sticky: the next component must be root's, checked next */
+}
+
+/* Walk path; with mode != 0 create what is missing. */
+static int walk_private(const char *path, mode_t mode, struct report *rep)
+{
+	char shown[PATH_MAX];
+	const char *name;
+	struct walk w;
+
+	if (walk_start(&w, path) < 0)
+		return fail(rep, errno, path);
+	if (check_dir(w.fd, "/", !w.next, rep) < 0)
+		goto error;
+	while ((name = walk_name(&w))) {
+		/* path up to and including this component, for messages */
+		snprintf(shown, sizeof(shown), "%.*s",
+			 (int)(name - w.buf + strlen(name)), path);
+		/*
+		 * A directory root just made cannot be swapped by a user even
+		 * in a sticky parent, so fixing its mode by name is safe.
+		 */
+		if (mode && mkdirat(w.fd, name, mode) == 0 &&
+		    fchmodat(w.fd, name, mode, 0) < 0) {
+			fail(rep, errno, shown);
+			goto error;
+		}
+		if (walk_step(&w, name) < 0) {
+			fail(rep, errno, shown);
+			goto error;
+		}
+		if (check_dir(w.fd, shown, !w.next, rep) < 0)
+			goto error;
+	}
+	close(w.fd);
+	return 0;
+error:
+	walk_abort(&w);
+	return -1;
+}
+
+int safepath_check_private(const char *path, struct report *rep)
+{
+	return walk_private(path, 0, rep);
+}
+
+int safepath_make_private(const char *path, mode_t mode, struct report *rep)
+{
+	return walk_private(path, mode & 07777 ? mode & 07777 : 0755, rep);
+}

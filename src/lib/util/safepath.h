@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * safepath.h - resolve and check absolute paths without following links.
+ *
+ * Root acts on paths that users can influence: a Dirs entry such as
+ * /var/tmp/job lives in a world-writable parent where anyone can plant a
+ * symlink, and a mount onto a path follows every link in it.  These
+ * functions walk a path one component at a time with O_NOFOLLOW, so a link
+ * anywhere makes the walk fail (ELOOP) instead of redirecting it, and hand
+ * back an fd of the directory they checked: the caller then acts on that fd
+ * (mount onto it, create below it), never on the path again.
+ *
+ * Paths must be absolute and normal: no empty, "." or ".." components, no
+ * trailing slash (EINVAL otherwise).  Nothing here allocates memory, so
+ * safepath_open() may be called in a child between fork() and exec().
+ */
+#ifndef DEVNS_SAFEPATH_H
+#define DEVNS_SAFEPATH_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "util/report.h"
+
+/*
+ * Open the directory at path, walking from "/" with O_PATH|O_NOFOLLOW on
+ * every component.  Returns an O_PATH|O_DIRECTORY|O_CLOEXEC fd, or -1 with
+ * errno: ELOOP when a component is a symlink, ENOTDIR when one is not a
+ * directory, ENOENT when one is missing, EINVAL for a path that is not
+ * absolute and normal.
+ */
+int safepath_open(const char *path);
+
+/*
+ * Check that path may hold root's private job directories, like sshd's
+ * StrictModes: every component is a directory owned by root and no
+ * symlink; none is writable by group or others, except a sticky ancestor
+ * (such as /var/tmp) whose next component is root-owned and so cannot be
+ * removed or replaced by another user.  The last component itself must not
+ * be writable by group or others, sticky or not (BasePath=/tmp is refused).
+ * Returns 0, or -1 with errno and a message naming the component in rep.
+ */
+int safepath_check_private(const char *path, struct report *rep);
+
+/*
+ * Create the missing components of path as root-owned directories of the
+ * given mode (umask ignored), each made with mkdirat() below the fd of its
+ * checked parent, without following links; then run
+ * safepath_check_private().  Returns 0, or -1 with errno and a message in
+ * rep.
+ */
+int safepath_make_private(const char *path, mode_t mode, struct report *rep);
+
+#endif /* DEVNS_SAFEPATH_H */

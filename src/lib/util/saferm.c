@@ -1,0 +1,553 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * saferm.c - recursive removal that never follows a link.
+ *
+ * How the walk stays safe (see saferm.h for the contract):
+ *  - Every directory is opened relative to its parent's fd with O_NOFOLLOW
+ *    and O_DIRECTORY, then identified with statx() on the new fd.  A user
+ *    who swaps a directory for a symlink between our fstatat() and our
+ *    openat() makes the open fail (ELOOP/ENOTDIR); we then unlink the name,
+ *    which removes the link, not its target.  No path is ever resolved
+ *    from the root or through a link.
+ *  - A directory whose device or mount id differs from the top's is a mount
+ *    point (st_dev alone misses bind mounts of the same filesystem): it is
+ *    not entered.
+ *  - Removals are unlinkat() on the parent fd; rmdir of a directory that
+ *    is no longer empty just fails.
+ *
+ * How it copes with depth: the walk is a loop over an explicit stack of
+ * levels, not recursion, so the C stack does not grow with the tree.  Each
+ * level reads its directory's names once, closes the DIR, then removes
+ * them one by one, so a level's fd can be closed and reopened without
+ * losing its place.  At most SAFERM_MAX_FDS levels hold an fd; when the
+ * walk descends further the shallowest one is closed.  Climbing back to a
+ * closed level first tries ".." of the child we are leaving and accepts it
+ * only if its device and inode are those recorded when the level was first
+ * opened (as fts does); if that fails (the child was moved meanwhile) it
+ * walks down again by name from the nearest level still open, checking
+ * each identity.  A directory whose name now holds another one is left
+ * alone and reported as ESTALE; one whose name is gone was moved or removed
+ * by someone else and is no longer part of the tree (not a failure).
+ * Either way we never operate on a directory we have not identified by fd.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "util/saferm.h"
+
+/* What we know of a directory: enough to recognise it and its mount. */
+struct ident {
+	dev_t dev;
+	ino_t ino;
+	mode_t mode;
+	uint64_t mnt_id;
+	bool has_mnt_id; /* statx may not report it on old kernels */
+};
+
+/* One directory on the way down from the top. */
+struct level {
+	char *name;    /* its name in the level above; NULL for the top */
+	dev_t dev;     /* identity, checked whenever it is reopened */
+	ino_t ino;
+	int fd;        /* -1 while closed to stay within SAFERM_MAX_FDS */
+	char **names;  /* its entries, read once */
+	size_t count;
+	size_t next;   /* next entry of names to remove */
+	bool listed;
+};
+
+struct walk {
+	struct level *levels;
+	size_t depth;  /* index of the current level; 0 is the top */
+	size_t cap;
+	size_t nopen;  /* open fds among levels[1..] (the top is always open) */
+	size_t low;    /* every level in [1, low) is closed */
+	struct ident top;
+	int err;       /* first failure, 0 while there is none */
+};
+
+static void walk_fail(struct walk *w, int err)
+{
+	if (w->err == 0)
+		w->err = err;
+}
+
+/* close() that leaves errno alone, for error paths. */
+static void fd_close(int fd)
+{
+	int saved = errno;
+
+	if (fd >= 0)
+		close(fd);
+	errno = saved;
+}
+
+/* Identify the file open at fd, with its mount id when the kernel has it. */
+static int fd_ident(int fd, struct ident *id)
+{
+	struct statx stx;
+
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_TYPE | STATX_MODE | STATX_INO
+		  | STATX_MNT_ID, &stx) < 0)
+		return -1;
+	id->dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
+	id->ino = stx.stx_ino;
+	id->mode = stx.stx_mode;
+	id->has_mnt_id = (stx.stx_mask & STATX_MNT_ID) != 0;
+	id->mnt_id = stx.stx_mnt_id;
+	return 0;
+}
+
+/* Tell whether id lies on the mount the walk started on. */
+static bool same_mount(const struct walk *w, const struct ident *id)
+{
+	if (id->dev != w->top.dev || id->has_mnt_id != w->top.has_mnt_id)
+		return false;
+	return !id->has_mnt_id || id->mnt_id == w->top.mnt_id;
+}
+
+/*
+ * chmod the file open at fd.  An O_PATH fd refuses fchmod (EBADF); its
+ * /proc/self/fd link names exactly the opened inode, never a new lookup.
+ */
+static int fd_chmod(int fd, mode_t mode)
+{
+	char path[64];
+
+	if (fchmod(fd, mode) == 0)
+		return 0;
+	if (errno != EBADF)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	return chmod(path, mode);
+}
+
+/*
+ * Open directory name below pfd without following a link.  O_NOATIME
+ * spares the user's atimes but needs ownership or CAP_FOWNER (EPERM).
+ */
+static int dir_openat(int pfd, const char *name)
+{
+	int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+	int fd;
+
+	fd = openat(pfd, name, flags | O_NOATIME);
+	if (fd < 0 && errno == EPERM)
+		fd = openat(pfd, name, flags);
+	return fd;
+}
+
+/*
+ * Open an unreadable directory (not root, mode without u+r): pin it with
+ * O_PATH, check that it is on the walk's mount (w is NULL for the top,
+ * which defines that mount), add u+rwx, open it for reading.
+ */
+static int dir_open_unreadable(const struct walk *w, int pfd, const char *name)
+{
+	struct ident id;
+	int pathfd, fd = -1;
+
+	pathfd = openat(pfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW
+			| O_CLOEXEC);
+	if (pathfd < 0)
+		return -1;
+	if (fd_ident(pathfd, &id) < 0)
+		goto out;
+	if (w && !same_mount(w, &id)) {
+		errno = EXDEV;
+		goto out;
+	}
+	if (fd_chmod(pathfd, (id.mode & 07777) | S_IRWXU) < 0)
+		goto out;
+	fd = openat(pathfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+out:
+	fd_close(pathfd);
+	return fd;
+}
+
+/* Open directory name below pfd for reading, never through a link. */
+static int dir_open(const struct walk *w, int pfd, const char *name)
+{
+	int fd = dir_openat(pfd, name);
+
+	if (fd < 0 && errno == EACCES)
+		fd = dir_open_unreadable(w, pfd, name);
+	return fd;
+}
+
+/*
+ * Give a directory we are about to empty u+rwx, which unlinkat() needs when
+ * we are not root.  Failure is not fatal: the removals will report it.
+ */
+static void dir_make_writable(int fd, const struct ident *id)
+{
+	if ((id->mode & S_IRWXU) != S_IRWXU)
+		(void)fchmod(fd, (id->mode & 07777) | S_IRWXU);
+}
+
+/* Append a copy of name to l's entries. */
+static int level_add_name(struct level *l, const char *name, size_t *cap)
+{
+	char **names;
+
+	if (l->count == *cap) {
+		*cap = *cap ? *cap * 2 : 16;
+		if (!(names = realloc(l->names, *cap * sizeof(*names))))
+			return -1;
+		l->names = names;
+	}
+	if (!(l->names[l->count] = strdup(name)))
+		return -1;
+	l->count++;
+	return 0;
+}
+
+/*
+ * Read the names in l's directory, through a dup so that closedir() leaves
+ * l->fd open.  Returns 0, or -1 with errno set (names read so far stay).
+ */
+static int level_list(struct level *l)
+{
+	struct dirent *de;
+	size_t cap = 0;
+	DIR *dir;
+	int fd;
+
+	l->listed = true;
+	if ((fd = dup(l->fd)) < 0)
+		return -1;
+	if (!(dir = fdopendir(fd))) {
+		fd_close(fd);
+		return -1;
+	}
+	rewinddir(dir);
+	for (errno = 0; (de = readdir(dir)); errno = 0) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (level_add_name(l, de->d_name, &cap) < 0)
+			goto error;
+	}
+	if (errno != 0)
+		goto error;
+	closedir(dir);
+	return 0;
+error:
+	{
+		int saved = errno;
+
+		closedir(dir);
+		errno = saved;
+	}
+	return -1;
+}
+
+/* Close the shallowest open levels until one more fd fits the budget. */
+static void walk_trim(struct walk *w)
+{
+	while (w->nopen + 1 >= SAFERM_MAX_FDS) {
+		while (w->levels[w->low].fd < 0)
+			w->low++;
+		close(w->levels[w->low].fd);
+		w->levels[w->low].fd = -1;
+		w->nopen--;
+	}
+}
+
+/* Make fd level i's fd, counting it against the budget. */
+static void level_set_fd(struct walk *w, size_t i, int fd)
+{
+	walk_trim(w);
+	w->levels[i].fd = fd;
+	w->nopen++;
+	if (i < w->low)
+		w->low = i;
+}
+
+/*
+ * Accept fd as the reopened level i if it is the directory recorded there.
+ * Returns 0, or -1 with errno = ESTALE (fd closed) when it is another one.
+ */
+static int level_adopt(struct walk *w, size_t i, int fd)
+{
+	struct ident id;
+
+	if (fd_ident(fd, &id) < 0)
+		goto error;
+	if (id.dev != w->levels[i].dev || id.ino != w->levels[i].ino) {
+		errno = ESTALE;
+		goto error;
+	}
+	level_set_fd(w, i, fd);
+	return 0;
+error:
+	fd_close(fd);
+	return -1;
+}
+
+/*
+ * Reopen the closed level k: through ".." of its open child when that is
+ * still k, else down by name from the deepest open ancestor.
+ * Returns 0, or -1 with errno set.
+ */
+static int level_reopen(struct walk *w, size_t k)
+{
+	size_t i, j;
+	int fd;
+
+	if (k < w->depth && w->levels[k + 1].fd >= 0) {
+		fd = dir_openat(w->levels[k + 1].fd, "..");
+		if (fd >= 0 && level_adopt(w, k, fd) == 0)
+			return 0;
+	}
+	for (j = k; w->levels[j].fd < 0; j--)
+		;
+	for (i = j + 1; i <= k; i++) {
+		fd = dir_openat(w->levels[i - 1].fd, w->levels[i].name);
+		if (fd < 0 || level_adopt(w, i, fd) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Close l's fd and free its names.  Returns whether it held an fd. */
+static bool level_free(struct level *l)
+{
+	bool had_fd = l->fd >= 0;
+	size_t n;
+
+	if (had_fd)
+		close(l->fd);
+	for (n = 0; n < l->count; n++)
+		free(l->names[n]);
+	free(l->names);
+	free(l->name);
+	memset(l, 0, sizeof(*l));
+	l->fd = -1;
+	return had_fd;
+}
+
+/* Forget the current level (not the top); move up one. */
+static void level_drop(struct walk *w)
+{
+	if (level_free(&w->levels[w->depth]))
+		w->nopen--;
+	w->depth--;
+}
+
+/* Make the directory open at fd (called name) the new current level. */
+static int level_push(struct walk *w, const char *name, int fd,
+		      const struct ident *id)
+{
+	struct level *l;
+
+	if (w->depth + 1 == w->cap) {
+		size_t cap = w->cap * 2;
+
+		if (!(l = realloc(w->levels, cap * sizeof(*l))))
+			return -1;
+		w->levels = l;
+		w->cap = cap;
+	}
+	l = &w->levels[w->depth + 1];
+	memset(l, 0, sizeof(*l));
+	l->fd = -1;
+	if (!(l->name = strdup(name)))
+		return -1;
+	l->dev = id->dev;
+	l->ino = id->ino;
+	w->depth++;
+	level_set_fd(w, w->depth, fd);
+	return 0;
+}
+
+/* Unlink a non-directory name below pfd; a vanished one is fine. */
+static void entry_unlink(struct walk *w, int pfd, const char *name)
+{
+	if (unlinkat(pfd, name, 0) < 0 && errno != ENOENT)
+		walk_fail(w, errno);
+}
+
+/* Open directory name below the current level and descend into it. */
+static void entry_enter(struct walk *w, const char *name)
+{
+	int pfd = w->levels[w->depth].fd;
+	struct ident id;
+	int fd;
+
+	if ((fd = dir_open(w, pfd, name)) < 0) {
+		/* Replaced by a link or file since fstatat(): unlink that. */
+		if (errno == ELOOP || errno == ENOTDIR)
+			entry_unlink(w, pfd, name);
+		else if (errno != ENOENT)
+			walk_fail(w, errno);
+		return;
+	}
+	if (fd_ident(fd, &id) < 0)
+		goto error;
+	if (!same_mount(w, &id)) {
+		errno = EXDEV;
+		goto error;
+	}
+	dir_make_writable(fd, &id);
+	if (level_push(w, name, fd, &id) < 0)
+		goto error;
+	return;
+error:
+	walk_fail(w, errno);
+	fd_close(fd);
+}
+
+/* Remove entry name of the current level, or descend into it. */
+static void entry_remove(struct walk *w, const char *name)
+{
+	int pfd = w->levels[w->depth].fd;
+	struct stat st;
+
+	if (fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (errno != ENOENT)
+			walk_fail(w, errno);
+		return;
+	}
+	if (S_ISDIR(st.st_mode))
+		entry_enter(w, name);
+	else
+		entry_unlink(w, pfd, name);
+}
+
+/* The current level (not the top) is empty: remove it, move up. */
+static void level_finish(struct walk *w)
+{
+	size_t k = w->depth;
+
+	if (w->levels[k - 1].fd < 0 && level_reopen(w, k - 1) < 0) {
+		if (errno != ENOENT)
+			walk_fail(w, errno);
+	} else if (unlinkat(w->levels[k - 1].fd, w->levels[k].name,
+			  AT_REMOVEDIR) < 0 && errno != ENOENT)
+		walk_fail(w, errno);
+	level_drop(w);
+}
+
+/* Empty the top level, depth first.  Returns the first failure or 0. */
+static int walk_run(struct walk *w)
+{
+	struct level *l;
+
+	for (;;) {
+		l = &w->levels[w->depth];
+		if (l->fd < 0 && level_reopen(w, w->depth) < 0) {
+			/* Gone (moved or removed by another): not ours now. */
+			if (errno != ENOENT)
+				walk_fail(w, errno);
+			level_drop(w);
+			continue;
+		}
+		if (!l->listed && level_list(l) < 0)
+			walk_fail(w, errno);
+		if (l->next < l->count) {
+			entry_remove(w, l->names[l->next++]);
+			continue;
+		}
+		if (w->depth == 0)
+			return w->err;
+		level_finish(w);
+	}
+}
+
+/*
+ * Empty the directory open at fd (the walk takes it over and closes it).
+ * Returns 0, or -1 with errno set to the first failure.
+ */
+static int walk_dir(int fd)
+{
+	struct walk w = { .cap = 64, .low = 1 };
+	int err;
+
+	if (fd_ident(fd, &w.top) < 0)
+		goto error;
+	if (!(w.levels = calloc(w.cap, sizeof(*w.levels))))
+		goto error;
+	w.levels[0].fd = fd;
+	w.levels[0].dev = w.top.dev;
+	w.levels[0].ino = w.top.ino;
+	dir_make_writable(fd, &w.top);
+	err = walk_run(&w);
+	level_free(&w.levels[0]); /* closes fd */
+	free(w.levels);
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	return 0;
+error:
+	fd_close(fd);
+	return -1;
+}
+
+/* Tell whether name is one plain path component. */
+static bool name_is_component(const char *name)
+{
+	return name && *name && !strchr(name, '/') && strcmp(name, ".")
+	       && strcmp(name, "..");
+}
+
+int saferm_at(int dirfd, const char *name)
+{
+	struct stat st;
+	int fd, rc, saved;
+
+	if (!name_is_component(name)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -1;
+	if (!S_ISDIR(st.st_mode))
+		return unlinkat(dirfd, name, 0);
+	/* name's own mount becomes the one the walk stays on. */
+	if ((fd = dir_open(NULL, dirfd, name)) < 0) {
+		/* Replaced by a link or file since fstatat(): unlink that. */
+		if (errno == ELOOP || errno == ENOTDIR)
+			return unlinkat(dirfd, name, 0);
+		return -1;
+	}
+	rc = walk_dir(fd);
+	saved = errno;
+	/* Tried even after a failure below, which may have left it empty. */
+	if (unlinkat(dirfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT
+	    && rc == 0)
+		return -1;
+	errno = saved;
+	return rc;
+}
+
+int saferm_contents(int dirfd)
+{
+	struct stat st;
+	int fd, rc, saved;
+
+	if (fstat(dirfd, &st) < 0)
+		return -1;
+	fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 && errno == EACCES
+	    && fd_chmod(dirfd, (st.st_mode & 07777) | S_IRWXU) == 0)
+		fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	rc = walk_dir(fd);
+	saved = errno;
+	/* The caller keeps this directory: give it its mode back. */
+	if ((st.st_mode & S_IRWXU) != S_IRWXU)
+		(void)fd_chmod(dirfd, st.st_mode & 07777);
+	errno = saved;
+	return rc;
+}

@@ -1,0 +1,712 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * test_jobct.c - the job's containment lifecycle, without a cluster.
+ *
+ * Real cgroups and real BPF programs (a scratch node "ut<pid>" below the
+ * cgroup2 mount), a fake GPU pair (char 195:0 and 195:1 in a scratch dir:
+ * an allowed open fails with ENXIO, there being no driver, a denied one
+ * with EPERM from the filter).  The namespace calls are recorded, not made,
+ * except in the last test, which uses the real ones where the kernel and
+ * the tool running us allow (valgrind lacks open_tree).
+ *
+ * Every fail-closed branch is reached by making one call of struct
+ * jobct_ops fail (fault injection): the lifecycle call must fail, say
+ * why, and leave nothing behind (no cgroup, no marker, no namespace).
+ *
+ * Needs root, cgroup2 and bpf; otherwise the whole file is skipped.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "dev/cgroup2.h"
+#include "dev/devprog.h"
+#include "job/jobct.h"
+#include "bpfinspect.h"
+#include "tap.h"
+#include "testrep.h"
+
+static char tmp[] = "/var/tmp/test_jobct.XXXXXX"; /* BasePath: not in /tmp */
+/* scratch paths: short, below tmp */
+static char conf_path[128], spool[128], base[160], gpu0[128], gpu1[128];
+static char cg_mount[256], node_name[32];
+
+/* ---- fault injection --------------------------------------------------- */
+
+enum op {
+	OP_NONE, OP_NS_CREATE, OP_NS_JOIN, OP_NS_DELETE, OP_CG_OPEN,
+	OP_CG_MOVE, OP_CG_REMOVE, OP_PROG_CREATE, OP_PROG_ATTACH,
+	OP_MARKER_CREATE, OP_MARKER_STAT, OP_EXTERN_PIDS, OP_COUNT,
+};
+
+static const char *const op_names[OP_COUNT] = {
+	"none", "ns_create", "ns_join", "ns_delete", "cg_open_at",
+	"cg_move_pid", "cg_remove", "prog_create", "prog_attach",
+	"marker_create", "marker_stat", "extern_pids",
+};
+
+static struct {
+	enum op op;	/* the call to fail */
+	int nth;	/* on its nth call from now (1: the next) */
+	int err;	/* with this errno */
+	int times;	/* this many times in a row (0: once) */
+} fault;
+static int calls[OP_COUNT];
+static bool ns_exists;		/* the fake namespace */
+static pid_t adopt_pid;		/* what the fake extern step holds */
+
+static void inject(enum op op, int nth, int err)
+{
+	fault.op = op;
+	fault.nth = nth;
+	fault.err = err;
+	fault.times = 0;
+	memset(calls, 0, sizeof(calls));
+}
+
+/* Counts the call; true (errno set) when it is the one to fail. */
+static bool faulty(enum op op)
+{
+	calls[op]++;
+	if (fault.op != op || --fault.nth > 0)
+		return false;
+	if (fault.times-- <= 0)
+		fault.op = OP_NONE;
+	else
+		fault.nth = 1;
+	errno = fault.err;
+	return true;
+}
+
+static int f_ns_create(const struct mntns_spec *spec, struct report *r)
+{
+	(void)spec;
+	if (faulty(OP_NS_CREATE))
+		return report_errno(r, errno, "unsharing");
+	ns_exists = true;
+	return 0;
+}
+
+static int f_ns_join(const char *b, uint32_t job_id)
+{
+	(void)b;
+	(void)job_id;
+	return faulty(OP_NS_JOIN) ? -1 : 0;
+}
+
+static int f_ns_delete(const char *b, uint32_t job_id)
+{
+	(void)b;
+	(void)job_id;
+	if (faulty(OP_NS_DELETE))
+		return -1;
+	ns_exists = false;
+	return 0;
+}
+
+static int f_cg_open_at(int dir_fd, const char *rel, bool create)
+{
+	return faulty(OP_CG_OPEN) ? -1 : cgroup2_open_at(dir_fd, rel, create);
+}
+
+static int f_cg_move_pid(int cg_fd, pid_t pid)
+{
+	return faulty(OP_CG_MOVE) ? -1 : cgroup2_move_pid(cg_fd, pid);
+}
+
+static int f_cg_remove(int parent_fd, const char *name)
+{
+	return faulty(OP_CG_REMOVE) ? -1 : cgroup2_remove(parent_fd, name);
+}
+
+static int f_prog_create(const struct devrule_list *l, char *log, size_t n)
+{
+	if (faulty(OP_PROG_CREATE)) {
+		snprintf(log, n, "0: (b7) r0 = 1\nR0 !read_ok\n");
+		return -1;
+	}
+	return devprog_create(l, log, n);
+}
+
+static int f_prog_attach(int prog_fd, int cg_fd)
+{
+	return faulty(OP_PROG_ATTACH) ? -1 : devprog_attach(prog_fd, cg_fd);
+}
+
+static int f_marker_create(const char *path)
+{
+	return faulty(OP_MARKER_CREATE) ? -1 :
+	       jobct_real_ops.marker_create(path);
+}
+
+static int f_marker_stat(const char *path, struct stat *st)
+{
+	return faulty(OP_MARKER_STAT) ? -1 :
+	       jobct_real_ops.marker_stat(path, st);
+}
+
+static int f_extern_pids(uint32_t job_id, pid_t *pids, size_t max)
+{
+	(void)job_id;
+	if (faulty(OP_EXTERN_PIDS))
+		return -1;
+	if (max && adopt_pid)
+		pids[0] = adopt_pid;
+	return adopt_pid ? 1 : 0;
+}
+
+static const struct jobct_ops faulty_ops = {
+	.ns_create = f_ns_create,
+	.ns_join = f_ns_join,
+	.ns_delete = f_ns_delete,
+	.cg_open_at = f_cg_open_at,
+	.cg_move_pid = f_cg_move_pid,
+	.cg_remove = f_cg_remove,
+	.prog_create = f_prog_create,
+	.prog_attach = f_prog_attach,
+	.marker_create = f_marker_create,
+	.marker_stat = f_marker_stat,
+	.extern_pids = f_extern_pids,
+};
+
+/* ---- the scratch node -------------------------------------------------- */
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+static void write_conf(const char *extra)
+{
+	char text[2048];
+
+	snprintf(text, sizeof(text), "BasePath=%s\nAutoBasePath=yes\n%s\n",
+		 base, extra);
+	write_file(conf_path, text);
+}
+
+static struct jobct_node *load(const struct jobct_ops *ops)
+{
+	struct jobct_node_args args = {
+		.conf_path = conf_path,
+		.node_name = node_name,
+		.spool_dir = spool,
+		.make_base_path = true,
+		.cgroup_root = cg_mount,
+		.ops = ops,
+	};
+
+	return jobct_node_load(&args, fresh());
+}
+
+/* The job's cgroup, as a path, for checks from outside. */
+static void job_cgroup(char *buf, size_t len, uint32_t job_id)
+{
+	snprintf(buf, len, "%s/devns/%s/job_%u", cg_mount, node_name, job_id);
+}
+
+static bool exists(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0;
+}
+
+static bool cgroup_exists(uint32_t job_id)
+{
+	char path[PATH_MAX];
+
+	job_cgroup(path, sizeof(path), job_id);
+	return exists(path);
+}
+
+static bool marker_exists(uint32_t job_id)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/devns_filter_%u", spool, job_id);
+	return exists(path);
+}
+
+/* Nothing of the job anywhere: no cgroup, no marker, no namespace. */
+static bool nothing_left(uint32_t job_id)
+{
+	return !cgroup_exists(job_id) && !marker_exists(job_id) && !ns_exists;
+}
+
+static const char *const node_gpus[] = { gpu0, gpu1, NULL };
+static const char *const job_gpu0[] = { gpu0, NULL };
+
+static struct jobct_plan plan_for(const struct jobct_node *node,
+				  uint32_t job_id)
+{
+	struct jobct_plan p = {
+		.node = node,
+		.job_id = job_id,
+		.uid = 1000,
+		.gid = 1000,
+		.node_devices = node_gpus,
+		.job_devices = job_gpu0,
+	};
+
+	return p;
+}
+
+/*
+ * Fork a child that joins the job and opens both GPUs; its exit status
+ * packs the errno of each open (0: opened) or 99 when the join failed.
+ */
+static int child_opens(const struct jobct_node *node, uint32_t job_id,
+		       int *err0, int *err1)
+{
+	int status, fd;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int e0 = 0, e1 = 0;
+
+		if (jobct_join(node, job_id, NULL) < 0)
+			_exit(99);
+		if ((fd = open(gpu0, O_RDWR)) < 0)
+			e0 = errno;
+		else
+			close(fd);
+		if ((fd = open(gpu1, O_RDWR)) < 0)
+			e1 = errno;
+		else
+			close(fd);
+		_exit((e0 & 0xf) << 4 | (e1 & 0xf));
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	if (WEXITSTATUS(status) == 99)
+		return 99;
+	*err0 = WEXITSTATUS(status) >> 4;
+	*err1 = WEXITSTATUS(status) & 0xf;
+	return 0;
+}
+
+/* ---- tests ------------------------------------------------------------- */
+
+static void test_node_load(void)
+{
+	struct jobct_node *node;
+	struct stat st;
+
+	write_conf("DevicePolicy=closed\nDeviceAllow=/dev/fuse:rw,/dev/nope:r");
+	node = load(&faulty_ops);
+	ok(node != NULL, "a node loads: %s", rep.msg);
+	ok(stat(base, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == 0 &&
+	   (st.st_mode & 07777) == 0755,
+	   "AutoBasePath made BasePath root's 0755");
+	is_int(rep.warnings, 1, "a DeviceAllow device that is missing warns");
+	if (node) {
+		is_int(node->policy.mode, DEVPOLICY_CLOSED, "DevicePolicy");
+		is_int(node->policy.allow_entries, 2,
+		       "DeviceAllow resolved once, at load");
+	}
+	jobct_node_free(node);
+
+	write_conf("DeviceAllow=/dev/null:rwz");
+	ok(load(&faulty_ops) == NULL && errno == EINVAL,
+	   "a malformed DeviceAllow fails the load");
+	like(rep.msg, ":3: DeviceAllow entry '/dev/null:rwz'",
+	     "naming file and line: %s", rep.msg);
+
+	write_conf("Bogus=1");
+	ok(load(&faulty_ops) == NULL, "an unknown key fails the load");
+	like(rep.msg, conf_path, "naming the file: %s", rep.msg);
+}
+
+static void test_base_path_link(void)
+{
+	char link[64], saved[sizeof(base)];
+
+	snprintf(link, sizeof(link), "%s/link", tmp);
+	snprintf(saved, sizeof(saved), "%s", base);
+	ok(symlink(base, link) == 0, "a link to BasePath is planted");
+	snprintf(base, sizeof(base), "%s", link);
+	write_conf("");
+	ok(load(&faulty_ops) == NULL, "BasePath through a link is refused");
+	like(rep.msg, "symbolic link", "saying so: %s", rep.msg);
+	snprintf(base, sizeof(base), "%s", saved);
+	unlink(link);
+}
+
+static void test_open_policy(void)
+{
+	struct jobct_node *node;
+	struct jobct_plan plan;
+
+	write_conf("");
+	if (!(node = load(&faulty_ops)))
+		return (void)ok(0, "load: %s", rep.msg);
+	plan = plan_for(node, 101);
+	plan.node_devices = plan.job_devices = NULL;
+	inject(OP_NONE, 0, 0);
+	ok(jobct_setup(&plan, fresh()) == 0, "auto without GRES sets up");
+	ok(ns_exists, "  with a namespace");
+	ok(!cgroup_exists(101) && !marker_exists(101) &&
+	   calls[OP_PROG_CREATE] == 0,
+	   "  and no cgroup, marker or program: nothing to contain");
+	ok(jobct_release(node, 101, fresh()) == 0 && nothing_left(101),
+	   "released");
+	jobct_node_free(node);
+}
+
+static void test_filter(void)
+{
+	struct jobct_node *node;
+	struct jobct_plan plan;
+	uint32_t id = 0;
+	int e0 = -1, e1 = -1, cg_fd, n = 0;
+	char path[PATH_MAX];
+
+	write_conf("");
+	if (!(node = load(&faulty_ops)))
+		return (void)ok(0, "load: %s", rep.msg);
+	plan = plan_for(node, 102);
+	inject(OP_NONE, 0, 0);
+	ok(jobct_setup(&plan, fresh()) == 0, "a GPU job sets up: %s", rep.msg);
+	ok(cgroup_exists(102) && marker_exists(102),
+	   "  its cgroup and marker exist");
+	job_cgroup(path, sizeof(path), 102);
+	if ((cg_fd = cgroup2_open(path)) >= 0) {
+		n = bpfinspect_query(cg_fd, &id, 1);
+		close(cg_fd);
+	}
+	is_int(n, 1, "  one program is attached to it");
+	is_int(child_opens(node, 102, &e0, &e1), 0, "a job process joins");
+	is_int(e0, ENXIO, "  its own GPU opens (ENXIO: no driver here)");
+	is_int(e1, EPERM, "  the other GPU is denied by the filter");
+	ok(jobct_release(node, 102, fresh()) == 0, "released: %s", rep.msg);
+	ok(nothing_left(102), "  nothing left");
+	for (int i = 0; i < 100 && bpfinspect_prog_alive(id) == 1; i++)
+		usleep(10000);
+	is_int(bpfinspect_prog_alive(id), 0, "  the program is unloaded");
+	ok(jobct_release(node, 102, fresh()) == 0, "releasing twice is fine");
+	jobct_node_free(node);
+}
+
+/* Each fail-closed branch of setup: fails, says why, leaves nothing. */
+static void test_setup_faults(void)
+{
+	static const struct {
+		enum op op;
+		int nth;
+		const char *why;
+	} cases[] = {
+		{ OP_NS_CREATE, 1, "cannot create its namespace" },
+		{ OP_CG_OPEN, 1, "no usable cgroup2 hierarchy" },
+		{ OP_CG_OPEN, 2, "cannot create its device cgroup" },
+		{ OP_PROG_CREATE, 1, "verifier: 0: (b7) r0 = 1;R0 !read_ok" },
+		{ OP_PROG_ATTACH, 1, "cannot attach the device filter" },
+		{ OP_MARKER_CREATE, 1, "cannot record its device filter" },
+	};
+	struct jobct_node *node;
+	struct jobct_plan plan;
+
+	write_conf("");
+	if (!(node = load(&faulty_ops)))
+		return (void)ok(0, "load: %s", rep.msg);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		uint32_t job = 110 + (uint32_t)i;
+		int rc;
+
+		plan = plan_for(node, job);
+		inject(cases[i].op, cases[i].nth, EIO);
+		rc = jobct_setup(&plan, fresh());
+		ok(rc == -1 && calls[cases[i].op] >= cases[i].nth,
+		   "setup fails when %s call %d fails", op_names[cases[i].op],
+		   cases[i].nth);
+		like(rep.msg, cases[i].why, "  saying why: %s", rep.msg);
+		ok(nothing_left(job), "  and leaves nothing behind");
+	}
+	/* A GRES file that is gone: the policy cannot be computed. */
+	{
+		const char *const gone[] = { "/nonexistent/nvidia7", NULL };
+
+		plan = plan_for(node, 120);
+		plan.job_devices = gone;
+		inject(OP_NONE, 0, 0);
+		ok(jobct_setup(&plan, fresh()) == -1,
+		   "setup fails when a GRES file is missing");
+		like(rep.msg, "its device policy cannot be computed",
+		     "  saying why: %s", rep.msg);
+		ok(nothing_left(120), "  and leaves nothing behind");
+	}
+	jobct_node_free(node);
+}
+
+/* Each way a join can fail ends the process instead of running it. */
+static void test_join_faults(void)
+{
+	static const struct {
+		enum op op;
+		int err;
+		const char *what;
+	} cases[] = {
+		{ OP_MARKER_STAT, EACCES, "the marker cannot be read" },
+		{ OP_CG_OPEN, ENOENT, "the job's cgroup is gone" },
+		{ OP_CG_MOVE, EBUSY, "the move into the cgroup fails" },
+		{ OP_NS_JOIN, EINVAL, "setns fails" },
+	};
+	struct jobct_node *node;
+	struct jobct_plan plan;
+	int e0, e1;
+
+	write_conf("");
+	if (!(node = load(&faulty_ops)))
+		return (void)ok(0, "load: %s", rep.msg);
+	plan = plan_for(node, 130);
+	inject(OP_NONE, 0, 0);
+	if (!ok(jobct_setup(&plan, fresh()) == 0, "a GPU job sets up"))
+		diag("%s", rep.msg);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		inject(cases[i].op, 1, cases[i].err);
+		is_int(child_opens(node, 130, &e0, &e1), 99,
+		       "a process does not run when %s", cases[i].what);
+	}
+	inject(OP_NONE, 0, 0);
+	is_int(child_opens(node, 130, &e0, &e1), 0,
+	       "without a fault the same process runs");
+	jobct_release(node, 130, NULL);
+	jobct_node_free(node);
+}
+
+static void test_adopt(void)
+{
+	struct jobct_node *node;
+	struct jobct_plan plan;
+	char want[PATH_MAX], line[PATH_MAX], path[64];
+	pid_t pid;
+	FILE *f;
+	bool moved = false;
+
+	write_conf("");
+	if (!(node = load(&faulty_ops)))
+		return (void)ok(0, "load: %s", rep.msg);
+	plan = plan_for(node, 140);
+	inject(OP_NONE, 0, 0);
+	ok(jobct_setup(&plan, fresh()) == 0, "a GPU job sets up");
+	if ((pid = fork()) == 0) {
+		pause();
+		_exit(0);
+	}
+	adopt_pid = pid;
+	ok(jobct_adopt(node, 140, fresh()) == 0, "an adopted process moves: %s",
+	   rep.msg);
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
+	snprintf(want, sizeof(want), "/devns/%s/job_140\n", node_name);
+	if ((f = fopen(path, "r"))) {
+		while (fgets(line, sizeof(line), f))
+			if (!strncmp(line, "0::", 3) && strstr(line, want))
+				moved = true;
+		fclose(f);
+	}
+	ok(moved, "  into the job's cgroup");
+	inject(OP_EXTERN_PIDS, 1, ENOENT);
+	ok(jobct_adopt(node, 140, fresh()) == -1,
+	   "the extern step cannot be found: the login is refused");
+	like(rep.msg, "extern step", "  saying why: %s", rep.msg);
+	inject(OP_CG_MOVE, 1, EACCES);
+	ok(jobct_adopt(node, 140, fresh()) == -1,
+	   "the move fails: the login is refused");
+	inject(OP_MARKER_STAT, 1, EIO);
+	ok(jobct_adopt(node, 140, fresh()) == -1,
+	   "the marker cannot be read: the login is refused");
+	inject(OP_NONE, 0, 0);
+	ok(jobct_adopt(node, 999998, fresh()) == 0 && calls[OP_EXTERN_PIDS] == 0,
+	   "a job without a filter adopts without looking");
+	ok(jobct_release(node, 140, fresh()) == 0 && nothing_left(140),
+	   "release kills the adopted process and removes everything");
+	ok(waitpid(pid, NULL, 0) == pid, "  the process is gone");
+	adopt_pid = 0;
+	jobct_node_free(node);
+}
+
+static void test_release(void)
+{
+	struct jobct_node *node;
+	struct jobct_plan plan;
+
+	write_conf("");
+	if (!(node = load(&faulty_ops)))
+		return (void)ok(0, "load: %s", rep.msg);
+	plan = plan_for(node, 150);
+	inject(OP_NONE, 0, 0);
+	ok(jobct_setup(&plan, fresh()) == 0, "a GPU job sets up");
+	inject(OP_CG_REMOVE, 1, EPERM);
+	ok(jobct_release(node, 150, fresh()) == 0 && nothing_left(150),
+	   "a removal refused once for privilege is retried");
+	is_int(calls[OP_CG_REMOVE], 2, "  twice");
+
+	ok(jobct_setup(&plan, fresh()) == 0, "set up again");
+	inject(OP_CG_REMOVE, 1, EIO);
+	ok(jobct_release(node, 150, fresh()) == -1 && errno == EIO,
+	   "a removal that fails otherwise fails the release");
+	like(rep.msg, "cannot remove its device cgroup", "  saying why: %s",
+	     rep.msg);
+	inject(OP_NS_DELETE, 1, EBUSY);
+	ok(jobct_release(node, 150, fresh()) == -1, "so does a namespace");
+	like(rep.msg, "removing its namespace", "  saying why: %s", rep.msg);
+	inject(OP_NONE, 0, 0);
+	ok(jobct_release(node, 150, fresh()) == 0 && nothing_left(150),
+	   "and the next release finishes the job");
+	jobct_node_free(node);
+}
+
+static bool only_160_alive(uint32_t job_id, void *arg)
+{
+	(void)arg;
+	return job_id == 160;
+}
+
+static void test_restore(void)
+{
+	struct jobct_node *node;
+	struct jobct_plan plan;
+	char dir[PATH_MAX + 16];
+
+	write_conf("");
+	if (!(node = load(&faulty_ops)))
+		return (void)ok(0, "load: %s", rep.msg);
+	inject(OP_NONE, 0, 0);
+	plan = plan_for(node, 160);
+	ok(jobct_setup(&plan, fresh()) == 0, "job 160 sets up");
+	plan = plan_for(node, 161);
+	ok(jobct_setup(&plan, fresh()) == 0, "job 161 sets up");
+	/* a job dir under BasePath from before a restart */
+	snprintf(dir, sizeof(dir), "%s/162", base);
+	ok(mkdir(dir, 0700) == 0, "a stale job directory is planted");
+	ok(jobct_restore(node, only_160_alive, NULL, fresh()) == 0,
+	   "restore: %s", rep.msg[0] ? rep.msg : "ok");
+	ok(cgroup_exists(160) && marker_exists(160), "  the live job is kept");
+	ok(!cgroup_exists(161) && !marker_exists(161),
+	   "  the ended job's cgroup and marker are gone");
+	ok(calls[OP_NS_DELETE] >= 2, "  the ended jobs' namespaces removed");
+	rmdir(dir);	/* the fake ns_delete removes nothing */
+	jobct_release(node, 160, NULL);
+	jobct_node_free(node);
+}
+
+/* The real namespace calls: a private /tmp for the job's processes. */
+static void test_real_namespace(void)
+{
+	struct jobct_node *node;
+	struct jobct_plan plan;
+	char jobdir[PATH_MAX + 16];
+	int status, rc;
+	pid_t pid;
+
+	write_conf("Dirs=/tmp");
+	if (!(node = load(NULL)))
+		return (void)ok(0, "load: %s", rep.msg);
+	plan = plan_for(node, 170);
+	plan.node_devices = plan.job_devices = NULL;
+	rc = jobct_setup(&plan, fresh());
+	if (rc < 0 && errno == ENOSYS) {
+		tap_skip("no new mount API here (valgrind): %s", rep.msg);
+		jobct_node_free(node);
+		return;
+	}
+	if (!ok(rc == 0, "setup with the real namespace: %s", rep.msg)) {
+		jobct_node_free(node);
+		return;
+	}
+	if ((pid = fork()) == 0) {
+		if (jobct_join(node, 170, NULL) < 0)
+			_exit(2);
+		write_file("/tmp/test_jobct_private", "x");
+		_exit(exists("/tmp/test_jobct_private") ? 0 : 3);
+	}
+	ok(waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	   WEXITSTATUS(status) == 0, "a job process writes its /tmp");
+	ok(!exists("/tmp/test_jobct_private"), "  which the host does not see");
+	snprintf(jobdir, sizeof(jobdir), "%s/170", base);
+	ok(jobct_release(node, 170, fresh()) == 0 && !exists(jobdir),
+	   "release removes the job's directory");
+	jobct_node_free(node);
+}
+
+/* Root, cgroup2 and bpf, or the reason they are missing. */
+static const char *missing(void)
+{
+	if (geteuid() != 0)
+		return "needs root";
+	if (cgroup2_find_mount(NULL, cg_mount, sizeof(cg_mount)) < 0)
+		return "no cgroup2 mount";
+	if (devprog_probe() < 0)
+		return "no BPF cgroup-device programs";
+	return NULL;
+}
+
+static int make_scratch(void)
+{
+	if (!mkdtemp(tmp))
+		return -1;
+	snprintf(conf_path, sizeof(conf_path), "%s/namespace.conf", tmp);
+	snprintf(spool, sizeof(spool), "%s/spool", tmp);
+	snprintf(base, sizeof(base), "%s/base", tmp);
+	snprintf(gpu0, sizeof(gpu0), "%s/nvidia0", tmp);
+	snprintf(gpu1, sizeof(gpu1), "%s/nvidia1", tmp);
+	snprintf(node_name, sizeof(node_name), "ut%d", (int)getpid());
+	if (mkdir(spool, 0700) < 0 ||
+	    mknod(gpu0, S_IFCHR | 0666, makedev(195, 0)) < 0 ||
+	    mknod(gpu1, S_IFCHR | 0666, makedev(195, 1)) < 0)
+		return -1;
+	return 0;
+}
+
+static void remove_scratch(void)
+{
+	char path[PATH_MAX + 64];
+
+	snprintf(path, sizeof(path), "%s/devns/%s", cg_mount, node_name);
+	rmdir(path);
+	unlink(gpu0);
+	unlink(gpu1);
+	unlink(conf_path);
+	rmdir(spool);
+	rmdir(base);
+	rmdir(tmp);
+}
+
+int main(void)
+{
+	const char *why = missing();
+
+	if (why) {
+		printf("1..0 # SKIP %s\n", why);
+		return 0;
+	}
+	if (make_scratch() < 0) {
+		printf("Bail out! scratch directory: %s\n", strerror(errno));
+		return 1;
+	}
+	test_node_load();
+	test_base_path_link();
+	test_open_policy();
+	test_filter();
+	test_setup_faults();
+	test_join_faults();
+	test_adopt();
+	test_release();
+	test_restore();
+	test_real_namespace();
+	remove_scratch();
+	return tap_done();
+}
