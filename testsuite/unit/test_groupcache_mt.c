@@ -6,7 +6,7 @@
  * and another changes the TTL.  Every answer must be right and the counters
  * must add up.
  *
- * Built twice (src/common/mcs.am): as a normal test, and with
+ * Built twice (src/lib/mcs/Makemodule.am): as a normal test, and with
  * -fsanitize=thread as TSAN_TWIN, which the normal build runs at the end so
  * that `make check` reports data races found by ThreadSanitizer.
  */
