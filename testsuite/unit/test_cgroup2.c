@@ -88,6 +88,30 @@ static void test_mountinfo(void)
 	   -1 && errno == ENOENT, "unreadable mountinfo: ENOENT");
 }
 
+static void test_layout(void)
+{
+	enum cgroup2_layout layout = CGROUP2_NONE;
+
+	ok(cgroup2_layout(fake_file("l-hybrid",
+		"36 31 0:33 / /sys/fs/cgroup/devices rw - cgroup cgroup rw,devices\n"
+		"41 31 0:38 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw\n"),
+		&layout) == 0 && layout == CGROUP2_HYBRID,
+	   "v1 hierarchies beside cgroup2: hybrid");
+	ok(cgroup2_layout(fake_file("l-unified",
+		"25 1 0:22 / /sys/fs/cgroup rw shared:4 - cgroup2 cgroup2 rw,nsdelegate\n"),
+		&layout) == 0 && layout == CGROUP2_UNIFIED,
+	   "cgroup2 alone: unified");
+	ok(cgroup2_layout(fake_file("l-v1",
+		"36 31 0:33 / /sys/fs/cgroup/devices rw - cgroup cgroup rw,devices\n"),
+		&layout) == 0 && layout == CGROUP2_NONE,
+	   "v1 only: no cgroup2");
+	errno = 0;
+	ok(cgroup2_layout("/nonexistent/mountinfo", &layout) == -1 &&
+	   errno == ENOENT, "unreadable mountinfo: -1 with errno");
+	like(cgroup2_layout_name(CGROUP2_UNIFIED), "unified",
+	     "the layout has a name for the log");
+}
+
 /* Reads this process's cgroup-v2 path from /proc/<pid>/cgroup. */
 static int v2_path_of(pid_t pid, char *buf, size_t size)
 {
@@ -251,6 +275,7 @@ int main(void)
 		return 1;
 	}
 	test_mountinfo();
+	test_layout();
 	test_kernel();
 	{
 		const char *names[] = { "hybrid", "pure", "bind", "subonly",

@@ -198,9 +198,12 @@ static void write_conf(const char *extra)
 	write_file(conf_path, text);
 }
 
+static const char *mountinfo;	/* NULL: the real one */
+
 static struct jobct_node *load(const struct jobct_ops *ops)
 {
 	struct jobct_node_args args = {
+		.mountinfo = mountinfo,
 		.conf_path = conf_path,
 		.node_name = node_name,
 		.spool_dir = spool,
@@ -603,6 +606,73 @@ static void test_restore(void)
 	jobct_node_free(node);
 }
 
+/* A fake mountinfo with the given layout, for load(). */
+static void fake_layout(const char *name, const char *text)
+{
+	static char path[160];
+
+	snprintf(path, sizeof(path), "%s/%s", tmp, name);
+	write_file(path, text);
+	mountinfo = path;
+}
+
+#define MI_V1 "36 31 0:33 / /sys/fs/cgroup/devices rw - cgroup cgroup rw,devices\n"
+#define MI_V2 "25 1 0:22 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n"
+
+/* The layout decides at slurmd start whether the node may filter. */
+static void test_layout_check(void)
+{
+	struct jobct_node *node;
+	struct jobct_plan plan;
+
+	fake_layout("mi-unified", MI_V2);
+	write_conf("DevicePolicy=closed");
+	if ((node = load(&faulty_ops))) {
+		is_int(node->layout, CGROUP2_UNIFIED, "unified layout found");
+		ok(jobct_node_check(node, false, fresh()) == -1,
+		   "unified + DevicePolicy=closed: slurmd refuses to start");
+		like(rep.msg, "DevicePolicy=closed", "  naming the setting: %s",
+		     rep.msg);
+		like(rep.msg, "unified", "  and the layout");
+		plan = plan_for(node, 180);
+		inject(OP_NONE, 0, 0);
+		ok(jobct_setup(&plan, fresh()) == -1 && nothing_left(180) &&
+		   calls[OP_PROG_CREATE] == 0,
+		   "  a job there is refused too, loading no program");
+	}
+	jobct_node_free(node);
+
+	write_conf("");
+	if ((node = load(&faulty_ops))) {
+		ok(jobct_node_check(node, false, fresh()) == 0,
+		   "unified + auto without GRES files: starts (namespaces only)");
+		ok(jobct_node_check(node, true, fresh()) == -1,
+		   "unified + auto with GRES files: refuses");
+		like(rep.msg, "GRES device files", "  naming them: %s", rep.msg);
+	}
+	jobct_node_free(node);
+
+	fake_layout("mi-none", MI_V1);
+	write_conf("DeviceAllow=/dev/null:rw");
+	if ((node = load(&faulty_ops))) {
+		ok(jobct_node_check(node, false, fresh()) == -1,
+		   "no cgroup2 + DeviceAllow: refuses");
+		like(rep.msg, "needs a cgroup2 hierarchy", "  saying why: %s",
+		     rep.msg);
+	}
+	jobct_node_free(node);
+
+	fake_layout("mi-hybrid", MI_V1 MI_V2);
+	write_conf("DevicePolicy=strict");
+	if ((node = load(&faulty_ops))) {
+		ok(node->layout == CGROUP2_HYBRID &&
+		   jobct_node_check(node, true, fresh()) == 0,
+		   "hybrid + strict with GRES files: starts");
+	}
+	jobct_node_free(node);
+	mountinfo = NULL;
+}
+
 /* The real namespace calls: a private /tmp for the job's processes. */
 static void test_real_namespace(void)
 {
@@ -680,6 +750,11 @@ static void remove_scratch(void)
 	unlink(gpu0);
 	unlink(gpu1);
 	unlink(conf_path);
+	for (const char *const *n = (const char *const[]){ "mi-unified",
+			"mi-none", "mi-hybrid", NULL }; *n; n++) {
+		snprintf(path, sizeof(path), "%s/%s", tmp, *n);
+		unlink(path);
+	}
 	rmdir(spool);
 	rmdir(base);
 	rmdir(tmp);
@@ -706,6 +781,7 @@ int main(void)
 	test_adopt();
 	test_release();
 	test_restore();
+	test_layout_check();
 	test_real_namespace();
 	remove_scratch();
 	return tap_done();

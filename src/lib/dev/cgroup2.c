@@ -279,3 +279,51 @@ int cgroup2_job_remove(int parent_fd, uint32_t job_id)
 	job_name(job_id, name, sizeof(name));
 	return cgroup2_remove(parent_fd, name);
 }
+
+int cgroup2_layout(const char *mountinfo, enum cgroup2_layout *layout)
+{
+	const char *path = mountinfo ? mountinfo : MOUNTINFO;
+	bool v1 = false, v2 = false;
+	char *line = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (!(f = fopen(path, "re")))
+		return -1;
+	while (getline(&line, &len, f) >= 0) {
+		char *root, *point, *fstype;
+
+		if (parse_mountinfo_line(line, &root, &point, &fstype) < 0)
+			continue;
+		if (!strcmp(fstype, "cgroup"))
+			v1 = true;
+		else if (!strcmp(fstype, "cgroup2"))
+			v2 = true;
+	}
+	free(line);
+	if (ferror(f)) {
+		fclose(f);
+		errno = EIO;
+		return -1;
+	}
+	fclose(f);
+	if (v2 && !v1)
+		*layout = CGROUP2_UNIFIED;
+	else if (v2)
+		*layout = CGROUP2_HYBRID;
+	else
+		*layout = CGROUP2_NONE;
+	return 0;
+}
+
+const char *cgroup2_layout_name(enum cgroup2_layout layout)
+{
+	switch (layout) {
+	case CGROUP2_UNIFIED:
+		return "unified (cgroup v2 only)";
+	case CGROUP2_HYBRID:
+		return "hybrid (cgroup v1 controllers, a separate cgroup2)";
+	default:
+		return "no cgroup2";
+	}
+}

@@ -30,6 +30,29 @@
 int cgroup2_find_mount(const char *mountinfo, char *buf, size_t size);
 
 /*
+ * The node's cgroup layout.  On a hybrid node Slurm's cgroup plugin works
+ * on the v1 hierarchies and leaves cgroup2 alone, so devns keeps job
+ * cgroups of its own there.  On a unified node Slurm's cgroup/v2 owns the
+ * hierarchy: job processes live in Slurm's cgroups, which carry the job's
+ * limits and tracking, and must never be moved out of them.
+ */
+enum cgroup2_layout {
+	CGROUP2_NONE,		/* no cgroup2 mounted */
+	CGROUP2_HYBRID,		/* cgroup2 beside v1 hierarchies */
+	CGROUP2_UNIFIED,	/* cgroup2 only */
+};
+
+/*
+ * Tells the layout from mountinfo (NULL: /proc/self/mountinfo): unified
+ * when cgroup2 is mounted and no v1 hierarchy is.  Returns 0, or -1 with
+ * errno when the file cannot be read.
+ */
+int cgroup2_layout(const char *mountinfo, enum cgroup2_layout *layout);
+
+/* The layout in words, for the log. */
+const char *cgroup2_layout_name(enum cgroup2_layout layout);
+
+/*
  * Opens an existing directory on a cgroup2 file system (O_DIRECTORY,
  * close-on-exec; the last component must not be a symlink).  Returns the
  * fd, or -1 with errno (EMEDIUMTYPE when it is not cgroup2).

@@ -128,6 +128,10 @@ struct jobct_node *jobct_node_load(const struct jobct_node_args *args,
 		report_errno(rep, EINVAL, "no node name or spool directory");
 		goto error;
 	}
+	if (cgroup2_layout(args->mountinfo, &node->layout) < 0) {
+		report_errno(rep, errno, "reading the cgroup layout");
+		goto error;
+	}
 	if (!(node->conf = nsconf_load(args->conf_path, args->node_name, rep)))
 		goto error;
 	if (load_policy(node, args->proc_devices, rep) < 0 ||
@@ -139,6 +143,35 @@ error:
 	jobct_node_free(node);
 	errno = saved;
 	return NULL;
+}
+
+int jobct_node_check(const struct jobct_node *node, bool node_has_devices,
+		     struct report *rep)
+{
+	const struct nsconf *c = node->conf;
+	char why[512];
+
+	if (devpolicy_is_open(&node->policy) && !node_has_devices)
+		return 0;	/* no job of this node is filtered */
+	snprintf(why, sizeof(why), "DevicePolicy=%s%s%s%s",
+		 devpolicy_mode_name(c->device_policy),
+		 c->device_allow ? " with DeviceAllow (" : "",
+		 c->device_allow ? c->device_allow_file : "",
+		 c->device_allow ? ")" : "");
+	if (node_has_devices)
+		snprintf(why + strlen(why), sizeof(why) - strlen(why),
+			 " and GRES device files on the node");
+	if (node->layout == CGROUP2_UNIFIED) {
+		errno = ENOTSUP;
+		return report_error(rep, "%s ask for device containment, which devns cannot yet give on the %s layout (Slurm's cgroup/v2 owns the job cgroups); refusing to start rather than run jobs unfiltered or out of Slurm's cgroups: use DevicePolicy=auto without DeviceAllow and without GRES File= lines, or Slurm's ConstrainDevices",
+				    why, cgroup2_layout_name(node->layout));
+	}
+	if (node->layout == CGROUP2_NONE) {
+		errno = ENOENT;
+		return report_error(rep, "%s ask for device containment, which needs a cgroup2 hierarchy: none is mounted",
+				    why);
+	}
+	return 0;
 }
 
 /* ---- one job ----------------------------------------------------------- */
@@ -194,7 +227,11 @@ static int contain_devices(const struct jobct_plan *plan, struct report *rep)
 		return report_error(rep, "its device policy cannot be computed: %s",
 				    why.msg);
 	rc = 0;
-	if (devrule_list_needs_filter(&list)) {
+	if (devrule_list_needs_filter(&list) && node->layout == CGROUP2_UNIFIED) {
+		errno = ENOTSUP;
+		rc = report_error(rep, "device containment on the %s layout is not supported (slurmd should have refused to start)",
+				  cgroup2_layout_name(node->layout));
+	} else if (devrule_list_needs_filter(&list)) {
 		report_rules(&list, rep);
 		rc = devcg_apply(node, plan->job_id, &list, rep);
 	}

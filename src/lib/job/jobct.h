@@ -30,6 +30,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "dev/cgroup2.h"
 #include "dev/devpolicy.h"
 #include "ns/mntns.h"
 #include "ns/nsconf.h"
@@ -65,6 +66,7 @@ struct jobct_node {
 	char *cgroup_root;	/* the cgroup2 mount; NULL: found at use */
 	struct nsconf *conf;
 	struct devpolicy policy;
+	enum cgroup2_layout layout;	/* as found at load */
 	const struct jobct_ops *ops;
 };
 
@@ -76,6 +78,7 @@ struct jobct_node_args {
 	bool make_base_path;	   /* AutoBasePath may create BasePath (slurmd) */
 	const char *cgroup_root;   /* NULL: the system's cgroup2 mount */
 	const char *proc_devices;  /* NULL: /proc/devices */
+	const char *mountinfo;	   /* NULL: /proc/self/mountinfo */
 	const struct jobct_ops *ops; /* NULL: jobct_real_ops */
 };
 
@@ -90,6 +93,19 @@ struct jobct_node *jobct_node_load(const struct jobct_node_args *args,
 				   struct report *rep);
 
 void jobct_node_free(struct jobct_node *node);
+
+/*
+ * At slurmd start: can this node contain devices as configured?  A job is
+ * filtered when the policy is not "auto without DeviceAllow" or the node
+ * has GRES device files (node_has_devices).  On the unified layout job
+ * processes live in the cgroups of Slurm's cgroup/v2, and devns does not
+ * yet attach its filter there: moving them into a cgroup of its own would
+ * take them out of Slurm's limits and tracking, so a node that would
+ * filter refuses to start, naming the setting.  Without cgroup2 a node
+ * that would filter refuses too.  Returns 0 or -1 (rep says why).
+ */
+int jobct_node_check(const struct jobct_node *node, bool node_has_devices,
+		     struct report *rep);
 
 /* One job, as jobct_setup() contains it. */
 struct jobct_plan {

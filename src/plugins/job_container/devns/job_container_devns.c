@@ -86,25 +86,37 @@ static void report_start(struct report *rep, const uint32_t *job_id)
  * GRES have none (22.05 AutoDetect without File=) would be filtered
  * nothing, silently.  Say so once, at slurmd start.
  */
-static void warn_auto_without_files(const struct jobct_node *n)
+static void warn_auto_without_files(const struct jobct_node *n,
+				    bool has_files)
 {
 	node_record_t *rec;
 	const char *gres;
-	char **files;
 
-	if (!running_in_slurmd() || !devpolicy_is_open(&n->policy))
+	if (has_files || !devpolicy_is_open(&n->policy))
 		return;
 	/* slurmd keeps slurm.conf's Gres= in the node's config record. */
 	if (!(rec = find_node_record(conf->node_name)))
 		return;
 	gres = rec->config_ptr ? rec->config_ptr->gres : rec->gres;
-	if (!gres || !gres[0])
-		return;
-	if ((files = devns_gres_node_devices()))
-		devns_gres_free(files);
-	else
+	if (gres && gres[0])
 		devns_warning("%s: DevicePolicy=auto on node %s with GRES \"%s\" but no GRES device files (gres.conf File=): no device of a job is contained; list them with File= or set DevicePolicy=closed",
 			      plugin_type, conf->node_name, gres);
+}
+
+/*
+ * slurmd start: the cgroup layout, in the log, and whether the node can
+ * contain devices as configured on it (jobct_node_check).
+ */
+static int check_node(const struct jobct_node *n, struct report *rep)
+{
+	char **files = devns_gres_node_devices();
+	bool has_files = files != NULL;
+
+	devns_gres_free(files);
+	info("%s: cgroup layout: %s", plugin_type,
+	     cgroup2_layout_name(n->layout));
+	warn_auto_without_files(n, has_files);
+	return jobct_node_check(n, has_files, rep);
 }
 
 /* namespace.conf for this node; every error is logged with file and line. */
@@ -121,8 +133,11 @@ static struct jobct_node *load_node(void)
 	struct report rep;
 
 	report_start(&rep, NULL);
-	if ((n = jobct_node_load(&args, &rep)))
-		warn_auto_without_files(n);
+	n = jobct_node_load(&args, &rep);
+	if (n && running_in_slurmd() && check_node(n, &rep) < 0) {
+		jobct_node_free(n);
+		n = NULL;
+	}
 	xfree(path);
 	return n;
 }
