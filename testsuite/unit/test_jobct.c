@@ -189,6 +189,19 @@ static void write_file(const char *path, const char *text)
 	}
 }
 
+/* A fake mountinfo with the given layout, for load(). */
+static void fake_layout(const char *name, const char *text)
+{
+	static char path[160];
+
+	snprintf(path, sizeof(path), "%s/%s", tmp, name);
+	write_file(path, text);
+	mountinfo = path;
+}
+
+#define MI_V1 "36 31 0:33 / /sys/fs/cgroup/devices rw - cgroup cgroup rw,devices\n"
+#define MI_V2 "25 1 0:22 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n"
+
 static void write_conf(const char *extra)
 {
 	char text[2048];
@@ -198,7 +211,12 @@ static void write_conf(const char *extra)
 	write_file(conf_path, text);
 }
 
-static const char *mountinfo;	/* NULL: the real one */
+/*
+ * The layout the node is loaded with: the lifecycle tests run on the
+ * layout where devns keeps its own job cgroups (hybrid), whatever the
+ * machine's; test_layout_check sets others.
+ */
+static const char *mountinfo;
 
 static struct jobct_node *load(const struct jobct_ops *ops)
 {
@@ -606,18 +624,6 @@ static void test_restore(void)
 	jobct_node_free(node);
 }
 
-/* A fake mountinfo with the given layout, for load(). */
-static void fake_layout(const char *name, const char *text)
-{
-	static char path[160];
-
-	snprintf(path, sizeof(path), "%s/%s", tmp, name);
-	write_file(path, text);
-	mountinfo = path;
-}
-
-#define MI_V1 "36 31 0:33 / /sys/fs/cgroup/devices rw - cgroup cgroup rw,devices\n"
-#define MI_V2 "25 1 0:22 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n"
 
 /* The layout decides at slurmd start whether the node may filter. */
 static void test_layout_check(void)
@@ -670,7 +676,7 @@ static void test_layout_check(void)
 		   "hybrid + strict with GRES files: starts");
 	}
 	jobct_node_free(node);
-	mountinfo = NULL;
+	fake_layout("mi-hybrid", MI_V1 MI_V2);
 }
 
 /* The real namespace calls: a private /tmp for the job's processes. */
@@ -734,6 +740,7 @@ static int make_scratch(void)
 	snprintf(gpu0, sizeof(gpu0), "%s/nvidia0", tmp);
 	snprintf(gpu1, sizeof(gpu1), "%s/nvidia1", tmp);
 	snprintf(node_name, sizeof(node_name), "ut%d", (int)getpid());
+	fake_layout("mi-hybrid", MI_V1 MI_V2);
 	if (mkdir(spool, 0700) < 0 ||
 	    mknod(gpu0, S_IFCHR | 0666, makedev(195, 0)) < 0 ||
 	    mknod(gpu1, S_IFCHR | 0666, makedev(195, 1)) < 0)
