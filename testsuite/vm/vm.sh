@@ -54,8 +54,9 @@ readonly BOOT_TIMEOUT=${DEVNS_VM_BOOT_TIMEOUT:-300} STOP_TIMEOUT=${DEVNS_VM_STOP
 readonly EX_SKIP=77
 
 readonly SUITE=bookworm
-readonly MIRROR=http://deb.debian.org/debian
-readonly SECURITY_MIRROR=http://deb.debian.org/debian-security
+readonly MIRROR=${DEVNS_VM_MIRROR:-http://deb.debian.org/debian}
+readonly SECURITY_MIRROR=${DEVNS_VM_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
+readonly QEMU=${DEVNS_VM_QEMU:-qemu-system-x86_64}
 
 # What the guest needs: an init that sets up pure cgroup v2 the way a real node has it, ssh
 # for `run`, Debian 12's Slurm (the host's release), and what testsuite/cluster/cluster.sh and
@@ -86,7 +87,7 @@ readonly READY_MARK='devns-vm: ready'
 
 # Host tools, and the Debian 12 packages that bring them.
 declare -rA HOST_TOOLS=(
-	[qemu-system-x86_64]=qemu-system-x86 [debootstrap]=debootstrap [cpio]=cpio
+	[$QEMU]=qemu-system-x86 [debootstrap]=debootstrap [cpio]=cpio
 	[ssh]=openssh-client [ssh-keygen]=openssh-client [unshare]=util-linux
 )
 
@@ -175,6 +176,7 @@ in_root() {
 	local root=$1
 	shift
 	mkdir -p -- "$CACHE/debs"
+	# shellcheck disable=SC2016 # $1, $2 and $@ are the inner shell's
 	unshare --mount --propagation private -- sh -ec '
 		root=$1 debs=$2; shift 2
 		mount -t proc proc "$root/proc"
@@ -278,7 +280,8 @@ configure_guest() {
 	# Periodic maintenance is pointless on a guest that lives minutes, and costs emulated CPU.
 	# There is no display: no getty on tty1 (the serial console keeps its getty).
 	in_root "$root" systemctl mask apt-daily.timer apt-daily-upgrade.timer e2scrub_all.timer \
-		fstrim.timer dpkg-db-backup.timer logrotate.timer man-db.timer getty@tty1.service
+		e2scrub_reap.service fstrim.timer dpkg-db-backup.timer logrotate.timer man-db.timer \
+		getty@tty1.service
 }
 
 # A client key for root and the pinned host key, both made at build time: every boot uses the
@@ -353,7 +356,7 @@ EOF
 # Debian's initramfs-tools knows neither a 9p root nor an overlay on top of it.
 build_initrd() {
 	local dir=$1 root=$1/rootfs kver stage m
-	kver=$(basename "$(ls -d "$root"/lib/modules/*/ | tail -n 1)")
+	kver=$(find "$root/lib/modules/" -mindepth 1 -maxdepth 1 -printf '%f\n' | sort -V | tail -n 1)
 	stage=$dir/initrd.d
 	mkdir -p -- "$stage/bin" "$stage/proc" "$stage/sys" "$stage/dev" "$stage/lib/modules"
 	cp -- "$root/bin/busybox" "$stage/bin/busybox"
@@ -386,7 +389,7 @@ check_guest_slurm() {
 # Only the newest image is kept (each is about a GiB), but never the one a guest runs from.
 prune_images() {
 	local keep=$1 running="" d
-	running=$(cat "$STATE/image" 2>/dev/null || true)
+	if qemu_pid >/dev/null; then running=$(running_image); fi
 	for d in "$CACHE"/img-* "$CACHE"/.build-*; do
 		[[ -d $d && $d != "$keep" && $d != "$running" ]] || continue
 		[[ $d == */.build-* ]] && continue
@@ -487,8 +490,8 @@ stop_master() {
 
 # A port on 127.0.0.1 nobody listens on (a connection attempt is refused).
 pick_port() {
-	local port try
-	for try in {1..50}; do
+	local port
+	for _ in {1..50}; do
 		port=$((20000 + RANDOM % 40000))
 		(: <>"/dev/tcp/127.0.0.1/$port") 2>/dev/null || { echo "$port"; return 0; }
 	done
@@ -531,7 +534,7 @@ launch() {
 		echo "$port" >"$STATE/port"
 		mapfile -t args < <(qemu_args "$img" "$port")
 		: >"$CONSOLE_LOG"
-		if nice -n "$NICE" qemu-system-x86_64 "${args[@]}" </dev/null >"$STATE/qemu.log" 2>&1 9>&-; then
+		if nice -n "$NICE" "$QEMU" "${args[@]}" </dev/null >"$STATE/qemu.log" 2>&1 9>&-; then
 			return 0
 		fi
 		# Most likely the port was taken between the check and QEMU's bind: another port.
