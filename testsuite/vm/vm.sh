@@ -31,6 +31,7 @@
 # can count the stage as skipped.
 
 set -euo pipefail
+shopt -s inherit_errexit
 
 # ---------------------------------------------------------------------------------------------
 # Settings
@@ -39,7 +40,7 @@ set -euo pipefail
 readonly PROG=${0##*/}
 HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)
 REPO=$(cd -- "$HERE/../.." && pwd -P)
-readonly HERE REPO
+readonly HERE REPO SELF=$HERE/${BASH_SOURCE[0]##*/}
 
 readonly CACHE=${DEVNS_VM_CACHE:-/var/cache/slurm-devns/vm}
 readonly STATE=${DEVNS_VM_STATE:-/run/slurm-devns-vm}
@@ -416,13 +417,21 @@ build_image() {
 	mkdir -p -- "$tmp"
 	trap 'rm -rf --one-file-system -- "$tmp"' EXIT
 	say "building the guest image ${dir##*/} (log: $log)"
+	# Not `( ... ) || die`: on the left of || bash ignores set -e in the subshell too, and a
+	# failed step would go on to the next.
+	local rc=0
+	set +e
 	(
+		set -e
 		debootstrap_rootfs "$tmp/rootfs"
 		install_guest_packages "$tmp/rootfs"
 		configure_guest "$tmp/rootfs"
 		make_keys "$tmp"
 		build_initrd "$tmp"
-	) >"$log" 2>&1 || die "image build failed; last lines of $log:$(printf '\n'; tail -n 20 "$log")"
+	) >"$log" 2>&1
+	rc=$?
+	set -e
+	((rc == 0)) || die "image build failed; last lines of $log:$(printf '\n'; tail -n 15 "$log")"
 	slurm=$(check_guest_slurm "$tmp/rootfs")
 	recipe >"$tmp/recipe"
 	printf 'built=%s\nseconds=%d\nkernel=%s\nslurm=%s\n' "$(date -u +%FT%TZ)" \
@@ -549,6 +558,8 @@ boot_failed() {
 	if [[ -s $CONSOLE_LOG ]]; then
 		say "---- last lines of $CONSOLE_LOG ----"
 		tail -n 30 -- "$CONSOLE_LOG" >&2
+	else
+		say "the console log $CONSOLE_LOG is empty"
 	fi
 	kill_qemu
 	exit 1
@@ -594,6 +605,10 @@ cmd_start() {
 	local img t0=$SECONDS
 	is_root || skip "the guest needs root (9p passthrough keeps real owners)"
 	[[ $REPO != *[[:space:]]* ]] || skip "repository path '$REPO' has blanks (kernel command line)"
+	ensure_host_packages || skip "cannot install $(missing_host_packages | xargs) from Debian's archive"
+	# In a process of its own: called under ||, bash would ignore set -e in every step of
+	# the build. It takes the lock itself (before ours, or the two would deadlock).
+	img=$("$SELF" image) || skip "no guest image can be built here (see $CACHE/build.log)"
 	take_lock
 	if qemu_pid >/dev/null; then
 		if guest_ssh -- true 2>/dev/null; then
@@ -603,8 +618,6 @@ cmd_start() {
 		say "a guest runs but does not answer; stopping it first"
 		kill_qemu
 	fi
-	ensure_host_packages || skip "cannot install $(missing_host_packages | xargs) from Debian's archive"
-	img=$( (build_image)) || skip "no guest image can be built here (see $CACHE/build.log)"
 
 	mkdir -p -- "$STATE"
 	rm -f -- "$STATE/ssh.ctl" "$STATE/ssh.log"
