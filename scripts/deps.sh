@@ -14,6 +14,8 @@ PACKAGES=(
 	libglib2.0-dev libpam0g-dev linux-libc-dev
 	# tests
 	valgrind iproute2 util-linux procps psmisc pamtester bpftool
+	# the pure cgroup-v2 guest of testsuite/vm/vm.sh (QEMU/TCG, image from debootstrap)
+	qemu-system-x86 debootstrap cpio openssh-client
 )
 
 missing=()
