@@ -4,7 +4,9 @@
 # run-tests.sh - the whole test suite: the command README.md and .ci/run use.
 #
 #   1. build and install the plugins (scripts/build.sh)
-#   2. unit tests (make check) plain, under ASan/UBSan, under valgrind
+#   2. unit tests (make check) plain, under ASan/UBSan, under valgrind, and
+#      those of cgroups, BPF, mounts and the job lifecycle once more in a
+#      QEMU guest with the pure cgroup-v2 layout of real nodes (testsuite/vm)
 #   3. for each Slurm release, a real local cluster (testsuite/cluster) and
 #      every integration test in testsuite/integration/test_*.sh against it:
 #      22.05.8 (Debian 12's packages) and 24.11.5 (Debian 13's source, built
@@ -15,7 +17,8 @@
 # and the exit status is non-zero when anything failed.
 #
 # Environment: DEVNS_TESTS=pattern runs only integration tests whose file
-# name matches (e.g. DEVNS_TESTS=namespace); DEVNS_SKIP_UNIT=1 skips stage 2;
+# name matches (e.g. DEVNS_TESTS=namespace); DEVNS_SKIP_UNIT=1 skips stage 2,
+# DEVNS_SKIP_GUEST=1 only its guest part;
 # DEVNS_RELEASES="22.05" (default "22.05 24.11") picks the releases of stage 3.
 set -uo pipefail
 
@@ -81,6 +84,41 @@ unit_stage() {
 	fi
 }
 
+# The unit tests that touch the kernel's cgroups, BPF and mounts, run again
+# in the QEMU guest (testsuite/vm), whose layout is pure cgroup v2 as on
+# real nodes (this machine is hybrid).  The binaries are the plain build's,
+# seen in the guest at the same path.  No guest here: one skip, with why.
+GUEST_TESTS="test_cgroup2 test_devfilter_kernel test_mntns test_jobct"
+
+guest_stage() {
+	local vm=$top/testsuite/vm/vm.sh t log status=0
+	say "pure cgroup-v2 guest: start"
+	"$vm" start >"$results/guest-start.log" 2>&1 || status=$?
+	if [ "$status" -eq 77 ]; then
+		echo "SKIP: guest: $(tail -n1 "$results/guest-start.log")"
+		skipped=$((skipped + 1))
+		return
+	fi
+	if [ "$status" -ne 0 ]; then
+		echo "not ok - the guest did not start:"; tail -20 "$results/guest-start.log"
+		failed=$((failed + 1))
+		return
+	fi
+	"$vm" run cat /proc/self/cgroup /sys/fs/cgroup/cgroup.controllers \
+		>"$results/guest-layout.log" 2>&1
+	for t in $GUEST_TESTS; do
+		log=$results/guest-$t.log
+		say "pure cgroup-v2 guest: $t"
+		"$vm" run "$top/build/testsuite/unit/$t" >"$log" 2>&1
+		status=$?
+		grep -E '^(not ok|ok [0-9]+ .*# SKIP)' "$log"
+		count_tap "$log" "$status"
+	done
+	say "pure cgroup-v2 guest: stop"
+	"$vm" stop >"$results/guest-stop.log" 2>&1 ||
+		{ echo "not ok - the guest did not stop"; failed=$((failed + 1)); }
+}
+
 # build_for_release NAME: build Slurm NAME where Debian has no package for it,
 # then build and install the plugins for it; prints the Slurm prefix.
 build_for_release() {
@@ -138,6 +176,7 @@ main() {
 		MAKE_CHECK_ARGS="" unit_stage asan "$top/build-asan" CFLAGS="$asan" LDFLAGS="-fsanitize=address,undefined"
 		MAKE_CHECK_ARGS="LOG_COMPILER=$top/testsuite/unit/valgrind.sh" \
 			unit_stage valgrind "$top/build-valgrind"
+		[ -n "${DEVNS_SKIP_GUEST:-}" ] || guest_stage
 	fi
 	for release in ${DEVNS_RELEASES:-22.05 24.11}; do
 		integration_stage "$release"

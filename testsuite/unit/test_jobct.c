@@ -189,6 +189,13 @@ static void write_file(const char *path, const char *text)
 	}
 }
 
+/*
+ * The layout the node is loaded with: the lifecycle tests run on the
+ * layout where devns keeps its own job cgroups (hybrid), whatever the
+ * machine's; test_layout_check sets others.
+ */
+static const char *mountinfo;
+
 /* A fake mountinfo with the given layout, for load(). */
 static void fake_layout(const char *name, const char *text)
 {
@@ -210,13 +217,6 @@ static void write_conf(const char *extra)
 		 base, extra);
 	write_file(conf_path, text);
 }
-
-/*
- * The layout the node is loaded with: the lifecycle tests run on the
- * layout where devns keeps its own job cgroups (hybrid), whatever the
- * machine's; test_layout_check sets others.
- */
-static const char *mountinfo;
 
 static struct jobct_node *load(const struct jobct_ops *ops)
 {
