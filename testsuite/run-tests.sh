@@ -62,6 +62,17 @@ count_tap() {
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 }
 
+# run_tap LOG HEADING CMD...: one TAP-speaking test, its failures and skips
+# printed, its checks counted.
+run_tap() {
+	local log=$1 status=0
+	say "$2"
+	shift 2
+	"$@" >"$log" 2>&1 || status=$?
+	grep -E '^(not ok|ok [0-9]+ .*# SKIP)' "$log"
+	count_tap "$log" "$status"
+}
+
 unit_stage() {
 	local name=$1 builddir=$2; shift 2
 	say "unit tests: $name"
@@ -91,7 +102,7 @@ unit_stage() {
 GUEST_TESTS="test_cgroup2 test_devfilter_kernel test_mntns test_jobct"
 
 guest_stage() {
-	local vm=$top/testsuite/vm/vm.sh t log status=0
+	local vm=$top/testsuite/vm/vm.sh t status=0
 	say "pure cgroup-v2 guest: start"
 	"$vm" start >"$results/guest-start.log" 2>&1 || status=$?
 	if [ "$status" -eq 77 ]; then
@@ -107,12 +118,8 @@ guest_stage() {
 	"$vm" run cat /proc/self/cgroup /sys/fs/cgroup/cgroup.controllers \
 		>"$results/guest-layout.log" 2>&1
 	for t in $GUEST_TESTS; do
-		log=$results/guest-$t.log
-		say "pure cgroup-v2 guest: $t"
-		"$vm" run "$top/build/testsuite/unit/$t" >"$log" 2>&1
-		status=$?
-		grep -E '^(not ok|ok [0-9]+ .*# SKIP)' "$log"
-		count_tap "$log" "$status"
+		run_tap "$results/guest-$t.log" "pure cgroup-v2 guest: $t" \
+			"$vm" run "$top/build/testsuite/unit/$t"
 	done
 	say "pure cgroup-v2 guest: stop"
 	"$vm" stop >"$results/guest-stop.log" 2>&1 ||
@@ -137,7 +144,7 @@ build_for_release() {
 }
 
 integration_stage() {
-	local name=$1 t log status prefix out=$results/slurm-$1
+	local name=$1 t prefix out=$results/slurm-$1
 	mkdir -p "$out"
 	say "Slurm $name: build"
 	if ! prefix=$(build_for_release "$name" 2>"$out/build.log"); then
@@ -155,12 +162,8 @@ integration_stage() {
 	fi
 	for t in "$top"/testsuite/integration/test_*.sh; do
 		[ -n "${DEVNS_TESTS:-}" ] && [[ "$(basename "$t")" != *$DEVNS_TESTS* ]] && continue
-		log=$out/$(basename "$t" .sh).log
-		say "Slurm $name: $(basename "$t")"
-		timeout 1200 bash "$t" >"$log" 2>&1
-		status=$?
-		grep -E '^(not ok|ok [0-9]+ .*# SKIP)' "$log"
-		count_tap "$log" "$status"
+		run_tap "$out/$(basename "$t" .sh).log" \
+			"Slurm $name: $(basename "$t")" timeout 1200 bash "$t"
 	done
 	say "Slurm $name: cluster stop"
 	"$top/testsuite/cluster/cluster.sh" stop >"$out/cluster-stop.log" 2>&1 ||

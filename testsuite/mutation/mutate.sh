@@ -20,17 +20,17 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 work=${DEVNS_MUTATE_DIR:-/var/tmp/devns-mutate}
 
-# name | file | sed expression | unit tests that must catch it
+# name ~ file ~ sed expression ~ unit tests that must catch it
 MUTATIONS=(
-"filter-allows-all|src/lib/dev/devfilter.c|s/p\[n++\] = MOV_K(BPF_REG_0, 0);/p[n++] = MOV_K(BPF_REG_0, 1);/|test_devfilter test_devfilter_kernel test_jobct"
-"filter-default-allow|src/lib/dev/devfilter.c|s/int32_t dflt = t->default_allow ? 1 : 0;/int32_t dflt = 1;/|test_devfilter test_devfilter_kernel test_jobct"
-"saferm-follows-links|src/lib/util/saferm.c|s/int flags = O_RDONLY \| O_DIRECTORY \| O_NOFOLLOW \| O_CLOEXEC;/int flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC;/|test_saferm"
-"no-namespace-join|src/lib/job/jobct.c|s/node->ops->ns_join(node->conf->base_path, job_id) < 0)/0)/|test_jobct"
-"marker-error-is-no-filter|src/lib/job/devcg.c|s/return errno == ENOENT ? 0 : -1;/return 0;/|test_jobct"
-"base-path-owner-unchecked|src/lib/util/safepath.c|s/if (st.st_uid != 0) {/if (0) {/|test_safepath test_jobct"
-"gres-not-denied|src/lib/dev/devpolicy.c|s/if (add_gres(\&ctx, node_gres\[i\], 0, out) < 0)/if (0)/|test_devpolicy test_jobct"
-"mcs-label-anyone|src/lib/mcs/mcslabel.c|s/return ops->user_in_group(ops->ctx, uid, gid) > 0 ? 0 : -1;/return 0;/|test_mcslabel"
-"nodename-matches-all|src/lib/util/hostmatch.c|s/^int hostmatch_match(const char \*expr, const char \*host)$/&\n{ (void)expr; (void)host; return 1; }\nstatic int unused_match(const char *expr, const char *host)/|test_hostmatch test_nsconf"
+"filter-allows-all~src/lib/dev/devfilter.c~s/p\[n++\] = MOV_K(BPF_REG_0, 0);/p[n++] = MOV_K(BPF_REG_0, 1);/~test_devfilter test_devfilter_kernel test_jobct"
+"filter-default-allow~src/lib/dev/devfilter.c~s/int32_t dflt = t->default_allow ? 1 : 0;/int32_t dflt = 1;/~test_devfilter test_devfilter_kernel test_jobct"
+"saferm-follows-links~src/lib/util/saferm.c~s/int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;/int flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC;/~test_saferm"
+"no-namespace-join~src/lib/job/jobct.c~s/node->ops->ns_join(node->conf->base_path, job_id) < 0)/0)/~test_jobct"
+"marker-error-is-no-filter~src/lib/job/devcg.c~s/return errno == ENOENT ? 0 : -1;/return 0;/~test_jobct"
+"base-path-owner-unchecked~src/lib/util/safepath.c~s/if (st.st_uid != 0) {/if (0) {/~test_safepath test_jobct"
+"gres-not-denied~src/lib/dev/devpolicy.c~s/if (add_gres(\&ctx, node_gres\[i\], 0, out) < 0)/if (0)/~test_devpolicy test_jobct"
+"mcs-label-anyone~src/lib/mcs/mcslabel.c~s/return ops->user_in_group(ops->ctx, uid, gid) > 0 ? 0 : -1;/return 0;/~test_mcslabel"
+"nodename-matches-all~src/lib/util/hostmatch.c~s/^int hostmatch_match(const char \*expr, const char \*host)$/&\n{ (void)expr; (void)host; return 1; }\nstatic int unused_match(const char *expr, const char *host)/~test_hostmatch test_nsconf"
 )
 
 say() { printf '%s\n' "$*"; }
@@ -81,7 +81,7 @@ main() {
 	say "preparing $work (one configure and build) ..."
 	prepare || { say "mutate.sh: preparing the scratch tree failed"; exit 2; }
 	for entry in "${MUTATIONS[@]}"; do
-		IFS='|' read -r name file expr tests <<<"$entry"
+		IFS='~' read -r name file expr tests <<<"$entry"
 		[ $# -gt 0 ] && [[ " $* " != *" $name "* ]] && continue
 		total=$((total + 1))
 		result=$(run_one "$name" "$file" "$expr" "$tests")

@@ -37,17 +37,24 @@ static void record(struct report *r, enum report_level level, int errnum,
 		r->log(level, line, r->log_arg);
 }
 
-int report_error(struct report *r, const char *fmt, ...)
+/* record() for a message that keeps errno as the caller had it. */
+static void record_keep_errno(struct report *r, enum report_level level,
+			      const char *fmt, va_list ap)
 {
 	int saved = errno;
+
+	if (r && (level == REPORT_ERROR || r->log))
+		record(r, level, 0, fmt, ap);
+	errno = saved;
+}
+
+int report_error(struct report *r, const char *fmt, ...)
+{
 	va_list ap;
 
-	if (r) {
-		va_start(ap, fmt);
-		record(r, REPORT_ERROR, 0, fmt, ap);
-		va_end(ap);
-	}
-	errno = saved;
+	va_start(ap, fmt);
+	record_keep_errno(r, REPORT_ERROR, fmt, ap);
+	va_end(ap);
 	return -1;
 }
 
@@ -66,26 +73,18 @@ int report_errno(struct report *r, int errnum, const char *fmt, ...)
 
 void report_warning(struct report *r, const char *fmt, ...)
 {
-	int saved = errno;
 	va_list ap;
 
-	if (r) {
-		va_start(ap, fmt);
-		record(r, REPORT_WARNING, 0, fmt, ap);
-		va_end(ap);
-	}
-	errno = saved;
+	va_start(ap, fmt);
+	record_keep_errno(r, REPORT_WARNING, fmt, ap);
+	va_end(ap);
 }
 
 void report_info(struct report *r, const char *fmt, ...)
 {
-	int saved = errno;
 	va_list ap;
 
-	if (r && r->log) {
-		va_start(ap, fmt);
-		record(r, REPORT_INFO, 0, fmt, ap);
-		va_end(ap);
-	}
-	errno = saved;
+	va_start(ap, fmt);
+	record_keep_errno(r, REPORT_INFO, fmt, ap);
+	va_end(ap);
 }
