@@ -688,6 +688,7 @@ static void test_real_namespace(void)
 	int status, rc;
 	pid_t pid;
 
+	unlink("/tmp/test_jobct_private");	/* a leak of an earlier run */
 	write_conf("Dirs=/tmp");
 	if (!(node = load(NULL)))
 		return (void)ok(0, "load: %s", rep.msg);
@@ -712,6 +713,7 @@ static void test_real_namespace(void)
 	ok(waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
 	   WEXITSTATUS(status) == 0, "a job process writes its /tmp");
 	ok(!exists("/tmp/test_jobct_private"), "  which the host does not see");
+	unlink("/tmp/test_jobct_private");
 	snprintf(jobdir, sizeof(jobdir), "%s/170", base);
 	ok(jobct_release(node, 170, fresh()) == 0 && !exists(jobdir),
 	   "release removes the job's directory");

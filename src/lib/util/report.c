@@ -43,7 +43,7 @@ static void record_keep_errno(struct report *r, enum report_level level,
 {
 	int saved = errno;
 
-	if (r && (level == REPORT_ERROR || r->log))
+	if (r && (level != REPORT_INFO || r->log))
 		record(r, level, 0, fmt, ap);
 	errno = saved;
 }
