@@ -17,6 +17,13 @@
 # cached: a stamp in the prefix records what was built, and a warm run with
 # the stamp in place returns at once.
 #
+# SLURM_RELEASE_TARBALL=FILE takes the source from FILE (Slurm's release
+# tarball, or Debian's orig tarball) instead of downloading it, for when the
+# archive lists a release but does not serve its files.  Where Debian's
+# source index lists the release, FILE must have the SHA-256 the index gives
+# for the orig tarball; a release the index does not list is built from FILE
+# unverified, with a warning.
+#
 # Only the parts the tests run are built: the daemons, the commands, the
 # plugins and pam_slurm_adopt (in PREFIX/lib/security, beside nothing of
 # the system's).  No slurmrestd, no sview.
@@ -63,25 +70,48 @@ ensure_sources() {
 # apt verifies the tarball against the signed source index.  Only the upstream
 # tarball is used: the Debian diff is not needed to build Slurm, and the
 # archive may no longer serve it once the package has moved on.
+# SHA-256 of slurm-wlm_VERSION.orig.tar.* in the source index's PKGVER entry.
+orig_sha256() {
+	apt-cache showsrc slurm-wlm 2>/dev/null |
+	awk -v v="Version: $1" -v n="slurm-wlm_$version.orig.tar." '
+		/^Package:/ { here = 0 }
+		$0 == v { here = 1 }
+		/^[A-Za-z]/ { sums = ($0 == "Checksums-Sha256:") }
+		here && sums && NF == 3 && index($3, n) == 1 && !found++ { print $1 }'
+}
+
 fetch_tree() {
-	local suite pkgver work out tarball f
+	local suite pkgver work out tarball f sum
 	suite=$(suite_for "$version") ||
 		die "no Debian suite known for Slurm $version (24.11.x: trixie, 26.05.x: unstable)"
 	ensure_sources "$suite"
 	pkgver=$(apt-cache showsrc slurm-wlm 2>/dev/null |
 		sed -n "s/^Version: \($version-.*\)/\1/p" | head -n1)
-	[ -n "$pkgver" ] || die "no slurm-wlm $version source in Debian's $suite index"
 	mkdir -p "$SLURM_SRC_CACHE"
-	work=$(mktemp -d "$SLURM_SRC_CACHE/.fetch.XXXXXX")
-	out=$(cd "$work" && apt-get source -q --download-only "slurm-wlm=$pkgver" 2>&1) || true
-	tarball=
-	for f in "$work/slurm-wlm_$version".orig.tar.*; do
-		[ -f "$f" ] && tarball=$f
-	done
-	if [ -z "$tarball" ]; then
-		rm -rf "$work"
-		printf '%s\n' "$out" | grep '^E:' >&2 || true
-		die "could not download slurm-wlm_$version.orig.tar.* ($pkgver, $suite)"
+	if [ -n "${SLURM_RELEASE_TARBALL:-}" ]; then
+		tarball=$SLURM_RELEASE_TARBALL
+		[ -f "$tarball" ] || die "SLURM_RELEASE_TARBALL: no file $tarball"
+		if [ -n "$pkgver" ]; then
+			sum=$(orig_sha256 "$pkgver")
+			[ -n "$sum" ] && [ "$(sha256sum <"$tarball" | cut -d' ' -f1)" = "$sum" ] ||
+				die "$tarball is not slurm-wlm $pkgver's orig tarball (SHA-256 differs from Debian's $suite index)"
+		else
+			say "warning: Slurm $version is not in Debian's $suite index; building $tarball unverified"
+		fi
+		work=$(mktemp -d "$SLURM_SRC_CACHE/.fetch.XXXXXX")
+	else
+		[ -n "$pkgver" ] || die "no slurm-wlm $version source in Debian's $suite index"
+		work=$(mktemp -d "$SLURM_SRC_CACHE/.fetch.XXXXXX")
+		out=$(cd "$work" && apt-get source -q --download-only "slurm-wlm=$pkgver" 2>&1) || true
+		tarball=
+		for f in "$work/slurm-wlm_$version".orig.tar.*; do
+			[ -f "$f" ] && tarball=$f
+		done
+		if [ -z "$tarball" ]; then
+			rm -rf "$work"
+			printf '%s\n' "$out" | grep '^E:' >&2 || true
+			die "could not download slurm-wlm_$version.orig.tar.* ($pkgver, $suite); SLURM_RELEASE_TARBALL=FILE takes it from FILE"
+		fi
 	fi
 	mkdir "$work/src"
 	tar -C "$work/src" -xf "$tarball"
