@@ -24,16 +24,20 @@ done
 _tap_n=0
 _tap_failed=0
 
-# ok COND_STATUS NAME: record the result of the previous command ($?).
+# ok STATUS NAME: record the status of the command that checked NAME
+# (usually $?): 0 passes, anything else fails.  Returns 0 or 1 likewise, so
+# that a precondition can guard what depends on it:
+#   ok $? "precondition: ..." || return
 ok() {
 	local status=$1; shift
 	_tap_n=$((_tap_n + 1))
 	if [ "$status" -eq 0 ]; then
 		echo "ok $_tap_n - $*"
-	else
-		echo "not ok $_tap_n - $*"
-		_tap_failed=$((_tap_failed + 1))
+		return 0
 	fi
+	echo "not ok $_tap_n - $*"
+	_tap_failed=$((_tap_failed + 1))
+	return 1
 }
 
 # check NAME -- CMD...: run CMD, pass when it exits 0.
@@ -44,26 +48,23 @@ check() {
 	ok $? "$name"
 }
 
-# is GOT WANT NAME
+# is GOT WANT NAME: GOT equals WANT; on failure both are shown.
 is() {
-	if [ "$1" = "$2" ]; then
-		ok 0 "$3"
-	else
-		ok 1 "$3"
-		echo "#   got: '$1'"
-		echo "#  want: '$2'"
-	fi
+	[ "$1" = "$2" ]
+	ok $? "$3" && return 0
+	echo "#   got: '$1'"
+	echo "#  want: '$2'"
+	return 1
 }
 
-# like GOT PATTERN NAME (grep -E pattern)
+# like GOT PATTERN NAME: GOT matches PATTERN (grep -E); on failure both are
+# shown.
 like() {
-	if printf '%s' "$1" | grep -Eq -- "$2"; then
-		ok 0 "$3"
-	else
-		ok 1 "$3"
-		echo "#   got: '$1'"
-		echo "#  want match: '$2'"
-	fi
+	printf '%s' "$1" | grep -Eq -- "$2"
+	ok $? "$3" && return 0
+	echo "#   got: '$1'"
+	echo "#  want match: '$2'"
+	return 1
 }
 
 skip() {
@@ -95,9 +96,56 @@ wait_for() {
 	done
 }
 
-job_state() { cl squeue -h -j "$1" -o %T 2>/dev/null; }
-job_gone() { [ -z "$(job_state "$1")" ]; }
-wait_job_gone() { wait_for "${2:-60}" job_gone "$1"; }
+# reply CMD...: CMD's standard output, its stderr dropped, when CMD
+# succeeds.  When it fails: one line "FAILED (status N): <its stderr>",
+# which no expected answer matches, and status N.  For answers that may be
+# empty: `is "$(reply cl squeue ...)" ""` passes only when squeue worked and
+# listed nothing, never because it could not answer.
+reply() {
+	local err out status
+	err=$(mktemp) || return 1
+	out=$("$@" 2>"$err")
+	status=$?
+	if [ "$status" -eq 0 ]; then
+		[ -z "$out" ] || printf '%s\n' "$out"
+	else
+		echo "FAILED (status $status): $(tr '\n' ' ' < "$err")"
+	fi
+	rm -f "$err"
+	return "$status"
+}
+
+# job_state JOBID: the job's state as squeue shows it (PENDING, RUNNING,
+# COMPLETED, ...), or "gone" once slurmctld no longer knows it: squeue
+# succeeds without a line, or fails saying the job id is invalid, as
+# squeue -j does for a purged job (MinJobAge).  Any other failure of squeue
+# (slurmctld down, a timeout) tells nothing about the job: job_state then
+# prints nothing and fails, as it does for a JOBID that is no job id (the
+# message of a failed sbatch), which no squeue could call gone.
+job_state() {
+	local out
+	[[ $1 =~ ^[0-9]+$ ]] || return 1
+	if out=$(cl squeue -h -j "$1" -o %T 2>&1); then
+		echo "${out:-gone}"
+	elif [[ $out == *"Invalid job id specified"* ]]; then
+		echo gone
+	else
+		return 1
+	fi
+}
+job_gone() { [ "$(job_state "$1")" = gone ]; }
+
+# wait_job_gone JOBID [SECONDS]: wait until slurmctld has forgotten the
+# job; says why in a diag line when it has not.
+wait_job_gone() {
+	wait_for "${2:-60}" job_gone "$1" && return 0
+	diag "job '$1' not gone after ${2:-60}s: $(job_state "$1" || echo "no job id, or squeue gave no answer")"
+	return 1
+}
+
+# dir_empty DIR: DIR exists and lists nothing.  A missing DIR is not
+# "empty": it proves nothing about what a job left behind.
+dir_empty() { [ -d "$1" ] && [ -z "$(ls "$1")" ]; }
 
 # write_device_probe FILE: a script "FILE [r|w] PATH..." that opens each
 # device and prints one word per path: ok, ENXIO (allowed, no driver behind

@@ -94,10 +94,13 @@ test_adopted_login() {
 test_adopt_fail_closed() {
 	local j out p
 	j=$(start_job)
+	[ -s "$OUT/adopt-ready" ] && [ "$(job_state "$j")" = RUNNING ] && [ -d "$CG/node1/job_$j" ]
+	ok $? "precondition: job $j runs on node1 in its device cgroup"
 	for p in $(cat "$CG/node1/job_$j/cgroup.procs" 2>/dev/null); do
 		echo "$p" > /sys/fs/cgroup/unified/cgroup.procs
 	done
-	rmdir "$CG/node1/job_$j"
+	rmdir "$CG/node1/job_$j" && [ ! -e "$CG/node1/job_$j" ]
+	ok $? "precondition: the job's device cgroup is removed under it"
 	out=$(login node1 'echo logged-in' 2>&1)
 	! echo "$out" | grep -qx logged-in
 	ok $? "no device cgroup to adopt into: the login does not get in"

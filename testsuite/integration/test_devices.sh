@@ -54,8 +54,34 @@ restore_policy() {
 	wait_for 60 node_idle "$1"
 }
 
-cgroups_now() { find "$CG" -maxdepth 2 -name 'job_*' 2>/dev/null | wc -l; }
-progs_now() { bpftool prog show 2>/dev/null | grep -c cgroup_device; }
+# cgroups_now: how many job cgroups there are below devns's cgroup.  Fails,
+# printing nothing, when that directory is missing: 0 cgroups of a tree that
+# is not there would make every "none left" check pass.
+cgroups_now() {
+	[ -d "$CG" ] || { diag "no $CG" >&2; return 1; }
+	find "$CG" -maxdepth 2 -name 'job_*' | wc -l
+}
+
+# progs_now: how many cgroup device programs the kernel holds.  Fails,
+# printing nothing, when bpftool is missing or fails, for the same reason.
+progs_now() {
+	local out
+	if ! out=$(bpftool prog show 2>&1); then
+		diag "bpftool prog show failed: $out" >&2
+		return 1
+	fi
+	printf '%s\n' "$out" | grep -c cgroup_device
+	return 0
+}
+
+# same_count WHAT BEFORE NOW: NOW equals BEFORE and both are counts: a count
+# that could not be taken (empty) never passes.
+same_count() {
+	[[ $2 =~ ^[0-9]+$ ]] && [ "$3" = "$2" ]
+	ok $? "$1" && return 0
+	diag "  before: '$2', now: '$3'"
+	return 1
+}
 
 test_gpu_jobs() {
 	local out idx gpus a b ia ib
@@ -214,8 +240,8 @@ test_fail_closed() {
 	wait_for 10 grep -q "namespace.conf:$line: DeviceAllow" "$log"
 	ok $? "malformed DeviceAllow: slurmd logs namespace.conf:$line"
 	like "$(grep -m1 "DeviceAllow" "$log")" "rwx" "and names the bad value"
-	! "$CLUSTER" status 2>/dev/null | grep -Eq "slurmd node2 +running"
-	ok $? "and does not run"
+	"$CLUSTER" status 2>/dev/null | grep -Eq "slurmd node2 +stopped"
+	ok $? "and does not run (cluster.sh status: stopped)"
 
 	# no usable cgroup2 below devns: the job is refused, nothing left behind
 	with_policy node2 "NodeName=node2 DevicePolicy=closed"
@@ -225,7 +251,7 @@ test_fail_closed() {
 	umount "$CG/node2"
 	grep -q "no usable cgroup2" "$log"
 	ok $? "the reason is in the slurmd log"
-	[ -z "$(ls "$BASE/node2" 2>/dev/null)" ]
+	dir_empty "$BASE/node2"
 	ok $? "the refused job left no namespace directory"
 	cl scontrol update nodename=node2 state=resume >/dev/null 2>&1
 
@@ -235,14 +261,20 @@ test_fail_closed() {
 	rm -f "$OUT"/dev-vanish-*
 	j=$(cl_as $USER1 sbatch --parsable -w node2 -n1 -o /dev/null --wrap \
 		"touch $OUT/dev-vanish-ready; while [ ! -e $OUT/dev-vanish-go ]; do sleep 0.2; done; srun echo step-ran > $OUT/dev-vanish-step 2>&1")
-	wait_for 30 test -e "$OUT/dev-vanish-ready"
+	wait_for 30 test -e "$OUT/dev-vanish-ready" && [ "$(job_state "$j")" = RUNNING ] &&
+		[ -d "$CG/node2/job_$j" ]
+	ok $? "precondition: job $j runs on node2 in its device cgroup"
 	for p in $(cat "$CG/node2/job_$j/cgroup.procs" 2>/dev/null); do
 		echo "$p" > /sys/fs/cgroup/unified/cgroup.procs
 	done
-	rmdir "$CG/node2/job_$j"
+	rmdir "$CG/node2/job_$j" && [ ! -e "$CG/node2/job_$j" ]
+	ok $? "precondition: the job's device cgroup is removed under it"
 	touch "$OUT/dev-vanish-go"
-	wait_job_gone "$j"
-	! grep -q step-ran "$OUT/dev-vanish-step" 2>/dev/null
+	# The batch script's redirection creates dev-vanish-step before srun
+	# runs: the file proves the step was tried.
+	wait_job_gone "$j" && [ -e "$OUT/dev-vanish-step" ]
+	ok $? "precondition: the job went on to start a step, and ended"
+	! grep -q step-ran "$OUT/dev-vanish-step"
 	ok $? "a step cannot join a vanished device cgroup: it does not run"
 }
 
@@ -258,11 +290,15 @@ job_refused_on_node2() {
 # neither a job cgroup, nor a filter marker, nor a namespace directory, nor a
 # BPF program is left.
 refused_without_trace() {
-	local what=$1 p0=$2
-	is "$(find "$CG/node2" -maxdepth 1 -name 'job_*' | wc -l)" 0 "$what: no job cgroup left"
-	is "$(ls "$DEVNS_CLUSTER_ROOT/spool/node2" | grep -c '^devns_filter_')" 0 "$what: no filter marker left"
-	is "$(ls "$BASE/node2" 2>/dev/null | wc -l)" 0 "$what: no namespace directory left"
-	is "$(progs_now)" "$p0" "$what: no BPF program left"
+	local what=$1 p0=$2 spool=$DEVNS_CLUSTER_ROOT/spool/node2
+	# Each "none left" is counted in a directory that must exist.
+	[ -d "$CG/node2" ] && [ -z "$(find "$CG/node2" -maxdepth 1 -name 'job_*')" ]
+	ok $? "$what: no job cgroup left"
+	[ -d "$spool" ] && ! ls "$spool" | grep -q '^devns_filter_'
+	ok $? "$what: no filter marker left"
+	dir_empty "$BASE/node2"
+	ok $? "$what: no namespace directory left"
+	same_count "$what: no BPF program left" "$p0" "$(progs_now)"
 }
 
 # The kernel refuses the filter: an injected verifier rejection (bpf_fault.so
@@ -300,20 +336,31 @@ test_kernel_refusals() {
 		"once the exclusive program is gone, jobs run again"
 }
 
+# fewer_or_same BEFORE_CGROUPS BEFORE_PROGS: both counts are back down.
+fewer_or_same() {
+	local c p
+	c=$(cgroups_now) && p=$(progs_now) && [ "$c" -le "$1" ] && [ "$p" -le "$2" ]
+}
+
 test_no_leftovers() {
 	local c0 p0 c1 p1 j
 	c0=$(cgroups_now); p0=$(progs_now)
-	j=$(cl_as $USER1 sbatch --parsable --array=1-200 -n1 --gres=gpu:1 -o /dev/null --wrap true)
-	wait_for 300 job_gone "$j"
+	rm -f "$OUT"/dev-many-*
+	# Each job leaves a file, so that "ran" is counted, not inferred from
+	# the jobs being gone.
+	j=$(cl_as $USER1 sbatch --parsable --array=1-200 -n1 --gres=gpu:1 -o /dev/null --wrap \
+		"touch $OUT/dev-many-\$SLURM_ARRAY_TASK_ID")
+	wait_for 300 job_gone "$j" &&
+		[ "$(find "$OUT" -maxdepth 1 -name 'dev-many-*' | wc -l)" -eq 200 ]
 	ok $? "200 GPU jobs ran"
 	# The kernel frees a removed cgroup's programs from a workqueue, a
 	# moment after the rmdir: wait for both counts before comparing.
-	wait_for 20 sh -c "[ \$(find $CG -maxdepth 2 -name 'job_*' | wc -l) -le $c0 ] &&
-		[ \$(bpftool prog show 2>/dev/null | grep -c cgroup_device) -le $p0 ]"
+	wait_for 20 fewer_or_same "$c0" "$p0"
 	c1=$(cgroups_now); p1=$(progs_now)
-	is "$c1" "$c0" "after 200 jobs: no leftover job cgroups ($c0 before, $c1 after)"
-	is "$p1" "$p0" "after 200 jobs: no leftover BPF device programs ($p0 before, $p1 after)"
-	is "$(ls "$BASE"/node*/ 2>/dev/null | grep -c '^[0-9]')" "0" "after 200 jobs: no job directories"
+	same_count "after 200 jobs: no leftover job cgroups ($c0 before, $c1 after)" "$c0" "$c1"
+	same_count "after 200 jobs: no leftover BPF device programs ($p0 before, $p1 after)" "$p0" "$p1"
+	[ -d "$BASE/node1" ] && [ "$(ls "$BASE"/node*/ | grep -c '^[0-9]')" -eq 0 ]
+	ok $? "after 200 jobs: no job directories"
 }
 
 setup

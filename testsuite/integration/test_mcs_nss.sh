@@ -82,8 +82,10 @@ $SAVED_EXTRA"
 	"$CLUSTER" restart >"$DEVNS_CLUSTER_ROOT.restart.log" 2>&1
 }
 
-ctld_pids() { pgrep -x slurmctld; }
-ctld_gone() { [ -z "$(ctld_pids)" ]; }
+# pgrep: 0 when a slurmctld runs, 1 when none does (anything else: pgrep
+# failed, which proves neither).
+ctld_runs() { pgrep -x slurmctld >/dev/null; }
+ctld_gone() { pgrep -x slurmctld >/dev/null; [ $? -eq 1 ]; }
 log_has() { grep -qF -- "$1" "$CTLD_LOG" 2>/dev/null; }
 
 # ok_or_log STATUS NAME: ok, and on failure the lines of the log that tell why;
@@ -109,7 +111,9 @@ submit_held() {
 		tr '\n' ' ' | sed 's/ *$//'
 }
 
-jobs_seen_by() { cl_as "$1" squeue -h -o %i 2>/dev/null | sort | tr '\n' ' ' | sed 's/ $//'; }
+# jobs_seen_by USER: the job ids USER's squeue lists; "sees none" only from a
+# squeue that worked (reply).
+jobs_seen_by() { reply cl_as "$1" squeue -h -o %i | sort | tr '\n' ' ' | sed 's/ $//'; }
 
 # enforcing GROUP_JOB_USER: what a working mcs/devgroup with privatedata
 # and enforced does.  Submits a job of USER (in the configured group) and
@@ -191,8 +195,8 @@ check_reconfigure() {
 		wait_for 30 log_has "reconfigure failed"
 		ok_or_log $? "$MODE: $DEVNS_SLURM_VERSION: the running slurmctld resumes"
 		sleep 2
-		ctld_gone
-		ok $((!$?)) "$MODE: $DEVNS_SLURM_VERSION: slurmctld still runs"
+		ctld_runs
+		ok $? "$MODE: $DEVNS_SLURM_VERSION: slurmctld still runs"
 		enforcing dnalice
 		;;
 	esac

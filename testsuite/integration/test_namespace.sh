@@ -37,8 +37,14 @@ submit() {
 
 wait_file() { wait_for "${2:-30}" test -e "$1"; }
 
-job_dir_gone() { [ ! -e "$BASE/$1/$2" ]; }
-no_mounts_of() { ! grep -q "$BASE/$1/$2" /proc/self/mountinfo; }
+# job_dir_gone NODE JOBID, no_mounts_of NODE JOBID: nothing of the job is
+# left.  Only for a JOBID that is a job id: "$BASE/node1/" of an empty one
+# (a failed sbatch) would never be gone.
+job_dir_gone() { [[ $2 =~ ^[0-9]+$ ]] && [ ! -e "$BASE/$1/$2" ]; }
+no_mounts_of() { [[ $2 =~ ^[0-9]+$ ]] && ! has_mounts "$1" "$2"; }
+# has_mounts NODE JOBID: something is mounted on or below the job's
+# directory (its pinned namespace, BasePath/JOBID/.ns, while it runs).
+has_mounts() { grep -Eq " $BASE/$1/$2(/| )" /proc/self/mountinfo; }
 
 test_two_jobs_isolated() {
 	local a b
@@ -55,6 +61,8 @@ test_two_jobs_isolated() {
 	ok $? "job A's files are not in the host's /tmp or /dev/shm"
 	[ -f "$BASE/node1/$a/tmp/marker_A" ]
 	ok $? "job A's /tmp is backed by BasePath/<jobid> on node-local disk"
+	has_mounts node1 "$a"
+	ok $? "precondition: job A's namespace is mounted under its directory"
 	cl scancel "$a"
 	wait_job_gone "$a"
 	wait_for 20 job_dir_gone node1 "$a"
@@ -83,12 +91,15 @@ test_slurmd_restart() {
 	local live dead
 	live=$(submit -w node3 -n1 -- "srun sh -c 'echo before-restart > /tmp/r'; touch $OUT/ns-r1; while [ ! -e $OUT/ns-r-go ]; do sleep 0.2; done; srun cat /tmp/r > $OUT/ns-r-result")
 	dead=$(submit -w node3 -n1 -- "touch $OUT/ns-dead-ready; sleep 300")
-	wait_file "$OUT/ns-r1" && wait_file "$OUT/ns-dead-ready"
-	ok $? "both jobs on node3 are running"
+	wait_file "$OUT/ns-r1" && wait_file "$OUT/ns-dead-ready" &&
+		[ -d "$BASE/node3/$live" ] && [ -d "$BASE/node3/$dead" ]
+	ok $? "both jobs on node3 are running, each with its namespace"
 	# slurmd goes away; meanwhile one job's processes die with it unseen.
 	kill "$(cat "$DEVNS_CLUSTER_ROOT/run/slurmd-node3.pid")"
 	wait_for 10 sh -c "! pgrep -F $DEVNS_CLUSTER_ROOT/run/slurmd-node3.pid >/dev/null 2>&1"
-	pkill -KILL -f "slurmstepd: \[$dead\." ; sleep 0.5
+	pkill -KILL -f "slurmstepd: \[$dead\."
+	ok $? "precondition: the second job's slurmstepd killed while slurmd is down"
+	sleep 0.5
 	"$CLUSTER" restart-slurmd node3 >/dev/null 2>&1
 	wait_node_idle node3
 	[ -d "$BASE/node3/$live" ]
@@ -109,8 +120,10 @@ test_symlink_attack() {
 	echo secret > "$victim/file"; echo deep > "$victim/sub/deep"
 	chmod 0755 "$victim"; chmod 0600 "$victim/file"
 	before=$(find "$victim" -printf '%p %m %u %g %s\n' | sort)
-	j=$(submit -w node1 -n1 -- "ln -s $victim /tmp/evil-dir; ln -s $victim/file /tmp/evil-file; mkdir -p /tmp/d; ln -s $victim /tmp/d/link; ln -s / /tmp/root; mkfifo /tmp/fifo; mkdir -p /tmp/ro/x; chmod 0500 /tmp/ro")
+	j=$(submit -w node1 -n1 -- "ln -s $victim /tmp/evil-dir; ln -s $victim/file /tmp/evil-file; mkdir -p /tmp/d; ln -s $victim /tmp/d/link; ln -s / /tmp/root; mkfifo /tmp/fifo; mkdir -p /tmp/ro/x; chmod 0500 /tmp/ro; readlink /tmp/evil-dir /tmp/evil-file /tmp/d/link > $OUT/ns-links")
 	wait_job_gone "$j"
+	is "$(cat "$OUT/ns-links" 2>/dev/null | tr '\n' ' ')" "$victim $victim/file $victim " \
+		"precondition: the job planted its links"
 	wait_for 20 job_dir_gone node1 "$j"
 	ok $? "a job that planted links is cleaned up"
 	after=$(find "$victim" -printf '%p %m %u %g %s\n' | sort)
@@ -139,7 +152,7 @@ test_broken_conf() {
 	wait_for 10 grep -q "namespace.conf:3" "$log"
 	ok $? "a broken namespace.conf is reported with file:line in the slurmd log"
 	like "$(grep namespace.conf:3 "$log" | head -1)" 'BasPath' "the message names the bad key"
-	! "$CLUSTER" status 2>/dev/null | grep -Eq "slurmd node3 +running"
+	"$CLUSTER" status 2>/dev/null | grep -Eq "slurmd node3 +stopped"
 	ok $? "slurmd does not run with a broken namespace.conf"
 	rm -f "$CONF"
 	: > "$log"

@@ -25,6 +25,9 @@ setup() {
 
 node_idle() { cl sinfo -h -n "$1" -o %t | grep -Eq '^(idle|mix|alloc)$'; }
 slurmd_running() { "$CLUSTER" status 2>/dev/null | grep -Eq "slurmd $1 +running"; }
+# Not "! slurmd_running": a status that cannot be read must not pass for
+# "does not run".
+slurmd_stopped() { "$CLUSTER" status 2>/dev/null | grep -Eq "slurmd $1 +stopped"; }
 
 # with_conf NODE LINES...: the harness' namespace.conf plus LINES, restart.
 with_conf() {
@@ -54,18 +57,22 @@ test_dirs_link_attack() {
 	with_conf node2 "NodeName=node2 BasePath=$BASE/node2 Dirs=/tmp,/dev/shm,$entry"
 
 	runuser -u $USER1 -- ln -s "$victim" "$entry"
-	[ -L "$entry" ] && [ "$(stat -c %U "$entry")" = $USER1 ]
+	[ "$(readlink "$entry")" = "$victim" ] && [ "$(stat -c %U "$entry")" = $USER1 ] &&
+		[ -d "$victim" ]
 	ok $? "precondition: $USER1 planted $entry -> $victim"
 	: > "$log"
 	out=$(run_job node2 "touch $entry/planted && echo wrote")
+	# The job reached node2 and devns refused it there, for this entry:
+	# only then does "did not run" say anything about the link.
+	wait_for 10 grep -q "$entry" "$log"
+	ok $? "precondition: the job reached node2; the slurmd log names the Dirs entry"
+	like "$(grep "$entry" "$log" | head -1)" "symbolic link" "and says it is a link"
 	! echo "$out" | grep -qx wrote
 	ok $? "a job whose Dirs entry is a planted link does not run"
 	[ ! -e "$victim/planted" ]
 	ok $? "nothing was written into $victim"
-	wait_for 10 grep -q "$entry" "$log"
-	ok $? "the slurmd log names the Dirs entry"
-	like "$(grep "$entry" "$log" | head -1)" "symbolic link" "and says it is a link"
-	is "$(ls "$BASE/node2" 2>/dev/null | wc -l)" 0 "the refused job leaves no directory"
+	dir_empty "$BASE/node2"
+	ok $? "the refused job leaves no directory"
 	! grep -q "$victim" /proc/self/mountinfo
 	ok $? "nothing is mounted on $victim"
 
@@ -89,7 +96,7 @@ test_base_path_checks() {
 
 	: > "$log"
 	with_conf node3 "NodeName=node3 BasePath=/tmp"
-	! slurmd_running node3
+	slurmd_stopped node3
 	ok $? "BasePath=/tmp: slurmd does not start"
 	like "$(grep -hE 'BasePath:? "?/tmp' "$log" | head -1)" \
 		"every user can write to|writable by others" \
@@ -98,20 +105,20 @@ test_base_path_checks() {
 	rm -rf "$userdir"; mkdir -p "$userdir"; chown $USER1 "$userdir"
 	: > "$log"
 	with_conf node3 "NodeName=node3 BasePath=$userdir/base AutoBasePath=yes"
-	! slurmd_running node3
+	slurmd_stopped node3
 	ok $? "BasePath below a user's directory: slurmd does not start"
 	like "$(grep -h "BasePath $userdir" "$log" | head -1)" "not owned by root" \
 		"the slurmd log names the user-owned component"
-	[ ! -e "$userdir/base" ]
+	[ -d "$userdir" ] && [ ! -e "$userdir/base" ]
 	ok $? "AutoBasePath created nothing below it"
 
 	rm -rf "$userdir"
 	runuser -u $USER1 -- ln -s "$BASE" "$userdir"
-	[ -L "$userdir" ]
+	[ "$(readlink "$userdir")" = "$BASE" ]
 	ok $? "precondition: a link planted where BasePath would be created"
 	: > "$log"
 	with_conf node3 "NodeName=node3 BasePath=$userdir/node3 AutoBasePath=yes"
-	! slurmd_running node3
+	slurmd_stopped node3
 	ok $? "AutoBasePath through a planted link: slurmd does not start"
 	[ ! -e "$BASE/node3x" ] && [ ! -e "$BASE/node3/node3" ]
 	ok $? "nothing was created at the link's target"
@@ -176,6 +183,8 @@ test_marker_error() {
 	[ -f "$marker" ]
 	ok $? "precondition: its filter marker exists"
 	rm -f "$marker"; ln -s "$(basename "$marker")" "$marker"
+	[ -L "$marker" ] && [ "$(job_state "$j")" = RUNNING ]
+	ok $? "precondition: the marker is a link to itself (ELOOP), the job still runs"
 	out=$(cl_as $USER1 srun --jobid "$j" --overlap -n1 sh -c \
 		"echo step-ran; $OUT/probe-sec.sh $GPUS" 2>&1)
 	! echo "$out" | grep -q step-ran

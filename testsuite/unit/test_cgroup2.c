@@ -15,8 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <linux/magic.h>
 
 #include "dev/cgroup2.h"
 #include "tap.h"
@@ -141,6 +144,7 @@ static void test_kernel(void)
 	int mount_fd = -1, top_fd = -1, job_fd = -1, fd, i, n;
 	int ready[2], go[2];
 	pid_t child, pids[4];
+	struct statfs sfs;
 	struct stat st;
 	char c;
 
@@ -156,7 +160,9 @@ static void test_kernel(void)
 		return;
 	}
 	diag("cgroup2 mount: %s", mount);
-	ok(1, "cgroup2 mount found and opened");
+	/* What cgroup2_open promises, on the kernel's word. */
+	ok(fstatfs(mount_fd, &sfs) == 0 && sfs.f_type == CGROUP2_SUPER_MAGIC,
+	   "the opened mount is a cgroup2 file system (fstatfs)");
 
 	errno = 0;
 	ok(cgroup2_open(tmpdir) == -1 && errno == EMEDIUMTYPE,

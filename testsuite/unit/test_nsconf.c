@@ -748,8 +748,9 @@ static void test_api_edges(void)
 	errno = 0;
 	ok(nsconf_parse(NULL, "t.conf", NULL, fresh()) == NULL
 	   && errno == EINVAL, "NULL text is refused");
+	/* No check of its own: a crash, or a report of ASan or valgrind,
+	 * fails the program. */
 	nsconf_free(NULL);
-	ok(1, "nsconf_free(NULL) is a no-op");
 }
 
 int main(void)

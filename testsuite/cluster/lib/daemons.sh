@@ -1,0 +1,167 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=bash
+#
+# lib/daemons.sh - starting, watching and stopping munged, slurmctld and the slurmd of each
+# node. munged runs in the host's namespaces with its own key and socket; slurmctld and every
+# slurmd run in their own network namespace (lib/netns.sh) and UTS namespace, so each has the
+# hostname Slurm expects. A daemon is "running" when its pid file names a live process of the
+# right name (pid_of, lib/process.sh). Sourced by cluster.sh.
+
+# Where NODE's slurmd writes its pid and its log (SlurmdPidFile, SlurmdLogFile with %n).
+slurmd_pidfile() { printf '%s/slurmd-%s.pid' "$RUN" "$1"; }
+slurmd_log() { printf '%s/slurmd-%s.log' "$LOG" "$1"; }
+
+# start_in_ns NS HOSTNAME CMD... - start a self-daemonising CMD in network namespace NS and a
+# new UTS namespace named HOSTNAME. nsenter + unshare instead of `ip netns exec`, which would
+# remount /sys and hide /sys/fs/cgroup from the daemon.
+start_in_ns() {
+	local ns=$1 host=$2
+	shift 2
+	# shellcheck disable=SC2016 # $0 and $@ are for the inner sh
+	"${DAEMON_ENV[@]}" nsenter --net="/run/netns/$ns" -- \
+		unshare --uts -- sh -c 'hostname "$0" && exec "$@"' "$host" "$@" \
+		</dev/null >>"$STDIO_LOG" 2>&1 9>&-
+}
+
+# wait_pid NS PIDFILE COMM LOG... - wait until the daemon COMM, started in NS, has written
+# its pid file. Fail at once if it died instead (a fatal error in its config or a plugin
+# comes before the pid file). While it daemonises, one look at the namespace can fall
+# between the exit of a parent and the birth of its child: only several misses in a row
+# mean it is gone.
+wait_pid() {
+	local ns=$1 file=$2 comm=$3 deadline=$((SECONDS + START_TIMEOUT)) misses=0
+	shift 3
+	until pid_of "$file" "$comm" >/dev/null; do
+		if ns_has_comm "$ns" "$comm"; then
+			misses=0
+		elif ((++misses >= 3)); then
+			die_with_logs "$comm exited during start-up" "$@"
+		fi
+		((SECONDS < deadline)) || die_with_logs "$comm did not write $file within ${START_TIMEOUT}s" "$@"
+		sleep 0.05
+	done
+}
+
+# start_munged - the cluster's own munged, with a key of its own created on first start.
+start_munged() {
+	local key=$MUNGE_DIR/munge.key
+	if [[ ! -s $key ]]; then
+		# The cluster's own key: independent of (and never touching) /etc/munge.
+		if command -v mungekey >/dev/null 2>&1; then
+			mungekey --create --keyfile="$key"
+		else
+			dd if=/dev/urandom of="$key" bs=1024 count=1 status=none
+		fi
+		chown munge:munge "$key"
+		chmod 0600 "$key"
+	fi
+	# munged's parent returns only once the daemon is ready (or has failed).
+	"${DAEMON_ENV[@]}" runuser -u munge -- munged \
+		--socket="$MUNGE_SOCKET" --key-file="$key" --pid-file="$MUNGE_DIR/munged.pid" \
+		--log-file="$MUNGE_DIR/munged.log" --seed-file="$MUNGE_DIR/munged.seed" \
+		--num-threads=4 </dev/null >>"$STDIO_LOG" 2>&1 9>&- ||
+		die_with_logs "munged failed to start" "$STDIO_LOG" "$MUNGE_DIR/munged.log"
+	munge -n -S "$MUNGE_SOCKET" | unmunge -S "$MUNGE_SOCKET" >/dev/null ||
+		die_with_logs "munged does not answer on $MUNGE_SOCKET" "$MUNGE_DIR/munged.log"
+}
+
+# start_slurmctld, start_slurmd NODE - start the daemon in its namespace and wait for its pid
+# file; a daemon that exits on the way fails `start` with its log.
+start_slurmctld() {
+	start_in_ns "$CTL_NS" "$CTL_HOST" slurmctld -f "$CONF" ||
+		die_with_logs "slurmctld failed to start" "$STDIO_LOG" "$LOG/slurmctld.log"
+	wait_pid "$CTL_NS" "$RUN/slurmctld.pid" slurmctld "$STDIO_LOG" "$LOG/slurmctld.log"
+}
+
+start_slurmd() {
+	local n=$1
+	# -N: multiple-slurmd builds name the node explicitly (it also matches the hostname).
+	start_in_ns "$(node_ns "$n")" "$n" slurmd -f "$CONF" -N "$n" ||
+		die_with_logs "slurmd on $n failed to start" "$STDIO_LOG" "$(slurmd_log "$n")"
+	wait_pid "$(node_ns "$n")" "$(slurmd_pidfile "$n")" slurmd "$STDIO_LOG" "$(slurmd_log "$n")"
+}
+
+# restart_slurmd NODE - restart NODE's slurmd alone and wait until slurmctld has seen it
+# register again. Only slurmd itself: the slurmstepd of running jobs must survive, as on a
+# real restart.
+restart_slurmd() {
+	local n=$1 before pid
+	# Readiness is a new SlurmdStartTime on slurmctld's side (1 s resolution), so never start
+	# within the second of the previous start.
+	before=$(slurmd_start_time "$n")
+	if pid=$(pid_of "$(slurmd_pidfile "$n")" slurmd); then
+		terminate "$STOP_TIMEOUT" "$pid"
+	fi
+	while [[ $(date '+%Y-%m-%dT%H:%M:%S') == "$before" ]]; do sleep 0.1; done
+	start_slurmd "$n"
+	wait_registered "$n" "$before"
+	wait_nodes up "$n"
+}
+
+# A daemon that died while we wait: fail at once, with its log, instead of timing out.
+check_daemons_alive() {
+	pid_of "$RUN/slurmctld.pid" slurmctld >/dev/null ||
+		die_with_logs "slurmctld is not running" "$STDIO_LOG" "$LOG/slurmctld.log"
+	local n
+	for n in "$@"; do
+		pid_of "$(slurmd_pidfile "$n")" slurmd >/dev/null ||
+			die_with_logs "slurmd on $n is not running" "$STDIO_LOG" "$(slurmd_log "$n")"
+	done
+}
+
+# True when every daemon of the cluster runs.
+all_running() {
+	pid_of "$MUNGE_DIR/munged.pid" munged >/dev/null || return 1
+	pid_of "$RUN/slurmctld.pid" slurmctld >/dev/null || return 1
+	local n
+	for n in "${NODES[@]}"; do
+		pid_of "$(slurmd_pidfile "$n")" slurmd >/dev/null || return 1
+		netns_exists "$(node_ns "$n")" || return 1
+	done
+	netns_exists "$CTL_NS"
+}
+
+# munged runs in the host namespaces; find ours by its socket if the pid file is gone.
+stray_munged_pids() {
+	local d cmd
+	for d in /proc/[0-9]*; do
+		[[ $(cat "$d/comm" 2>/dev/null) == munged ]] || continue
+		cmd=$(tr '\0' ' ' <"$d/cmdline" 2>/dev/null) || continue
+		[[ $cmd == *"--socket=$MUNGE_SOCKET "* ]] && printf '%s\n' "${d#/proc/}"
+	done
+	return 0
+}
+
+# stop_daemons - SIGTERM every slurmd and slurmctld at once, SIGKILL what outlives the grace.
+stop_daemons() {
+	local pids=() pid n
+	for n in "${NODES[@]}"; do
+		pid=$(pid_of "$(slurmd_pidfile "$n")" slurmd) && pids+=("$pid")
+	done
+	pid=$(pid_of "$RUN/slurmctld.pid" slurmctld) && pids+=("$pid")
+	terminate "$STOP_TIMEOUT" "${pids[@]}"
+}
+
+# stop_munged - last of the daemons: the others need it to the end. By its pid file, and by
+# its socket in case the pid file is gone.
+stop_munged() {
+	local pids=() pid
+	pid=$(pid_of "$MUNGE_DIR/munged.pid" munged) && pids+=("$pid")
+	mapfile -t -O "${#pids[@]}" pids < <(stray_munged_pids)
+	# shellcheck disable=SC2207 # pids are single words
+	pids=($(printf '%s\n' "${pids[@]}" | sort -u))
+	terminate "$STOP_TIMEOUT" "${pids[@]}"
+}
+
+# cgroup v1 trees of our slurmd (CgroupPrepend /slurm_%n) that killed steps left behind.
+# rmdir of a cgroup directory succeeds once no task is left in it; depth first.
+remove_cgroups() {
+	local n d
+	for n in "${NODES[@]}"; do
+		for d in /sys/fs/cgroup/*/slurm_"$n"; do
+			[[ -d $d ]] || continue
+			find "$d" -depth -type d -exec rmdir {} + 2>/dev/null ||
+				say "warning: could not remove all of $d"
+		done
+	done
+}
