@@ -29,8 +29,8 @@ MUTATIONS=(
 "marker-error-is-no-filter~src/lib/job/devcg.c~s/return errno == ENOENT ? 0 : -1;/return 0;/~test_jobct"
 "base-path-owner-unchecked~src/lib/util/safepath.c~s/if (st.st_uid != 0) {/if (0) {/~test_safepath test_jobct"
 "gres-not-denied~src/lib/dev/devpolicy.c~s/if (add_gres(\&ctx, node_gres\[i\], 0, out) < 0)/if (0)/~test_devpolicy test_jobct"
-"mcs-label-anyone~src/lib/mcs/mcslabel.c~s/return ops->user_in_group(ops->ctx, uid, gid) > 0 ? 0 : -1;/return 0;/~test_mcslabel"
-"nodename-matches-all~src/lib/util/hostmatch.c~s/^int hostmatch_match(const char \*expr, const char \*host)$/&\n{ (void)expr; (void)host; return 1; }\nstatic int unused_match(const char *expr, const char *host)/~test_hostmatch test_nsconf"
+"mcs-label-anyone~src/lib/mcs/mcslabel.c~s/return ops->user_in_group(ops->ctx, uid, gid) > 0 ? 0 : -1;/return ops->user_in_group(ops->ctx, uid, gid) >= 0 ? 0 : 0;/~test_mcslabel"
+"nodename-matches-all~src/lib/util/hostmatch.c~s/^			rc = 0;$/			rc = 1;/~test_hostmatch test_nsconf"
 )
 
 say() { printf '%s\n' "$*"; }
@@ -59,8 +59,8 @@ run_one() {
 	fi
 	if ! make -s -C "$work/build" -j"$(nproc)" >"$work/$name.build.log" 2>&1; then
 		mv "$src.orig" "$src"
-		echo "caught by the build (see $work/$name.build.log)"
-		return 0
+		echo "BROKEN: the mutant does not build (see $work/$name.build.log)"
+		return 2
 	fi
 	for t in $tests; do
 		make -s -C "$work/build" check TESTS="testsuite/unit/$t" \
