@@ -16,17 +16,14 @@ void report_init(struct report *r, report_log_f log, void *arg)
 	r->log_arg = arg;
 }
 
-/* Formats "where: message[: strerror]" and hands it on. */
+/* Formats "message[: strerror]" and hands it on. */
 static void record(struct report *r, enum report_level level, int errnum,
 		   const char *fmt, va_list ap)
 {
 	char line[REPORT_MSG_MAX];
-	size_t n = 0;
+	size_t n;
 
-	if (r->where)
-		n = (size_t)snprintf(line, sizeof(line), "%s: ", r->where);
-	if (n < sizeof(line))
-		n += (size_t)vsnprintf(line + n, sizeof(line) - n, fmt, ap);
+	n = (size_t)vsnprintf(line, sizeof(line), fmt, ap);
 	if (errnum && n < sizeof(line))
 		snprintf(line + n, sizeof(line) - n, ": %s", strerror(errnum));
 	if (level == REPORT_ERROR && !r->errors++)

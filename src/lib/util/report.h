@@ -30,11 +30,6 @@ struct report {
 	char msg[REPORT_MSG_MAX]; /* the first error; "" while there is none */
 	int errors;
 	int warnings;
-	/*
-	 * Put before every message with ": " when set: the file and line a
-	 * value came from, when the callee parses one value of a file.
-	 */
-	const char *where;
 	report_log_f log;	  /* sees every message as made; NULL: none */
 	void *log_arg;
 };
