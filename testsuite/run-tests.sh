@@ -7,10 +7,15 @@
 #   2. unit tests (make check) plain, under ASan/UBSan, under valgrind, and
 #      those of cgroups, BPF, mounts and the job lifecycle once more in a
 #      QEMU guest with the pure cgroup-v2 layout of real nodes (testsuite/vm)
-#   3. for each Slurm release, a real local cluster (testsuite/cluster) and
+#   3. make distcheck (one check: the tarball builds out of tree, its unit
+#      tests pass, it installs, uninstalls and cleans up)
+#   4. for each Slurm release, a real local cluster (testsuite/cluster) and
 #      every integration test in testsuite/integration/test_*.sh against it:
 #      22.05.8 (Debian 12's packages) and 24.11.5 (Debian 13's source, built
-#      once under /opt/slurm-24.11.5 by scripts/slurm-release.sh and cached)
+#      once under /opt/slurm-24.11.5 by scripts/slurm-release.sh and cached).
+#      For 22.05 the plugins come from the Debian package (debian/): it is
+#      built, installed and checked (testsuite/package.sh), the suite runs
+#      against the installed files, and the package is purged afterwards.
 #
 # Every check of every stage is counted; the last line is
 #   "N passed, N failed, N skipped"
@@ -18,8 +23,10 @@
 #
 # Environment: DEVNS_TESTS=pattern runs only integration tests whose file
 # name matches (e.g. DEVNS_TESTS=namespace); DEVNS_SKIP_UNIT=1 skips stage 2,
-# DEVNS_SKIP_GUEST=1 only its guest part;
-# DEVNS_RELEASES="22.05" (default "22.05 24.11") picks the releases of stage 3.
+# DEVNS_SKIP_GUEST=1 only its guest part; DEVNS_SKIP_DISTCHECK=1 skips stage
+# 3; DEVNS_RELEASES="22.05" (default "22.05 24.11") picks the releases of
+# stage 4; DEVNS_SKIP_PACKAGE=1 tests 22.05 with `make install` instead of
+# the package.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -63,7 +70,7 @@ count_tap() {
 }
 
 # run_tap LOG HEADING CMD...: one TAP-speaking test, its failures and skips
-# printed, its checks counted.
+# printed, its checks counted; returns CMD's status.
 run_tap() {
 	local log=$1 status=0
 	say "$2"
@@ -71,6 +78,7 @@ run_tap() {
 	"$@" >"$log" 2>&1 || status=$?
 	grep -E '^(not ok|ok [0-9]+ .*# SKIP)' "$log"
 	count_tap "$log" "$status"
+	return "$status"
 }
 
 unit_stage() {
@@ -126,13 +134,61 @@ guest_stage() {
 		{ echo "not ok - the guest did not stop"; failed=$((failed + 1)); }
 }
 
+# make distcheck from the plain build, counted as one check, with its time.
+distcheck_stage() {
+	local log=$results/distcheck.log start=$SECONDS src
+	say "make distcheck"
+	if ! "$top/scripts/build.sh" --no-install "$top/build" >"$log" 2>&1 ||
+	   ! src=$("$top/scripts/slurm-source.sh" 2>>"$log"); then
+		echo "not ok - make distcheck: the build failed:"; tail -30 "$log"
+		failed=$((failed + 1))
+		return
+	fi
+	if make -C "$top/build" -j"$(nproc)" distcheck \
+		DISTCHECK_CONFIGURE_FLAGS="--with-slurm-source=$src" >>"$log" 2>&1; then
+		echo "ok - make distcheck ($(grep -c '^PASS: ' "$log") unit checks inside), $((SECONDS - start))s"
+		passed=$((passed + 1))
+	else
+		echo "not ok - make distcheck, $((SECONDS - start))s:"
+		grep -E '^(FAIL|ERROR): |rror|missing' "$log" | tail -20
+		tail -15 "$log"
+		failed=$((failed + 1))
+	fi
+}
+
+# 22.05 is tested through the Debian package unless DEVNS_SKIP_PACKAGE.
+package_mode() { [ "$1" = 22.05 ] && [ -z "${DEVNS_SKIP_PACKAGE:-}" ]; }
+
+# package_install OUT: build, install and check the package; where that
+# fails, the plugins are installed with make install instead, so that the
+# integration suite still runs.
+package_install() {
+	local out=$1 start=$SECONDS
+	run_tap "$out/package-build.log" "Slurm 22.05: package: build" \
+		"$top/testsuite/package.sh" build "$out/package" &&
+	run_tap "$out/package-install.log" "Slurm 22.05: package: install and check" \
+		"$top/testsuite/package.sh" install "$out/package"
+	local status=$?
+	echo "package build, install and checks: $((SECONDS - start))s"
+	if [ "$status" -ne 0 ] &&
+	   ! dpkg-query -W -f='${db:Status-Status}' slurm-devns 2>/dev/null | grep -qx installed; then
+		echo "the package is not installed: the suite runs on make install's plugins"
+		make -s -C "$top/build" install >>"$out/build.log" 2>&1
+	fi
+}
+
 # build_for_release NAME: build Slurm NAME where Debian has no package for it,
-# then build and install the plugins for it; prints the Slurm prefix.
+# then build and install the plugins for it (22.05 in package mode: build
+# only, the package installs them); prints the Slurm prefix.
 build_for_release() {
 	local name=$1 prefix
 	case $name in
 	22.05)
-		"$top/scripts/build.sh" "$top/build" >&2 || return 1
+		if package_mode "$name"; then
+			"$top/scripts/build.sh" --no-install "$top/build" >&2 || return 1
+		else
+			"$top/scripts/build.sh" "$top/build" >&2 || return 1
+		fi
 		prefix=/usr ;;
 	24.11)
 		prefix=$("$top/scripts/slurm-release.sh" 24.11.5) || return 1
@@ -144,7 +200,7 @@ build_for_release() {
 }
 
 integration_stage() {
-	local name=$1 t prefix out=$results/slurm-$1
+	local name=$1 prefix out=$results/slurm-$1
 	mkdir -p "$out"
 	say "Slurm $name: build"
 	if ! prefix=$(build_for_release "$name" 2>"$out/build.log"); then
@@ -152,8 +208,20 @@ integration_stage() {
 		failed=$((failed + 1))
 		return
 	fi
+	package_mode "$name" && package_install "$out"
 	export DEVNS_SLURM_PREFIX=$prefix
-	say "Slurm $name: cluster ($prefix)"
+	integration_run "$name" "$out"
+	unset DEVNS_SLURM_PREFIX
+	if package_mode "$name"; then
+		run_tap "$out/package-remove.log" "Slurm $name: package: remove" \
+			"$top/testsuite/package.sh" remove "$out/package"
+	fi
+}
+
+# integration_run NAME OUT: the cluster and every integration test.
+integration_run() {
+	local name=$1 out=$2 t
+	say "Slurm $name: cluster ($DEVNS_SLURM_PREFIX)"
 	if ! "$top/testsuite/cluster/cluster.sh" start >"$out/cluster-start.log" 2>&1; then
 		echo "cluster failed to start:"; tail -40 "$out/cluster-start.log"
 		failed=$((failed + 1))
@@ -168,7 +236,6 @@ integration_stage() {
 	say "Slurm $name: cluster stop"
 	"$top/testsuite/cluster/cluster.sh" stop >"$out/cluster-stop.log" 2>&1 ||
 		{ echo "cluster stop failed"; failed=$((failed + 1)); }
-	unset DEVNS_SLURM_PREFIX
 }
 
 main() {
@@ -181,6 +248,7 @@ main() {
 			unit_stage valgrind "$top/build-valgrind"
 		[ -n "${DEVNS_SKIP_GUEST:-}" ] || guest_stage
 	fi
+	[ -n "${DEVNS_SKIP_DISTCHECK:-}" ] || distcheck_stage
 	for release in ${DEVNS_RELEASES:-22.05 24.11}; do
 		integration_stage "$release"
 	done
