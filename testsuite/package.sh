@@ -111,7 +111,11 @@ do_build() {
 
 do_install() {
 	local dir=$1 deb f status sv deps pdir so out want type n missing want_sym
-	deb=$(ls "$dir"/${PKG}_*.deb 2>/dev/null | grep -v dbgsym | head -n1)
+	local -a plugins mans progs
+	deb=
+	for f in "$dir/${PKG}"_*.deb; do
+		[ -f "$f" ] && deb=$f
+	done
 	[ -n "$deb" ] || { ok 1 "a package was built"; done_testing; return; }
 
 	# Files of an earlier `make install` (no package owns them) are
@@ -121,7 +125,7 @@ do_install() {
 	: >"$dir/saved.list"
 	dpkg-deb --fsys-tarfile "$deb" | tar -t | sed -n 's|^\./|/|p' |
 		while IFS= read -r f; do
-			[ -f "$f" ] && [ ! -L "$f" ] || continue
+			if [ ! -f "$f" ] || [ -L "$f" ]; then continue; fi
 			dpkg -S "$f" >/dev/null 2>&1 && continue
 			mkdir -p "$dir/saved$(dirname "$f")"
 			cp -a "$f" "$dir/saved$f" && echo "$f" >>"$dir/saved.list"
@@ -151,7 +155,8 @@ do_install() {
 	# Each plugin loads as the daemons load it, and is of their release.
 	want=$(/usr/sbin/slurmd -V 2>/dev/null || /usr/sbin/slurmctld -V)
 	want=${want#* }
-	for so in $(grep '\.so$' "$dir/files.list"); do
+	mapfile -t plugins < <(grep '\.so$' "$dir/files.list")
+	for so in "${plugins[@]}"; do
 		if [ ! -x "$DEVNS_BUILD/testsuite/integration/helpers/plugin_load" ]; then
 			skip "$(basename "$so"): no plugin_load helper in $DEVNS_BUILD"
 			continue
@@ -197,7 +202,8 @@ do_install() {
 		skip "no build in $DEVNS_BUILD to compare make install with"
 	fi
 
-	for f in $(grep '^/usr/share/man/man./' "$dir/files.list" | grep '\.gz$'); do
+	mapfile -t mans < <(grep '^/usr/share/man/man./.*\.gz$' "$dir/files.list")
+	for f in "${mans[@]}"; do
 		n=$(basename "$f" .gz)
 		man -w -a "${n##*.}" "${n%.*}" 2>/dev/null | grep -qx "$f"
 		ok $? "man ${n##*.} ${n%.*} finds $f"
@@ -211,7 +217,8 @@ do_install() {
 	[ -z "$missing" ]
 	ok $? "/usr/share/doc/$PKG/examples holds etc/*.example" || echo "missing:$missing" | diag
 
-	for f in $(grep -E '^/usr/s?bin/[^/]+$' "$dir/files.list"); do
+	mapfile -t progs < <(grep -E '^/usr/s?bin/[^/]+$' "$dir/files.list")
+	for f in "${progs[@]}"; do
 		[ -x "$f" ] && "$f" --help >"$dir/$(basename "$f")-help.log" 2>&1
 		ok $? "$f --help runs" || tail -5 "$dir/$(basename "$f")-help.log" | diag
 	done
