@@ -435,6 +435,22 @@ static void test_filter(void)
 	is_int(child_opens(node, 102, &e0, &e1), 0, "a job process joins");
 	is_int(e0, ENXIO, "  its own GPU opens (ENXIO: no driver here)");
 	is_int(e1, EPERM, "  the other GPU is denied by the filter");
+	{
+		pid_t pid = fork();
+		int status = -1;
+
+		if (pid == 0) {
+			int fd;
+
+			if (jobct_join_ns(node, 102, NULL) < 0)
+				_exit(99);
+			fd = open(gpu1, O_RDWR);
+			_exit(fd < 0 && errno == ENXIO ? 0 : 1);
+		}
+		ok(pid > 0 && waitpid(pid, &status, 0) == pid &&
+		   WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		   "slurmd's Epilog joins the namespace only: every GPU opens");
+	}
 	ok(jobct_release(node, 102, fresh()) == 0, "released: %s", rep.msg);
 	ok(nothing_left(102), "  nothing left");
 	for (int i = 0; i < 100 && bpfinspect_prog_alive(id) == 1; i++)

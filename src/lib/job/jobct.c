@@ -290,6 +290,12 @@ int jobct_join(const struct jobct_node *node, uint32_t job_id,
 	if (filtered && (unified(node) ? stepcg_join(node, job_id, rep)
 				       : devcg_move(node, job_id, 0, rep)) < 0)
 		return -1;
+	return jobct_join_ns(node, job_id, rep);
+}
+
+int jobct_join_ns(const struct jobct_node *node, uint32_t job_id,
+		  struct report *rep)
+{
 	if (node->conf->base_path &&
 	    node->ops->ns_join(node->conf->base_path, job_id) < 0)
 		return report_errno(rep, errno, "cannot join its namespace");

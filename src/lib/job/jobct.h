@@ -151,6 +151,16 @@ int jobct_join(const struct jobct_node *node, uint32_t job_id,
 	       struct report *rep);
 
 /*
+ * jobct_join for slurmd's own processes of the job (Prolog, Epilog and
+ * PrEp scripts, root's, forked from slurmd): the job's namespace only.
+ * They are not job processes: Slurm keeps them out of the job's cgroups
+ * and its ConstrainDevices, and an Epilog may need every GPU (to reset
+ * them).
+ */
+int jobct_join_ns(const struct jobct_node *node, uint32_t job_id,
+		  struct report *rep);
+
+/*
  * Put the processes pam_slurm_adopt put into the job's extern step under
  * its filter, if it has one (hybrid: move them into its device cgroup;
  * unified: check the filter is on the extern step's cgroups).  A failure

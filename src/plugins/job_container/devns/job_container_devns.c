@@ -311,7 +311,9 @@ static int join(uint32_t job_id)
 	if (job_id == 0)	/* not a job: a system script */
 		return SLURM_SUCCESS;
 	report_start(&rep, &job_id);
-	if (jobct_join(node, job_id, &rep) < 0)
+	/* slurmd's Prolog/Epilog: root's, outside the job's cgroups */
+	if ((running_in_slurmd() ? jobct_join_ns(node, job_id, &rep)
+				 : jobct_join(node, job_id, &rep)) < 0)
 		_exit(127);
 	return SLURM_SUCCESS;
 }
