@@ -185,13 +185,15 @@ do_install() {
 	done
 
 	# Everything `make install` installs is in the package (by name; man
-	# pages compressed, libtool archives left out).
+	# pages compressed, perhaps with a suffix to their section, as
+	# namespace.conf.5slurm; libtool archives left out).
 	if [ -f "$DEVNS_BUILD/Makefile" ]; then
 		rm -rf "$dir/destdir"
 		make -s -C "$DEVNS_BUILD" install DESTDIR="$dir/destdir" >"$dir/make-install.log" 2>&1
 		missing=$(cd "$dir/destdir" && find . -type f ! -name '*.la' | while read -r f; do
-			grep -qE "/$(basename "$f" | sed 's/[.[\*^$]/\\&/g')(\.gz)?$" "$dir/files.list" ||
-				echo "$f"
+			re="/$(basename "$f" | sed 's/[.[\*^$]/\\&/g')"
+			case $f in */man/man*) re+='[a-z]*' ;; esac
+			grep -qE "$re(\.gz)?\$" "$dir/files.list" || echo "$f"
 		done)
 		n=$(find "$dir/destdir" -type f ! -name '*.la' | wc -l)
 		[ "$n" -gt 0 ] && [ -z "$missing" ]
