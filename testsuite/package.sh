@@ -110,7 +110,7 @@ do_build() {
 }
 
 do_install() {
-	local dir=$1 deb f status sv deps pdir so out want type n missing want_sym
+	local dir=$1 deb f status sv deps pdir so out want type n missing want_sym owner re
 	local -a plugins mans progs
 	deb=
 	for f in "$dir/${PKG}"_*.deb; do
@@ -119,17 +119,24 @@ do_install() {
 	[ -n "$deb" ] || { ok 1 "a package was built"; done_testing; return; }
 
 	# Files of an earlier `make install` (no package owns them) are
-	# replaced by dpkg and removed by dpkg -P: keep them to put back.
+	# replaced by dpkg and removed by dpkg -P: keep them to put back.  A
+	# file another package owns would make dpkg -i fail.
 	rm -rf "$dir/saved" "$dir/saved.list"
 	mkdir -p "$dir/saved"
 	: >"$dir/saved.list"
+	: >"$dir/conflicts.list"
 	dpkg-deb --fsys-tarfile "$deb" | tar -t | sed -n 's|^\./|/|p' |
 		while IFS= read -r f; do
 			if [ ! -f "$f" ] || [ -L "$f" ]; then continue; fi
-			dpkg -S "$f" >/dev/null 2>&1 && continue
+			if owner=$(dpkg -S "$f" 2>/dev/null); then
+				[[ $owner == "$PKG:"* ]] || echo "$owner" >>"$dir/conflicts.list"
+				continue
+			fi
 			mkdir -p "$dir/saved$(dirname "$f")"
 			cp -a "$f" "$dir/saved$f" && echo "$f" >>"$dir/saved.list"
 		done
+	[ ! -s "$dir/conflicts.list" ]
+	ok $? "no file of the package belongs to another package" || diag <"$dir/conflicts.list"
 	[ -s "$dir/saved.list" ] &&
 		echo "kept, to put back after removal: $(tr '\n' ' ' <"$dir/saved.list")" | diag
 
