@@ -7,8 +7,9 @@
  * LIBSLURM (Debian: PluginDir/libslurmfull.so) is loaded first with its
  * symbols global, standing in for the daemon, then PLUGIN; functions bind
  * lazily, so at load only the data symbols the plugin uses must be there.
- * Prints "plugin_type major.minor.micro" (the plugin's plugin_version,
- * which the daemons require to equal their own release).
+ * Prints the plugin's plugin_type and plugin_version as Slurm writes a
+ * release ("job_container/devns 22.05.8"); the daemons require that
+ * version to be their own.
  * Exits 1, with dlerror's reason, when either does not load or the plugin
  * lacks plugin_type or plugin_version.
  */
@@ -42,7 +43,7 @@ int main(int argc, char **argv)
 			argv[2]);
 		return 1;
 	}
-	printf("%s %u.%u.%u\n", type, (unsigned)(*version >> 16) & 0xff,
+	printf("%s %u.%02u.%u\n", type, (unsigned)(*version >> 16) & 0xff,
 	       (unsigned)(*version >> 8) & 0xff, (unsigned)*version & 0xff);
 	return 0;
 }
