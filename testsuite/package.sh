@@ -265,9 +265,10 @@ do_remove() {
 
 [ $# -eq 2 ] || die "usage: package.sh build|install|remove DIR"
 [ "$(id -u)" -eq 0 ] || die "must run as root (dpkg -i)"
+dir=$(realpath -m -- "$2")
 case $1 in
-build) do_build "$2" ;;
-install) do_install "$2" ;;
-remove) do_remove "$2" ;;
+build) do_build "$dir" ;;
+install) do_install "$dir" ;;
+remove) do_remove "$dir" ;;
 *) die "unknown verb $1" ;;
 esac
