@@ -383,7 +383,7 @@ int stepcg_check(const struct jobct_node *node, struct report *rep)
 	if ((fd = devcg_open_root(node)) < 0)
 		return report_errno(rep, errno, "cannot open the cgroup2 mount");
 	for (;;) {
-		const char *start = self + done + (done ? 1 : 0), *end;
+		const char *start = self + done + (self[done] == '/'), *end;
 		uint32_t flags, count;
 		int child;
 
