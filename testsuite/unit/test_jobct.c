@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "dev/cgroup2.h"
+#include "dev/devinspect.h"
 #include "dev/devprog.h"
 #include "job/jobct.h"
 #include "bpfinspect.h"
@@ -406,7 +407,7 @@ static void test_filter(void)
 	   "  its cgroup and marker exist");
 	job_cgroup(path, sizeof(path), 102);
 	if ((cg_fd = cgroup2_open(path)) >= 0) {
-		n = bpfinspect_query(cg_fd, &id, 1);
+		n = devinspect_query(cg_fd, &id, 1, NULL);
 		close(cg_fd);
 	}
 	is_int(n, 1, "  one program is attached to it");
