@@ -642,6 +642,74 @@ static void test_restore(void)
 }
 
 
+/* What a dry run saw, job by job. */
+struct seen {
+	int count;
+	struct jobct_remains r[4];
+};
+
+static void record(const struct jobct_remains *r, void *arg)
+{
+	struct seen *seen = arg;
+
+	if (seen->count < 4)
+		seen->r[seen->count] = *r;
+	seen->count++;
+}
+
+static bool none_alive(uint32_t job_id, void *arg)
+{
+	(void)job_id;
+	(void)arg;
+	return false;
+}
+
+/* Restore as devns cleanup runs it: report only, then for real. */
+static void test_restore_dry_run(void)
+{
+	struct jobct_restore_args args = { .alive = none_alive };
+	struct seen seen = { 0 };
+	struct jobct_node *node;
+	struct jobct_plan plan;
+	char path[PATH_MAX];
+
+	write_conf("");
+	if (!(node = load(&faulty_ops)))
+		return (void)ok(0, "load: %s", rep.msg);
+	inject(OP_NONE, 0, 0);
+	plan = plan_for(node, 191);
+	ok(jobct_setup(&plan, fresh()) == 0, "job 191 sets up");
+	snprintf(path, sizeof(path), "%s/devns_filter_190", spool);
+	write_file(path, "");
+	ok(marker_exists(190) && !cgroup_exists(190),
+	   "job 190 has a marker and nothing else");
+	args.arg = &seen;
+	args.found = record;
+	args.dry_run = true;
+	ok(jobct_restore_run(node, &args, fresh()) == 0, "a dry run: %s",
+	   rep.msg[0] ? rep.msg : "ok");
+	is_int(seen.count, 2, "  sees both jobs, each once");
+	ok(seen.r[0].job_id == 190 && seen.r[0].has_marker &&
+	   !seen.r[0].has_cgroup && !seen.r[0].alive,
+	   "  190 first: its marker, no cgroup, not alive");
+	job_cgroup(path, sizeof(path), 191);
+	ok(seen.r[1].job_id == 191 && seen.r[1].has_marker &&
+	   seen.r[1].has_cgroup && !strcmp(seen.r[1].cgroup, path) &&
+	   seen.r[1].cgroup_procs == 0,
+	   "  191: marker and cgroup %s, no process", seen.r[1].cgroup);
+	ok(marker_exists(190) && marker_exists(191) && cgroup_exists(191) &&
+	   calls[OP_NS_DELETE] == 0 && calls[OP_CG_REMOVE] == 0,
+	   "  and removes nothing");
+	args.dry_run = false;
+	seen.count = 0;
+	ok(jobct_restore_run(node, &args, fresh()) == 0 && seen.count == 2,
+	   "the same for real");
+	ok(!marker_exists(190) && nothing_left(191),
+	   "  removes both, the lone marker too");
+	jobct_node_free(node);
+}
+
+
 /* The layout decides at slurmd start whether the node may filter. */
 static void test_layout_check(void)
 {
@@ -807,6 +875,7 @@ int main(void)
 	test_adopt();
 	test_release();
 	test_restore();
+	test_restore_dry_run();
 	test_layout_check();
 	test_real_namespace();
 	remove_scratch();

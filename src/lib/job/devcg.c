@@ -19,14 +19,24 @@
 #define VERIFIER_LOG_SIZE 4096
 #define ADOPT_MAX_PIDS 4096
 
-/* The cgroup2 mount, from the node or the system's mountinfo. */
+/* The cgroup2 mount's path, from the node or the system's mountinfo. */
+static int root_path(const struct jobct_node *node, char *buf, size_t len)
+{
+	if (!node->cgroup_root)
+		return cgroup2_find_mount(NULL, buf, len);
+	if (snprintf(buf, len, "%s", node->cgroup_root) >= (int)len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+/* The cgroup2 mount, opened; -1 with errno. */
 static int open_root(const struct jobct_node *node)
 {
 	char mount[PATH_MAX];
 
-	if (node->cgroup_root)
-		return cgroup2_open(node->cgroup_root);
-	if (cgroup2_find_mount(NULL, mount, sizeof(mount)) < 0)
+	if (root_path(node, mount, sizeof(mount)) < 0)
 		return -1;
 	return cgroup2_open(mount);
 }
@@ -269,6 +279,26 @@ int devcg_release(const struct jobct_node *node, uint32_t job_id)
 	return rc;
 }
 
+/* Calls fn for every job with a marker in the node's spool directory. */
+static int each_marker(const struct jobct_node *node,
+		       int (*fn)(uint32_t job_id, void *arg), void *arg)
+{
+	DIR *dp = opendir(node->spool_dir);
+	struct dirent *ep;
+	uint32_t job_id;
+	int rc = 0;
+	char end;
+
+	if (!dp)
+		return errno == ENOENT ? 0 : -1;
+	while ((ep = readdir(dp)))
+		if (sscanf(ep->d_name, "devns_filter_%u%c", &job_id,
+			   &end) == 1 && fn(job_id, arg) < 0)
+			rc = -1;
+	closedir(dp);
+	return rc;
+}
+
 int devcg_each_job(const struct jobct_node *node,
 		   int (*fn)(uint32_t job_id, void *arg), void *arg)
 {
@@ -278,8 +308,10 @@ int devcg_each_job(const struct jobct_node *node,
 	char end;
 	DIR *dp;
 
+	if (each_marker(node, fn, arg) < 0)
+		rc = -1;
 	if (node_fd < 0)
-		return errno == ENOENT ? 0 : -1;
+		return errno == ENOENT ? rc : -1;
 	if (!(dp = fdopendir(node_fd))) {
 		close(node_fd);
 		return -1;
@@ -289,6 +321,152 @@ int devcg_each_job(const struct jobct_node *node,
 		    fn(job_id, arg) < 0)
 			rc = -1;
 	closedir(dp);
+	return rc;
+}
+
+int devcg_paths(const struct jobct_node *node, uint32_t job_id,
+		char *cgroup, size_t cgroup_len, char *marker,
+		size_t marker_len)
+{
+	char mount[PATH_MAX];
+	int n;
+
+	marker_path(node, marker, marker_len, job_id);
+	cgroup[0] = '\0';
+	if (root_path(node, mount, sizeof(mount)) < 0)
+		return errno == ENOENT ? 0 : -1;
+	n = snprintf(cgroup, cgroup_len, "%s/devns/%s/job_%u", mount,
+		     node->node_name, job_id);
+	if (n < 0 || (size_t)n >= cgroup_len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+int devcg_procs(const struct jobct_node *node, uint32_t job_id, pid_t *pids,
+		size_t max)
+{
+	int fd = open_job_cgroup(node, job_id, false), n, saved;
+
+	if (fd < 0)
+		return -1;
+	n = cgroup2_list_pids(fd, pids, max);
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return n;
+}
+
+/* What devcg_each_cgroup passes down the walk of Slurm's step cgroups. */
+struct cgroup_walk {
+	int (*fn)(const char *path, int cg_fd, void *arg);
+	void *arg;
+	char path[PATH_MAX];
+};
+
+/*
+ * Appends "/rel" to the walk's path; returns its former length, or -1
+ * with ENAMETOOLONG (the path unchanged).
+ */
+static int path_push(struct cgroup_walk *w, const char *rel)
+{
+	size_t len = strlen(w->path);
+	int n = snprintf(w->path + len, sizeof(w->path) - len, "/%s", rel);
+
+	if (n < 0 || (size_t)n >= sizeof(w->path) - len) {
+		w->path[len] = '\0';
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return (int)len;
+}
+
+/* fn for rel below the walk's path, when it exists. */
+static int visit(struct cgroup_walk *w, int dir_fd, const char *rel)
+{
+	int fd = cgroup2_open_at(dir_fd, rel, false), rc, len;
+
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -1;
+	if ((len = path_push(w, rel)) < 0) {
+		close(fd);
+		return -1;
+	}
+	rc = w->fn(w->path, fd, w->arg);
+	w->path[len] = '\0';
+	close(fd);
+	return rc;
+}
+
+/*
+ * The unified layout: the user and slurm cgroups of every step of the job
+ * in Slurm's stepd scope (system.slice/<node>_slurmstepd.scope with
+ * multiple-slurmd builds, system.slice/slurmstepd.scope otherwise).
+ */
+static int each_step_cgroup(const struct jobct_node *node, int root_fd,
+			    uint32_t job_id, struct cgroup_walk *w)
+{
+	char rel[PATH_MAX];
+	struct dirent *ep;
+	int job_fd = -1, rc = 0, len;
+	DIR *dp;
+
+	snprintf(rel, sizeof(rel), "system.slice/%s_slurmstepd.scope/job_%u",
+		 node->node_name, job_id);
+	if ((job_fd = cgroup2_open_at(root_fd, rel, false)) < 0 &&
+	    errno == ENOENT) {
+		snprintf(rel, sizeof(rel),
+			 "system.slice/slurmstepd.scope/job_%u", job_id);
+		job_fd = cgroup2_open_at(root_fd, rel, false);
+	}
+	if (job_fd < 0)
+		return errno == ENOENT ? 0 : -1;
+	if ((len = path_push(w, rel)) < 0) {
+		close(job_fd);
+		return -1;
+	}
+	if (!(dp = fdopendir(job_fd))) {
+		close(job_fd);
+		w->path[len] = '\0';
+		return -1;
+	}
+	while ((ep = readdir(dp))) {
+		if (strncmp(ep->d_name, "step_", 5) != 0)
+			continue;
+		snprintf(rel, sizeof(rel), "%s/user", ep->d_name);
+		if (visit(w, dirfd(dp), rel) < 0)
+			rc = -1;
+		snprintf(rel, sizeof(rel), "%s/slurm", ep->d_name);
+		if (visit(w, dirfd(dp), rel) < 0)
+			rc = -1;
+	}
+	closedir(dp);
+	w->path[len] = '\0';
+	return rc;
+}
+
+int devcg_each_cgroup(const struct jobct_node *node, uint32_t job_id,
+		      int (*fn)(const char *path, int cg_fd, void *arg),
+		      void *arg)
+{
+	struct cgroup_walk w = { .fn = fn, .arg = arg };
+	char rel[PATH_MAX];
+	int root_fd, rc;
+
+	if (node->layout == CGROUP2_NONE)
+		return 0;
+	if (root_path(node, w.path, sizeof(w.path)) < 0 ||
+	    (root_fd = cgroup2_open(w.path)) < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (node->layout == CGROUP2_UNIFIED) {
+		rc = each_step_cgroup(node, root_fd, job_id, &w);
+	} else {
+		snprintf(rel, sizeof(rel), "devns/%s/job_%u", node->node_name,
+			 job_id);
+		rc = visit(&w, root_fd, rel);
+	}
+	close(root_fd);
 	return rc;
 }
 

@@ -53,11 +53,41 @@ int devcg_adopt(const struct jobct_node *node, uint32_t job_id,
 int devcg_release(const struct jobct_node *node, uint32_t job_id);
 
 /*
- * Calls fn for every job that has a cgroup of the node.  Returns 0, or -1
- * when the node's cgroup cannot be read or some fn failed.
+ * Calls fn for every job that has a cgroup of the node or a marker in its
+ * spool directory (a job with both may be passed twice).  Returns 0, or
+ * -1 when the node's cgroup or spool directory cannot be read or some fn
+ * failed.
  */
 int devcg_each_job(const struct jobct_node *node,
 		   int (*fn)(uint32_t job_id, void *arg), void *arg);
+
+/*
+ * Writes the path of the job's device cgroup (<cgroup2>/devns/<node>/
+ * job_<id>; "" when no cgroup2 is mounted) into cgroup and that of its
+ * marker into marker, whether they exist or not.  0, or -1 with errno.
+ */
+int devcg_paths(const struct jobct_node *node, uint32_t job_id,
+		char *cgroup, size_t cgroup_len, char *marker,
+		size_t marker_len);
+
+/*
+ * The processes in the job's device cgroup, as cgroup2_list_pids(); -1
+ * with errno (ENOENT: the job has none).
+ */
+int devcg_procs(const struct jobct_node *node, uint32_t job_id, pid_t *pids,
+		size_t max);
+
+/*
+ * Calls fn(path, fd, arg) for each existing cgroup that holds the job's
+ * device filter on the node's layout: hybrid, <cgroup2>/devns/<node>/
+ * job_<id>; unified, the user and slurm cgroups of each step of the job
+ * in Slurm's slurmstepd scope.  Returns 0 (also when there is none), or
+ * -1 with errno when one could not be looked at or fn returned -1 (the
+ * walk goes on to the others).
+ */
+int devcg_each_cgroup(const struct jobct_node *node, uint32_t job_id,
+		      int (*fn)(const char *path, int cg_fd, void *arg),
+		      void *arg);
 
 /* The default extern_pids of jobct_real_ops (v1 freezer of the stepd). */
 int devcg_extern_pids_v1(uint32_t job_id, pid_t *pids, size_t max);
