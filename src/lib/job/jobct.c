@@ -73,7 +73,8 @@ static int strdup_opt(char **dst, const char *src)
  * component must be root's and no symlink, and none writable by others
  * except a sticky ancestor such as /var/tmp (util/safepath.h).
  */
-static int prepare_base_path(const struct nsconf *c, bool make,
+static int prepare_base_path(const struct nsconf *c,
+			     const struct jobct_node_args *args,
 			     struct report *rep)
 {
 	struct report why;
@@ -82,14 +83,21 @@ static int prepare_base_path(const struct nsconf *c, bool make,
 	if (!c->base_path)
 		return 0;
 	report_init(&why, NULL, NULL);
-	if (make && c->auto_base_path)
+	if (args->check_only && c->auto_base_path) {
+		rc = safepath_check_makeable(c->base_path, &why);
+		if (rc == 0)
+			report_warning(rep, "BasePath %s does not exist yet: slurmd creates it at start (AutoBasePath=yes)",
+				       c->base_path);
+	} else if (args->make_base_path && !args->check_only &&
+		   c->auto_base_path) {
 		rc = safepath_make_private(c->base_path, 0755, &why);
-	else
+	} else {
 		rc = safepath_check_private(c->base_path, &why);
+	}
 	if (rc < 0)
 		report_error(rep, "BasePath %s cannot hold job directories: %s",
 			     c->base_path, why.msg);
-	return rc;
+	return rc < 0 ? -1 : 0;
 }
 
 /* The node's DeviceAllow resolved, with "FILE:LINE" for its messages. */
@@ -135,7 +143,7 @@ struct jobct_node *jobct_node_load(const struct jobct_node_args *args,
 	if (!(node->conf = nsconf_load(args->conf_path, args->node_name, rep)))
 		goto error;
 	if (load_policy(node, args->proc_devices, rep) < 0 ||
-	    prepare_base_path(node->conf, args->make_base_path, rep) < 0)
+	    prepare_base_path(node->conf, args, rep) < 0)
 		goto error;
 	return node;
 error:
@@ -210,28 +218,39 @@ static void report_rules(const struct devrule_list *list, struct report *rep)
 		    list->default_allow ? "allowed" : "denied");
 }
 
+int jobct_device_rules(const struct jobct_plan *plan,
+		       struct devrule_list *list, struct report *rep)
+{
+	const struct jobct_node *node = plan->node;
+	struct report why;
+
+	/* auto, no DeviceAllow, no GRES files: nothing to contain */
+	if (devpolicy_is_open(&node->policy) && !plan->node_devices) {
+		devrule_list_init(list, true);
+		return 0;
+	}
+	report_init(&why, NULL, NULL);
+	if (devpolicy_build(&node->policy, plan->node_devices,
+			    plan->job_devices, list, &why) < 0)
+		return report_error(rep, "its device policy cannot be computed: %s",
+				    why.msg);
+	return devrule_list_needs_filter(list) ? 1 : 0;
+}
+
 /* The job's filter, if its policy asks for one. */
 static int contain_devices(const struct jobct_plan *plan, struct report *rep)
 {
 	const struct jobct_node *node = plan->node;
 	struct devrule_list list;
-	struct report why;
 	int rc;
 
-	/* auto, no DeviceAllow, no GRES files: nothing to contain */
-	if (devpolicy_is_open(&node->policy) && !plan->node_devices)
-		return 0;
-	report_init(&why, NULL, NULL);
-	if (devpolicy_build(&node->policy, plan->node_devices,
-			    plan->job_devices, &list, &why) < 0)
-		return report_error(rep, "its device policy cannot be computed: %s",
-				    why.msg);
-	rc = 0;
-	if (devrule_list_needs_filter(&list) && node->layout == CGROUP2_UNIFIED) {
+	if ((rc = jobct_device_rules(plan, &list, rep)) < 0)
+		return -1;
+	if (rc && node->layout == CGROUP2_UNIFIED) {
 		errno = ENOTSUP;
 		rc = report_error(rep, "device containment on the %s layout is not supported (slurmd should have refused to start)",
 				  cgroup2_layout_name(node->layout));
-	} else if (devrule_list_needs_filter(&list)) {
+	} else if (rc) {
 		report_rules(&list, rep);
 		rc = devcg_apply(node, plan->job_id, &list, rep);
 	}

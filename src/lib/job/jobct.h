@@ -77,6 +77,12 @@ struct jobct_node_args {
 	const char *node_name;
 	const char *spool_dir;
 	bool make_base_path;	   /* AutoBasePath may create BasePath (slurmd) */
+	/*
+	 * devns check: create nothing, and take a BasePath that AutoBasePath
+	 * would create as slurmd will find it (its existing part checked, a
+	 * warning saying it is missing)
+	 */
+	bool check_only;
 	const char *cgroup_root;   /* NULL: the system's cgroup2 mount */
 	const char *proc_devices;  /* NULL: /proc/devices */
 	const char *mountinfo;	   /* NULL: /proc/self/mountinfo */
@@ -87,7 +93,8 @@ struct jobct_node_args {
  * Reads namespace.conf for the node (every error names file and line),
  * resolves its DevicePolicy/DeviceAllow (a DeviceAllow device that does not
  * exist is a warning in rep), and checks BasePath like sshd's StrictModes,
- * creating it first when AutoBasePath=yes and args->make_base_path.
+ * creating it first when AutoBasePath=yes and args->make_base_path (with
+ * args->check_only, checking what exists of it).
  * Returns a node to free with jobct_node_free(), or NULL with errno.
  */
 struct jobct_node *jobct_node_load(const struct jobct_node_args *args,
@@ -119,6 +126,15 @@ struct jobct_plan {
 	const char *const *node_devices;
 	const char *const *job_devices;
 };
+
+/*
+ * The device rules jobct_setup() gives the job of plan: fills list (made
+ * here, normalised; free it with devrule_list_free()) and returns 1 when
+ * the job gets a filter of it, 0 when it gets none (list allows
+ * everything), or -1 with errno and rep (list empty).
+ */
+int jobct_device_rules(const struct jobct_plan *plan,
+		       struct devrule_list *list, struct report *rep);
 
 /*
  * Builds and pins the job's namespace (when BasePath is set) and, when the
