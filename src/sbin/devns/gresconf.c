@@ -247,7 +247,9 @@ int gresconf_load(const char *path, const char *node, struct gresconf *g,
 	while ((rc = confread_line(&r)) > 0)
 		if (line_apply(&r, path, node, g, rep) < 0)
 			break;
-	if (rc < 0 && r.bad_column)
+	if (rc > 0)
+		rc = -1;	/* a line failed, and said why */
+	else if (rc < 0 && r.bad_column)
 		report_error(rep, "%s:%d: control character 0x%02x in column %d",
 			     path, r.line, r.bad_byte, r.bad_column);
 	else if (rc < 0)

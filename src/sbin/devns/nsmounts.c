@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -71,25 +72,126 @@ static char *read_all(int fd)
 	return text;
 }
 
+/* Whether path is dir or below it. */
+static bool path_under(const char *path, const char *dir)
+{
+	size_t len = strlen(dir);
+
+	if (!strcmp(dir, "/"))
+		return true;
+	return !strncmp(path, dir, len) && (path[len] == '\0' ||
+					    path[len] == '/');
+}
+
 /* Whether point is one of dirs or below one. */
 static bool wanted(const char *point, const char *const *dirs)
 {
-	for (size_t i = 0; dirs[i]; i++) {
-		size_t len = strlen(dirs[i]);
-
-		if (!strncmp(point, dirs[i], len) &&
-		    (point[len] == '\0' || point[len] == '/'))
+	for (size_t i = 0; dirs[i]; i++)
+		if (path_under(point, dirs[i]))
 			return true;
-	}
 	return false;
+}
+
+/* The mounts of one mountinfo, and which of them a process can reach. */
+struct table {
+	struct mountinfo_entry *e;
+	signed char *visible;	/* -1 not known yet, 0, 1 */
+	size_t count;
+};
+
+static ssize_t find_id(const struct table *t, int id)
+{
+	for (size_t i = 0; i < t->count; i++)
+		if (t->e[i].id == id)
+			return (ssize_t)i;
+	return -1;
+}
+
+static bool visible(struct table *t, size_t i, int depth);
+
+/*
+ * Whether the place a mount sits on can be reached: the namespace's root
+ * can; a mount stacked on another at the same point where that one's
+ * place can; any other where its parent is visible and no visible mount
+ * sits between the two (at a path below the parent's mount point that
+ * holds this one's): such a mount, BasePath's hiding tmpfs for one,
+ * covers it.
+ */
+static bool reachable(struct table *t, size_t i, int depth)
+{
+	const struct mountinfo_entry *m = &t->e[i];
+	ssize_t parent = find_id(t, m->parent);
+	const char *above;
+
+	if (parent < 0 || (size_t)parent == i)
+		return true;
+	if (depth > 64)
+		return false;	/* a loop: mountinfo changed as it was read */
+	if (!strcmp(t->e[parent].point, m->point))
+		return reachable(t, (size_t)parent, depth + 1);
+	if (!visible(t, (size_t)parent, depth + 1))
+		return false;
+	above = t->e[parent].point;
+	for (size_t j = 0; j < t->count; j++) {
+		const char *q = t->e[j].point;
+
+		if (j != i && (ssize_t)j != parent &&
+		    strlen(q) > strlen(above) && path_under(m->point, q) &&
+		    path_under(q, above) && visible(t, j, depth + 1))
+			return false;
+	}
+	return true;
+}
+
+/* Reached, and nothing mounted on top of it (at its own point). */
+static bool visible(struct table *t, size_t i, int depth)
+{
+	const struct mountinfo_entry *m = &t->e[i];
+
+	if (t->visible[i] >= 0)
+		return t->visible[i];
+	t->visible[i] = 0;	/* while deciding: breaks loops */
+	for (size_t j = 0; j < t->count; j++)
+		if (t->e[j].parent == m->id && !strcmp(t->e[j].point, m->point))
+			return false;
+	t->visible[i] = reachable(t, i, depth);
+	return t->visible[i];
+}
+
+/* Splits text into t; the entries point into text.  -1 with ENOMEM. */
+static int table_read(char *text, struct table *t)
+{
+	char *line, *save = NULL;
+	size_t alloc = 0;
+
+	memset(t, 0, sizeof(*t));
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (t->count == alloc) {
+			size_t n = alloc ? alloc * 2 : 64;
+			void *e = realloc(t->e, n * sizeof(*t->e));
+
+			if (!e)
+				return -1;
+			t->e = e;
+			alloc = n;
+		}
+		if (mountinfo_parse(line, &t->e[t->count]) == 0)
+			t->count++;
+	}
+	if (!(t->visible = malloc(t->count + 1)))
+		return -1;
+	memset(t->visible, -1, t->count + 1);
+	return 0;
 }
 
 int nsmounts_each(int ns_fd, const char *const *dirs,
 		  void (*fn)(const struct mountinfo_entry *entry, void *arg),
 		  void *arg)
 {
-	char *text, *line, *save = NULL;
-	int p[2], status, saved;
+	struct table t;
+	char *text;
+	int p[2], status, saved, rc;
 	pid_t pid;
 
 	if (pipe2(p, O_CLOEXEC) < 0)
@@ -120,13 +222,14 @@ int nsmounts_each(int ns_fd, const char *const *dirs,
 		errno = EPERM;	/* the child could not join or read */
 		return -1;
 	}
-	for (line = strtok_r(text, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		struct mountinfo_entry e;
-
-		if (mountinfo_parse(line, &e) == 0 && wanted(e.point, dirs))
-			fn(&e, arg);
-	}
+	if ((rc = table_read(text, &t)) == 0)
+		for (size_t i = 0; i < t.count; i++)
+			if (wanted(t.e[i].point, dirs) && visible(&t, i, 0))
+				fn(&t.e[i], arg);
+	saved = errno;
+	free(t.e);
+	free(t.visible);
 	free(text);
-	return 0;
+	errno = saved;
+	return rc;
 }
