@@ -105,31 +105,48 @@ malformed:
 	return -1;
 }
 
-/* Every file of a File= value: elements split at commas outside []. */
-static int expand_files(char *value, struct expansion *x)
+/*
+ * Calls fn on each item of text, cut in place at the commas outside
+ * open/close pairs ("a[1,2],b" with [ ]: "a[1,2]" and "b").  Returns 0,
+ * fn's -1, or -1 with EINVAL for an empty item.
+ */
+static int items_each(char *text, char open, char close,
+		      int (*fn)(char *item, void *arg), void *arg)
 {
-	char *s = value, *start = value;
+	char *s = text, *start = text;
 	int depth = 0;
 
 	for (;; s++) {
-		if (*s == '[')
+		if (*s == open) {
 			depth++;
-		else if (*s == ']')
+		} else if (*s == close) {
 			depth--;
-		else if ((*s == ',' && !depth) || !*s) {
+		} else if ((*s == ',' && !depth) || !*s) {
 			char end = *s;
 
 			*s = '\0';
-			if (!*start || expand_brackets(x, "", start) < 0) {
-				if (!*start)
-					errno = EINVAL;
+			if (!*start) {
+				errno = EINVAL;
 				return -1;
 			}
+			if (fn(start, arg) < 0)
+				return -1;
 			if (!end)
 				return 0;
 			start = s + 1;
 		}
 	}
+}
+
+static int expand_item(char *item, void *arg)
+{
+	return expand_brackets(arg, "", item);
+}
+
+/* Every file of a File= value, in Slurm's hostlist form. */
+static int expand_files(char *value, struct expansion *x)
+{
+	return items_each(value, '[', ']', expand_item, x);
 }
 
 /* ---- gres.conf ---------------------------------------------------------- */
@@ -365,8 +382,10 @@ static int count_add(struct job_files *j, char *item)
 }
 
 /* One item of the SPEC. */
-static int item_add(struct job_files *j, char *item)
+static int item_add(char *item, void *arg)
 {
+	struct job_files *j = arg;
+
 	if (!strcmp(item, "none"))
 		return 0;
 	if (item[0] == '/')
@@ -388,8 +407,8 @@ int gresconf_job_files(const struct gresconf *g, const char *spec,
 {
 	struct report own;
 	struct job_files j = { .g = g, .rep = rep };
-	char *copy, *s, *start;
-	int depth = 0, rc = 0;
+	char *copy;
+	int rc;
 
 	if (!rep) {
 		report_init(&own, NULL, NULL);
@@ -398,31 +417,14 @@ int gresconf_job_files(const struct gresconf *g, const char *spec,
 	*files = NULL;
 	if (!(copy = strdup(spec)))
 		return report_errno(rep, ENOMEM, "--gres");
-	for (s = start = copy; rc == 0; s++) {
-		if (*s == '(')
-			depth++;
-		else if (*s == ')')
-			depth--;
-		else if ((*s == ',' && !depth) || !*s) {
-			char end = *s;
-
-			*s = '\0';
-			if (!*start) {
-				errno = EINVAL;
-				rc = report_error(j.rep, "--gres: empty item in \"%s\"",
-						  spec);
-			} else {
-				rc = item_add(&j, start);
-			}
-			if (!end)
-				break;
-			start = s + 1;
-		}
-	}
+	rc = items_each(copy, '(', ')', item_add, &j);
 	free(copy);
 	if (rc < 0) {
 		int saved = errno;
 
+		if (!j.rep->errors)
+			report_error(j.rep, "--gres: empty item in \"%s\"",
+				     spec);
 		gresconf_files_free(j.files);
 		errno = saved;
 		return -1;
