@@ -710,6 +710,96 @@ static void test_restore_dry_run(void)
 }
 
 
+/* jobct_each_cgroup's callback: the paths it was given, joined. */
+static int collect(const char *path, int cg_fd, void *arg)
+{
+	char *buf = arg;
+
+	(void)cg_fd;
+	snprintf(buf + strlen(buf), 4096 - strlen(buf), "%s\n", path);
+	return 0;
+}
+
+/*
+ * Where the job's filter lives, per layout: devns's own job cgroup on
+ * hybrid, Slurm's step cgroups on unified (a scratch tree stands for the
+ * cgroup2 root there).
+ */
+static void test_job_cgroups(void)
+{
+	static const char *const dirs[] = {
+		"system.slice", "system.slice/%s_slurmstepd.scope",
+		"system.slice/%s_slurmstepd.scope/job_7",
+		"system.slice/%s_slurmstepd.scope/job_7/step_0",
+		"system.slice/%s_slurmstepd.scope/job_7/step_0/user",
+		"system.slice/%s_slurmstepd.scope/job_7/step_0/slurm",
+		"system.slice/%s_slurmstepd.scope/job_7/step_extern",
+		"system.slice/%s_slurmstepd.scope/job_7/step_extern/user",
+		NULL,
+	};
+	char root[sizeof(cg_mount)], path[PATH_MAX + 128], want[4096], got[4096];
+	char saved[sizeof(cg_mount)];
+	struct jobct_node *node;
+	struct jobct_plan plan;
+	size_t n;
+
+	write_conf("");
+	if (!(node = load(&faulty_ops)))
+		return (void)ok(0, "load: %s", rep.msg);
+	inject(OP_NONE, 0, 0);
+	plan = plan_for(node, 195);
+	ok(jobct_setup(&plan, fresh()) == 0, "hybrid: job 195 sets up");
+	got[0] = '\0';
+	job_cgroup(want, sizeof(want), 195);
+	strcat(want, "\n");
+	ok(jobct_each_cgroup(node, 195, collect, got) == 0, "  its cgroups");
+	is_str(got, want, "  are its own job cgroup");
+	jobct_release(node, 195, NULL);
+	jobct_node_free(node);
+
+	snprintf(root, sizeof(root), "%.200s/devns-ut-root-%d", cg_mount,
+		 (int)getpid());
+	for (n = 0; n == 0 || dirs[n - 1]; n++) {
+		snprintf(path, sizeof(path), "%s/", root);
+		if (n)
+			snprintf(path + strlen(path), sizeof(path) - strlen(path),
+				 dirs[n - 1], node_name);
+		if (mkdir(path, 0755) < 0)
+			break;
+	}
+	ok(n == sizeof(dirs) / sizeof(*dirs),
+	   "precondition: Slurm's step cgroups of job 7 under a scratch root");
+	snprintf(saved, sizeof(saved), "%s", cg_mount);
+	snprintf(cg_mount, sizeof(cg_mount), "%s", root);
+	fake_layout("mi-unified", MI_V2);
+	node = load(&faulty_ops);
+	ok(node && node->layout == CGROUP2_UNIFIED, "unified: the node loads");
+	got[0] = '\0';
+	ok(node && jobct_each_cgroup(node, 7, collect, got) == 0,
+	   "  job 7's cgroups");
+	snprintf(path, sizeof(path), "%s/system.slice/%s_slurmstepd.scope/job_7",
+		 root, node_name);
+	ok(got[0] && strstr(got, "/step_0/user\n") &&
+	   strstr(got, "/step_0/slurm\n") && strstr(got, "/step_extern/user\n") &&
+	   !strncmp(got, path, strlen(path)),
+	   "  are the user and slurm cgroups of each step: %s", got);
+	got[0] = '\0';
+	ok(node && jobct_each_cgroup(node, 8, collect, got) == 0 && !got[0],
+	   "  a job without cgroups has none");
+	jobct_node_free(node);
+	snprintf(cg_mount, sizeof(cg_mount), "%s", saved);
+	fake_layout("mi-hybrid", MI_V1 MI_V2);
+	while (n-- > 0) {
+		snprintf(path, sizeof(path), "%s/", root);
+		if (n)
+			snprintf(path + strlen(path), sizeof(path) - strlen(path),
+				 dirs[n - 1], node_name);
+		rmdir(path);
+	}
+	ok(!exists(root), "  the scratch tree is removed");
+}
+
+
 /* The layout decides at slurmd start whether the node may filter. */
 static void test_layout_check(void)
 {
@@ -876,6 +966,7 @@ int main(void)
 	test_release();
 	test_restore();
 	test_restore_dry_run();
+	test_job_cgroups();
 	test_layout_check();
 	test_real_namespace();
 	remove_scratch();
