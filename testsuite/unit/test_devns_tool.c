@@ -392,6 +392,7 @@ static void test_check_errors(void)
 	is_int(tool("check", "extra", NULL), 2, "usage: an argument: exit 2");
 	is_int(tool("check", "--dry-run", NULL), 2,
 	       "usage: an option of another command: exit 2");
+	like(err, "devns: check does not take --dry-run", "  naming it");
 	is_int(tool("check", "--bogus", NULL), 2, "usage: unknown option: exit 2");
 	like(err, "--bogus: unknown option", "  saying so: %s", line1(err));
 	is_int(tool("show", NULL), 2, "usage: show without JOBID: exit 2");

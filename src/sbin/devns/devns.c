@@ -204,9 +204,19 @@ int devns_options(int argc, char **argv, struct devns_opts *o)
 					   argv[optind - 1]);
 		}
 	}
-	if (given & ~cmd->opts)
-		return usage_error("an option that %s does not take",
-				   cmd->name);
+	if (given & ~cmd->opts) {
+		static const char *const names[] = {
+			"-f", "-n", "-s", "--cgroup", "-g", "--gres-conf",
+			"--dry-run", "--force",
+		};
+		unsigned bad = given & ~cmd->opts;
+		int bit = __builtin_ctz(bad);
+
+		fprintf(stderr, "devns: %s does not take %s\n", cmd->name,
+			names[bit]);
+		usage(stderr);
+		return DEVNS_EXIT_USAGE;
+	}
 	if (cmd->job_id && (optind != argc - 1 ||
 			    parse_job_id(argv[optind], &o->job_id) < 0))
 		return usage_error("%s takes one JOBID (a positive number)",
