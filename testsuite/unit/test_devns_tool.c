@@ -402,7 +402,7 @@ static void test_check_errors(void)
 	like(out, "usage: devns check", "  with the usage");
 }
 
-/* ---- show and cleanup on real jobs ----------------------------------------- */
+/* ---- show and cleanup on real jobs ------------------------------------ */
 
 static struct jobct_node *load_node(void)
 {

@@ -114,7 +114,7 @@ static int prog_read(int prog_fd, struct bpf_insn **insns, size_t *count,
 		return -1;
 	}
 	if (!(len = info.xlated_prog_len)) {
-		errno = EPERM;	/* the kernel hides them from the unprivileged */
+		errno = EPERM;	/* hidden from the unprivileged */
 		return -1;
 	}
 	if (!(*insns = calloc(1, len)))
@@ -128,7 +128,7 @@ static int prog_read(int prog_fd, struct bpf_insn **insns, size_t *count,
 	if (obj_info(prog_fd, &info, sizeof(info)) < 0)
 		goto error;
 	if (info.xlated_prog_len != len || info.nr_map_ids != *nr_maps) {
-		errno = EAGAIN;	/* cannot change under a loaded program */
+		errno = EAGAIN;	/* a loaded program cannot change */
 		goto error;
 	}
 	*count = len / sizeof(**insns);

@@ -23,12 +23,12 @@
 struct confread {
 	const char *next;	/* first character not read yet */
 	int line;		/* number of the last physical line read */
-	char *buf;		/* the logical line, comments and joins removed */
+	char *buf;		/* the logical line, without comments */
 	int *lines;		/* physical line of each character of buf */
 	size_t len;
 	size_t cap;
 	char *cursor;		/* the next pair of buf (confread_pair) */
-	unsigned char bad_byte;	/* the control byte that stopped it, if any */
+	unsigned char bad_byte;	/* the control byte that stopped it */
 	int bad_column;		/* and its column in line, from 1 */
 };
 

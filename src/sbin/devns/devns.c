@@ -188,12 +188,16 @@ int devns_options(int argc, char **argv, struct devns_opts *o)
 			given |= OPT_CGROUP;
 			break;
 		case LONG_GRES_CONF:
-			if (copy(o->gres_conf, sizeof(o->gres_conf), optarg) < 0)
+			if (copy(o->gres_conf, sizeof(o->gres_conf),
+				 optarg) < 0)
 				return usage_error("%s", "--gres-conf: too long");
 			o->gres_conf_given = true;
 			given |= OPT_GRES_CONF;
 			break;
-		case LONG_DRY_RUN: o->dry_run = true; given |= OPT_DRY_RUN; break;
+		case LONG_DRY_RUN:
+			o->dry_run = true;
+			given |= OPT_DRY_RUN;
+			break;
 		case LONG_FORCE: o->force = true; given |= OPT_FORCE; break;
 		case 'h': usage(stdout); exit(DEVNS_EXIT_OK);
 		case ':':

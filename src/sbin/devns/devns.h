@@ -32,7 +32,7 @@ struct devns_opts {
 	const char *command;		/* check, show, cleanup */
 	char slurm_conf[PATH_MAX];	/* $SLURM_CONF or Slurm's default */
 	char conf_path[PATH_MAX];	/* -f, or namespace.conf beside it */
-	char node[256];			/* --node, or the short host name */
+	char node[256];			/* --node, or the short host */
 	char host[256];			/* the short host name (%h) */
 	char spool[PATH_MAX];		/* --spool, or SlurmdSpoolDir */
 	char pid_file[PATH_MAX];	/* SlurmdPidFile */

@@ -126,7 +126,7 @@ static bool reachable(struct table *t, size_t i, int depth)
 	if (parent < 0 || (size_t)parent == i)
 		return true;
 	if (depth > 64)
-		return false;	/* a loop: mountinfo changed as it was read */
+		return false;	/* a loop: mountinfo changed under us */
 	if (!strcmp(t->e[parent].point, m->point))
 		return reachable(t, (size_t)parent, depth + 1);
 	if (!visible(t, (size_t)parent, depth + 1))

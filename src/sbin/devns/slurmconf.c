@@ -59,7 +59,8 @@ static int read_keys(const char *text, const char *node, const char *host,
 	confread_init(&r, text);
 	/* A line that is not Key=Value pairs (Include) is Slurm's to judge. */
 	while (rc == 0 && confread_line(&r) > 0) {
-		while (rc == 0 && confread_pair(&r, &p, err, sizeof(err)) == 1) {
+		while (rc == 0 &&
+		       confread_pair(&r, &p, err, sizeof(err)) == 1) {
 			if (!strcasecmp(p.key, "SlurmdSpoolDir"))
 				rc = expand(p.value, node, host, sc->spool_dir,
 					    sizeof(sc->spool_dir));
