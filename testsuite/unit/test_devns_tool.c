@@ -488,6 +488,25 @@ static void job_paths(uint32_t job_id, char *dir, char *cg, char *marker)
 	snprintf(marker, PATH_MAX, "%s/devns_filter_%u", spool, job_id);
 }
 
+/* Whether the job has all it was set up with: directory (with a
+ * namespace), cgroup and marker. */
+static bool job_whole(uint32_t job_id, bool ns)
+{
+	char dir[PATH_MAX], cg[PATH_MAX], marker[PATH_MAX];
+
+	job_paths(job_id, dir, cg, marker);
+	return (!ns || exists(dir)) && exists(cg) && exists(marker);
+}
+
+/* Whether nothing of the job is left. */
+static bool job_gone(uint32_t job_id)
+{
+	char dir[PATH_MAX], cg[PATH_MAX], marker[PATH_MAX];
+
+	job_paths(job_id, dir, cg, marker);
+	return !exists(dir) && !exists(cg) && !exists(marker);
+}
+
 static void test_show(pid_t pid, bool ns)
 {
 	static const char *const rules[] = { "device ", "default ", NULL };
@@ -542,6 +561,7 @@ static void test_cleanup(pid_t pid, bool ns)
 {
 	char d201[PATH_MAX], c201[PATH_MAX], m201[PATH_MAX];
 	char d202[PATH_MAX], c202[PATH_MAX], m202[PATH_MAX];
+
 	char live[PATH_MAX], stale[PATH_MAX], want[PATH_MAX * 2];
 	int live_fd, status;
 	pid_t slurmd;
@@ -554,7 +574,7 @@ static void test_cleanup(pid_t pid, bool ns)
 	stepd_socket(stale, false);
 	ok(live_fd >= 0 && exists(stale),
 	   "precondition: job 201's stepd socket listens, 202's is stale");
-	ok(exists(d202) && exists(c202) && exists(m202),
+	ok(job_whole(202, ns),
 	   "precondition: job 202 has its directory, cgroup and marker");
 
 	is_int(tool("cleanup", "--dry-run", "-n", node, NULL), 0,
@@ -577,7 +597,7 @@ static void test_cleanup(pid_t pid, bool ns)
 	}
 	ok(has_line(out, "1 job kept, 1 ended (dry run: nothing removed)"),
 	   "  and sums up");
-	ok(exists(d202) && exists(c202) && exists(m202),
+	ok(job_whole(202, ns),
 	   "  and removes nothing: 202's directory, cgroup, marker are there");
 
 	/* slurmd running: a real cleanup refuses */
@@ -589,15 +609,15 @@ static void test_cleanup(pid_t pid, bool ns)
 	snprintf(want, sizeof(want), "devns: slurmd (pid %d, %s) is running",
 		 (int)slurmd, pid_file);
 	like(err, want, "  saying so: %s", line1(err));
-	ok(exists(d202) && exists(c202) && exists(m202), "  removing nothing");
+	ok(job_whole(202, ns), "  removing nothing");
 	kill(slurmd, SIGKILL);
 	waitpid(slurmd, NULL, 0);
 	is_int(tool("cleanup", "-n", node, NULL), 0,
 	       "cleanup once slurmd is gone (stale pid file): %s", line1(err));
-	ok(!exists(d202) && !exists(c202) && !exists(m202),
+	ok(job_gone(202),
 	   "  removes the dead job's directory, cgroup and marker");
-	ok(exists(d201) && exists(c201) && exists(m201) &&
-	   kill(pid, 0) == 0, "  keeps the live job and its process");
+	ok(job_whole(201, ns) && kill(pid, 0) == 0,
+	   "  keeps the live job and its process");
 
 	is_int(tool("cleanup", "--dry-run", "-n", node, "-s", "/nonexistent",
 		    NULL), 1, "a spool directory that cannot be read: exit 1");
@@ -614,8 +634,7 @@ static void test_cleanup(pid_t pid, bool ns)
 	snprintf(want, sizeof(want), "job 201 remove cgroup %s (1 process inside, killed)",
 		 c201);
 	ok(has_line(out, want), "  names the process it kills: %s", want);
-	ok(!exists(d201) && !exists(c201) && !exists(m201),
-	   "  then removes job 201 too");
+	ok(job_gone(201), "  then removes job 201 too");
 	ok(waitpid(pid, &status, 0) == pid && WIFSIGNALED(status),
 	   "  whose process was killed");
 	unlink(stale);

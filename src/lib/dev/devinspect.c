@@ -195,22 +195,25 @@ static int rule_add(struct devrule_list *out, const struct devfilter_key *k,
 				k->minor == DEVFILTER_ANY_MINOR, access);
 }
 
-/* Every entry of the map into out. */
+/*
+ * Every entry of the map into out.  The walk starts from a key no entry
+ * has (type 0), for which the kernel gives the first key: a NULL key does
+ * the same, but memory checkers take it for a bad pointer.
+ */
 static int map_dump(int map_fd, struct devrule_list *out)
 {
-	struct devfilter_key key, next;
+	struct devfilter_key key = { 0, 0, 0 }, next;
 	union bpf_attr attr;
-	uint32_t access;
-	bool first = true;
+	uint32_t access = 0;
 
 	for (;;) {
 		memset(&attr, 0, sizeof(attr));
+		memset(&next, 0, sizeof(next));
 		attr.map_fd = (uint32_t)map_fd;
-		attr.key = first ? 0 : devprog_ptr(&key);
+		attr.key = devprog_ptr(&key);
 		attr.next_key = devprog_ptr(&next);
 		if (devprog_bpf(BPF_MAP_GET_NEXT_KEY, &attr) < 0)
 			return errno == ENOENT ? 0 : -1;
-		first = false;
 		key = next;
 		memset(&attr, 0, sizeof(attr));
 		attr.map_fd = (uint32_t)map_fd;
@@ -224,7 +227,8 @@ static int map_dump(int map_fd, struct devrule_list *out)
 
 int devinspect_rules(int prog_fd, struct devrule_list *out)
 {
-	uint32_t map_ids[MAX_MAPS], nr_maps = 0;
+	/* zeroed: memory checkers cannot see the kernel fill it */
+	uint32_t map_ids[MAX_MAPS] = { 0 }, nr_maps = 0;
 	struct bpf_insn *insns;
 	size_t count;
 	int verdict, map_fd = -1, saved;
