@@ -57,6 +57,12 @@ static int open_node_cgroup(const struct jobct_node *node, bool create)
 	return fd;
 }
 
+/* After a failed open: 0 when it failed for ENOENT (nothing there). */
+static int absent(void)
+{
+	return errno != ENOENT ? -1 : 0;
+}
+
 static void job_name(char *buf, size_t len, uint32_t job_id)
 {
 	snprintf(buf, len, "job_%u", job_id);
@@ -290,7 +296,7 @@ static int each_marker(const struct jobct_node *node,
 	char end;
 
 	if (!dp)
-		return errno == ENOENT ? 0 : -1;
+		return absent();
 	while ((ep = readdir(dp)))
 		if (sscanf(ep->d_name, "devns_filter_%u%c", &job_id,
 			   &end) == 1 && fn(job_id, arg) < 0)
@@ -334,7 +340,7 @@ int devcg_paths(const struct jobct_node *node, uint32_t job_id,
 	marker_path(node, marker, marker_len, job_id);
 	cgroup[0] = '\0';
 	if (root_path(node, mount, sizeof(mount)) < 0)
-		return errno == ENOENT ? 0 : -1;
+		return absent();
 	n = snprintf(cgroup, cgroup_len, "%s/devns/%s/job_%u", mount,
 		     node->node_name, job_id);
 	if (n < 0 || (size_t)n >= cgroup_len) {
@@ -388,7 +394,7 @@ static int visit(struct cgroup_walk *w, int dir_fd, const char *rel)
 	int fd = cgroup2_open_at(dir_fd, rel, false), rc, len;
 
 	if (fd < 0)
-		return errno == ENOENT ? 0 : -1;
+		return absent();
 	if ((len = path_push(w, rel)) < 0) {
 		close(fd);
 		return -1;
@@ -421,7 +427,7 @@ static int each_step_cgroup(const struct jobct_node *node, int root_fd,
 		job_fd = cgroup2_open_at(root_fd, rel, false);
 	}
 	if (job_fd < 0)
-		return errno == ENOENT ? 0 : -1;
+		return absent();
 	if ((len = path_push(w, rel)) < 0) {
 		close(job_fd);
 		return -1;
@@ -458,7 +464,7 @@ int devcg_each_cgroup(const struct jobct_node *node, uint32_t job_id,
 		return 0;
 	if (root_path(node, w.path, sizeof(w.path)) < 0 ||
 	    (root_fd = cgroup2_open(w.path)) < 0)
-		return errno == ENOENT ? 0 : -1;
+		return absent();
 	if (node->layout == CGROUP2_UNIFIED) {
 		rc = each_step_cgroup(node, root_fd, job_id, &w);
 	} else {
