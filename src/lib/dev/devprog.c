@@ -13,6 +13,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "dev/devinspect.h"
 #include "dev/devprog.h"
 
 /* Not in the uapi headers, but bpf(2) returns it for unsupported commands. */
@@ -180,6 +181,46 @@ int devprog_detach(int prog_fd, int cgroup_fd)
 	attr.attach_bpf_fd = (uint32_t)prog_fd;
 	attr.attach_type = BPF_CGROUP_DEVICE;
 	return devprog_bpf(BPF_PROG_DETACH, &attr) < 0 ? -1 : 0;
+}
+
+int devprog_query(int cgroup_fd, uint32_t *flags, uint32_t *count)
+{
+	int n = devinspect_query(cgroup_fd, NULL, 0, flags);
+
+	if (n < 0)
+		return -1;
+	*count = (uint32_t)n;
+	return 0;
+}
+
+/* At most this many programs on one cgroup (the kernel's limit is 64). */
+#define QUERY_MAX 64
+
+int devprog_find_attached(int cgroup_fd)
+{
+	uint32_t ids[QUERY_MAX] = { 0 };
+	struct bpf_prog_info info;
+	int n = devinspect_query(cgroup_fd, ids, QUERY_MAX, NULL);
+
+	if (n < 0)
+		return -1;
+	for (int i = 0; i < n && i < QUERY_MAX; i++) {
+		int fd = devinspect_prog_open(ids[i]), saved;
+
+		if (fd < 0)
+			continue;	/* detached and freed meanwhile */
+		if (devinspect_prog_info(fd, &info) < 0) {
+			saved = errno;
+			close(fd);
+			errno = saved;
+			return -1;
+		}
+		if (devinspect_is_devfilter(&info))
+			return fd;
+		close(fd);
+	}
+	errno = ENOENT;
+	return -1;
 }
 
 int devprog_probe(void)

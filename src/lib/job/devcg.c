@@ -15,12 +15,12 @@
 
 #include "dev/cgroup2.h"
 #include "job/devcg.h"
+#include "job/marker.h"
 
 #define VERIFIER_LOG_SIZE 4096
 #define ADOPT_MAX_PIDS 4096
 
-/* The cgroup2 mount's path, from the node or the system's mountinfo. */
-static int root_path(const struct jobct_node *node, char *buf, size_t len)
+int devcg_root_path(const struct jobct_node *node, char *buf, size_t len)
 {
 	if (!node->cgroup_root)
 		return cgroup2_find_mount(NULL, buf, len);
@@ -31,12 +31,11 @@ static int root_path(const struct jobct_node *node, char *buf, size_t len)
 	return 0;
 }
 
-/* The cgroup2 mount, opened; -1 with errno. */
-static int open_root(const struct jobct_node *node)
+int devcg_open_root(const struct jobct_node *node)
 {
 	char mount[PATH_MAX];
 
-	if (root_path(node, mount, sizeof(mount)) < 0)
+	if (devcg_root_path(node, mount, sizeof(mount)) < 0)
 		return -1;
 	return cgroup2_open(mount);
 }
@@ -47,7 +46,7 @@ static int open_node_cgroup(const struct jobct_node *node, bool create)
 	char rel[PATH_MAX];
 	int root_fd, fd, saved;
 
-	if ((root_fd = open_root(node)) < 0)
+	if ((root_fd = devcg_open_root(node)) < 0)
 		return -1;
 	snprintf(rel, sizeof(rel), "devns/%s", node->node_name);
 	fd = node->ops->cg_open_at(root_fd, rel, create);
@@ -85,27 +84,6 @@ static int open_job_cgroup(const struct jobct_node *node, uint32_t job_id,
 	return fd;
 }
 
-static void marker_path(const struct jobct_node *node, char *buf, size_t len,
-			uint32_t job_id)
-{
-	snprintf(buf, len, "%s/devns_filter_%u", node->spool_dir, job_id);
-}
-
-int devcg_filtered(const struct jobct_node *node, uint32_t job_id)
-{
-	char path[PATH_MAX];
-	struct stat st;
-
-	marker_path(node, path, sizeof(path), job_id);
-	if (node->ops->marker_stat(path, &st) < 0)
-		return errno == ENOENT ? 0 : -1;
-	if (!S_ISREG(st.st_mode) || st.st_uid != 0) {
-		errno = EINVAL;
-		return -1;
-	}
-	return 1;
-}
-
 /* The verifier log on one line: "insn; insn; reason". */
 static void one_line(char *log)
 {
@@ -117,12 +95,11 @@ static void one_line(char *log)
 		*p = ';';
 }
 
-/* Load the program and attach it to cg_fd. */
-static int attach_filter(const struct jobct_node *node, int cg_fd,
-			 const struct devrule_list *list, struct report *rep)
+int devcg_prog_create(const struct jobct_node *node,
+		      const struct devrule_list *list, struct report *rep)
 {
 	char *vlog = calloc(1, VERIFIER_LOG_SIZE);
-	int prog_fd, rc;
+	int prog_fd;
 
 	if (!vlog)
 		return report_errno(rep, ENOMEM, "device filter");
@@ -139,6 +116,17 @@ static int attach_filter(const struct jobct_node *node, int cg_fd,
 		return -1;
 	}
 	free(vlog);
+	return prog_fd;
+}
+
+/* Load the program and attach it to cg_fd. */
+static int attach_filter(const struct jobct_node *node, int cg_fd,
+			 const struct devrule_list *list, struct report *rep)
+{
+	int prog_fd, rc;
+
+	if ((prog_fd = devcg_prog_create(node, list, rep)) < 0)
+		return -1;
 	rc = node->ops->prog_attach(prog_fd, cg_fd);
 	if (rc < 0)
 		report_errno(rep, errno, "cannot attach the device filter");
@@ -151,7 +139,7 @@ int devcg_apply(const struct jobct_node *node, uint32_t job_id,
 		const struct devrule_list *list, struct report *rep)
 {
 	char path[PATH_MAX];
-	int node_fd, job_fd = -1, fd;
+	int node_fd, job_fd = -1;
 
 	if ((node_fd = open_node_cgroup(node, true)) < 0)
 		return report_errno(rep, errno,
@@ -163,13 +151,8 @@ int devcg_apply(const struct jobct_node *node, uint32_t job_id,
 	}
 	if (attach_filter(node, job_fd, list, rep) < 0)
 		goto error;
-	marker_path(node, path, sizeof(path), job_id);
-	if ((fd = node->ops->marker_create(path)) < 0) {
-		report_errno(rep, errno, "cannot record its device filter in %s",
-			     path);
+	if (marker_write(node, job_id, "", rep) < 0)
 		goto error;
-	}
-	close(fd);
 	close(job_fd);
 	close(node_fd);
 	return 0;
@@ -243,15 +226,10 @@ static void kill_leftovers(const struct jobct_node *node, int node_fd,
 			   const char *name)
 {
 	int job_fd = node->ops->cg_open_at(node_fd, name, false);
-	int fd;
 
 	if (job_fd < 0)
 		return;
-	fd = openat(job_fd, "cgroup.kill", O_WRONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		(void)!write(fd, "1", 1);
-		close(fd);
-	}
+	(void)cgroup2_kill(job_fd);
 	close(job_fd);
 }
 
@@ -260,8 +238,7 @@ int devcg_release(const struct jobct_node *node, uint32_t job_id)
 	char name[PATH_MAX];
 	int node_fd, rc, saved;
 
-	marker_path(node, name, sizeof(name), job_id);
-	if (unlink(name) < 0 && errno != ENOENT)
+	if (marker_remove(node, job_id) < 0)
 		return -1;
 	if ((node_fd = open_node_cgroup(node, false)) < 0)
 		return 0;	/* no node cgroup: no job cgroup either */
@@ -285,26 +262,6 @@ int devcg_release(const struct jobct_node *node, uint32_t job_id)
 	return rc;
 }
 
-/* Calls fn for every job with a marker in the node's spool directory. */
-static int each_marker(const struct jobct_node *node,
-		       int (*fn)(uint32_t job_id, void *arg), void *arg)
-{
-	DIR *dp = opendir(node->spool_dir);
-	struct dirent *ep;
-	uint32_t job_id;
-	int rc = 0;
-	char end;
-
-	if (!dp)
-		return absent();
-	while ((ep = readdir(dp)))
-		if (sscanf(ep->d_name, "devns_filter_%u%c", &job_id,
-			   &end) == 1 && fn(job_id, arg) < 0)
-			rc = -1;
-	closedir(dp);
-	return rc;
-}
-
 int devcg_each_job(const struct jobct_node *node,
 		   int (*fn)(uint32_t job_id, void *arg), void *arg)
 {
@@ -314,10 +271,8 @@ int devcg_each_job(const struct jobct_node *node,
 	char end;
 	DIR *dp;
 
-	if (each_marker(node, fn, arg) < 0)
-		rc = -1;
 	if (node_fd < 0)
-		return errno == ENOENT ? rc : -1;
+		return errno == ENOENT ? 0 : -1;
 	if (!(dp = fdopendir(node_fd))) {
 		close(node_fd);
 		return -1;
@@ -330,16 +285,14 @@ int devcg_each_job(const struct jobct_node *node,
 	return rc;
 }
 
-int devcg_paths(const struct jobct_node *node, uint32_t job_id,
-		char *cgroup, size_t cgroup_len, char *marker,
-		size_t marker_len)
+int devcg_path(const struct jobct_node *node, uint32_t job_id,
+	       char *cgroup, size_t cgroup_len)
 {
 	char mount[PATH_MAX];
 	int n;
 
-	marker_path(node, marker, marker_len, job_id);
 	cgroup[0] = '\0';
-	if (root_path(node, mount, sizeof(mount)) < 0)
+	if (devcg_root_path(node, mount, sizeof(mount)) < 0)
 		return absent();
 	n = snprintf(cgroup, cgroup_len, "%s/devns/%s/job_%u", mount,
 		     node->node_name, job_id);
@@ -364,115 +317,21 @@ int devcg_procs(const struct jobct_node *node, uint32_t job_id, pid_t *pids,
 	return n;
 }
 
-/* What devcg_each_cgroup passes down the walk of Slurm's step cgroups. */
-struct cgroup_walk {
-	int (*fn)(const char *path, int cg_fd, void *arg);
-	void *arg;
-	char path[PATH_MAX];
-};
-
-/*
- * Appends "/rel" to the walk's path; returns its former length, or -1
- * with ENAMETOOLONG (the path unchanged).
- */
-static int path_push(struct cgroup_walk *w, const char *rel)
-{
-	size_t len = strlen(w->path);
-	int n = snprintf(w->path + len, sizeof(w->path) - len, "/%s", rel);
-
-	if (n < 0 || (size_t)n >= sizeof(w->path) - len) {
-		w->path[len] = '\0';
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	return (int)len;
-}
-
-/* fn for rel below the walk's path, when it exists. */
-static int visit(struct cgroup_walk *w, int dir_fd, const char *rel)
-{
-	int fd = cgroup2_open_at(dir_fd, rel, false), rc, len;
-
-	if (fd < 0)
-		return absent();
-	if ((len = path_push(w, rel)) < 0) {
-		close(fd);
-		return -1;
-	}
-	rc = w->fn(w->path, fd, w->arg);
-	w->path[len] = '\0';
-	close(fd);
-	return rc;
-}
-
-/*
- * The unified layout: the user and slurm cgroups of every step of the job
- * in Slurm's stepd scope (system.slice/<node>_slurmstepd.scope with
- * multiple-slurmd builds, system.slice/slurmstepd.scope otherwise).
- */
-static int each_step_cgroup(const struct jobct_node *node, int root_fd,
-			    uint32_t job_id, struct cgroup_walk *w)
-{
-	char rel[PATH_MAX];
-	struct dirent *ep;
-	int job_fd = -1, rc = 0, len;
-	DIR *dp;
-
-	snprintf(rel, sizeof(rel), "system.slice/%s_slurmstepd.scope/job_%u",
-		 node->node_name, job_id);
-	if ((job_fd = cgroup2_open_at(root_fd, rel, false)) < 0 &&
-	    errno == ENOENT) {
-		snprintf(rel, sizeof(rel),
-			 "system.slice/slurmstepd.scope/job_%u", job_id);
-		job_fd = cgroup2_open_at(root_fd, rel, false);
-	}
-	if (job_fd < 0)
-		return absent();
-	if ((len = path_push(w, rel)) < 0) {
-		close(job_fd);
-		return -1;
-	}
-	if (!(dp = fdopendir(job_fd))) {
-		close(job_fd);
-		w->path[len] = '\0';
-		return -1;
-	}
-	while ((ep = readdir(dp))) {
-		if (strncmp(ep->d_name, "step_", 5) != 0)
-			continue;
-		snprintf(rel, sizeof(rel), "%s/user", ep->d_name);
-		if (visit(w, dirfd(dp), rel) < 0)
-			rc = -1;
-		snprintf(rel, sizeof(rel), "%s/slurm", ep->d_name);
-		if (visit(w, dirfd(dp), rel) < 0)
-			rc = -1;
-	}
-	closedir(dp);
-	w->path[len] = '\0';
-	return rc;
-}
-
 int devcg_each_cgroup(const struct jobct_node *node, uint32_t job_id,
 		      int (*fn)(const char *path, int cg_fd, void *arg),
 		      void *arg)
 {
-	struct cgroup_walk w = { .fn = fn, .arg = arg };
-	char rel[PATH_MAX];
-	int root_fd, rc;
+	char path[PATH_MAX];
+	int fd, rc;
 
-	if (node->layout == CGROUP2_NONE)
-		return 0;
-	if (root_path(node, w.path, sizeof(w.path)) < 0 ||
-	    (root_fd = cgroup2_open(w.path)) < 0)
+	if (devcg_path(node, job_id, path, sizeof(path)) < 0)
+		return -1;
+	if (!path[0])
+		return 0;	/* no cgroup2 */
+	if ((fd = open_job_cgroup(node, job_id, false)) < 0)
 		return absent();
-	if (node->layout == CGROUP2_UNIFIED) {
-		rc = each_step_cgroup(node, root_fd, job_id, &w);
-	} else {
-		snprintf(rel, sizeof(rel), "devns/%s/job_%u", node->node_name,
-			 job_id);
-		rc = visit(&w, root_fd, rel);
-	}
-	close(root_fd);
+	rc = fn(path, fd, arg);
+	close(fd);
 	return rc;
 }
 

@@ -9,9 +9,8 @@
  * open and mknod.  The node name keeps several slurmd on one host
  * (multiple-slurmd test clusters) from removing each other's cgroups.
  *
- * A marker in slurmd's spool directory (root only) records that the job
- * has a filter, so that a job process whose cgroup has vanished is refused
- * rather than run unfiltered.
+ * The marker (marker.h) records that the job has a filter, so that a job
+ * process whose cgroup has vanished is refused rather than run unfiltered.
  */
 #ifndef DEVNS_DEVCG_H
 #define DEVNS_DEVCG_H
@@ -25,18 +24,27 @@
 #include "util/report.h"
 
 /*
+ * Writes the path of the cgroup2 mount (the node's, or the system's) into
+ * buf.  0, or -1 with errno (ENOENT: none is mounted).
+ */
+int devcg_root_path(const struct jobct_node *node, char *buf, size_t len);
+
+/* The cgroup2 mount (the node's, or the system's): an fd, or -1. */
+int devcg_open_root(const struct jobct_node *node);
+
+/*
+ * Builds and loads the program for list; on failure rep says why, with
+ * the verifier's log.  Returns the program fd, or -1 with errno.
+ */
+int devcg_prog_create(const struct jobct_node *node,
+		      const struct devrule_list *list, struct report *rep);
+
+/*
  * Make the job's cgroup, attach a filter of list to it and leave the
  * marker.  On failure the cgroup is removed again.  0 or -1.
  */
 int devcg_apply(const struct jobct_node *node, uint32_t job_id,
 		const struct devrule_list *list, struct report *rep);
-
-/*
- * 1 when the job has a filter, 0 when it has none, -1 when that cannot be
- * told (any error but ENOENT, or something other than root's plain file):
- * the caller must then refuse the process, never run it unfiltered.
- */
-int devcg_filtered(const struct jobct_node *node, uint32_t job_id);
 
 /* Move pid (0: the caller) into the job's cgroup.  0 or -1. */
 int devcg_move(const struct jobct_node *node, uint32_t job_id, pid_t pid,
@@ -53,22 +61,19 @@ int devcg_adopt(const struct jobct_node *node, uint32_t job_id,
 int devcg_release(const struct jobct_node *node, uint32_t job_id);
 
 /*
- * Calls fn for every job that has a cgroup of the node or a marker in its
- * spool directory (a job with both may be passed twice).  Returns 0, or
- * -1 when the node's cgroup or spool directory cannot be read or some fn
- * failed.
+ * Calls fn for every job that has a cgroup of the node.  Returns 0, or -1
+ * when the node's cgroup cannot be read or some fn failed.
  */
 int devcg_each_job(const struct jobct_node *node,
 		   int (*fn)(uint32_t job_id, void *arg), void *arg);
 
 /*
  * Writes the path of the job's device cgroup (<cgroup2>/devns/<node>/
- * job_<id>; "" when no cgroup2 is mounted) into cgroup and that of its
- * marker into marker, whether they exist or not.  0, or -1 with errno.
+ * job_<id>; "" when no cgroup2 is mounted) into cgroup, whether it exists
+ * or not.  0, or -1 with errno.
  */
-int devcg_paths(const struct jobct_node *node, uint32_t job_id,
-		char *cgroup, size_t cgroup_len, char *marker,
-		size_t marker_len);
+int devcg_path(const struct jobct_node *node, uint32_t job_id,
+	       char *cgroup, size_t cgroup_len);
 
 /*
  * The processes in the job's device cgroup, as cgroup2_list_pids(); -1
@@ -78,12 +83,8 @@ int devcg_procs(const struct jobct_node *node, uint32_t job_id, pid_t *pids,
 		size_t max);
 
 /*
- * Calls fn(path, fd, arg) for each existing cgroup that holds the job's
- * device filter on the node's layout: hybrid, <cgroup2>/devns/<node>/
- * job_<id>; unified, the user and slurm cgroups of each step of the job
- * in Slurm's slurmstepd scope.  Returns 0 (also when there is none), or
- * -1 with errno when one could not be looked at or fn returned -1 (the
- * walk goes on to the others).
+ * Calls fn(path, fd, arg) for the job's device cgroup when it exists.
+ * Returns 0 (also when it does not), fn's value, or -1 with errno.
  */
 int devcg_each_cgroup(const struct jobct_node *node, uint32_t job_id,
 		      int (*fn)(const char *path, int cg_fd, void *arg),

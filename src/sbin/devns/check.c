@@ -80,6 +80,7 @@ static void print_gres(const struct devns_opts *o, const struct gres_lists *g)
 int devns_check(const struct devns_opts *o)
 {
 	struct gres_lists g = { .loaded = false };
+	struct jobct_slurm slurm = { .step_cgroups = o->step_cgroups };
 	struct devrule_list list;
 	struct jobct_node *node;
 	struct jobct_plan plan;
@@ -89,8 +90,10 @@ int devns_check(const struct devns_opts *o)
 	devns_report_init(&rep);
 	if (!(node = devns_node_load(o)))
 		return DEVNS_EXIT_FAIL;
-	if (gres_load(o, &g, &rep) < 0 ||
-	    jobct_node_check(node, g.node != NULL, &rep) < 0)
+	if (gres_load(o, &g, &rep) < 0)
+		goto out;
+	slurm.node_has_devices = g.node != NULL;
+	if (jobct_node_check(node, &slurm, &rep) < 0)
 		goto out;
 	plan = (struct jobct_plan){
 		.node = node,

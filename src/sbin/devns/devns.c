@@ -143,6 +143,7 @@ static int fill_defaults(struct devns_opts *o, const char *file,
 	if (copy(o->spool, sizeof(o->spool), spool ? spool : sc.spool_dir) < 0)
 		return usage_error("%s", "the spool path is too long");
 	snprintf(o->pid_file, sizeof(o->pid_file), "%s", sc.pid_file);
+	o->step_cgroups = sc.proctrack_cgroup;
 	return DEVNS_EXIT_OK;
 }
 

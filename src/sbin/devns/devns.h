@@ -36,6 +36,7 @@ struct devns_opts {
 	char host[256];			/* the short host name (%h) */
 	char spool[PATH_MAX];		/* --spool, or SlurmdSpoolDir */
 	char pid_file[PATH_MAX];	/* SlurmdPidFile */
+	bool step_cgroups;		/* ProctrackType=proctrack/cgroup */
 	const char *cgroup_root;	/* --cgroup, NULL: the system's */
 	const char *gres;		/* check --gres SPEC */
 	char gres_conf[PATH_MAX];	/* --gres-conf, or beside -f */

@@ -67,6 +67,9 @@ static int read_keys(const char *text, const char *node, const char *host,
 			else if (!strcasecmp(p.key, "SlurmdPidFile"))
 				rc = expand(p.value, node, host, sc->pid_file,
 					    sizeof(sc->pid_file));
+			else if (!strcasecmp(p.key, "ProctrackType"))
+				sc->proctrack_cgroup =
+					!strcmp(p.value, "proctrack/cgroup");
 		}
 	}
 	confread_free(&r);
@@ -85,6 +88,8 @@ int slurmconf_read(const char *path, const char *node, const char *host,
 	    expand(DEVNS_SLURMD_PIDFILE, node, host, sc->pid_file,
 		   sizeof(sc->pid_file)) < 0)
 		return report_errno(rep, errno, "Slurm's defaults");
+	/* Slurm's default on Linux */
+	sc->proctrack_cgroup = true;
 	report_init(&why, NULL, NULL);
 	if (!(text = confread_file(path, SLURMCONF_MAX_SIZE, &why)))
 		return errno == ENOENT ? 0 : report_error(rep, "%s", why.msg);

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * slurmconf.h - the two settings of slurm.conf the devns tool needs, as
+ * slurmconf.h - the settings of slurm.conf the devns tool needs, as
  * slurmd reads them: SlurmdSpoolDir (the jobs' filter markers, the
- * slurmstepd sockets) and SlurmdPidFile (is slurmd running?).
+ * slurmstepd sockets), SlurmdPidFile (is slurmd running?) and
+ * ProctrackType (has every step cgroups of its own, which the filter
+ * needs on the unified layout?).
  *
  * Only the file itself is read (an Include is not followed): a setting
  * made in an included file is missed, and --spool sets it by hand.
@@ -11,12 +13,14 @@
 #define DEVNS_SLURMCONF_H
 
 #include <limits.h>
+#include <stdbool.h>
 
 #include "util/report.h"
 
 struct slurmconf {
 	char spool_dir[PATH_MAX];
 	char pid_file[PATH_MAX];
+	bool proctrack_cgroup;	/* ProctrackType=proctrack/cgroup */
 };
 
 /*
