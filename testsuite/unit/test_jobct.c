@@ -1105,10 +1105,9 @@ static void test_unified_filter(void)
 	inject(OP_NONE, 0, 0);
 	ok(jobct_setup(&plan, fresh()) == 0, "unified: a GPU job sets up: %s",
 	   rep.msg);
-	ok(attached(190, "step_extern/user") == 1 &&
-	   attached(190, "step_extern/slurm") == 1,
-	   "  its filter is on the extern step's user and slurm cgroups");
-	ok(attached(190, "step_0/user") == 0, "  and not yet on step 0");
+	ok(attached(190, "step_extern") == 1,
+	   "  its filter is on the extern step's cgroup");
+	ok(attached(190, "step_0") == 0, "  and not yet on step 0");
 	ok(marker_exists(190), "  its marker exists");
 	snprintf(path, sizeof(path), "%s/devns_filter_190", spool);
 	{
@@ -1126,16 +1125,38 @@ static void test_unified_filter(void)
 	snprintf(path, sizeof(path), "%s/devns", cg_mount);
 	ok(!exists(path) || !cgroup_exists(190), "  no devns cgroup is made");
 
-	/* Slurm's ConstrainDevices: job and step OVERRIDE, allowing all. */
+	/*
+	 * Slurm's ConstrainDevices: job and step_0/user OVERRIDE (22.05 to
+	 * 24.11 attach the step's program to step_<s>/user), allowing all.
+	 */
 	ok(slurm_attach(190, "", -1, BPF_F_ALLOW_OVERRIDE) == 0 &&
-	   slurm_attach(190, "step_0", -1, BPF_F_ALLOW_OVERRIDE) == 0,
-	   "Slurm's programs attach to job_190 and step_0 (ALLOW_OVERRIDE)");
+	   slurm_attach(190, "step_0/user", -1, BPF_F_ALLOW_OVERRIDE) == 0,
+	   "Slurm's programs attach to job_190 and step_0/user (ALLOW_OVERRIDE)");
 	rc = task_opens(node, 190, &e0, &e1);
 	is_int(rc, 0, "a task of step 0 joins and is moved into task_0");
 	is_int(e0, ENXIO, "  its own GPU opens (ENXIO: no driver here)");
 	is_int(e1, EPERM, "  the other GPU is denied by our filter");
-	ok(attached(190, "step_0/user") == 1 && attached(190, "step_0/slurm") == 1,
-	   "  the filter is now on step 0's user and slurm cgroups");
+	ok(attached(190, "step_0") == 1, "  the filter is now on step 0's cgroup");
+	ok(slurm_attach(190, "step_0/slurm", -1, BPF_F_ALLOW_OVERRIDE) == 0,
+	   "  Slurm could still attach (OVERRIDE) anywhere below it");
+	{
+		char p2[PATH_MAX];
+		uint32_t id = 0;
+		int fd;
+
+		slurm_cg(p2, sizeof(p2), "job_190/step_0/slurm", false);
+		if ((fd = cgroup2_open(p2)) >= 0) {
+			if (devinspect_query(fd, &id, 1, NULL) == 1) {
+				int pfd = devinspect_prog_open(id);
+
+				if (pfd >= 0) {
+					devprog_detach(pfd, fd);
+					close(pfd);
+				}
+			}
+			close(fd);
+		}
+	}
 
 	/* Slurm's task program (no flag) denying gpu0: both must allow. */
 	ok(slurm_attach(190, "step_0/user/task_0", 1, 0) == 0,
@@ -1144,7 +1165,7 @@ static void test_unified_filter(void)
 	ok(rc == 0 && e0 == EPERM && e1 == EPERM,
 	   "  an access passes only when both allow: gpu0 %s, gpu1 %s",
 	   strerror(e0), strerror(e1));
-	is_int(attached(190, "step_0/user"), 1,
+	is_int(attached(190, "step_0"), 1,
 	   "  a second task attaches nothing twice");
 
 	be_in(190, "step_extern/slurm");
@@ -1165,9 +1186,7 @@ static void test_unified_filter(void)
 	ok(sleeper > 0 && kill(sleeper, 0) == 0, "a task is still running");
 	ok(jobct_release(node, 190, fresh()) == 0, "released: %s", rep.msg);
 	ok(reaped_within(sleeper, 2000), "  the task left running is killed");
-	ok(attached(190, "step_0/user") == 0 &&
-	   attached(190, "step_extern/user") == 0 &&
-	   attached(190, "step_0/slurm") == 0,
+	ok(attached(190, "step_0") == 0 && attached(190, "step_extern") == 0,
 	   "  our filter is off every step cgroup");
 	is_int(attached(190, "step_0/user/task_0"), 1,
 	       "  Slurm's own program stays");
@@ -1200,16 +1219,15 @@ static void test_unified_faults(void)
 	inject(OP_SELF_CGROUP, 1, EIO);
 	ok(jobct_setup(&plan, fresh()) == -1 && !marker_exists(191),
 	   "setup that cannot read its cgroup fails");
-	inject(OP_PROG_ATTACH, 2, EPERM);
+	inject(OP_PROG_ATTACH, 1, EPERM);
 	ok(jobct_setup(&plan, fresh()) == -1, "an attach refused fails setup");
-	like(rep.msg, "cannot attach the device filter to step_extern/slurm",
+	like(rep.msg, "cannot attach the device filter to step_extern",
 	     "  naming the cgroup: %s", rep.msg);
-	ok(attached(191, "step_extern/user") == 0 && !marker_exists(191),
-	   "  the half attached filter is detached, no marker");
+	ok(attached(191, "step_extern") == 0 && !marker_exists(191),
+	   "  nothing is attached, no marker");
 	inject(OP_MARKER_CREATE, 1, EROFS);
 	ok(jobct_setup(&plan, fresh()) == -1 &&
-	   attached(191, "step_extern/user") == 0 &&
-	   attached(191, "step_extern/slurm") == 0,
+	   attached(191, "step_extern") == 0,
 	   "no marker: setup fails and detaches");
 
 	inject(OP_NONE, 0, 0);
@@ -1220,7 +1238,7 @@ static void test_unified_faults(void)
 	inject(OP_PROG_ATTACH, 1, EPERM);
 	is_int(task_opens(node, 191, &e0, &e1), 99,
 	       "nor one that cannot attach it to its step");
-	ok(attached(191, "step_0/user") == 0, "  which has no filter then");
+	ok(attached(191, "step_0") == 0, "  which has no filter then");
 	inject(OP_NONE, 0, 0);
 	snprintf(self_path, sizeof(self_path), "%s/job_1910/step_0/slurm", scope);
 	ok(jobct_join(node, 191, fresh()) == -1,
@@ -1232,7 +1250,7 @@ static void test_unified_faults(void)
 	   "a login is refused when the extern step lost the filter");
 	inject(OP_NONE, 0, 0);
 	ok(jobct_release(node, 191, fresh()) == 0 && !marker_exists(191) &&
-	   attached(191, "step_extern/user") == 0, "released");
+	   attached(191, "step_extern") == 0, "released");
 	slurm_job_tree_remove(191);
 	jobct_node_free(node);
 }

@@ -245,7 +245,7 @@ int jobct_remains(const struct jobct_node *node, uint32_t job_id,
 /*
  * Calls fn(path, fd, arg) for each existing cgroup that carries the job's
  * device filter on the node's layout (hybrid: <cgroup2>/devns/<node>/
- * job_<id>; unified: the user and slurm cgroups of each of the job's steps
+ * job_<id>; unified: each of the job's step cgroups and their leaves
  * in Slurm's slurmstepd scope).  Returns 0 (also when there is none), or
  * -1 with errno when one could not be looked at or fn returned -1.
  */

@@ -21,7 +21,10 @@
 
 #define EXTERN_STEP "step_extern"
 
-/* The cgroups of a step that hold processes: Slurm's leaves. */
+/* Where a step's tasks and adopted logins are: Slurm's "user" cgroup. */
+#define STEP_TASKS "user"
+
+/* The cgroups of a step that hold processes, for stepcg_each_cgroup. */
 static const char *const step_leaves[] = { "user", "slurm" };
 #define N_LEAVES (sizeof(step_leaves) / sizeof(step_leaves[0]))
 
@@ -96,7 +99,7 @@ static int open_step(const struct jobct_node *node, const char *job_rel,
 	return fd;
 }
 
-/* Detaches every program of ours from the leaf; 0 or -1. */
+/* Detaches every program of ours from the cgroup; 0 or -1. */
 static int detach_leaf(int leaf_fd)
 {
 	int prog_fd;
@@ -113,48 +116,21 @@ static int detach_leaf(int leaf_fd)
 	return errno == ENOENT ? 0 : -1;
 }
 
-/* Undoes attach_step: the filter off the step's leaves. */
-static void detach_step(const struct jobct_node *node, int step_fd)
-{
-	for (size_t i = 0; i < N_LEAVES; i++) {
-		int leaf_fd = node->ops->cg_open_at(step_fd, step_leaves[i],
-						    false);
-
-		if (leaf_fd >= 0) {
-			(void)detach_leaf(leaf_fd);
-			close(leaf_fd);
-		}
-	}
-}
-
-/* Attaches prog_fd to each leaf of the step that has no filter of ours. */
+/* Attaches prog_fd to the step's cgroup unless a filter of ours is there. */
 static int attach_step(const struct jobct_node *node, int step_fd,
 		       const char *step, int prog_fd, struct report *rep)
 {
-	for (size_t i = 0; i < N_LEAVES; i++) {
-		const char *leaf = step_leaves[i];
-		int leaf_fd, found, rc;
+	int found = node->ops->prog_find(step_fd), rc;
 
-		if ((leaf_fd = node->ops->cg_open_at(step_fd, leaf, false)) < 0)
-			return report_errno(rep, errno,
-					    "cannot open the cgroup %s/%s",
-					    step, leaf);
-		found = node->ops->prog_find(leaf_fd);
-		if (found >= 0) {
-			close(found);
-			close(leaf_fd);
-			continue;
-		}
-		rc = errno == ENOENT ? node->ops->prog_attach(prog_fd, leaf_fd)
-				     : -1;
-		if (rc < 0)
-			report_errno(rep, errno,
-				     "cannot attach the device filter to %s/%s",
-				     step, leaf);
-		close(leaf_fd);
-		if (rc < 0)
-			return -1;
+	if (found >= 0) {
+		close(found);
+		return 0;
 	}
+	rc = errno == ENOENT ? node->ops->prog_attach(prog_fd, step_fd) : -1;
+	if (rc < 0)
+		return report_errno(rep, errno,
+				    "cannot attach the device filter to %s",
+				    step);
 	return 0;
 }
 
@@ -185,7 +161,7 @@ int stepcg_apply(const struct jobct_node *node, uint32_t job_id,
 	return 0;
 error:
 	saved = errno;
-	detach_step(node, step_fd);
+	(void)detach_leaf(step_fd);
 	if (prog_fd >= 0)
 		close(prog_fd);
 	close(step_fd);
@@ -193,27 +169,22 @@ error:
 	return -1;
 }
 
-/* The program of the job, from its extern step's "user" cgroup. */
+/* The program of the job, from its extern step's cgroup. */
 static int job_prog(const struct jobct_node *node, const char *job_rel,
 		    struct report *rep)
 {
-	int step_fd, leaf_fd, prog_fd;
+	int step_fd, prog_fd;
 
 	if ((step_fd = open_step(node, job_rel, EXTERN_STEP)) < 0)
 		return report_errno(rep, errno,
 				    "its extern step's cgroup /%s/" EXTERN_STEP " is gone",
 				    job_rel);
-	leaf_fd = node->ops->cg_open_at(step_fd, step_leaves[0], false);
+	prog_fd = node->ops->prog_find(step_fd);
 	close(step_fd);
-	if (leaf_fd < 0)
-		return report_errno(rep, errno, "cannot open /%s/" EXTERN_STEP "/%s",
-				    job_rel, step_leaves[0]);
-	prog_fd = node->ops->prog_find(leaf_fd);
-	close(leaf_fd);
 	if (prog_fd < 0)
 		return report_errno(rep, errno,
-				    "its device filter is not on /%s/" EXTERN_STEP "/%s",
-				    job_rel, step_leaves[0]);
+				    "its device filter is not on /%s/" EXTERN_STEP,
+				    job_rel);
 	return prog_fd;
 }
 
@@ -302,29 +273,24 @@ static int wait_empty(int cg_fd)
 
 /*
  * The job is over: its tasks die, then the filter comes off the step.
- * Off "slurm" only once slurmstepd has left it too: the stepd calling
- * release sits there, and its cgroup goes with it.
+ * slurmstepd may still sit in the step's "slurm" cgroup (the extern stepd
+ * calling release does): it is Slurm's, root's, and no job process.
  */
 static int release_step(const struct jobct_node *node, int step_fd)
 {
+	int tasks_fd = node->ops->cg_open_at(step_fd, STEP_TASKS, false);
 	int rc = 0;
 
-	for (size_t i = 0; i < N_LEAVES; i++) {
-		bool tasks = i == 0;
-		int leaf_fd = node->ops->cg_open_at(step_fd, step_leaves[i],
-						    false);
-
-		if (leaf_fd < 0)
-			continue;	/* Slurm removed it */
-		if (tasks && cgroup2_populated(leaf_fd) == 1) {
-			(void)cgroup2_kill(leaf_fd);
-			if (wait_empty(leaf_fd) < 0)
-				rc = -1;
+	if (tasks_fd >= 0) {
+		if (cgroup2_populated(tasks_fd) == 1) {
+			(void)cgroup2_kill(tasks_fd);
+			rc = wait_empty(tasks_fd);
 		}
-		if (cgroup2_populated(leaf_fd) == 0 && detach_leaf(leaf_fd) < 0)
-			rc = -1;
-		close(leaf_fd);
+		close(tasks_fd);
 	}
+	/* A job process that would not die keeps its filter. */
+	if (rc == 0 && detach_leaf(step_fd) < 0)
+		rc = -1;
 	return rc;
 }
 
@@ -425,16 +391,20 @@ struct step_walk {
 	char job_path[PATH_MAX];	/* <cgroup2>/<job_rel> */
 };
 
-/* fn for each of the step's leaves that exists. */
+/* fn for the step's cgroup (its filter) and each of its leaves. */
 static int visit_step(struct step_walk *w, int job_fd, const char *step)
 {
 	char rel[NAME_MAX + 16], path[PATH_MAX + NAME_MAX + 16];
 	int rc = 0;
 
-	for (size_t i = 0; i < N_LEAVES; i++) {
+	for (size_t i = 0; i <= N_LEAVES; i++) {
 		int fd;
 
-		snprintf(rel, sizeof(rel), "%s/%s", step, step_leaves[i]);
+		if (i == 0)
+			snprintf(rel, sizeof(rel), "%s", step);
+		else
+			snprintf(rel, sizeof(rel), "%s/%s", step,
+				 step_leaves[i - 1]);
 		if ((fd = w->node->ops->cg_open_at(job_fd, rel, false)) < 0) {
 			if (errno != ENOENT)
 				rc = -1;

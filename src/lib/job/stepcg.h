@@ -11,13 +11,13 @@
  *                                             (TaskEpilog, X11 setup)
  *
  * devns never moves a process out of them.  It attaches the job's program
- * with BPF_F_ALLOW_MULTI to each step's "user" and "slurm" cgroups, where
- * Slurm attaches nothing: Slurm's ConstrainDevices attaches with
- * BPF_F_ALLOW_OVERRIDE to job_<id> and step_<s> and with no flag to
- * task_<k>, and the kernel runs a MULTI program for every descendant
- * whatever the descendants attach, so an access passes only when both
- * Slurm's program and ours allow it.  Without ConstrainDevices ours alone
- * decides.
+ * with BPF_F_ALLOW_MULTI to each step's cgroup step_<s>, where Slurm
+ * attaches nothing: Slurm's ConstrainDevices (22.05 to 24.11) attaches with
+ * BPF_F_ALLOW_OVERRIDE to job_<id> and step_<s>/user and with no flag to
+ * task_<k>, and the kernel allows one attach mode per cgroup but runs a
+ * MULTI program for every descendant whatever the descendants attach, so
+ * in task_<k> an access passes only when both Slurm's program and ours
+ * allow it.  Without ConstrainDevices ours alone decides.
  *
  * The extern step holds the program for the job: jobct_setup attaches it
  * there (proctrack/cgroup made the step's cgroups before the extern
@@ -65,21 +65,23 @@ int stepcg_join(const struct jobct_node *node, uint32_t job_id,
 
 /*
  * For pam_slurm_adopt, in the extern slurmstepd: the adopted processes
- * are in the extern step's "user" cgroup, so its filter must be there.
+ * are in the extern step's "user" cgroup, so its filter must be on the
+ * extern step.
  */
 int stepcg_adopt(const struct jobct_node *node, uint32_t job_id,
 		 struct report *rep);
 
 /*
  * Job end or restore: kill what is left in the steps' "user" cgroups,
- * detach the filter from every step cgroup no job process is in any more,
- * remove the marker.  Idempotent; 0, or -1 with errno (EBUSY: a job
+ * detach the filter from every step whose tasks are gone, remove the
+ * marker.  Idempotent; 0, or -1 with errno (EBUSY: a job
  * process would not die, so its filter stays and so does the marker).
  */
 int stepcg_release(const struct jobct_node *node, uint32_t job_id);
 
 /*
- * Calls fn(path, fd, arg) for the "user" and "slurm" cgroups of each step
+ * Calls fn(path, fd, arg) for each step's cgroup (where the filter is) and
+ * its "user" and "slurm" cgroups (where the processes are), for each step
  * of the job, found from its marker (devns show).  Returns 0 (also when
  * the job has no filter), or -1 with errno when the marker cannot be read
  * or a cgroup cannot be opened, or fn returned -1 (the walk goes on).
