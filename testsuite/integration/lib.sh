@@ -8,6 +8,12 @@
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 CLUSTER="$TOP/testsuite/cluster/cluster.sh"
+# DEVNS_CLUSTER_VM=1: the cluster runs in the QEMU guest (testsuite/vm), and so does the
+# whole test, which reads the cluster's files and the kernel's state directly.  The guest
+# sees the repository at the same path; cluster.sh passes the DEVNS_* settings along.
+if [ "${DEVNS_CLUSTER_VM:-}" = 1 ]; then
+	exec "$CLUSTER" exec -- bash "$(realpath "$0")" "$@"
+fi
 : "${DEVNS_CLUSTER_ROOT:=/var/tmp/devns-cluster}"
 export DEVNS_CLUSTER_ROOT
 # The cluster's paths, and which Slurm runs it (DEVNS_SLURM_PREFIX, _VERSION,
