@@ -30,6 +30,7 @@
 #include "dev/cgroup2.h"
 #include "dev/devprog.h"
 #include "job/jobct.h"
+#include "job/stepcg.h"
 #include "bpfinspect.h"
 #include "tap.h"
 #include "testrep.h"
@@ -44,13 +45,15 @@ static char cg_mount[256], node_name[32];
 enum op {
 	OP_NONE, OP_NS_CREATE, OP_NS_JOIN, OP_NS_DELETE, OP_CG_OPEN,
 	OP_CG_MOVE, OP_CG_REMOVE, OP_PROG_CREATE, OP_PROG_ATTACH,
-	OP_MARKER_CREATE, OP_MARKER_STAT, OP_EXTERN_PIDS, OP_COUNT,
+	OP_MARKER_CREATE, OP_MARKER_STAT, OP_EXTERN_PIDS, OP_PROG_FIND,
+	OP_SELF_CGROUP, OP_COUNT,
 };
 
 static const char *const op_names[OP_COUNT] = {
 	"none", "ns_create", "ns_join", "ns_delete", "cg_open_at",
 	"cg_move_pid", "cg_remove", "prog_create", "prog_attach",
-	"marker_create", "marker_stat", "extern_pids",
+	"marker_create", "marker_stat", "extern_pids", "prog_find",
+	"self_cgroup",
 };
 
 static struct {
@@ -62,6 +65,7 @@ static struct {
 static int calls[OP_COUNT];
 static bool ns_exists;		/* the fake namespace */
 static pid_t adopt_pid;		/* what the fake extern step holds */
+static char self_path[PATH_MAX];	/* the fake cgroup of the caller */
 
 static void inject(enum op op, int nth, int err)
 {
@@ -163,6 +167,22 @@ static int f_extern_pids(uint32_t job_id, pid_t *pids, size_t max)
 	return adopt_pid ? 1 : 0;
 }
 
+static int f_prog_find(int cg_fd)
+{
+	return faulty(OP_PROG_FIND) ? -1 : devprog_find_attached(cg_fd);
+}
+
+/* The caller's cgroup: self_path when set, else the real one. */
+static int f_self_cgroup(char *buf, size_t size)
+{
+	if (faulty(OP_SELF_CGROUP))
+		return -1;
+	if (!self_path[0])
+		return cgroup2_proc_path(NULL, buf, size);
+	snprintf(buf, size, "%s", self_path);
+	return 0;
+}
+
 static const struct jobct_ops faulty_ops = {
 	.ns_create = f_ns_create,
 	.ns_join = f_ns_join,
@@ -172,6 +192,8 @@ static const struct jobct_ops faulty_ops = {
 	.cg_remove = f_cg_remove,
 	.prog_create = f_prog_create,
 	.prog_attach = f_prog_attach,
+	.prog_find = f_prog_find,
+	.self_cgroup = f_self_cgroup,
 	.marker_create = f_marker_create,
 	.marker_stat = f_marker_stat,
 	.extern_pids = f_extern_pids,
@@ -413,6 +435,22 @@ static void test_filter(void)
 	is_int(child_opens(node, 102, &e0, &e1), 0, "a job process joins");
 	is_int(e0, ENXIO, "  its own GPU opens (ENXIO: no driver here)");
 	is_int(e1, EPERM, "  the other GPU is denied by the filter");
+	{
+		pid_t pid = fork();
+		int status = -1;
+
+		if (pid == 0) {
+			int fd;
+
+			if (jobct_join_ns(node, 102, NULL) < 0)
+				_exit(99);
+			fd = open(gpu1, O_RDWR);
+			_exit(fd < 0 && errno == ENXIO ? 0 : 1);
+		}
+		ok(pid > 0 && waitpid(pid, &status, 0) == pid &&
+		   WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		   "slurmd's Epilog joins the namespace only: every GPU opens");
+	}
 	ok(jobct_release(node, 102, fresh()) == 0, "released: %s", rep.msg);
 	ok(nothing_left(102), "  nothing left");
 	for (int i = 0; i < 100 && bpfinspect_prog_alive(id) == 1; i++)
@@ -644,32 +682,34 @@ static void test_restore(void)
 /* The layout decides at slurmd start whether the node may filter. */
 static void test_layout_check(void)
 {
+	const struct jobct_slurm gres = { true, true }, no_gres = { false, true },
+				 linuxproc = { true, false };
 	struct jobct_node *node;
-	struct jobct_plan plan;
 
 	fake_layout("mi-unified", MI_V2);
 	write_conf("DevicePolicy=closed");
 	if ((node = load(&faulty_ops))) {
 		is_int(node->layout, CGROUP2_UNIFIED, "unified layout found");
-		ok(jobct_node_check(node, false, fresh()) == -1,
-		   "unified + DevicePolicy=closed: slurmd refuses to start");
+		self_path[0] = '\0';	/* this process's real cgroup */
+		ok(jobct_node_check(node, &gres, fresh()) == 0,
+		   "unified + DevicePolicy=closed + proctrack/cgroup: starts: %s",
+		   rep.msg);
+		ok(jobct_node_check(node, &linuxproc, fresh()) == -1,
+		   "unified without proctrack/cgroup: slurmd refuses to start");
 		like(rep.msg, "DevicePolicy=closed", "  naming the setting: %s",
 		     rep.msg);
-		like(rep.msg, "unified", "  and the layout");
-		plan = plan_for(node, 180);
-		inject(OP_NONE, 0, 0);
-		ok(jobct_setup(&plan, fresh()) == -1 && nothing_left(180) &&
-		   calls[OP_PROG_CREATE] == 0,
-		   "  a job there is refused too, loading no program");
+		like(rep.msg, "ProctrackType=proctrack/cgroup", "  and the fix");
 	}
 	jobct_node_free(node);
 
 	write_conf("");
 	if ((node = load(&faulty_ops))) {
-		ok(jobct_node_check(node, false, fresh()) == 0,
+		struct jobct_slurm open_linuxproc = { false, false };
+
+		ok(jobct_node_check(node, &open_linuxproc, fresh()) == 0,
 		   "unified + auto without GRES files: starts (namespaces only)");
-		ok(jobct_node_check(node, true, fresh()) == -1,
-		   "unified + auto with GRES files: refuses");
+		ok(jobct_node_check(node, &linuxproc, fresh()) == -1,
+		   "unified + auto with GRES files, no proctrack/cgroup: refuses");
 		like(rep.msg, "GRES device files", "  naming them: %s", rep.msg);
 	}
 	jobct_node_free(node);
@@ -677,7 +717,7 @@ static void test_layout_check(void)
 	fake_layout("mi-none", MI_V1);
 	write_conf("DeviceAllow=/dev/null:rw");
 	if ((node = load(&faulty_ops))) {
-		ok(jobct_node_check(node, false, fresh()) == -1,
+		ok(jobct_node_check(node, &no_gres, fresh()) == -1,
 		   "no cgroup2 + DeviceAllow: refuses");
 		like(rep.msg, "needs a cgroup2 hierarchy", "  saying why: %s",
 		     rep.msg);
@@ -688,11 +728,417 @@ static void test_layout_check(void)
 	write_conf("DevicePolicy=strict");
 	if ((node = load(&faulty_ops))) {
 		ok(node->layout == CGROUP2_HYBRID &&
-		   jobct_node_check(node, true, fresh()) == 0,
+		   jobct_node_check(node, &linuxproc, fresh()) == 0,
 		   "hybrid + strict with GRES files: starts");
 	}
 	jobct_node_free(node);
+}
+
+/* ---- the unified layout: Slurm's cgroup/v2 tree ------------------------- */
+
+static char scope[64];		/* "ut<pid>_slurmstepd.scope" below cg_mount */
+
+/* <cg_mount>/<scope>/<rel>, made with its parents when mk. */
+static void slurm_cg(char *buf, size_t len, const char *rel, bool mk)
+{
+	snprintf(buf, len, "%s/%s/%s", cg_mount, scope, rel);
+	if (mk)
+		for (char *p = buf + strlen(cg_mount) + 1; ; p++) {
+			if (*p == '/' || !*p) {
+				char c = *p;
+
+				*p = '\0';
+				mkdir(buf, 0755);
+				*p = c;
+			}
+			if (!*p)
+				break;
+		}
+}
+
+/* Slurm's cgroups of a job: extern step and step 0, as cgroup/v2 has them. */
+static void slurm_job_tree(uint32_t job_id)
+{
+	static const char *const leaves[] = {
+		"step_extern/user/task_0", "step_extern/slurm",
+		"step_0/user/task_0", "step_0/slurm",
+	};
+	char rel[128], path[PATH_MAX];
+
+	for (size_t i = 0; i < sizeof(leaves) / sizeof(leaves[0]); i++) {
+		snprintf(rel, sizeof(rel), "job_%u/%s", job_id, leaves[i]);
+		slurm_cg(path, sizeof(path), rel, true);
+	}
+}
+
+/* Removes the job's tree, as Slurm does at the job's end. */
+static void slurm_job_tree_remove(uint32_t job_id)
+{
+	static const char *const dirs[] = {
+		"step_extern/user/task_0", "step_extern/user",
+		"step_extern/slurm", "step_extern", "step_0/user/task_0",
+		"step_0/user", "step_0/slurm", "step_0", "",
+	};
+	char rel[128], path[PATH_MAX];
+
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(rel, sizeof(rel), "job_%u/%s", job_id, dirs[i]);
+		slurm_cg(path, sizeof(path), rel, false);
+		rmdir(path);
+	}
+}
+
+/* Where a process of the job "is": self_path for jobct. */
+static void be_in(uint32_t job_id, const char *rel)
+{
+	snprintf(self_path, sizeof(self_path), "%s/job_%u/%s", scope, job_id,
+		 rel);
+}
+
+/* How many programs are attached directly to a cgroup of the job. */
+static int attached(uint32_t job_id, const char *rel)
+{
+	char path[PATH_MAX], jrel[128];
+	uint32_t ids[8];
+	int fd, n;
+
+	snprintf(jrel, sizeof(jrel), "job_%u/%s", job_id, rel);
+	slurm_cg(path, sizeof(path), jrel, false);
+	if ((fd = cgroup2_open(path)) < 0)
+		return -1;
+	n = bpfinspect_query(fd, ids, 8);
+	close(fd);
+	return n;
+}
+
+/*
+ * What Slurm's ConstrainDevices would attach, with flags: a program
+ * allowing everything (only < 0) or only the GPU 195:only.
+ */
+static int slurm_attach(uint32_t job_id, const char *rel, int only,
+			uint32_t flags)
+{
+	struct devrule_list l;
+	char path[PATH_MAX], jrel[128];
+	union bpf_attr attr;
+	int prog_fd, cg_fd, rc = -1;
+
+	devrule_list_init(&l, only < 0);
+	if (only >= 0)
+		devrule_list_add(&l, 'c', 195, (uint32_t)only, false,
+				 DEVRULE_RWM);
+	prog_fd = devprog_create(&l, NULL, 0);
+	devrule_list_free(&l);
+	snprintf(jrel, sizeof(jrel), "job_%u/%s", job_id, rel);
+	slurm_cg(path, sizeof(path), jrel, false);
+	cg_fd = cgroup2_open(path);
+	if (prog_fd >= 0 && cg_fd >= 0) {
+		memset(&attr, 0, sizeof(attr));
+		attr.target_fd = (uint32_t)cg_fd;
+		attr.attach_bpf_fd = (uint32_t)prog_fd;
+		attr.attach_type = BPF_CGROUP_DEVICE;
+		attr.attach_flags = flags;
+		rc = devprog_bpf(BPF_PROG_ATTACH, &attr);
+	}
+	if (prog_fd >= 0)
+		close(prog_fd);
+	if (cg_fd >= 0)
+		close(cg_fd);
+	return rc;
+}
+
+/*
+ * A task of step 0: forks from "slurmstepd" (in step_0/slurm), joins,
+ * is moved into step_0/user/task_0 as Slurm's parent does, then opens
+ * both GPUs.  Same packing as child_opens; 98: the move failed.
+ */
+static int task_opens(const struct jobct_node *node, uint32_t job_id,
+		      int *err0, int *err1)
+{
+	char path[PATH_MAX], rel[64];
+	int status, fd;
+	pid_t pid;
+
+	snprintf(rel, sizeof(rel), "job_%u/step_0/user/task_0", job_id);
+	slurm_cg(path, sizeof(path), rel, false);
+	be_in(job_id, "step_0/slurm");
+	if ((pid = fork()) == 0) {
+		int e0 = 0, e1 = 0, cg;
+
+		if (jobct_join(node, job_id, NULL) < 0)
+			_exit(99);
+		if ((cg = cgroup2_open(path)) < 0 || cgroup2_move_pid(cg, 0) < 0)
+			_exit(98);
+		if ((fd = open(gpu0, O_RDWR)) < 0)
+			e0 = errno;
+		else
+			close(fd);
+		if ((fd = open(gpu1, O_RDWR)) < 0)
+			e1 = errno;
+		else
+			close(fd);
+		_exit((e0 & 0xf) << 4 | (e1 & 0xf));
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	if (WEXITSTATUS(status) >= 98)
+		return WEXITSTATUS(status);
+	*err0 = WEXITSTATUS(status) >> 4;
+	*err1 = WEXITSTATUS(status) & 0xf;
+	return 0;
+}
+
+static struct jobct_node *load_unified(void)
+{
+	struct jobct_node *node;
+
+	fake_layout("mi-unified", MI_V2);
+	write_conf("");
+	node = load(&faulty_ops);
 	fake_layout("mi-hybrid", MI_V1 MI_V2);
+	return node;
+}
+
+static void test_unified_parse(void)
+{
+	char job[64], step[32];
+
+	ok(stepcg_parse("system.slice/n1_slurmstepd.scope/job_7/step_0/user/task_1",
+			7, job, sizeof(job), step, sizeof(step)) == 0,
+	   "a task's cgroup parses");
+	is_str(job, "system.slice/n1_slurmstepd.scope/job_7", "  the job's");
+	is_str(step, "step_0", "  the step");
+	ok(stepcg_parse("s/job_7/step_extern/slurm", 7, job, sizeof(job), step,
+			sizeof(step)) == 0 && !strcmp(step, "step_extern"),
+	   "the extern stepd's parses");
+	ok(stepcg_parse("s/job_77/step_0/slurm", 7, job, sizeof(job), step,
+			sizeof(step)) == -1 && errno == EINVAL,
+	   "job_77 is not job_7");
+	ok(stepcg_parse("s/job_7", 7, job, sizeof(job), step,
+			sizeof(step)) == -1, "a job without a step is not a step");
+	ok(stepcg_parse("user.slice/job_7x/step_0", 7, job, sizeof(job), step,
+			sizeof(step)) == -1, "job_7x is not job_7");
+	ok(stepcg_parse("a/job_7/step_0", 7, job, 4, step, sizeof(step)) == -1 &&
+	   errno == ENAMETOOLONG, "too long a path is an error");
+}
+
+/* Setup, join, adopt and release on Slurm's own step cgroups. */
+static void test_unified_filter(void)
+{
+	struct jobct_node *node = load_unified();
+	struct jobct_plan plan;
+	char text[PATH_MAX], path[PATH_MAX];
+	int e0 = -1, e1 = -1, rc;
+	pid_t sleeper;
+
+	if (!node)
+		return (void)ok(0, "load: %s", rep.msg);
+	slurm_job_tree(190);
+	be_in(190, "step_extern/slurm");
+	plan = plan_for(node, 190);
+	inject(OP_NONE, 0, 0);
+	ok(jobct_setup(&plan, fresh()) == 0, "unified: a GPU job sets up: %s",
+	   rep.msg);
+	ok(attached(190, "step_extern/user") == 1 &&
+	   attached(190, "step_extern/slurm") == 1,
+	   "  its filter is on the extern step's user and slurm cgroups");
+	ok(attached(190, "step_0/user") == 0, "  and not yet on step 0");
+	ok(marker_exists(190), "  its marker exists");
+	snprintf(path, sizeof(path), "%s/devns_filter_190", spool);
+	{
+		FILE *f = fopen(path, "r");
+
+		text[0] = '\0';
+		if (f) {
+			if (!fgets(text, sizeof(text), f))
+				text[0] = '\0';
+			fclose(f);
+		}
+	}
+	snprintf(path, sizeof(path), "%s/job_190", scope);
+	is_str(text, path, "  holding the job's cgroup");
+	snprintf(path, sizeof(path), "%s/devns", cg_mount);
+	ok(!exists(path) || !cgroup_exists(190), "  no devns cgroup is made");
+
+	/* Slurm's ConstrainDevices: job and step OVERRIDE, allowing all. */
+	ok(slurm_attach(190, "", -1, BPF_F_ALLOW_OVERRIDE) == 0 &&
+	   slurm_attach(190, "step_0", -1, BPF_F_ALLOW_OVERRIDE) == 0,
+	   "Slurm's programs attach to job_190 and step_0 (ALLOW_OVERRIDE)");
+	rc = task_opens(node, 190, &e0, &e1);
+	is_int(rc, 0, "a task of step 0 joins and is moved into task_0");
+	is_int(e0, ENXIO, "  its own GPU opens (ENXIO: no driver here)");
+	is_int(e1, EPERM, "  the other GPU is denied by our filter");
+	ok(attached(190, "step_0/user") == 1 && attached(190, "step_0/slurm") == 1,
+	   "  the filter is now on step 0's user and slurm cgroups");
+
+	/* Slurm's task program (no flag) denying gpu0: both must allow. */
+	ok(slurm_attach(190, "step_0/user/task_0", 1, 0) == 0,
+	   "Slurm's task program attaches below ours (no flag)");
+	rc = task_opens(node, 190, &e0, &e1);
+	ok(rc == 0 && e0 == EPERM && e1 == EPERM,
+	   "  an access passes only when both allow: gpu0 %s, gpu1 %s",
+	   strerror(e0), strerror(e1));
+	is_int(attached(190, "step_0/user"), 1,
+	   "  a second task attaches nothing twice");
+
+	be_in(190, "step_extern/slurm");
+	ok(jobct_adopt(node, 190, fresh()) == 0,
+	   "an adopted login: the extern step has the filter: %s", rep.msg);
+
+	/* A task left running when the job ends is killed, then detached. */
+	slurm_cg(path, sizeof(path), "job_190/step_0/user/task_0", false);
+	if ((sleeper = fork()) == 0) {
+		int cg = cgroup2_open(path);
+
+		if (cg < 0 || cgroup2_move_pid(cg, 0) < 0)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	usleep(100000);
+	ok(sleeper > 0 && kill(sleeper, 0) == 0, "a task is still running");
+	ok(jobct_release(node, 190, fresh()) == 0, "released: %s", rep.msg);
+	ok(reaped_within(sleeper, 2000), "  the task left running is killed");
+	ok(attached(190, "step_0/user") == 0 &&
+	   attached(190, "step_extern/user") == 0 &&
+	   attached(190, "step_0/slurm") == 0,
+	   "  our filter is off every step cgroup");
+	is_int(attached(190, "step_0/user/task_0"), 1,
+	       "  Slurm's own program stays");
+	ok(!marker_exists(190), "  the marker is gone");
+	slurm_cg(path, sizeof(path), "job_190/step_0/user/task_0", false);
+	ok(exists(path), "  Slurm's cgroups are Slurm's to remove");
+	slurm_job_tree_remove(190);
+	ok(jobct_release(node, 190, fresh()) == 0, "releasing twice is fine");
+	jobct_node_free(node);
+}
+
+/* Each fail-closed branch on the unified layout. */
+static void test_unified_faults(void)
+{
+	struct jobct_node *node = load_unified();
+	struct jobct_plan plan;
+	int e0, e1;
+
+	if (!node)
+		return (void)ok(0, "load: %s", rep.msg);
+	slurm_job_tree(191);
+	plan = plan_for(node, 191);
+
+	be_in(191, "step_0/slurm");
+	inject(OP_NONE, 0, 0);
+	ok(jobct_setup(&plan, fresh()) == -1, "setup outside the extern step fails");
+	like(rep.msg, "not from the extern step", "  saying why: %s", rep.msg);
+
+	be_in(191, "step_extern/slurm");
+	inject(OP_SELF_CGROUP, 1, EIO);
+	ok(jobct_setup(&plan, fresh()) == -1 && !marker_exists(191),
+	   "setup that cannot read its cgroup fails");
+	inject(OP_PROG_ATTACH, 2, EPERM);
+	ok(jobct_setup(&plan, fresh()) == -1, "an attach refused fails setup");
+	like(rep.msg, "cannot attach the device filter to step_extern/slurm",
+	     "  naming the cgroup: %s", rep.msg);
+	ok(attached(191, "step_extern/user") == 0 && !marker_exists(191),
+	   "  the half attached filter is detached, no marker");
+	inject(OP_MARKER_CREATE, 1, EROFS);
+	ok(jobct_setup(&plan, fresh()) == -1 &&
+	   attached(191, "step_extern/user") == 0 &&
+	   attached(191, "step_extern/slurm") == 0,
+	   "no marker: setup fails and detaches");
+
+	inject(OP_NONE, 0, 0);
+	ok(jobct_setup(&plan, fresh()) == 0, "set up for real: %s", rep.msg);
+	inject(OP_PROG_FIND, 1, ENOENT);
+	is_int(task_opens(node, 191, &e0, &e1), 99,
+	       "a task that cannot find the job's filter does not run");
+	inject(OP_PROG_ATTACH, 1, EPERM);
+	is_int(task_opens(node, 191, &e0, &e1), 99,
+	       "nor one that cannot attach it to its step");
+	ok(attached(191, "step_0/user") == 0, "  which has no filter then");
+	inject(OP_NONE, 0, 0);
+	snprintf(self_path, sizeof(self_path), "%s/job_1910/step_0/slurm", scope);
+	ok(jobct_join(node, 191, fresh()) == -1,
+	   "a process in another job's cgroup is refused");
+	like(rep.msg, "not a step of job 191", "  saying why: %s", rep.msg);
+	be_in(191, "step_extern/slurm");
+	inject(OP_PROG_FIND, 1, ENOENT);
+	ok(jobct_adopt(node, 191, fresh()) == -1,
+	   "a login is refused when the extern step lost the filter");
+	inject(OP_NONE, 0, 0);
+	ok(jobct_release(node, 191, fresh()) == 0 && !marker_exists(191) &&
+	   attached(191, "step_extern/user") == 0, "released");
+	slurm_job_tree_remove(191);
+	jobct_node_free(node);
+}
+
+static bool none_alive(uint32_t job_id, void *arg)
+{
+	(void)job_id;
+	(void)arg;
+	return false;
+}
+
+/* A dead job's marker after a slurmd restart: restore removes it. */
+static void test_unified_restore(void)
+{
+	struct jobct_node *node = load_unified();
+	struct jobct_plan plan;
+
+	if (!node)
+		return (void)ok(0, "load: %s", rep.msg);
+	slurm_job_tree(192);
+	be_in(192, "step_extern/slurm");
+	plan = plan_for(node, 192);
+	inject(OP_NONE, 0, 0);
+	ok(jobct_setup(&plan, fresh()) == 0 && marker_exists(192),
+	   "a job set up, with its marker");
+	slurm_job_tree_remove(192);	/* the job ended while slurmd was away */
+	self_path[0] = '\0';
+	ok(jobct_restore(node, none_alive, NULL, fresh()) == 0,
+	   "restore: %s", rep.msg);
+	ok(!marker_exists(192), "  removes the dead job's marker");
+	jobct_node_free(node);
+}
+
+/* A non-overridable program above slurmd: nothing can attach below it. */
+static void test_unified_blocked(void)
+{
+	const struct jobct_slurm gres = { true, true };
+	char path[PATH_MAX];
+	struct jobct_node *node = load_unified();
+	struct devrule_list l;
+	union bpf_attr attr;
+	int prog_fd, cg_fd;
+
+	if (!node)
+		return (void)ok(0, "load: %s", rep.msg);
+	slurm_cg(path, sizeof(path), "blocker/slurmd", true);
+	slurm_cg(path, sizeof(path), "blocker", false);
+	devrule_list_init(&l, true);
+	prog_fd = devprog_create(&l, NULL, 0);
+	devrule_list_free(&l);
+	cg_fd = cgroup2_open(path);
+	memset(&attr, 0, sizeof(attr));
+	attr.target_fd = (uint32_t)cg_fd;
+	attr.attach_bpf_fd = (uint32_t)prog_fd;
+	attr.attach_type = BPF_CGROUP_DEVICE;
+	ok(prog_fd >= 0 && cg_fd >= 0 &&
+	   devprog_bpf(BPF_PROG_ATTACH, &attr) == 0,
+	   "a program attached without flags above slurmd");
+	snprintf(self_path, sizeof(self_path), "%s/blocker/slurmd", scope);
+	ok(jobct_node_check(node, &gres, fresh()) == -1,
+	   "slurmd refuses to start");
+	like(rep.msg, "blocker without BPF_F_ALLOW_MULTI", "  naming it: %s",
+	     rep.msg);
+	devprog_detach(prog_fd, cg_fd);
+	close(prog_fd);
+	close(cg_fd);
+	slurm_cg(path, sizeof(path), "blocker/slurmd", false);
+	rmdir(path);
+	slurm_cg(path, sizeof(path), "blocker", false);
+	rmdir(path);
+	self_path[0] = '\0';
+	jobct_node_free(node);
 }
 
 /* The real namespace calls: a private /tmp for the job's processes. */
@@ -758,6 +1204,7 @@ static int make_scratch(void)
 	snprintf(gpu0, sizeof(gpu0), "%s/nvidia0", tmp);
 	snprintf(gpu1, sizeof(gpu1), "%s/nvidia1", tmp);
 	snprintf(node_name, sizeof(node_name), "ut%d", (int)getpid());
+	snprintf(scope, sizeof(scope), "ut%d_slurmstepd.scope", (int)getpid());
 	fake_layout("mi-hybrid", MI_V1 MI_V2);
 	if (mkdir(spool, 0700) < 0 ||
 	    mknod(gpu0, S_IFCHR | 0666, makedev(195, 0)) < 0 ||
@@ -771,6 +1218,8 @@ static void remove_scratch(void)
 	char path[PATH_MAX + 64];
 
 	snprintf(path, sizeof(path), "%s/devns/%s", cg_mount, node_name);
+	rmdir(path);
+	snprintf(path, sizeof(path), "%s/%s", cg_mount, scope);
 	rmdir(path);
 	unlink(gpu0);
 	unlink(gpu1);
@@ -807,6 +1256,11 @@ int main(void)
 	test_release();
 	test_restore();
 	test_layout_check();
+	test_unified_parse();
+	test_unified_filter();
+	test_unified_faults();
+	test_unified_restore();
+	test_unified_blocked();
 	test_real_namespace();
 	remove_scratch();
 	return tap_done();

@@ -118,6 +118,36 @@ error:
 }
 
 /* Keeps fd when it is a cgroup2 directory; else closes it: EMEDIUMTYPE. */
+int cgroup2_proc_path(const char *proc_cgroup, char *buf, size_t size)
+{
+	FILE *f = fopen(proc_cgroup ? proc_cgroup : "/proc/self/cgroup", "re");
+	char line[4096 + 8];
+	int rc = -1, err = ENOENT;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		size_t n = strcspn(line, "\n");
+		const char *path = line + 3;
+
+		if (strncmp(line, "0::/", 4))
+			continue;
+		line[n] = '\0';
+		path += 1;	/* the leading "/" */
+		if (strlen(path) >= size) {
+			err = ENAMETOOLONG;
+			break;
+		}
+		strcpy(buf, path);
+		rc = 0;
+		break;
+	}
+	fclose(f);
+	if (rc < 0)
+		errno = err;
+	return rc;
+}
+
 static int require_cgroup2(int fd)
 {
 	struct statfs sfs;
@@ -260,6 +290,41 @@ int cgroup2_list_pids(int cg_fd, pid_t *pids, size_t max)
 	}
 	fclose(f);
 	return count > INT32_MAX ? INT32_MAX : (int)count;
+}
+
+int cgroup2_kill(int cg_fd)
+{
+	int fd = openat(cg_fd, "cgroup.kill", O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+	int saved;
+	ssize_t w;
+
+	if (fd < 0)
+		return -1;
+	w = write(fd, "1", 1);
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return w == 1 ? 0 : -1;
+}
+
+int cgroup2_populated(int cg_fd)
+{
+	int fd = openat(cg_fd, "cgroup.events", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	char buf[256], *p;
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	if (!(p = strstr(buf, "populated "))) {
+		errno = EIO;
+		return -1;
+	}
+	return p[10] == '1';
 }
 
 int cgroup2_remove(int parent_fd, const char *name)

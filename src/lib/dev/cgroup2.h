@@ -53,6 +53,14 @@ int cgroup2_layout(const char *mountinfo, enum cgroup2_layout *layout);
 const char *cgroup2_layout_name(enum cgroup2_layout layout);
 
 /*
+ * Writes the cgroup-v2 path of a process, relative to the hierarchy's root
+ * and without its leading "/" ("" for the root), read from the "0::" line
+ * of proc_cgroup (NULL: /proc/self/cgroup).  Returns 0, or -1 with errno
+ * (ENOENT: no cgroup2 line, ENAMETOOLONG).
+ */
+int cgroup2_proc_path(const char *proc_cgroup, char *buf, size_t size);
+
+/*
  * Opens an existing directory on a cgroup2 file system (O_DIRECTORY,
  * close-on-exec; the last component must not be a symlink).  Returns the
  * fd, or -1 with errno (EMEDIUMTYPE when it is not cgroup2).
@@ -85,6 +93,18 @@ int cgroup2_move_pid(int cg_fd, pid_t pid);
  * Processes in child cgroups are not included.
  */
 int cgroup2_list_pids(int cg_fd, pid_t *pids, size_t max);
+
+/*
+ * Kills every process in cg_fd and its descendants (cgroup.kill, Linux
+ * 5.14).  Asynchronous: the cgroup empties a moment later.  0 or -1.
+ */
+int cgroup2_kill(int cg_fd);
+
+/*
+ * 1 when cg_fd or a descendant holds a process (cgroup.events says
+ * "populated 1"), 0 when none does, -1 with errno.
+ */
+int cgroup2_populated(int cg_fd);
 
 /*
  * Removes the empty cgroup name below parent_fd.  Never kills or moves

@@ -182,6 +182,70 @@ int devprog_detach(int prog_fd, int cgroup_fd)
 	return devprog_bpf(BPF_PROG_DETACH, &attr) < 0 ? -1 : 0;
 }
 
+int devprog_query(int cgroup_fd, uint32_t *flags, uint32_t *count)
+{
+	union bpf_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.query.target_fd = (uint32_t)cgroup_fd;
+	attr.query.attach_type = BPF_CGROUP_DEVICE;
+	if (devprog_bpf(BPF_PROG_QUERY, &attr) < 0)
+		return -1;
+	*flags = attr.query.attach_flags;
+	*count = attr.query.prog_cnt;
+	return 0;
+}
+
+/* Whether the program prog_fd is one of ours (by its name). */
+static int is_devns_prog(int prog_fd)
+{
+	struct bpf_prog_info info;
+	union bpf_attr attr;
+
+	memset(&info, 0, sizeof(info));
+	memset(&attr, 0, sizeof(attr));
+	attr.info.bpf_fd = (uint32_t)prog_fd;
+	attr.info.info_len = sizeof(info);
+	attr.info.info = devprog_ptr(&info);
+	if (devprog_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr) < 0)
+		return -1;
+	return info.type == BPF_PROG_TYPE_CGROUP_DEVICE &&
+	       strncmp(info.name, DEVFILTER_NAME, sizeof(info.name)) == 0;
+}
+
+/* At most this many programs on one cgroup (the kernel's limit is 64). */
+#define QUERY_MAX 64
+
+int devprog_find_attached(int cgroup_fd)
+{
+	uint32_t ids[QUERY_MAX] = { 0 };
+	union bpf_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.query.target_fd = (uint32_t)cgroup_fd;
+	attr.query.attach_type = BPF_CGROUP_DEVICE;
+	attr.query.prog_ids = devprog_ptr(ids);
+	attr.query.prog_cnt = QUERY_MAX;
+	if (devprog_bpf(BPF_PROG_QUERY, &attr) < 0)
+		return -1;
+	for (uint32_t i = 0; i < attr.query.prog_cnt && i < QUERY_MAX; i++) {
+		union bpf_attr get;
+		int fd, ours;
+
+		memset(&get, 0, sizeof(get));
+		get.prog_id = ids[i];
+		if ((fd = devprog_bpf(BPF_PROG_GET_FD_BY_ID, &get)) < 0)
+			continue;	/* detached and freed meanwhile */
+		if ((ours = is_devns_prog(fd)) == 1)
+			return fd;
+		close(fd);
+		if (ours < 0)
+			return -1;
+	}
+	errno = ENOENT;
+	return -1;
+}
+
 int devprog_probe(void)
 {
 	struct devrule_list one;

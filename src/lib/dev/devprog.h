@@ -66,6 +66,21 @@ int devprog_attach(int prog_fd, int cgroup_fd);
 int devprog_detach(int prog_fd, int cgroup_fd);
 
 /*
+ * The device programs attached directly to cgroup_fd (inherited ones do not
+ * count): how many (*count) and the cgroup's attach flags (*flags:
+ * BPF_F_ALLOW_OVERRIDE, BPF_F_ALLOW_MULTI or 0).  Returns 0 or -1 (errno).
+ */
+int devprog_query(int cgroup_fd, uint32_t *flags, uint32_t *count);
+
+/*
+ * Opens a program named DEVFILTER_NAME attached directly to cgroup_fd
+ * (BPF_PROG_QUERY, then BPF_PROG_GET_FD_BY_ID; needs CAP_SYS_ADMIN), so
+ * that the same program can be attached elsewhere or detached.  Returns its
+ * fd (close-on-exec), or -1 with errno (ENOENT: none is attached).
+ */
+int devprog_find_attached(int cgroup_fd);
+
+/*
  * Whether this kernel lets us filter devices the way devprog_create does:
  * makes a one-entry map and a program using it, then drops both.  Returns 0,
  * or -1 with the first failing call's errno (EPERM without privilege,

@@ -15,12 +15,12 @@
 
 #include "dev/cgroup2.h"
 #include "job/devcg.h"
+#include "job/marker.h"
 
 #define VERIFIER_LOG_SIZE 4096
 #define ADOPT_MAX_PIDS 4096
 
-/* The cgroup2 mount, from the node or the system's mountinfo. */
-static int open_root(const struct jobct_node *node)
+int devcg_open_root(const struct jobct_node *node)
 {
 	char mount[PATH_MAX];
 
@@ -37,7 +37,7 @@ static int open_node_cgroup(const struct jobct_node *node, bool create)
 	char rel[PATH_MAX];
 	int root_fd, fd, saved;
 
-	if ((root_fd = open_root(node)) < 0)
+	if ((root_fd = devcg_open_root(node)) < 0)
 		return -1;
 	snprintf(rel, sizeof(rel), "devns/%s", node->node_name);
 	fd = node->ops->cg_open_at(root_fd, rel, create);
@@ -69,27 +69,6 @@ static int open_job_cgroup(const struct jobct_node *node, uint32_t job_id,
 	return fd;
 }
 
-static void marker_path(const struct jobct_node *node, char *buf, size_t len,
-			uint32_t job_id)
-{
-	snprintf(buf, len, "%s/devns_filter_%u", node->spool_dir, job_id);
-}
-
-int devcg_filtered(const struct jobct_node *node, uint32_t job_id)
-{
-	char path[PATH_MAX];
-	struct stat st;
-
-	marker_path(node, path, sizeof(path), job_id);
-	if (node->ops->marker_stat(path, &st) < 0)
-		return errno == ENOENT ? 0 : -1;
-	if (!S_ISREG(st.st_mode) || st.st_uid != 0) {
-		errno = EINVAL;
-		return -1;
-	}
-	return 1;
-}
-
 /* The verifier log on one line: "insn; insn; reason". */
 static void one_line(char *log)
 {
@@ -101,12 +80,11 @@ static void one_line(char *log)
 		*p = ';';
 }
 
-/* Load the program and attach it to cg_fd. */
-static int attach_filter(const struct jobct_node *node, int cg_fd,
-			 const struct devrule_list *list, struct report *rep)
+int devcg_prog_create(const struct jobct_node *node,
+		      const struct devrule_list *list, struct report *rep)
 {
 	char *vlog = calloc(1, VERIFIER_LOG_SIZE);
-	int prog_fd, rc;
+	int prog_fd;
 
 	if (!vlog)
 		return report_errno(rep, ENOMEM, "device filter");
@@ -123,6 +101,17 @@ static int attach_filter(const struct jobct_node *node, int cg_fd,
 		return -1;
 	}
 	free(vlog);
+	return prog_fd;
+}
+
+/* Load the program and attach it to cg_fd. */
+static int attach_filter(const struct jobct_node *node, int cg_fd,
+			 const struct devrule_list *list, struct report *rep)
+{
+	int prog_fd, rc;
+
+	if ((prog_fd = devcg_prog_create(node, list, rep)) < 0)
+		return -1;
 	rc = node->ops->prog_attach(prog_fd, cg_fd);
 	if (rc < 0)
 		report_errno(rep, errno, "cannot attach the device filter");
@@ -135,7 +124,7 @@ int devcg_apply(const struct jobct_node *node, uint32_t job_id,
 		const struct devrule_list *list, struct report *rep)
 {
 	char path[PATH_MAX];
-	int node_fd, job_fd = -1, fd;
+	int node_fd, job_fd = -1;
 
 	if ((node_fd = open_node_cgroup(node, true)) < 0)
 		return report_errno(rep, errno,
@@ -147,13 +136,8 @@ int devcg_apply(const struct jobct_node *node, uint32_t job_id,
 	}
 	if (attach_filter(node, job_fd, list, rep) < 0)
 		goto error;
-	marker_path(node, path, sizeof(path), job_id);
-	if ((fd = node->ops->marker_create(path)) < 0) {
-		report_errno(rep, errno, "cannot record its device filter in %s",
-			     path);
+	if (marker_write(node, job_id, "", rep) < 0)
 		goto error;
-	}
-	close(fd);
 	close(job_fd);
 	close(node_fd);
 	return 0;
@@ -227,15 +211,10 @@ static void kill_leftovers(const struct jobct_node *node, int node_fd,
 			   const char *name)
 {
 	int job_fd = node->ops->cg_open_at(node_fd, name, false);
-	int fd;
 
 	if (job_fd < 0)
 		return;
-	fd = openat(job_fd, "cgroup.kill", O_WRONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		(void)!write(fd, "1", 1);
-		close(fd);
-	}
+	(void)cgroup2_kill(job_fd);
 	close(job_fd);
 }
 
@@ -244,8 +223,7 @@ int devcg_release(const struct jobct_node *node, uint32_t job_id)
 	char name[PATH_MAX];
 	int node_fd, rc, saved;
 
-	marker_path(node, name, sizeof(name), job_id);
-	if (unlink(name) < 0 && errno != ENOENT)
+	if (marker_remove(node, job_id) < 0)
 		return -1;
 	if ((node_fd = open_node_cgroup(node, false)) < 0)
 		return 0;	/* no node cgroup: no job cgroup either */

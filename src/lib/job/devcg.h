@@ -9,9 +9,8 @@
  * open and mknod.  The node name keeps several slurmd on one host
  * (multiple-slurmd test clusters) from removing each other's cgroups.
  *
- * A marker in slurmd's spool directory (root only) records that the job
- * has a filter, so that a job process whose cgroup has vanished is refused
- * rather than run unfiltered.
+ * The marker (marker.h) records that the job has a filter, so that a job
+ * process whose cgroup has vanished is refused rather than run unfiltered.
  */
 #ifndef DEVNS_DEVCG_H
 #define DEVNS_DEVCG_H
@@ -24,19 +23,22 @@
 #include "job/jobct.h"
 #include "util/report.h"
 
+/* The cgroup2 mount (the node's, or the system's): an fd, or -1. */
+int devcg_open_root(const struct jobct_node *node);
+
+/*
+ * Builds and loads the program for list; on failure rep says why, with
+ * the verifier's log.  Returns the program fd, or -1 with errno.
+ */
+int devcg_prog_create(const struct jobct_node *node,
+		      const struct devrule_list *list, struct report *rep);
+
 /*
  * Make the job's cgroup, attach a filter of list to it and leave the
  * marker.  On failure the cgroup is removed again.  0 or -1.
  */
 int devcg_apply(const struct jobct_node *node, uint32_t job_id,
 		const struct devrule_list *list, struct report *rep);
-
-/*
- * 1 when the job has a filter, 0 when it has none, -1 when that cannot be
- * told (any error but ENOENT, or something other than root's plain file):
- * the caller must then refuse the process, never run it unfiltered.
- */
-int devcg_filtered(const struct jobct_node *node, uint32_t job_id);
 
 /* Move pid (0: the caller) into the job's cgroup.  0 or -1. */
 int devcg_move(const struct jobct_node *node, uint32_t job_id, pid_t pid,

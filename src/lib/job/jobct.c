@@ -17,19 +17,26 @@
 #include "dev/devprog.h"
 #include "job/devcg.h"
 #include "job/jobct.h"
+#include "job/marker.h"
+#include "job/stepcg.h"
 #include "util/safepath.h"
 
 /* How long release waits for the caller's effective uid 0 to come back. */
 #define RELEASE_RETRY_MS 5000
 
-static int marker_create(const char *path)
+static int real_marker_create(const char *path)
 {
 	return open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 }
 
-static int marker_stat(const char *path, struct stat *st)
+static int real_marker_stat(const char *path, struct stat *st)
 {
 	return fstatat(AT_FDCWD, path, st, AT_SYMLINK_NOFOLLOW);
+}
+
+static int real_self_cgroup(char *buf, size_t size)
+{
+	return cgroup2_proc_path(NULL, buf, size);
 }
 
 const struct jobct_ops jobct_real_ops = {
@@ -41,8 +48,10 @@ const struct jobct_ops jobct_real_ops = {
 	.cg_remove = cgroup2_remove,
 	.prog_create = devprog_create,
 	.prog_attach = devprog_attach,
-	.marker_create = marker_create,
-	.marker_stat = marker_stat,
+	.prog_find = devprog_find_attached,
+	.self_cgroup = real_self_cgroup,
+	.marker_create = real_marker_create,
+	.marker_stat = real_marker_stat,
 	.extern_pids = devcg_extern_pids_v1,
 };
 
@@ -145,32 +154,42 @@ error:
 	return NULL;
 }
 
-int jobct_node_check(const struct jobct_node *node, bool node_has_devices,
-		     struct report *rep)
+int jobct_node_check(const struct jobct_node *node,
+		     const struct jobct_slurm *slurm, struct report *rep)
 {
 	const struct nsconf *c = node->conf;
-	char why[512];
+	struct report why;
+	char asks[512];
 
-	if (devpolicy_is_open(&node->policy) && !node_has_devices)
+	if (devpolicy_is_open(&node->policy) && !slurm->node_has_devices)
 		return 0;	/* no job of this node is filtered */
-	snprintf(why, sizeof(why), "DevicePolicy=%s%s%s%s",
+	snprintf(asks, sizeof(asks), "DevicePolicy=%s%s%s%s%s",
 		 devpolicy_mode_name(c->device_policy),
 		 c->device_allow ? " with DeviceAllow (" : "",
 		 c->device_allow ? c->device_allow_file : "",
-		 c->device_allow ? ")" : "");
-	if (node_has_devices)
-		snprintf(why + strlen(why), sizeof(why) - strlen(why),
-			 " and GRES device files on the node");
-	if (node->layout == CGROUP2_UNIFIED) {
-		errno = ENOTSUP;
-		return report_error(rep, "%s ask for device containment, which devns cannot yet give on the %s layout (Slurm's cgroup/v2 owns the job cgroups); refusing to start rather than run jobs unfiltered or out of Slurm's cgroups: use DevicePolicy=auto without DeviceAllow and without GRES File= lines, or Slurm's ConstrainDevices",
-				    why, cgroup2_layout_name(node->layout));
-	}
-	if (node->layout == CGROUP2_NONE) {
+		 c->device_allow ? ")" : "",
+		 slurm->node_has_devices ? " and GRES device files on the node"
+					 : "");
+	switch (node->layout) {
+	case CGROUP2_NONE:
 		errno = ENOENT;
 		return report_error(rep, "%s ask for device containment, which needs a cgroup2 hierarchy: none is mounted",
-				    why);
+				    asks);
+	case CGROUP2_HYBRID:
+		return 0;
+	case CGROUP2_UNIFIED:
+		break;
 	}
+	if (!slurm->step_cgroups) {
+		errno = ENOTSUP;
+		return report_error(rep, "%s ask for device containment, which on the %s layout devns attaches to Slurm's step cgroups: set ProctrackType=proctrack/cgroup (refusing to start rather than run jobs unfiltered)",
+				    asks, cgroup2_layout_name(node->layout));
+	}
+	report_init(&why, NULL, NULL);
+	if (stepcg_check(node, &why) < 0)
+		return report_error(rep, "%s ask for device containment, which cannot be given on the %s layout: %s",
+				    asks, cgroup2_layout_name(node->layout),
+				    why.msg);
 	return 0;
 }
 
@@ -210,6 +229,12 @@ static void report_rules(const struct devrule_list *list, struct report *rep)
 		    list->default_allow ? "allowed" : "denied");
 }
 
+/* Slurm's cgroup/v2 owns the job cgroups: the filter goes onto them. */
+static bool unified(const struct jobct_node *node)
+{
+	return node->layout == CGROUP2_UNIFIED;
+}
+
 /* The job's filter, if its policy asks for one. */
 static int contain_devices(const struct jobct_plan *plan, struct report *rep)
 {
@@ -227,13 +252,10 @@ static int contain_devices(const struct jobct_plan *plan, struct report *rep)
 		return report_error(rep, "its device policy cannot be computed: %s",
 				    why.msg);
 	rc = 0;
-	if (devrule_list_needs_filter(&list) && node->layout == CGROUP2_UNIFIED) {
-		errno = ENOTSUP;
-		rc = report_error(rep, "device containment on the %s layout is not supported (slurmd should have refused to start)",
-				  cgroup2_layout_name(node->layout));
-	} else if (devrule_list_needs_filter(&list)) {
+	if (devrule_list_needs_filter(&list)) {
 		report_rules(&list, rep);
-		rc = devcg_apply(node, plan->job_id, &list, rep);
+		rc = unified(node) ? stepcg_apply(node, plan->job_id, &list, rep)
+				   : devcg_apply(node, plan->job_id, &list, rep);
 	}
 	devrule_list_free(&list);
 	return rc;
@@ -260,13 +282,20 @@ int jobct_setup(const struct jobct_plan *plan, struct report *rep)
 int jobct_join(const struct jobct_node *node, uint32_t job_id,
 	       struct report *rep)
 {
-	int filtered = devcg_filtered(node, job_id);
+	int filtered = marker_read(node, job_id, NULL, 0);
 
 	if (filtered < 0)
 		return report_errno(rep, errno,
 				    "cannot tell whether it has a device filter");
-	if (filtered && devcg_move(node, job_id, 0, rep) < 0)
+	if (filtered && (unified(node) ? stepcg_join(node, job_id, rep)
+				       : devcg_move(node, job_id, 0, rep)) < 0)
 		return -1;
+	return jobct_join_ns(node, job_id, rep);
+}
+
+int jobct_join_ns(const struct jobct_node *node, uint32_t job_id,
+		  struct report *rep)
+{
 	if (node->conf->base_path &&
 	    node->ops->ns_join(node->conf->base_path, job_id) < 0)
 		return report_errno(rep, errno, "cannot join its namespace");
@@ -276,14 +305,15 @@ int jobct_join(const struct jobct_node *node, uint32_t job_id,
 int jobct_adopt(const struct jobct_node *node, uint32_t job_id,
 		struct report *rep)
 {
-	int filtered = devcg_filtered(node, job_id);
+	int filtered = marker_read(node, job_id, NULL, 0);
 
 	if (filtered < 0)
 		return report_errno(rep, errno,
 				    "cannot tell whether it has a device filter");
 	if (!filtered)
 		return 0;
-	return devcg_adopt(node, job_id, rep);
+	return unified(node) ? stepcg_adopt(node, job_id, rep)
+			     : devcg_adopt(node, job_id, rep);
 }
 
 int jobct_ns_open(const struct jobct_node *node, uint32_t job_id,
@@ -312,7 +342,8 @@ static bool release_once(const struct jobct_node *node, uint32_t job_id,
 	e->ns = e->dev = 0;
 	if (base && node->ops->ns_delete(base, job_id) < 0)
 		e->ns = errno ? errno : EIO;
-	if (devcg_release(node, job_id) < 0)
+	if ((unified(node) ? stepcg_release(node, job_id)
+			   : devcg_release(node, job_id)) < 0)
 		e->dev = errno ? errno : EIO;
 	return !e->ns && !e->dev;
 }
@@ -400,7 +431,10 @@ int jobct_restore(const struct jobct_node *node,
 
 	if (node->conf->base_path && restore_namespaces(&r) < 0)
 		rc = -1;
-	if (devcg_each_job(node, restore_job, &r) < 0)
+	if (!unified(node) && devcg_each_job(node, restore_job, &r) < 0)
+		rc = -1;
+	/* the jobs whose filter outlived their namespace and cgroup */
+	if (marker_each(node, restore_job, &r) < 0)
 		rc = -1;
 	return rc;
 }

@@ -47,12 +47,17 @@ struct jobct_ops {
 	int (*prog_create)(const struct devrule_list *list, char *log,
 			   size_t log_size);
 	int (*prog_attach)(int prog_fd, int cgroup_fd);
+	/* an fd of our program attached to cgroup_fd, or -1 (ENOENT) */
+	int (*prog_find)(int cgroup_fd);
+	/* the caller's cgroup-v2 path, as cgroup2_proc_path gives it */
+	int (*self_cgroup)(char *buf, size_t size);
 	/* creates the job's marker file; returns an fd (closed) or -1 */
 	int (*marker_create)(const char *path);
 	int (*marker_stat)(const char *path, struct stat *st);
 	/*
 	 * Fills pids (up to max) with the processes pam_slurm_adopt put
-	 * into the job's extern step; returns how many, or -1.
+	 * into the job's extern step (hybrid layout, where they are moved
+	 * into the job's cgroup); returns how many, or -1.
 	 */
 	int (*extern_pids)(uint32_t job_id, pid_t *pids, size_t max);
 };
@@ -94,18 +99,26 @@ struct jobct_node *jobct_node_load(const struct jobct_node_args *args,
 
 void jobct_node_free(struct jobct_node *node);
 
+/* What slurmd knows of its own configuration that jobct_node_check needs. */
+struct jobct_slurm {
+	bool node_has_devices;	/* the node's GRES have device files */
+	bool step_cgroups;	/* ProctrackType=proctrack/cgroup: every step
+				 * has cgroups of its own */
+};
+
 /*
  * At slurmd start: can this node contain devices as configured?  A job is
  * filtered when the policy is not "auto without DeviceAllow" or the node
- * has GRES device files (node_has_devices).  On the unified layout job
- * processes live in the cgroups of Slurm's cgroup/v2, and devns does not
- * yet attach its filter there: moving them into a cgroup of its own would
- * take them out of Slurm's limits and tracking, so a node that would
- * filter refuses to start, naming the setting.  Without cgroup2 a node
- * that would filter refuses too.  Returns 0 or -1 (rep says why).
+ * has GRES device files.  On the hybrid layout devns needs a cgroup2
+ * hierarchy of its own.  On the unified layout Slurm's cgroup/v2 owns the
+ * job cgroups and devns attaches its filter to Slurm's step cgroups
+ * (stepcg.h): that needs proctrack/cgroup, a kernel that loads the filter
+ * and no non-overridable device program above slurmd.  A node that would
+ * filter and cannot refuses to start, naming the setting.  Returns 0 or
+ * -1 (rep says why).
  */
-int jobct_node_check(const struct jobct_node *node, bool node_has_devices,
-		     struct report *rep);
+int jobct_node_check(const struct jobct_node *node,
+		     const struct jobct_slurm *slurm, struct report *rep);
 
 /* One job, as jobct_setup() contains it. */
 struct jobct_plan {
@@ -128,17 +141,30 @@ struct jobct_plan {
 int jobct_setup(const struct jobct_plan *plan, struct report *rep);
 
 /*
- * In a process of the job, before exec: enter the job's device cgroup, if
- * it has a filter, and its namespace.  The caller must be single-threaded.
- * A failure means the process must not run.
+ * In a process of the job, before exec: put it under the job's device
+ * filter, if it has one (hybrid: enter the job's device cgroup; unified:
+ * make sure the filter is on the cgroups of the process's step), and into
+ * its namespace.  The caller must be single-threaded.  A failure means the
+ * process must not run.
  */
 int jobct_join(const struct jobct_node *node, uint32_t job_id,
 	       struct report *rep);
 
 /*
- * Move the processes pam_slurm_adopt put into the job's extern step into
- * its device cgroup, if it has a filter.  A failure means the login must
- * be refused.
+ * jobct_join for slurmd's own processes of the job (Prolog, Epilog and
+ * PrEp scripts, root's, forked from slurmd): the job's namespace only.
+ * They are not job processes: Slurm keeps them out of the job's cgroups
+ * and its ConstrainDevices, and an Epilog may need every GPU (to reset
+ * them).
+ */
+int jobct_join_ns(const struct jobct_node *node, uint32_t job_id,
+		  struct report *rep);
+
+/*
+ * Put the processes pam_slurm_adopt put into the job's extern step under
+ * its filter, if it has one (hybrid: move them into its device cgroup;
+ * unified: check the filter is on the extern step's cgroups).  A failure
+ * means the login must be refused.
  */
 int jobct_adopt(const struct jobct_node *node, uint32_t job_id,
 		struct report *rep);
@@ -153,7 +179,9 @@ int jobct_ns_open(const struct jobct_node *node, uint32_t job_id,
 
 /*
  * Remove everything of the job: its namespace and directory, its device
- * cgroup (killing what is left in it) with its filter, its marker.
+ * cgroup (killing what is left in it) or, on the unified layout, its
+ * filter on Slurm's step cgroups (killing the tasks left there), its
+ * marker.
  * Idempotent.  Waits (up to 5 s) for a caller that lost its effective uid
  * 0 on another thread to get it back (Slurm 24.11's extern stepd does so
  * briefly for X11), and retries what was refused for privilege.
@@ -162,8 +190,8 @@ int jobct_release(const struct jobct_node *node, uint32_t job_id,
 		  struct report *rep);
 
 /*
- * At slurmd start: release every job that has a directory under BasePath
- * or a device cgroup and for which alive() says no.  Returns 0, or -1 when
+ * At slurmd start: release every job that has a directory under BasePath,
+ * a device cgroup or a filter marker and for which alive() says no.  Returns 0, or -1 when
  * some job could not be released (each is in rep; the rest are done).
  */
 int jobct_restore(const struct jobct_node *node,

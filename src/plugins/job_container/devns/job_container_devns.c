@@ -103,6 +103,19 @@ static void warn_auto_without_files(const struct jobct_node *n,
 			      plugin_type, conf->node_name, gres);
 }
 
+/* Where the layout puts the job's device filter, for the log. */
+static const char *filter_place(enum cgroup2_layout layout)
+{
+	switch (layout) {
+	case CGROUP2_HYBRID:
+		return "device filters on devns's own cgroup2 tree";
+	case CGROUP2_UNIFIED:
+		return "Slurm-managed cgroup v2, device filters attached to Slurm's step cgroups";
+	default:
+		return "no cgroup2, no device filter";
+	}
+}
+
 /*
  * slurmd start: the cgroup layout, in the log, and whether the node can
  * contain devices as configured on it (jobct_node_check).
@@ -110,13 +123,17 @@ static void warn_auto_without_files(const struct jobct_node *n,
 static int check_node(const struct jobct_node *n, struct report *rep)
 {
 	char **files = devns_gres_node_devices();
-	bool has_files = files != NULL;
+	struct jobct_slurm slurm = {
+		.node_has_devices = files != NULL,
+		.step_cgroups = !xstrcmp(slurm_conf.proctrack_type,
+					 "proctrack/cgroup"),
+	};
 
 	devns_gres_free(files);
-	info("%s: cgroup layout: %s", plugin_type,
-	     cgroup2_layout_name(n->layout));
-	warn_auto_without_files(n, has_files);
-	return jobct_node_check(n, has_files, rep);
+	info("%s: cgroup layout: %s (%s)", plugin_type,
+	     cgroup2_layout_name(n->layout), filter_place(n->layout));
+	warn_auto_without_files(n, slurm.node_has_devices);
+	return jobct_node_check(n, &slurm, rep);
 }
 
 /* namespace.conf for this node; every error is logged with file and line. */
@@ -294,7 +311,9 @@ static int join(uint32_t job_id)
 	if (job_id == 0)	/* not a job: a system script */
 		return SLURM_SUCCESS;
 	report_start(&rep, &job_id);
-	if (jobct_join(node, job_id, &rep) < 0)
+	/* slurmd's Prolog/Epilog: root's, outside the job's cgroups */
+	if ((running_in_slurmd() ? jobct_join_ns(node, job_id, &rep)
+				 : jobct_join(node, job_id, &rep)) < 0)
 		_exit(127);
 	return SLURM_SUCCESS;
 }

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * marker.c - the record that a job has a device filter.  See marker.h.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "job/marker.h"
+
+#define MARKER_PREFIX "devns_filter_"
+
+static void marker_path(const struct jobct_node *node, char *buf, size_t len,
+			uint32_t job_id)
+{
+	snprintf(buf, len, "%s/" MARKER_PREFIX "%u", node->spool_dir, job_id);
+}
+
+static int write_all(int fd, const char *text)
+{
+	size_t len = strlen(text);
+
+	while (len) {
+		ssize_t n = write(fd, text, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		text += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int marker_write(const struct jobct_node *node, uint32_t job_id,
+		 const char *text, struct report *rep)
+{
+	char path[PATH_MAX];
+	int fd, saved;
+
+	marker_path(node, path, sizeof(path), job_id);
+	if ((fd = node->ops->marker_create(path)) < 0)
+		return report_errno(rep, errno,
+				    "cannot record its device filter in %s",
+				    path);
+	if (ftruncate(fd, 0) < 0 || write_all(fd, text) < 0) {
+		saved = errno;
+		close(fd);
+		unlink(path);
+		return report_errno(rep, saved,
+				    "cannot record its device filter in %s",
+				    path);
+	}
+	close(fd);
+	return 0;
+}
+
+int marker_read(const struct jobct_node *node, uint32_t job_id, char *buf,
+		size_t size)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	marker_path(node, path, sizeof(path), job_id);
+	if (node->ops->marker_stat(path, &st) < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (!S_ISREG(st.st_mode) || st.st_uid != 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (!buf)
+		return 1;
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return -1;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return 1;
+}
+
+int marker_remove(const struct jobct_node *node, uint32_t job_id)
+{
+	char path[PATH_MAX];
+
+	marker_path(node, path, sizeof(path), job_id);
+	return unlink(path) < 0 && errno != ENOENT ? -1 : 0;
+}
+
+int marker_each(const struct jobct_node *node,
+		int (*fn)(uint32_t job_id, void *arg), void *arg)
+{
+	DIR *dp = opendir(node->spool_dir);
+	struct dirent *ep;
+	uint32_t job_id;
+	int rc = 0;
+	char end;
+
+	if (!dp)
+		return errno == ENOENT ? 0 : -1;
+	while ((ep = readdir(dp)))
+		if (sscanf(ep->d_name, MARKER_PREFIX "%u%c", &job_id, &end) == 1 &&
+		    fn(job_id, arg) < 0)
+			rc = -1;
+	closedir(dp);
+	return rc;
+}

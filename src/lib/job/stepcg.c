@@ -1,0 +1,418 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * stepcg.c - the job's device filter on Slurm's own step cgroups (the
+ * unified layout).  See stepcg.h.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+#include <linux/bpf.h>
+
+#include "dev/cgroup2.h"
+#include "dev/devprog.h"
+#include "job/devcg.h"
+#include "job/marker.h"
+#include "job/stepcg.h"
+
+#define EXTERN_STEP "step_extern"
+
+/* The cgroups of a step that hold processes: Slurm's leaves. */
+static const char *const step_leaves[] = { "user", "slurm" };
+#define N_LEAVES (sizeof(step_leaves) / sizeof(step_leaves[0]))
+
+/* How long release waits for killed job processes to exit. */
+#define KILL_WAIT_MS 2000
+
+int stepcg_parse(const char *path, uint32_t job_id, char *job_rel,
+		 size_t job_rel_size, char *step, size_t step_size)
+{
+	char job[32];
+	size_t jlen = (size_t)snprintf(job, sizeof(job), "job_%u", job_id);
+
+	for (const char *c = path; *c; ) {
+		const char *next = strchrnul(c, '/'), *s, *s_end;
+
+		if ((size_t)(next - c) == jlen && !strncmp(c, job, jlen) &&
+		    *next == '/' && !strncmp(next + 1, "step_", 5)) {
+			s = next + 1;
+			s_end = strchrnul(s, '/');
+			if ((size_t)(next - path) >= job_rel_size ||
+			    (size_t)(s_end - s) >= step_size) {
+				errno = ENAMETOOLONG;
+				return -1;
+			}
+			memcpy(job_rel, path, (size_t)(next - path));
+			job_rel[next - path] = '\0';
+			memcpy(step, s, (size_t)(s_end - s));
+			step[s_end - s] = '\0';
+			return 0;
+		}
+		c = *next ? next + 1 : next;
+	}
+	errno = EINVAL;
+	return -1;
+}
+
+/* Where the calling process is: its job's cgroup and its step. */
+static int self_step(const struct jobct_node *node, uint32_t job_id,
+		     char *job_rel, size_t job_rel_size, char *step,
+		     size_t step_size, struct report *rep)
+{
+	char self[PATH_MAX];
+
+	if (node->ops->self_cgroup(self, sizeof(self)) < 0)
+		return report_errno(rep, errno, "cannot read its own cgroup");
+	if (stepcg_parse(self, job_id, job_rel, job_rel_size, step,
+			 step_size) < 0)
+		return report_errno(rep, errno,
+				    "its cgroup /%s is not a step of job %u in Slurm's cgroup/v2 tree (devns needs ProctrackType=proctrack/cgroup on this layout)",
+				    self, job_id);
+	return 0;
+}
+
+/* <cgroup2>/<job_rel>/<step>; -1 with errno. */
+static int open_step(const struct jobct_node *node, const char *job_rel,
+		     const char *step)
+{
+	char rel[PATH_MAX];
+	int root_fd, fd, saved;
+
+	if ((size_t)snprintf(rel, sizeof(rel), "%s/%s", job_rel, step) >=
+	    sizeof(rel)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if ((root_fd = devcg_open_root(node)) < 0)
+		return -1;
+	fd = node->ops->cg_open_at(root_fd, rel, false);
+	saved = errno;
+	close(root_fd);
+	errno = saved;
+	return fd;
+}
+
+/* Detaches every program of ours from the leaf; 0 or -1. */
+static int detach_leaf(int leaf_fd)
+{
+	int prog_fd;
+
+	while ((prog_fd = devprog_find_attached(leaf_fd)) >= 0) {
+		int rc = devprog_detach(prog_fd, leaf_fd), saved = errno;
+
+		close(prog_fd);
+		if (rc < 0) {
+			errno = saved;
+			return -1;
+		}
+	}
+	return errno == ENOENT ? 0 : -1;
+}
+
+/* Undoes attach_step: the filter off the step's leaves. */
+static void detach_step(const struct jobct_node *node, int step_fd)
+{
+	for (size_t i = 0; i < N_LEAVES; i++) {
+		int leaf_fd = node->ops->cg_open_at(step_fd, step_leaves[i],
+						    false);
+
+		if (leaf_fd >= 0) {
+			(void)detach_leaf(leaf_fd);
+			close(leaf_fd);
+		}
+	}
+}
+
+/* Attaches prog_fd to each leaf of the step that has no filter of ours. */
+static int attach_step(const struct jobct_node *node, int step_fd,
+		       const char *step, int prog_fd, struct report *rep)
+{
+	for (size_t i = 0; i < N_LEAVES; i++) {
+		const char *leaf = step_leaves[i];
+		int leaf_fd, found, rc;
+
+		if ((leaf_fd = node->ops->cg_open_at(step_fd, leaf, false)) < 0)
+			return report_errno(rep, errno,
+					    "cannot open the cgroup %s/%s",
+					    step, leaf);
+		found = node->ops->prog_find(leaf_fd);
+		if (found >= 0) {
+			close(found);
+			close(leaf_fd);
+			continue;
+		}
+		rc = errno == ENOENT ? node->ops->prog_attach(prog_fd, leaf_fd)
+				     : -1;
+		if (rc < 0)
+			report_errno(rep, errno,
+				     "cannot attach the device filter to %s/%s",
+				     step, leaf);
+		close(leaf_fd);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int stepcg_apply(const struct jobct_node *node, uint32_t job_id,
+		 const struct devrule_list *list, struct report *rep)
+{
+	char job_rel[PATH_MAX], step[NAME_MAX + 1];
+	int step_fd, prog_fd = -1, saved;
+
+	if (self_step(node, job_id, job_rel, sizeof(job_rel), step,
+		      sizeof(step), rep) < 0)
+		return -1;
+	if (strcmp(step, EXTERN_STEP)) {
+		errno = EINVAL;
+		return report_error(rep, "set up from /%s/%s, not from the extern step (PrologFlags=Contain)",
+				    job_rel, step);
+	}
+	if ((step_fd = open_step(node, job_rel, step)) < 0)
+		return report_errno(rep, errno, "cannot open its cgroup /%s/%s",
+				    job_rel, step);
+	if ((prog_fd = devcg_prog_create(node, list, rep)) < 0 ||
+	    attach_step(node, step_fd, step, prog_fd, rep) < 0 ||
+	    marker_write(node, job_id, job_rel, rep) < 0)
+		goto error;
+	report_info(rep, "device filter attached to /%s/%s", job_rel, step);
+	close(prog_fd);
+	close(step_fd);
+	return 0;
+error:
+	saved = errno;
+	detach_step(node, step_fd);
+	if (prog_fd >= 0)
+		close(prog_fd);
+	close(step_fd);
+	errno = saved;
+	return -1;
+}
+
+/* The program of the job, from its extern step's "user" cgroup. */
+static int job_prog(const struct jobct_node *node, const char *job_rel,
+		    struct report *rep)
+{
+	int step_fd, leaf_fd, prog_fd;
+
+	if ((step_fd = open_step(node, job_rel, EXTERN_STEP)) < 0)
+		return report_errno(rep, errno,
+				    "its extern step's cgroup /%s/" EXTERN_STEP " is gone",
+				    job_rel);
+	leaf_fd = node->ops->cg_open_at(step_fd, step_leaves[0], false);
+	close(step_fd);
+	if (leaf_fd < 0)
+		return report_errno(rep, errno, "cannot open /%s/" EXTERN_STEP "/%s",
+				    job_rel, step_leaves[0]);
+	prog_fd = node->ops->prog_find(leaf_fd);
+	close(leaf_fd);
+	if (prog_fd < 0)
+		return report_errno(rep, errno,
+				    "its device filter is not on /%s/" EXTERN_STEP "/%s",
+				    job_rel, step_leaves[0]);
+	return prog_fd;
+}
+
+/* The job's cgroup from the marker; checked to be what setup wrote. */
+static int marker_job_rel(const struct jobct_node *node, uint32_t job_id,
+			  char *job_rel, size_t size)
+{
+	char step[NAME_MAX + 1], probe[PATH_MAX + 32];
+	int found = marker_read(node, job_id, job_rel, size);
+
+	if (found <= 0)
+		return found;
+	/* job_rel must end in job_<id>: parse it as a step path. */
+	snprintf(probe, sizeof(probe), "%s/step_0", job_rel);
+	if (job_rel[0] == '/' || strstr(job_rel, "..") ||
+	    stepcg_parse(probe, job_id, job_rel, size, step, sizeof(step)) < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	return 1;
+}
+
+int stepcg_join(const struct jobct_node *node, uint32_t job_id,
+		struct report *rep)
+{
+	char job_rel[PATH_MAX], marked[PATH_MAX], step[NAME_MAX + 1];
+	int step_fd, prog_fd, rc;
+
+	if (self_step(node, job_id, job_rel, sizeof(job_rel), step,
+		      sizeof(step), rep) < 0)
+		return -1;
+	if (marker_job_rel(node, job_id, marked, sizeof(marked)) != 1 ||
+	    strcmp(marked, job_rel)) {
+		errno = EINVAL;
+		return report_error(rep, "its cgroup /%s is not the one its filter was set up for",
+				    job_rel);
+	}
+	if ((prog_fd = job_prog(node, job_rel, rep)) < 0)
+		return -1;
+	if ((step_fd = open_step(node, job_rel, step)) < 0) {
+		close(prog_fd);
+		return report_errno(rep, errno, "cannot open its cgroup /%s/%s",
+				    job_rel, step);
+	}
+	/* The step's tasks join at once: one of them attaches. */
+	flock(step_fd, LOCK_EX);
+	rc = attach_step(node, step_fd, step, prog_fd, rep);
+	flock(step_fd, LOCK_UN);
+	close(step_fd);
+	close(prog_fd);
+	return rc;
+}
+
+int stepcg_adopt(const struct jobct_node *node, uint32_t job_id,
+		 struct report *rep)
+{
+	char job_rel[PATH_MAX];
+	int prog_fd, found = marker_job_rel(node, job_id, job_rel,
+					    sizeof(job_rel));
+
+	if (found < 0)
+		return report_errno(rep, errno, "its filter marker is unreadable");
+	if (!found) {
+		errno = ENOENT;
+		return report_error(rep, "its filter marker is gone");
+	}
+	if ((prog_fd = job_prog(node, job_rel, rep)) < 0)
+		return -1;
+	close(prog_fd);
+	return 0;
+}
+
+/* Waits until the cgroup holds no process; 0, or -1 (EBUSY). */
+static int wait_empty(int cg_fd)
+{
+	for (int waited = 0; waited < KILL_WAIT_MS; waited += 10) {
+		int populated = cgroup2_populated(cg_fd);
+
+		if (populated <= 0)
+			return populated;
+		usleep(10000);
+	}
+	errno = EBUSY;
+	return -1;
+}
+
+/*
+ * The job is over: its tasks die, then the filter comes off the step.
+ * Off "slurm" only once slurmstepd has left it too: the stepd calling
+ * release sits there, and its cgroup goes with it.
+ */
+static int release_step(const struct jobct_node *node, int step_fd)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < N_LEAVES; i++) {
+		bool tasks = i == 0;
+		int leaf_fd = node->ops->cg_open_at(step_fd, step_leaves[i],
+						    false);
+
+		if (leaf_fd < 0)
+			continue;	/* Slurm removed it */
+		if (tasks && cgroup2_populated(leaf_fd) == 1) {
+			(void)cgroup2_kill(leaf_fd);
+			if (wait_empty(leaf_fd) < 0)
+				rc = -1;
+		}
+		if (cgroup2_populated(leaf_fd) == 0 && detach_leaf(leaf_fd) < 0)
+			rc = -1;
+		close(leaf_fd);
+	}
+	return rc;
+}
+
+int stepcg_release(const struct jobct_node *node, uint32_t job_id)
+{
+	char job_rel[PATH_MAX];
+	int root_fd, job_fd, found, rc = 0, saved;
+	struct dirent *ep;
+	DIR *dp;
+
+	if ((found = marker_job_rel(node, job_id, job_rel,
+				    sizeof(job_rel))) <= 0)
+		return found;
+	if ((root_fd = devcg_open_root(node)) < 0)
+		return -1;
+	job_fd = node->ops->cg_open_at(root_fd, job_rel, false);
+	close(root_fd);
+	if (job_fd < 0)	/* Slurm removed it, and our programs with it */
+		return errno == ENOENT ? marker_remove(node, job_id) : -1;
+	if (!(dp = fdopendir(job_fd))) {
+		saved = errno;
+		close(job_fd);
+		errno = saved;
+		return -1;
+	}
+	while ((ep = readdir(dp))) {
+		int step_fd;
+
+		if (strncmp(ep->d_name, "step_", 5) ||
+		    (step_fd = node->ops->cg_open_at(dirfd(dp), ep->d_name,
+						     false)) < 0)
+			continue;
+		if (release_step(node, step_fd) < 0)
+			rc = -1;
+		close(step_fd);
+	}
+	closedir(dp);
+	if (rc < 0) {
+		errno = EBUSY;
+		return -1;
+	}
+	return marker_remove(node, job_id);
+}
+
+int stepcg_check(const struct jobct_node *node, struct report *rep)
+{
+	char self[PATH_MAX], name[NAME_MAX + 1];
+	size_t done = 0;	/* the part of self opened so far */
+	int fd;
+
+	if (devprog_probe() < 0)
+		return report_errno(rep, errno,
+				    "the kernel does not load the device filter");
+	if (node->ops->self_cgroup(self, sizeof(self)) < 0)
+		return report_errno(rep, errno, "cannot read slurmd's cgroup");
+	if ((fd = devcg_open_root(node)) < 0)
+		return report_errno(rep, errno, "cannot open the cgroup2 mount");
+	for (;;) {
+		const char *start = self + done + (done ? 1 : 0), *end;
+		uint32_t flags, count;
+		int child;
+
+		if (devprog_query(fd, &flags, &count) < 0) {
+			report_errno(rep, errno,
+				     "cannot query the device programs on /%.*s",
+				     (int)done, self);
+			break;
+		}
+		if (count &&
+		    !(flags & (BPF_F_ALLOW_MULTI | BPF_F_ALLOW_OVERRIDE))) {
+			errno = EPERM;
+			report_error(rep, "a device program is attached to /%.*s without BPF_F_ALLOW_MULTI or BPF_F_ALLOW_OVERRIDE, so no filter can be attached below it",
+				     (int)done, self);
+			break;
+		}
+		if (!*start) {
+			close(fd);
+			return 0;
+		}
+		end = strchrnul(start, '/');
+		snprintf(name, sizeof(name), "%.*s", (int)(end - start), start);
+		child = node->ops->cg_open_at(fd, name, false);
+		close(fd);
+		if ((fd = child) < 0)
+			return report_errno(rep, errno, "cannot open /%.*s",
+					    (int)(end - self), self);
+		done = (size_t)(end - self);
+	}
+	close(fd);
+	return -1;
+}
