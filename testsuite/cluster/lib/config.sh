@@ -14,6 +14,17 @@ node_gres() {
 
 node_list() { printf 'node[1-%d]' "${#NODES[@]}"; }
 
+# Memory is a consumable resource where cgroup.conf constrains it (the unified layout): only
+# then does a job's --mem reach its cgroup (memory.max). Each job gets 300 MB per CPU unless
+# it asks: two one-CPU jobs fit a node's RealMemory (1000 MB) as two CPUs do.
+select_parameters() {
+	if ((CGROUP_V2)); then
+		printf 'SelectTypeParameters=CR_Core_Memory\nDefMemPerCPU=300\n'
+	else
+		echo "SelectTypeParameters=CR_Core"
+	fi
+}
+
 # The default slurm.conf, one setting per line. Keys named in DEVNS_SLURM_CONF_EXTRA replace
 # the default line (Slurm would take the later value too, but logs an error for each repeat).
 default_slurm_conf() {
@@ -40,7 +51,7 @@ TaskPlugin=task/cgroup,task/affinity
 PrologFlags=Contain
 $([[ $JOB_CONTAINER == job_container/none ]] || echo "JobContainerType=$JOB_CONTAINER")
 SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
+$(select_parameters)
 GresTypes=gpu,nic
 MpiDefault=none
 SchedulerType=sched/backfill
