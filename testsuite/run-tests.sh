@@ -165,6 +165,14 @@ integration_stage() {
 		run_tap "$out/$(basename "$t" .sh).log" \
 			"Slurm $name: $(basename "$t")" timeout 1200 bash "$t"
 	done
+	# The soak on the first release only: DEVNS_SOAK_JOBS jobs (0: none).
+	local releases=${DEVNS_RELEASES:-22.05 24.11}
+	if [ "$name" = "${releases%% *}" ] && [ "${DEVNS_SOAK_JOBS:-200}" -gt 0 ] &&
+		[ -z "${DEVNS_TESTS:-}" ]; then
+		run_tap "$out/soak.log" "Slurm $name: soak (${DEVNS_SOAK_JOBS:-200} jobs)" \
+			timeout 1800 bash "$top/testsuite/soak/soak.sh" "${DEVNS_SOAK_JOBS:-200}"
+		grep '^# soak:' "$out/soak.log"
+	fi
 	say "Slurm $name: cluster stop"
 	"$top/testsuite/cluster/cluster.sh" stop >"$out/cluster-stop.log" 2>&1 ||
 		{ echo "cluster stop failed"; failed=$((failed + 1)); }

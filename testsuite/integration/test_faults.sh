@@ -1,0 +1,190 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# test_faults.sh - crashes and full disks on the real cluster: nothing of a
+# job is ever left behind (mounts, directories, device cgroups, filter
+# markers, BPF programs, processes), and a live job keeps its /tmp and its
+# filter across a slurmd crash.
+#
+#   kill -9 slurmd while jobs run, restart it
+#   kill -9 a job's extern slurmstepd
+#   kill -9 the extern slurmstepd between unshare and pin
+#     (helpers/kill_fault.so, preloaded into node2's slurmd)
+#   a node "reboot": stale job directories and pins under BasePath
+#   BasePath's file system full
+source "$(dirname "$0")/lib.sh"
+
+USER1=dnalice
+OUT=$DEVNS_CLUSTER_ROOT/out
+BASE=$DEVNS_CLUSTER_ROOT/base
+DEV=$DEVNS_CLUSTER_ROOT/dev
+CONF=$DEVNS_CLUSTER_ROOT/etc/namespace.conf
+PROBE=$OUT/probe.sh
+GPUS="$DEV/nvidia0 $DEV/nvidia1 $DEV/nvidia2 $DEV/nvidia3"
+GPU_IDX='${SLURM_STEP_GPUS:-$SLURM_JOB_GPUS}'
+
+setup() {
+	mkdir -p "$OUT" && chmod 1777 "$OUT"
+	rm -f "$OUT"/fault-*
+	cp "$CONF" "$OUT/namespace.conf.fault-orig"
+	write_device_probe "$PROBE"
+}
+
+node_idle() { cl sinfo -h -n "$1" -o %t | grep -Eq '^(idle|mix|alloc)$'; }
+restart_node() {
+	"$CLUSTER" restart-slurmd "$1" >/dev/null 2>&1
+	wait_for 60 node_idle "$1"
+	cl scontrol update nodename="$1" state=resume >/dev/null 2>&1
+	true
+}
+
+submit() {
+	local args=()
+	while [ "$1" != "--" ]; do args+=("$1"); shift; done
+	shift
+	cl_as "$USER1" sbatch --parsable -o "$OUT/fault-%j.out" "${args[@]}" --wrap "$*"
+}
+
+# leftovers NODE JOBID: what of the job is still on the node, one word
+# each (dir mounts marker cgroup procs), or nothing.  Fails when it cannot
+# look (no such job id, no BasePath or spool directory to look in).
+leftovers() {
+	local node=$1 j=$2 spool=$DEVNS_CLUSTER_ROOT/spool/$1 left=
+	[[ $j =~ ^[0-9]+$ ]] && [ -d "$BASE/$node" ] && [ -d "$spool" ] || return 1
+	[ -e "$BASE/$node/$j" ] && left+=" dir"
+	grep -Eq " $BASE/$node/$j(/| )" /proc/self/mountinfo && left+=" mounts"
+	[ -e "$spool/devns_filter_$j" ] && left+=" marker"
+	[ -e "/sys/fs/cgroup/unified/devns/$node/job_$j" ] && left+=" cgroup"
+	pgrep -f "slurmstepd: \[$j\." >/dev/null && left+=" stepd"
+	echo "${left# }"
+}
+nothing_left() { [ "$(leftovers "$1" "$2")" = "" ] && leftovers "$1" "$2" >/dev/null; }
+
+# A live GPU job across kill -9 of slurmd: /tmp and filter kept; a job that
+# ended meanwhile is cleaned at the restart.
+test_slurmd_kill9() {
+	local live done_ idx before after
+	live=$(submit -w node3 -n1 --gres=gpu:1 -- "echo $GPU_IDX > $OUT/fault-live-idx; echo kept > /tmp/keep; srun $PROBE $GPUS > $OUT/fault-live-before; touch $OUT/fault-live-ready; while [ ! -e $OUT/fault-live-go ]; do sleep 0.2; done; cat /tmp/keep > $OUT/fault-live-tmp; srun $PROBE $GPUS > $OUT/fault-live-after")
+	done_=$(submit -w node3 -n1 -- "touch $OUT/fault-done-ready; while [ ! -e $OUT/fault-done-go ]; do sleep 0.2; done")
+	wait_for 60 test -e "$OUT/fault-live-ready" && wait_for 30 test -e "$OUT/fault-done-ready"
+	ok $? "precondition: a GPU job and a second job run on node3" || return
+	idx=$(cat "$OUT/fault-live-idx"); before=$(cat "$OUT/fault-live-before")
+	is "$(echo "$before" | tr ' ' '\n' | grep -c EPERM)" 3 \
+		"precondition: the GPU job's filter denies the three other GPUs"
+	kill -9 "$(cat "$DEVNS_CLUSTER_ROOT/run/slurmd-node3.pid")"
+	wait_for 10 sh -c "! pgrep -F $DEVNS_CLUSTER_ROOT/run/slurmd-node3.pid >/dev/null 2>&1"
+	ok $? "precondition: slurmd on node3 killed with SIGKILL"
+	# The second job ends while slurmd is away: its stepds die unseen.
+	pkill -KILL -f "slurmstepd: \[$done_\."
+	sleep 0.5
+	restart_node node3
+	[ -d "$BASE/node3/$live" ]
+	ok $? "after the restart the live job keeps its namespace directory"
+	nothing_left node3 "$done_"
+	ok $? "the job that died meanwhile is cleaned at the restart (left: '$(leftovers node3 "$done_")')"
+	touch "$OUT/fault-live-go" "$OUT/fault-done-go"
+	wait_job_gone "$live"
+	is "$(cat "$OUT/fault-live-tmp" 2>/dev/null)" kept "the live job's /tmp file survived the crash"
+	after=$(cat "$OUT/fault-live-after" 2>/dev/null)
+	is "$after" "$before" "a step after the crash gets the same filter ($after)"
+	cl scancel "$done_" >/dev/null 2>&1
+	wait_job_gone "$done_"
+	wait_for 20 nothing_left node3 "$live"
+	ok $? "the live job leaves nothing once it ends (left: '$(leftovers node3 "$live")')"
+}
+
+# kill -9 the extern slurmstepd of a running job.
+test_extern_kill9() {
+	local j pid
+	j=$(submit -w node1 -n1 --gres=gpu:1 -- "echo x > /tmp/x; touch $OUT/fault-ext-ready; sleep 300")
+	wait_for 60 test -e "$OUT/fault-ext-ready" && [ -d "$BASE/node1/$j" ]
+	ok $? "precondition: a GPU job runs on node1 with its namespace" || return
+	pid=$(pgrep -f "slurmstepd: \[$j\.extern\]")
+	[ -n "$pid" ] && kill -9 $pid
+	ok $? "precondition: its extern slurmstepd ($pid) killed with SIGKILL"
+	cl scancel "$j" >/dev/null 2>&1
+	wait_job_gone "$j"
+	ok $? "the job ends"
+	wait_for 20 nothing_left node1 "$j" ||
+		{ diag "left before restore: $(leftovers node1 "$j")"; restart_node node1; }
+	nothing_left node1 "$j"
+	ok $? "nothing of it is left, at the latest after the next restore (left: '$(leftovers node1 "$j")')"
+	! pgrep -u "$USER1" -f "sleep 300" >/dev/null
+	ok $? "no process of the job survives"
+}
+
+# kill -9 the extern slurmstepd after unshare, before the pin.
+test_setup_kill9() {
+	local j out
+	[ -f "$HELPERS/.libs/kill_fault.so" ]
+	ok $? "precondition: helpers/kill_fault.so is built" || return
+	DEVNS_DAEMON_ENV="LD_PRELOAD=$HELPERS/.libs/kill_fault.so DEVNS_FAULT=kill_after_unshare" \
+		restart_node node2
+	out=$(cl_as "$USER1" srun -w node2 -n1 --gres=gpu:1 echo ran 2>&1)
+	! echo "$out" | grep -qx ran
+	ok $? "a job whose stepd dies in namespace setup does not run"
+	j=$(cl squeue -h -w node2 -o %i 2>/dev/null | head -1)
+	restart_node node2	# without the fault; restore runs
+	dir_empty "$BASE/node2"
+	ok $? "no namespace directory or pin is left on node2 ($(ls "$BASE/node2" 2>/dev/null | xargs))"
+	! grep -q " $BASE/node2/" /proc/self/mountinfo
+	ok $? "no mount is left below node2's BasePath"
+	! ls "$DEVNS_CLUSTER_ROOT/spool/node2" | grep -q '^devns_filter_'
+	ok $? "no filter marker is left"
+	[ -z "$(find /sys/fs/cgroup/unified/devns/node2 -maxdepth 1 -name 'job_*' 2>/dev/null)" ]
+	ok $? "no device cgroup is left"
+	[ -n "$j" ] && cl scancel "$j" >/dev/null 2>&1
+	true
+}
+
+# Stale job directories and a pin from before a "reboot": slurmd start
+# removes them.
+test_reboot_leftovers() {
+	local stale=4000001 stale2=4000002
+	mkdir -p "$BASE/node1/$stale/tmp/deep" "$BASE/node1/$stale2/dev_shm"
+	echo old > "$BASE/node1/$stale/tmp/deep/file"
+	: > "$BASE/node1/$stale/.ns"	# a pin whose namespace died with the boot
+	: > "$DEVNS_CLUSTER_ROOT/spool/node1/devns_filter_$stale"
+	[ -f "$BASE/node1/$stale/tmp/deep/file" ] && [ -d "$BASE/node1/$stale2" ]
+	ok $? "precondition: stale job directories planted under node1's BasePath"
+	restart_node node1
+	[ ! -e "$BASE/node1/$stale" ] && [ ! -e "$BASE/node1/$stale2" ]
+	ok $? "slurmd start removes job directories left by a previous boot"
+	[ ! -e "$DEVNS_CLUSTER_ROOT/spool/node1/devns_filter_$stale" ]
+	ok $? "and the stale filter marker"
+}
+
+# BasePath's file system is full: the job is refused, with the reason.
+test_base_path_full() {
+	local log=$DEVNS_CLUSTER_ROOT/log/slurmd-node2.log mnt=$BASE/node2 out i
+	dir_empty "$mnt"
+	ok $? "precondition: no job on node2" || return
+	mount -t tmpfs -o size=64k,nr_inodes=16,mode=0755 devns-full "$mnt"
+	ok $? "precondition: a tiny file system mounted on node2's BasePath" || return
+	for i in $(seq 1 40); do : > "$mnt/fill$i" 2>/dev/null || break; done
+	dd if=/dev/zero of="$mnt/fillbig" bs=4k 2>/dev/null
+	! mkdir "$mnt/probe" 2>/dev/null
+	ok $? "precondition: nothing more fits on it"
+	rmdir "$mnt/probe" 2>/dev/null
+	: > "$log"
+	out=$(cl_as "$USER1" srun -w node2 -n1 echo ran 2>&1)
+	! echo "$out" | grep -qx ran
+	ok $? "a job on a full BasePath does not run"
+	like "$(grep -m1 'No space left' "$log")" "job [0-9]+: .*No space left on device" \
+		"the slurmd log says why"
+	[ -z "$(ls "$mnt" | grep -v '^fill')" ]
+	ok $? "the refused job left nothing on BasePath"
+	! ls "$DEVNS_CLUSTER_ROOT/spool/node2" | grep -q '^devns_filter_'
+	ok $? "and no filter marker"
+	umount "$mnt"
+	restart_node node2
+}
+
+setup
+test_slurmd_kill9
+test_extern_kill9
+test_setup_kill9
+test_reboot_leftovers
+test_base_path_full
+cp "$OUT/namespace.conf.fault-orig" "$CONF"
+tap_done

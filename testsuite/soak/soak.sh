@@ -1,0 +1,199 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# soak.sh [JOBS] - a mixed load on the running test cluster, then a count
+# of everything the jobs could have left behind.  TAP like the integration
+# tests (one check per kind of leftover, each must be 0), plus a summary
+# line "# soak: ..." with the figures.
+#
+# JOBS (default $DEVNS_SOAK_JOBS, else 200) jobs over node1..node3, round
+# robin through this mix (a job array counts as its tasks):
+#   steps     batch job with three srun steps sharing /tmp
+#   array     job array of 4 tasks
+#   cancel    cancelled while it runs
+#   timeout   hits its one-minute time limit (one in 25)
+#   requeue   requeued once while it runs, then completes
+#   orphan    leaves a background child behind
+#   fill      writes 8 MiB to /tmp and 4 MiB to /dev/shm
+#   gpu       --gres=gpu:1 probes the GPUs: its own ENXIO, the others EPERM
+#   adopt     a pam_slurm_adopt login into a GPU job on node1 (filtered)
+#   srun      a plain srun job
+# Every job that should complete writes a "done" file; a job that should
+# complete and did not, or a GPU probe with the wrong verdicts, is a failed
+# launch.
+source "$(dirname "$0")/../integration/lib.sh"
+
+JOBS=${1:-${DEVNS_SOAK_JOBS:-200}}
+USERS=(dnalice dnbob)
+OUT=$DEVNS_CLUSTER_ROOT/out/soak
+BASE=$DEVNS_CLUSTER_ROOT/base
+DEV=$DEVNS_CLUSTER_ROOT/dev
+PAMDIR=$DEVNS_CLUSTER_ROOT/pam
+GPUS="$DEV/nvidia0 $DEV/nvidia1 $DEV/nvidia2 $DEV/nvidia3"
+KINDS=(steps array cancel timeout requeue orphan fill gpu adopt srun)
+
+declare -A expect_done=()	# tag -> 1 when the job must write its done file
+declare -a cancel_ids=() requeue_ids=()
+submitted=0 t0=$SECONDS
+
+setup() {
+	rm -rf "$OUT"; mkdir -p "$OUT" && chmod 1777 "$OUT"
+	write_device_probe "$OUT/probe.sh"
+	local module
+	for module in "$DEVNS_SLURM_PREFIX/lib/security/pam_slurm_adopt.so" \
+		/lib/security/pam_slurm_adopt.so ""; do
+		[ -f "$module" ] && break
+	done
+	ADOPT=
+	if [ -n "$module" ] && [ -x "$HELPERS/pam_adopt" ]; then
+		mkdir -p "$PAMDIR"
+		echo "account required $module nodename=node1 action_adopt_failure=deny action_no_jobs=deny" > "$PAMDIR/sshd"
+		ADOPT=1
+	fi
+}
+
+sb() {	# sb USER TAG SBATCH-ARGS... -- SCRIPT
+	local user=$1 tag=$2; shift 2
+	local args=()
+	while [ "$1" != "--" ]; do args+=("$1"); shift; done
+	shift
+	cl_as "$user" sbatch --parsable -o "$OUT/$tag.out" "${args[@]}" --wrap "$*" 2>>"$OUT/submit.err"
+}
+
+submit_one() {
+	local i=$1 kind=${KINDS[$(( $1 % ${#KINDS[@]} ))]}
+	local user=${USERS[$(( $1 % 2 ))]} node=node$(( $1 % 3 + 1 )) tag=j$1 id
+	local done_="touch $OUT/$tag.done"
+	case $kind in
+	steps) id=$(sb "$user" "$tag" -w "$node" -n1 -- "echo s > /tmp/s; srun cat /tmp/s >/dev/null && srun true && srun ls /tmp >/dev/null && $done_")
+		expect_done[$tag]=1 ;;
+	array) id=$(sb "$user" "$tag" -w "$node" -n1 --array=0-3 -- "echo a > /tmp/a && touch $OUT/$tag.done.\$SLURM_ARRAY_TASK_ID")
+		for t in 0 1 2 3; do expect_done[$tag.done.$t]=1; done
+		submitted=$((submitted + 3)) ;;
+	cancel) id=$(sb "$user" "$tag" -w "$node" -n1 -- "touch $OUT/$tag.started; sleep 120")
+		cancel_ids+=("$id:$tag") ;;
+	timeout) if (( i % 25 == 3 )); then
+			id=$(sb "$user" "$tag" -w "$node" -n1 --time=1 -- "sleep 600")
+		else
+			id=$(sb "$user" "$tag" -w "$node" -n1 -- "$done_"); expect_done[$tag]=1
+		fi ;;
+	requeue) id=$(sb "$user" "$tag" -w "$node" -n1 --requeue -- "if [ -e $OUT/$tag.requeued ]; then $done_; else touch $OUT/$tag.started; sleep 120; fi")
+		requeue_ids+=("$id:$tag"); expect_done[$tag]=1 ;;
+	orphan) id=$(sb "$user" "$tag" -w "$node" -n1 -- "(setsid sleep 600 >/dev/null 2>&1 &); $done_")
+		expect_done[$tag]=1 ;;
+	fill) id=$(sb "$user" "$tag" -w "$node" -n1 -- "dd if=/dev/zero of=/tmp/fill bs=1M count=8 2>/dev/null && dd if=/dev/zero of=/dev/shm/fill bs=1M count=4 2>/dev/null && $done_")
+		expect_done[$tag]=1 ;;
+	gpu) id=$(sb "$user" "$tag" -w "$node" -n1 --gres=gpu:1 -- "i=\${SLURM_JOB_GPUS}; p=\$($OUT/probe.sh $GPUS); set -- \$p; n=0; for w in \"\$@\"; do [ \$n = \$i ] && { [ \$w = ENXIO ] || exit 1; } || { [ \$w = EPERM ] || exit 1; }; n=\$((n+1)); done; $done_")
+		expect_done[$tag]=1 ;;
+	adopt) if [ -n "$ADOPT" ] && [ "$user" = dnalice ]; then
+			adopt_one "$tag"; return
+		fi
+		id=$(sb "$user" "$tag" -w "$node" -n1 -- "$done_"); expect_done[$tag]=1 ;;
+	srun) cl_as "$user" srun -w "$node" -n1 sh -c "echo x > /tmp/x && $done_" >/dev/null 2>&1 &
+		expect_done[$tag]=1 ;;
+	esac
+	submitted=$((submitted + 1))
+	echo "$id" >> "$OUT/ids"
+}
+
+# A GPU job on node1 and a login adopted into it: the login sees the job's
+# /tmp and only the job's GPU.
+adopt_one() {
+	local tag=$1 id out
+	id=$(sb dnalice "$tag" -w node1 -n1 --gres=gpu:1 -- "echo \$SLURM_JOB_GPUS > $OUT/$tag.gpu; echo in-job > /tmp/adopt; while [ ! -e $OUT/$tag.go ]; do sleep 0.2; done")
+	echo "$id" >> "$OUT/ids"
+	submitted=$((submitted + 1))
+	if wait_for 60 test -s "$OUT/$tag.gpu"; then
+		out=$(timeout 30 "$CLUSTER" run -n node1 -- "$HELPERS/pam_adopt" "$PAMDIR" sshd dnalice \
+			sh -c "cat /tmp/adopt; $OUT/probe.sh $GPUS" 2>/dev/null)
+		local idx words
+		idx=$(cat "$OUT/$tag.gpu"); words=($(echo "$out" | tail -1))
+		if [ "$(echo "$out" | head -1)" = in-job ] && [ "${words[$idx]}" = ENXIO ] &&
+			[ "$(echo "${words[@]}" | tr ' ' '\n' | grep -c EPERM)" = 3 ]; then
+			touch "$OUT/$tag.done"
+		fi
+	fi
+	expect_done[$tag]=1
+	touch "$OUT/$tag.go"
+}
+
+# Cancel and requeue the jobs waiting for it, once they run.
+act_on_running() {
+	local e id tag rest=()
+	for e in "${cancel_ids[@]}"; do
+		id=${e%%:*} tag=${e#*:}
+		if [ -e "$OUT/$tag.started" ]; then cl scancel "$id" >/dev/null 2>&1; else rest+=("$e"); fi
+	done
+	cancel_ids=("${rest[@]}"); rest=()
+	for e in "${requeue_ids[@]}"; do
+		id=${e%%:*} tag=${e#*:}
+		if [ -e "$OUT/$tag.started" ]; then
+			touch "$OUT/$tag.requeued"
+			cl scontrol requeue "$id" >/dev/null 2>&1
+		else
+			rest+=("$e")
+		fi
+	done
+	requeue_ids=("${rest[@]}")
+}
+
+jobs_left() { cl squeue -h -u dnalice,dnbob -o %i 2>/dev/null | wc -l; }
+
+run_load() {
+	local i=0
+	while (( submitted < JOBS )); do
+		submit_one $i
+		i=$((i + 1))
+		(( i % 10 == 0 )) && act_on_running
+		# keep the queue short: the cluster has 6 CPUs
+		while (( $(jobs_left) > 24 )); do act_on_running; sleep 0.5; done
+	done
+	wait
+	for _ in $(seq 1 600); do
+		act_on_running
+		(( ${#cancel_ids[@]} + ${#requeue_ids[@]} == 0 )) && (( $(jobs_left) == 0 )) && break
+		sleep 1
+	done
+}
+
+# ---- the counts --------------------------------------------------------
+
+count_mounts() { grep -c " $BASE/" /proc/self/mountinfo; }
+count_dirs() { find "$BASE" -mindepth 2 -maxdepth 2 -regex '.*/[0-9]+' | wc -l; }
+count_cgroups() {
+	local d=/sys/fs/cgroup/unified/devns
+	[ -d $d ] || d=/sys/fs/cgroup/devns
+	[ -d $d ] || { echo 0; return; }
+	find $d -mindepth 2 -maxdepth 2 -name 'job_*' | wc -l
+}
+count_progs() { bpftool prog show 2>/dev/null | grep -c ' name devns '; }
+count_markers() { ls "$DEVNS_CLUSTER_ROOT"/spool/node*/ 2>/dev/null | grep -c '^devns_filter_'; }
+count_procs() { pgrep -u dnalice,dnbob | wc -l; }
+count_failed() {
+	local tag n=0
+	for tag in "${!expect_done[@]}"; do
+		[[ $tag == *.done.* ]] && { [ -e "$OUT/$tag" ] || n=$((n + 1)); continue; }
+		[ -e "$OUT/$tag.done" ] || { n=$((n + 1)); echo "$tag" >> "$OUT/failed"; }
+	done
+	echo $n
+}
+
+setup
+bpftool prog show >/dev/null 2>&1
+ok $? "precondition: bpftool answers (BPF programs can be counted)"
+p0=$(count_progs)
+run_load
+elapsed=$((SECONDS - t0))
+is "$(jobs_left)" 0 "all $submitted jobs are gone from the queue"
+sleep 2	# release runs after slurmctld forgets the job
+for what in mounts dirs cgroups markers procs; do
+	wait_for 30 test "$(count_$what)" = 0
+	is "$(count_$what)" 0 "soak: no $what left"
+done
+wait_for 30 test "$(count_progs)" = "$p0"
+is "$(count_progs)" "$p0" "soak: no BPF program left"
+failed=$(count_failed)
+is "$failed" 0 "soak: no failed launch ($(xargs < "$OUT/failed" 2>/dev/null))"
+echo "# soak: $submitted jobs in ${elapsed}s; leftovers: mounts $(count_mounts) dirs $(count_dirs) cgroups $(count_cgroups) programs $(( $(count_progs) - p0 )) markers $(count_markers) processes $(count_procs); failed launches $failed"
+pkill -u dnalice,dnbob 2>/dev/null
+tap_done
