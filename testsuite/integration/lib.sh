@@ -149,6 +149,22 @@ wait_job_gone() {
 	return 1
 }
 
+# The node's cgroup layout.  Hybrid (the development host): devns keeps a
+# cgroup of its own per job, <cgroup2>/devns/<node>/job_<id>.  Unified
+# (pure cgroup v2: the QEMU guest, real nodes): Slurm's cgroup/v2 owns the
+# job cgroups, <scope>/job_<id>, one stepd scope per slurmd, and devns
+# attaches its filter there.
+cgroup_unified() { [ "$(stat -fc %T /sys/fs/cgroup 2>/dev/null)" = cgroup2fs ]; }
+
+# job_cgroups NODE: the directory that holds NODE's job cgroups.
+job_cgroups() {
+	if cgroup_unified; then
+		echo "/sys/fs/cgroup/system.slice/$1_slurmstepd.scope"
+	else
+		echo "/sys/fs/cgroup/unified/devns/$1"
+	fi
+}
+
 # dir_empty DIR: DIR exists and lists nothing.  A missing DIR is not
 # "empty": it proves nothing about what a job left behind.
 dir_empty() { [ -d "$1" ] && [ -z "$(ls "$1")" ]; }
