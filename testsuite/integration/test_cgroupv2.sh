@@ -136,7 +136,8 @@ oom_run() {
 	{
 		echo "srun status $rc"
 		echo "stdout: $(cat "$OUT/oom-$tag.srun.out")"
-		normalise < "$OUT/oom-$tag.srun.err"
+		# srun's and slurmstepd's messages come in either order
+		normalise < "$OUT/oom-$tag.srun.err" | sort
 	} > "$OUT/oom-$tag.srun"
 	j=$(cl_as $USER1 sbatch --parsable -w node3 -n1 --mem=64M -o "$OUT/oom-$tag-%j.batch.out" --wrap "$HOG")
 	{
