@@ -143,7 +143,7 @@ oom_run() {
 	{
 		echo "final $(final_state "$j")"
 		wait_job_gone "$j" >/dev/null
-		normalise < "$OUT/oom-$tag-$j.batch.out"
+		normalise < "$OUT/oom-$tag-$j.batch.out" | sort
 	} > "$OUT/oom-$tag.batch"
 	diag "$tag: $(tr '\n' '|' < "$OUT/oom-$tag.srun") $(tr '\n' '|' < "$OUT/oom-$tag.batch")"
 	cp "$OUT/oom-$tag.srun" "$OUT/oom-$tag.batch" "$DEVNS_CLUSTER_ROOT.oom/" 2>/dev/null
