@@ -29,12 +29,13 @@
 #include <unistd.h>
 
 #include "dev/cgroup2.h"
+#include "dev/devinspect.h"
 #include "dev/devprog.h"
 #include "bpfinspect.h"
 #include "dev/devpolicy.h"
 #include "tap.h"
 
-#define KTESTS 44
+#define KTESTS 60
 
 static char tmpdir[] = "/tmp/test_devfilter_k.XXXXXX";
 /* cgroup.procs of a v1 devices cgroup the child also joins, when set. */
@@ -160,7 +161,7 @@ static int load(const struct devrule_list *l, uint32_t *id, const char *what)
 
 	if (!ok(fd >= 0, "%s: loaded", what))
 		diag("%s\n%s", strerror(errno), log);
-	if (fd >= 0 && bpfinspect_prog_id(fd, id) < 0)
+	if (fd >= 0 && devinspect_prog_id(fd, id) < 0)
 		*id = 0;
 	return fd;
 }
@@ -204,7 +205,7 @@ static void test_kernel(int mount_fd)
 	devrule_list_normalise(&a);
 	fa = load(&a, &ida, "list A (4 rules, default deny)");
 	ok(devprog_attach(fa, cg_fd) == 0, "A attached");
-	n = bpfinspect_query(cg_fd, ids, 4);
+	n = devinspect_query(cg_fd, ids, 4, NULL);
 	ok(n == 1 && ids[0] == ida, "query: A is the one program attached");
 	errno = 0;
 	if (!ok(devprog_attach(fa, cg_fd) == -1 && errno == EINVAL,
@@ -232,7 +233,7 @@ static void test_kernel(int mount_fd)
 	}
 
 	ok(devprog_detach(fa, cg_fd) == 0, "A detached");
-	ok(bpfinspect_query(cg_fd, ids, 4) == 0, "query: nothing attached");
+	ok(devinspect_query(cg_fd, ids, 4, NULL) == 0, "query: nothing attached");
 	errno = 0;
 	ok(devprog_detach(fa, cg_fd) == -1 && errno == ENOENT,
 	   "detaching again: ENOENT");
@@ -264,7 +265,7 @@ static void test_kernel(int mount_fd)
 
 	/* A and B on the same cgroup (ALLOW_MULTI): both must allow. */
 	ok(devprog_attach(fa, cg_fd) == 0, "A attached beside B");
-	n = bpfinspect_query(cg_fd, ids, 4);
+	n = devinspect_query(cg_fd, ids, 4, NULL);
 	is_int(n, 2, "query: two programs");
 	{
 		const struct op ops[] = {
@@ -278,7 +279,7 @@ static void test_kernel(int mount_fd)
 		       "A+B: the intersection applies");
 	}
 	ok(devprog_detach(fb, cg_fd) == 0, "B detached, A stays");
-	n = bpfinspect_query(cg_fd, ids, 4);
+	n = devinspect_query(cg_fd, ids, 4, NULL);
 	ok(n == 1 && ids[0] == ida, "query: exactly A is left");
 
 	/* C on the parent denies /dev/null: the child cgroup inherits it. */
@@ -301,10 +302,10 @@ static void test_kernel(int mount_fd)
 
 	/* Restore path: find A by id, reopen it, detach it with the new fd. */
 	close(fa);
-	fa = bpfinspect_prog_open(ida);
+	fa = devinspect_prog_open(ida);
 	ok(fa >= 0, "A reopened by id %u after its fd was closed", ida);
 	ok(devprog_detach(fa, cg_fd) == 0 &&
-	   bpfinspect_query(cg_fd, ids, 4) == 0,
+	   devinspect_query(cg_fd, ids, 4, NULL) == 0,
 	   "A detached through the reopened fd");
 
 	/* Everything released: the programs are gone. */
@@ -488,6 +489,114 @@ static void test_log(void)
 	ok(fd == -1 && errno == EACCES, "refused without a log too");
 }
 
+/* A rule list as devns show prints it: "c 1:3 rw; ...; default deny". */
+static void list_text(const struct devrule_list *l, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < l->count && n < len; i++) {
+		n += (size_t)devrule_format(&l->rules[i], buf + n, len - n);
+		if (n < len)
+			n += (size_t)snprintf(buf + n, len - n, "; ");
+	}
+	if (n < len)
+		snprintf(buf + n, len - n, "default %s",
+			 l->default_allow ? "allow" : "deny");
+}
+
+/* Loads list, reads it back, compares; returns the program fd. */
+static int read_back(struct devrule_list *l, const char *what)
+{
+	char want[512], got[512];
+	struct devrule_list back;
+	uint32_t id;
+	int fd;
+
+	devrule_list_normalise(l);
+	list_text(l, want, sizeof(want));
+	if ((fd = load(l, &id, what)) < 0)
+		return -1;
+	ok(devinspect_rules(fd, &back) == 0, "%s: read back", what);
+	list_text(&back, got, sizeof(got));
+	is_str(got, want, "%s: the same rules and default", what);
+	devrule_list_free(&back);
+	return fd;
+}
+
+/* The rules of a loaded filter, read back from the kernel (devns show). */
+static void test_read_back(int mount_fd)
+{
+	struct devrule_list l, back;
+	struct bpf_insn insns[2];
+	union bpf_attr attr;
+	uint32_t ids[4], flags = 0;
+	char top[64];
+	int fd, top_fd, cg_fd, n;
+
+	devrule_list_init(&l, false);
+	devrule_list_add(&l, 'c', 195, 0, false, DEVRULE_RWM);
+	devrule_list_add(&l, 'c', 1, 3, false, DEVRULE_R | DEVRULE_W);
+	devrule_list_add(&l, 'c', 136, 0, true, DEVRULE_R | DEVRULE_W);
+	devrule_list_add(&l, 'b', 240, 1, false, DEVRULE_R);
+	fd = read_back(&l, "default deny, a wildcard");
+	snprintf(top, sizeof(top), "devns-readback-%d", (int)getpid());
+	top_fd = cgroup2_open_at(mount_fd, top, true);
+	cg_fd = top_fd >= 0 ? cgroup2_job_open(top_fd, 1, true) : -1;
+	ok(fd >= 0 && cg_fd >= 0 && devprog_attach(fd, cg_fd) == 0,
+	   "attached to %s/job_1", top);
+	n = devinspect_query(cg_fd, ids, 4, &flags);
+	ok(n == 1 && flags == BPF_F_ALLOW_MULTI,
+	   "query: one program, attached with BPF_F_ALLOW_MULTI");
+	if (fd >= 0)
+		close(fd);
+	fd = n == 1 ? devinspect_prog_open(ids[0]) : -1;
+	ok(fd >= 0 && devinspect_rules(fd, &back) == 0 && back.count == 4 &&
+	   !back.default_allow, "the attached program, opened by its id, reads back");
+	devrule_list_free(&back);
+	if (fd >= 0)
+		close(fd);
+	if (cg_fd >= 0)
+		close(cg_fd);
+	if (top_fd >= 0) {
+		cgroup2_job_remove(top_fd, 1);
+		close(top_fd);
+	}
+	cgroup2_remove(mount_fd, top);
+	devrule_list_free(&l);
+
+	devrule_list_init(&l, true);
+	devrule_list_add(&l, 'c', 195, 1, false, 0);
+	devrule_list_add(&l, 'c', 195, 2, false, 0);
+	if ((fd = read_back(&l, "default allow, two denials")) >= 0)
+		close(fd);
+	devrule_list_free(&l);
+	devrule_list_init(&l, true);
+	if ((fd = read_back(&l, "no rules, default allow")) >= 0)
+		close(fd);
+	devrule_list_init(&l, false);
+	if ((fd = read_back(&l, "no rules, default deny")) >= 0)
+		close(fd);
+
+	/* A program devfilter did not make: not read as one. */
+	memset(insns, 0, sizeof(insns));
+	insns[0].code = BPF_ALU64 | BPF_MOV | BPF_K;
+	insns[0].imm = 1;
+	insns[1].code = BPF_JMP | BPF_EXIT;
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_type = BPF_PROG_TYPE_CGROUP_DEVICE;
+	attr.insns = devprog_ptr(insns);
+	attr.insn_cnt = 2;
+	attr.license = devprog_ptr("GPL");
+	memcpy(attr.prog_name, "other", sizeof("other"));
+	fd = devprog_bpf(BPF_PROG_LOAD, &attr);
+	errno = 0;
+	ok(fd >= 0 && devinspect_rules(fd, &back) == -1 && errno == EMEDIUMTYPE &&
+	   back.count == 0, "another program's rules are not read (EMEDIUMTYPE)");
+	if (fd >= 0)
+		close(fd);
+}
+
 static void test_limits(void)
 {
 	struct devrule_list l;
@@ -536,6 +645,7 @@ int main(void)
 	test_slurm_v2_flags(mount_fd);
 	test_log();
 	test_limits();
+	test_read_back(mount_fd);
 	after = bpfinspect_count_loaded();
 	/* Others may load devns programs meanwhile: the ids above decide. */
 	diag("devns programs loaded after: %d", after);

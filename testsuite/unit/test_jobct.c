@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "dev/cgroup2.h"
+#include "dev/devinspect.h"
 #include "dev/devprog.h"
 #include "job/jobct.h"
 #include "job/stepcg.h"
@@ -428,7 +429,7 @@ static void test_filter(void)
 	   "  its cgroup and marker exist");
 	job_cgroup(path, sizeof(path), 102);
 	if ((cg_fd = cgroup2_open(path)) >= 0) {
-		n = bpfinspect_query(cg_fd, &id, 1);
+		n = devinspect_query(cg_fd, &id, 1, NULL);
 		close(cg_fd);
 	}
 	is_int(n, 1, "  one program is attached to it");
@@ -679,6 +680,171 @@ static void test_restore(void)
 }
 
 
+/* What a dry run saw, job by job. */
+struct seen {
+	int count;
+	struct jobct_remains r[4];
+};
+
+static void record(const struct jobct_remains *r, void *arg)
+{
+	struct seen *seen = arg;
+
+	if (seen->count < 4)
+		seen->r[seen->count] = *r;
+	seen->count++;
+}
+
+static bool none_alive(uint32_t job_id, void *arg)
+{
+	(void)job_id;
+	(void)arg;
+	return false;
+}
+
+/* Restore as devns cleanup runs it: report only, then for real. */
+static void test_restore_dry_run(void)
+{
+	struct jobct_restore_args args = { .alive = none_alive };
+	struct seen seen = { 0 };
+	struct jobct_node *node;
+	struct jobct_plan plan;
+	char path[PATH_MAX];
+
+	write_conf("");
+	if (!(node = load(&faulty_ops)))
+		return (void)ok(0, "load: %s", rep.msg);
+	inject(OP_NONE, 0, 0);
+	plan = plan_for(node, 291);
+	ok(jobct_setup(&plan, fresh()) == 0, "job 291 sets up");
+	snprintf(path, sizeof(path), "%s/devns_filter_290", spool);
+	write_file(path, "");
+	ok(marker_exists(290) && !cgroup_exists(290),
+	   "job 290 has a marker and nothing else");
+	args.arg = &seen;
+	args.found = record;
+	args.dry_run = true;
+	ok(jobct_restore_run(node, &args, fresh()) == 0, "a dry run: %s",
+	   rep.msg[0] ? rep.msg : "ok");
+	is_int(seen.count, 2, "  sees both jobs, each once");
+	ok(seen.r[0].job_id == 290 && seen.r[0].has_marker &&
+	   !seen.r[0].has_cgroup && !seen.r[0].alive,
+	   "  290 first: its marker, no cgroup, not alive");
+	job_cgroup(path, sizeof(path), 291);
+	ok(seen.r[1].job_id == 291 && seen.r[1].has_marker &&
+	   seen.r[1].has_cgroup && !strcmp(seen.r[1].cgroup, path) &&
+	   seen.r[1].cgroup_procs == 0,
+	   "  291: marker and cgroup %s, no process", seen.r[1].cgroup);
+	ok(marker_exists(290) && marker_exists(291) && cgroup_exists(291) &&
+	   calls[OP_NS_DELETE] == 0 && calls[OP_CG_REMOVE] == 0,
+	   "  and removes nothing");
+	args.dry_run = false;
+	seen.count = 0;
+	ok(jobct_restore_run(node, &args, fresh()) == 0 && seen.count == 2,
+	   "the same for real");
+	ok(!marker_exists(290) && nothing_left(291),
+	   "  removes both, the lone marker too");
+	jobct_node_free(node);
+}
+
+
+/* jobct_each_cgroup's callback: the paths it was given, joined. */
+static int collect(const char *path, int cg_fd, void *arg)
+{
+	char *buf = arg;
+
+	(void)cg_fd;
+	snprintf(buf + strlen(buf), 4096 - strlen(buf), "%s\n", path);
+	return 0;
+}
+
+/*
+ * Where the job's filter lives, per layout: devns's own job cgroup on
+ * hybrid, Slurm's step cgroups on unified, found from the job's marker (a
+ * scratch tree stands for the cgroup2 root there).
+ */
+static void test_job_cgroups(void)
+{
+	static const char *const dirs[] = {
+		"system.slice", "system.slice/%s_slurmstepd.scope",
+		"system.slice/%s_slurmstepd.scope/job_7",
+		"system.slice/%s_slurmstepd.scope/job_7/step_0",
+		"system.slice/%s_slurmstepd.scope/job_7/step_0/user",
+		"system.slice/%s_slurmstepd.scope/job_7/step_0/slurm",
+		"system.slice/%s_slurmstepd.scope/job_7/step_extern",
+		"system.slice/%s_slurmstepd.scope/job_7/step_extern/user",
+		NULL,
+	};
+	char root[sizeof(cg_mount)], path[PATH_MAX + 128], want[4096], got[4096];
+	char saved[sizeof(cg_mount)];
+	struct jobct_node *node;
+	struct jobct_plan plan;
+	size_t n;
+
+	write_conf("");
+	if (!(node = load(&faulty_ops)))
+		return (void)ok(0, "load: %s", rep.msg);
+	inject(OP_NONE, 0, 0);
+	plan = plan_for(node, 195);
+	ok(jobct_setup(&plan, fresh()) == 0, "hybrid: job 195 sets up");
+	got[0] = '\0';
+	job_cgroup(want, sizeof(want), 195);
+	strcat(want, "\n");
+	ok(jobct_each_cgroup(node, 195, collect, got) == 0, "  its cgroups");
+	is_str(got, want, "  are its own job cgroup");
+	jobct_release(node, 195, NULL);
+	jobct_node_free(node);
+
+	snprintf(root, sizeof(root), "%.200s/devns-ut-root-%d", cg_mount,
+		 (int)getpid());
+	for (n = 0; n == 0 || dirs[n - 1]; n++) {
+		snprintf(path, sizeof(path), "%s/", root);
+		if (n)
+			snprintf(path + strlen(path), sizeof(path) - strlen(path),
+				 dirs[n - 1], node_name);
+		if (mkdir(path, 0755) < 0)
+			break;
+	}
+	ok(n == sizeof(dirs) / sizeof(*dirs),
+	   "precondition: Slurm's step cgroups of job 7 under a scratch root");
+	/* the marker names the job's cgroup, as stepcg_apply leaves it */
+	snprintf(path, sizeof(path), "%s/devns_filter_7", spool);
+	snprintf(want, sizeof(want), "system.slice/%s_slurmstepd.scope/job_7",
+		 node_name);
+	write_file(path, want);
+	snprintf(saved, sizeof(saved), "%s", cg_mount);
+	snprintf(cg_mount, sizeof(cg_mount), "%s", root);
+	fake_layout("mi-unified", MI_V2);
+	node = load(&faulty_ops);
+	ok(node && node->layout == CGROUP2_UNIFIED, "unified: the node loads");
+	got[0] = '\0';
+	ok(node && jobct_each_cgroup(node, 7, collect, got) == 0,
+	   "  job 7's cgroups");
+	snprintf(path, sizeof(path), "%s/system.slice/%s_slurmstepd.scope/job_7",
+		 root, node_name);
+	ok(got[0] && strstr(got, "/step_0/user\n") &&
+	   strstr(got, "/step_0/slurm\n") && strstr(got, "/step_extern/user\n") &&
+	   !strncmp(got, path, strlen(path)),
+	   "  are the user and slurm cgroups of each step: %s", got);
+	got[0] = '\0';
+	ok(node && jobct_each_cgroup(node, 8, collect, got) == 0 && !got[0],
+	   "  a job without a marker has none");
+	jobct_node_free(node);
+	snprintf(path, sizeof(path), "%s/devns_filter_7", spool);
+	unlink(path);
+	snprintf(cg_mount, sizeof(cg_mount), "%s", saved);
+	fake_layout("mi-hybrid", MI_V1 MI_V2);
+	while (n-- > 0) {
+		snprintf(path, sizeof(path), "%s/", root);
+		if (n)
+			snprintf(path + strlen(path), sizeof(path) - strlen(path),
+				 dirs[n - 1], node_name);
+		rmdir(path);
+	}
+	ok(!exists(root), "  the scratch tree is removed");
+}
+
+
 /* The layout decides at slurmd start whether the node may filter. */
 static void test_layout_check(void)
 {
@@ -806,7 +972,7 @@ static int attached(uint32_t job_id, const char *rel)
 	slurm_cg(path, sizeof(path), jrel, false);
 	if ((fd = cgroup2_open(path)) < 0)
 		return -1;
-	n = bpfinspect_query(fd, ids, 8);
+	n = devinspect_query(fd, ids, 8, NULL);
 	close(fd);
 	return n;
 }
@@ -1071,13 +1237,6 @@ static void test_unified_faults(void)
 	jobct_node_free(node);
 }
 
-static bool none_alive(uint32_t job_id, void *arg)
-{
-	(void)job_id;
-	(void)arg;
-	return false;
-}
-
 /* A dead job's marker after a slurmd restart: restore removes it. */
 static void test_unified_restore(void)
 {
@@ -1255,6 +1414,8 @@ int main(void)
 	test_adopt();
 	test_release();
 	test_restore();
+	test_restore_dry_run();
+	test_job_cgroups();
 	test_layout_check();
 	test_unified_parse();
 	test_unified_filter();

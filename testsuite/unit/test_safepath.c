@@ -141,6 +141,23 @@ static void test_make_private(void)
 	   "and nothing is created below it");
 }
 
+/* What devns check says of a BasePath that AutoBasePath would make. */
+static void test_check_makeable(void)
+{
+	ok(access(at("sticky/x"), F_OK) < 0 && access(at("sticky"), F_OK) == 0,
+	   "precondition: sticky/ exists, sticky/x does not");
+	is_int(safepath_check_makeable(at("sticky/x/y"), fresh()), 0,
+	   "a missing tail below checked components: 0 (would be made)");
+	ok(access(at("sticky/x"), F_OK) < 0, "  and nothing is made");
+	is_int(safepath_check_makeable(at("sticky/a/b/c"), fresh()), 1,
+	   "a path that exists and passes: 1");
+	is_int(safepath_check_makeable(at("sticky/user/new"), fresh()), -1,
+	   "a missing tail below a user's directory: refused");
+	like(rep.msg, "not owned by root", "  saying why: %s", rep.msg);
+	is_int(safepath_check_makeable(at("sticky/l/new"), fresh()), -1,
+	   "a missing tail below a link: refused");
+}
+
 static int remove_top(void)
 {
 	int fd = open("/var/tmp", O_PATH | O_DIRECTORY | O_CLOEXEC), rc;
@@ -166,6 +183,7 @@ int main(void)
 	test_open();
 	test_private();
 	test_make_private();
+	test_check_makeable();
 	ok(remove_top() == 0, "the test tree is removed");
 	return tap_done();
 }

@@ -19,51 +19,9 @@
 #include <linux/magic.h>
 
 #include "dev/cgroup2.h"
+#include "util/mountinfo.h"
 
 #define MOUNTINFO "/proc/self/mountinfo"
-
-/* Undoes mountinfo's octal escapes (\040 for a space) in place. */
-static void unescape(char *s)
-{
-	char *out = s;
-
-	while (*s) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
-		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
-			*out++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 +
-					(s[3] - '0'));
-			s += 4;
-		} else {
-			*out++ = *s++;
-		}
-	}
-	*out = '\0';
-}
-
-/*
- * Splits one mountinfo line; returns 0 with root, mount point and file
- * system type, or -1 for a line that does not parse.
- */
-static int parse_mountinfo_line(char *line, char **root, char **point,
-				char **fstype)
-{
-	char *save = NULL, *tok;
-	int field = 0;
-
-	*root = *point = *fstype = NULL;
-	for (tok = strtok_r(line, " \n", &save); tok;
-	     tok = strtok_r(NULL, " \n", &save), field++) {
-		if (field == 3)
-			*root = tok;
-		else if (field == 4)
-			*point = tok;
-		else if (field > 5 && !strcmp(tok, "-")) {
-			*fstype = strtok_r(NULL, " \n", &save);
-			break;
-		}
-	}
-	return *root && *point && *fstype ? 0 : -1;
-}
 
 int cgroup2_find_mount(const char *mountinfo, char *buf, size_t size)
 {
@@ -77,18 +35,18 @@ int cgroup2_find_mount(const char *mountinfo, char *buf, size_t size)
 	if (!(f = fopen(path, "re")))
 		return -1;
 	while (getline(&line, &len, f) >= 0) {
-		char *root, *point, *fstype;
+		struct mountinfo_entry m;
 
-		if (parse_mountinfo_line(line, &root, &point, &fstype) < 0 ||
-		    strcmp(fstype, "cgroup2") != 0)
+		if (mountinfo_parse(line, &m) < 0 ||
+		    strcmp(m.fstype, "cgroup2") != 0)
 			continue;
 		/* Prefer the hierarchy's root over a bind mount of a subtree. */
-		if (found && (found_root || strcmp(root, "/") != 0))
+		if (found && (found_root || strcmp(m.root, "/") != 0))
 			continue;
 		free(found);
-		if (!(found = strdup(point)))
+		if (!(found = strdup(m.point)))
 			goto error;
-		found_root = !strcmp(root, "/");
+		found_root = !strcmp(m.root, "/");
 	}
 	if (ferror(f)) {
 		errno = EIO;
@@ -98,7 +56,6 @@ int cgroup2_find_mount(const char *mountinfo, char *buf, size_t size)
 		errno = ENOENT;
 		goto error;
 	}
-	unescape(found);
 	if (strlen(found) >= size) {
 		errno = ENAMETOOLONG;
 		goto error;
@@ -356,13 +313,13 @@ int cgroup2_layout(const char *mountinfo, enum cgroup2_layout *layout)
 	if (!(f = fopen(path, "re")))
 		return -1;
 	while (getline(&line, &len, f) >= 0) {
-		char *root, *point, *fstype;
+		struct mountinfo_entry m;
 
-		if (parse_mountinfo_line(line, &root, &point, &fstype) < 0)
+		if (mountinfo_parse(line, &m) < 0)
 			continue;
-		if (!strcmp(fstype, "cgroup"))
+		if (!strcmp(m.fstype, "cgroup"))
 			v1 = true;
-		else if (!strcmp(fstype, "cgroup2"))
+		else if (!strcmp(m.fstype, "cgroup2"))
 			v2 = true;
 	}
 	free(line);

@@ -13,6 +13,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "dev/devinspect.h"
 #include "dev/devprog.h"
 
 /* Not in the uapi headers, but bpf(2) returns it for unsupported commands. */
@@ -184,33 +185,12 @@ int devprog_detach(int prog_fd, int cgroup_fd)
 
 int devprog_query(int cgroup_fd, uint32_t *flags, uint32_t *count)
 {
-	union bpf_attr attr;
+	int n = devinspect_query(cgroup_fd, NULL, 0, flags);
 
-	memset(&attr, 0, sizeof(attr));
-	attr.query.target_fd = (uint32_t)cgroup_fd;
-	attr.query.attach_type = BPF_CGROUP_DEVICE;
-	if (devprog_bpf(BPF_PROG_QUERY, &attr) < 0)
+	if (n < 0)
 		return -1;
-	*flags = attr.query.attach_flags;
-	*count = attr.query.prog_cnt;
+	*count = (uint32_t)n;
 	return 0;
-}
-
-/* Whether the program prog_fd is one of ours (by its name). */
-static int is_devns_prog(int prog_fd)
-{
-	struct bpf_prog_info info;
-	union bpf_attr attr;
-
-	memset(&info, 0, sizeof(info));
-	memset(&attr, 0, sizeof(attr));
-	attr.info.bpf_fd = (uint32_t)prog_fd;
-	attr.info.info_len = sizeof(info);
-	attr.info.info = devprog_ptr(&info);
-	if (devprog_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr) < 0)
-		return -1;
-	return info.type == BPF_PROG_TYPE_CGROUP_DEVICE &&
-	       strncmp(info.name, DEVFILTER_NAME, sizeof(info.name)) == 0;
 }
 
 /* At most this many programs on one cgroup (the kernel's limit is 64). */
@@ -219,28 +199,25 @@ static int is_devns_prog(int prog_fd)
 int devprog_find_attached(int cgroup_fd)
 {
 	uint32_t ids[QUERY_MAX] = { 0 };
-	union bpf_attr attr;
+	struct bpf_prog_info info;
+	int n = devinspect_query(cgroup_fd, ids, QUERY_MAX, NULL);
 
-	memset(&attr, 0, sizeof(attr));
-	attr.query.target_fd = (uint32_t)cgroup_fd;
-	attr.query.attach_type = BPF_CGROUP_DEVICE;
-	attr.query.prog_ids = devprog_ptr(ids);
-	attr.query.prog_cnt = QUERY_MAX;
-	if (devprog_bpf(BPF_PROG_QUERY, &attr) < 0)
+	if (n < 0)
 		return -1;
-	for (uint32_t i = 0; i < attr.query.prog_cnt && i < QUERY_MAX; i++) {
-		union bpf_attr get;
-		int fd, ours;
+	for (int i = 0; i < n && i < QUERY_MAX; i++) {
+		int fd = devinspect_prog_open(ids[i]), saved;
 
-		memset(&get, 0, sizeof(get));
-		get.prog_id = ids[i];
-		if ((fd = devprog_bpf(BPF_PROG_GET_FD_BY_ID, &get)) < 0)
+		if (fd < 0)
 			continue;	/* detached and freed meanwhile */
-		if ((ours = is_devns_prog(fd)) == 1)
+		if (devinspect_prog_info(fd, &info) < 0) {
+			saved = errno;
+			close(fd);
+			errno = saved;
+			return -1;
+		}
+		if (devinspect_is_devfilter(&info))
 			return fd;
 		close(fd);
-		if (ours < 0)
-			return -1;
 	}
 	errno = ENOENT;
 	return -1;

@@ -20,13 +20,22 @@
 #define VERIFIER_LOG_SIZE 4096
 #define ADOPT_MAX_PIDS 4096
 
+int devcg_root_path(const struct jobct_node *node, char *buf, size_t len)
+{
+	if (!node->cgroup_root)
+		return cgroup2_find_mount(NULL, buf, len);
+	if (snprintf(buf, len, "%s", node->cgroup_root) >= (int)len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
 int devcg_open_root(const struct jobct_node *node)
 {
 	char mount[PATH_MAX];
 
-	if (node->cgroup_root)
-		return cgroup2_open(node->cgroup_root);
-	if (cgroup2_find_mount(NULL, mount, sizeof(mount)) < 0)
+	if (devcg_root_path(node, mount, sizeof(mount)) < 0)
 		return -1;
 	return cgroup2_open(mount);
 }
@@ -45,6 +54,12 @@ static int open_node_cgroup(const struct jobct_node *node, bool create)
 	close(root_fd);
 	errno = saved;
 	return fd;
+}
+
+/* After a failed open: 0 when it failed for ENOENT (nothing there). */
+static int absent(void)
+{
+	return errno != ENOENT ? -1 : 0;
 }
 
 static void job_name(char *buf, size_t len, uint32_t job_id)
@@ -267,6 +282,56 @@ int devcg_each_job(const struct jobct_node *node,
 		    fn(job_id, arg) < 0)
 			rc = -1;
 	closedir(dp);
+	return rc;
+}
+
+int devcg_path(const struct jobct_node *node, uint32_t job_id,
+	       char *cgroup, size_t cgroup_len)
+{
+	char mount[PATH_MAX];
+	int n;
+
+	cgroup[0] = '\0';
+	if (devcg_root_path(node, mount, sizeof(mount)) < 0)
+		return absent();
+	n = snprintf(cgroup, cgroup_len, "%s/devns/%s/job_%u", mount,
+		     node->node_name, job_id);
+	if (n < 0 || (size_t)n >= cgroup_len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+int devcg_procs(const struct jobct_node *node, uint32_t job_id, pid_t *pids,
+		size_t max)
+{
+	int fd = open_job_cgroup(node, job_id, false), n, saved;
+
+	if (fd < 0)
+		return -1;
+	n = cgroup2_list_pids(fd, pids, max);
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return n;
+}
+
+int devcg_each_cgroup(const struct jobct_node *node, uint32_t job_id,
+		      int (*fn)(const char *path, int cg_fd, void *arg),
+		      void *arg)
+{
+	char path[PATH_MAX];
+	int fd, rc;
+
+	if (devcg_path(node, job_id, path, sizeof(path)) < 0)
+		return -1;
+	if (!path[0])
+		return 0;	/* no cgroup2 */
+	if ((fd = open_job_cgroup(node, job_id, false)) < 0)
+		return absent();
+	rc = fn(path, fd, arg);
+	close(fd);
 	return rc;
 }
 

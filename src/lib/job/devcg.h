@@ -23,6 +23,12 @@
 #include "job/jobct.h"
 #include "util/report.h"
 
+/*
+ * Writes the path of the cgroup2 mount (the node's, or the system's) into
+ * buf.  0, or -1 with errno (ENOENT: none is mounted).
+ */
+int devcg_root_path(const struct jobct_node *node, char *buf, size_t len);
+
 /* The cgroup2 mount (the node's, or the system's): an fd, or -1. */
 int devcg_open_root(const struct jobct_node *node);
 
@@ -60,6 +66,29 @@ int devcg_release(const struct jobct_node *node, uint32_t job_id);
  */
 int devcg_each_job(const struct jobct_node *node,
 		   int (*fn)(uint32_t job_id, void *arg), void *arg);
+
+/*
+ * Writes the path of the job's device cgroup (<cgroup2>/devns/<node>/
+ * job_<id>; "" when no cgroup2 is mounted) into cgroup, whether it exists
+ * or not.  0, or -1 with errno.
+ */
+int devcg_path(const struct jobct_node *node, uint32_t job_id,
+	       char *cgroup, size_t cgroup_len);
+
+/*
+ * The processes in the job's device cgroup, as cgroup2_list_pids(); -1
+ * with errno (ENOENT: the job has none).
+ */
+int devcg_procs(const struct jobct_node *node, uint32_t job_id, pid_t *pids,
+		size_t max);
+
+/*
+ * Calls fn(path, fd, arg) for the job's device cgroup when it exists.
+ * Returns 0 (also when it does not), fn's value, or -1 with errno.
+ */
+int devcg_each_cgroup(const struct jobct_node *node, uint32_t job_id,
+		      int (*fn)(const char *path, int cg_fd, void *arg),
+		      void *arg);
 
 /* The default extern_pids of jobct_real_ops (v1 freezer of the stepd). */
 int devcg_extern_pids_v1(uint32_t job_id, pid_t *pids, size_t max);

@@ -82,7 +82,8 @@ static int strdup_opt(char **dst, const char *src)
  * component must be root's and no symlink, and none writable by others
  * except a sticky ancestor such as /var/tmp (util/safepath.h).
  */
-static int prepare_base_path(const struct nsconf *c, bool make,
+static int prepare_base_path(const struct nsconf *c,
+			     const struct jobct_node_args *args,
 			     struct report *rep)
 {
 	struct report why;
@@ -91,14 +92,21 @@ static int prepare_base_path(const struct nsconf *c, bool make,
 	if (!c->base_path)
 		return 0;
 	report_init(&why, NULL, NULL);
-	if (make && c->auto_base_path)
+	if (args->check_only && c->auto_base_path) {
+		rc = safepath_check_makeable(c->base_path, &why);
+		if (rc == 0)
+			report_warning(rep, "BasePath %s does not exist yet: slurmd creates it at start (AutoBasePath=yes)",
+				       c->base_path);
+	} else if (args->make_base_path && !args->check_only &&
+		   c->auto_base_path) {
 		rc = safepath_make_private(c->base_path, 0755, &why);
-	else
+	} else {
 		rc = safepath_check_private(c->base_path, &why);
+	}
 	if (rc < 0)
 		report_error(rep, "BasePath %s cannot hold job directories: %s",
 			     c->base_path, why.msg);
-	return rc;
+	return rc < 0 ? -1 : 0;
 }
 
 /* The node's DeviceAllow resolved, with "FILE:LINE" for its messages. */
@@ -144,7 +152,7 @@ struct jobct_node *jobct_node_load(const struct jobct_node_args *args,
 	if (!(node->conf = nsconf_load(args->conf_path, args->node_name, rep)))
 		goto error;
 	if (load_policy(node, args->proc_devices, rep) < 0 ||
-	    prepare_base_path(node->conf, args->make_base_path, rep) < 0)
+	    prepare_base_path(node->conf, args, rep) < 0)
 		goto error;
 	return node;
 error:
@@ -235,24 +243,35 @@ static bool unified(const struct jobct_node *node)
 	return node->layout == CGROUP2_UNIFIED;
 }
 
+int jobct_device_rules(const struct jobct_plan *plan,
+		       struct devrule_list *list, struct report *rep)
+{
+	const struct jobct_node *node = plan->node;
+	struct report why;
+
+	/* auto, no DeviceAllow, no GRES files: nothing to contain */
+	if (devpolicy_is_open(&node->policy) && !plan->node_devices) {
+		devrule_list_init(list, true);
+		return 0;
+	}
+	report_init(&why, NULL, NULL);
+	if (devpolicy_build(&node->policy, plan->node_devices,
+			    plan->job_devices, list, &why) < 0)
+		return report_error(rep, "its device policy cannot be computed: %s",
+				    why.msg);
+	return devrule_list_needs_filter(list) ? 1 : 0;
+}
+
 /* The job's filter, if its policy asks for one. */
 static int contain_devices(const struct jobct_plan *plan, struct report *rep)
 {
 	const struct jobct_node *node = plan->node;
 	struct devrule_list list;
-	struct report why;
 	int rc;
 
-	/* auto, no DeviceAllow, no GRES files: nothing to contain */
-	if (devpolicy_is_open(&node->policy) && !plan->node_devices)
-		return 0;
-	report_init(&why, NULL, NULL);
-	if (devpolicy_build(&node->policy, plan->node_devices,
-			    plan->job_devices, &list, &why) < 0)
-		return report_error(rep, "its device policy cannot be computed: %s",
-				    why.msg);
-	rc = 0;
-	if (devrule_list_needs_filter(&list)) {
+	if ((rc = jobct_device_rules(plan, &list, rep)) < 0)
+		return -1;
+	if (rc) {
 		report_rules(&list, rep);
 		rc = unified(node) ? stepcg_apply(node, plan->job_id, &list, rep)
 				   : devcg_apply(node, plan->job_id, &list, rep);
@@ -381,44 +400,154 @@ int jobct_release(const struct jobct_node *node, uint32_t job_id,
 	return -1;
 }
 
-/* What restore passes down to each job it finds. */
-struct restore_ctx {
-	const struct jobct_node *node;
-	bool (*alive)(uint32_t job_id, void *arg);
-	void *arg;
-	struct report *rep;
-};
+/* ---- what a job left, and restore --------------------------------------- */
 
-static int restore_job(uint32_t job_id, void *arg)
+int jobct_remains(const struct jobct_node *node, uint32_t job_id,
+		  struct jobct_remains *r)
 {
-	struct restore_ctx *r = arg;
+	const char *base = node->conf->base_path;
+	struct stat st;
+	int n;
 
-	if (r->alive(job_id, r->arg)) {
-		report_info(r->rep, "job %u alive, keeping it", job_id);
-		return 0;
+	memset(r, 0, sizeof(*r));
+	r->job_id = job_id;
+	if (base) {
+		n = snprintf(r->job_dir, sizeof(r->job_dir), "%s/%u", base,
+			     job_id);
+		if (n < 0 || (size_t)n >= sizeof(r->job_dir)) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		r->has_job_dir = lstat(r->job_dir, &st) == 0 &&
+				 S_ISDIR(st.st_mode);
+		n = mntns_members(base, job_id, NULL, 0, &r->ns_id);
+		r->ns_procs = n > 0 ? n : 0;
 	}
-	report_info(r->rep, "job %u ended, removing what it left", job_id);
-	if (jobct_release(r->node, job_id, r->rep) < 0)
-		return report_error(r->rep, "job %u: not removed", job_id);
+	marker_path(node, job_id, r->marker, sizeof(r->marker));
+	r->has_marker = node->ops->marker_stat(r->marker, &st) == 0;
+	if (unified(node))
+		return 0;	/* the cgroups are Slurm's */
+	if (devcg_path(node, job_id, r->cgroup, sizeof(r->cgroup)) < 0)
+		return -1;
+	n = devcg_procs(node, job_id, NULL, 0);
+	r->has_cgroup = n >= 0;
+	r->cgroup_procs = n > 0 ? n : 0;
 	return 0;
 }
 
-static int restore_namespaces(struct restore_ctx *r)
+int jobct_each_cgroup(const struct jobct_node *node, uint32_t job_id,
+		      int (*fn)(const char *path, int cg_fd, void *arg),
+		      void *arg)
 {
-	const char *base = r->node->conf->base_path;
+	return unified(node) ? stepcg_each_cgroup(node, job_id, fn, arg)
+			     : devcg_each_cgroup(node, job_id, fn, arg);
+}
+
+/* The ids of the jobs restore found, each once. */
+struct job_set {
+	uint32_t *ids;
+	size_t count;
+	size_t alloc;
+};
+
+static int job_set_add(uint32_t job_id, void *arg)
+{
+	struct job_set *set = arg;
+
+	for (size_t i = 0; i < set->count; i++)
+		if (set->ids[i] == job_id)
+			return 0;
+	if (set->count == set->alloc) {
+		size_t alloc = set->alloc ? set->alloc * 2 : 16;
+		uint32_t *ids = realloc(set->ids, alloc * sizeof(*ids));
+
+		if (!ids)
+			return -1;
+		set->ids = ids;
+		set->alloc = alloc;
+	}
+	set->ids[set->count++] = job_id;
+	return 0;
+}
+
+static int job_id_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The jobs with a directory under BasePath. */
+static int find_namespaces(const struct jobct_node *node, struct job_set *set,
+			   struct report *rep)
+{
+	const char *base = node->conf->base_path;
 	struct dirent *ep;
 	uint32_t job_id;
 	int rc = 0;
 	DIR *dp;
 
 	if (!(dp = opendir(base)))
-		return report_errno(r->rep, errno, "cannot open BasePath %s",
+		return report_errno(rep, errno, "cannot open BasePath %s",
 				    base);
 	while ((ep = readdir(dp)))
 		if (mntns_parse_job_dir(ep->d_name, &job_id) == 0 &&
-		    restore_job(job_id, r) < 0)
-			rc = -1;
+		    job_set_add(job_id, set) < 0)
+			rc = report_errno(rep, ENOMEM, "restore");
 	closedir(dp);
+	return rc;
+}
+
+/* Keep or release one job, as restore decided. */
+static int restore_job(const struct jobct_node *node, uint32_t job_id,
+		       const struct jobct_restore_args *args,
+		       struct report *rep)
+{
+	struct jobct_remains r;
+
+	if (jobct_remains(node, job_id, &r) < 0)
+		return report_errno(rep, errno, "job %u", job_id);
+	r.alive = args->alive(job_id, args->arg);
+	if (args->found)
+		args->found(&r, args->arg);
+	if (r.alive) {
+		report_info(rep, "job %u alive, keeping it", job_id);
+		return 0;
+	}
+	if (args->dry_run) {
+		report_info(rep, "job %u ended, would remove what it left",
+			    job_id);
+		return 0;
+	}
+	report_info(rep, "job %u ended, removing what it left", job_id);
+	if (jobct_release(node, job_id, rep) < 0)
+		return report_error(rep, "job %u: not removed", job_id);
+	return 0;
+}
+
+int jobct_restore_run(const struct jobct_node *node,
+		      const struct jobct_restore_args *args,
+		      struct report *rep)
+{
+	struct job_set set = { NULL, 0, 0 };
+	int rc = 0;
+
+	if (node->conf->base_path && find_namespaces(node, &set, rep) < 0)
+		rc = -1;
+	if (!unified(node) && devcg_each_job(node, job_set_add, &set) < 0)
+		rc = report_errno(rep, errno,
+				  "cannot list the jobs' device cgroups");
+	/* the jobs whose filter outlived their namespace and cgroup */
+	if (marker_each(node, job_set_add, &set) < 0)
+		rc = report_errno(rep, errno,
+				  "cannot list the jobs' filter markers in %s",
+				  node->spool_dir);
+	if (set.count)
+		qsort(set.ids, set.count, sizeof(*set.ids), job_id_cmp);
+	for (size_t i = 0; i < set.count; i++)
+		if (restore_job(node, set.ids[i], args, rep) < 0)
+			rc = -1;
+	free(set.ids);
 	return rc;
 }
 
@@ -426,15 +555,7 @@ int jobct_restore(const struct jobct_node *node,
 		  bool (*alive)(uint32_t job_id, void *arg), void *arg,
 		  struct report *rep)
 {
-	struct restore_ctx r = { node, alive, arg, rep };
-	int rc = 0;
+	struct jobct_restore_args args = { .alive = alive, .arg = arg };
 
-	if (node->conf->base_path && restore_namespaces(&r) < 0)
-		rc = -1;
-	if (!unified(node) && devcg_each_job(node, restore_job, &r) < 0)
-		rc = -1;
-	/* the jobs whose filter outlived their namespace and cgroup */
-	if (marker_each(node, restore_job, &r) < 0)
-		rc = -1;
-	return rc;
+	return jobct_restore_run(node, &args, rep);
 }

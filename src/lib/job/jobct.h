@@ -25,9 +25,11 @@
 #ifndef DEVNS_JOBCT_H
 #define DEVNS_JOBCT_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "dev/cgroup2.h"
@@ -81,6 +83,12 @@ struct jobct_node_args {
 	const char *node_name;
 	const char *spool_dir;
 	bool make_base_path;	   /* AutoBasePath may create BasePath (slurmd) */
+	/*
+	 * devns check: create nothing, and take a BasePath that AutoBasePath
+	 * would create as slurmd will find it (its existing part checked, a
+	 * warning saying it is missing)
+	 */
+	bool check_only;
 	const char *cgroup_root;   /* NULL: the system's cgroup2 mount */
 	const char *proc_devices;  /* NULL: /proc/devices */
 	const char *mountinfo;	   /* NULL: /proc/self/mountinfo */
@@ -91,7 +99,8 @@ struct jobct_node_args {
  * Reads namespace.conf for the node (every error names file and line),
  * resolves its DevicePolicy/DeviceAllow (a DeviceAllow device that does not
  * exist is a warning in rep), and checks BasePath like sshd's StrictModes,
- * creating it first when AutoBasePath=yes and args->make_base_path.
+ * creating it first when AutoBasePath=yes and args->make_base_path (with
+ * args->check_only, checking what exists of it).
  * Returns a node to free with jobct_node_free(), or NULL with errno.
  */
 struct jobct_node *jobct_node_load(const struct jobct_node_args *args,
@@ -131,6 +140,15 @@ struct jobct_plan {
 	const char *const *node_devices;
 	const char *const *job_devices;
 };
+
+/*
+ * The device rules jobct_setup() gives the job of plan: fills list (made
+ * here, normalised; free it with devrule_list_free()) and returns 1 when
+ * the job gets a filter of it, 0 when it gets none (list allows
+ * everything), or -1 with errno and rep (list empty).
+ */
+int jobct_device_rules(const struct jobct_plan *plan,
+		       struct devrule_list *list, struct report *rep);
 
 /*
  * Builds and pins the job's namespace (when BasePath is set) and, when the
@@ -191,11 +209,70 @@ int jobct_release(const struct jobct_node *node, uint32_t job_id,
 
 /*
  * At slurmd start: release every job that has a directory under BasePath,
- * a device cgroup or a filter marker and for which alive() says no.  Returns 0, or -1 when
- * some job could not be released (each is in rep; the rest are done).
+ * a device cgroup or a filter marker and for which alive() says no.
+ * Returns 0, or -1 when some job could not be released (each is in rep;
+ * the rest are done).  jobct_restore_run() with only alive and arg.
  */
 int jobct_restore(const struct jobct_node *node,
 		  bool (*alive)(uint32_t job_id, void *arg), void *arg,
 		  struct report *rep);
+
+/* What a job has on the node (jobct_remains), and what restore said. */
+struct jobct_remains {
+	uint32_t job_id;
+	bool alive;		   /* restore: alive() said so, so it is kept */
+	bool has_job_dir;	   /* BasePath/<id> exists */
+	char job_dir[PATH_MAX];	   /* "" without BasePath */
+	uint64_t ns_id;		   /* inode of its pinned namespace, 0: none */
+	int ns_procs;		   /* processes inside it */
+	bool has_cgroup;	   /* its device cgroup exists */
+	char cgroup[PATH_MAX];	   /* "" without cgroup2 */
+	int cgroup_procs;	   /* processes in it */
+	bool has_marker;	   /* its filter marker exists */
+	char marker[PATH_MAX];
+};
+
+/*
+ * Fills r with the paths of what the job has on the node (its directory
+ * under BasePath, its device cgroup on the hybrid layout, its filter
+ * marker), which of them exist and how many processes each holds; alive
+ * is false.  What cannot be looked at counts as absent.  Returns 0, or
+ * -1 with errno (ENAMETOOLONG).
+ */
+int jobct_remains(const struct jobct_node *node, uint32_t job_id,
+		  struct jobct_remains *r);
+
+/*
+ * Calls fn(path, fd, arg) for each existing cgroup that carries the job's
+ * device filter on the node's layout (hybrid: <cgroup2>/devns/<node>/
+ * job_<id>; unified: the user and slurm cgroups of each of the job's steps
+ * in Slurm's slurmstepd scope).  Returns 0 (also when there is none), or
+ * -1 with errno when one could not be looked at or fn returned -1.
+ */
+int jobct_each_cgroup(const struct jobct_node *node, uint32_t job_id,
+		      int (*fn)(const char *path, int cg_fd, void *arg),
+		      void *arg);
+
+/* How jobct_restore_run() works through the node's jobs. */
+struct jobct_restore_args {
+	bool (*alive)(uint32_t job_id, void *arg);
+	void *arg;		/* for alive and found */
+	bool dry_run;		/* decide and report, remove nothing */
+	/* sees each job found, in job id order, before it is kept or
+	 * released (NULL: nobody) */
+	void (*found)(const struct jobct_remains *r, void *arg);
+};
+
+/*
+ * Finds every job with a directory under BasePath, a device cgroup or a
+ * filter marker, asks alive() about each once, passes what it has to
+ * found() and, unless dry_run, releases it when it is not alive.  The one
+ * place where restore decides.  Returns 0, or -1 when something could not
+ * be read or some job could not be released (each is in rep; the rest
+ * are done).
+ */
+int jobct_restore_run(const struct jobct_node *node,
+		      const struct jobct_restore_args *args,
+		      struct report *rep);
 
 #endif /* DEVNS_JOBCT_H */

@@ -15,8 +15,8 @@
 
 #define MARKER_PREFIX "devns_filter_"
 
-static void marker_path(const struct jobct_node *node, char *buf, size_t len,
-			uint32_t job_id)
+void marker_path(const struct jobct_node *node, uint32_t job_id, char *buf,
+		 size_t len)
 {
 	snprintf(buf, len, "%s/" MARKER_PREFIX "%u", node->spool_dir, job_id);
 }
@@ -44,7 +44,7 @@ int marker_write(const struct jobct_node *node, uint32_t job_id,
 	char path[PATH_MAX];
 	int fd, saved;
 
-	marker_path(node, path, sizeof(path), job_id);
+	marker_path(node, job_id, path, sizeof(path));
 	if ((fd = node->ops->marker_create(path)) < 0)
 		return report_errno(rep, errno,
 				    "cannot record its device filter in %s",
@@ -69,7 +69,7 @@ int marker_read(const struct jobct_node *node, uint32_t job_id, char *buf,
 	ssize_t n;
 	int fd;
 
-	marker_path(node, path, sizeof(path), job_id);
+	marker_path(node, job_id, path, sizeof(path));
 	if (node->ops->marker_stat(path, &st) < 0)
 		return errno == ENOENT ? 0 : -1;
 	if (!S_ISREG(st.st_mode) || st.st_uid != 0) {
@@ -92,7 +92,7 @@ int marker_remove(const struct jobct_node *node, uint32_t job_id)
 {
 	char path[PATH_MAX];
 
-	marker_path(node, path, sizeof(path), job_id);
+	marker_path(node, job_id, path, sizeof(path));
 	return unlink(path) < 0 && errno != ENOENT ? -1 : 0;
 }
 

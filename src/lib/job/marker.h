@@ -20,6 +20,10 @@
 #include "job/jobct.h"
 #include "util/report.h"
 
+/* Writes the path of the job's marker into buf[len]. */
+void marker_path(const struct jobct_node *node, uint32_t job_id, char *buf,
+		 size_t len);
+
 /* Leaves the job's marker holding text ("" for none).  0 or -1. */
 int marker_write(const struct jobct_node *node, uint32_t job_id,
 		 const char *text, struct report *rep);

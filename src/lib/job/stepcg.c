@@ -383,7 +383,7 @@ int stepcg_check(const struct jobct_node *node, struct report *rep)
 	if ((fd = devcg_open_root(node)) < 0)
 		return report_errno(rep, errno, "cannot open the cgroup2 mount");
 	for (;;) {
-		const char *start = self + done + (done ? 1 : 0), *end;
+		const char *start = self + done + (self[done] == '/'), *end;
 		uint32_t flags, count;
 		int child;
 
@@ -415,4 +415,73 @@ int stepcg_check(const struct jobct_node *node, struct report *rep)
 	}
 	close(fd);
 	return -1;
+}
+
+/* The step cgroups the walk of stepcg_each_cgroup has reached. */
+struct step_walk {
+	const struct jobct_node *node;
+	int (*fn)(const char *path, int cg_fd, void *arg);
+	void *arg;
+	char job_path[PATH_MAX];	/* <cgroup2>/<job_rel> */
+};
+
+/* fn for each of the step's leaves that exists. */
+static int visit_step(struct step_walk *w, int job_fd, const char *step)
+{
+	char rel[NAME_MAX + 16], path[PATH_MAX + NAME_MAX + 16];
+	int rc = 0;
+
+	for (size_t i = 0; i < N_LEAVES; i++) {
+		int fd;
+
+		snprintf(rel, sizeof(rel), "%s/%s", step, step_leaves[i]);
+		if ((fd = w->node->ops->cg_open_at(job_fd, rel, false)) < 0) {
+			if (errno != ENOENT)
+				rc = -1;
+			continue;
+		}
+		snprintf(path, sizeof(path), "%s/%s", w->job_path, rel);
+		if (w->fn(path, fd, w->arg) < 0)
+			rc = -1;
+		close(fd);
+	}
+	return rc;
+}
+
+int stepcg_each_cgroup(const struct jobct_node *node, uint32_t job_id,
+		       int (*fn)(const char *path, int cg_fd, void *arg),
+		       void *arg)
+{
+	struct step_walk w = { .node = node, .fn = fn, .arg = arg };
+	char job_rel[PATH_MAX], root[PATH_MAX];
+	struct dirent *ep;
+	int found, root_fd, job_fd, rc = 0;
+	DIR *dp;
+
+	if ((found = marker_job_rel(node, job_id, job_rel,
+				    sizeof(job_rel))) <= 0)
+		return found;	/* no filter, or -1 */
+	if (devcg_root_path(node, root, sizeof(root)) < 0)
+		return -1;
+	if ((size_t)snprintf(w.job_path, sizeof(w.job_path), "%s/%s", root,
+			     job_rel) >= sizeof(w.job_path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if ((root_fd = devcg_open_root(node)) < 0)
+		return -1;
+	job_fd = node->ops->cg_open_at(root_fd, job_rel, false);
+	close(root_fd);
+	if (job_fd < 0)
+		return errno != ENOENT ? -1 : 0;
+	if (!(dp = fdopendir(job_fd))) {
+		close(job_fd);
+		return -1;
+	}
+	while ((ep = readdir(dp)))
+		if (!strncmp(ep->d_name, "step_", 5) &&
+		    visit_step(&w, dirfd(dp), ep->d_name) < 0)
+			rc = -1;
+	closedir(dp);
+	return rc;
 }

@@ -79,6 +79,16 @@ int stepcg_adopt(const struct jobct_node *node, uint32_t job_id,
 int stepcg_release(const struct jobct_node *node, uint32_t job_id);
 
 /*
+ * Calls fn(path, fd, arg) for the "user" and "slurm" cgroups of each step
+ * of the job, found from its marker (devns show).  Returns 0 (also when
+ * the job has no filter), or -1 with errno when the marker cannot be read
+ * or a cgroup cannot be opened, or fn returned -1 (the walk goes on).
+ */
+int stepcg_each_cgroup(const struct jobct_node *node, uint32_t job_id,
+		       int (*fn)(const char *path, int cg_fd, void *arg),
+		       void *arg);
+
+/*
  * At slurmd start: can the filter be attached below slurmd's own cgroup?
  * The kernel must load it, and no cgroup on the way down may hold a device
  * program attached without BPF_F_ALLOW_MULTI or BPF_F_ALLOW_OVERRIDE

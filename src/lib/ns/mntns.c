@@ -553,6 +553,18 @@ bool mntns_exists(const char *base_path, uint32_t job_id)
 	return statfs(pin, &sfs) == 0 && sfs.f_type == NSFS_MAGIC;
 }
 
+/*
+ * The identity (device, inode) of the namespace pinned at pin; false when
+ * nothing is pinned there, so nobody can be inside.
+ */
+static bool pinned_namespace(const char *pin, struct stat *ns)
+{
+	struct statfs sfs;
+
+	return statfs(pin, &sfs) == 0 && sfs.f_type == NSFS_MAGIC &&
+	       stat(pin, ns) == 0;
+}
+
 /* umount2 without following a link; "not mounted" is not an error. */
 static int unmount_if_mounted(const char *path)
 {
@@ -564,10 +576,13 @@ static int unmount_if_mounted(const char *path)
 }
 
 /*
- * SIGKILL every process whose mount namespace is ns (the pin's stat);
- * returns how many were found, or -1 when /proc cannot be read.
+ * Finds every process whose mount namespace is ns (the pin's stat), other
+ * than the caller: records the first max in pids (may be NULL) and, when
+ * kill_them, sends each SIGKILL.  Returns how many were found, or -1 when
+ * /proc cannot be read.
  */
-static int kill_members(const struct stat *ns)
+static int scan_members(const struct stat *ns, pid_t *pids, size_t max,
+			bool kill_them)
 {
 	DIR *proc = opendir("/proc");
 	struct dirent *ep;
@@ -586,23 +601,37 @@ static int kill_members(const struct stat *ns)
 		if (stat(path, &st) < 0 || st.st_ino != ns->st_ino ||
 		    st.st_dev != ns->st_dev)
 			continue;
-		kill(pid, SIGKILL);
+		if (kill_them)
+			kill(pid, SIGKILL);
+		if (pids && (size_t)found < max)
+			pids[found] = pid;
 		found++;
 	}
 	closedir(proc);
 	return found;
 }
 
-/*
- * The identity (device, inode) of the namespace pinned at pin; false when
- * nothing is pinned there, so nobody can be inside.
- */
-static bool pinned_namespace(const char *pin, struct stat *ns)
+/* SIGKILL every process inside ns; returns how many, or -1. */
+static int kill_members(const struct stat *ns)
 {
-	struct statfs sfs;
+	return scan_members(ns, NULL, 0, true);
+}
 
-	return statfs(pin, &sfs) == 0 && sfs.f_type == NSFS_MAGIC &&
-	       stat(pin, ns) == 0;
+int mntns_members(const char *base_path, uint32_t job_id, pid_t *pids,
+		  size_t max, uint64_t *ns_id)
+{
+	char pin[PATH_MAX];
+	struct stat ns;
+
+	if (ns_id)
+		*ns_id = 0;
+	if (job_path(pin, sizeof(pin), base_path, job_id, PIN_NAME) < 0)
+		return -1;
+	if (!pinned_namespace(pin, &ns))
+		return 0;
+	if (ns_id)
+		*ns_id = (uint64_t)ns.st_ino;
+	return scan_members(&ns, pids, max, false);
 }
 
 /*

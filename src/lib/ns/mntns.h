@@ -17,6 +17,7 @@
 #define DEVNS_MNTNS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -59,6 +60,16 @@ int mntns_delete(const char *base_path, uint32_t job_id);
 
 /* True when BasePath/<jobid> holds a pinned namespace. */
 bool mntns_exists(const char *base_path, uint32_t job_id);
+
+/*
+ * The processes inside the job's namespace (their /proc/<pid>/ns/mnt is
+ * the pinned one), other than the caller: the first max go into pids (may
+ * be NULL), and *ns_id (may be NULL) gets the namespace's inode number
+ * (as in "mnt:[4026532001]"; 0 when nothing is pinned).  Returns how many
+ * there are (may exceed max; 0 when nothing is pinned), or -1 with errno.
+ */
+int mntns_members(const char *base_path, uint32_t job_id, pid_t *pids,
+		  size_t max, uint64_t *ns_id);
 
 /*
  * Parse a directory entry name of BasePath as a job id.  Returns 0 and sets

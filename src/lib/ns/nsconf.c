@@ -7,10 +7,7 @@
  * global lines in order; pass 2 applies the NodeName lines that name this
  * node, in order.  So a later line wins over an earlier one of its kind,
  * and a matching NodeName line wins over global lines wherever it stands.
- *
- * A logical line is read into a buffer that remembers, for each character,
- * its physical line: after a '\' continuation an error still points at the
- * line that holds the offending key.
+ * Lines and Key=Value pairs are cut by util/confread.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -24,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/confread.h"
 #include "util/hostmatch.h"
 #include "dev/devpolicy.h"
 #include "ns/nsconf.h"
@@ -43,18 +41,6 @@ enum key {
 	KEY_DEVICE_POLICY,
 	KEY_DEVICE_ALLOW,
 	KEY_COUNT
-};
-
-/* The reader's place in the text and the logical line it last read. */
-struct reader {
-	const char *next; /* first character not read yet */
-	int line;         /* number of the last physical line read */
-	char *buf;        /* the logical line, comments and joins removed */
-	int *lines;       /* physical line of each character of buf */
-	size_t len;
-	size_t cap;
-	unsigned char bad_byte; /* the control byte that stopped it, if any */
-	int bad_column;         /* and its column in line, from 1 */
 };
 
 struct parser {
@@ -564,165 +550,6 @@ static enum key key_find(const char *name)
 	return (enum key)k;
 }
 
-/* ---- reading lines --------------------------------------------------- */
-
-static int reader_append(struct reader *r, char c, int line)
-{
-	if (r->len == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 256;
-		char *buf = realloc(r->buf, cap);
-		int *lines;
-
-		if (!buf)
-			return -1;
-		r->buf = buf;
-		if (!(lines = realloc(r->lines, cap * sizeof(*lines))))
-			return -1;
-		r->lines = lines;
-		r->cap = cap;
-	}
-	r->buf[r->len] = c;
-	r->lines[r->len] = line;
-	r->len++;
-	return 0;
-}
-
-/*
- * Check the byte at s of the physical line that starts at line.  Control
- * bytes could hide text from whoever reads the file or a log (an escape
- * sequence, a carriage return that rewrites the line), so only a tab
- * outside quotes and the carriage return of a CRLF line end are allowed.
- * Returns 0, or -1 with errno = EINVAL and the byte recorded in r.
- */
-static int reader_byte_check(struct reader *r, const char *line,
-			     const char *s, bool quoted)
-{
-	unsigned char c = (unsigned char)*s;
-
-	if (c >= 0x20 && c != 0x7f)
-		return 0;
-	if (c == '\t' && !quoted)
-		return 0;
-	if (c == '\r' && (s[1] == '\n' || s[1] == '\0'))
-		return 0;
-	r->bad_byte = c;
-	r->bad_column = (int)(s - line) + 1;
-	errno = EINVAL;
-	return -1;
-}
-
-/*
- * Append the physical line at r->next to the logical line, without its
- * comment (a '#' outside quotes) and trailing white space.  Returns 1 when
- * it ends with a '\' continuation (removed), 0 when not, -1 on ENOMEM or,
- * with errno = EINVAL, on a control byte anywhere in the line.
- */
-static int reader_physical(struct reader *r, bool *in_quote)
-{
-	const char *s = r->next;
-	size_t start = r->len;
-
-	r->line++;
-	for (; *s && *s != '\n'; s++) {
-		if (reader_byte_check(r, r->next, s, *in_quote) < 0)
-			return -1;
-		if (*s == '"')
-			*in_quote = !*in_quote;
-		else if (*s == '#' && !*in_quote)
-			break;
-		if (reader_append(r, *s, r->line) < 0)
-			return -1;
-	}
-	for (; *s && *s != '\n'; s++) { /* the comment */
-		if (reader_byte_check(r, r->next, s, false) < 0)
-			return -1;
-	}
-	r->next = *s ? s + 1 : s;
-	while (r->len > start && isspace((unsigned char)r->buf[r->len - 1]))
-		r->len--;
-	if (r->len > start && r->buf[r->len - 1] == '\\') {
-		r->len--;
-		return 1;
-	}
-	return 0;
-}
-
-/*
- * Read the next logical line into r->buf (NUL-terminated).
- * Returns 1, 0 at the end of the text, -1 with errno = ENOMEM, or EINVAL
- * for a control byte (see reader_byte_check()).
- */
-static int reader_next(struct reader *r)
-{
-	bool in_quote = false;
-	int more;
-
-	if (!*r->next)
-		return 0;
-	r->len = 0;
-	do {
-		if ((more = reader_physical(r, &in_quote)) < 0)
-			return -1;
-	} while (more && *r->next);
-	if (reader_append(r, '\0', r->line) < 0)
-		return -1;
-	return 1;
-}
-
-/* ---- tokens ---------------------------------------------------------- */
-
-struct token {
-	char *key;   /* NULL: no more tokens on the line */
-	char *value; /* unquoted */
-};
-
-/*
- * Cut the next Key=Value pair out of the logical line at *s, in place, and
- * set p->line to the line that holds it.  Returns 0, or -1 after reporting
- * a malformed pair.
- */
-static int token_next(struct parser *p, struct reader *r, char **s,
-		      struct token *t)
-{
-	char *c = *s, *q;
-
-	while (isspace((unsigned char)*c))
-		c++;
-	t->key = t->value = NULL;
-	if (!*c)
-		return 0;
-	p->line = r->lines[c - r->buf];
-	t->key = c;
-	c += strcspn(c, "=\" \t\r\n\v\f");
-	if (*c != '=')
-		return parse_error(p, "expected Key=Value, got \"%.*s\"",
-				   (int)strcspn(t->key, " \t\r\n\v\f"), t->key);
-	if (c == t->key)
-		return parse_error(p, "missing key before \"%.*s\"",
-				   (int)strcspn(c, " \t\r\n\v\f"), c);
-	*c++ = '\0';
-	if (*c == '"') {
-		t->value = ++c;
-		if (!(q = strchr(c, '"')))
-			return parse_error(p, "%s: unterminated quote", t->key);
-		*q = '\0';
-		c = q + 1;
-		if (*c && !isspace((unsigned char)*c))
-			return parse_error(p, "%s: text after the closing quote",
-					   t->key);
-	} else {
-		t->value = c;
-		c += strcspn(c, "\" \t\r\n\v\f");
-		if (*c == '"')
-			return parse_error(p, "%s: unexpected quote in value",
-					   t->key);
-	}
-	if (*c)
-		*c++ = '\0';
-	*s = c;
-	return 0;
-}
-
 /* ---- lines ----------------------------------------------------------- */
 
 /*
@@ -759,19 +586,22 @@ static void key_applied(struct parser *p, enum key k)
  * takes the settings of NodeName lines in pass 1, which are only checked.
  * Returns 0, or -1 with errno set (and a message for EINVAL).
  */
-static int line_parse(struct parser *p, struct reader *r, bool pass2,
+static int line_parse(struct parser *p, struct confread *r, bool pass2,
 		      struct nsconf *scratch)
 {
 	struct nsconf *target = pass2 ? NULL : p->conf;
 	unsigned seen = 0;
-	struct token t;
-	char *s = r->buf;
+	struct confpair t;
+	char err[REPORT_MSG_MAX];
 	bool first = true, applies = false;
 	enum key k;
+	int rc;
 
 	for (;; first = false) {
-		if (token_next(p, r, &s, &t) < 0)
-			return -1;
+		rc = confread_pair(r, &t, err, sizeof(err));
+		p->line = t.line;
+		if (rc < 0)
+			return parse_error(p, "%s", err);
 		if (!t.key)
 			return 0;
 		if (!strcasecmp(t.key, "NodeName")) {
@@ -803,12 +633,13 @@ static int line_parse(struct parser *p, struct reader *r, bool pass2,
 /* Run one pass over text.  Returns 0, or -1 with errno set. */
 static int text_parse(struct parser *p, const char *text, bool pass2)
 {
-	struct reader r = { .next = text };
 	struct nsconf scratch = { .base_path = NULL };
+	struct confread r;
 	int rc;
 
+	confread_init(&r, text);
 	p->pass2 = pass2;
-	while ((rc = reader_next(&r)) > 0) {
+	while ((rc = confread_line(&r)) > 0) {
 		rc = line_parse(p, &r, pass2, &scratch);
 		conf_clear(&scratch);
 		if (rc < 0)
@@ -819,8 +650,7 @@ static int text_parse(struct parser *p, const char *text, bool pass2)
 		parse_error(p, "control character 0x%02x in column %d",
 			    r.bad_byte, r.bad_column);
 	}
-	free(r.buf);
-	free(r.lines);
+	confread_free(&r);
 	return rc;
 }
 
@@ -909,69 +739,6 @@ error:
 	return NULL;
 }
 
-/*
- * Read the whole file at path into a NUL-terminated string.
- * Returns it, or NULL with errno set and a message in rep.
- */
-static char *file_read(const char *path, struct report *rep)
-{
-	struct stat st;
-	char *text = NULL;
-	ssize_t n;
-	size_t len = 0;
-	int fd;
-
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-		file_error(path, rep, "cannot open: %s", strerror(errno));
-		return NULL;
-	}
-	if (fstat(fd, &st) < 0)
-		goto error;
-	if (!S_ISREG(st.st_mode)) {
-		errno = EINVAL;
-		file_error(path, rep, "not a regular file");
-		goto out;
-	}
-	if (st.st_size > NSCONF_MAX_SIZE) {
-		errno = EFBIG;
-		file_error(path, rep, "larger than %d bytes",
-			   NSCONF_MAX_SIZE);
-		goto out;
-	}
-	if (!(text = malloc(NSCONF_MAX_SIZE + 1)))
-		goto error;
-	/* Read to EOF, not st_size: the file may change meanwhile. */
-	while ((n = read(fd, text + len, NSCONF_MAX_SIZE + 1 - len)) > 0)
-		len += (size_t)n;
-	if (n < 0)
-		goto error;
-	if (len > NSCONF_MAX_SIZE) {
-		errno = EFBIG;
-		file_error(path, rep, "larger than %d bytes",
-			   NSCONF_MAX_SIZE);
-		goto out;
-	}
-	text[len] = '\0';
-	if (strlen(text) != len) {
-		errno = EINVAL;
-		file_error(path, rep, "contains a NUL byte");
-		goto out;
-	}
-	close(fd);
-	return text;
-error:
-	file_error(path, rep, "cannot read: %s", strerror(errno));
-out:
-	{
-		int saved = errno;
-
-		free(text);
-		close(fd);
-		errno = saved;
-	}
-	return NULL;
-}
-
 struct nsconf *nsconf_load(const char *path, const char *nodename,
 			   struct report *rep)
 {
@@ -984,7 +751,7 @@ struct nsconf *nsconf_load(const char *path, const char *nodename,
 		file_error("namespace.conf", rep, "no path");
 		return NULL;
 	}
-	if (!(text = file_read(path, rep)))
+	if (!(text = confread_file(path, NSCONF_MAX_SIZE, rep)))
 		return NULL;
 	conf = nsconf_parse(text, path, nodename, rep);
 	saved = errno;

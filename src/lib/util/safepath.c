@@ -163,8 +163,12 @@ static int check_dir(int fd, const char *shown, bool last,
 	return 0;	/* sticky: the next component must be root's, checked next */
 }
 
-/* Walk path; with mode != 0 create what is missing. */
-static int walk_private(const char *path, mode_t mode, struct report *rep)
+/*
+ * Walk path; with mode != 0 create what is missing.  With partial, a
+ * missing component ends the walk: returns 0 then, 1 when all exists.
+ */
+static int walk_private(const char *path, mode_t mode, bool partial,
+			struct report *rep)
 {
 	char shown[PATH_MAX];
 	const char *name;
@@ -188,6 +192,10 @@ static int walk_private(const char *path, mode_t mode, struct report *rep)
 			goto error;
 		}
 		if (walk_step(&w, name) < 0) {
+			if (partial && errno == ENOENT) {
+				walk_abort(&w);
+				return 0;
+			}
 			fail(rep, errno, shown);
 			goto error;
 		}
@@ -195,7 +203,7 @@ static int walk_private(const char *path, mode_t mode, struct report *rep)
 			goto error;
 	}
 	close(w.fd);
-	return 0;
+	return partial ? 1 : 0;
 error:
 	walk_abort(&w);
 	return -1;
@@ -203,10 +211,16 @@ error:
 
 int safepath_check_private(const char *path, struct report *rep)
 {
-	return walk_private(path, 0, rep);
+	return walk_private(path, 0, false, rep);
+}
+
+int safepath_check_makeable(const char *path, struct report *rep)
+{
+	return walk_private(path, 0, true, rep);
 }
 
 int safepath_make_private(const char *path, mode_t mode, struct report *rep)
 {
-	return walk_private(path, mode & 07777 ? mode & 07777 : 0755, rep);
+	return walk_private(path, mode & 07777 ? mode & 07777 : 0755, false,
+			    rep);
 }

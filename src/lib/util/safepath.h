@@ -43,6 +43,15 @@ int safepath_open(const char *path);
 int safepath_check_private(const char *path, struct report *rep);
 
 /*
+ * safepath_check_private() for a path that safepath_make_private() would
+ * complete, without creating anything: the components that exist are
+ * checked, and the first missing one ends the walk.  Returns 1 when all
+ * of path exists (and passed), 0 when a trailing part is missing, or -1
+ * with errno and a message in rep.
+ */
+int safepath_check_makeable(const char *path, struct report *rep);
+
+/*
  * Create the missing components of path as root-owned directories of the
  * given mode (umask ignored), each made with mkdirat() below the fd of its
  * checked parent, without following links; then run

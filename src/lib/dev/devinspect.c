@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * devinspect.c - read attached device programs and the rules of
+ * devfilter's programs back from the kernel.  See devinspect.h.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dev/devfilter.h"
+#include "dev/devinspect.h"
+#include "dev/devprog.h"
+
+/* More maps than a devfilter program holds: anything else is not one. */
+#define MAX_MAPS 4
+
+int devinspect_query(int cgroup_fd, uint32_t *ids, size_t max,
+		     uint32_t *flags)
+{
+	union bpf_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.query.target_fd = (uint32_t)cgroup_fd;
+	attr.query.attach_type = BPF_CGROUP_DEVICE;
+	attr.query.prog_ids = devprog_ptr(max ? ids : NULL);
+	attr.query.prog_cnt = max > UINT32_MAX ? UINT32_MAX : (uint32_t)max;
+	/* ENOSPC: more attached than fit; the count is still filled in. */
+	if (devprog_bpf(BPF_PROG_QUERY, &attr) < 0 && errno != ENOSPC)
+		return -1;
+	if (flags)
+		*flags = attr.query.attach_flags;
+	return (int)attr.query.prog_cnt;
+}
+
+int devinspect_prog_open(uint32_t id)
+{
+	union bpf_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_id = id;
+	return devprog_bpf(BPF_PROG_GET_FD_BY_ID, &attr);
+}
+
+/* BPF_OBJ_GET_INFO_BY_FD into info of size len (arrays as set there). */
+static int obj_info(int fd, void *info, uint32_t len)
+{
+	union bpf_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.info.bpf_fd = (uint32_t)fd;
+	attr.info.info_len = len;
+	attr.info.info = devprog_ptr(info);
+	return devprog_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr) < 0 ? -1 : 0;
+}
+
+int devinspect_prog_info(int prog_fd, struct bpf_prog_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	return obj_info(prog_fd, info, sizeof(*info));
+}
+
+int devinspect_prog_id(int prog_fd, uint32_t *id)
+{
+	struct bpf_prog_info info;
+
+	if (devinspect_prog_info(prog_fd, &info) < 0)
+		return -1;
+	*id = info.id;
+	return 0;
+}
+
+bool devinspect_is_devfilter(const struct bpf_prog_info *info)
+{
+	return info->type == BPF_PROG_TYPE_CGROUP_DEVICE &&
+	       !strncmp(info->name, DEVFILTER_NAME, sizeof(info->name));
+}
+
+/*
+ * The default verdict: the first "r0 = K; exit" of the program, which
+ * devfilter_build() emits before any other (after the lookups, or alone).
+ * Returns 0 or 1, or -1 with EMEDIUMTYPE when there is none.
+ */
+static int default_verdict(const struct bpf_insn *insns, size_t count)
+{
+	for (size_t i = 0; i + 1 < count; i++) {
+		if (insns[i].code != (BPF_ALU64 | BPF_MOV | BPF_K) ||
+		    insns[i].dst_reg != BPF_REG_0 ||
+		    insns[i + 1].code != (BPF_JMP | BPF_EXIT))
+			continue;
+		if (insns[i].imm == 0 || insns[i].imm == 1)
+			return insns[i].imm;
+		break;
+	}
+	errno = EMEDIUMTYPE;
+	return -1;
+}
+
+/*
+ * The program's instructions as the verifier left them and the ids of its
+ * maps.  Returns 0, or -1 with errno.
+ */
+static int prog_read(int prog_fd, struct bpf_insn **insns, size_t *count,
+		     uint32_t *map_ids, uint32_t *nr_maps)
+{
+	struct bpf_prog_info info;
+	uint32_t len;
+
+	*insns = NULL;
+	if (devinspect_prog_info(prog_fd, &info) < 0)
+		return -1;
+	if (!devinspect_is_devfilter(&info) || info.nr_map_ids > MAX_MAPS) {
+		errno = EMEDIUMTYPE;
+		return -1;
+	}
+	if (!(len = info.xlated_prog_len)) {
+		errno = EPERM;	/* hidden from the unprivileged */
+		return -1;
+	}
+	if (!(*insns = calloc(1, len)))
+		return -1;
+	*nr_maps = info.nr_map_ids;
+	memset(&info, 0, sizeof(info));
+	info.xlated_prog_len = len;
+	info.xlated_prog_insns = devprog_ptr(*insns);
+	info.nr_map_ids = *nr_maps;
+	info.map_ids = devprog_ptr(map_ids);
+	if (obj_info(prog_fd, &info, sizeof(info)) < 0)
+		goto error;
+	if (info.xlated_prog_len != len || info.nr_map_ids != *nr_maps) {
+		errno = EAGAIN;	/* a loaded program cannot change */
+		goto error;
+	}
+	*count = len / sizeof(**insns);
+	return 0;
+error:
+	{
+		int saved = errno;
+
+		free(*insns);
+		*insns = NULL;
+		errno = saved;
+	}
+	return -1;
+}
+
+/* Opens the map by id, read-only, checking it is a devfilter table. */
+static int map_open(uint32_t id)
+{
+	struct bpf_map_info info;
+	union bpf_attr attr;
+	int fd, saved;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.map_id = id;
+	attr.open_flags = BPF_F_RDONLY;
+	if ((fd = devprog_bpf(BPF_MAP_GET_FD_BY_ID, &attr)) < 0)
+		return -1;
+	memset(&info, 0, sizeof(info));
+	if (obj_info(fd, &info, sizeof(info)) < 0)
+		goto error;
+	if (info.type != BPF_MAP_TYPE_HASH ||
+	    info.key_size != sizeof(struct devfilter_key) ||
+	    info.value_size != sizeof(uint32_t) ||
+	    strncmp(info.name, DEVFILTER_NAME, sizeof(info.name))) {
+		errno = EMEDIUMTYPE;
+		goto error;
+	}
+	return fd;
+error:
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return -1;
+}
+
+/* Appends the rule of one map entry to out. */
+static int rule_add(struct devrule_list *out, const struct devfilter_key *k,
+		    uint32_t access)
+{
+	char type;
+
+	if (k->type == BPF_DEVCG_DEV_CHAR)
+		type = 'c';
+	else if (k->type == BPF_DEVCG_DEV_BLOCK)
+		type = 'b';
+	else
+		type = 0;
+	if (!type || (access & ~DEVRULE_RWM)) {
+		errno = EMEDIUMTYPE;
+		return -1;
+	}
+	return devrule_list_add(out, type, k->major,
+				k->minor == DEVFILTER_ANY_MINOR ? 0 : k->minor,
+				k->minor == DEVFILTER_ANY_MINOR, access);
+}
+
+/*
+ * Every entry of the map into out.  The walk starts from a key no entry
+ * has (type 0), for which the kernel gives the first key: a NULL key does
+ * the same, but memory checkers take it for a bad pointer.
+ */
+static int map_dump(int map_fd, struct devrule_list *out)
+{
+	struct devfilter_key key = { 0, 0, 0 }, next;
+	union bpf_attr attr;
+	uint32_t access = 0;
+
+	for (;;) {
+		memset(&attr, 0, sizeof(attr));
+		memset(&next, 0, sizeof(next));
+		attr.map_fd = (uint32_t)map_fd;
+		attr.key = devprog_ptr(&key);
+		attr.next_key = devprog_ptr(&next);
+		if (devprog_bpf(BPF_MAP_GET_NEXT_KEY, &attr) < 0)
+			return errno == ENOENT ? 0 : -1;
+		key = next;
+		memset(&attr, 0, sizeof(attr));
+		attr.map_fd = (uint32_t)map_fd;
+		attr.key = devprog_ptr(&key);
+		attr.value = devprog_ptr(&access);
+		if (devprog_bpf(BPF_MAP_LOOKUP_ELEM, &attr) < 0 ||
+		    rule_add(out, &key, access) < 0)
+			return -1;
+	}
+}
+
+int devinspect_rules(int prog_fd, struct devrule_list *out)
+{
+	/* zeroed: memory checkers cannot see the kernel fill it */
+	uint32_t map_ids[MAX_MAPS] = { 0 }, nr_maps = 0;
+	struct bpf_insn *insns;
+	size_t count;
+	int verdict, map_fd = -1, saved;
+
+	devrule_list_init(out, false);
+	if (prog_read(prog_fd, &insns, &count, map_ids, &nr_maps) < 0)
+		return -1;
+	if ((verdict = default_verdict(insns, count)) < 0)
+		goto error;
+	out->default_allow = verdict == 1;
+	if (nr_maps > 1) {
+		errno = EMEDIUMTYPE;
+		goto error;
+	}
+	if (nr_maps && ((map_fd = map_open(map_ids[0])) < 0 ||
+			map_dump(map_fd, out) < 0))
+		goto error;
+	devrule_list_normalise(out);
+	if (map_fd >= 0)
+		close(map_fd);
+	free(insns);
+	return 0;
+error:
+	saved = errno;
+	if (map_fd >= 0)
+		close(map_fd);
+	free(insns);
+	devrule_list_free(out);
+	errno = saved;
+	return -1;
+}

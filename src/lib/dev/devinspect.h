@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * devinspect.h - read device filters back from the kernel: which programs
+ * are attached to a cgroup, and the rules and default verdict of one that
+ * devfilter made.  For the devns tool (devns show) and the tests; the
+ * plugins never need it.
+ *
+ * A devfilter program keeps its rules in one hash map (struct
+ * devfilter_key -> access bits) and its default verdict in the first
+ * "r0 = K; exit" pair of the instructions (devfilter.c): the map is
+ * dumped, the verdict read from the program as the verifier left it.
+ */
+#ifndef DEVNS_DEVINSPECT_H
+#define DEVNS_DEVINSPECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/bpf.h>
+
+#include "dev/devpolicy.h"
+
+/*
+ * Fills ids (up to max) with the ids of the device programs attached
+ * directly to cgroup_fd (not inherited ones), and *flags (may be NULL)
+ * with the cgroup's attach flags (BPF_F_ALLOW_MULTI, ...).  Returns how
+ * many are attached, which may exceed max, or -1 with errno.
+ */
+int devinspect_query(int cgroup_fd, uint32_t *ids, size_t max,
+		     uint32_t *flags);
+
+/*
+ * Opens the loaded program with that id (BPF_PROG_GET_FD_BY_ID).  Returns
+ * an fd (close-on-exec), or -1 with errno (ENOENT: no such program).
+ */
+int devinspect_prog_open(uint32_t id);
+
+/* The kernel's info about a program fd (no arrays).  0 or -1 (errno). */
+int devinspect_prog_info(int prog_fd, struct bpf_prog_info *info);
+
+/* The kernel's id of a loaded program.  Returns 0 or -1 (errno). */
+int devinspect_prog_id(int prog_fd, uint32_t *id);
+
+/* Whether info is that of a device program devfilter made (by name). */
+bool devinspect_is_devfilter(const struct bpf_prog_info *info);
+
+/*
+ * Reads the rules of the devfilter program prog_fd into out (initialised
+ * here, normalised: the rule list devpolicy_build() gave, as
+ * devrule_format() prints it) with its default verdict.  Needs root.
+ * Returns 0, or -1 with errno (out empty): EMEDIUMTYPE when the program
+ * is not shaped like one of devfilter's (another name or type, no default
+ * verdict found, an unexpected map), EPERM when the kernel hides the
+ * instructions, or the kernel's.
+ */
+int devinspect_rules(int prog_fd, struct devrule_list *out);
+
+#endif /* DEVNS_DEVINSPECT_H */

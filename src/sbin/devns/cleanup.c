@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * cleanup.c - devns cleanup [--dry-run]: what slurmd's restore removes at
+ * start, now.  jobct_restore_run() decides (the one place that does, for
+ * slurmd too); this file only says whether a job is alive (a slurmstepd
+ * of it answers, alive.c) and prints what restore found and did.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "alive.h"
+#include "devns.h"
+
+struct cleanup {
+	const struct devns_opts *o;
+	struct report rep;
+	char answered[PATH_MAX];	/* the socket that answered */
+	int kept, ended;
+};
+
+/*
+ * jobct_restore_run's alive(): a job whose slurmstepd answers is alive;
+ * when the spool directory cannot be read, every job counts as alive:
+ * nothing is removed on a guess.
+ */
+static bool job_alive(uint32_t job_id, void *arg)
+{
+	struct cleanup *c = arg;
+	int rc;
+
+	c->answered[0] = '\0';
+	rc = alive_job(c->o->spool, c->o->node, job_id, c->answered,
+		       sizeof(c->answered));
+	if (rc < 0) {
+		report_errno(&c->rep, errno, "job %u: cannot read SlurmdSpoolDir %s, so it is kept",
+			     job_id, c->o->spool);
+		snprintf(c->answered, sizeof(c->answered), "(unknown)");
+	}
+	return rc != 0;
+}
+
+/* "job N [would] remove WHAT PATH (N processes to kill)" */
+static void print_removal(const struct cleanup *c, uint32_t job_id,
+			  const char *what, const char *path, int procs)
+{
+	printf("job %u %s %s %s", job_id,
+	       c->o->dry_run ? "would remove" : "remove", what, path);
+	if (procs)
+		printf(" (%d process%s inside, %s)", procs,
+		       procs == 1 ? "" : "es",
+		       c->o->dry_run ? "would be killed" : "killed");
+	printf("\n");
+}
+
+/* jobct_restore_run's found(): what the job left and what happens to it. */
+static void found(const struct jobct_remains *r, void *arg)
+{
+	struct cleanup *c = arg;
+
+	if (r->alive) {
+		c->kept++;
+		printf("job %u alive: %s answers; kept\n", r->job_id,
+		       c->answered);
+		return;
+	}
+	c->ended++;
+	printf("job %u ended: no slurmstepd of it answers in %s\n", r->job_id,
+	       c->o->spool);
+	if (r->has_job_dir)
+		print_removal(c, r->job_id, r->ns_id ? "namespace" : "directory",
+			      r->job_dir, r->ns_procs);
+	if (r->has_cgroup)
+		print_removal(c, r->job_id, "cgroup", r->cgroup,
+			      r->cgroup_procs);
+	if (r->has_marker)
+		print_removal(c, r->job_id, "marker", r->marker, 0);
+}
+
+/* Without --dry-run, slurmd must not be running (unless --force). */
+static int slurmd_stopped(const struct devns_opts *o)
+{
+	pid_t pid = alive_slurmd(o->pid_file);
+
+	if (pid == 0 || o->force)
+		return 0;
+	if (pid < 0)
+		fprintf(stderr, "devns: cannot read SlurmdPidFile %s: %s; use --force if slurmd is stopped\n",
+			o->pid_file, strerror(errno));
+	else
+		fprintf(stderr, "devns: slurmd (pid %d, %s) is running: it removes what ended jobs left when it starts; use --dry-run, or stop slurmd, or --force\n",
+			(int)pid, o->pid_file);
+	return -1;
+}
+
+int devns_cleanup(const struct devns_opts *o)
+{
+	struct cleanup c = { .o = o };
+	struct jobct_restore_args args = {
+		.alive = job_alive,
+		.arg = &c,
+		.dry_run = o->dry_run,
+		.found = found,
+	};
+	struct jobct_node *node;
+	int rc;
+
+	devns_report_init(&c.rep);
+	if (!o->dry_run && slurmd_stopped(o) < 0)
+		return DEVNS_EXIT_FAIL;
+	if (!(node = devns_node_load(o)))
+		return DEVNS_EXIT_FAIL;
+	rc = jobct_restore_run(node, &args, &c.rep);
+	printf("%d job%s kept, %d ended%s\n", c.kept, c.kept == 1 ? "" : "s",
+	       c.ended, o->dry_run ? " (dry run: nothing removed)" : "");
+	fflush(stdout);
+	jobct_node_free(node);
+	return rc < 0 || c.rep.errors ? DEVNS_EXIT_FAIL : DEVNS_EXIT_OK;
+}

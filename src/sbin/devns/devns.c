@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * devns.c - the devns admin tool: the command line, the defaults slurmd
+ * would use, and the node's settings loaded as slurmd loads them.  The
+ * subcommands are check.c, show.c and cleanup.c.  See devns(8).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "devns_config.h"
+#include "devns.h"
+#include "slurmconf.h"
+
+/* Which options a subcommand takes. */
+enum {
+	OPT_FILE = 1 << 0,
+	OPT_NODE = 1 << 1,
+	OPT_SPOOL = 1 << 2,
+	OPT_CGROUP = 1 << 3,
+	OPT_GRES = 1 << 4,
+	OPT_GRES_CONF = 1 << 5,
+	OPT_DRY_RUN = 1 << 6,
+	OPT_FORCE = 1 << 7,
+};
+
+/* getopt_long's values for the options without a short form. */
+enum { LONG_CGROUP = 256, LONG_GRES_CONF, LONG_DRY_RUN, LONG_FORCE };
+
+static const struct command {
+	const char *name;
+	int (*run)(const struct devns_opts *o);
+	unsigned opts;
+	bool job_id;	/* takes JOBID */
+} commands[] = {
+	{ "check", devns_check, OPT_FILE | OPT_NODE | OPT_GRES | OPT_GRES_CONF,
+	  false },
+	{ "show", devns_show, OPT_FILE | OPT_NODE | OPT_SPOOL | OPT_CGROUP,
+	  true },
+	{ "cleanup", devns_cleanup, OPT_FILE | OPT_NODE | OPT_SPOOL |
+	  OPT_CGROUP | OPT_DRY_RUN | OPT_FORCE, false },
+};
+
+static const struct option long_opts[] = {
+	{ "file", required_argument, NULL, 'f' },
+	{ "node", required_argument, NULL, 'n' },
+	{ "spool", required_argument, NULL, 's' },
+	{ "cgroup", required_argument, NULL, LONG_CGROUP },
+	{ "gres", required_argument, NULL, 'g' },
+	{ "gres-conf", required_argument, NULL, LONG_GRES_CONF },
+	{ "dry-run", no_argument, NULL, LONG_DRY_RUN },
+	{ "force", no_argument, NULL, LONG_FORCE },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void usage(FILE *f)
+{
+	fputs("usage: devns check [-f FILE] [-n NODE] [-g SPEC] [--gres-conf FILE]\n"
+	      "       devns show [-f FILE] [-n NODE] [-s DIR] [--cgroup DIR] JOBID\n"
+	      "       devns cleanup [--dry-run] [--force] [-f FILE] [-n NODE] [-s DIR]\n"
+	      "                     [--cgroup DIR]\n"
+	      "See devns(8).\n", f);
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "devns: ");
+	fprintf(stderr, fmt, arg);
+	fputc('\n', stderr);
+	usage(stderr);
+	return DEVNS_EXIT_USAGE;
+}
+
+/* ---- reports --------------------------------------------------------- */
+
+static void log_stderr(enum report_level level, const char *msg, void *arg)
+{
+	(void)arg;
+	if (level == REPORT_ERROR)
+		fprintf(stderr, "%s\n", msg);
+	else if (level == REPORT_WARNING)
+		fprintf(stderr, "warning: %s\n", msg);
+}
+
+void devns_report_init(struct report *rep)
+{
+	report_init(rep, log_stderr, NULL);
+}
+
+/* ---- defaults ---------------------------------------------------------- */
+
+/* dst = the directory of path + "/" + name; -1 when it does not fit. */
+static int beside(char *dst, size_t len, const char *path, const char *name)
+{
+	const char *slash = strrchr(path, '/');
+	int dir = slash ? (int)(slash - path) : 1;
+	int n;
+
+	if (!slash)
+		path = ".";
+	n = snprintf(dst, len, "%.*s/%s", dir, path, name);
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+static int copy(char *dst, size_t len, const char *src)
+{
+	return snprintf(dst, len, "%s", src) >= (int)len ? -1 : 0;
+}
+
+/* The defaults slurmd would use for what the command line left out. */
+static int fill_defaults(struct devns_opts *o, const char *file,
+			 const char *node, const char *spool)
+{
+	const char *env = getenv("SLURM_CONF");
+	struct slurmconf sc;
+	struct report rep;
+
+	if (gethostname(o->host, sizeof(o->host)) < 0) {
+		fprintf(stderr, "devns: cannot get the host name: %s\n",
+			strerror(errno));
+		return DEVNS_EXIT_FAIL;
+	}
+	o->host[sizeof(o->host) - 1] = '\0';
+	o->host[strcspn(o->host, ".")] = '\0';
+	if (copy(o->slurm_conf, sizeof(o->slurm_conf),
+		 env && *env ? env : DEVNS_SLURM_CONF) < 0 ||
+	    (file ? copy(o->conf_path, sizeof(o->conf_path), file)
+		  : beside(o->conf_path, sizeof(o->conf_path), o->slurm_conf,
+			   "namespace.conf")) < 0 ||
+	    copy(o->node, sizeof(o->node), node ? node : o->host) < 0)
+		return usage_error("%s", "a path or name is too long");
+	if (!o->gres_conf_given &&
+	    beside(o->gres_conf, sizeof(o->gres_conf), o->conf_path,
+		   "gres.conf") < 0)
+		return usage_error("%s", "a path is too long");
+	devns_report_init(&rep);
+	if (slurmconf_read(o->slurm_conf, o->node, o->host, &sc, &rep) < 0)
+		return DEVNS_EXIT_FAIL;
+	if (copy(o->spool, sizeof(o->spool), spool ? spool : sc.spool_dir) < 0)
+		return usage_error("%s", "the spool path is too long");
+	snprintf(o->pid_file, sizeof(o->pid_file), "%s", sc.pid_file);
+	o->step_cgroups = sc.proctrack_cgroup;
+	return DEVNS_EXIT_OK;
+}
+
+static int parse_job_id(const char *s, uint32_t *job_id)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || s[0] == '-' || v == 0 ||
+	    v > UINT32_MAX)
+		return -1;
+	*job_id = (uint32_t)v;
+	return 0;
+}
+
+int devns_options(int argc, char **argv, struct devns_opts *o)
+{
+	const struct command *cmd = NULL;
+	const char *file = NULL, *node = NULL, *spool = NULL;
+	unsigned given = 0;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->command = argv[0];
+	for (size_t i = 0; i < sizeof(commands) / sizeof(*commands); i++)
+		if (!strcmp(argv[0], commands[i].name))
+			cmd = &commands[i];
+	if (!cmd)
+		return usage_error("unknown command \"%s\"", argv[0]);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:f:n:s:g:h", long_opts,
+				NULL)) != -1) {
+		switch (c) {
+		case 'f': file = optarg; given |= OPT_FILE; break;
+		case 'n': node = optarg; given |= OPT_NODE; break;
+		case 's': spool = optarg; given |= OPT_SPOOL; break;
+		case 'g': o->gres = optarg; given |= OPT_GRES; break;
+		case LONG_CGROUP:
+			o->cgroup_root = optarg;
+			given |= OPT_CGROUP;
+			break;
+		case LONG_GRES_CONF:
+			if (copy(o->gres_conf, sizeof(o->gres_conf),
+				 optarg) < 0)
+				return usage_error("%s", "--gres-conf: too long");
+			o->gres_conf_given = true;
+			given |= OPT_GRES_CONF;
+			break;
+		case LONG_DRY_RUN:
+			o->dry_run = true;
+			given |= OPT_DRY_RUN;
+			break;
+		case LONG_FORCE: o->force = true; given |= OPT_FORCE; break;
+		case 'h': usage(stdout); exit(DEVNS_EXIT_OK);
+		case ':':
+			return usage_error("%s: missing argument",
+					   argv[optind - 1]);
+		default:
+			return usage_error("%s: unknown option",
+					   argv[optind - 1]);
+		}
+	}
+	if (given & ~cmd->opts) {
+		static const char *const names[] = {
+			"-f", "-n", "-s", "--cgroup", "-g", "--gres-conf",
+			"--dry-run", "--force",
+		};
+		unsigned bad = given & ~cmd->opts;
+		int bit = __builtin_ctz(bad);
+
+		fprintf(stderr, "devns: %s does not take %s\n", cmd->name,
+			names[bit]);
+		usage(stderr);
+		return DEVNS_EXIT_USAGE;
+	}
+	if (cmd->job_id && (optind != argc - 1 ||
+			    parse_job_id(argv[optind], &o->job_id) < 0))
+		return usage_error("%s takes one JOBID (a positive number)",
+				   cmd->name);
+	if (!cmd->job_id && optind != argc)
+		return usage_error("unexpected argument \"%s\"", argv[optind]);
+	if (node && !*node)
+		return usage_error("%s", "--node: empty name");
+	return fill_defaults(o, file, node, spool);
+}
+
+struct jobct_node *devns_node_load(const struct devns_opts *o)
+{
+	struct jobct_node_args args = {
+		.conf_path = o->conf_path,
+		.node_name = o->node,
+		.spool_dir = o->spool,
+		.check_only = true,
+		.cgroup_root = o->cgroup_root,
+	};
+	struct report rep;
+
+	devns_report_init(&rep);
+	return jobct_node_load(&args, &rep);
+}
+
+int main(int argc, char **argv)
+{
+	struct devns_opts o;
+	int rc;
+
+	if (argc < 2)
+		return usage_error("%s", "no command");
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
+	    !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return DEVNS_EXIT_OK;
+	}
+	if ((rc = devns_options(argc - 1, argv + 1, &o)) != DEVNS_EXIT_OK)
+		return rc;
+	for (size_t i = 0; i < sizeof(commands) / sizeof(*commands); i++)
+		if (!strcmp(o.command, commands[i].name))
+			return commands[i].run(&o);
+	return DEVNS_EXIT_USAGE;
+}

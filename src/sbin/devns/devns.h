@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * devns.h - the devns admin tool: what its subcommands share.
+ *
+ *   devns check [-f FILE] [--node NAME] [--gres SPEC] [--gres-conf FILE]
+ *   devns show [options] JOBID
+ *   devns cleanup [--dry-run] [--force] [options]
+ *
+ * Every subcommand loads the node's settings with jobct_node_load(), the
+ * call slurmd and slurmstepd make, so the tool sees namespace.conf, the
+ * device policy and BasePath as they do.  See devns(8).
+ *
+ * Exit status: DEVNS_EXIT_OK, DEVNS_EXIT_FAIL (a configuration error, a
+ * job not found, a removal that failed), DEVNS_EXIT_USAGE.
+ */
+#ifndef DEVNS_TOOL_H
+#define DEVNS_TOOL_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "job/jobct.h"
+#include "util/report.h"
+
+#define DEVNS_EXIT_OK 0
+#define DEVNS_EXIT_FAIL 1
+#define DEVNS_EXIT_USAGE 2
+
+/* The command line, with the defaults filled in (devns_options). */
+struct devns_opts {
+	const char *command;		/* check, show, cleanup */
+	char slurm_conf[PATH_MAX];	/* $SLURM_CONF or Slurm's default */
+	char conf_path[PATH_MAX];	/* -f, or namespace.conf beside it */
+	char node[256];			/* --node, or the short host */
+	char host[256];			/* the short host name (%h) */
+	char spool[PATH_MAX];		/* --spool, or SlurmdSpoolDir */
+	char pid_file[PATH_MAX];	/* SlurmdPidFile */
+	bool step_cgroups;		/* ProctrackType=proctrack/cgroup */
+	const char *cgroup_root;	/* --cgroup, NULL: the system's */
+	const char *gres;		/* check --gres SPEC */
+	char gres_conf[PATH_MAX];	/* --gres-conf, or beside -f */
+	bool gres_conf_given;
+	bool dry_run;			/* cleanup --dry-run */
+	bool force;			/* cleanup --force */
+	uint32_t job_id;		/* show JOBID */
+};
+
+/*
+ * Parses argv (argv[0] is the subcommand) into o and fills in the
+ * defaults, reading slurm.conf for SlurmdSpoolDir and SlurmdPidFile.
+ * Returns DEVNS_EXIT_OK, or the exit status after printing why.
+ */
+int devns_options(int argc, char **argv, struct devns_opts *o);
+
+/*
+ * The node's settings as jobct_node_load() gives them to slurmd (nothing
+ * created: check_only); every message goes to stderr.  Returns the node,
+ * or NULL after printing why.
+ */
+struct jobct_node *devns_node_load(const struct devns_opts *o);
+
+/* A report whose errors and warnings go to stderr as they come. */
+void devns_report_init(struct report *rep);
+
+/* The subcommands; each returns the exit status. */
+int devns_check(const struct devns_opts *o);
+int devns_show(const struct devns_opts *o);
+int devns_cleanup(const struct devns_opts *o);
+
+#endif /* DEVNS_TOOL_H */

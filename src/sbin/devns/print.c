@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * print.c - devns's "key value" output lines.  See print.h.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "print.h"
+
+void print_kv(const char *key, const char *value)
+{
+	printf("%s %s\n", key, value);
+}
+
+void print_list(const char *key, const char *const *items)
+{
+	printf("%s ", key);
+	for (size_t i = 0; items && items[i]; i++)
+		printf("%s%s", i ? "," : "", items[i]);
+	printf("%s\n", items && items[0] ? "" : "none");
+}
+
+void print_size(const char *key, uint64_t bytes)
+{
+	if (bytes)
+		printf("%s %" PRIu64 "\n", key, bytes);
+	else
+		print_kv(key, "none");
+}
+
+const char *print_layout(enum cgroup2_layout layout)
+{
+	switch (layout) {
+	case CGROUP2_HYBRID:
+		return "hybrid";
+	case CGROUP2_UNIFIED:
+		return "unified";
+	default:
+		return "none";
+	}
+}
+
+void print_rules(const struct devrule_list *list)
+{
+	char buf[64];
+
+	for (size_t i = 0; i < list->count; i++)
+		if (devrule_format(&list->rules[i], buf, sizeof(buf)) >= 0)
+			print_kv("device", buf);
+	print_kv("default", list->default_allow ? "allow" : "deny");
+}

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * slurmconf.c - SlurmdSpoolDir and SlurmdPidFile from slurm.conf.  See
+ * slurmconf.h.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "devns_config.h"
+#include "util/confread.h"
+#include "slurmconf.h"
+
+/* slurm.conf files are larger than namespace.conf; this is generous. */
+#define SLURMCONF_MAX_SIZE (16 * 1024 * 1024)
+
+/*
+ * Writes value into out[len] with %n -> node and %h -> host (Slurm's
+ * slurm_conf_expand_slurmd_path).  Returns 0, or -1 with ENAMETOOLONG.
+ */
+static int expand(const char *value, const char *node, const char *host,
+		  char *out, size_t len)
+{
+	size_t n = 0;
+
+	for (const char *s = value; *s; s++) {
+		const char *put = NULL;
+		char one[2] = { *s, '\0' };
+
+		if (s[0] == '%' && (s[1] == 'n' || s[1] == 'h'))
+			put = *++s == 'n' ? node : host;
+		else
+			put = one;
+		if (n + strlen(put) >= len) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		memcpy(out + n, put, strlen(put));
+		n += strlen(put);
+	}
+	out[n] = '\0';
+	return 0;
+}
+
+/*
+ * Sets the fields of sc from the keys of text, the last value of each
+ * winning as in Slurm.  Returns 0, or -1 with ENAMETOOLONG.
+ */
+static int read_keys(const char *text, const char *node, const char *host,
+		     struct slurmconf *sc)
+{
+	struct confread r;
+	struct confpair p;
+	char err[256];
+	int rc = 0;
+
+	confread_init(&r, text);
+	/* A line that is not Key=Value pairs (Include) is Slurm's to judge. */
+	while (rc == 0 && confread_line(&r) > 0) {
+		while (rc == 0 &&
+		       confread_pair(&r, &p, err, sizeof(err)) == 1) {
+			if (!strcasecmp(p.key, "SlurmdSpoolDir"))
+				rc = expand(p.value, node, host, sc->spool_dir,
+					    sizeof(sc->spool_dir));
+			else if (!strcasecmp(p.key, "SlurmdPidFile"))
+				rc = expand(p.value, node, host, sc->pid_file,
+					    sizeof(sc->pid_file));
+			else if (!strcasecmp(p.key, "ProctrackType"))
+				sc->proctrack_cgroup =
+					!strcmp(p.value, "proctrack/cgroup");
+		}
+	}
+	confread_free(&r);
+	return rc;
+}
+
+int slurmconf_read(const char *path, const char *node, const char *host,
+		   struct slurmconf *sc, struct report *rep)
+{
+	struct report why;
+	char *text;
+	int rc;
+
+	if (expand(DEVNS_SLURMD_SPOOLDIR, node, host, sc->spool_dir,
+		   sizeof(sc->spool_dir)) < 0 ||
+	    expand(DEVNS_SLURMD_PIDFILE, node, host, sc->pid_file,
+		   sizeof(sc->pid_file)) < 0)
+		return report_errno(rep, errno, "Slurm's defaults");
+	/* Slurm's default on Linux */
+	sc->proctrack_cgroup = true;
+	report_init(&why, NULL, NULL);
+	if (!(text = confread_file(path, SLURMCONF_MAX_SIZE, &why)))
+		return errno == ENOENT ? 0 : report_error(rep, "%s", why.msg);
+	rc = read_keys(text, node, host, sc);
+	free(text);
+	if (rc < 0)
+		return report_errno(rep, errno,
+				    "%s: SlurmdSpoolDir or SlurmdPidFile", path);
+	return 0;
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * slurmconf.h - the settings of slurm.conf the devns tool needs, as
+ * slurmd reads them: SlurmdSpoolDir (the jobs' filter markers, the
+ * slurmstepd sockets), SlurmdPidFile (is slurmd running?) and
+ * ProctrackType (has every step cgroups of its own, which the filter
+ * needs on the unified layout?).
+ *
+ * Only the file itself is read (an Include is not followed): a setting
+ * made in an included file is missed, and --spool sets it by hand.
+ */
+#ifndef DEVNS_SLURMCONF_H
+#define DEVNS_SLURMCONF_H
+
+#include <limits.h>
+#include <stdbool.h>
+
+#include "util/report.h"
+
+struct slurmconf {
+	char spool_dir[PATH_MAX];
+	char pid_file[PATH_MAX];
+	bool proctrack_cgroup;	/* ProctrackType=proctrack/cgroup */
+};
+
+/*
+ * Reads the settings from the slurm.conf at path, Slurm's defaults where
+ * it sets none or does not exist, with %n replaced by node and %h by host
+ * as slurmd does.  Lines the reader does not understand are skipped (they
+ * are Slurm's to judge).  Returns 0, or -1 with errno and rep when the
+ * file exists but cannot be read, or a value does not fit.
+ */
+int slurmconf_read(const char *path, const char *node, const char *host,
+		   struct slurmconf *sc, struct report *rep);
+
+#endif /* DEVNS_SLURMCONF_H */

@@ -1,0 +1,720 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * test_devns_tool.c - the devns admin tool end to end, run as a program
+ * (DEVNS_TOOL) on a scratch node: its own slurm.conf (SLURM_CONF, with
+ * %n in SlurmdSpoolDir and SlurmdPidFile), namespace.conf and gres.conf
+ * beside it, fake GPUs (char 195:0 and 195:1) and a fake device (240:7)
+ * in a scratch directory.
+ *
+ *   check    the whole output for a node and a GRES, NodeName lines,
+ *            every SPEC form, and each kind of error with its exit
+ *            status and exact message
+ *   show     a real job made with jobct_setup() (namespace, cgroup,
+ *            filter) and a process joined to it: the pin, the private
+ *            mounts, the process in the namespace and the cgroup, the
+ *            rules read back from the kernel equal to check's
+ *   cleanup  a live job (a listening stepd socket) and a dead one (a
+ *            stale socket): --dry-run lists the dead one and removes
+ *            nothing; with slurmd running it refuses; then it removes
+ *            the dead job and keeps the live one, and the live one goes
+ *            once its socket does
+ *
+ * Under valgrind (testsuite/unit/valgrind.sh exports DEVNS_TOOL_WRAPPER)
+ * the tool runs under valgrind too.  Needs root, cgroup2 and bpf;
+ * otherwise the whole file is skipped.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "dev/cgroup2.h"
+#include "dev/devprog.h"
+#include "job/jobct.h"
+#include "util/saferm.h"
+#include "tap.h"
+#include "testrep.h"
+
+static char tmp[] = "/var/tmp/test_devns_tool.XXXXXX";
+static char etc[64], slurm_conf[96], conf[96], gres_conf[96], base[96];
+static char dev[64], gpu0[96], gpu1[96], fake[96], spool[128], pid_file[128];
+static char node[32], other[32], cg_mount[256], layout[16];
+static char out[65536], err[65536];	/* the last run's output */
+
+/* ---- running the tool ------------------------------------------------ */
+
+static void read_file(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, len - 1) : -1;
+
+	buf[n > 0 ? n : 0] = '\0';
+	if (fd >= 0)
+		close(fd);
+}
+
+/*
+ * Runs the tool with the NULL-terminated arguments; out and err get what
+ * it printed.  Returns its exit status, or -1 when it did not exit.
+ */
+static int tool(const char *arg, ...)
+{
+	const char *argv[32], *wrapper = getenv("DEVNS_TOOL_WRAPPER");
+	char out_path[128], err_path[128];
+	int n = 0, status;
+	va_list ap;
+	pid_t pid;
+
+	if (wrapper && *wrapper)
+		argv[n++] = wrapper;
+	argv[n++] = DEVNS_TOOL;
+	va_start(ap, arg);
+	for (const char *a = arg; a && n < 31; a = va_arg(ap, const char *))
+		argv[n++] = a;
+	va_end(ap);
+	argv[n] = NULL;
+	snprintf(out_path, sizeof(out_path), "%s/stdout", tmp);
+	snprintf(err_path, sizeof(err_path), "%s/stderr", tmp);
+	fflush(stdout);
+	if ((pid = fork()) == 0) {
+		int o = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		int e = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+		if (o < 0 || e < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
+			_exit(126);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	read_file(out_path, out, sizeof(out));
+	read_file(err_path, err, sizeof(err));
+	unlink(out_path);
+	unlink(err_path);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* The first line of text, for test names. */
+static const char *line1(const char *text)
+{
+	static char buf[512];
+
+	snprintf(buf, sizeof(buf), "%.*s", (int)strcspn(text, "\n"), text);
+	return buf;
+}
+
+/* Whether text holds line as a whole line. */
+static bool has_line(const char *text, const char *line)
+{
+	size_t len = strlen(line);
+
+	for (const char *p = text; (p = strstr(p, line)); p++)
+		if ((p == text || p[-1] == '\n') &&
+		    (p[len] == '\n' || p[len] == '\0'))
+			return true;
+	return false;
+}
+
+/* The lines of text that start with one of the prefixes, in order. */
+static void lines_of(const char *text, const char *const *prefixes,
+		     char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (const char *p = text; *p; ) {
+		size_t l = strcspn(p, "\n");
+
+		for (size_t i = 0; prefixes[i]; i++)
+			if (!strncmp(p, prefixes[i], strlen(prefixes[i])) &&
+			    n + l + 2 < len) {
+				memcpy(buf + n, p, l + 1);
+				n += l + 1;
+				buf[n] = '\0';
+				break;
+			}
+		p += l + (p[l] == '\n');
+	}
+}
+
+/* ---- the scratch node ---------------------------------------------------- */
+
+__attribute__((format(printf, 2, 3)))
+static void write_file(const char *path, const char *fmt, ...)
+{
+	FILE *f = fopen(path, "w");
+	va_list ap;
+
+	if (!f)
+		return;
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	fclose(f);
+}
+
+static bool exists(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0;
+}
+
+/* The namespace.conf most tests use: strict, so the rules are exact. */
+static void write_conf(const char *extra)
+{
+	write_file(conf, "BasePath=%s\nDevicePolicy=strict\n"
+		   "DeviceAllow=%s:rw\n"
+		   "NodeName=%s ShmSize=1G\n"
+		   "NodeName=%s ShmSize=2G TmpSize=3G\n%s",
+		   base, fake, node, other, extra);
+}
+
+static int make_scratch(void)
+{
+	if (!mkdtemp(tmp) || chmod(tmp, 0755) < 0)
+		return -1;
+	snprintf(etc, sizeof(etc), "%s/etc", tmp);
+	snprintf(slurm_conf, sizeof(slurm_conf), "%s/slurm.conf", etc);
+	snprintf(conf, sizeof(conf), "%s/namespace.conf", etc);
+	snprintf(gres_conf, sizeof(gres_conf), "%s/gres.conf", etc);
+	snprintf(base, sizeof(base), "%s/base", tmp);
+	snprintf(dev, sizeof(dev), "%s/dev", tmp);
+	snprintf(gpu0, sizeof(gpu0), "%s/nvidia0", dev);
+	snprintf(gpu1, sizeof(gpu1), "%s/nvidia1", dev);
+	snprintf(fake, sizeof(fake), "%s/fake", dev);
+	snprintf(node, sizeof(node), "ut%d", (int)getpid());
+	snprintf(other, sizeof(other), "other%d", (int)getpid());
+	snprintf(spool, sizeof(spool), "%s/spool/%s", tmp, node);
+	snprintf(pid_file, sizeof(pid_file), "%s/slurmd-%s.pid", tmp, node);
+	if (mkdir(etc, 0755) < 0 || mkdir(base, 0755) < 0 ||
+	    mkdir(dev, 0755) < 0 ||
+	    mknod(gpu0, S_IFCHR | 0666, makedev(195, 0)) < 0 ||
+	    mknod(gpu1, S_IFCHR | 0666, makedev(195, 1)) < 0 ||
+	    mknod(fake, S_IFCHR | 0666, makedev(240, 7)) < 0)
+		return -1;
+	{
+		char dir[128];
+
+		snprintf(dir, sizeof(dir), "%s/spool", tmp);
+		if (mkdir(dir, 0755) < 0 || mkdir(spool, 0700) < 0)
+			return -1;
+	}
+	/* %n as in multiple-slurmd clusters; Include lines are skipped */
+	write_file(slurm_conf, "ClusterName=test\nInclude /nonexistent\n"
+		   "SlurmdSpoolDir=%s/spool/%%n\n"
+		   "SlurmdPidFile=%s/slurmd-%%n.pid\n", tmp, tmp);
+	write_file(gres_conf, "# two fake GPUs on the test nodes\n"
+		   "NodeName=%s,%s Name=gpu Type=fake File=%s/nvidia[0-1]\n"
+		   "AutoDetect=off\nName=mps Count=100\n", node, other, dev);
+	write_conf("");
+	return setenv("SLURM_CONF", slurm_conf, 1);
+}
+
+static void remove_scratch(void)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/devns/%s", cg_mount, node);
+	rmdir(path);
+	fd = open("/var/tmp", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	ok(fd >= 0 && saferm_at(fd, strrchr(tmp, '/') + 1) == 0 &&
+	   !exists(tmp) && !exists(path),
+	   "no leftovers: the scratch tree and the node's cgroup are gone");
+	if (fd >= 0)
+		close(fd);
+}
+
+/* ---- check ------------------------------------------------------------- */
+
+static void test_check(void)
+{
+	char want[8192];
+
+	snprintf(want, sizeof(want),
+		 "file %s\nnode %s\nbasepath %s\nautobasepath no\n"
+		 "dirs /tmp,/dev/shm\ninitscript none\nshared no\n"
+		 "shmsize 1073741824\ntmpsize none\ndevicepolicy strict\n"
+		 "deviceallow %s:rw\ncgrouplayout %s\ngrescfg %s\n"
+		 "nodedevice %s\nnodedevice %s\njobdevice %s\nfilter yes\n"
+		 "device c 195:1 rwm\ndevice c 240:7 rw\ndefault deny\n",
+		 conf, node, base, fake, layout, gres_conf, gpu0, gpu1, gpu1);
+	is_int(tool("check", "--node", node, "--gres", "gpu:1(IDX:1)", NULL),
+	       0, "check: a good file passes");
+	is_str(out, want, "  the node's settings and the job's rules, one "
+	       "key value line each");
+	is_str(err, "", "  nothing on stderr");
+
+	is_int(tool("check", "-f", conf, "-n", other, NULL), 0,
+	       "check -n: another node");
+	ok(has_line(out, "shmsize 2147483648") &&
+	   has_line(out, "tmpsize 3221225472"),
+	   "  its NodeName line applies");
+	ok(!has_line(out, "device c 195:0 rwm") &&
+	   !has_line(out, "device c 195:1 rwm"),
+	   "  without --gres neither GPU is allowed");
+	ok(has_line(out, "jobdevice") == false && has_line(out, "default deny"),
+	   "  no job device, default deny");
+
+	is_int(tool("check", NULL), 0, "check: the short host name by default");
+	{
+		char host[256], line[300];
+
+		gethostname(host, sizeof(host));
+		host[strcspn(host, ".")] = '\0';
+		snprintf(line, sizeof(line), "node %s", host);
+		ok(has_line(out, line) && has_line(out, "shmsize none"),
+		   "  as node %s, which no NodeName line names", host);
+	}
+	snprintf(want, sizeof(want), "file %s", conf);
+	ok(has_line(out, want), "  namespace.conf found beside $SLURM_CONF");
+}
+
+/* Every SPEC form, and SPECs the node cannot give. */
+static void test_check_gres(void)
+{
+	char line[256];
+
+	is_int(tool("check", "-n", node, "-g", "gpu:2", NULL), 0, "--gres gpu:2");
+	snprintf(line, sizeof(line), "jobdevice %s", gpu0);
+	ok(has_line(out, line) && has_line(out, "device c 195:0 rwm") &&
+	   has_line(out, "device c 195:1 rwm"), "  both GPUs");
+	is_int(tool("check", "-n", node, "-g", "gpu:fake:1", NULL), 0,
+	       "--gres gpu:fake:1");
+	ok(has_line(out, line) && !has_line(out, "device c 195:1 rwm"),
+	   "  the first GPU of that type");
+	is_int(tool("check", "-n", node, "-g", gpu1, NULL), 0,
+	       "--gres DEVICE-PATH");
+	snprintf(line, sizeof(line), "jobdevice %s", gpu1);
+	ok(has_line(out, line) && has_line(out, "device c 195:1 rwm") &&
+	   !has_line(out, "device c 195:0 rwm"), "  that device only");
+	is_int(tool("check", "-n", node, "-g", "gpu:2(IDX:0-1),none", NULL), 0,
+	       "--gres Slurm's detail form with a range");
+	ok(has_line(out, "device c 195:0 rwm") &&
+	   has_line(out, "device c 195:1 rwm"), "  both GPUs");
+
+	is_int(tool("check", "-n", node, "-g", "gpu:3", NULL), 1,
+	       "--gres gpu:3 on a node with two: exit 1");
+	like(err, "--gres: the node has 2 gpu device(s) in its gres.conf, not 3",
+	     "  saying so: %s", line1(err));
+	ok(out[0] == '\0', "  and nothing on stdout");
+	is_int(tool("check", "-n", node, "-g", "nic:1(IDX:0)", NULL), 1,
+	       "--gres of a name the node has no file of: exit 1");
+	like(err, "--gres: the node has no nic with index 0", "  saying so: %s",
+	     line1(err));
+	is_int(tool("check", "-n", node, "-g", "gpu:1(IDX:x)", NULL), 1,
+	       "--gres malformed: exit 1");
+	like(err, "malformed", "  saying so: %s", line1(err));
+
+	/* auto: only the GPUs the job was not given are denied */
+	write_file(conf, "BasePath=%s\n", base);
+	is_int(tool("check", "-n", node, "-g", "gpu:1(IDX:0)", NULL), 0,
+	       "DevicePolicy=auto with GRES");
+	ok(has_line(out, "filter yes") && has_line(out, "device c 195:1 -") &&
+	   !has_line(out, "device c 195:0 -") && has_line(out, "default allow"),
+	   "  denies the other GPU, allows everything else");
+	is_int(tool("check", "-n", node, "--gres-conf", "/nonexistent/gres.conf",
+		    NULL), 1, "--gres-conf naming a missing file: exit 1");
+	is_str(err, "/nonexistent/gres.conf: cannot open: No such file or directory\n",
+	       "  the file named");
+	unlink(gres_conf);
+	is_int(tool("check", "-n", node, NULL), 0, "auto without gres.conf");
+	ok(has_line(out, "grescfg none") && has_line(out, "filter no") &&
+	   has_line(out, "default allow") && !has_line(out, "device c"),
+	   "  no filter at all");
+	write_file(gres_conf, "NodeName=%s Name=gpu File=%s/nvidia[0-1]\n"
+		   "Name=gpu File=%s/nvidia[0-1\n", node, dev, dev);
+	is_int(tool("check", "-n", node, NULL), 1, "a bad File= in gres.conf: exit 1");
+	snprintf(line, sizeof(line), "%s:2: File \"%s/nvidia[0-1\": Invalid argument\n",
+		 gres_conf, dev);
+	is_str(err, line, "  naming file and line");
+	write_file(gres_conf, "NodeName=%s,%s Name=gpu Type=fake File=%s/nvidia[0-1]\n",
+		   node, other, dev);
+	write_conf("");
+}
+
+/* Errors: exit 1 and the message slurmd would log; usage: exit 2. */
+static void test_check_errors(void)
+{
+	char want[512], dir[160];
+
+	write_conf("ShmSize=12Q\n");
+	is_int(tool("check", "-n", node, NULL), 1, "a bad value: exit 1");
+	snprintf(want, sizeof(want), "%s:6: ShmSize: invalid size \"12Q\"\n",
+		 conf);
+	is_str(err, want, "  file:line: message on stderr");
+	is_str(out, "", "  nothing on stdout");
+
+	write_conf("NodeName=nowhere DeviceAllow=/dev/null:rwx\n");
+	is_int(tool("check", "-n", node, NULL), 1,
+	       "a bad DeviceAllow on another node's line: exit 1");
+	snprintf(want, sizeof(want), "%s:6: DeviceAllow entry '/dev/null:rwx'",
+		 conf);
+	like(err, want, "  file:line: %s", line1(err));
+
+	write_conf("");
+	snprintf(want, sizeof(want), "%s/missing.conf", etc);
+	is_int(tool("check", "-f", want, NULL), 1, "a missing file: exit 1");
+	like(err, "missing.conf: cannot open: No such file or directory",
+	     "  saying so: %s", line1(err));
+
+	snprintf(dir, sizeof(dir), "%s/userbase", tmp);
+	ok(mkdir(dir, 0755) == 0 && chown(dir, 65534, 65534) == 0,
+	   "precondition: a BasePath owned by a user");
+	write_file(conf, "BasePath=%s\n", dir);
+	is_int(tool("check", "-n", node, NULL), 1, "such a BasePath: exit 1");
+	like(err, "is not owned by root (uid 65534)", "  saying why: %s", line1(err));
+	rmdir(dir);
+
+	snprintf(dir, sizeof(dir), "%s/auto/base", tmp);
+	write_file(conf, "BasePath=%s\nAutoBasePath=yes\n", dir);
+	ok(!exists(dir), "precondition: an AutoBasePath BasePath is missing");
+	is_int(tool("check", "-n", node, NULL), 0, "  check passes");
+	snprintf(want, sizeof(want), "warning: BasePath %s does not exist yet: slurmd creates it at start (AutoBasePath=yes)\n",
+		 dir);
+	is_str(err, want, "  with a warning");
+	snprintf(dir, sizeof(dir), "%s/auto", tmp);
+	ok(!exists(dir), "  and creates nothing");
+	write_conf("");
+
+	is_int(tool("check", "extra", NULL), 2, "usage: an argument: exit 2");
+	is_int(tool("check", "--dry-run", NULL), 2,
+	       "usage: an option of another command: exit 2");
+	like(err, "devns: check does not take --dry-run", "  naming it");
+	is_int(tool("check", "--bogus", NULL), 2, "usage: unknown option: exit 2");
+	like(err, "--bogus: unknown option", "  saying so: %s", line1(err));
+	is_int(tool("show", NULL), 2, "usage: show without JOBID: exit 2");
+	is_int(tool("show", "12x", NULL), 2, "usage: a JOBID that is no number");
+	is_int(tool("frob", NULL), 2, "usage: unknown command: exit 2");
+	is_int(tool("--help", NULL), 0, "--help: exit 0");
+	like(out, "usage: devns check", "  with the usage");
+}
+
+/* ---- show and cleanup on real jobs ------------------------------------ */
+
+static struct jobct_node *load_node(void)
+{
+	struct jobct_node_args args = {
+		.conf_path = conf,
+		.node_name = node,
+		.spool_dir = spool,
+		.make_base_path = true,
+	};
+
+	return jobct_node_load(&args, fresh());
+}
+
+static const char *const node_gpus[] = { gpu0, gpu1, NULL };
+static const char *const job_gpu0[] = { gpu0, NULL };
+
+static int setup_job(struct jobct_node *n, uint32_t job_id)
+{
+	struct jobct_plan plan = {
+		.node = n,
+		.job_id = job_id,
+		.uid = 1000,
+		.gid = 1000,
+		.node_devices = node_gpus,
+		.job_devices = job_gpu0,
+	};
+
+	return jobct_setup(&plan, fresh());
+}
+
+/*
+ * A child called name, waiting; first joined to job_id of n when n is
+ * not NULL.  Returns its pid once it is ready, or -1.
+ */
+static pid_t named_child(const char *name, struct jobct_node *n,
+			 uint32_t job_id)
+{
+	int p[2];
+	char c;
+	pid_t pid;
+
+	if (pipe(p) < 0)
+		return -1;
+	if ((pid = fork()) == 0) {
+		close(p[0]);
+		if (n && jobct_join(n, job_id, NULL) < 0)
+			_exit(1);
+		prctl(PR_SET_NAME, name);
+		(void)!write(p[1], "x", 1);
+		pause();
+		_exit(0);
+	}
+	close(p[1]);
+	if (pid < 0 || read(p[0], &c, 1) != 1) {
+		if (pid > 0)
+			waitpid(pid, NULL, 0);
+		pid = -1;
+	}
+	close(p[0]);
+	return pid;
+}
+
+/* A unix socket at path; listening (fd returned) or stale (closed, -1). */
+static int stepd_socket(const char *path, bool listening)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 ||
+	    listen(fd, 8) < 0 || !listening) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static void job_paths(uint32_t job_id, char *dir, char *cg, char *marker)
+{
+	snprintf(dir, PATH_MAX, "%s/%u", base, job_id);
+	snprintf(cg, PATH_MAX, "%s/devns/%s/job_%u", cg_mount, node, job_id);
+	snprintf(marker, PATH_MAX, "%s/devns_filter_%u", spool, job_id);
+}
+
+/* Whether the job has all it was set up with: directory (with a
+ * namespace), cgroup and marker. */
+static bool job_whole(uint32_t job_id, bool ns)
+{
+	char dir[PATH_MAX], cg[PATH_MAX], marker[PATH_MAX];
+
+	job_paths(job_id, dir, cg, marker);
+	return (!ns || exists(dir)) && exists(cg) && exists(marker);
+}
+
+/* Whether nothing of the job is left. */
+static bool job_gone(uint32_t job_id)
+{
+	char dir[PATH_MAX], cg[PATH_MAX], marker[PATH_MAX];
+
+	job_paths(job_id, dir, cg, marker);
+	return !exists(dir) && !exists(cg) && !exists(marker);
+}
+
+static void test_show(pid_t pid, bool ns)
+{
+	static const char *const rules[] = { "device ", "default ", NULL };
+	char want[PATH_MAX * 2], dir[PATH_MAX], cg[PATH_MAX], marker[PATH_MAX];
+	char check_rules[4096], show_rules[4096];
+
+	job_paths(201, dir, cg, marker);
+	is_int(tool("show", "-n", node, "201", NULL), 0, "show 201: %s", line1(err));
+	ok(has_line(out, "job 201"), "  the job");
+	if (ns) {
+		snprintf(want, sizeof(want), "jobdir %s", dir);
+		ok(has_line(out, want), "  its directory: %s", dir);
+		snprintf(want, sizeof(want), "pin %s/.ns mnt:[", dir);
+		like(out, want, "  its pin, with the namespace's inode");
+		snprintf(want, sizeof(want), "mount /tmp ");
+		like(out, want, "  its private /tmp");
+		snprintf(want, sizeof(want), "/201/tmp rw,nosuid,nodev");
+		like(out, want, "  a nosuid,nodev bind of BasePath/201/tmp");
+		like(out, "mount /dev/shm tmpfs / rw,nosuid,nodev",
+		     "  its own /dev/shm tmpfs");
+		snprintf(want, sizeof(want), "mount %s tmpfs / ro", base);
+		like(out, want, "  BasePath hidden under a read-only tmpfs");
+		snprintf(want, sizeof(want), "nsproc %d devnsjob", (int)pid);
+		ok(has_line(out, want), "  the job's process in its namespace");
+	} else {
+		tap_skip("no namespace here (no new mount API under valgrind)");
+	}
+	snprintf(want, sizeof(want), "marker %s", marker);
+	ok(has_line(out, want), "  its filter marker");
+	snprintf(want, sizeof(want), "cgroup %s", cg);
+	ok(has_line(out, want), "  its cgroup: %s", cg);
+	snprintf(want, sizeof(want), "proc %d devnsjob", (int)pid);
+	ok(has_line(out, want), "  the job's process in its cgroup");
+	like(out, " devns multi\n", "  a devns program, attached with ALLOW_MULTI");
+	lines_of(out, rules, show_rules, sizeof(show_rules));
+	is_int(tool("check", "-n", node, "-g", gpu0, NULL), 0,
+	       "check for the same GRES");
+	lines_of(out, rules, check_rules, sizeof(check_rules));
+	ok(strstr(show_rules, "device c 195:0 rwm\n") != NULL,
+	   "  the rules read back allow its GPU");
+	is_str(show_rules, check_rules,
+	       "  the rules read back from the kernel are those check computes");
+
+	is_int(tool("show", "-n", node, "299", NULL), 1,
+	       "show of a job the node does not have: exit 1");
+	snprintf(want, sizeof(want), "devns: job 299 has nothing on node %s\n",
+		 node);
+	is_str(err, want, "  saying so");
+}
+
+static void test_cleanup(pid_t pid, bool ns)
+{
+	char d201[PATH_MAX], c201[PATH_MAX], m201[PATH_MAX];
+	char d202[PATH_MAX], c202[PATH_MAX], m202[PATH_MAX];
+
+	char live[PATH_MAX], stale[PATH_MAX], want[PATH_MAX * 2];
+	int live_fd, status;
+	pid_t slurmd;
+
+	job_paths(201, d201, c201, m201);
+	job_paths(202, d202, c202, m202);
+	snprintf(live, sizeof(live), "%s/%s_201.0", spool, node);
+	snprintf(stale, sizeof(stale), "%s/%s_202.4294967292", spool, node);
+	live_fd = stepd_socket(live, true);
+	stepd_socket(stale, false);
+	ok(live_fd >= 0 && exists(stale),
+	   "precondition: job 201's stepd socket listens, 202's is stale");
+	ok(job_whole(202, ns),
+	   "precondition: job 202 has its directory, cgroup and marker");
+
+	is_int(tool("cleanup", "--dry-run", "-n", node, NULL), 0,
+	       "cleanup --dry-run: %s", line1(err));
+	snprintf(want, sizeof(want), "job 201 alive: %s answers; kept", live);
+	ok(has_line(out, want), "  the live job is kept: %s", want);
+	snprintf(want, sizeof(want), "job 202 ended: no slurmstepd of it answers in %s",
+		 spool);
+	ok(has_line(out, want), "  the dead one is named, with why");
+	snprintf(want, sizeof(want), "job 202 would remove cgroup %s", c202);
+	ok(has_line(out, want), "  its cgroup");
+	snprintf(want, sizeof(want), "job 202 would remove marker %s", m202);
+	ok(has_line(out, want), "  its marker");
+	if (ns) {
+		snprintf(want, sizeof(want), "job 202 would remove namespace %s",
+			 d202);
+		ok(has_line(out, want), "  its pinned namespace and directory");
+	} else {
+		tap_skip("no namespace here (no new mount API under valgrind)");
+	}
+	ok(has_line(out, "1 job kept, 1 ended (dry run: nothing removed)"),
+	   "  and sums up");
+	ok(job_whole(202, ns),
+	   "  and removes nothing: 202's directory, cgroup, marker are there");
+
+	/* slurmd running: a real cleanup refuses */
+	slurmd = named_child("slurmd", NULL, 0);
+	ok(slurmd > 0, "precondition: a process called slurmd runs");
+	write_file(pid_file, "%d\n", (int)slurmd);
+	is_int(tool("cleanup", "-n", node, NULL), 1,
+	       "cleanup while slurmd runs: exit 1");
+	snprintf(want, sizeof(want), "devns: slurmd (pid %d, %s) is running",
+		 (int)slurmd, pid_file);
+	like(err, want, "  saying so: %s", line1(err));
+	ok(job_whole(202, ns), "  removing nothing");
+	kill(slurmd, SIGKILL);
+	waitpid(slurmd, NULL, 0);
+	is_int(tool("cleanup", "-n", node, NULL), 0,
+	       "cleanup once slurmd is gone (stale pid file): %s", line1(err));
+	ok(job_gone(202),
+	   "  removes the dead job's directory, cgroup and marker");
+	ok(job_whole(201, ns) && kill(pid, 0) == 0,
+	   "  keeps the live job and its process");
+
+	is_int(tool("cleanup", "--dry-run", "-n", node, "-s", "/nonexistent",
+		    NULL), 1, "a spool directory that cannot be read: exit 1");
+	like(err, "cannot read SlurmdSpoolDir /nonexistent", "  saying so: %s",
+	     line1(err));
+	ok(has_line(out, "1 job kept, 0 ended (dry run: nothing removed)"),
+	   "  and every job counts as alive");
+
+	close(live_fd);
+	unlink(live);
+	ok(!exists(live), "precondition: job 201's stepd is gone");
+	is_int(tool("cleanup", "-n", node, "--force", NULL), 0,
+	       "cleanup --force: %s", line1(err));
+	snprintf(want, sizeof(want), "job 201 remove cgroup %s (1 process inside, killed)",
+		 c201);
+	ok(has_line(out, want), "  names the process it kills: %s", want);
+	ok(job_gone(201), "  then removes job 201 too");
+	ok(waitpid(pid, &status, 0) == pid && WIFSIGNALED(status),
+	   "  whose process was killed");
+	unlink(stale);
+	unlink(pid_file);
+}
+
+static void test_jobs(void)
+{
+	struct jobct_node *n;
+	bool ns = true;
+	pid_t pid;
+	int rc;
+
+	write_conf("");
+	if (!(n = load_node()))
+		return (void)ok(0, "load: %s", rep.msg);
+	rc = setup_job(n, 201);
+	if (rc < 0 && errno == ENOSYS) {
+		/* valgrind lacks the new mount API: filter only */
+		diag("no namespace: %s", rep.msg);
+		jobct_node_free(n);
+		write_file(conf, "BasePath=none\nDevicePolicy=strict\n"
+			   "DeviceAllow=%s:rw\n", fake);
+		n = load_node();
+		ns = false;
+		rc = n ? setup_job(n, 201) : -1;
+	}
+	if (!ok(rc == 0, "job 201 sets up: %s", rep.msg) ||
+	    !ok(setup_job(n, 202) == 0, "job 202 sets up: %s", rep.msg) ||
+	    !ok((pid = named_child("devnsjob", n, 201)) > 0,
+		"a process joins job 201")) {
+		jobct_release(n, 201, NULL);
+		jobct_release(n, 202, NULL);
+		jobct_node_free(n);
+		return;
+	}
+	test_show(pid, ns);
+	test_cleanup(pid, ns);
+	jobct_release(n, 201, NULL);
+	jobct_release(n, 202, NULL);
+	jobct_node_free(n);
+	write_conf("");
+}
+
+/* Root, cgroup2 on the hybrid layout, and bpf, or why not. */
+static const char *missing(void)
+{
+	enum cgroup2_layout l;
+
+	if (geteuid() != 0)
+		return "needs root";
+	if (access(DEVNS_TOOL, X_OK) < 0)
+		return "the devns tool is not built";
+	if (cgroup2_find_mount(NULL, cg_mount, sizeof(cg_mount)) < 0 ||
+	    cgroup2_layout(NULL, &l) < 0)
+		return "no cgroup2 mount";
+	if (l != CGROUP2_HYBRID)
+		return "devns's job cgroups need the hybrid layout";
+	snprintf(layout, sizeof(layout), "hybrid");
+	if (devprog_probe() < 0)
+		return "no BPF cgroup-device programs";
+	return NULL;
+}
+
+int main(void)
+{
+	const char *why = missing();
+
+	if (why) {
+		printf("1..0 # SKIP %s\n", why);
+		return 0;
+	}
+	if (make_scratch() < 0) {
+		printf("Bail out! scratch directory: %s\n", strerror(errno));
+		return 1;
+	}
+	test_check();
+	test_check_gres();
+	test_check_errors();
+	test_jobs();
+	remove_scratch();
+	return tap_done();
+}
