@@ -13,7 +13,9 @@ readonly VM_SH=$TOP/testsuite/vm/vm.sh
 # forwarding - does this cluster.sh hand its verbs to the guest's (IN_GUEST: cluster.sh)?
 forwarding() { [[ ${DEVNS_CLUSTER_VM:-} == 1 ]] && ((!IN_GUEST)); }
 
-guest_running() { "$VM_SH" status >/dev/null 2>&1; }
+# vm.sh status asks the guest over ssh: stdin from /dev/null, or ssh would eat the caller's
+# (`... | cluster.sh run -- CMD` must reach CMD).
+guest_running() { "$VM_SH" status </dev/null >/dev/null 2>&1; }
 
 # in_guest_run CMD... - CMD as root in the guest, in the caller's directory (/ where the guest
 # has no such directory), with every DEVNS_* setting of the caller except the guest's own
@@ -42,7 +44,7 @@ require_guest() {
 # here: no QEMU, no image, not root) is ours too, with its reason as the last line.
 boot_guest() {
 	local rc=0
-	"$VM_SH" start || rc=$?
+	"$VM_SH" start </dev/null || rc=$?
 	((rc == 0)) && return 0
 	((rc == 77)) && exit 77
 	die "the guest did not start (vm.sh start: exit $rc)"
@@ -65,7 +67,7 @@ forward() {
 		fi
 		# The guest goes with the cluster unless asked to stay (a next start is then quick).
 		if [[ ${DEVNS_VM_KEEP:-} != 1 ]]; then
-			"$VM_SH" stop || rc=$?
+			"$VM_SH" stop </dev/null || rc=$?
 		fi
 		return "$rc"
 		;;
