@@ -12,6 +12,8 @@ PACKAGES=(
 	# build
 	build-essential autoconf automake libtool pkg-config dpkg-dev
 	libglib2.0-dev libpam0g-dev linux-libc-dev
+	# the Debian package (debian/) and its check
+	debhelper lintian
 	# tests
 	valgrind iproute2 util-linux procps psmisc pamtester bpftool
 	# the pure cgroup-v2 guest of testsuite/vm/vm.sh (QEMU/TCG, image from debootstrap)

@@ -60,7 +60,11 @@ main() {
 	upstream=${pkgver%%-*}
 	dest=${1:-$SLURM_SRC_CACHE/slurm-$upstream}
 
-	if [ -f "$dest/config.h" ] && [ -f "$dest/slurm/slurm_version.h" ]; then
+	# A cached tree is kept while it is the installed Debian version (a
+	# security update of the same release brings a new tree).
+	if [ -f "$dest/config.h" ] && [ -f "$dest/slurm/slurm_version.h" ] &&
+	   { [ ! -f "$dest/debian/changelog" ] ||
+	     [ "$(dpkg-parsechangelog -l "$dest/debian/changelog" -SVersion)" = "$pkgver" ]; }; then
 		echo "$dest"
 		return
 	fi

@@ -12,10 +12,15 @@
 #      inside that guest (DEVNS_CLUSTER_VM=1): Debian's Slurm 22.05.8 under
 #      systemd with CgroupPlugin=cgroup/v2 and ConstrainRAMSpace, Cores and
 #      Devices, as on a real node
-#   4. for each Slurm release, a real local cluster (testsuite/cluster) and
+#   4. make distcheck (one check: the tarball builds out of tree, its unit
+#      tests pass, it installs, uninstalls and cleans up)
+#   5. for each Slurm release, a real local cluster (testsuite/cluster) and
 #      every integration test in testsuite/integration/test_*.sh against it:
 #      22.05.8 (Debian 12's packages) and 24.11.5 (Debian 13's source, built
-#      once under /opt/slurm-24.11.5 by scripts/slurm-release.sh and cached)
+#      once under /opt/slurm-24.11.5 by scripts/slurm-release.sh and cached).
+#      For 22.05 the plugins come from the Debian package (debian/): it is
+#      built, installed and checked (testsuite/package.sh), the suite runs
+#      against the installed files, and the package is purged afterwards.
 #
 # Where no guest can be had (no QEMU, no image, not root) the guest stages
 # are each counted as one skip, with the reason.  Every stage's duration is
@@ -27,10 +32,12 @@
 #
 # Environment: DEVNS_TESTS=pattern runs only integration tests whose file
 # name matches (e.g. DEVNS_TESTS=namespace), in stage 3 too; DEVNS_SKIP_UNIT=1
-# skips stage 2 but for its guest part, DEVNS_SKIP_GUEST=1 every guest part
+# skips stage 2 (its guest part too), DEVNS_SKIP_GUEST=1 every guest part
 # (stages 2 and 3); DEVNS_GUEST_INTEGRATION="test_a test_b" picks the tests
-# of stage 3; DEVNS_RELEASES="22.05" (default "22.05 24.11") picks the
-# releases of stage 4 ("none": none).
+# of stage 3; DEVNS_SKIP_DISTCHECK=1 skips stage 4; DEVNS_RELEASES="22.05"
+# (default "22.05 24.11") picks the releases of stage 5 ("none": none);
+# DEVNS_SKIP_PACKAGE=1 tests 22.05 with `make install` instead of the
+# package.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -88,7 +95,7 @@ count_tap() {
 }
 
 # run_tap LOG HEADING CMD...: one TAP-speaking test, its failures and skips
-# printed, its checks counted.
+# printed, its checks counted; returns CMD's status.
 run_tap() {
 	local log=$1 status=0
 	say "$2"
@@ -96,6 +103,7 @@ run_tap() {
 	"$@" >"$log" 2>&1 || status=$?
 	grep -E '^(not ok|ok [0-9]+ .*# SKIP)' "$log"
 	count_tap "$log" "$status"
+	return "$status"
 }
 
 unit_stage() {
@@ -204,13 +212,61 @@ guest_integration_stage() {
 		{ echo "guest cluster stop failed"; failed=$((failed + 1)); }
 }
 
+# make distcheck from the plain build, counted as one check, with its time.
+distcheck_stage() {
+	local log=$results/distcheck.log start=$SECONDS src
+	say "make distcheck"
+	if ! "$top/scripts/build.sh" --no-install "$top/build" >"$log" 2>&1 ||
+	   ! src=$("$top/scripts/slurm-source.sh" 2>>"$log"); then
+		echo "not ok - make distcheck: the build failed:"; tail -30 "$log"
+		failed=$((failed + 1))
+		return
+	fi
+	if make -C "$top/build" -j"$(nproc)" distcheck \
+		DISTCHECK_CONFIGURE_FLAGS="--with-slurm-source=$src" >>"$log" 2>&1; then
+		echo "ok - make distcheck ($(grep -c '^PASS: ' "$log") unit checks inside), $((SECONDS - start))s"
+		passed=$((passed + 1))
+	else
+		echo "not ok - make distcheck, $((SECONDS - start))s:"
+		grep -E '^(FAIL|ERROR): |rror|missing' "$log" | tail -20
+		tail -15 "$log"
+		failed=$((failed + 1))
+	fi
+}
+
+# 22.05 is tested through the Debian package unless DEVNS_SKIP_PACKAGE.
+package_mode() { [ "$1" = 22.05 ] && [ -z "${DEVNS_SKIP_PACKAGE:-}" ]; }
+
+# package_install OUT: build, install and check the package; where that
+# fails, the plugins are installed with make install instead, so that the
+# integration suite still runs.
+package_install() {
+	local out=$1 start=$SECONDS
+	run_tap "$out/package-build.log" "Slurm 22.05: package: build" \
+		"$top/testsuite/package.sh" build "$out/package" &&
+	run_tap "$out/package-install.log" "Slurm 22.05: package: install and check" \
+		"$top/testsuite/package.sh" install "$out/package"
+	local status=$?
+	echo "package build, install and checks: $((SECONDS - start))s"
+	if [ "$status" -ne 0 ] &&
+	   ! dpkg-query -W -f='${db:Status-Status}' slurm-devns 2>/dev/null | grep -qx installed; then
+		echo "the package is not installed: the suite runs on make install's plugins"
+		make -s -C "$top/build" install >>"$out/build.log" 2>&1
+	fi
+}
+
 # build_for_release NAME: build Slurm NAME where Debian has no package for it,
-# then build and install the plugins for it; prints the Slurm prefix.
+# then build and install the plugins for it (22.05 in package mode: build
+# only, the package installs them); prints the Slurm prefix.
 build_for_release() {
 	local name=$1 prefix
 	case $name in
 	22.05)
-		"$top/scripts/build.sh" "$top/build" >&2 || return 1
+		if package_mode "$name"; then
+			"$top/scripts/build.sh" --no-install "$top/build" >&2 || return 1
+		else
+			"$top/scripts/build.sh" "$top/build" >&2 || return 1
+		fi
 		prefix=/usr ;;
 	24.11)
 		prefix=$("$top/scripts/slurm-release.sh" 24.11.5) || return 1
@@ -222,7 +278,7 @@ build_for_release() {
 }
 
 integration_stage() {
-	local name=$1 t prefix out=$results/slurm-$1
+	local name=$1 prefix out=$results/slurm-$1
 	mkdir -p "$out"
 	say "Slurm $name: build"
 	if ! prefix=$(build_for_release "$name" 2>"$out/build.log"); then
@@ -230,8 +286,20 @@ integration_stage() {
 		failed=$((failed + 1))
 		return
 	fi
+	package_mode "$name" && package_install "$out"
 	export DEVNS_SLURM_PREFIX=$prefix
-	say "Slurm $name: cluster ($prefix)"
+	integration_run "$name" "$out"
+	unset DEVNS_SLURM_PREFIX
+	if package_mode "$name"; then
+		run_tap "$out/package-remove.log" "Slurm $name: package: remove" \
+			"$top/testsuite/package.sh" remove "$out/package"
+	fi
+}
+
+# integration_run NAME OUT: the cluster and every integration test.
+integration_run() {
+	local name=$1 out=$2 t
+	say "Slurm $name: cluster ($DEVNS_SLURM_PREFIX)"
 	if ! "$top/testsuite/cluster/cluster.sh" start >"$out/cluster-start.log" 2>&1; then
 		echo "cluster failed to start:"; tail -40 "$out/cluster-start.log"
 		failed=$((failed + 1))
@@ -254,7 +322,6 @@ integration_stage() {
 	say "Slurm $name: cluster stop"
 	"$top/testsuite/cluster/cluster.sh" stop >"$out/cluster-stop.log" 2>&1 ||
 		{ echo "cluster stop failed"; failed=$((failed + 1)); }
-	unset DEVNS_SLURM_PREFIX
 }
 
 main() {
@@ -271,6 +338,7 @@ main() {
 		guest_integration_stage
 		guest_stop
 	fi
+	[ -n "${DEVNS_SKIP_DISTCHECK:-}" ] || distcheck_stage
 	local releases=${DEVNS_RELEASES:-22.05 24.11}
 	[ "$releases" = none ] && releases=
 	for release in $releases; do

@@ -16,7 +16,8 @@
 #   orphan    leaves a background child behind
 #   fill      writes 8 MiB to /tmp and 4 MiB to /dev/shm
 #   gpu       --gres=gpu:1 probes the GPUs: its own ENXIO, the others EPERM
-#   adopt     a pam_slurm_adopt login into a GPU job on node1 (filtered)
+#   adopt     a pam_slurm_adopt login into a GPU job on node1 (filtered;
+#             as dncarol, whose only job it is)
 #   srun      a plain srun job
 # Every job that should complete writes a "done" file; a job that should
 # complete and did not, or a GPU probe with the wrong verdicts, is a failed
@@ -85,7 +86,7 @@ submit_one() {
 		expect_done[$tag]=1 ;;
 	gpu) id=$(sb "$user" "$tag" -w "$node" -n1 --gres=gpu:1 -- "i=\${SLURM_JOB_GPUS}; p=\$($OUT/probe.sh $GPUS); set -- \$p; n=0; for w in \"\$@\"; do [ \$n = \$i ] && { [ \$w = ENXIO ] || exit 1; } || { [ \$w = EPERM ] || exit 1; }; n=\$((n+1)); done; $done_")
 		expect_done[$tag]=1 ;;
-	adopt) if [ -n "$ADOPT" ] && [ "$user" = dnalice ]; then
+	adopt) if [ -n "$ADOPT" ]; then
 			adopt_one "$tag"; return
 		fi
 		id=$(sb "$user" "$tag" -w "$node" -n1 -- "$done_"); expect_done[$tag]=1 ;;
@@ -97,14 +98,15 @@ submit_one() {
 }
 
 # A GPU job on node1 and a login adopted into it: the login sees the job's
-# /tmp and only the job's GPU.
+# /tmp and only the job's GPU.  As dncarol, who has no other job, so that
+# pam_slurm_adopt has this one job to choose.
 adopt_one() {
 	local tag=$1 id out
-	id=$(sb dnalice "$tag" -w node1 -n1 --gres=gpu:1 -- "echo \$SLURM_JOB_GPUS > $OUT/$tag.gpu; echo in-job > /tmp/adopt; while [ ! -e $OUT/$tag.go ]; do sleep 0.2; done")
+	id=$(sb dncarol "$tag" -w node1 -n1 --gres=gpu:1 -- "echo \$SLURM_JOB_GPUS > $OUT/$tag.gpu; echo in-job > /tmp/adopt; while [ ! -e $OUT/$tag.go ]; do sleep 0.2; done")
 	echo "$id" >> "$OUT/ids"
 	submitted=$((submitted + 1))
 	if wait_for 60 test -s "$OUT/$tag.gpu"; then
-		out=$(timeout 30 "$CLUSTER" run -n node1 -- "$HELPERS/pam_adopt" "$PAMDIR" sshd dnalice \
+		out=$(timeout 30 "$CLUSTER" run -n node1 -- "$HELPERS/pam_adopt" "$PAMDIR" sshd dncarol \
 			sh -c "cat /tmp/adopt; $OUT/probe.sh $GPUS" 2>/dev/null)
 		local idx words
 		idx=$(cat "$OUT/$tag.gpu"); words=($(echo "$out" | tail -1))
@@ -115,6 +117,7 @@ adopt_one() {
 	fi
 	expect_done[$tag]=1
 	touch "$OUT/$tag.go"
+	wait_job_gone "$id" >/dev/null
 }
 
 # Cancel and requeue the jobs waiting for it, once they run.
@@ -137,7 +140,7 @@ act_on_running() {
 	requeue_ids=("${rest[@]}")
 }
 
-jobs_left() { cl squeue -h -u dnalice,dnbob -o %i 2>/dev/null | wc -l; }
+jobs_left() { cl squeue -h -u dnalice,dnbob,dncarol -o %i 2>/dev/null | wc -l; }
 
 run_load() {
 	local i=0
@@ -168,7 +171,7 @@ count_cgroups() {
 }
 count_progs() { bpftool prog show 2>/dev/null | grep -c ' name devns '; }
 count_markers() { ls "$DEVNS_CLUSTER_ROOT"/spool/node*/ 2>/dev/null | grep -c '^devns_filter_'; }
-count_procs() { pgrep -u dnalice,dnbob | wc -l; }
+count_procs() { pgrep -u dnalice,dnbob,dncarol | wc -l; }
 count_failed() {
 	local tag n=0
 	for tag in "${!expect_done[@]}"; do
@@ -195,5 +198,5 @@ is "$(count_progs)" "$p0" "soak: no BPF program left"
 failed=$(count_failed)
 is "$failed" 0 "soak: no failed launch ($(xargs < "$OUT/failed" 2>/dev/null))"
 echo "# soak: $submitted jobs in ${elapsed}s; leftovers: mounts $(count_mounts) dirs $(count_dirs) cgroups $(count_cgroups) programs $(( $(count_progs) - p0 )) markers $(count_markers) processes $(count_procs); failed launches $failed"
-pkill -u dnalice,dnbob 2>/dev/null
+pkill -u dnalice,dnbob,dncarol 2>/dev/null
 tap_done
