@@ -7,9 +7,14 @@
 #   2. unit tests (make check) plain, under ASan/UBSan, under valgrind, and
 #      those of cgroups, BPF, mounts and the job lifecycle once more in a
 #      QEMU guest with the pure cgroup-v2 layout of real nodes (testsuite/vm)
-#   3. make distcheck (one check: the tarball builds out of tree, its unit
+#   3. the integration tests of the namespace, devices, adoption and Slurm's
+#      cgroup/v2 (DEVNS_GUEST_INTEGRATION) against the test cluster run
+#      inside that guest (DEVNS_CLUSTER_VM=1): Debian's Slurm 22.05.8 under
+#      systemd with CgroupPlugin=cgroup/v2 and ConstrainRAMSpace, Cores and
+#      Devices, as on a real node
+#   4. make distcheck (one check: the tarball builds out of tree, its unit
 #      tests pass, it installs, uninstalls and cleans up)
-#   4. for each Slurm release, a real local cluster (testsuite/cluster) and
+#   5. for each Slurm release, a real local cluster (testsuite/cluster) and
 #      every integration test in testsuite/integration/test_*.sh against it:
 #      22.05.8 (Debian 12's packages) and 24.11.5 (Debian 13's source, built
 #      once under /opt/slurm-24.11.5 by scripts/slurm-release.sh and cached).
@@ -17,16 +22,22 @@
 #      built, installed and checked (testsuite/package.sh), the suite runs
 #      against the installed files, and the package is purged afterwards.
 #
+# Where no guest can be had (no QEMU, no image, not root) the guest stages
+# are each counted as one skip, with the reason.  Every stage's duration is
+# printed after it and once more, all together, at the end.
+#
 # Every check of every stage is counted; the last line is
 #   "N passed, N failed, N skipped"
 # and the exit status is non-zero when anything failed.
 #
 # Environment: DEVNS_TESTS=pattern runs only integration tests whose file
-# name matches (e.g. DEVNS_TESTS=namespace); DEVNS_SKIP_UNIT=1 skips stage 2,
-# DEVNS_SKIP_GUEST=1 only its guest part; DEVNS_SKIP_DISTCHECK=1 skips stage
-# 3; DEVNS_RELEASES="22.05" (default "22.05 24.11") picks the releases of
-# stage 4; DEVNS_SKIP_PACKAGE=1 tests 22.05 with `make install` instead of
-# the package.
+# name matches (e.g. DEVNS_TESTS=namespace), in stage 3 too; DEVNS_SKIP_UNIT=1
+# skips stage 2 (its guest part too), DEVNS_SKIP_GUEST=1 every guest part
+# (stages 2 and 3); DEVNS_GUEST_INTEGRATION="test_a test_b" picks the tests
+# of stage 3; DEVNS_SKIP_DISTCHECK=1 skips stage 4; DEVNS_RELEASES="22.05"
+# (default "22.05 24.11") picks the releases of stage 5 ("none": none);
+# DEVNS_SKIP_PACKAGE=1 tests 22.05 with `make install` instead of the
+# package.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -34,9 +45,23 @@ results=$top/test-results
 mkdir -p "$results"
 passed=0 failed=0 skipped=0
 
-# Each stage's heading carries the time since the run began, so the time
-# of every stage can be read off the log.
-say() { printf '\n=== [%dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
+# Each stage's heading carries the time since the run began; when the next
+# stage begins, the previous one's duration is printed, and kept for the
+# summary at the end.
+stage='' stage_t0=0 stage_times=()
+mmss() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
+end_stage() {
+	[ -n "$stage" ] || return 0
+	local d=$((SECONDS - stage_t0))
+	printf '=== took %s: %s\n' "$(mmss $d)" "$stage"
+	stage_times+=("$(printf '%8s  %s' "$(mmss $d)" "$stage")")
+	stage=
+}
+say() {
+	end_stage
+	printf '\n=== [%s] %s\n' "$(mmss $SECONDS)" "$*"
+	stage=$* stage_t0=$SECONDS
+}
 
 # Count automake's per-check lines (PASS:, FAIL:, SKIP:, ERROR:, XPASS:);
 # print every failure and every skip with its reason.  A test file that
@@ -129,9 +154,62 @@ guest_stage() {
 		run_tap "$results/guest-$t.log" "pure cgroup-v2 guest: $t" \
 			"$vm" run "$top/build/testsuite/unit/$t"
 	done
+	# The guest stays up for stage 3 (guest_stop ends it).
+}
+
+guest_stop() {
+	local vm=$top/testsuite/vm/vm.sh
+	"$vm" status >/dev/null 2>&1 || return 0
 	say "pure cgroup-v2 guest: stop"
 	"$vm" stop >"$results/guest-stop.log" 2>&1 ||
 		{ echo "not ok - the guest did not stop"; failed=$((failed + 1)); }
+}
+
+# Stage 3: the integration tests against the test cluster inside the guest
+# (testsuite/cluster with DEVNS_CLUSTER_VM=1): munge, slurmctld and three
+# slurmd as systemd services of the guest, CgroupPlugin=cgroup/v2,
+# proctrack/cgroup, task/cgroup with ConstrainRAMSpace, ConstrainCores and
+# ConstrainDevices.  The plugins are the plain build's ($top/build), which
+# the guest's cluster.sh installs into the guest's Slurm.  The emulated
+# guest is slow: test_devices runs DEVNS_GUEST_MANY_JOBS (30) jobs in its
+# leftover check instead of 200.
+GUEST_INTEGRATION=${DEVNS_GUEST_INTEGRATION:-test_namespace test_devices test_adopt test_cgroupv2}
+
+guest_integration_stage() {
+	local out=$results/guest-integration t status=0
+	local cluster=$top/testsuite/cluster/cluster.sh
+	mkdir -p "$out"
+	say "guest integration: build"
+	if ! "$top/scripts/build.sh" --no-install "$top/build" >"$out/build.log" 2>&1; then
+		echo "building the plugins failed:"; tail -30 "$out/build.log"
+		failed=$((failed + 1))
+		return
+	fi
+	say "guest integration: boot and cluster (Slurm 22.05.8, cgroup/v2)"
+	# restart: a cluster left running with other settings would only be
+	# warned about by start.
+	DEVNS_CLUSTER_VM=1 "$cluster" restart >"$out/cluster-start.log" 2>&1 || status=$?
+	if [ "$status" -eq 77 ]; then
+		echo "SKIP: guest integration: $(grep 'skipped:' "$out/cluster-start.log" | tail -n1)"
+		skipped=$((skipped + 1))
+		return
+	fi
+	grep -E 'ready in|running:' "$out/cluster-start.log"
+	if [ "$status" -ne 0 ]; then
+		echo "not ok - the guest's cluster did not start:"; tail -40 "$out/cluster-start.log"
+		failed=$((failed + 1))
+		DEVNS_CLUSTER_VM=1 DEVNS_VM_KEEP=1 "$cluster" stop >/dev/null 2>&1
+		return
+	fi
+	for t in $GUEST_INTEGRATION; do
+		[ -n "${DEVNS_TESTS:-}" ] && [[ "$t" != *$DEVNS_TESTS* ]] && continue
+		run_tap "$out/$t.log" "guest integration: $t.sh" \
+			env DEVNS_CLUSTER_VM=1 DEVNS_MANY_JOBS="${DEVNS_GUEST_MANY_JOBS:-30}" \
+			timeout 1800 bash "$top/testsuite/integration/$t.sh"
+	done
+	say "guest integration: cluster stop"
+	DEVNS_CLUSTER_VM=1 DEVNS_VM_KEEP=1 "$cluster" stop >"$out/cluster-stop.log" 2>&1 ||
+		{ echo "guest cluster stop failed"; failed=$((failed + 1)); }
 }
 
 # make distcheck from the plain build, counted as one check, with its time.
@@ -256,11 +334,20 @@ main() {
 			unit_stage valgrind "$top/build-valgrind"
 		[ -n "${DEVNS_SKIP_GUEST:-}" ] || guest_stage
 	fi
+	if [ -z "${DEVNS_SKIP_GUEST:-}" ]; then
+		guest_integration_stage
+		guest_stop
+	fi
 	[ -n "${DEVNS_SKIP_DISTCHECK:-}" ] || distcheck_stage
-	for release in ${DEVNS_RELEASES:-22.05 24.11}; do
+	local releases=${DEVNS_RELEASES:-22.05 24.11}
+	[ "$releases" = none ] && releases=
+	for release in $releases; do
 		integration_stage "$release"
 	done
-	say "done"
+	end_stage
+	printf '\n=== [%s] done\n' "$(mmss $SECONDS)"
+	echo "stage durations:"
+	printf '%s\n' "${stage_times[@]}"
 	echo "$passed passed, $failed failed, $skipped skipped"
 	[ "$failed" -eq 0 ]
 }

@@ -20,6 +20,7 @@
 #   lib/netns.sh     network namespaces, bridge, addresses
 #   lib/daemons.sh   munged, slurmctld, slurmd: start, restart, stop
 #   lib/client.sh    what slurmctld reports: node readiness, slurmd registration, jobs
+#   lib/guest.sh     DEVNS_CLUSTER_VM=1: the cluster in the QEMU guest (testsuite/vm)
 
 set -euo pipefail
 
@@ -29,7 +30,8 @@ set -euo pipefail
 
 readonly PROG=${0##*/}
 LIB=$(dirname -- "$(realpath -- "${BASH_SOURCE[0]}")")/lib
-readonly LIB
+TOP=$(realpath -- "$LIB/../../..")
+readonly LIB TOP
 
 # realpath -m: findmnt reports resolved paths, so compare mounts against the resolved root.
 ROOT=$(realpath -m -- "${DEVNS_CLUSTER_ROOT:-/var/tmp/devns-cluster}")
@@ -58,7 +60,31 @@ readonly JOB_CONTAINER=${DEVNS_JOB_CONTAINER:-job_container/devns}
 SLURM_PREFIX=$(realpath -m -- "${DEVNS_SLURM_PREFIX:-/usr}")
 readonly SLURM_PREFIX
 readonly SLURM_PATH=$SLURM_PREFIX/sbin:$SLURM_PREFIX/bin:/usr/sbin:/usr/bin:/sbin:/bin
-readonly START_TIMEOUT=${DEVNS_START_TIMEOUT:-30}
+
+# The machine's cgroup layout decides Slurm's cgroup plugin (lib/config.sh): unified (cgroup2
+# at /sys/fs/cgroup: the QEMU guest, real nodes) gives cgroup/v2, anything else cgroup/v1.
+# On the unified layout with systemd as init (the guest) the daemons run as transient
+# systemd services (lib/daemons.sh), as packaged units would: slurmd then asks systemd over
+# dbus for its stepd scope, the realistic path.
+CGROUP_V2=0 USE_SYSTEMD=0
+if [[ $(stat -fc %T /sys/fs/cgroup 2>/dev/null) == cgroup2fs ]]; then
+	CGROUP_V2=1
+	if [[ -d /run/systemd/system ]] && command -v systemd-run >/dev/null 2>&1; then
+		USE_SYSTEMD=1
+	fi
+fi
+readonly CGROUP_V2 USE_SYSTEMD
+
+# Are we the QEMU guest of testsuite/vm? Its kernel command line names the repository share.
+IN_GUEST=0
+grep -q 'devns\.repo=' /proc/cmdline 2>/dev/null && IN_GUEST=1
+readonly IN_GUEST
+# The emulated (TCG) guest runs daemons several times slower: more time to come up there.
+if ((IN_GUEST)); then
+	readonly START_TIMEOUT=${DEVNS_START_TIMEOUT:-120}
+else
+	readonly START_TIMEOUT=${DEVNS_START_TIMEOUT:-30}
+fi
 readonly STOP_TIMEOUT=${DEVNS_STOP_TIMEOUT:-15}
 
 # One lock for the whole host: the namespace and bridge names are fixed, so there can only be
@@ -93,6 +119,8 @@ source "$LIB/netns.sh"
 source "$LIB/daemons.sh"
 # shellcheck source=lib/client.sh
 source "$LIB/client.sh"
+# shellcheck source=lib/guest.sh
+source "$LIB/guest.sh"
 
 # ---------------------------------------------------------------------------------------------
 # What start and stop do, in order
@@ -118,6 +146,7 @@ anything_present() {
 # do_start - everything from packages to idle nodes. Each step fails `start` with a reason.
 do_start() {
 	ensure_packages
+	if ((IN_GUEST)); then install_built_plugins; fi
 	ensure_users
 	make_layout
 	write_configs
@@ -165,7 +194,7 @@ cmd_start() {
 		do_stop
 	fi
 	do_start
-	say "running: ${NODES[*]} idle (root $ROOT, job container $JOB_CONTAINER)"
+	say "running: ${NODES[*]} idle (root $ROOT, job container $JOB_CONTAINER, $(cgroup_plugin))"
 }
 
 cmd_stop() {
@@ -285,6 +314,16 @@ cmd_env() {
 	printf 'export DEVNS_SLURM_VERSION=%q\n' "$(slurm_version)"
 }
 
+# exec -- CMD: run CMD where the cluster runs; only DEVNS_CLUSTER_VM=1 makes that elsewhere.
+cmd_exec() {
+	[[ ${1:-} == -- ]] && shift
+	(($#)) || die "usage: $PROG exec -- CMD..."
+	if [[ -n ${DEVNS_CLUSTER_VM:-} ]]; then
+		exec env DEVNS_CLUSTER_VM=guest "$@"
+	fi
+	exec "$@"
+}
+
 cmd_users() {
 	require_root
 	ensure_users
@@ -304,13 +343,20 @@ usage: $PROG COMMAND [ARGS]
                              as USER if given; exits with CMD's status
   env                        print export lines for eval
   users                      create the test users and groups only
+  exec -- CMD...             run CMD where the cluster runs (in the guest with DEVNS_CLUSTER_VM=1)
 
 cluster root: $ROOT (DEVNS_CLUSTER_ROOT)
+DEVNS_CLUSTER_VM=1: every verb runs in the QEMU guest of testsuite/vm (pure cgroup v2);
+start boots it, stop powers it off too (DEVNS_VM_KEEP=1: leaves it running)
 EOF
 }
 
 main() {
-	local cmd=${1:-}
+	local cmd=${1:-} rc=0
+	if forwarding; then
+		forward "$@" || rc=$?
+		((rc == 99)) || exit "$rc"
+	fi
 	(($#)) && shift
 	case $cmd in
 	start) cmd_start "$@" ;;
@@ -321,6 +367,7 @@ main() {
 	run) cmd_run "$@" ;;
 	env) cmd_env "$@" ;;
 	users) cmd_users "$@" ;;
+	exec) cmd_exec "$@" ;;
 	-h | --help | help) usage ;;
 	*) usage >&2; exit 2 ;;
 	esac

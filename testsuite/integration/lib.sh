@@ -8,6 +8,12 @@
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 CLUSTER="$TOP/testsuite/cluster/cluster.sh"
+# DEVNS_CLUSTER_VM=1: the cluster runs in the QEMU guest (testsuite/vm), and so does the
+# whole test, which reads the cluster's files and the kernel's state directly.  The guest
+# sees the repository at the same path; cluster.sh passes the DEVNS_* settings along.
+if [ "${DEVNS_CLUSTER_VM:-}" = 1 ]; then
+	exec "$CLUSTER" exec -- bash "$(realpath "$0")" "$@"
+fi
 : "${DEVNS_CLUSTER_ROOT:=/var/tmp/devns-cluster}"
 export DEVNS_CLUSTER_ROOT
 # The cluster's paths, and which Slurm runs it (DEVNS_SLURM_PREFIX, _VERSION,
@@ -141,6 +147,22 @@ wait_job_gone() {
 	wait_for "${2:-60}" job_gone "$1" && return 0
 	diag "job '$1' not gone after ${2:-60}s: $(job_state "$1" || echo "no job id, or squeue gave no answer")"
 	return 1
+}
+
+# The node's cgroup layout.  Hybrid (the development host): devns keeps a
+# cgroup of its own per job, <cgroup2>/devns/<node>/job_<id>.  Unified
+# (pure cgroup v2: the QEMU guest, real nodes): Slurm's cgroup/v2 owns the
+# job cgroups, <scope>/job_<id>, one stepd scope per slurmd, and devns
+# attaches its filter there.
+cgroup_unified() { [ "$(stat -fc %T /sys/fs/cgroup 2>/dev/null)" = cgroup2fs ]; }
+
+# job_cgroups NODE: the directory that holds NODE's job cgroups.
+job_cgroups() {
+	if cgroup_unified; then
+		echo "/sys/fs/cgroup/system.slice/$1_slurmstepd.scope"
+	else
+		echo "/sys/fs/cgroup/unified/devns/$1"
+	fi
 }
 
 # dir_empty DIR: DIR exists and lists nothing.  A missing DIR is not

@@ -54,12 +54,18 @@ restore_policy() {
 	wait_for 60 node_idle "$1"
 }
 
-# cgroups_now: how many job cgroups there are below devns's cgroup.  Fails,
-# printing nothing, when that directory is missing: 0 cgroups of a tree that
-# is not there would make every "none left" check pass.
+# cgroups_now: how many job cgroups there are (devns's own on the hybrid
+# layout, Slurm's on the unified one).  Fails, printing nothing, when their
+# directory is missing: 0 cgroups of a tree that is not there would make
+# every "none left" check pass.
 cgroups_now() {
-	[ -d "$CG" ] || { diag "no $CG" >&2; return 1; }
-	find "$CG" -maxdepth 2 -name 'job_*' | wc -l
+	local n dir count=0
+	for n in $DEVNS_CLUSTER_NODES; do
+		dir=$(job_cgroups "$n")
+		[ -d "$dir" ] || { diag "no $dir" >&2; return 1; }
+		count=$((count + $(find "$dir" -maxdepth 1 -name 'job_*' | wc -l)))
+	done
+	echo "$count"
 }
 
 # progs_now: how many cgroup device programs the kernel holds.  Fails,
@@ -245,19 +251,33 @@ test_fail_closed() {
 
 	# no usable cgroup2 below devns: the job is refused, nothing left behind
 	with_policy node2 "NodeName=node2 DevicePolicy=closed"
-	mkdir -p "$CG/node2"
-	mount -t tmpfs none "$CG/node2"
-	job_refused_on_node2 "no usable cgroup2 for the filter: the job does not run"
-	umount "$CG/node2"
-	grep -q "no usable cgroup2" "$log"
-	ok $? "the reason is in the slurmd log"
-	dir_empty "$BASE/node2"
-	ok $? "the refused job left no namespace directory"
-	cl scontrol update nodename=node2 state=resume >/dev/null 2>&1
+	if cgroup_unified; then
+		skip "no usable cgroup2 below devns's own: the hybrid layout only (on unified the cgroups are Slurm's)"
+	else
+		mkdir -p "$CG/node2"
+		mount -t tmpfs none "$CG/node2"
+		job_refused_on_node2 "no usable cgroup2 for the filter: the job does not run"
+		umount "$CG/node2"
+		grep -q "no usable cgroup2" "$log"
+		ok $? "the reason is in the slurmd log"
+		dir_empty "$BASE/node2"
+		ok $? "the refused job left no namespace directory"
+		cl scontrol update nodename=node2 state=resume >/dev/null 2>&1
+	fi
 
 	test_kernel_refusals
+	test_vanished_cgroup
+}
 
-	# a job process whose cgroup vanished is refused, not run unfiltered
+# A job process whose device cgroup vanished is refused, not run
+# unfiltered.  Hybrid only: on the unified layout the job's processes are
+# in Slurm's step cgroups, which cannot be removed under them.
+test_vanished_cgroup() {
+	local j p
+	if cgroup_unified; then
+		skip "a vanished device cgroup: the hybrid layout only (devns's own cgroup per job)"
+		return
+	fi
 	rm -f "$OUT"/dev-vanish-*
 	j=$(cl_as $USER1 sbatch --parsable -w node2 -n1 -o /dev/null --wrap \
 		"touch $OUT/dev-vanish-ready; while [ ! -e $OUT/dev-vanish-go ]; do sleep 0.2; done; srun echo step-ran > $OUT/dev-vanish-step 2>&1")
@@ -290,9 +310,10 @@ job_refused_on_node2() {
 # neither a job cgroup, nor a filter marker, nor a namespace directory, nor a
 # BPF program is left.
 refused_without_trace() {
-	local what=$1 p0=$2 spool=$DEVNS_CLUSTER_ROOT/spool/node2
+	local what=$1 p0=$2 spool=$DEVNS_CLUSTER_ROOT/spool/node2 cgs
+	cgs=$(job_cgroups node2)
 	# Each "none left" is counted in a directory that must exist.
-	[ -d "$CG/node2" ] && [ -z "$(find "$CG/node2" -maxdepth 1 -name 'job_*')" ]
+	[ -d "$cgs" ] && [ -z "$(find "$cgs" -maxdepth 1 -name 'job_*')" ]
 	ok $? "$what: no job cgroup left"
 	[ -d "$spool" ] && ! ls "$spool" | grep -q '^devns_filter_'
 	ok $? "$what: no filter marker left"
@@ -305,31 +326,45 @@ refused_without_trace() {
 # preloaded into slurmd and its slurmstepd) and a real attach refusal (an
 # exclusive device program on the node's cgroup forbids attaching below).
 test_kernel_refusals() {
-	local log=$DEVNS_CLUSTER_ROOT/log/slurmd-node2.log p0
+	local log=$DEVNS_CLUSTER_ROOT/log/slurmd-node2.log p0 cgs
 	p0=$(progs_now)
 	: > "$log"
 	DEVNS_DAEMON_ENV="LD_PRELOAD=$HELPERS/.libs/bpf_fault.so DEVNS_FAULT=prog_load" \
 		"$CLUSTER" restart-slurmd node2 >/dev/null 2>&1
-	wait_for 60 node_idle node2
-	job_refused_on_node2 "verifier rejection: the job does not run"
-	like "$(grep -m1 'refused the device filter' "$log")" \
-		"job [0-9]+: the kernel refused the device filter: Permission denied; verifier: .*injected by bpf_fault" \
-		"verifier rejection: slurmd logs the reason with the verifier's log"
+	if cgroup_unified; then
+		# On the unified layout slurmd tries a filter at start: it refuses
+		# to start rather than have every job refused.
+		wait_for 10 grep -q "does not load the device filter" "$log"
+		like "$(grep -m1 'does not load the device filter' "$log")" \
+			"the kernel does not load the device filter: Permission denied" \
+			"verifier rejection: slurmd refuses to start, saying why"
+		"$CLUSTER" status 2>/dev/null | grep -Eq "slurmd node2 +stopped"
+		ok $? "verifier rejection: slurmd does not run"
+	else
+		wait_for 60 node_idle node2
+		job_refused_on_node2 "verifier rejection: the job does not run"
+		like "$(grep -m1 'refused the device filter' "$log")" \
+			"job [0-9]+: the kernel refused the device filter: Permission denied; verifier: .*injected by bpf_fault" \
+			"verifier rejection: slurmd logs the reason with the verifier's log"
+	fi
 	refused_without_trace "verifier rejection" "$p0"
 	"$CLUSTER" restart-slurmd node2 >/dev/null 2>&1
 	wait_for 60 node_idle node2
 	cl scontrol update nodename=node2 state=resume >/dev/null 2>&1
 
-	mkdir -p "$CG/node2"
-	"$HELPERS/cg_exclusive" attach "$CG/node2"
+	# The cgroup above node2's jobs: devns's node cgroup (hybrid), Slurm's
+	# stepd scope of node2 (unified).
+	cgs=$(job_cgroups node2)
+	cgroup_unified || mkdir -p "$cgs"
+	"$HELPERS/cg_exclusive" attach "$cgs"
 	ok $? "an exclusive device program holds node2's cgroup"
 	p0=$(progs_now)
 	job_refused_on_node2 "attach refused: the job does not run"
 	like "$(grep -m1 'cannot attach the device filter' "$log")" \
-		"job [0-9]+: cannot attach the device filter: Operation not permitted" \
+		"job [0-9]+: cannot attach the device filter[^:]*: Operation not permitted" \
 		"attach refused: slurmd logs the reason"
 	refused_without_trace "attach refused" "$p0"
-	"$HELPERS/cg_exclusive" detach "$CG/node2"
+	"$HELPERS/cg_exclusive" detach "$cgs"
 	cl scontrol update nodename=node2 state=resume >/dev/null 2>&1
 	wait_for 30 node_idle node2
 	is "$(cl_as $USER1 srun -w node2 -n1 echo ran 2>&1)" "ran" \
@@ -342,25 +377,28 @@ fewer_or_same() {
 	c=$(cgroups_now) && p=$(progs_now) && [ "$c" -le "$1" ] && [ "$p" -le "$2" ]
 }
 
+# DEVNS_MANY_JOBS: how many (200; the emulated guest takes about 1.3 s a job).
+MANY=${DEVNS_MANY_JOBS:-200}
+
 test_no_leftovers() {
 	local c0 p0 c1 p1 j
 	c0=$(cgroups_now); p0=$(progs_now)
 	rm -f "$OUT"/dev-many-*
 	# Each job leaves a file, so that "ran" is counted, not inferred from
 	# the jobs being gone.
-	j=$(cl_as $USER1 sbatch --parsable --array=1-200 -n1 --gres=gpu:1 -o /dev/null --wrap \
+	j=$(cl_as $USER1 sbatch --parsable --array=1-"$MANY" -n1 --gres=gpu:1 -o /dev/null --wrap \
 		"touch $OUT/dev-many-\$SLURM_ARRAY_TASK_ID")
-	wait_for 300 job_gone "$j" &&
-		[ "$(find "$OUT" -maxdepth 1 -name 'dev-many-*' | wc -l)" -eq 200 ]
-	ok $? "200 GPU jobs ran"
+	wait_for $((300 + 2 * MANY)) job_gone "$j" &&
+		[ "$(find "$OUT" -maxdepth 1 -name 'dev-many-*' | wc -l)" -eq "$MANY" ]
+	ok $? "$MANY GPU jobs ran"
 	# The kernel frees a removed cgroup's programs from a workqueue, a
 	# moment after the rmdir: wait for both counts before comparing.
 	wait_for 20 fewer_or_same "$c0" "$p0"
 	c1=$(cgroups_now); p1=$(progs_now)
-	same_count "after 200 jobs: no leftover job cgroups ($c0 before, $c1 after)" "$c0" "$c1"
-	same_count "after 200 jobs: no leftover BPF device programs ($p0 before, $p1 after)" "$p0" "$p1"
+	same_count "after $MANY jobs: no leftover job cgroups ($c0 before, $c1 after)" "$c0" "$c1"
+	same_count "after $MANY jobs: no leftover BPF device programs ($p0 before, $p1 after)" "$p0" "$p1"
 	[ -d "$BASE/node1" ] && [ "$(ls "$BASE"/node*/ | grep -c '^[0-9]')" -eq 0 ]
-	ok $? "after 200 jobs: no job directories"
+	ok $? "after $MANY jobs: no job directories"
 }
 
 setup

@@ -54,7 +54,7 @@ leftovers() {
 	[ -e "$BASE/$node/$j" ] && left+=" dir"
 	grep -Eq " $BASE/$node/$j(/| )" /proc/self/mountinfo && left+=" mounts"
 	[ -e "$spool/devns_filter_$j" ] && left+=" marker"
-	[ -e "/sys/fs/cgroup/unified/devns/$node/job_$j" ] && left+=" cgroup"
+	[ -e "$(job_cgroups "$node")/job_$j" ] && left+=" cgroup"
 	pgrep -f "slurmstepd: \[$j\." >/dev/null && left+=" stepd"
 	echo "${left# }"
 }
@@ -131,7 +131,7 @@ test_setup_kill9() {
 	ok $? "no mount is left below node2's BasePath"
 	! ls "$DEVNS_CLUSTER_ROOT/spool/node2" | grep -q '^devns_filter_'
 	ok $? "no filter marker is left"
-	[ -z "$(find /sys/fs/cgroup/unified/devns/node2 -maxdepth 1 -name 'job_*' 2>/dev/null)" ]
+	[ -z "$(find "$(job_cgroups node2)" -maxdepth 1 -name 'job_*' 2>/dev/null)" ]
 	ok $? "no device cgroup is left"
 	[ -n "$j" ] && cl scancel "$j" >/dev/null 2>&1
 	true

@@ -11,16 +11,49 @@
 slurmd_pidfile() { printf '%s/slurmd-%s.pid' "$RUN" "$1"; }
 slurmd_log() { printf '%s/slurmd-%s.log' "$LOG" "$1"; }
 
-# start_in_ns NS HOSTNAME CMD... - start a self-daemonising CMD in network namespace NS and a
-# new UTS namespace named HOSTNAME. nsenter + unshare instead of `ip netns exec`, which would
-# remount /sys and hide /sys/fs/cgroup from the daemon.
+# launch_daemon UNIT CMD... - start the self-daemonising CMD in the daemons' clean environment
+# (DAEMON_ENV); returns once CMD's first process has exited, and the caller waits for the
+# daemon's pid file (wait_pid). Under systemd (the QEMU guest) CMD runs as the transient
+# service UNIT, as a packaged unit would run it: Delegate=yes (Slurm's cgroup/v2 wants a
+# cgroup subtree of its own; slurmd sees INVOCATION_ID and stays in it), KillMode=process
+# (stopping slurmd leaves the slurmstepd of running jobs alone) and the limits of Debian's
+# slurmd.service. Type=forking without PIDFile and with GuessMainPID=no: the start is done
+# when CMD's first process exits, as without systemd, and the unit stays active while the
+# daemon runs (a PIDFile would keep systemd-run waiting 90 s for one that a daemon dying at
+# start never writes). Elsewhere CMD is our child.
+launch_daemon() {
+	local unit=$1
+	shift
+	if ((!USE_SYSTEMD)); then
+		"${DAEMON_ENV[@]}" "$@" </dev/null >>"$STDIO_LOG" 2>&1 9>&-
+		return
+	fi
+	local setenv=() word
+	# DAEMON_ENV is "env -i NAME=value...": systemd starts services with a clean environment.
+	for word in "${DAEMON_ENV[@]:2}"; do setenv+=(-E "$word"); done
+	# A unit of the same name left by a daemon that was killed, not stopped.
+	systemctl stop "$unit" >/dev/null 2>&1 || true
+	systemctl reset-failed "$unit" >/dev/null 2>&1 || true
+	systemd-run --quiet --collect --unit="$unit" --service-type=forking -p GuessMainPID=no \
+		-p Delegate=yes -p KillMode=process -p TasksMax=infinity -p LimitNOFILE=131072 \
+		-p LimitMEMLOCK=infinity -p LimitSTACK=infinity \
+		-p StandardOutput="append:$STDIO_LOG" -p StandardError="append:$STDIO_LOG" \
+		"${setenv[@]}" -- "$(command -v "$1")" "${@:2}" </dev/null >>"$STDIO_LOG" 2>&1 9>&-
+}
+
+# The transient units of launch_daemon: munged, slurmctld, slurmd of NODE.
+readonly UNIT_PREFIX=devns-cluster-
+slurmd_unit() { printf '%sslurmd-%s.service' "$UNIT_PREFIX" "$1"; }
+
+# start_in_ns UNIT NS HOSTNAME CMD... - start a self-daemonising CMD in network
+# namespace NS and a new UTS namespace named HOSTNAME. nsenter + unshare instead of
+# `ip netns exec`, which would remount /sys and hide /sys/fs/cgroup from the daemon.
 start_in_ns() {
-	local ns=$1 host=$2
-	shift 2
+	local unit=$1 ns=$2 host=$3
+	shift 3
 	# shellcheck disable=SC2016 # $0 and $@ are for the inner sh
-	"${DAEMON_ENV[@]}" nsenter --net="/run/netns/$ns" -- \
-		unshare --uts -- sh -c 'hostname "$0" && exec "$@"' "$host" "$@" \
-		</dev/null >>"$STDIO_LOG" 2>&1 9>&-
+	launch_daemon "$unit" nsenter --net="/run/netns/$ns" -- \
+		unshare --uts -- sh -c 'hostname "$0" && exec "$@"' "$host" "$@"
 }
 
 # wait_pid NS PIDFILE COMM LOG... - wait until the daemon COMM, started in NS, has written
@@ -56,19 +89,23 @@ start_munged() {
 		chmod 0600 "$key"
 	fi
 	# munged's parent returns only once the daemon is ready (or has failed).
-	"${DAEMON_ENV[@]}" runuser -u munge -- munged \
+	launch_daemon "${UNIT_PREFIX}munged.service" runuser -u munge -- munged \
 		--socket="$MUNGE_SOCKET" --key-file="$key" --pid-file="$MUNGE_DIR/munged.pid" \
 		--log-file="$MUNGE_DIR/munged.log" --seed-file="$MUNGE_DIR/munged.seed" \
-		--num-threads=4 </dev/null >>"$STDIO_LOG" 2>&1 9>&- ||
+		--num-threads=4 ||
 		die_with_logs "munged failed to start" "$STDIO_LOG" "$MUNGE_DIR/munged.log"
-	munge -n -S "$MUNGE_SOCKET" | unmunge -S "$MUNGE_SOCKET" >/dev/null ||
-		die_with_logs "munged does not answer on $MUNGE_SOCKET" "$MUNGE_DIR/munged.log"
+	local deadline=$((SECONDS + START_TIMEOUT))
+	until munge -n -S "$MUNGE_SOCKET" 2>/dev/null | unmunge -S "$MUNGE_SOCKET" >/dev/null 2>&1; do
+		((SECONDS < deadline)) ||
+			die_with_logs "munged does not answer on $MUNGE_SOCKET" "$STDIO_LOG" "$MUNGE_DIR/munged.log"
+		sleep 0.1
+	done
 }
 
 # start_slurmctld, start_slurmd NODE - start the daemon in its namespace and wait for its pid
 # file; a daemon that exits on the way fails `start` with its log.
 start_slurmctld() {
-	start_in_ns "$CTL_NS" "$CTL_HOST" slurmctld -f "$CONF" ||
+	start_in_ns "${UNIT_PREFIX}slurmctld.service" "$CTL_NS" "$CTL_HOST" slurmctld -f "$CONF" ||
 		die_with_logs "slurmctld failed to start" "$STDIO_LOG" "$LOG/slurmctld.log"
 	wait_pid "$CTL_NS" "$RUN/slurmctld.pid" slurmctld "$STDIO_LOG" "$LOG/slurmctld.log"
 }
@@ -76,7 +113,7 @@ start_slurmctld() {
 start_slurmd() {
 	local n=$1
 	# -N: multiple-slurmd builds name the node explicitly (it also matches the hostname).
-	start_in_ns "$(node_ns "$n")" "$n" slurmd -f "$CONF" -N "$n" ||
+	start_in_ns "$(slurmd_unit "$n")" "$(node_ns "$n")" "$n" slurmd -f "$CONF" -N "$n" ||
 		die_with_logs "slurmd on $n failed to start" "$STDIO_LOG" "$(slurmd_log "$n")"
 	wait_pid "$(node_ns "$n")" "$(slurmd_pidfile "$n")" slurmd "$STDIO_LOG" "$(slurmd_log "$n")"
 }
@@ -153,9 +190,15 @@ stop_munged() {
 	terminate "$STOP_TIMEOUT" "${pids[@]}"
 }
 
-# cgroup v1 trees of our slurmd (CgroupPrepend /slurm_%n) that killed steps left behind.
-# rmdir of a cgroup directory succeeds once no task is left in it; depth first.
+# remove_cgroups - what the killed daemons and steps left in the cgroup tree, once no process
+# of the cluster is left. rmdir of a cgroup directory succeeds once no task is left in it;
+# depth first.
 remove_cgroups() {
+	if ((CGROUP_V2)); then
+		remove_cgroups_v2
+		return
+	fi
+	# cgroup v1: the trees of our slurmd (CgroupPrepend /slurm_%n).
 	local n d
 	for n in "${NODES[@]}"; do
 		for d in /sys/fs/cgroup/*/slurm_"$n"; do
@@ -165,3 +208,25 @@ remove_cgroups() {
 		done
 	done
 }
+
+# cgroup v2: each slurmd's stepd scope (system.slice/<node>_slurmstepd.scope, made by systemd
+# for slurmd, or by slurmd itself without systemd) and our transient units' states.
+remove_cgroups_v2() {
+	local n d
+	for n in "${NODES[@]}"; do
+		d=$(stepd_scope "$n")
+		if ((USE_SYSTEMD)); then
+			systemctl stop "${d##*/}" >/dev/null 2>&1 || true
+		fi
+		[[ -d $d ]] || continue
+		find "$d" -depth -type d -exec rmdir {} + 2>/dev/null
+		[[ ! -d $d ]] || say "warning: could not remove all of $d"
+	done
+	if ((USE_SYSTEMD)); then
+		systemctl reset-failed "${UNIT_PREFIX}*" >/dev/null 2>&1 || true
+	fi
+}
+
+# stepd_scope NODE - the cgroup of NODE's slurmstepd on the unified layout (Debian's
+# multiple-slurmd build names it after the node).
+stepd_scope() { printf '/sys/fs/cgroup/system.slice/%s_slurmstepd.scope' "$1"; }
