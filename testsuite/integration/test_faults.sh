@@ -99,7 +99,9 @@ test_extern_kill9() {
 	j=$(submit -w node1 -n1 --gres=gpu:1 -- "echo x > /tmp/x; touch $OUT/fault-ext-ready; sleep 300")
 	wait_for 60 test -e "$OUT/fault-ext-ready" && [ -d "$BASE/node1/$j" ]
 	ok $? "precondition: a GPU job runs on node1 with its namespace" || return
-	pid=$(pgrep -f "slurmstepd: \[$j\.ext")	# the title is cut to the argv space: "[12.ext d"
+	# The title is cut to the argv space ("[12.ext d", "[1234.e"): the
+	# extern stepd is the job's first.
+	pid=$(pgrep -o -f "slurmstepd: \[$j\.")
 	[ -n "$pid" ] && kill -9 $pid
 	ok $? "precondition: its extern slurmstepd ($pid) killed with SIGKILL"
 	cl scancel "$j" >/dev/null 2>&1
