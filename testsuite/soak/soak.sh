@@ -105,7 +105,8 @@ adopt_one() {
 	id=$(sb dncarol "$tag" -w node1 -n1 --gres=gpu:1 -- "echo \$SLURM_JOB_GPUS > $OUT/$tag.gpu; echo in-job > /tmp/adopt; while [ ! -e $OUT/$tag.go ]; do sleep 0.2; done")
 	echo "$id" >> "$OUT/ids"
 	submitted=$((submitted + 1))
-	if wait_for 60 test -s "$OUT/$tag.gpu"; then
+	# node1 may be busy with the queue: the job starts when a CPU frees
+	if wait_for 300 test -s "$OUT/$tag.gpu"; then
 		out=$(timeout 30 "$CLUSTER" run -n node1 -- "$HELPERS/pam_adopt" "$PAMDIR" sshd dncarol \
 			sh -c "cat /tmp/adopt; $OUT/probe.sh $GPUS" 2>/dev/null)
 		local idx words

@@ -229,6 +229,12 @@ static void remove_scratch(void)
 
 	snprintf(path, sizeof(path), "%s/devns/%s", cg_mount, node);
 	rmdir(path);
+	{
+		char parent[PATH_MAX];
+
+		snprintf(parent, sizeof(parent), "%s/devns", cg_mount);
+		rmdir(parent);	/* unless another user of it is there */
+	}
 	fd = open("/var/tmp", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	ok(fd >= 0 && saferm_at(fd, strrchr(tmp, '/') + 1) == 0 &&
 	   !exists(tmp) && !exists(path),

@@ -1396,6 +1396,9 @@ static void remove_scratch(void)
 
 	snprintf(path, sizeof(path), "%s/devns/%s", cg_mount, node_name);
 	rmdir(path);
+	/* the parent too, unless another user of it is there */
+	snprintf(path, sizeof(path), "%s/devns", cg_mount);
+	rmdir(path);
 	snprintf(path, sizeof(path), "%s/%s", cg_mount, scope);
 	rmdir(path);
 	unlink(gpu0);
