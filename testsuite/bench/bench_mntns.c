@@ -6,14 +6,27 @@
  * temporary BasePath, and prints the median and mean of each phase.  "join"
  * is a forked child entering the namespace (as every job process does); its
  * fork is measured separately and subtracted so that join is the setns cost.
+ * With -m MOUNTS the benchmark first moves into a namespace of its own and
+ * adds tmpfs mounts (shared, as systemd leaves a host's mounts) until it
+ * holds MOUNTS, so that a node carrying that many mounts is measured
+ * without touching the host's.  A breakdown then times the kernel's part
+ * alone, with raw system calls in a child: unshare(CLONE_NEWNS) (the copy
+ * of every mount), making the copy private (MS_REC), and dropping the
+ * namespace (its teardown, here a setns(2) back that drops the last
+ * reference).
  * Needs root; prints why and exits 0 otherwise.  Never asserts timings.
  *
- *   bench_mntns [ITERATIONS]
+ *   bench_mntns [-m MOUNTS] [ITERATIONS]
  */
 #include <errno.h>
+#include <limits.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -77,9 +90,90 @@ static int count_mounts(void)
 	return n;
 }
 
+/*
+ * Move into a private copy of the host's namespace and add tmpfs mounts
+ * under a temporary directory until the namespace holds want mounts; then
+ * share them all, as systemd does at boot.  The host sees none of it.
+ */
+static int add_mounts(int want, char *dir)
+{
+	char path[PATH_MAX];
+
+	if (unshare(CLONE_NEWNS) < 0 ||
+	    mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    !mkdtemp(dir))
+		return -1;
+	for (int i = 0; count_mounts() < want; i++) {
+		snprintf(path, sizeof(path), "%s/%d", dir, i);
+		if (mkdir(path, 0700) < 0 ||
+		    mount("bench", path, "tmpfs", 0, "size=4k") < 0)
+			return -1;
+	}
+	return mount("none", "/", NULL, MS_REC | MS_SHARED, NULL);
+}
+
+/* The kernel's part alone: copy, make private, drop.  In a child. */
+static void breakdown(int n)
+{
+	double *copy = calloc(n, sizeof(double));
+	double *priv = calloc(n, sizeof(double));
+	double *drop = calloc(n, sizeof(double));
+	int fds[2];
+
+	for (int i = 0; i < n; i++) {
+		pid_t pid;
+		double t[4];
+
+		if (pipe(fds) < 0 || (pid = fork()) < 0)
+			exit(1);
+		if (pid == 0) {
+			int self = open("/proc/self/ns/mnt", O_RDONLY);
+
+			t[0] = now_us();
+			if (unshare(CLONE_NEWNS) < 0)
+				_exit(1);
+			t[1] = now_us();
+			if (mount("none", "/", NULL, MS_REC | MS_PRIVATE,
+				  NULL) < 0)
+				_exit(1);
+			t[2] = now_us();
+			if (setns(self, CLONE_NEWNS) < 0)
+				_exit(1);
+			t[3] = now_us();
+			(void)!write(fds[1], t, sizeof(t));
+			_exit(0);
+		}
+		close(fds[1]);
+		if (read(fds[0], t, sizeof(t)) != sizeof(t)) {
+			fprintf(stderr, "breakdown child failed\n");
+			exit(1);
+		}
+		close(fds[0]);
+		waitpid(pid, NULL, 0);
+		copy[i] = t[1] - t[0];
+		priv[i] = t[2] - t[1];
+		drop[i] = t[3] - t[2];
+	}
+	printf("kernel's part (raw system calls):\n");
+	report("unshare (copy)", copy, n);
+	report("MS_REC|MS_PRIVATE", priv, n);
+	report("drop (teardown)", drop, n);
+	free(copy);
+	free(priv);
+	free(drop);
+}
+
 int main(int argc, char **argv)
 {
-	int n = argc > 1 ? atoi(argv[1]) : 200;
+	char mounts_dir[] = "/var/tmp/bench-mounts.XXXXXX";
+	int want_mounts = 0, n;
+
+	if (argc > 2 && !strcmp(argv[1], "-m")) {
+		want_mounts = atoi(argv[2]);
+		argc -= 2;
+		argv += 2;
+	}
+	n = argc > 1 ? atoi(argv[1]) : 200;
 	const char *dirs[] = { "/tmp", "/dev/shm", NULL };
 	char base[] = "/var/tmp/bench-mntns.XXXXXX";
 	double *create, *join, *fork_only, *del, *total;
@@ -90,6 +184,10 @@ int main(int argc, char **argv)
 	}
 	if (n < 10)
 		n = 10;
+	if (want_mounts && add_mounts(want_mounts, mounts_dir) < 0) {
+		perror("adding mounts");
+		return 1;
+	}
 	if (!mkdtemp(base)) {
 		perror("mkdtemp");
 		return 1;
@@ -131,6 +229,7 @@ int main(int argc, char **argv)
 	report("delete", del, n);
 	report("fork+wait (excluded)", fork_only, n);
 	report("create+join+delete", total, n);
+	breakdown(n);
 	printf("target: create+join+delete <= 1000 us per job "
 	       "(README.md, Benchmarks)\n");
 	rmdir(base);

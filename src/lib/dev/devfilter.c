@@ -2,12 +2,22 @@
 /*
  * devfilter.c - device rule list -> BPF cgroup-device program (pure).
  *
- * Design: the rules live in a BPF_MAP_TYPE_HASH keyed by {type, major,
- * minor} with the allowed access bits as value; a wildcard-minor rule is the
- * key with minor DEVFILTER_ANY_MINOR.  The program is fixed (~30
- * instructions): look the device up, on a miss look its wildcard up, on a
- * miss return the default; on a hit deny when the request holds a bit the
- * value lacks.
+ * Design: the rules live in a cuckoo hash table kept in a BPF_MAP_TYPE_ARRAY
+ * of 16-byte slots {packed key, access}.  Each key has two places, given by
+ * two multiplicative hash functions (key * odd multiplier >> shift) whose
+ * multipliers and shift are constants of the program.  The program is fixed:
+ * pack the device into 64 bits, look at its two places, then at the two
+ * places of its wildcard (only when the table has wildcards), else return
+ * the default; on a hit deny when the request holds a bit the slot lacks.
+ *
+ * Why an array and not a BPF hash map: the verifier inlines lookups in an
+ * array map into a bounds check and an add, while a hash map lookup runs
+ * jhash and walks a bucket.  Measured with the kernel's run-time statistics
+ * (testsuite/bench/bench_devfilter): the hash map program cost about 110 ns
+ * per device open, this one about as much as a compare tree of the rules;
+ * see README.md, Benchmarks.  The table is placed in user space (a few
+ * microseconds for 1000 rules), and at most a quarter to a third of the
+ * slots are used, which keeps the placement from looping.
  *
  * Why not instructions per rule: the verifier walks every branch, and on
  * this kernel (6.18) each conditional jump it walks costs about 2 us (state
@@ -17,13 +27,8 @@
  * emitted as instructions (~2 jumps per rule, every instruction verified
  * once) was built and measured too: 0.11 / 0.66 / 1.9 / 3.4 ms at 10 /
  * 100 / 300 / 1000 rules, past the 2 ms target between 300 and 1000.
- * The map program is the same 25-32 instructions whatever the table holds
- * and verifies in ~0.06 ms; making and filling the map with one
- * BPF_MAP_UPDATE_BATCH adds 0.01 / 0.04 / 0.4 ms, so build + map + load +
- * attach is 0.09 / 0.13 / 0.60 ms at 10 / 100 / 1000 rules
- * (testsuite/bench/bench_devfilter, medians; doc/device-policy.md).  At run
- * time the map costs one or two hash lookups per device open, which is
- * within noise next to open(2) itself (the benchmark measures it).
+ * The array program is the same 40-80 instructions whatever the table
+ * holds, so its load time stays flat.
  *
  * Purity: this file computes data and instructions only; the map fd enters
  * the program as an argument (the loader resolves BPF_PSEUDO_MAP_FD), and
@@ -42,8 +47,22 @@ _Static_assert(DEVRULE_W == BPF_DEVCG_ACC_WRITE, "DEVRULE_W");
 _Static_assert(sizeof(struct devfilter_key) == 12, "key layout");
 
 /* Stack slot of the key, below the frame pointer r10, and its fields. */
-#define KEY_OFF (-16)
-#define KEY(field) ((int16_t)(KEY_OFF + (int)offsetof(struct devfilter_key, field)))
+/* Stack slot of the array index, below the frame pointer r10. */
+#define INDEX_OFF (-4)
+
+/* Fields of a packed key (devfilter_pack). */
+#define PACK_TYPE_SHIFT 48
+#define PACK_WILD_SHIFT 32
+#define PACK_MAJOR_SHIFT 20
+
+/*
+ * Table sizing: at least PLACE_LOAD slots per entry; after
+ * PLACE_TRIES_PER_SIZE multiplier pairs that fail, twice the slots.
+ */
+#define PLACE_LOAD 3
+#define PLACE_TRIES_PER_SIZE 8
+#define PLACE_MAX_KICKS 256
+#define PLACE_MAX_BITS 28
 
 /*
  * True when list is in the form the lookup relies on: sorted by type, major,
@@ -76,6 +95,118 @@ static bool is_canonical(const struct devrule_list *list)
 	return true;
 }
 
+uint64_t devfilter_pack(const struct devfilter_key *k)
+{
+	bool wild = k->minor == DEVFILTER_ANY_MINOR;
+
+	return (uint64_t)k->type << PACK_TYPE_SHIFT |
+	       (uint64_t)wild << PACK_WILD_SHIFT |
+	       (uint64_t)k->major << PACK_MAJOR_SHIFT |
+	       (wild ? 0 : k->minor);
+}
+
+int devfilter_unpack(uint64_t packed, struct devfilter_key *k)
+{
+	uint64_t type = packed >> PACK_TYPE_SHIFT;
+	uint64_t wild = (packed >> PACK_WILD_SHIFT) & 0xffff;
+	uint32_t minor = (uint32_t)(packed & DEVFILTER_MINOR_MAX);
+
+	if ((type != BPF_DEVCG_DEV_CHAR && type != BPF_DEVCG_DEV_BLOCK) ||
+	    wild > 1 || (wild && minor)) {
+		errno = EINVAL;
+		return -1;
+	}
+	k->type = (uint32_t)type;
+	k->major = (uint32_t)(packed >> PACK_MAJOR_SHIFT) & DEVFILTER_MAJOR_MAX;
+	k->minor = wild ? DEVFILTER_ANY_MINOR : minor;
+	return 0;
+}
+
+uint32_t devfilter_place(const struct devfilter_table *t, int which,
+			 uint64_t packed)
+{
+	return (uint32_t)((packed * t->mult[which]) >> t->shift);
+}
+
+/* Deterministic multipliers: the same rules always give the same table. */
+static uint64_t splitmix64(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/*
+ * Put e into one of its two places, moving the entry found there to its
+ * other place, and so on (cuckoo hashing).  False when that goes on too
+ * long: then the multipliers are bad for these keys.
+ */
+static bool cuckoo_insert(struct devfilter_table *t, struct devfilter_slot e)
+{
+	uint32_t pos = devfilter_place(t, 0, e.key);
+
+	if (t->slots[pos].key) {
+		uint32_t alt = devfilter_place(t, 1, e.key);
+
+		if (!t->slots[alt].key)
+			pos = alt;
+	}
+	for (int kick = 0; kick < PLACE_MAX_KICKS; kick++) {
+		struct devfilter_slot out = t->slots[pos];
+
+		t->slots[pos] = e;
+		if (!out.key)
+			return true;
+		e = out;
+		pos = pos == devfilter_place(t, 0, e.key)
+			      ? devfilter_place(t, 1, e.key)
+			      : devfilter_place(t, 0, e.key);
+	}
+	return false;
+}
+
+/* Place every entry of t into t->slots; -1 with ENOMEM or E2BIG. */
+static int place_all(struct devfilter_table *t)
+{
+	uint64_t state = 0x64657666696c7472ull; /* "devfiltr" */
+	unsigned int bits = 2;
+	size_t i;
+
+	while (bits < PLACE_MAX_BITS &&
+	       ((size_t)1 << bits) < PLACE_LOAD * t->count)
+		bits++;
+	for (int attempt = 1;; attempt++) {
+		if (bits > PLACE_MAX_BITS) {
+			errno = E2BIG;
+			return -1;
+		}
+		free(t->slots);
+		t->nslots = (uint32_t)1 << bits;
+		if (!(t->slots = calloc(t->nslots, sizeof(*t->slots)))) {
+			errno = ENOMEM;
+			return -1;
+		}
+		t->shift = 64 - bits;
+		t->mult[0] = splitmix64(&state) | 1;
+		t->mult[1] = splitmix64(&state) | 1;
+		for (i = 0; i < t->count; i++) {
+			struct devfilter_slot e = {
+				.key = devfilter_pack(&t->keys[i]),
+				.access = t->access[i],
+			};
+
+			if (!cuckoo_insert(t, e))
+				break;
+		}
+		if (i == t->count)
+			return 0;
+		if (attempt % PLACE_TRIES_PER_SIZE == 0)
+			bits++;
+	}
+}
+
 int devfilter_table_build(const struct devrule_list *list,
 			  struct devfilter_table *t)
 {
@@ -89,7 +220,8 @@ int devfilter_table_build(const struct devrule_list *list,
 
 		if ((r->type != 'c' && r->type != 'b') ||
 		    (r->access & ~DEVRULE_RWM) ||
-		    (!r->any_minor && r->minor == DEVFILTER_ANY_MINOR)) {
+		    r->major > DEVFILTER_MAJOR_MAX ||
+		    (!r->any_minor && r->minor > DEVFILTER_MINOR_MAX)) {
 			errno = EINVAL;
 			return -1;
 		}
@@ -125,6 +257,13 @@ int devfilter_table_build(const struct devrule_list *list,
 	}
 	t->count = list->count;
 	devrule_list_free(&copy);
+	if (t->count && place_all(t) < 0) {
+		int saved = errno;
+
+		devfilter_table_free(t);
+		errno = saved;
+		return -1;
+	}
 	return 0;
 error:
 	devrule_list_free(&copy);
@@ -137,9 +276,12 @@ void devfilter_table_free(struct devfilter_table *t)
 {
 	free(t->keys);
 	free(t->access);
+	free(t->slots);
 	t->keys = NULL;
 	t->access = NULL;
+	t->slots = NULL;
 	t->count = 0;
+	t->nslots = 0;
 }
 
 /* Instruction constructors for the few forms the program uses. */
@@ -158,35 +300,57 @@ static struct bpf_insn insn(uint8_t code, uint8_t dst, uint8_t src,
 }
 
 #define LDX_W(dst, src, off) insn(BPF_LDX | BPF_MEM | BPF_W, dst, src, off, 0)
+#define LDX_DW(dst, src, off) insn(BPF_LDX | BPF_MEM | BPF_DW, dst, src, off, 0)
 #define STX_W(dst, src, off) insn(BPF_STX | BPF_MEM | BPF_W, dst, src, off, 0)
-#define ST_W(dst, off, imm) insn(BPF_ST | BPF_MEM | BPF_W, dst, 0, off, imm)
 #define MOV_X(dst, src) insn(BPF_ALU64 | BPF_MOV | BPF_X, dst, src, 0, 0)
 #define MOV_K(dst, imm) insn(BPF_ALU64 | BPF_MOV | BPF_K, dst, 0, 0, imm)
 #define ALU_K(op, dst, imm) insn(BPF_ALU64 | (op) | BPF_K, dst, 0, 0, imm)
 #define ALU_X(op, dst, src) insn(BPF_ALU64 | (op) | BPF_X, dst, src, 0, 0)
 #define JMP_K(op, dst, imm, off) insn(BPF_JMP | (op) | BPF_K, dst, 0, off, imm)
+#define JMP_X(op, dst, src, off) insn(BPF_JMP | (op) | BPF_X, dst, src, off, 0)
+#define JA(off) insn(BPF_JMP | BPF_JA, 0, 0, off, 0)
 #define CALL(fn) insn(BPF_JMP | BPF_CALL, 0, 0, 0, fn)
 #define EXIT() insn(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)
 
-/* r1 = map (a 16-byte load the kernel rewrites from fd to map pointer). */
-static size_t emit_ld_map(struct bpf_insn *p, size_t n, int map_fd)
+/* The most instructions devfilter_build emits (four probes and the rest). */
+#define PROG_MAX 96
+
+/* dst = a 64-bit constant (the 16-byte load); src_reg tags map fds. */
+static size_t emit_ld64(struct bpf_insn *p, size_t n, uint8_t dst,
+			uint8_t src, uint64_t v)
 {
-	p[n++] = insn(BPF_LD | BPF_DW | BPF_IMM, BPF_REG_1, BPF_PSEUDO_MAP_FD,
-		      0, map_fd);
-	p[n++] = insn(0, 0, 0, 0, 0);
+	p[n++] = insn(BPF_LD | BPF_DW | BPF_IMM, dst, src, 0,
+		      (int32_t)(uint32_t)v);
+	p[n++] = insn(0, 0, 0, 0, (int32_t)(uint32_t)(v >> 32));
 	return n;
 }
 
-/* r0 = lookup(map, &key); jump to *check (patched later) when found. */
-static size_t emit_lookup(struct bpf_insn *p, size_t n, int map_fd,
-			  size_t *jump)
+/*
+ * Look at place which of the packed key in key_reg: r1 = its access and
+ * jump to the check (*hit, patched later) when the slot holds that key,
+ * else fall through to the next probe.
+ */
+static size_t emit_probe(struct bpf_insn *p, size_t n,
+			 const struct devfilter_table *t, int map_fd,
+			 uint8_t key_reg, int which, size_t *hit)
 {
-	n = emit_ld_map(p, n, map_fd);
+	n = emit_ld64(p, n, BPF_REG_1, 0, t->mult[which]);
+	p[n++] = ALU_X(BPF_MUL, BPF_REG_1, key_reg);
+	p[n++] = ALU_K(BPF_RSH, BPF_REG_1, (int32_t)t->shift);
+	p[n++] = STX_W(BPF_REG_10, BPF_REG_1, INDEX_OFF);
+	n = emit_ld64(p, n, BPF_REG_1, BPF_PSEUDO_MAP_FD, (uint32_t)map_fd);
 	p[n++] = MOV_X(BPF_REG_2, BPF_REG_10);
-	p[n++] = ALU_K(BPF_ADD, BPF_REG_2, KEY_OFF);
+	p[n++] = ALU_K(BPF_ADD, BPF_REG_2, INDEX_OFF);
 	p[n++] = CALL(BPF_FUNC_map_lookup_elem);
-	*jump = n;
-	p[n++] = JMP_K(BPF_JNE, BPF_REG_0, 0, 0);
+	/* Never NULL for an index below nslots, but the verifier asks. */
+	p[n++] = JMP_K(BPF_JEQ, BPF_REG_0, 0, 4);
+	p[n++] = LDX_DW(BPF_REG_1, BPF_REG_0,
+			offsetof(struct devfilter_slot, key));
+	p[n++] = JMP_X(BPF_JNE, BPF_REG_1, key_reg, 2);
+	p[n++] = LDX_W(BPF_REG_1, BPF_REG_0,
+		       offsetof(struct devfilter_slot, access));
+	*hit = n;
+	p[n++] = JA(0);
 	return n;
 }
 
@@ -194,10 +358,10 @@ int devfilter_build(const struct devfilter_table *t, int map_fd,
 		    struct bpf_insn **insns, size_t *count)
 {
 	struct bpf_insn *p;
-	size_t n = 0, jump[2], njumps = 0, check, i;
+	size_t n = 0, jump[4], njumps = 0, out_of_range[2], check, i;
 	int32_t dflt = t->default_allow ? 1 : 0;
 
-	if (!(p = calloc(40, sizeof(*p))))
+	if (!(p = calloc(PROG_MAX, sizeof(*p))))
 		return -1;
 	if (t->count == 0) {
 		/* Nothing to look up: the verdict is the default. */
@@ -207,39 +371,48 @@ int devfilter_build(const struct devfilter_table *t, int map_fd,
 	}
 
 	/*
-	 * r6 = requested access (callee-saved: survives the helper calls);
-	 * key {type, major, minor} at r10 + KEY_OFF.
+	 * r6 = requested access, r7 = the device's packed key, r8 = its
+	 * wildcard's (callee-saved: they survive the helper calls).
 	 */
 	p[n++] = LDX_W(BPF_REG_6, BPF_REG_1,
 		       offsetof(struct bpf_cgroup_dev_ctx, access_type));
 	p[n++] = MOV_X(BPF_REG_7, BPF_REG_6);
 	p[n++] = ALU_K(BPF_AND, BPF_REG_7, 0xffff);
 	p[n++] = ALU_K(BPF_RSH, BPF_REG_6, 16);
-	p[n++] = STX_W(BPF_REG_10, BPF_REG_7,
-		       KEY(type));
-	p[n++] = LDX_W(BPF_REG_7, BPF_REG_1,
+	p[n++] = LDX_W(BPF_REG_2, BPF_REG_1,
 		       offsetof(struct bpf_cgroup_dev_ctx, major));
-	p[n++] = STX_W(BPF_REG_10, BPF_REG_7,
-		       KEY(major));
-	p[n++] = LDX_W(BPF_REG_7, BPF_REG_1,
+	p[n++] = LDX_W(BPF_REG_3, BPF_REG_1,
 		       offsetof(struct bpf_cgroup_dev_ctx, minor));
-	p[n++] = STX_W(BPF_REG_10, BPF_REG_7,
-		       KEY(minor));
-	n = emit_lookup(p, n, map_fd, &jump[njumps++]);
-
-	/* Only tables with wildcards pay for the second lookup. */
+	/* No rule names a device beyond dev_t's ranges (table_build). */
+	out_of_range[0] = n;
+	p[n++] = JMP_K(BPF_JGT, BPF_REG_2, DEVFILTER_MAJOR_MAX, 0);
+	out_of_range[1] = n;
+	p[n++] = JMP_K(BPF_JGT, BPF_REG_3, DEVFILTER_MINOR_MAX, 0);
+	p[n++] = ALU_K(BPF_LSH, BPF_REG_7, PACK_TYPE_SHIFT);
+	p[n++] = ALU_K(BPF_LSH, BPF_REG_2, PACK_MAJOR_SHIFT);
+	p[n++] = ALU_X(BPF_OR, BPF_REG_7, BPF_REG_2);
 	if (t->has_wildcard) {
-		p[n++] = ST_W(BPF_REG_10,
-			      KEY(minor),
-			      (int32_t)DEVFILTER_ANY_MINOR);
-		n = emit_lookup(p, n, map_fd, &jump[njumps++]);
+		p[n++] = MOV_X(BPF_REG_8, BPF_REG_7);
+		p[n++] = MOV_K(BPF_REG_1, 1);
+		p[n++] = ALU_K(BPF_LSH, BPF_REG_1, PACK_WILD_SHIFT);
+		p[n++] = ALU_X(BPF_OR, BPF_REG_8, BPF_REG_1);
 	}
+	p[n++] = ALU_X(BPF_OR, BPF_REG_7, BPF_REG_3);
+
+	n = emit_probe(p, n, t, map_fd, BPF_REG_7, 0, &jump[njumps++]);
+	n = emit_probe(p, n, t, map_fd, BPF_REG_7, 1, &jump[njumps++]);
+	/* Only tables with wildcards pay for the second key. */
+	if (t->has_wildcard) {
+		n = emit_probe(p, n, t, map_fd, BPF_REG_8, 0, &jump[njumps++]);
+		n = emit_probe(p, n, t, map_fd, BPF_REG_8, 1, &jump[njumps++]);
+	}
+	for (i = 0; i < 2; i++)
+		p[out_of_range[i]].off = (int16_t)(n - out_of_range[i] - 1);
 	p[n++] = MOV_K(BPF_REG_0, dflt);
 	p[n++] = EXIT();
 
-	/* Found: deny when the request holds a bit the entry lacks. */
+	/* Found (r1 = its access): deny when the request holds a bit more. */
 	check = n;
-	p[n++] = LDX_W(BPF_REG_1, BPF_REG_0, 0);
 	p[n++] = ALU_K(BPF_XOR, BPF_REG_1, -1);
 	p[n++] = ALU_X(BPF_AND, BPF_REG_1, BPF_REG_6);
 	p[n++] = JMP_K(BPF_JNE, BPF_REG_1, 0, 2);

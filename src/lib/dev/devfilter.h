@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * devfilter.h - device rule list -> BPF cgroup-device program: a hash map
- * of the rules plus a fixed lookup program.
+ * devfilter.h - device rule list -> BPF cgroup-device program: the rules
+ * in a cuckoo hash table held by a BPF array map, plus a fixed program that
+ * looks a device up in at most four slots.
  *
  * Pure: it only computes data and instructions, so it is unit-tested with
  * an evaluator and no kernel.  devprog.h loads and attaches the result.
@@ -21,10 +22,14 @@
 /* The name of every program and map devfilter makes. */
 #define DEVFILTER_NAME "devns"
 
-/* The minor of a map key that stands for "any minor of this major". */
+/* The minor of a rule key that stands for "any minor of this major". */
 #define DEVFILTER_ANY_MINOR UINT32_MAX
 
-/* A map key: the device as the kernel passes it to the program. */
+/* The kernel's device numbers (dev_t): 12-bit majors, 20-bit minors. */
+#define DEVFILTER_MAJOR_MAX 0xfffu
+#define DEVFILTER_MINOR_MAX 0xfffffu
+
+/* A rule's key: the device as the kernel passes it to the program. */
 struct devfilter_key {
 	uint32_t type;  /* BPF_DEVCG_DEV_CHAR or BPF_DEVCG_DEV_BLOCK */
 	uint32_t major;
@@ -32,9 +37,20 @@ struct devfilter_key {
 };
 
 /*
- * The map's contents for one rule list: parallel arrays, as
- * BPF_MAP_UPDATE_BATCH takes them.  access[i] holds DEVRULE_* bits (the
+ * One slot of the map: a rule's key packed into 64 bits (devfilter_pack(),
+ * never 0) or 0 for an empty slot, and the rule's DEVRULE_* bits (the
  * kernel's BPF_DEVCG_ACC_* values).
+ */
+struct devfilter_slot {
+	uint64_t key;
+	uint32_t access;
+	uint32_t pad;
+};
+
+/*
+ * The rules of one list: keys[i]/access[i] in canonical order, and the
+ * same entries placed in slots[nslots] (a power of two) for the map.  Each
+ * entry sits in one of its two places, devfilter_place(t, 0 or 1, key).
  */
 struct devfilter_table {
 	struct devfilter_key *keys;
@@ -42,14 +58,32 @@ struct devfilter_table {
 	size_t count;
 	bool default_allow; /* verdict for devices without an entry */
 	bool has_wildcard;  /* some key has DEVFILTER_ANY_MINOR */
+	struct devfilter_slot *slots;
+	uint32_t nslots;
+	unsigned int shift; /* 64 - log2(nslots) */
+	uint64_t mult[2];   /* odd multipliers of the two hash functions */
 };
+
+/*
+ * The 64-bit form of a key: type << 48 | wildcard << 32 | major << 20 |
+ * minor (0 for a wildcard).  k's major and minor must be in the kernel's
+ * ranges above (or the minor DEVFILTER_ANY_MINOR).
+ */
+uint64_t devfilter_pack(const struct devfilter_key *k);
+
+/* The key of a packed form; -1 with EINVAL for what pack never makes. */
+int devfilter_unpack(uint64_t packed, struct devfilter_key *k);
+
+/* Slot index of packed in t by hash function which (0 or 1). */
+uint32_t devfilter_place(const struct devfilter_table *t, int which,
+			 uint64_t packed);
 
 /*
  * Fills t from list (pure).  A list not in devrule_list_normalise() form is
  * normalised on a private copy first, so that the program's "exact entry,
  * else wildcard entry, else default" equals the union semantics of
- * devpolicy.h.  Returns 0, or -1 with EINVAL (bad type or access, or an
- * exact minor equal to DEVFILTER_ANY_MINOR) or ENOMEM.
+ * devpolicy.h.  Returns 0, or -1 with EINVAL (bad type or access, a major
+ * or minor outside the kernel's ranges) or ENOMEM.
  */
 int devfilter_table_build(const struct devrule_list *list,
 			  struct devfilter_table *t);
@@ -59,11 +93,11 @@ void devfilter_table_free(struct devfilter_table *t);
 
 /*
  * Emits the program for t into a malloc()ed array (*insns, *count; free with
- * free()) (pure).  It looks devices up in the map map_fd, which must hold
- * t's entries (devprog_map_create); an empty table needs no map (map_fd is
- * then ignored) and gives a two-instruction program with the default
- * verdict.  The program is the same ~30 instructions whatever the size of
- * the table.  Returns 0, or -1 with ENOMEM.
+ * free()) (pure).  It looks devices up in the array map map_fd, which must
+ * hold t's slots (devprog_map_create); an empty table needs no map (map_fd
+ * is then ignored) and gives a two-instruction program with the default
+ * verdict.  The program is the same 40-70 instructions whatever the size
+ * of the table.  Returns 0, or -1 with ENOMEM.
  */
 int devfilter_build(const struct devfilter_table *t, int map_fd,
 		    struct bpf_insn **insns, size_t *count);

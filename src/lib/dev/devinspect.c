@@ -159,9 +159,9 @@ static int map_open(uint32_t id)
 	memset(&info, 0, sizeof(info));
 	if (obj_info(fd, &info, sizeof(info)) < 0)
 		goto error;
-	if (info.type != BPF_MAP_TYPE_HASH ||
-	    info.key_size != sizeof(struct devfilter_key) ||
-	    info.value_size != sizeof(uint32_t) ||
+	if (info.type != BPF_MAP_TYPE_ARRAY ||
+	    info.key_size != sizeof(uint32_t) ||
+	    info.value_size != sizeof(struct devfilter_slot) ||
 	    strncmp(info.name, DEVFILTER_NAME, sizeof(info.name))) {
 		errno = EMEDIUMTYPE;
 		goto error;
@@ -174,55 +174,45 @@ error:
 	return -1;
 }
 
-/* Appends the rule of one map entry to out. */
-static int rule_add(struct devrule_list *out, const struct devfilter_key *k,
-		    uint32_t access)
+/* Appends the rule of one used slot to out. */
+static int rule_add(struct devrule_list *out, const struct devfilter_slot *slot)
 {
+	struct devfilter_key k;
 	char type;
 
-	if (k->type == BPF_DEVCG_DEV_CHAR)
-		type = 'c';
-	else if (k->type == BPF_DEVCG_DEV_BLOCK)
-		type = 'b';
-	else
-		type = 0;
-	if (!type || (access & ~DEVRULE_RWM)) {
+	if (devfilter_unpack(slot->key, &k) < 0 ||
+	    (slot->access & ~DEVRULE_RWM)) {
 		errno = EMEDIUMTYPE;
 		return -1;
 	}
-	return devrule_list_add(out, type, k->major,
-				k->minor == DEVFILTER_ANY_MINOR ? 0 : k->minor,
-				k->minor == DEVFILTER_ANY_MINOR, access);
+	type = k.type == BPF_DEVCG_DEV_CHAR ? 'c' : 'b';
+	return devrule_list_add(out, type, k.major,
+				k.minor == DEVFILTER_ANY_MINOR ? 0 : k.minor,
+				k.minor == DEVFILTER_ANY_MINOR, slot->access);
 }
 
-/*
- * Every entry of the map into out.  The walk starts from a key no entry
- * has (type 0), for which the kernel gives the first key: a NULL key does
- * the same, but memory checkers take it for a bad pointer.
- */
+/* The rule of every used slot of the array map into out. */
 static int map_dump(int map_fd, struct devrule_list *out)
 {
-	struct devfilter_key key = { 0, 0, 0 }, next;
+	struct bpf_map_info info;
+	struct devfilter_slot slot;
 	union bpf_attr attr;
-	uint32_t access = 0;
 
-	for (;;) {
+	memset(&info, 0, sizeof(info));
+	if (obj_info(map_fd, &info, sizeof(info)) < 0)
+		return -1;
+	for (uint32_t i = 0; i < info.max_entries; i++) {
 		memset(&attr, 0, sizeof(attr));
-		memset(&next, 0, sizeof(next));
+		memset(&slot, 0, sizeof(slot));
 		attr.map_fd = (uint32_t)map_fd;
-		attr.key = devprog_ptr(&key);
-		attr.next_key = devprog_ptr(&next);
-		if (devprog_bpf(BPF_MAP_GET_NEXT_KEY, &attr) < 0)
-			return errno == ENOENT ? 0 : -1;
-		key = next;
-		memset(&attr, 0, sizeof(attr));
-		attr.map_fd = (uint32_t)map_fd;
-		attr.key = devprog_ptr(&key);
-		attr.value = devprog_ptr(&access);
-		if (devprog_bpf(BPF_MAP_LOOKUP_ELEM, &attr) < 0 ||
-		    rule_add(out, &key, access) < 0)
+		attr.key = devprog_ptr(&i);
+		attr.value = devprog_ptr(&slot);
+		if (devprog_bpf(BPF_MAP_LOOKUP_ELEM, &attr) < 0)
+			return -1;
+		if (slot.key && rule_add(out, &slot) < 0)
 			return -1;
 	}
+	return 0;
 }
 
 int devinspect_rules(int prog_fd, struct devrule_list *out)

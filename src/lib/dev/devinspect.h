@@ -5,10 +5,10 @@
  * devfilter made.  For the devns tool (devns show) and the tests; the
  * plugins never need it.
  *
- * A devfilter program keeps its rules in one hash map (struct
- * devfilter_key -> access bits) and its default verdict in the first
- * "r0 = K; exit" pair of the instructions (devfilter.c): the map is
- * dumped, the verdict read from the program as the verifier left it.
+ * A devfilter program keeps its rules in one array map of slots (packed
+ * key, access bits; devfilter.h) and its default verdict in the first
+ * "r0 = K; exit" pair of the instructions (devfilter.c): the used slots
+ * are read back, the verdict from the program as the verifier left it.
  */
 #ifndef DEVNS_DEVINSPECT_H
 #define DEVNS_DEVINSPECT_H

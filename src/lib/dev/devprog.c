@@ -31,17 +31,18 @@ uint64_t devprog_ptr(const void *p)
 	return (uint64_t)(uintptr_t)p;
 }
 
-/* Fills the map one entry at a time (kernels before 5.6 lack batches). */
-static int map_fill_each(int map_fd, const struct devfilter_table *t)
+/* Fills the map one slot at a time (kernels before 5.6 lack batches). */
+static int map_fill_each(int map_fd, const uint32_t *index,
+			 const struct devfilter_slot *slots, size_t count)
 {
 	union bpf_attr attr;
 	size_t i;
 
-	for (i = 0; i < t->count; i++) {
+	for (i = 0; i < count; i++) {
 		memset(&attr, 0, sizeof(attr));
 		attr.map_fd = (uint32_t)map_fd;
-		attr.key = devprog_ptr(&t->keys[i]);
-		attr.value = devprog_ptr(&t->access[i]);
+		attr.key = devprog_ptr(&index[i]);
+		attr.value = devprog_ptr(&slots[i]);
 		attr.flags = BPF_ANY;
 		if (devprog_bpf(BPF_MAP_UPDATE_ELEM, &attr) < 0)
 			return -1;
@@ -49,38 +50,74 @@ static int map_fill_each(int map_fd, const struct devfilter_table *t)
 	return 0;
 }
 
+/*
+ * Writes t's used slots into the array map (unused slots are the array's
+ * zeros, which mean empty): one batch, or one update per slot.
+ */
+static int map_fill(int map_fd, const struct devfilter_table *t)
+{
+	struct devfilter_slot *slots = calloc(t->count, sizeof(*slots));
+	uint32_t *index = calloc(t->count, sizeof(*index));
+	union bpf_attr attr;
+	size_t n = 0;
+	int rc = -1;
+
+	if (!slots || !index)
+		goto out;
+	for (uint32_t i = 0; i < t->nslots; i++) {
+		if (!t->slots[i].key)
+			continue;
+		index[n] = i;
+		slots[n++] = t->slots[i];
+	}
+	memset(&attr, 0, sizeof(attr));
+	attr.batch.map_fd = (uint32_t)map_fd;
+	attr.batch.keys = devprog_ptr(index);
+	attr.batch.values = devprog_ptr(slots);
+	attr.batch.count = (uint32_t)n;
+	/* elem_flags must stay 0: batches take no BPF_NOEXIST (EINVAL). */
+	rc = devprog_bpf(BPF_MAP_UPDATE_BATCH, &attr);
+	if (rc < 0 && (errno == EINVAL || errno == ENOTSUPP ||
+		       errno == EOPNOTSUPP))
+		rc = map_fill_each(map_fd, index, slots, n);
+out:
+	if (!slots || !index)
+		errno = ENOMEM;
+	{
+		int saved = errno;
+
+		free(slots);
+		free(index);
+		errno = saved;
+	}
+	return rc;
+}
+
 int devprog_map_create(const struct devfilter_table *t)
 {
 	union bpf_attr attr;
 	int fd, saved;
 
-	if (t->count == 0 || t->count > UINT32_MAX) {
+	if (t->count == 0 || !t->nslots) {
 		errno = EINVAL;
 		return -1;
 	}
 	memset(&attr, 0, sizeof(attr));
-	attr.map_type = BPF_MAP_TYPE_HASH;
-	attr.key_size = sizeof(struct devfilter_key);
-	attr.value_size = sizeof(uint32_t);
-	attr.max_entries = (uint32_t)t->count;
-	attr.map_flags = BPF_F_RDONLY_PROG;
+	attr.map_type = BPF_MAP_TYPE_ARRAY;
+	attr.key_size = sizeof(uint32_t);
+	attr.value_size = sizeof(struct devfilter_slot);
+	attr.max_entries = t->nslots;
+	/*
+	 * No BPF_F_RDONLY_PROG: the verifier then reads every load from a
+	 * value as a constant of the frozen map, which an array of more than
+	 * one entry refuses (ENOTSUPP).  Frozen, the map is closed to
+	 * bpf(2) writes; our program only reads it.
+	 */
 	memcpy(attr.map_name, DEVFILTER_NAME, sizeof(DEVFILTER_NAME));
 	if ((fd = devprog_bpf(BPF_MAP_CREATE, &attr)) < 0)
 		return -1;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.batch.map_fd = (uint32_t)fd;
-	attr.batch.keys = devprog_ptr(t->keys);
-	attr.batch.values = devprog_ptr(t->access);
-	attr.batch.count = (uint32_t)t->count;
-	/* elem_flags must stay 0: batches take no BPF_NOEXIST (EINVAL). */
-	if (devprog_bpf(BPF_MAP_UPDATE_BATCH, &attr) < 0) {
-		if (errno != EINVAL && errno != ENOTSUPP && errno != EOPNOTSUPP)
-			goto error;
-		if (map_fill_each(fd, t) < 0)
-			goto error;
-	}
-
+	if (map_fill(fd, t) < 0)
+		goto error;
 	memset(&attr, 0, sizeof(attr));
 	attr.map_fd = (uint32_t)fd;
 	if (devprog_bpf(BPF_MAP_FREEZE, &attr) < 0)

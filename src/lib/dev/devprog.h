@@ -20,12 +20,11 @@ int devprog_bpf(int cmd, union bpf_attr *attr);
 uint64_t devprog_ptr(const void *p);
 
 /*
- * Creates a BPF_MAP_TYPE_HASH sized for t, fills it (one batch update where
- * the kernel has it, else one update per entry) and freezes it, so that
- * neither programs nor user space can change it afterwards.  Keys must be
- * unique, as devfilter_table_build() makes them.  Returns the map fd
- * (close-on-exec), or -1 with errno (EINVAL for an empty table, else the
- * kernel's).
+ * Creates a BPF_MAP_TYPE_ARRAY of t's nslots slots, writes the used ones
+ * (one batch update where the kernel has it, else one update per slot) and
+ * freezes it, so that neither programs nor user space can change it
+ * afterwards.  Returns the map fd (close-on-exec), or -1 with errno
+ * (EINVAL for an empty table, else the kernel's).
  */
 int devprog_map_create(const struct devfilter_table *t);
 
