@@ -13,11 +13,13 @@
  * alone, with raw system calls in a child: unshare(CLONE_NEWNS) (the copy
  * of every mount), making the copy private (MS_REC), and dropping the
  * namespace (its teardown, here a setns(2) back that drops the last
- * reference).
+ * reference); and the cost of delete's search of /proc for processes
+ * left in the namespace, which grows with the node's process count.
  * Needs root; prints why and exits 0 otherwise.  Never asserts timings.
  *
  *   bench_mntns [-m MOUNTS] [ITERATIONS]
  */
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <fcntl.h>
@@ -110,6 +112,43 @@ static int add_mounts(int want, char *dir)
 			return -1;
 	}
 	return mount("none", "/", NULL, MS_REC | MS_SHARED, NULL);
+}
+
+/*
+ * What delete's search for processes still inside the namespace costs:
+ * one stat of /proc/<pid>/ns/mnt per process of the node, as mntns.c's
+ * scan does it.  Prints the median of n scans and the process count.
+ */
+static void scan_cost(int n)
+{
+	double *t = calloc(n, sizeof(double));
+	int procs = 0;
+
+	for (int i = 0; i < n; i++) {
+		DIR *d = opendir("/proc");
+		struct dirent *e;
+		struct stat st;
+		char path[64];
+		double t0 = now_us();
+
+		if (!d)
+			exit(1);
+		procs = 0;
+		while ((e = readdir(d))) {
+			int pid = atoi(e->d_name);
+
+			if (pid <= 0)
+				continue;
+			snprintf(path, sizeof(path), "/proc/%d/ns/mnt", pid);
+			procs += stat(path, &st) == 0;
+		}
+		closedir(d);
+		t[i] = now_us() - t0;
+	}
+	printf("delete's search for members (one stat per process, %d processes):\n",
+	       procs);
+	report("scan of /proc", t, n);
+	free(t);
 }
 
 /* The kernel's part alone: copy, make private, drop.  In a child. */
@@ -230,6 +269,7 @@ int main(int argc, char **argv)
 	report("fork+wait (excluded)", fork_only, n);
 	report("create+join+delete", total, n);
 	breakdown(n);
+	scan_cost(n);
 	printf("target: create+join+delete <= 1000 us per job "
 	       "(README.md, Benchmarks)\n");
 	rmdir(base);
