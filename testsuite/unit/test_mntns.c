@@ -589,6 +589,19 @@ static void test_source_attacks(void)
 	ok(lstat(jobdir, &st) < 0 && errno == ENOENT, "  no job dir left");
 	unlink(link);
 
+	/* A fixed part that others may write to, not sticky. */
+	ok(chmod(root, 0777) == 0, "precondition: %s is mode 0777", root);
+	ok(mntns_create(&spec, fresh()) < 0, "a fixed part open to all is "
+	   "refused");
+	like(rep.msg, "fixed part must be root's", "  the error says why: %s",
+	     rep.msg);
+	ok(chmod(root, 01777) == 0, "precondition: now 1777 (sticky)");
+	ok(mntns_create(&spec, fresh()) == 0 && mntns_delete(base, 102) == 0,
+	   "  a sticky one is fine: %s", rep.msg);
+	chmod(root, 0700);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s/node1'", root);
+	ok(system(cmd) == 0, "  its tree removed");
+
 	/* A component below the fixed part that a user owns. */
 	ok(mkdir(link, 0755) == 0 && chown(link, 12345, 12345) == 0,
 	   "precondition: %s made by a user", link);

@@ -269,6 +269,29 @@ static int source_owner_check(int fd, bool last, uid_t uid, const char *path,
 }
 
 /*
+ * The fixed part's last directory, below which root creates: root's, and
+ * not open to others' writes unless sticky (where nobody can rename or
+ * replace root's entries), or a user could swap what root just made.
+ */
+static int fixed_top_check(int fd, const char *path, size_t len,
+			   struct report *rep)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return report_errno(rep, errno, "Source %.*s", (int)len, path);
+	if (st.st_uid != 0 || ((st.st_mode & 022) && !(st.st_mode & S_ISVTX))) {
+		errno = EPERM;
+		return report_error(rep, "Source %.*s: the fixed part must be "
+				    "root's and not writable by others (unless "
+				    "sticky), it belongs to uid %u with mode "
+				    "%04o", (int)len, path, (unsigned)st.st_uid,
+				    (unsigned)(st.st_mode & 07777));
+	}
+	return 0;
+}
+
+/*
  * Walk the Source of md from "/", one component at a time without
  * following links, creating the missing components below its fixed part;
  * record the job's own directory; hand back a detached mount of it in
@@ -365,6 +388,9 @@ static int source_prepare(const struct mntns_spec *spec,
 				     (int)(s - path), path);
 			goto error;
 		}
+		if (depth == md->fixed_depth && depth < (int)total &&
+		    fixed_top_check(fd, path, (size_t)(s - path), rep) < 0)
+			goto error;
 		if (depth > md->fixed_depth &&
 		    source_owner_check(fd, last, spec->uid, path,
 				       (size_t)(s - path), rep) < 0)
