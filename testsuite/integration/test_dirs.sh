@@ -65,10 +65,12 @@ test_dir_settings() {
 	"$CLUSTER" restart-slurmd node1 >/dev/null 2>&1
 	wait_node_idle node1
 	ok $? "precondition: node1 runs with the Dir lines" || return
-	j=$(submit -w node1 -n1 -- "findmnt -no OPTIONS /tmp > $OUT/dirs-tmp; \
-findmnt -no OPTIONS /dev/shm > $OUT/dirs-shm; findmnt -no OPTIONS $MNT > $OUT/dirs-mnt; \
-findmnt -no OPTIONS $RO > $OUT/dirs-ro; \
-cp /bin/true /tmp/true && test -x /tmp/true && echo copied > $OUT/dirs-copied; \
+	# findmnt lists every mount stacked on a point; the last is on top.
+	j=$(submit -w node1 -n1 -- "findmnt -no OPTIONS /tmp | tail -1 > $OUT/dirs-tmp; \
+findmnt -no OPTIONS /dev/shm | tail -1 > $OUT/dirs-shm; \
+findmnt -no OPTIONS $MNT | tail -1 > $OUT/dirs-mnt; \
+findmnt -no OPTIONS $RO | tail -1 > $OUT/dirs-ro; \
+cp /bin/true /tmp/true && chmod 0755 /tmp/true && echo copied > $OUT/dirs-copied; \
 /tmp/true 2>/dev/null; echo \$? > $OUT/dirs-exec; \
 df -k --output=size /dev/shm | tail -1 | tr -d ' ' > $OUT/dirs-shmsize; \
 echo hello > $MNT/f; cat $RO/readme > $OUT/dirs-roread; \
@@ -79,7 +81,7 @@ touch $OUT/dirs-ready; while [ ! -e $OUT/dirs-go ]; do sleep 0.2; done")
 	jobsrc=$SRC/node1/$USER1/$j
 	has_opts "$(cat "$OUT/dirs-tmp")" noexec nosuid nodev
 	ok $? "/tmp is noexec,nosuid,nodev in the job: $(cat "$OUT/dirs-tmp")"
-	is "$(cat "$OUT/dirs-copied")" copied "precondition: the job copied an executable into /tmp"
+	is "$(cat "$OUT/dirs-copied")" copied "precondition: the job copied /bin/true into /tmp, mode 0755"
 	is "$(cat "$OUT/dirs-exec")" 126 "  it cannot run it (noexec: status 126)"
 	has_opts "$(cat "$OUT/dirs-shm")" noexec nosuid nodev
 	ok $? "/dev/shm is noexec,nosuid,nodev: $(cat "$OUT/dirs-shm")"
