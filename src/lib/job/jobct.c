@@ -232,11 +232,12 @@ static int job_dirs(const struct jobct_plan *plan, struct mntns_dir *dirs,
 					 plan->user_name,
 					 plan->node->node_name, paths[n],
 					 PATH_MAX) < 0)
-			return report_errno(rep, errno, "Source %s of %s (user "
-					    "%s, node %s)", nd->source,
-					    nd->path,
+			return report_errno(rep, errno, "cannot expand Source "
+					    "%s of %s for user %s (uid %u) on "
+					    "node %s", nd->source, nd->path,
 					    plan->user_name ? plan->user_name
 							    : "unknown",
+					    (unsigned)plan->uid,
 					    plan->node->node_name
 						    ? plan->node->node_name
 						    : "unknown");
