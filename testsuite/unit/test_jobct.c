@@ -1359,6 +1359,71 @@ static void test_real_namespace(void)
 	jobct_node_free(node);
 }
 
+/*
+ * A Dir line with a Source: the plan's user name and the node's name are
+ * expanded into it, the job's writes land there, release removes it; no
+ * user name for %u fails the job and leaves nothing.
+ */
+static void test_real_source(void)
+{
+	char src[] = "/var/lib/test_jobct_src.XXXXXX";
+	char point[] = "/var/tmp/test_jobct_pt.XXXXXX";
+	char conf[512], jobsrc[PATH_MAX], file[PATH_MAX + 8];
+	struct jobct_node *node = NULL;
+	struct jobct_plan plan;
+	struct stat st;
+	int status, rc;
+	pid_t pid;
+
+	if (!mkdtemp(src) || !mkdtemp(point))
+		return (void)ok(0, "precondition: scratch directories");
+	chmod(src, 0755);
+	snprintf(conf, sizeof(conf), "Dir=%s Source=%s/%%n/%%u/%%j "
+		 "Options=noexec", point, src);
+	write_conf(conf);
+	if (!(node = load(NULL))) {
+		ok(0, "load: %s", rep.msg);
+		goto out;
+	}
+	plan = plan_for(node, 171);
+	plan.node_devices = plan.job_devices = NULL;
+	plan.user_name = "alice";
+	snprintf(jobsrc, sizeof(jobsrc), "%s/%s/alice/171", src, node_name);
+	rc = jobct_setup(&plan, fresh());
+	if (rc < 0 && errno == ENOSYS) {
+		tap_skip("no new mount API here (valgrind): %s", rep.msg);
+		goto out;
+	}
+	ok(rc == 0, "setup with a Source: %s", rc ? rep.msg : "ok");
+	ok(lstat(jobsrc, &st) == 0 && st.st_uid == 1000,
+	   "  %s is made, the job user's", jobsrc);
+	snprintf(file, sizeof(file), "%s/f", point);
+	if ((pid = fork()) == 0) {
+		if (jobct_join(node, 171, NULL) < 0)
+			_exit(2);
+		write_file(file, "x");
+		_exit(0);
+	}
+	ok(waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	   WEXITSTATUS(status) == 0, "  a job process writes there");
+	snprintf(file, sizeof(file), "%s/f", jobsrc);
+	ok(exists(file), "  the file is in the expanded Source");
+	ok(jobct_release(node, 171, fresh()) == 0 && !exists(jobsrc),
+	   "release removes the %%j directory");
+
+	plan.user_name = NULL;
+	ok(jobct_setup(&plan, fresh()) < 0, "no user name for %%u: refused");
+	like(rep.msg, "/%n/%u/%j", "  the message names the Source: %s",
+	     rep.msg);
+	snprintf(file, sizeof(file), "%s/171", base);
+	ok(!exists(file) && !exists(jobsrc), "  nothing is left");
+out:
+	jobct_node_free(node);
+	snprintf(conf, sizeof(conf), "rm -rf --one-file-system '%s' '%s'",
+		 src, point);
+	ok(system(conf) == 0, "scratch directories removed");
+}
+
 /* Root, cgroup2 and bpf, or the reason they are missing. */
 static const char *missing(void)
 {
@@ -1444,6 +1509,7 @@ int main(void)
 	test_unified_restore();
 	test_unified_blocked();
 	test_real_namespace();
+	test_real_source();
 	remove_scratch();
 	return tap_done();
 }

@@ -5,8 +5,11 @@
  * Needs root and mount namespaces; skips cleanly without them.  Checks what
  * a job relies on: its /tmp and /dev/shm are private and shared by all its
  * processes, the namespace lives without a process, ShmSize/TmpSize apply,
- * and delete leaves no mount and no directory, also after failures.
+ * per-directory settings give the mount options asked for, Source paths
+ * are expanded, made safely and removed only when per job, and delete
+ * leaves no mount and no directory, also after failures.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <fcntl.h>
@@ -23,6 +26,8 @@
 #include <unistd.h>
 
 #include "ns/mntns.h"
+#include "ns/nsconf.h"
+#include "util/mountinfo.h"
 #include "tap.h"
 #include "testrep.h"
 
@@ -358,6 +363,270 @@ static void test_non_initial_namespace(void)
 	       ncpu);
 }
 
+/* ---- per-directory settings (Dir= lines) -------------------------------- */
+
+/* What a job process looks up: a mount point, an option it must carry. */
+struct want_opt {
+	const char *point;
+	const char *options;	/* comma list, each must be in the mount's */
+};
+
+/*
+ * 0 when the mount at w->point in the caller's namespace carries every
+ * option of w->options (read back from /proc/self/mountinfo; the last
+ * mount at a point is the visible one).
+ */
+static int has_options(void *arg)
+{
+	const struct want_opt *w = arg;
+	FILE *f = fopen("/proc/self/mountinfo", "r");
+	char line[4096], found[4096] = "", want[256];
+	struct mountinfo_entry e;
+
+	if (!f)
+		return 2;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (mountinfo_parse(line, &e) == 0 && !strcmp(e.point, w->point))
+			snprintf(found, sizeof(found), ",%s,", e.options);
+	}
+	fclose(f);
+	if (!found[0])
+		return 3;
+	snprintf(want, sizeof(want), "%s", w->options);
+	for (char *o = strtok(want, ","); o; o = strtok(NULL, ",")) {
+		char needle[64];
+
+		snprintf(needle, sizeof(needle), ",%s,", o);
+		if (!strstr(found, needle))
+			return 1;
+	}
+	return 0;
+}
+
+/* 0 when a copy of /bin/true in dir cannot be run (EACCES: noexec). */
+static int exec_refused(void *dir)
+{
+	char path[256], buf[65536];
+	int in, out;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/true", (char *)dir);
+	in = open("/bin/true", O_RDONLY);
+	out = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0755);
+	if (in < 0 || out < 0)
+		return 2;
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n)
+			return 2;
+	close(in);
+	close(out);
+	execl(path, "true", (char *)NULL);
+	return errno == EACCES ? 0 : 1;
+}
+
+/* 0 when writing a file in dir fails with EROFS. */
+static int write_refused(void *dir)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/x", (char *)dir);
+	return open(path, O_CREAT | O_WRONLY, 0644) < 0 && errno == EROFS ? 0 : 1;
+}
+
+/* A struct mntns_dir with its Source template expanded into buf. */
+static struct mntns_dir source_dir(const char *point, const char *tmpl,
+				   uint32_t job, char *buf, unsigned options)
+{
+	struct mntns_dir d = { .path = point, .options = options };
+
+	if (nsconf_source_expand(tmpl, job, "alice", "node1", buf, 512) < 0)
+		buf[0] = '\0';
+	d.source = buf;
+	nsconf_source_depths(tmpl, &d.fixed_depth, &d.job_depth);
+	return d;
+}
+
+static bool is_dir_of(const char *path, uid_t uid, mode_t mode)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0 && S_ISDIR(st.st_mode) &&
+	       st.st_uid == uid && (st.st_mode & 07777) == mode;
+}
+
+static void test_dir_settings(void)
+{
+	char root[] = "/var/tmp/test-mntns-src.XXXXXX";
+	char point[] = "/var/tmp/test-mntns-pt.XXXXXX";
+	char ropoint[] = "/var/tmp/test-mntns-ro.XXXXXX";
+	char ppoint[] = "/var/tmp/test-mntns-pp.XXXXXX";
+	char tmpl[256], ptmpl[256], rosrc[256], path[600], file[700];
+	char src[512], psrc[512], rsrc[512], jobdir[256];
+	struct mntns_dir dirs[5];
+	struct mntns_spec spec = { .base_path = base, .job_id = 101,
+				   .dir_list = dirs, .dir_count = 5,
+				   .uid = 12345, .gid = 12346 };
+	struct want_opt w;
+	struct stat st;
+	int rc;
+
+	if (!mkdtemp(root) || !mkdtemp(point) || !mkdtemp(ropoint) ||
+	    !mkdtemp(ppoint)) {
+		ok(0, "precondition: scratch directories");
+		return;
+	}
+	snprintf(tmpl, sizeof(tmpl), "%s/%%n/%%u/%%j", root);
+	snprintf(ptmpl, sizeof(ptmpl), "%s/persist/%%u", root);
+	snprintf(file, sizeof(file), "%s/persist", root);
+	mkdir(file, 0755);	/* the fixed part must exist */
+	snprintf(rosrc, sizeof(rosrc), "%s/data", root);
+	mkdir(rosrc, 0755);
+	snprintf(file, sizeof(file), "%s/readme", rosrc);
+	close(open(file, O_CREAT | O_WRONLY, 0644));
+	dirs[0] = (struct mntns_dir){ .path = "/tmp",
+		.options = NSCONF_OPT_ALWAYS | NSCONF_OPT_NOEXEC };
+	dirs[1] = (struct mntns_dir){ .path = "/dev/shm", .tmpfs = true,
+		.size = 1 << 20,
+		.options = NSCONF_OPT_ALWAYS | NSCONF_OPT_NOEXEC };
+	dirs[2] = source_dir(point, tmpl, 101, src, NSCONF_OPT_ALWAYS);
+	dirs[3] = source_dir(ropoint, rosrc, 101, rsrc,
+			     NSCONF_OPT_ALWAYS | NSCONF_OPT_RO);
+	dirs[4] = source_dir(ppoint, ptmpl, 101, psrc, NSCONF_OPT_ALWAYS);
+	snprintf(path, sizeof(path), "%s/node1/alice/101", root);
+	is_str(src, path, "precondition: %%n/%%u/%%j expand to node1/alice/101");
+	is_int(dirs[2].fixed_depth, 3, "  the fixed part is /var/tmp/<dir>");
+	is_int(dirs[2].job_depth, 6, "  the job's own directory is %%j's");
+
+	rc = mntns_create(&spec, fresh());
+	ok(rc == 0, "create with Dir settings: %s", rc ? rep.msg : "ok");
+	w = (struct want_opt){ "/tmp", "rw,nosuid,nodev,noexec" };
+	is_int(in_job(101, has_options, &w), 0,
+	       "/tmp (bind from BasePath) is nosuid,nodev,noexec");
+	is_int(in_job(101, exec_refused, "/tmp"), 0,
+	       "  a program copied there cannot run");
+	w = (struct want_opt){ "/dev/shm", "rw,nosuid,nodev,noexec" };
+	is_int(in_job(101, has_options, &w), 0,
+	       "/dev/shm (tmpfs) is nosuid,nodev,noexec");
+	is_int(in_job(101, shm_size_kib, NULL), 16, "  and 1 MiB");
+	w = (struct want_opt){ point, "rw,nosuid,nodev" };
+	is_int(in_job(101, has_options, &w), 0, "the Source mount is nosuid,nodev");
+	w = (struct want_opt){ point, "noexec" };
+	is_int(in_job(101, has_options, &w), 1, "  and not noexec (not asked)");
+	w = (struct want_opt){ ropoint, "ro,nosuid,nodev" };
+	is_int(in_job(101, has_options, &w), 0, "the ro Source mount is ro");
+	is_int(in_job(101, write_refused, ropoint), 0, "  writes fail: EROFS");
+	snprintf(file, sizeof(file), "%s/readme", ropoint);
+	is_int(in_job(101, file_exists, file), 0, "  its files are there");
+	snprintf(file, sizeof(file), "%s/out", point);
+	is_int(in_job(101, write_file, file), 0, "a job process writes to it");
+	snprintf(file, sizeof(file), "%s/out", path);
+	is_int(file_exists(file), 0, "  the file lands in %s", path);
+	ok(is_dir_of(path, 12345, 0700), "  which is the job user's, 0700");
+	snprintf(file, sizeof(file), "%s/node1", root);
+	ok(is_dir_of(file, 0, 0711), "  the components above are root's, 0711");
+	ok(is_dir_of(psrc, 12345, 0700), "a Source without %%j is made too");
+
+	ok(mntns_delete(base, 101) == 0, "delete");
+	ok(lstat(path, &st) < 0 && errno == ENOENT,
+	   "the %%j directory is removed with the job");
+	snprintf(file, sizeof(file), "%s/node1/alice", root);
+	ok(is_dir_of(file, 0, 0711), "  its parent persists");
+	ok(is_dir_of(psrc, 12345, 0700), "the Source without %%j persists");
+	snprintf(jobdir, sizeof(jobdir), "%s/101", base);
+	ok(lstat(jobdir, &st) < 0 && errno == ENOENT, "the job dir is gone");
+	is_int(count_mounts_of(root), 0, "no mount of a Source is left");
+
+	/* A failure after the Source was made leaves no job directory. */
+	dirs[3] = (struct mntns_dir){ .path = "/no/such/dir",
+		.options = NSCONF_OPT_ALWAYS };
+	spec.dir_count = 4;
+	ok(mntns_create(&spec, fresh()) < 0, "a failing later dir fails it");
+	ok(lstat(path, &st) < 0 && errno == ENOENT,
+	   "  the %%j directory made for it is gone");
+	ok(lstat(jobdir, &st) < 0 && errno == ENOENT, "  and the job dir");
+
+	snprintf(file, sizeof(file),
+		 "rm -rf --one-file-system '%s' && rmdir '%s' '%s' '%s'", root,
+		 point, ropoint, ppoint);
+	ok(system(file) == 0, "scratch directories removed");
+}
+
+/* A link planted in a Source's path is never followed. */
+static void test_source_attacks(void)
+{
+	char root[] = "/var/tmp/test-mntns-srcl.XXXXXX";
+	char victim[] = "/var/tmp/test-mntns-vict.XXXXXX";
+	char point[] = "/var/tmp/test-mntns-ptl.XXXXXX";
+	char tmpl[256], link[300], src[512], cmd[1024], jobdir[256];
+	struct mntns_dir dirs[1];
+	struct mntns_spec spec = { .base_path = base, .job_id = 102,
+				   .dir_list = dirs, .dir_count = 1,
+				   .uid = 12345, .gid = 12345 };
+	struct stat st;
+	DIR *d;
+	int entries = 0;
+
+	if (!mkdtemp(root) || !mkdtemp(victim) || !mkdtemp(point)) {
+		ok(0, "precondition: scratch directories");
+		return;
+	}
+	snprintf(tmpl, sizeof(tmpl), "%s/%%n/%%u/%%j", root);
+	snprintf(link, sizeof(link), "%s/node1", root);
+	snprintf(jobdir, sizeof(jobdir), "%s/102", base);
+	dirs[0] = source_dir(point, tmpl, 102, src, NSCONF_OPT_ALWAYS);
+	ok(symlink(victim, link) == 0 && lstat(link, &st) == 0 &&
+	   S_ISLNK(st.st_mode), "precondition: a link planted at %s", link);
+	ok(mntns_create(&spec, fresh()) < 0, "a link in the Source fails it");
+	like(rep.msg, "symbolic link", "  the error says so: %s", rep.msg);
+	if ((d = opendir(victim))) {
+		while (readdir(d))
+			entries++;
+		closedir(d);
+	}
+	is_int(entries, 2, "  nothing was made in the link's target");
+	is_int(count_mounts_of(victim), 0, "  nothing mounted from it");
+	ok(lstat(jobdir, &st) < 0 && errno == ENOENT, "  no job dir left");
+	unlink(link);
+
+	/* A fixed part that others may write to, not sticky. */
+	ok(chmod(root, 0777) == 0, "precondition: %s is mode 0777", root);
+	ok(mntns_create(&spec, fresh()) < 0, "a fixed part open to all is "
+	   "refused");
+	like(rep.msg, "fixed part must be root's", "  the error says why: %s",
+	     rep.msg);
+	ok(chmod(root, 01777) == 0, "precondition: now 1777 (sticky)");
+	ok(mntns_create(&spec, fresh()) == 0 && mntns_delete(base, 102) == 0,
+	   "  a sticky one is fine: %s", rep.msg);
+	chmod(root, 0700);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s/node1'", root);
+	ok(system(cmd) == 0, "  its tree removed");
+
+	/* A component below the fixed part that a user owns. */
+	ok(mkdir(link, 0755) == 0 && chown(link, 12345, 12345) == 0,
+	   "precondition: %s made by a user", link);
+	ok(mntns_create(&spec, fresh()) < 0, "a user's directory above the "
+	   "job's is refused");
+	like(rep.msg, "only root", "  the error says why: %s", rep.msg);
+	rmdir(link);
+
+	/* The job's directory made beforehand by another user. */
+	snprintf(cmd, sizeof(cmd), "mkdir -p -m 0711 %s/node1/alice && "
+		 "mkdir %s/node1/alice/102 && chown 999 %s/node1/alice/102",
+		 root, root, root);
+	ok(system(cmd) == 0, "precondition: the job's directory is uid 999's");
+	ok(mntns_create(&spec, fresh()) < 0, "it is refused");
+	like(rep.msg, "belongs to uid 999", "  the error says why: %s",
+	     rep.msg);
+	ok(lstat(src, &st) == 0 && st.st_uid == 999,
+	   "  the other user's directory is left alone");
+	ok(lstat(jobdir, &st) < 0 && errno == ENOENT, "  no job dir left");
+
+	snprintf(cmd, sizeof(cmd), "rm -rf --one-file-system '%s' && rmdir "
+		 "'%s' '%s'", root, victim, point);
+	ok(system(cmd) == 0, "scratch directories removed");
+}
+
 static void test_parse_job_dir(void)
 {
 	uint32_t id = 0;
@@ -406,6 +675,8 @@ int main(void)
 	test_base_link();
 	test_teardown_with_writer();
 	test_non_initial_namespace();
+	test_dir_settings();
+	test_source_attacks();
 	rmdir(base);
 	return tap_done();
 }

@@ -651,6 +651,279 @@ static void test_overrides(void)
 	nsconf_free(c);
 }
 
+/* ---- Dir lines ----------------------------------------------------------- */
+
+static const struct nsconf_dir *dir_of(const struct nsconf *c, const char *d)
+{
+	const struct nsconf_dir *nd = nsconf_dir_find(c, d);
+
+	if (!nd)
+		diag("no private dir %s", d);
+	return nd;
+}
+
+/* Without Dir lines, each dir gets what the old keys said. */
+static void test_dir_defaults(void)
+{
+	struct nsconf *c = parse("BasePath=/b Dirs=/tmp,/dev/shm,/var/tmp "
+				 "ShmSize=1G", NULL);
+	const struct nsconf_dir *d;
+	char opts[64];
+
+	if (!ok(c != NULL, "Dirs with ShmSize"))
+		return;
+	if ((d = dir_of(c, "/tmp"))) {
+		is_int(d->type, NSCONF_DIR_BIND, "/tmp: a bind from BasePath");
+		is_str(d->source, NULL, "  no Source");
+		is_int(d->options, NSCONF_OPT_ALWAYS, "  nosuid,nodev");
+		is_int(d->line, 0, "  no Dir line");
+	}
+	if ((d = dir_of(c, "/dev/shm"))) {
+		is_int(d->type, NSCONF_DIR_TMPFS, "/dev/shm: a tmpfs");
+		is_int(d->size, GiB, "  of ShmSize");
+	}
+	if ((d = dir_of(c, "/var/tmp")))
+		is_int(d->type, NSCONF_DIR_BIND, "/var/tmp: a bind");
+	nsconf_options_format(NSCONF_OPT_ALWAYS | NSCONF_OPT_RO |
+			      NSCONF_OPT_NOEXEC, opts, sizeof(opts));
+	is_str(opts, "nosuid,nodev,noexec,ro", "options format");
+	nsconf_free(c);
+
+	c = parse("BasePath=/b TmpSize=2G", NULL);
+	if (ok(c != NULL, "TmpSize") && (d = dir_of(c, "/tmp"))) {
+		is_int(d->type, NSCONF_DIR_TMPFS, "  makes /tmp a tmpfs");
+		is_int(d->size, 2 * GiB, "  of that size");
+	}
+	nsconf_free(c);
+}
+
+static const char dir_text[] =
+	"BasePath=/var/spool/devns\n"				/* 1 */
+	"TmpSize=1G\n"						/* 2 */
+	"Dir=/tmp Options=noexec,nosuid\n"			/* 3 */
+	"Dir=/scratch Type=bind Source=/local/%n/%u/%j \\\n"	/* 4 */
+	"    Options=nodev\n"					/* 5 */
+	"Dir=/dev/shm Type=tmpfs Size=64M Options=noexec\n"	/* 6 */
+	"Dir=/data Source=/srv/data Options=ro\n"		/* 7 */
+	"NodeName=gpu[01-02] Dir=/scratch Type=tmpfs Size=8G\n"	/* 8 */
+	"NodeName=gpu02 Dir=/fast Source=/nvme/%u\n";		/* 9 */
+
+static void test_dir_lines(void)
+{
+	struct nsconf *c = parse(dir_text, "cpu01");
+	const struct nsconf_dir *d;
+
+	if (!ok(c != NULL, "Dir lines parse"))
+		return;
+	is_int(ndirs(c), 4, "  /tmp, /dev/shm, then /scratch and /data");
+	is_str(c->dirs[2], "/scratch", "  Dir lines add their dirs in order");
+	is_str(c->dirs[3], "/data", "  ...");
+	if ((d = dir_of(c, "/tmp"))) {
+		is_int(d->type, NSCONF_DIR_TMPFS, "/tmp: TmpSize's tmpfs");
+		is_int(d->size, GiB, "  of TmpSize");
+		is_int(d->options, NSCONF_OPT_ALWAYS | NSCONF_OPT_NOEXEC,
+		       "  noexec added; nosuid,nodev always");
+		is_int(d->line, 3, "  from line 3");
+	}
+	if ((d = dir_of(c, "/scratch"))) {
+		is_int(d->type, NSCONF_DIR_BIND, "/scratch: a bind");
+		is_str(d->source, "/local/%n/%u/%j", "  Source kept unexpanded");
+		is_int(d->line, 4, "  from line 4 (continued on 5)");
+	}
+	if ((d = dir_of(c, "/dev/shm"))) {
+		is_int(d->size, 64 * MiB, "/dev/shm: Size=64M");
+		is_int(d->options, NSCONF_OPT_ALWAYS | NSCONF_OPT_NOEXEC,
+		       "  noexec");
+	}
+	if ((d = dir_of(c, "/data"))) {
+		is_int(d->type, NSCONF_DIR_BIND, "/data: Source means bind");
+		is_int(d->options, NSCONF_OPT_ALWAYS | NSCONF_OPT_RO, "  ro");
+	}
+	nsconf_free(c);
+
+	c = parse(dir_text, "gpu02");
+	if (ok(c != NULL, "gpu02")) {
+		is_int(ndirs(c), 5, "  a NodeName Dir line adds /fast");
+		if ((d = dir_of(c, "/scratch"))) {
+			is_int(d->type, NSCONF_DIR_TMPFS,
+			       "  its NodeName line makes /scratch a tmpfs");
+			is_int(d->size, 8 * GiB, "  of 8G");
+			is_str(d->source, NULL, "  without the global Source");
+			is_int(d->line, 8, "  from line 8");
+		}
+		if ((d = dir_of(c, "/fast")))
+			is_str(d->source, "/nvme/%u", "  /fast from /nvme/%%u");
+	}
+	nsconf_free(c);
+	c = parse(dir_text, "gpu01");
+	ok(c && ndirs(c) == 4, "gpu01: no /fast");
+	nsconf_free(c);
+
+	c = parse("BasePath=/b Dirs=/tmp\nNodeName=n[1-2] Dir=/x\n"
+		  "NodeName=n1 Dir=/x Options=noexec\n", "n1");
+	ok(c && (d = dir_of(c, "/x")) && d->line == 3 &&
+	   (d->options & NSCONF_OPT_NOEXEC),
+	   "of two NodeName lines for one dir, the later wins");
+	nsconf_free(c);
+	c = parse("BasePath=/b Dirs=/tmp\nDir=/x TYPE=Tmpfs options=NoExec\n",
+		  NULL);
+	ok(c && (d = dir_of(c, "/x")) && d->type == NSCONF_DIR_TMPFS &&
+	   (d->options & NSCONF_OPT_NOEXEC), "keys and values in any case");
+	nsconf_free(c);
+	c = parse("BasePath=/b\nDir=/dev/shm Type=bind\n", NULL);
+	ok(c && (d = dir_of(c, "/dev/shm")) && d->type == NSCONF_DIR_BIND,
+	   "/dev/shm may be a bind from BasePath");
+	nsconf_free(c);
+}
+
+static void test_dir_errors(void)
+{
+	fails("BasePath=/b\nDir=/x Type=bind Size=1G\n", NULL,
+	      "t.conf:2: Dir=/x: Size is only for Type=tmpfs");
+	fails("BasePath=/b\nDir=/x Type=tmpfs Source=/s/%j\n", NULL,
+	      "t.conf:2: Dir=/x: Source is only for Type=bind");
+	fails("BasePath=/b\nDir=/x Size=1G Source=/s/%j\n", NULL,
+	      "t.conf:2: Dir=/x: Size (a tmpfs) and Source (a bind) exclude "
+	      "each other");
+	fails("BasePath=/b\nDir=/x Options=noexec,exec\n", NULL,
+	      "t.conf:2: Options: unknown option \"exec\" (use noexec, "
+	      "nosuid, nodev or ro)");
+	fails("BasePath=/b\nDir=/x Options=noexec,,ro\n", NULL,
+	      "t.conf:2: Options: empty entry in \"noexec,,ro\"");
+	fails("BasePath=/b\nDir=/x Options=ro\n", NULL,
+	      "t.conf:2: Dir=/x: Options=ro needs Source= (an empty "
+	      "directory that nobody can write to is of no use)");
+	fails("BasePath=/b\nDir=/x Type=tmpfs Options=ro\n", NULL,
+	      "t.conf:2: Dir=/x: Options=ro needs Source= (an empty "
+	      "directory that nobody can write to is of no use)");
+	fails("BasePath=/b\nDir=/x Source=local/%u\n", NULL,
+	      "t.conf:2: Source: \"local/%u\" is not an absolute path");
+	fails("BasePath=/b\nDir=/x Source=/%u/%j\n", NULL,
+	      "t.conf:2: Source: \"/%u/%j\" needs a fixed directory before "
+	      "the first %");
+	fails("BasePath=/b\nDir=/x Source=/s/%x\n", NULL,
+	      "t.conf:2: Source: unknown \"%x\" in \"/s/%x\" (use %j, %u, %n "
+	      "or %%)");
+	fails("BasePath=/b\nDir=/x Source=/s/a%\n", NULL,
+	      "t.conf:2: Source: \"/s/a%\" ends with a lone %");
+	fails("BasePath=/b\nDir=/x Source=/tmp/%u\n", NULL,
+	      "t.conf:2: Source: \"/tmp/%u\" is in /tmp, which every user "
+	      "can write to");
+	fails("BasePath=/b\nDir=/x Source=/var/tmp/s/%j\n", NULL,
+	      "t.conf:2: Source: \"/var/tmp/s/%j\" is in /var/tmp, which "
+	      "every user can write to");
+	fails("BasePath=/b\nDir=/x Source=/dev/shm\n", NULL,
+	      "t.conf:2: Source: \"/dev/shm\" is in /dev/shm, which every "
+	      "user can write to");
+	fails("BasePath=/b\nDir=/x Source=/s/../%j\n", NULL,
+	      "t.conf:2: Source: \"/s/../%j\" has a \".\" or \"..\" "
+	      "component");
+	fails("BasePath=/b\nDir=/x Source=/x/%j\n", NULL,
+	      "t.conf:2: Dir=/x: Source \"/x/%j\" is in the private "
+	      "directory itself");
+	fails("BasePath=/b Dirs=/tmp,/scratch\nDir=/x Source=/scratch/%u\n",
+	      NULL, "t.conf:2: Dir=/x: Source \"/scratch/%u\" is in /scratch, "
+	      "a private directory");
+	fails("BasePath=/b\nDir=/x Source=/b/%u\n", NULL,
+	      "t.conf:2: Dir=/x: Source \"/b/%u\" and BasePath \"/b\" "
+	      "overlap");
+	fails("BasePath=/b/c\nDir=/x Source=/b\n", NULL,
+	      "t.conf:2: Dir=/x: Source \"/b\" and BasePath \"/b/c\" "
+	      "overlap");
+	fails("BasePath=/b\nDir=/x Size=0\n", NULL,
+	      "t.conf:2: Size: a size of 0 is not allowed (leave Size out "
+	      "for tmpfs's default)");
+	fails("BasePath=/b\nDir=/x Size=lots\n", NULL,
+	      "t.conf:2: Size: invalid size \"lots\"");
+	fails("BasePath=/b\nDir=/x Size=10%\n", NULL,
+	      "t.conf:2: Size: invalid size \"10%\" (percentages are not "
+	      "supported)");
+	fails("BasePath=/b\nDir=/x Type=overlay\n", NULL,
+	      "t.conf:2: Type: invalid type \"overlay\" (use bind or tmpfs)");
+	fails("BasePath=/b\nDir=/x\nDir=/x Options=noexec\n", NULL,
+	      "t.conf:3: Dir=/x is declared twice (first on line 2)");
+	fails("BasePath=/b\nNodeName=n1 Dir=/x\nNodeName=N1 Dir=/x\n", "n2",
+	      "t.conf:3: Dir=/x is declared twice for NodeName=N1 (first on "
+	      "line 2)");
+	fails("BasePath=/b\nDir=/x Dir=/y\n", NULL,
+	      "t.conf:2: duplicate key \"Dir\"");
+	fails("BasePath=/b\nType=tmpfs Size=1G\n", NULL,
+	      "t.conf:2: Type needs Dir= on its line");
+	fails("BasePath=/b Dir=/x\n", NULL,
+	      "t.conf:1: Dir: Dir settings take a line of their own "
+	      "(NodeName= may start it)");
+	fails("Dir=/x BasePath=/b\n", NULL,
+	      "t.conf:1: BasePath cannot be on a Dir line");
+	fails("BasePath=/b\nDir=x\n", NULL,
+	      "t.conf:2: Dir: \"x\" is not an absolute path");
+	fails("BasePath=/b\nDir=/x/\n", NULL,
+	      "t.conf:2: Dir: \"/x/\" ends with a slash");
+	fails("BasePath=/b\nDir=/.ns-sources\n", NULL,
+	      "t.conf:2: Dir: \"/.ns-sources\" cannot be a private directory: "
+	      "its backing directory name \".ns-sources\" is reserved "
+	      "(.ns-sources is the list of Source directories)");
+	fails("BasePath=/b Dirs=/var/tmp\nDir=/var_tmp\n", NULL,
+	      "t.conf:2: Dir: \"/var/tmp\" and \"/var_tmp\" would share the "
+	      "backing directory \"var_tmp\"");
+	fails("BasePath=/b TmpSize=1G\nDir=/tmp Type=bind\n", NULL,
+	      "t.conf:2: Dir=/tmp: a bind mount, but TmpSize= (line 1) asks "
+	      "for a tmpfs");
+	fails("BasePath=/b\nShmSize=1G\nDir=/dev/shm Source=/s/%j\n", NULL,
+	      "t.conf:3: Dir=/dev/shm: a bind mount, but ShmSize= (line 2) "
+	      "asks for a tmpfs");
+	fails("BasePath=/s/x\nDir=/s\n", NULL,
+	      "t.conf:1: BasePath: \"/s/x\" is in \"/s\", a private directory "
+	      "of Dir (line 2)");
+	/* A bad line for another node fails every node. */
+	fails("BasePath=/b\nNodeName=other Dir=/x Options=suid\n", "n1",
+	      "t.conf:2: Options: unknown option \"suid\" (use noexec, "
+	      "nosuid, nodev or ro)");
+	{
+		char text[2048] = "BasePath=/b Dirs=/tmp\n";
+
+		for (int i = 0; i < NSCONF_MAX_DIRS; i++)
+			snprintf(text + strlen(text), sizeof(text) - strlen(text),
+				 "Dir=/d%d\n", i);
+		fails(text, NULL, "t.conf:17: Dir=/d15: more than 16 private "
+		      "directories");
+	}
+}
+
+static void test_source_expand(void)
+{
+	char buf[256];
+	int fixed, job;
+
+	ok(nsconf_source_expand("/l/%n/%u/%j", 42, "alice", "gpu01", buf,
+				sizeof(buf)) == 0, "expand");
+	is_str(buf, "/l/gpu01/alice/42", "  %%n, %%u, %%j");
+	ok(nsconf_source_expand("/l/100%%/j%j.d", 7, NULL, NULL, buf,
+				sizeof(buf)) == 0, "  %%%% and %%j in a name");
+	is_str(buf, "/l/100%/j7.d", "  ...");
+	ok(nsconf_source_expand("/l/%u", 1, "../x", "n", buf, sizeof(buf)) < 0
+	   && errno == EINVAL, "a user name with a slash is refused");
+	ok(nsconf_source_expand("/l/%u", 1, "..", "n", buf, sizeof(buf)) < 0
+	   && errno == EINVAL, "  \"..\" too");
+	ok(nsconf_source_expand("/l/%u", 1, NULL, "n", buf, sizeof(buf)) < 0
+	   && errno == EINVAL, "  no user name with %%u fails");
+	ok(nsconf_source_expand("/l/%n", 1, "u", "", buf, sizeof(buf)) < 0
+	   && errno == EINVAL, "  an empty node name too");
+	ok(nsconf_source_expand("/l/%u", 1, "a\nb", "n", buf, sizeof(buf)) < 0
+	   && errno == EINVAL, "  a control character too");
+	ok(nsconf_source_expand("/l/%j", 123456, "u", "n", buf, 6) < 0 &&
+	   errno == ENAMETOOLONG, "too long for the buffer");
+	nsconf_source_depths("/l/%n/%u/%j", &fixed, &job);
+	ok(fixed == 1 && job == 4, "depths of /l/%%n/%%u/%%j: 1 and 4");
+	nsconf_source_depths("/a/b/%j/%u", &fixed, &job);
+	ok(fixed == 2 && job == 3, "depths of /a/b/%%j/%%u: 2 and 3");
+	nsconf_source_depths("/a/b/%u", &fixed, &job);
+	ok(fixed == 2 && job == 0, "depths of /a/b/%%u: 2 and none");
+	nsconf_source_depths("/a/%%j", &fixed, &job);
+	ok(fixed == 1 && job == 0, "%%%%j is no job id");
+	nsconf_source_depths("/srv/data", &fixed, &job);
+	ok(fixed == 2 && job == 0, "a path without %% is all fixed");
+}
+
 static char *write_temp(const char *text, size_t len)
 {
 	static char path[64];
@@ -770,6 +1043,10 @@ int main(void)
 	test_syntax();
 	test_syntax_errors();
 	test_overrides();
+	test_dir_defaults();
+	test_dir_lines();
+	test_dir_errors();
+	test_source_expand();
 	test_load();
 	test_example();
 	test_api_edges();

@@ -203,9 +203,56 @@ int jobct_node_check(const struct jobct_node *node,
 
 /* ---- one job ----------------------------------------------------------- */
 
+/*
+ * The private dirs of the node's settings for the job of plan, in dirs
+ * (their Source expanded into paths[i]).  Returns the count, or -1.
+ */
+static int job_dirs(const struct jobct_plan *plan, struct mntns_dir *dirs,
+		    char (*paths)[PATH_MAX], struct report *rep)
+{
+	const struct nsconf *c = plan->node->conf;
+	size_t n = 0;
+
+	for (; c->dirs[n]; n++) {
+		const struct nsconf_dir *nd = &c->dir_conf[n];
+		struct mntns_dir *md = &dirs[n];
+
+		if (n == NSCONF_MAX_DIRS) {
+			errno = EINVAL;
+			return report_error(rep, "too many private directories");
+		}
+		memset(md, 0, sizeof(*md));
+		md->path = nd->path;
+		md->tmpfs = nd->type == NSCONF_DIR_TMPFS;
+		md->size = nd->size;
+		md->options = nd->options;
+		if (!nd->source)
+			continue;
+		if (nsconf_source_expand(nd->source, plan->job_id,
+					 plan->user_name,
+					 plan->node->node_name, paths[n],
+					 PATH_MAX) < 0)
+			return report_errno(rep, errno, "cannot expand Source "
+					    "%s of %s for user %s (uid %u) on "
+					    "node %s", nd->source, nd->path,
+					    plan->user_name ? plan->user_name
+							    : "unknown",
+					    (unsigned)plan->uid,
+					    plan->node->node_name
+						    ? plan->node->node_name
+						    : "unknown");
+		md->source = paths[n];
+		nsconf_source_depths(nd->source, &md->fixed_depth,
+				     &md->job_depth);
+	}
+	return (int)n;
+}
+
 static int create_namespace(const struct jobct_plan *plan, struct report *rep)
 {
 	const struct nsconf *c = plan->node->conf;
+	struct mntns_dir dirs[NSCONF_MAX_DIRS];
+	char (*paths)[PATH_MAX] = calloc(NSCONF_MAX_DIRS, PATH_MAX);
 	struct mntns_spec spec = {
 		.base_path = c->base_path,
 		.job_id = plan->job_id,
@@ -213,11 +260,25 @@ static int create_namespace(const struct jobct_plan *plan, struct report *rep)
 		.shared = c->shared,
 		.shm_size = c->shm_size,
 		.tmp_size = c->tmp_size,
+		.dir_list = dirs,
+		.uid = plan->uid,
+		.gid = plan->gid,
 	};
 	struct report why;
+	int n, rc;
 
 	report_init(&why, NULL, NULL);
-	if (plan->node->ops->ns_create(&spec, &why) < 0)
+	if (!paths)
+		return report_errno(rep, errno, "cannot create its namespace");
+	if ((n = job_dirs(plan, dirs, paths, &why)) < 0) {
+		free(paths);
+		return report_error(rep, "cannot create its namespace: %s",
+				    why.msg);
+	}
+	spec.dir_count = (size_t)n;
+	rc = plan->node->ops->ns_create(&spec, &why);
+	free(paths);
+	if (rc < 0)
 		return report_error(rep, "cannot create its namespace: %s",
 				    why.msg);
 	report_info(rep, "namespace pinned at %s/%u/%s", c->base_path,

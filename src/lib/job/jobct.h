@@ -135,6 +135,8 @@ struct jobct_plan {
 	uint32_t job_id;
 	uid_t uid;
 	gid_t gid;
+	/* the job user's name, from Slurm's uid (for %u), NULL: unknown */
+	const char *user_name;
 	/* GRES device files (NULL-terminated, NULL: none) of the node and
 	 * those allocated to the job on it */
 	const char *const *node_devices;

@@ -9,6 +9,12 @@
  *   BasePath/<jobid>/<name>   backing directory of one private dir
  *                             (/tmp -> "tmp", /var/tmp -> "var_tmp":
  *                             nsconf_backing_name())
+ *   BasePath/<jobid>/.ns-sources  the per-job Source directories to
+ *                             remove with the job ("DEV INO PATH" lines)
+ *
+ * A private dir with a Source (struct mntns_dir) is bound from that path
+ * of the node instead: root creates its missing components below the
+ * fixed part, root's and 0711, the last one the job user's and 0700.
  *
  * The namespace outlives the process that made it because the pin holds a
  * reference; every process of the job joins it with setns(2).
@@ -23,6 +29,23 @@
 
 #include "util/report.h"
 
+/* One private directory and how it is made (from struct nsconf_dir). */
+struct mntns_dir {
+	const char *path;	/* the mount point, absolute */
+	bool tmpfs;		/* a fresh tmpfs, else a bind mount */
+	uint64_t size;		/* tmpfs: bytes, 0 = tmpfs's default */
+	unsigned options;	/* NSCONF_OPT_*; nosuid and nodev always */
+	/*
+	 * bind: the expanded Source path, or NULL for a backing directory
+	 * in BasePath/<jobid>; fixed_depth leading components of it must
+	 * exist, the others are created; job_depth (from 1) names the
+	 * component removed with the job (0: none, all of it persists)
+	 */
+	const char *source;
+	int fixed_depth;
+	int job_depth;
+};
+
 struct mntns_spec {
 	const char *base_path;	 /* BasePath, absolute, must exist */
 	uint32_t job_id;
@@ -30,6 +53,15 @@ struct mntns_spec {
 	bool shared;		 /* keep host mount events flowing in (slave) */
 	uint64_t shm_size;	 /* bytes for the /dev/shm tmpfs, 0 = default */
 	uint64_t tmp_size;	 /* bytes: /tmp is a tmpfs of that size, 0 = disk */
+	/*
+	 * When set, the private dirs with their own settings (dirs,
+	 * shm_size and tmp_size are then unused); uid and gid own the
+	 * last component of each Source that is created.
+	 */
+	const struct mntns_dir *dir_list;
+	size_t dir_count;
+	uid_t uid;
+	gid_t gid;
 };
 
 /*
@@ -52,9 +84,12 @@ int mntns_open(const char *base_path, uint32_t job_id);
 int mntns_join(const char *base_path, uint32_t job_id);
 
 /*
- * Tear down a job's namespace: unpin it and remove the job's directory
- * without following any link the job left behind.  Absent pieces are not an
- * error, so it is safe to call twice.  Returns 0 or -1 with errno set.
+ * Tear down a job's namespace: unpin it, remove the per-job Source
+ * directories it recorded and the job's directory, without following any
+ * link the job left behind.  Absent pieces are not an error, so it is safe
+ * to call twice; when a Source directory cannot be removed, the job's
+ * directory and its record stay for a later call.  Returns 0 or -1 with
+ * errno set.
  */
 int mntns_delete(const char *base_path, uint32_t job_id);
 

@@ -10,6 +10,7 @@
  * Lines and Key=Value pairs are cut by util/confread.
  */
 #include <ctype.h>
+#include <inttypes.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -40,7 +41,34 @@ enum key {
 	KEY_TMP_SIZE,
 	KEY_DEVICE_POLICY,
 	KEY_DEVICE_ALLOW,
+	/* the keys of a Dir line; they go into a struct dir_decl */
+	KEY_DIR,
+	KEY_TYPE,
+	KEY_SIZE,
+	KEY_OPTIONS,
+	KEY_SOURCE,
 	KEY_COUNT
+};
+
+#define DIR_KEYS ((1u << KEY_DIR) | (1u << KEY_TYPE) | (1u << KEY_SIZE) | \
+		  (1u << KEY_OPTIONS) | (1u << KEY_SOURCE))
+
+/* One Dir line: what it says, before defaults and shorthands. */
+struct dir_decl {
+	char *path;
+	bool type_set;
+	enum nsconf_dir_type type;
+	uint64_t size;		/* 0: no Size= */
+	unsigned options;	/* NSCONF_OPT_* named by Options= */
+	char *source;		/* NULL: no Source= */
+	int line;
+	char *scope;		/* NodeName value of its line, NULL: global */
+};
+
+/* A growing list of Dir lines. */
+struct decl_list {
+	struct dir_decl *v;
+	size_t n;
 };
 
 struct parser {
@@ -53,6 +81,15 @@ struct parser {
 	unsigned set;         /* keys set in conf, one bit per enum key */
 	int base_path_line;   /* where conf's BasePath and Dirs were set */
 	int dirs_line;
+	int tmp_size_line;    /* and TmpSize, ShmSize */
+	int shm_size_line;
+	struct decl_list global;   /* global Dir lines */
+	struct decl_list scoped;   /* pass 1: every NodeName Dir line */
+	struct decl_list node;     /* pass 2: those that name this node */
+	const char *scope;    /* NodeName value of the current line */
+	struct dir_decl decl; /* the Dir line being read */
+	size_t listed;        /* how many private dirs Dirs (or its
+			       * default) gave, before the Dir lines' */
 };
 
 typedef int (*key_parse_fn)(struct parser *p, struct nsconf *c,
@@ -108,8 +145,27 @@ static void dirs_free(char **dirs)
 }
 
 /* Free what c holds and reset it to the defaults of an empty file. */
+static void dir_conf_free(struct nsconf_dir *d, size_t n)
+{
+	for (size_t i = 0; d && i < n; i++) {
+		free(d[i].path);
+		free(d[i].source);
+	}
+	free(d);
+}
+
+static size_t dirs_count(char **dirs)
+{
+	size_t n = 0;
+
+	while (dirs && dirs[n])
+		n++;
+	return n;
+}
+
 static void conf_clear(struct nsconf *c)
 {
+	dir_conf_free(c->dir_conf, dirs_count(c->dirs));
 	free(c->base_path);
 	dirs_free(c->dirs);
 	free(c->init_script);
@@ -141,7 +197,7 @@ int nsconf_backing_name(const char *dir, char *buf, size_t len)
 		buf[i] = dir[i + 1] == '/' ? '_' : dir[i + 1];
 	buf[n] = '\0';
 	if (!n || !strcmp(buf, ".") || !strcmp(buf, "..")
-	    || !strcmp(buf, NSCONF_PIN_NAME))
+	    || !strcmp(buf, NSCONF_PIN_NAME) || !strcmp(buf, NSCONF_RECORD_NAME))
 		goto invalid;
 	return 0;
 invalid:
@@ -370,9 +426,12 @@ static int dir_backing_check(struct parser *p, const char *key, char **dirs,
 					   NAME_MAX);
 		return parse_error(p, "%s: \"%s\" cannot be a private "
 				   "directory: its backing directory name "
-				   "\"%s\" is reserved (%s is the namespace "
-				   "pin)", key, dirs[n], dirs[n] + 1,
-				   NSCONF_PIN_NAME);
+				   "\"%s\" is reserved (%s)", key, dirs[n],
+				   dirs[n] + 1,
+				   strcmp(dirs[n] + 1, NSCONF_PIN_NAME)
+				   ? NSCONF_RECORD_NAME " is the list of "
+				     "Source directories"
+				   : NSCONF_PIN_NAME " is the namespace pin");
 	}
 	for (i = 0; i < n; i++) {
 		if (nsconf_backing_name(dirs[i], other, sizeof(other)) == 0
@@ -525,6 +584,302 @@ static int key_device_allow(struct parser *p, struct nsconf *c,
 	return 0;
 }
 
+/* ---- Dir lines ------------------------------------------------------- */
+
+/* The option names of Options=, indexed by bit. */
+static const struct {
+	const char *name;
+	unsigned bit;
+} option_names[] = {
+	{ "nosuid", NSCONF_OPT_NOSUID },
+	{ "nodev", NSCONF_OPT_NODEV },
+	{ "noexec", NSCONF_OPT_NOEXEC },
+	{ "ro", NSCONF_OPT_RO },
+};
+
+#define N_OPTIONS (sizeof(option_names) / sizeof(option_names[0]))
+
+void nsconf_options_format(unsigned options, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	if (!len)
+		return;
+	buf[0] = '\0';
+	for (size_t i = 0; i < N_OPTIONS; i++) {
+		int n;
+
+		if (!(options & option_names[i].bit))
+			continue;
+		n = snprintf(buf + used, len - used, "%s%s", used ? "," : "",
+			     option_names[i].name);
+		if (n < 0 || (size_t)n >= len - used)
+			return;
+		used += (size_t)n;
+	}
+}
+
+static void decl_clear(struct dir_decl *d)
+{
+	free(d->path);
+	free(d->source);
+	free(d->scope);
+	memset(d, 0, sizeof(*d));
+}
+
+static void decl_list_free(struct decl_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		decl_clear(&l->v[i]);
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}
+
+/* The Dir line of l for path, or NULL. */
+static struct dir_decl *decl_find(struct decl_list *l, const char *path)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		if (!strcmp(l->v[i].path, path))
+			return &l->v[i];
+	}
+	return NULL;
+}
+
+/* Move *d to the end of l (d is left empty).  Returns 0 or -1 (ENOMEM). */
+static int decl_push(struct decl_list *l, struct dir_decl *d)
+{
+	struct dir_decl *v = realloc(l->v, (l->n + 1) * sizeof(*v));
+
+	if (!v)
+		return -1;
+	l->v = v;
+	l->v[l->n++] = *d;
+	memset(d, 0, sizeof(*d));
+	return 0;
+}
+
+static int key_dir(struct parser *p, struct nsconf *c, const char *key,
+		   const char *value)
+{
+	char *dirs[2] = { NULL, NULL };
+	int rc;
+
+	(void)c;
+	if (dir_spelling_check(p, key, value) < 0)
+		return -1;
+	if (!(dirs[0] = path_normalize(p, key, value)))
+		return -1;
+	rc = dir_backing_check(p, key, dirs, 0);
+	if (rc < 0) {
+		free(dirs[0]);
+		return -1;
+	}
+	p->decl.path = dirs[0];
+	p->decl.line = p->line;
+	return 0;
+}
+
+static int key_type(struct parser *p, struct nsconf *c, const char *key,
+		    const char *value)
+{
+	(void)c;
+	if (!strcasecmp(value, "bind"))
+		p->decl.type = NSCONF_DIR_BIND;
+	else if (!strcasecmp(value, "tmpfs"))
+		p->decl.type = NSCONF_DIR_TMPFS;
+	else
+		return parse_error(p, "%s: invalid type \"%s\" (use bind or "
+				   "tmpfs)", key, value);
+	p->decl.type_set = true;
+	return 0;
+}
+
+static int key_size(struct parser *p, struct nsconf *c, const char *key,
+		    const char *value)
+{
+	(void)c;
+	if (size_set(p, &p->decl.size, key, value) < 0)
+		return -1;
+	if (!p->decl.size)
+		return parse_error(p, "%s: a size of 0 is not allowed (leave "
+				   "Size out for tmpfs's default)", key);
+	return 0;
+}
+
+static int key_options(struct parser *p, struct nsconf *c, const char *key,
+		       const char *value)
+{
+	const char *s = value;
+
+	(void)c;
+	for (;;) {
+		size_t len = strcspn(s, ","), i;
+
+		for (i = 0; i < N_OPTIONS; i++) {
+			if (strlen(option_names[i].name) == len &&
+			    !strncasecmp(s, option_names[i].name, len))
+				break;
+		}
+		if (!len)
+			return parse_error(p, "%s: empty entry in \"%s\"", key,
+					   value);
+		if (i == N_OPTIONS)
+			return parse_error(p, "%s: unknown option \"%.*s\" "
+					   "(use noexec, nosuid, nodev or ro)",
+					   key, (int)len, s);
+		p->decl.options |= option_names[i].bit;
+		s += len;
+		if (!*s)
+			return 0;
+		s++;
+	}
+}
+
+/* Check the % sequences of a Source template: only %j %u %n %%. */
+static int source_escapes_check(struct parser *p, const char *key,
+				const char *value)
+{
+	for (const char *s = value; *s; s++) {
+		if (*s != '%')
+			continue;
+		s++;
+		if (*s != 'j' && *s != 'u' && *s != 'n' && *s != '%') {
+			if (!*s)
+				return parse_error(p, "%s: \"%s\" ends with a "
+						   "lone %%", key, value);
+			return parse_error(p, "%s: unknown \"%%%c\" in \"%s\" "
+					   "(use %%j, %%u, %%n or %%%%)", key,
+					   *s, value);
+		}
+	}
+	return 0;
+}
+
+void nsconf_source_depths(const char *tmpl, int *fixed, int *job)
+{
+	const char *s = tmpl;
+	int depth = 0;
+	bool variable = false;
+
+	*fixed = 0;
+	*job = 0;
+	while (*s) {
+		size_t len;
+
+		while (*s == '/')
+			s++;
+		if (!*s)
+			break;
+		len = strcspn(s, "/");
+		depth++;
+		if (memchr(s, '%', len))
+			variable = true;
+		if (!variable)
+			*fixed = depth;
+		for (size_t i = 0; !*job && i + 1 < len; i++) {
+			if (s[i] == '%' && s[i + 1] == 'j')
+				*job = depth;
+			if (s[i] == '%')
+				i++;	/* "%%j" is a '%' and a 'j' */
+		}
+		s += len;
+	}
+}
+
+/*
+ * Source=: an absolute, normal path template, out of the directories
+ * every user may write to (a user could make its variable part first),
+ * with a fixed directory before the first '%' (root creates what follows,
+ * never the top of the tree).
+ */
+static int key_source(struct parser *p, struct nsconf *c, const char *key,
+		      const char *value)
+{
+	int fixed, job;
+
+	(void)c;
+	if (dir_spelling_check(p, key, value) < 0 ||
+	    source_escapes_check(p, key, value) < 0)
+		return -1;
+	if (!(p->decl.source = path_normalize(p, key, value)))
+		return -1;
+	for (int i = 0; shared_dirs[i]; i++) {
+		if (path_within(p->decl.source, shared_dirs[i]))
+			return parse_error(p, "%s: \"%s\" is in %s, which "
+					   "every user can write to", key,
+					   value, shared_dirs[i]);
+	}
+	nsconf_source_depths(p->decl.source, &fixed, &job);
+	if (strchr(value, '%') && !fixed)
+		return parse_error(p, "%s: \"%s\" needs a fixed directory "
+				   "before the first %%", key, value);
+	return 0;
+}
+
+/* Check the Dir line in p->decl as a whole; p->line is set to its line. */
+static int decl_check(struct parser *p)
+{
+	struct dir_decl *d = &p->decl;
+
+	p->line = d->line;
+	if (d->type_set && d->type == NSCONF_DIR_BIND && d->size)
+		return parse_error(p, "Dir=%s: Size is only for Type=tmpfs",
+				   d->path);
+	if (d->type_set && d->type == NSCONF_DIR_TMPFS && d->source)
+		return parse_error(p, "Dir=%s: Source is only for Type=bind",
+				   d->path);
+	if (d->size && d->source)
+		return parse_error(p, "Dir=%s: Size (a tmpfs) and Source (a "
+				   "bind) exclude each other", d->path);
+	if ((d->options & NSCONF_OPT_RO) && !d->source)
+		return parse_error(p, "Dir=%s: Options=ro needs Source= (an "
+				   "empty directory that nobody can write to "
+				   "is of no use)", d->path);
+	if (d->source && path_within(d->source, d->path))
+		return parse_error(p, "Dir=%s: Source \"%s\" is in the "
+				   "private directory itself", d->path,
+				   d->source);
+	return 0;
+}
+
+/*
+ * File the Dir line in p->decl: a global line, or (pass 1) a NodeName
+ * line, each at most once per path and scope; on pass 2 a NodeName line
+ * of this node, which replaces an earlier one for the same path.
+ */
+static int decl_file(struct parser *p, bool scoped)
+{
+	struct dir_decl *d = &p->decl, *old;
+	struct decl_list *l;
+
+	if (decl_check(p) < 0)
+		return -1;
+	if (p->pass2) {
+		l = &p->node;
+		if ((old = decl_find(l, d->path))) {
+			decl_clear(old);
+			*old = *d;
+			memset(d, 0, sizeof(*d));
+			return 0;
+		}
+		return decl_push(l, d);
+	}
+	l = scoped ? &p->scoped : &p->global;
+	if (scoped && !(d->scope = strdup(p->scope)))
+		return -1;
+	for (size_t i = 0; i < l->n; i++) {
+		if (strcmp(l->v[i].path, d->path) ||
+		    (scoped && strcasecmp(l->v[i].scope, d->scope)))
+			continue;
+		return parse_error(p, "Dir=%s is declared twice%s%s (first "
+				   "on line %d)", d->path,
+				   scoped ? " for NodeName=" : "",
+				   scoped ? d->scope : "", l->v[i].line);
+	}
+	return decl_push(l, d);
+}
+
 /* Indexed by enum key. */
 static const struct key_def keys[KEY_COUNT] = {
 	[KEY_BASE_PATH] = { "BasePath", key_base_path },
@@ -536,6 +891,11 @@ static const struct key_def keys[KEY_COUNT] = {
 	[KEY_TMP_SIZE] = { "TmpSize", key_tmp_size },
 	[KEY_DEVICE_POLICY] = { "DevicePolicy", key_device_policy },
 	[KEY_DEVICE_ALLOW] = { "DeviceAllow", key_device_allow },
+	[KEY_DIR] = { "Dir", key_dir },
+	[KEY_TYPE] = { "Type", key_type },
+	[KEY_SIZE] = { "Size", key_size },
+	[KEY_OPTIONS] = { "Options", key_options },
+	[KEY_SOURCE] = { "Source", key_source },
 };
 
 /* Returns the key called name (any case), or KEY_COUNT if none is. */
@@ -578,6 +938,25 @@ static void key_applied(struct parser *p, enum key k)
 		p->base_path_line = p->line;
 	else if (k == KEY_DIRS)
 		p->dirs_line = p->line;
+	else if (k == KEY_TMP_SIZE)
+		p->tmp_size_line = p->line;
+	else if (k == KEY_SHM_SIZE)
+		p->shm_size_line = p->line;
+}
+
+/* The end of a line: file its Dir settings, if it has any. */
+static int line_end(struct parser *p, unsigned seen, bool scoped)
+{
+	if (!(seen & DIR_KEYS))
+		return 0;
+	if (!(seen & (1u << KEY_DIR))) {
+		for (int k = 0; k < KEY_COUNT; k++) {
+			if (seen & (1u << k))
+				return parse_error(p, "%s needs Dir= on its "
+						   "line", keys[k].name);
+		}
+	}
+	return decl_file(p, scoped);
 }
 
 /*
@@ -593,23 +972,26 @@ static int line_parse(struct parser *p, struct confread *r, bool pass2,
 	unsigned seen = 0;
 	struct confpair t;
 	char err[REPORT_MSG_MAX];
-	bool first = true, applies = false;
+	bool first = true, applies = false, scoped = false;
 	enum key k;
 	int rc;
 
+	decl_clear(&p->decl);
 	for (;; first = false) {
 		rc = confread_pair(r, &t, err, sizeof(err));
 		p->line = t.line;
 		if (rc < 0)
 			return parse_error(p, "%s", err);
 		if (!t.key)
-			return 0;
+			return line_end(p, seen, scoped);
 		if (!strcasecmp(t.key, "NodeName")) {
 			if (!first)
 				return parse_error(p, "NodeName must be the "
 						   "first key of its line");
 			if (nodename_check(p, t.value, &applies) < 0)
 				return -1;
+			scoped = true;
+			p->scope = t.value;
 			target = pass2 ? (applies ? p->conf : NULL) : scratch;
 			continue;
 		}
@@ -620,6 +1002,13 @@ static int line_parse(struct parser *p, struct confread *r, bool pass2,
 		if (seen & (1u << k))
 			return parse_error(p, "duplicate key \"%s\"",
 					   keys[k].name);
+		if ((seen & DIR_KEYS) && !((1u << k) & DIR_KEYS))
+			return parse_error(p, "%s cannot be on a Dir line",
+					   keys[k].name);
+		if ((seen & ~DIR_KEYS) && ((1u << k) & DIR_KEYS))
+			return parse_error(p, "%s: Dir settings take a line of "
+					   "their own (NodeName= may start "
+					   "it)", keys[k].name);
 		seen |= 1u << k;
 		if (!*t.value)
 			return parse_error(p, "%s: empty value", keys[k].name);
@@ -669,6 +1058,11 @@ static int base_path_dirs_check(struct parser *p)
 		if (!path_within(base, p->conf->dirs[i]))
 			continue;
 		p->line = p->base_path_line;
+		if (i >= p->listed)
+			return parse_error(p, "BasePath: \"%s\" is in \"%s\", "
+					   "a private directory of Dir (line "
+					   "%d)", base, p->conf->dirs[i],
+					   p->conf->dir_conf[i].line);
 		if (p->dirs_line)
 			return parse_error(p, "BasePath: \"%s\" is in \"%s\", "
 					   "a private directory of Dirs (line "
@@ -678,6 +1072,202 @@ static int base_path_dirs_check(struct parser *p)
 				   "private directory of the default Dirs",
 				   base, p->conf->dirs[i]);
 	}
+	return 0;
+}
+
+/*
+ * Add the directories that Dir lines name and Dirs does not to the end of
+ * conf->dirs: the global lines' first, then this node's.
+ */
+static int dirs_merge(struct parser *p)
+{
+	struct decl_list *lists[] = { &p->global, &p->node };
+	size_t n = dirs_count(p->conf->dirs);
+	char **dirs;
+
+	for (size_t l = 0; l < 2; l++) {
+		for (size_t i = 0; i < lists[l]->n; i++) {
+			struct dir_decl *d = &lists[l]->v[i];
+
+			if (dirs_have(p->conf->dirs, n, d->path))
+				continue;
+			p->line = d->line;
+			if (n == NSCONF_MAX_DIRS)
+				return parse_error(p, "Dir=%s: more than %d "
+						   "private directories",
+						   d->path, NSCONF_MAX_DIRS);
+			dirs = realloc(p->conf->dirs, (n + 2) * sizeof(*dirs));
+			if (!dirs)
+				return -1;
+			p->conf->dirs = dirs;
+			dirs[n + 1] = NULL;
+			if (!(dirs[n] = strdup(d->path)))
+				return -1;
+			if (dir_backing_check(p, "Dir", dirs, n) < 0)
+				return -1; /* dirs[n] is freed with dirs */
+			n++;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The settings of private directory path: its Dir line (this node's, else
+ * the global one), then the TmpSize/ShmSize shorthands, then the defaults.
+ */
+static int dir_resolve(struct parser *p, const char *path,
+		       struct nsconf_dir *nd)
+{
+	struct dir_decl *d = decl_find(&p->node, path);
+	const char *shorthand = NULL;
+	uint64_t sh_size = 0;
+	int sh_line = 0;
+
+	if (!d)
+		d = decl_find(&p->global, path);
+	if (!strcmp(path, "/tmp")) {
+		shorthand = "TmpSize";
+		sh_size = p->conf->tmp_size;
+		sh_line = p->tmp_size_line;
+	} else if (!strcmp(path, "/dev/shm")) {
+		shorthand = "ShmSize";
+		sh_size = p->conf->shm_size;
+		sh_line = p->shm_size_line;
+	}
+	if (!(nd->path = strdup(path)))
+		return -1;
+	nd->options = NSCONF_OPT_ALWAYS | (d ? d->options : 0);
+	nd->line = d ? d->line : 0;
+	if (d && d->type_set)
+		nd->type = d->type;
+	else if (d && (d->size || d->source))
+		nd->type = d->size ? NSCONF_DIR_TMPFS : NSCONF_DIR_BIND;
+	else if (sh_size || !strcmp(path, "/dev/shm"))
+		nd->type = NSCONF_DIR_TMPFS;
+	else
+		nd->type = NSCONF_DIR_BIND;
+	p->line = nd->line;
+	if (nd->type == NSCONF_DIR_BIND && sh_size)
+		return parse_error(p, "Dir=%s: a bind mount, but %s= (line "
+				   "%d) asks for a tmpfs", path, shorthand,
+				   sh_line);
+	if (nd->type == NSCONF_DIR_TMPFS)
+		nd->size = d && d->size ? d->size : sh_size;
+	if (d && d->source && !(nd->source = strdup(d->source)))
+		return -1;
+	return 0;
+}
+
+/*
+ * A Source must lie outside every private directory (it is bound from the
+ * node's tree, where another job's private directory is its own) and
+ * outside BasePath (root's alone).
+ */
+static int source_place_check(struct parser *p, const struct nsconf_dir *nd)
+{
+	const char *base = p->conf->base_path;
+
+	if (!nd->source)
+		return 0;
+	p->line = nd->line;
+	for (size_t i = 0; p->conf->dirs[i]; i++) {
+		if (path_within(nd->source, p->conf->dirs[i]))
+			return parse_error(p, "Dir=%s: Source \"%s\" is in %s, "
+					   "a private directory", nd->path,
+					   nd->source, p->conf->dirs[i]);
+	}
+	if (base && (path_within(nd->source, base) ||
+		     path_within(base, nd->source)))
+		return parse_error(p, "Dir=%s: Source \"%s\" and BasePath "
+				   "\"%s\" overlap", nd->path, nd->source,
+				   base);
+	return 0;
+}
+
+/* Fill conf->dir_conf, one entry per conf->dirs entry. */
+static int dirs_resolve(struct parser *p)
+{
+	size_t n;
+
+	if (dirs_merge(p) < 0)
+		return -1;
+	n = dirs_count(p->conf->dirs);
+	if (!(p->conf->dir_conf = calloc(n + 1, sizeof(*p->conf->dir_conf))))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (dir_resolve(p, p->conf->dirs[i], &p->conf->dir_conf[i]) < 0)
+			return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (source_place_check(p, &p->conf->dir_conf[i]) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+const struct nsconf_dir *nsconf_dir_find(const struct nsconf *conf,
+					 const char *dir)
+{
+	for (size_t i = 0; conf && conf->dirs && conf->dirs[i]; i++) {
+		if (!strcmp(conf->dirs[i], dir))
+			return &conf->dir_conf[i];
+	}
+	return NULL;
+}
+
+/* Tell whether s is a single, harmless path component. */
+static bool component_ok(const char *s)
+{
+	if (!s || !*s || !strcmp(s, ".") || !strcmp(s, ".."))
+		return false;
+	for (; *s; s++) {
+		if (*s == '/' || (unsigned char)*s < 0x20 || *s == 0x7f)
+			return false;
+	}
+	return true;
+}
+
+int nsconf_source_expand(const char *tmpl, uint32_t job_id, const char *user,
+			 const char *node, char *buf, size_t len)
+{
+	size_t used = 0;
+	char job[16];
+
+	if (!tmpl || !buf || !len || tmpl[0] != '/') {
+		errno = EINVAL;
+		return -1;
+	}
+	snprintf(job, sizeof(job), "%" PRIu32, job_id);
+	for (const char *s = tmpl; *s; s++) {
+		const char *add = NULL;
+		char one[2] = { *s, '\0' };
+		size_t n;
+
+		if (*s != '%') {
+			add = one;
+		} else {
+			s++;
+			switch (*s) {
+			case 'j': add = job; break;
+			case 'u': add = component_ok(user) ? user : NULL; break;
+			case 'n': add = component_ok(node) ? node : NULL; break;
+			case '%': add = "%"; break;
+			default: break;
+			}
+			if (!add) {
+				errno = EINVAL;
+				return -1;
+			}
+		}
+		n = strlen(add);
+		if (used + n >= len) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		memcpy(buf + used, add, n);
+		used += n;
+	}
+	buf[used] = '\0';
 	return 0;
 }
 
@@ -704,7 +1294,21 @@ static int conf_finish(struct parser *p)
 				return -1;
 		}
 	}
+	p->listed = dirs_count(p->conf->dirs);
+	if (dirs_resolve(p) < 0)
+		return -1;
 	return base_path_dirs_check(p);
+}
+
+static void parser_free(struct parser *p)
+{
+	int saved = errno;
+
+	decl_clear(&p->decl);
+	decl_list_free(&p->global);
+	decl_list_free(&p->scoped);
+	decl_list_free(&p->node);
+	errno = saved;
 }
 
 struct nsconf *nsconf_parse(const char *text, const char *name,
@@ -726,8 +1330,10 @@ struct nsconf *nsconf_parse(const char *text, const char *name,
 	if (text_parse(&p, text, false) < 0 || text_parse(&p, text, true) < 0
 	    || conf_finish(&p) < 0)
 		goto error;
+	parser_free(&p);
 	return p.conf;
 error:
+	parser_free(&p);
 	if (errno == ENOMEM)
 		file_error(p.name, rep, "out of memory");
 	{

@@ -33,13 +33,56 @@
  */
 #define NSCONF_PIN_NAME ".ns"
 
-/* Directories every user may write to: BasePath must not be in one. */
+/*
+ * The file in BasePath/<jobid> that lists the per-job Source directories
+ * (those with %j) to remove when the job ends; no backing directory may
+ * take its name either.
+ */
+#define NSCONF_RECORD_NAME ".ns-sources"
+
+/*
+ * Directories every user may write to: BasePath and Source= must not be
+ * in one.
+ */
 #define NSCONF_SHARED_DIRS { "/tmp", "/var/tmp", "/dev/shm", NULL }
+
+/* How a private directory is backed. */
+enum nsconf_dir_type {
+	NSCONF_DIR_BIND,	/* a per-job directory, or Source=, bound */
+	NSCONF_DIR_TMPFS,	/* a fresh tmpfs */
+};
+
+/* Mount options of a private directory (Options=). */
+#define NSCONF_OPT_NOEXEC 0x1
+#define NSCONF_OPT_NOSUID 0x2
+#define NSCONF_OPT_NODEV  0x4
+#define NSCONF_OPT_RO     0x8
+/* Always set: node-local scratch never carries set-uid files or devices. */
+#define NSCONF_OPT_ALWAYS (NSCONF_OPT_NOSUID | NSCONF_OPT_NODEV)
+
+/*
+ * The settings of one private directory, as they apply to this node: Dir=
+ * lines, with the Dirs=, TmpSize= and ShmSize= shorthands and the defaults
+ * filled in.
+ */
+struct nsconf_dir {
+	char *path;		/* the same string as the dirs entry */
+	enum nsconf_dir_type type;
+	uint64_t size;		/* tmpfs: bytes, 0 = tmpfs's default */
+	unsigned options;	/* NSCONF_OPT_*, NSCONF_OPT_ALWAYS included */
+	/*
+	 * bind: the backing path as written (%j, %u, %n, %% not expanded;
+	 * nsconf_source_expand), or NULL for BasePath/<jobid>/<name>
+	 */
+	char *source;
+	int line;		/* the Dir= line that set it, 0: none did */
+};
 
 struct nsconf {
 	char *base_path;          /* NULL when BasePath=none */
 	bool auto_base_path;
 	char **dirs;              /* NULL-terminated, default {"/tmp","/dev/shm"} */
+	struct nsconf_dir *dir_conf; /* one per dirs entry, same order */
 	char *init_script;        /* NULL when unset */
 	bool shared;
 	uint64_t shm_size;        /* bytes, 0 = unset */
@@ -87,5 +130,31 @@ void nsconf_free(struct nsconf *conf);
  * to one name ("/var/tmp", "/var_tmp"): the parser refuses such pairs.
  */
 int nsconf_backing_name(const char *dir, char *buf, size_t len);
+
+/* The private directory dir of conf (exact string), or NULL. */
+const struct nsconf_dir *nsconf_dir_find(const struct nsconf *conf,
+					 const char *dir);
+
+/*
+ * Write into buf[len] the Source= template tmpl (as the parser accepted
+ * it) with %j made job_id, %u user, %n node and %% a '%'.  user and node
+ * must be single path components (not empty, ".", "..", no '/' and no
+ * control character); they may be NULL when tmpl does not use them.
+ * Returns 0, or -1 with errno = EINVAL (a bad or missing user or node
+ * name, a bad template) or ENAMETOOLONG.
+ */
+int nsconf_source_expand(const char *tmpl, uint32_t job_id, const char *user,
+			 const char *node, char *buf, size_t len);
+
+/*
+ * The shape of a Source= template: *fixed gets how many leading path
+ * components hold no '%' (they must exist; the rest is created), *job the
+ * number (from 1) of the first component that holds %j, the job's own
+ * directory that goes at the job's end (0: none, everything persists).
+ */
+void nsconf_source_depths(const char *tmpl, int *fixed, int *job);
+
+/* Write the names of options (NSCONF_OPT_*) into buf[len], "," between. */
+void nsconf_options_format(unsigned options, char *buf, size_t len);
 
 #endif /* DEVNS_NSCONF_H */

@@ -83,6 +83,16 @@ static int clone_dir(int dir_fd, unsigned int attrs)
 	return mnt_fd;
 }
 
+int fdmount_clone(int dir_fd, unsigned int attrs)
+{
+	return clone_dir(dir_fd, attrs);
+}
+
+int fdmount_attach(int mnt_fd, int target_fd)
+{
+	return attach(mnt_fd, target_fd);
+}
+
 int fdmount_bind(int src_fd, int target_fd, unsigned int attrs)
 {
 	int mnt_fd = clone_dir(src_fd, attrs);

@@ -30,6 +30,21 @@
 int fdmount_bind(int src_fd, int target_fd, unsigned int attrs);
 
 /*
+ * A detached, private copy of the mount of directory dir_fd (rooted at
+ * it), with attrs set (FDMOUNT_RDONLY makes it read-only without a
+ * remount).  It may be attached in another mount namespace than the one
+ * it was made in, e.g. after unshare(2).  Returns the mount's fd, or -1
+ * with errno.
+ */
+int fdmount_clone(int dir_fd, unsigned int attrs);
+
+/*
+ * Attach the detached mount mnt_fd (fdmount_clone()) onto the directory
+ * target_fd.  Returns 0, or -1 with errno.
+ */
+int fdmount_attach(int mnt_fd, int target_fd);
+
+/*
  * Mount a new tmpfs onto target_fd with the given mode (octal string, e.g.
  * "1777") and size (bytes as a decimal string; NULL for tmpfs's default),
  * with attrs.  Returns 0, or -1 with errno.

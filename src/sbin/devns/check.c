@@ -49,6 +49,32 @@ static int gres_load(const struct devns_opts *o, struct gres_lists *g,
 	return 0;
 }
 
+/*
+ * One line per private directory, as jobs get it: "dir PATH type=bind
+ * options=nosuid,nodev[ source=TEMPLATE]" or "dir PATH type=tmpfs
+ * size=BYTES|default options=...".
+ */
+static void print_dirs(const struct nsconf *c)
+{
+	for (size_t i = 0; c->dirs[i]; i++) {
+		const struct nsconf_dir *d = &c->dir_conf[i];
+		char opts[64], size[32] = "";
+
+		nsconf_options_format(d->options, opts, sizeof(opts));
+		if (d->type == NSCONF_DIR_TMPFS) {
+			if (d->size)
+				snprintf(size, sizeof(size), " size=%" PRIu64,
+					 d->size);
+			else
+				snprintf(size, sizeof(size), " size=default");
+		}
+		printf("dir %s type=%s%s options=%s%s%s\n", d->path,
+		       d->type == NSCONF_DIR_TMPFS ? "tmpfs" : "bind", size,
+		       opts, d->source ? " source=" : "",
+		       d->source ? d->source : "");
+	}
+}
+
 static void print_settings(const struct devns_opts *o,
 			   const struct jobct_node *node)
 {
@@ -63,6 +89,7 @@ static void print_settings(const struct devns_opts *o,
 	print_kv("shared", c->shared ? "yes" : "no");
 	print_size("shmsize", c->shm_size);
 	print_size("tmpsize", c->tmp_size);
+	print_dirs(c);
 	print_kv("devicepolicy", devpolicy_mode_name(c->device_policy));
 	print_kv("deviceallow", c->device_allow ? c->device_allow : "none");
 	print_kv("cgrouplayout", print_layout(node->layout));

@@ -15,6 +15,8 @@
  * file, one #if block per API generation (slurm_compat.h).
  */
 #include <errno.h>
+#include <pwd.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "slurm_compat.h"
@@ -262,6 +264,38 @@ static int run_init_script(uint32_t job_id)
 }
 
 /*
+ * The name of the job's user for Source's %u, from the uid Slurm gives:
+ * never from the job's environment, which the user controls.  Returns a
+ * string to free(), or NULL (a Source with %u then fails the job).
+ */
+static char *user_name(uid_t uid)
+{
+	struct passwd pw, *res = NULL;
+	long size = sysconf(_SC_GETPW_R_SIZE_MAX);
+	char *buf, *name = NULL;
+	int rc;
+
+	if (size <= 0)
+		size = 16384;
+	for (;;) {
+		if (!(buf = malloc((size_t)size)))
+			return NULL;
+		rc = getpwuid_r(uid, &pw, buf, (size_t)size, &res);
+		if (rc != ERANGE || size > (1 << 20))
+			break;
+		free(buf);
+		size *= 2;
+	}
+	if (!rc && res)
+		name = strdup(pw.pw_name);
+	else
+		error("%s: no user name for uid %u: %s", plugin_type,
+		      (unsigned)uid, rc ? strerror(rc) : "not found");
+	free(buf);
+	return name;
+}
+
+/*
  * The extern step: InitScript, then the core's setup with the GRES device
  * files Slurm knows of.  step is the step record where the release passes
  * one (NULL on 22.05).
@@ -279,7 +313,9 @@ static int stepd_create(uint32_t job_id, uid_t uid, gid_t gid, void *step)
 	};
 	struct report rep;
 	int rc = SLURM_ERROR;
+	char *user = user_name(uid);
 
+	plan.user_name = user;
 	report_start(&rep, &job_id);
 	if (node->conf->init_script && run_init_script(job_id) != SLURM_SUCCESS)
 		goto out;
@@ -296,6 +332,7 @@ static int stepd_create(uint32_t job_id, uid_t uid, gid_t gid, void *step)
 out:
 	devns_gres_free(node_devices);
 	devns_gres_free(job_devices);
+	free(user);
 	return rc;
 }
 
