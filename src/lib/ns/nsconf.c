@@ -38,6 +38,7 @@ enum key {
 	KEY_SHARED,
 	KEY_SHM_SIZE,
 	KEY_TMP_SIZE,
+	KEY_TMP_DISK_LIMIT,
 	KEY_DEVICE_POLICY,
 	KEY_DEVICE_ALLOW,
 	KEY_COUNT
@@ -53,6 +54,8 @@ struct parser {
 	unsigned set;         /* keys set in conf, one bit per enum key */
 	int base_path_line;   /* where conf's BasePath and Dirs were set */
 	int dirs_line;
+	int tmp_size_line;    /* where conf's TmpSize and TmpDiskLimit were */
+	int tmp_disk_limit_line;
 };
 
 typedef int (*key_parse_fn)(struct parser *p, struct nsconf *c,
@@ -483,6 +486,18 @@ static int key_tmp_size(struct parser *p, struct nsconf *c, const char *key,
 	return size_set(p, &c->tmp_size, key, value);
 }
 
+static int key_tmp_disk_limit(struct parser *p, struct nsconf *c,
+			      const char *key, const char *value)
+{
+	if (size_set(p, &c->tmp_disk_limit, key, value) < 0)
+		return -1;
+	/* Project quotas count 1 KiB blocks: 0 would mean no limit. */
+	if (c->tmp_disk_limit < 1024)
+		return parse_error(p, "%s: \"%s\" is below 1K, the smallest "
+				   "limit a project quota takes", key, value);
+	return 0;
+}
+
 static int key_device_policy(struct parser *p, struct nsconf *c,
 			     const char *key, const char *value)
 {
@@ -534,6 +549,7 @@ static const struct key_def keys[KEY_COUNT] = {
 	[KEY_SHARED] = { "Shared", key_shared },
 	[KEY_SHM_SIZE] = { "ShmSize", key_shm_size },
 	[KEY_TMP_SIZE] = { "TmpSize", key_tmp_size },
+	[KEY_TMP_DISK_LIMIT] = { "TmpDiskLimit", key_tmp_disk_limit },
 	[KEY_DEVICE_POLICY] = { "DevicePolicy", key_device_policy },
 	[KEY_DEVICE_ALLOW] = { "DeviceAllow", key_device_allow },
 };
@@ -578,6 +594,10 @@ static void key_applied(struct parser *p, enum key k)
 		p->base_path_line = p->line;
 	else if (k == KEY_DIRS)
 		p->dirs_line = p->line;
+	else if (k == KEY_TMP_SIZE)
+		p->tmp_size_line = p->line;
+	else if (k == KEY_TMP_DISK_LIMIT)
+		p->tmp_disk_limit_line = p->line;
 }
 
 /*
@@ -681,6 +701,35 @@ static int base_path_dirs_check(struct parser *p)
 	return 0;
 }
 
+/*
+ * TmpDiskLimit limits a /tmp on BasePath's disk: it needs a BasePath, a
+ * private /tmp, and that /tmp not to be a tmpfs (TmpSize).  Checked on the
+ * result, since these keys may come from different lines.
+ */
+static int tmp_disk_limit_check(struct parser *p)
+{
+	const struct nsconf *c = p->conf;
+	size_t n = 0;
+
+	if (!c->tmp_disk_limit)
+		return 0;
+	while (c->dirs[n])
+		n++;
+	p->line = p->tmp_disk_limit_line;
+	if (!c->base_path)
+		return parse_error(p, "TmpDiskLimit: BasePath is none (line "
+				   "%d): there is no job directory on disk "
+				   "to limit", p->base_path_line);
+	if (c->tmp_size)
+		return parse_error(p, "TmpDiskLimit: TmpSize (line %d) makes "
+				   "/tmp a tmpfs, whose size TmpSize already "
+				   "limits; set one of them", p->tmp_size_line);
+	if (!dirs_have(c->dirs, n, "/tmp"))
+		return parse_error(p, "TmpDiskLimit: /tmp is not in Dirs, so "
+				   "the job has no private /tmp to limit");
+	return 0;
+}
+
 /* Fill in what no line set; BasePath must have been. */
 static int conf_finish(struct parser *p)
 {
@@ -704,7 +753,9 @@ static int conf_finish(struct parser *p)
 				return -1;
 		}
 	}
-	return base_path_dirs_check(p);
+	if (base_path_dirs_check(p) < 0)
+		return -1;
+	return tmp_disk_limit_check(p);
 }
 
 struct nsconf *nsconf_parse(const char *text, const char *name,
