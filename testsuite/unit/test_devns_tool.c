@@ -252,7 +252,8 @@ static void test_check(void)
 	snprintf(want, sizeof(want),
 		 "file %s\nnode %s\nbasepath %s\nautobasepath no\n"
 		 "dirs /tmp,/dev/shm\ninitscript none\nshared no\n"
-		 "shmsize 1073741824\ntmpsize none\ndevicepolicy strict\n"
+		 "shmsize 1073741824\ntmpsize none\ntmpdisklimit none\n"
+		 "tmpdiskquota none\ndevicepolicy strict\n"
 		 "deviceallow %s:rw\ncgrouplayout %s\ngrescfg %s\n"
 		 "nodedevice %s\nnodedevice %s\njobdevice %s\nfilter yes\n"
 		 "device c 195:1 rwm\ndevice c 240:7 rw\ndefault deny\n",

@@ -30,6 +30,11 @@ struct mntns_spec {
 	bool shared;		 /* keep host mount events flowing in (slave) */
 	uint64_t shm_size;	 /* bytes for the /dev/shm tmpfs, 0 = default */
 	uint64_t tmp_size;	 /* bytes: /tmp is a tmpfs of that size, 0 = disk */
+	/*
+	 * bytes: BasePath/<jobid> and all below it is project job_id with
+	 * this block limit (ns/dquota.h), 0 = none
+	 */
+	uint64_t disk_limit;
 };
 
 /*
@@ -52,9 +57,12 @@ int mntns_open(const char *base_path, uint32_t job_id);
 int mntns_join(const char *base_path, uint32_t job_id);
 
 /*
- * Tear down a job's namespace: unpin it and remove the job's directory
- * without following any link the job left behind.  Absent pieces are not an
- * error, so it is safe to call twice.  Returns 0 or -1 with errno set.
+ * Tear down a job's namespace: unpin it, remove the job's directory
+ * without following any link the job left behind, and clear the disk
+ * limit of its project when the directory was in project job_id (so a
+ * restore clears the limits of stale job directories too, without knowing
+ * the configuration).  Absent pieces are not an error, so it is safe to
+ * call twice.  Returns 0 or -1 with errno set.
  */
 int mntns_delete(const char *base_path, uint32_t job_id);
 
