@@ -152,7 +152,8 @@ guest_stage() {
 		>"$results/guest-layout.log" 2>&1
 	for t in $GUEST_TESTS; do
 		run_tap "$results/guest-$t.log" "pure cgroup-v2 guest: $t" \
-			"$vm" run "$top/build/testsuite/unit/$t"
+			"$vm" run env DEVNS_REQUIRE_QUOTA=1 \
+			"$top/build/testsuite/unit/$t"
 	done
 	# The guest stays up for stage 3 (guest_stop ends it).
 }
