@@ -101,7 +101,7 @@ test_limit() {
 		if [ "${DEVNS_REQUIRE_QUOTA:-}" = 1 ]; then
 			ok 1 "DEVNS_REQUIRE_QUOTA: an ext4 with project quotas mounts here: $why"
 		else
-			skip "an ext4 with project quotas does not mount here (the kernel lacks quota support): $(echo "$why" | tail -n1)"
+			skip "an ext4 with project quotas does not mount here (the kernel lacks quota support): $(echo "$why" | head -n1)"
 		fi
 		return
 	fi
