@@ -23,6 +23,9 @@ CONF=$DEVNS_CLUSTER_ROOT/etc/namespace.conf
 QIMG=$DEVNS_CLUSTER_ROOT/tmpdisk.img
 QFS=$DEVNS_CLUSTER_ROOT/tmpdisk
 MiB=1048576
+DEVNS=$TOP/build/devns
+# devns check: what slurmd would make of namespace.conf on NODE.
+devns_check() { SLURM_CONF=$DEVNS_CLUSTER_ETC/slurm.conf "$DEVNS" check -f "$CONF" -n "$1" 2>&1; }
 
 setup() {
 	mkdir -p "$OUT" && chmod 1777 "$OUT"
@@ -68,6 +71,12 @@ test_refused() {
 		"  the message names BasePath and its filesystem"
 	slurmd_stopped node3
 	ok $? "  and slurmd does not run"
+	if [ -x "$DEVNS" ]; then
+		like "$(devns_check node3)" "TmpDiskLimit=10485760 bytes cannot be enforced on BasePath" \
+			"devns check says the same"
+	else
+		skip "devns check: no $DEVNS built"
+	fi
 	restore_conf node3
 	node_idle node3
 	ok $? "with the harness' namespace.conf node3 is back"
@@ -112,6 +121,12 @@ test_limit() {
 	"$CLUSTER" restart-slurmd node1 >/dev/null 2>&1
 	wait_node_idle node1
 	ok $? "slurmd starts with TmpDiskLimit=10M on it" || { restore_conf node1; quota_fs_remove; return; }
+	if [ -x "$DEVNS" ]; then
+		like "$(devns_check node1)" "tmpdiskquota enforced" \
+			"devns check: node1's BasePath enforces TmpDiskLimit"
+	else
+		skip "devns check: no $DEVNS built"
+	fi
 
 	a=$(fill_job a)
 	b=$(fill_job b)
