@@ -132,7 +132,7 @@ unit_stage() {
 # in the QEMU guest (testsuite/vm), whose layout is pure cgroup v2 as on
 # real nodes (this machine is hybrid).  The binaries are the plain build's,
 # seen in the guest at the same path.  No guest here: one skip, with why.
-GUEST_TESTS="test_cgroup2 test_devfilter_kernel test_mntns test_jobct"
+GUEST_TESTS="test_cgroup2 test_devfilter_kernel test_mntns test_dquota test_jobct"
 
 guest_stage() {
 	local vm=$top/testsuite/vm/vm.sh t status=0
@@ -152,7 +152,8 @@ guest_stage() {
 		>"$results/guest-layout.log" 2>&1
 	for t in $GUEST_TESTS; do
 		run_tap "$results/guest-$t.log" "pure cgroup-v2 guest: $t" \
-			"$vm" run "$top/build/testsuite/unit/$t"
+			"$vm" run env DEVNS_REQUIRE_QUOTA=1 \
+			"$top/build/testsuite/unit/$t"
 	done
 	# The guest stays up for stage 3 (guest_stop ends it).
 }
@@ -172,8 +173,10 @@ guest_stop() {
 # ConstrainDevices.  The plugins are the plain build's ($top/build), which
 # the guest's cluster.sh installs into the guest's Slurm.  The emulated
 # guest is slow: test_devices runs DEVNS_GUEST_MANY_JOBS (30) jobs in its
-# leftover check instead of 200.
-GUEST_INTEGRATION=${DEVNS_GUEST_INTEGRATION:-test_namespace test_devices test_adopt test_cgroupv2}
+# leftover check instead of 200.  The guest's kernel has quotas: the
+# project-quota parts of test_dquota and test_tmpdisk must run there
+# (DEVNS_REQUIRE_QUOTA=1), not skip.
+GUEST_INTEGRATION=${DEVNS_GUEST_INTEGRATION:-test_namespace test_tmpdisk test_devices test_adopt test_cgroupv2}
 
 guest_integration_stage() {
 	local out=$results/guest-integration t status=0
@@ -204,7 +207,7 @@ guest_integration_stage() {
 	for t in $GUEST_INTEGRATION; do
 		[ -n "${DEVNS_TESTS:-}" ] && [[ "$t" != *$DEVNS_TESTS* ]] && continue
 		run_tap "$out/$t.log" "guest integration: $t.sh" \
-			env DEVNS_CLUSTER_VM=1 DEVNS_MANY_JOBS="${DEVNS_GUEST_MANY_JOBS:-30}" \
+			env DEVNS_CLUSTER_VM=1 DEVNS_MANY_JOBS="${DEVNS_GUEST_MANY_JOBS:-30}" DEVNS_REQUIRE_QUOTA=1 \
 			timeout 1800 bash "$top/testsuite/integration/$t.sh"
 	done
 	say "guest integration: cluster stop"

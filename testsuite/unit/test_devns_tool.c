@@ -42,6 +42,8 @@
 #include "dev/cgroup2.h"
 #include "dev/devprog.h"
 #include "job/jobct.h"
+#include "ns/dquota.h"
+#include "util/safepath.h"
 #include "util/saferm.h"
 #include "tap.h"
 #include "testrep.h"
@@ -252,7 +254,8 @@ static void test_check(void)
 	snprintf(want, sizeof(want),
 		 "file %s\nnode %s\nbasepath %s\nautobasepath no\n"
 		 "dirs /tmp,/dev/shm\ninitscript none\nshared no\n"
-		 "shmsize 1073741824\ntmpsize none\n"
+		 "shmsize 1073741824\ntmpsize none\ntmpdisklimit none\n"
+		 "tmpdiskquota none\n"
 		 "dir /tmp type=bind options=nosuid,nodev\n"
 		 "dir /dev/shm type=tmpfs size=1073741824 options=nosuid,nodev\n"
 		 "devicepolicy strict\n"
@@ -387,7 +390,33 @@ static void test_check_errors(void)
 	like(err, "is not owned by root (uid 65534)", "  saying why: %s", line1(err));
 	rmdir(dir);
 
+	{
+		int fd = safepath_open(base);
+
+		ok(fd >= 0 && dquota_probe(fd, base, NULL) < 0,
+		   "precondition: the scratch BasePath has no project quotas");
+		if (fd >= 0)
+			close(fd);
+	}
+	write_file(conf, "BasePath=%s\nTmpDiskLimit=10M\n", base);
+	is_int(tool("check", "-n", node, NULL), 1,
+	       "TmpDiskLimit on a BasePath that cannot enforce it: exit 1");
+	snprintf(want, sizeof(want), "TmpDiskLimit=10485760 bytes cannot be "
+		 "enforced on BasePath: %s is on ", base);
+	like(err, want, "  saying why: %s", line1(err));
 	snprintf(dir, sizeof(dir), "%s/auto/base", tmp);
+	write_file(conf, "BasePath=%s\nAutoBasePath=yes\nTmpDiskLimit=1G\n",
+		   dir);
+	is_int(tool("check", "-n", node, NULL), 0,
+	       "TmpDiskLimit on a BasePath not made yet: check passes");
+	like(err, "so whether its filesystem enforces project quotas is not "
+	     "known", "  with a warning naming TmpDiskLimit: %s",
+	     strstr(err, "TmpDiskLimit") ? line1(strstr(err, "TmpDiskLimit"))
+					  : err);
+	ok(has_line(out, "tmpdisklimit 1073741824") &&
+	   has_line(out, "tmpdiskquota unknown"),
+	   "  tmpdisklimit and tmpdiskquota unknown");
+
 	write_file(conf, "BasePath=%s\nAutoBasePath=yes\n", dir);
 	ok(!exists(dir), "precondition: an AutoBasePath BasePath is missing");
 	is_int(tool("check", "-n", node, NULL), 0, "  check passes");

@@ -1026,6 +1026,78 @@ static void test_api_edges(void)
 	nsconf_free(NULL);
 }
 
+/* TmpDiskLimit: sizes, defaults, NodeName override, and its conflicts. */
+static void test_tmp_disk_limit(void)
+{
+	struct nsconf *c;
+
+	c = parse("BasePath=/b\n", NULL);
+	ok(c && c->tmp_disk_limit == 0, "TmpDiskLimit unset by default");
+	nsconf_free(c);
+	c = parse("BasePath=/b\nTmpDiskLimit=10M\n", NULL);
+	ok(c && c->tmp_disk_limit == 10 * MiB, "TmpDiskLimit=10M");
+	nsconf_free(c);
+	c = parse("BasePath=/b\ntmpdisklimit=1KiB\n", NULL);
+	ok(c && c->tmp_disk_limit == 1024, "tmpdisklimit=1KiB, any case");
+	nsconf_free(c);
+	c = parse("BasePath=/b TmpDiskLimit=1G\n"
+		  "NodeName=n[1-2] TmpDiskLimit=2G\n", "n2");
+	ok(c && c->tmp_disk_limit == 2 * GiB, "a NodeName line overrides it");
+	nsconf_free(c);
+	c = parse("BasePath=/b\nNodeName=n1 TmpDiskLimit=2G\n", "n3");
+	ok(c && c->tmp_disk_limit == 0, "another node's line does not apply");
+	nsconf_free(c);
+	c = parse("BasePath=/b Dirs=/tmp,/var/tmp TmpDiskLimit=5G\n", NULL);
+	ok(c && c->tmp_disk_limit == 5 * GiB, "with more Dirs");
+	nsconf_free(c);
+	fails("BasePath=/b\nTmpDiskLimit=lots\n", NULL,
+	      "t.conf:2: TmpDiskLimit: invalid size \"lots\"");
+	fails("BasePath=/b\nTmpDiskLimit=10%\n", NULL,
+	      "t.conf:2: TmpDiskLimit: invalid size \"10%\" "
+	      "(percentages are not supported)");
+	fails("BasePath=/b\nTmpDiskLimit=0\n", NULL,
+	      "t.conf:2: TmpDiskLimit: \"0\" is below 1K, the smallest "
+	      "limit a project quota takes");
+	fails("BasePath=/b\nTmpDiskLimit=1023\n", NULL,
+	      "t.conf:2: TmpDiskLimit: \"1023\" is below 1K, the smallest "
+	      "limit a project quota takes");
+	fails("BasePath=/b TmpDiskLimit=1M TmpDiskLimit=2M\n", NULL,
+	      "t.conf:1: duplicate key \"TmpDiskLimit\"");
+	fails("BasePath=/b\nTmpSize=1G\n#\nTmpDiskLimit=1G\n", NULL,
+	      "t.conf:4: TmpDiskLimit: TmpSize (line 2) makes /tmp a tmpfs, "
+	      "whose size TmpSize already limits; set one of them");
+	fails("TmpDiskLimit=1G\nNodeName=n1 TmpSize=1G\nBasePath=/b\n", "n1",
+	      "t.conf:1: TmpDiskLimit: TmpSize (line 2) makes /tmp a tmpfs, "
+	      "whose size TmpSize already limits; set one of them");
+	fails("BasePath=none\nTmpDiskLimit=1G\n", NULL,
+	      "t.conf:2: TmpDiskLimit: BasePath is none (line 1): there is no "
+	      "job directory on disk to limit");
+	fails("BasePath=/b\nNodeName=n1 BasePath=none TmpDiskLimit=1G\n", "n1",
+	      "t.conf:2: TmpDiskLimit: BasePath is none (line 2): there is no "
+	      "job directory on disk to limit");
+	fails("BasePath=/b Dirs=/dev/shm,/var/tmp\nTmpDiskLimit=1G\n", NULL,
+	      "t.conf:2: TmpDiskLimit: /tmp is not in Dirs, so the job has no "
+	      "private /tmp to limit");
+	fails("BasePath=/b TmpDiskLimit=1G\nDir=/tmp Type=tmpfs Size=1G\n",
+	      NULL, "t.conf:1: TmpDiskLimit: Dir=/tmp (line 2) makes /tmp a "
+	      "tmpfs, whose Size limits it; set one of them");
+	fails("BasePath=/b TmpDiskLimit=1G\nDir=/tmp Source=/local/%j\n",
+	      NULL, "t.conf:1: TmpDiskLimit: Dir=/tmp (line 2) binds /tmp "
+	      "from Source=/local/%j, outside BasePath, where the limit does "
+	      "not reach");
+	c = parse("BasePath=/b TmpDiskLimit=1G\nDir=/tmp Options=noexec\n",
+		  NULL);
+	ok(c && c->tmp_disk_limit == GiB,
+	   "a Dir=/tmp line that keeps /tmp on BasePath takes the limit");
+	nsconf_free(c);
+	/* A conflict on another node's line does not stop this node. */
+	c = parse("BasePath=/b TmpDiskLimit=1G\nNodeName=n1 TmpSize=1G "
+		  "TmpDiskLimit=1G\n", "n2");
+	ok(c && c->tmp_disk_limit == GiB && c->tmp_size == 0,
+	   "the conflict is judged per node, on the result");
+	nsconf_free(c);
+}
+
 int main(void)
 {
 	test_defaults();
@@ -1050,5 +1122,6 @@ int main(void)
 	test_load();
 	test_example();
 	test_api_edges();
+	test_tmp_disk_limit();
 	return tap_done();
 }

@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include "job/jobct.h"
 #include "job/marker.h"
 #include "job/stepcg.h"
+#include "ns/dquota.h"
 #include "util/safepath.h"
 
 /* How long release waits for the caller's effective uid 0 to come back. */
@@ -109,6 +111,41 @@ static int prepare_base_path(const struct nsconf *c,
 	return rc < 0 ? -1 : 0;
 }
 
+/*
+ * TmpDiskLimit needs project quotas that BasePath's filesystem enforces:
+ * without them every job would run unlimited while the admin believes
+ * otherwise, so slurmd refuses to start.  A BasePath that devns check
+ * finds missing (AutoBasePath=yes) cannot be probed yet: a warning.
+ */
+static int check_disk_limit(const struct nsconf *c,
+			    const struct jobct_node_args *args,
+			    struct report *rep)
+{
+	struct report why;
+	int fd, rc;
+
+	if (!c->tmp_disk_limit || !c->base_path)
+		return 0;
+	if ((fd = safepath_open(c->base_path)) < 0) {
+		if (args->check_only && errno == ENOENT) {
+			report_warning(rep, "TmpDiskLimit=%" PRIu64 " bytes: BasePath %s does not exist yet, so whether its filesystem enforces project quotas is not known",
+				       c->tmp_disk_limit, c->base_path);
+			return 0;
+		}
+		return report_errno(rep, errno, "TmpDiskLimit: opening BasePath %s",
+				    c->base_path);
+	}
+	report_init(&why, NULL, NULL);
+	rc = dquota_probe(fd, c->base_path, &why);
+	close(fd);
+	if (rc < 0)
+		return report_error(rep, "TmpDiskLimit=%" PRIu64 " bytes cannot be enforced on BasePath: %s",
+				    c->tmp_disk_limit, why.msg);
+	report_info(rep, "TmpDiskLimit=%" PRIu64 " bytes: BasePath %s enforces project quotas",
+		    c->tmp_disk_limit, c->base_path);
+	return 0;
+}
+
 /* The node's DeviceAllow resolved, with "FILE:LINE" for its messages. */
 static int load_policy(struct jobct_node *node, const char *proc_devices,
 		       struct report *rep)
@@ -152,7 +189,8 @@ struct jobct_node *jobct_node_load(const struct jobct_node_args *args,
 	if (!(node->conf = nsconf_load(args->conf_path, args->node_name, rep)))
 		goto error;
 	if (load_policy(node, args->proc_devices, rep) < 0 ||
-	    prepare_base_path(node->conf, args, rep) < 0)
+	    prepare_base_path(node->conf, args, rep) < 0 ||
+	    check_disk_limit(node->conf, args, rep) < 0)
 		goto error;
 	return node;
 error:
@@ -263,6 +301,7 @@ static int create_namespace(const struct jobct_plan *plan, struct report *rep)
 		.dir_list = dirs,
 		.uid = plan->uid,
 		.gid = plan->gid,
+		.disk_limit = c->tmp_disk_limit,
 	};
 	struct report why;
 	int n, rc;

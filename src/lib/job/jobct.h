@@ -100,7 +100,10 @@ struct jobct_node_args {
  * resolves its DevicePolicy/DeviceAllow (a DeviceAllow device that does not
  * exist is a warning in rep), and checks BasePath like sshd's StrictModes,
  * creating it first when AutoBasePath=yes and args->make_base_path (with
- * args->check_only, checking what exists of it).
+ * args->check_only, checking what exists of it).  With TmpDiskLimit,
+ * BasePath's filesystem must enforce project quotas (ns/dquota.h), or the
+ * load fails naming TmpDiskLimit, BasePath and what is missing (with
+ * args->check_only a BasePath not made yet is a warning).
  * Returns a node to free with jobct_node_free(), or NULL with errno.
  */
 struct jobct_node *jobct_node_load(const struct jobct_node_args *args,

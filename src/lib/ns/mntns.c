@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "util/fdmount.h"
+#include "ns/dquota.h"
 #include "ns/mntns.h"
 #include "ns/nsconf.h"
 #include "util/safepath.h"
@@ -745,12 +746,37 @@ static void plan_close(struct ns_plan *plan, bool remove)
 	errno = saved;
 }
 
+/*
+ * Give the new, still empty job directory name (below basefd) its disk
+ * limit: project job_id, inherited by all that is made below it.
+ */
+static int limit_job_dir(int basefd, const char *name,
+			 const struct mntns_spec *spec, struct report *rep)
+{
+	struct report why;
+	int fd, rc;
+
+	fd = openat(basefd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC);
+	if (fd < 0)
+		return report_errno(rep, errno, "opening %s/%s",
+				    spec->base_path, name);
+	report_init(&why, NULL, NULL);
+	rc = dquota_set(fd, spec->job_id, spec->disk_limit, &why);
+	close_keep_errno(fd);
+	if (rc < 0)
+		return report_error(rep, "TmpDiskLimit on %s/%s: %s",
+				    spec->base_path, name, why.msg);
+	/* A failure above left no limit: only a set one needs clearing. */
+	return 0;
+}
+
 int mntns_create(const struct mntns_spec *spec, struct report *rep)
 {
 	char name[16], jobdir[PATH_MAX];
 	struct ns_plan *plan = NULL;
 	int basefd = -1, dirfd = -1, jobfd = -1, pinfd = -1, saved;
-	bool made_dir = false;
+	bool made_dir = false, limited = false;
 
 	if (job_path(jobdir, sizeof(jobdir), spec->base_path, spec->job_id,
 		     NULL) < 0) {
@@ -788,6 +814,12 @@ int mntns_create(const struct mntns_spec *spec, struct report *rep)
 		report_errno(rep, errno, "opening %s", jobdir);
 		goto error;
 	}
+	/* Before anything is made in it, so that all of it inherits. */
+	if (spec->disk_limit) {
+		if (limit_job_dir(basefd, name, spec, rep) < 0)
+			goto error;
+		limited = true;
+	}
 	/* The job directory is a private mount: the pin cannot propagate. */
 	if ((jobfd = fdmount_private_self(dirfd)) < 0) {
 		report_errno(rep, errno, "bind-mounting %s", jobdir);
@@ -822,6 +854,8 @@ error:
 		plan_close(plan, true);
 	if (made_dir)
 		saferm_at(basefd, name);
+	if (limited)
+		dquota_clear(basefd, spec->job_id);
 	if (basefd >= 0)
 		close(basefd);
 	free(plan);
@@ -1109,12 +1143,48 @@ static int remove_job_dir(const char *base_path, const char *name,
 	return rc;
 }
 
+/*
+ * Whether BasePath/name is in project job_id, as mntns_create puts a job
+ * directory with a disk limit.  Another project id (0, or one an admin
+ * gave BasePath to inherit) is not devns's to clear.
+ */
+static bool job_dir_project(const char *base_path, const char *name,
+			    uint32_t job_id)
+{
+	int basefd = safepath_open(base_path), fd;
+	uint32_t projid = 0;
+
+	if (basefd < 0)
+		return false;
+	fd = openat(basefd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC);
+	close(basefd);
+	if (fd < 0)
+		return false;
+	if (dquota_project(fd, &projid) < 0)
+		projid = 0;
+	close(fd);
+	return projid == job_id;
+}
+
+/* Remove the limits of project job_id on BasePath's filesystem. */
+static int clear_limit(const char *base_path, uint32_t job_id)
+{
+	int basefd = safepath_open(base_path), rc;
+
+	if (basefd < 0)
+		return -1;
+	rc = dquota_clear(basefd, job_id);
+	close_keep_errno(basefd);
+	return rc;
+}
+
 int mntns_delete(const char *base_path, uint32_t job_id)
 {
 	char name[16], jobdir[PATH_MAX], pin[PATH_MAX];
 	int rc = 0, saved = 0;
 	struct stat ns;
-	bool pinned;
+	bool pinned, limited;
 
 	if (job_path(jobdir, sizeof(jobdir), base_path, job_id, NULL) < 0 ||
 	    job_path(pin, sizeof(pin), base_path, job_id, PIN_NAME) < 0)
@@ -1123,6 +1193,7 @@ int mntns_delete(const char *base_path, uint32_t job_id)
 
 	/* Taken before unpinning: the retries below still need it. */
 	pinned = pinned_namespace(pin, &ns);
+	limited = job_dir_project(base_path, name, job_id);
 	if (pinned && kill_namespace(&ns) < 0) {
 		saved = errno;
 		rc = -1;
@@ -1147,6 +1218,10 @@ int mntns_delete(const char *base_path, uint32_t job_id)
 	}
 	if (remove_job_dir(base_path, name, pinned ? &ns : NULL) < 0 &&
 	    !saved) {
+		saved = errno;
+		rc = -1;
+	}
+	if (limited && clear_limit(base_path, job_id) < 0 && !saved) {
 		saved = errno;
 		rc = -1;
 	}

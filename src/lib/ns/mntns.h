@@ -62,6 +62,11 @@ struct mntns_spec {
 	size_t dir_count;
 	uid_t uid;
 	gid_t gid;
+	/*
+	 * bytes: BasePath/<jobid> and all below it is project job_id with
+	 * this block limit (ns/dquota.h), 0 = none
+	 */
+	uint64_t disk_limit;
 };
 
 /*
@@ -86,10 +91,12 @@ int mntns_join(const char *base_path, uint32_t job_id);
 /*
  * Tear down a job's namespace: unpin it, remove the per-job Source
  * directories it recorded and the job's directory, without following any
- * link the job left behind.  Absent pieces are not an error, so it is safe
- * to call twice; when a Source directory cannot be removed, the job's
- * directory and its record stay for a later call.  Returns 0 or -1 with
- * errno set.
+ * link the job left behind, and clear the disk limit of its project when
+ * the directory was in project job_id (so a restore clears the limits of
+ * stale job directories too, without knowing the configuration).  Absent
+ * pieces are not an error, so it is safe to call twice; when a Source
+ * directory cannot be removed, the job's directory and its record stay for
+ * a later call.  Returns 0 or -1 with errno set.
  */
 int mntns_delete(const char *base_path, uint32_t job_id);
 

@@ -39,6 +39,7 @@ enum key {
 	KEY_SHARED,
 	KEY_SHM_SIZE,
 	KEY_TMP_SIZE,
+	KEY_TMP_DISK_LIMIT,
 	KEY_DEVICE_POLICY,
 	KEY_DEVICE_ALLOW,
 	/* the keys of a Dir line; they go into a struct dir_decl */
@@ -90,6 +91,7 @@ struct parser {
 	struct dir_decl decl; /* the Dir line being read */
 	size_t listed;        /* how many private dirs Dirs (or its
 			       * default) gave, before the Dir lines' */
+	int tmp_disk_limit_line;
 };
 
 typedef int (*key_parse_fn)(struct parser *p, struct nsconf *c,
@@ -542,6 +544,18 @@ static int key_tmp_size(struct parser *p, struct nsconf *c, const char *key,
 	return size_set(p, &c->tmp_size, key, value);
 }
 
+static int key_tmp_disk_limit(struct parser *p, struct nsconf *c,
+			      const char *key, const char *value)
+{
+	if (size_set(p, &c->tmp_disk_limit, key, value) < 0)
+		return -1;
+	/* Project quotas count 1 KiB blocks: 0 would mean no limit. */
+	if (c->tmp_disk_limit < 1024)
+		return parse_error(p, "%s: \"%s\" is below 1K, the smallest "
+				   "limit a project quota takes", key, value);
+	return 0;
+}
+
 static int key_device_policy(struct parser *p, struct nsconf *c,
 			     const char *key, const char *value)
 {
@@ -889,6 +903,7 @@ static const struct key_def keys[KEY_COUNT] = {
 	[KEY_SHARED] = { "Shared", key_shared },
 	[KEY_SHM_SIZE] = { "ShmSize", key_shm_size },
 	[KEY_TMP_SIZE] = { "TmpSize", key_tmp_size },
+	[KEY_TMP_DISK_LIMIT] = { "TmpDiskLimit", key_tmp_disk_limit },
 	[KEY_DEVICE_POLICY] = { "DevicePolicy", key_device_policy },
 	[KEY_DEVICE_ALLOW] = { "DeviceAllow", key_device_allow },
 	[KEY_DIR] = { "Dir", key_dir },
@@ -942,6 +957,8 @@ static void key_applied(struct parser *p, enum key k)
 		p->tmp_size_line = p->line;
 	else if (k == KEY_SHM_SIZE)
 		p->shm_size_line = p->line;
+	else if (k == KEY_TMP_DISK_LIMIT)
+		p->tmp_disk_limit_line = p->line;
 }
 
 /* The end of a line: file its Dir settings, if it has any. */
@@ -1271,6 +1288,47 @@ int nsconf_source_expand(const char *tmpl, uint32_t job_id, const char *user,
 	return 0;
 }
 
+/*
+ * TmpDiskLimit limits a /tmp on BasePath's disk: it needs a BasePath, a
+ * private /tmp, and that /tmp bound from BasePath/<jobid>: not a tmpfs
+ * (TmpSize, a Dir line) nor a Source elsewhere.  Checked on the result,
+ * since these keys may come from different lines.
+ */
+static int tmp_disk_limit_check(struct parser *p)
+{
+	const struct nsconf *c = p->conf;
+	const struct nsconf_dir *tmp;
+	size_t n = 0;
+
+	if (!c->tmp_disk_limit)
+		return 0;
+	while (c->dirs[n])
+		n++;
+	p->line = p->tmp_disk_limit_line;
+	if (!c->base_path)
+		return parse_error(p, "TmpDiskLimit: BasePath is none (line "
+				   "%d): there is no job directory on disk "
+				   "to limit", p->base_path_line);
+	if (c->tmp_size)
+		return parse_error(p, "TmpDiskLimit: TmpSize (line %d) makes "
+				   "/tmp a tmpfs, whose size TmpSize already "
+				   "limits; set one of them", p->tmp_size_line);
+	if (!dirs_have(c->dirs, n, "/tmp"))
+		return parse_error(p, "TmpDiskLimit: /tmp is not in Dirs, so "
+				   "the job has no private /tmp to limit");
+	tmp = nsconf_dir_find(c, "/tmp");
+	if (tmp && tmp->type == NSCONF_DIR_TMPFS)
+		return parse_error(p, "TmpDiskLimit: Dir=/tmp (line %d) makes "
+				   "/tmp a tmpfs, whose Size limits it; set one "
+				   "of them", tmp->line);
+	if (tmp && tmp->source)
+		return parse_error(p, "TmpDiskLimit: Dir=/tmp (line %d) binds "
+				   "/tmp from Source=%s, outside BasePath, "
+				   "where the limit does not reach", tmp->line,
+				   tmp->source);
+	return 0;
+}
+
 /* Fill in what no line set; BasePath must have been. */
 static int conf_finish(struct parser *p)
 {
@@ -1297,7 +1355,9 @@ static int conf_finish(struct parser *p)
 	p->listed = dirs_count(p->conf->dirs);
 	if (dirs_resolve(p) < 0)
 		return -1;
-	return base_path_dirs_check(p);
+	if (base_path_dirs_check(p) < 0)
+		return -1;
+	return tmp_disk_limit_check(p);
 }
 
 static void parser_free(struct parser *p)

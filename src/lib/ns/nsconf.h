@@ -87,6 +87,8 @@ struct nsconf {
 	bool shared;
 	uint64_t shm_size;        /* bytes, 0 = unset */
 	uint64_t tmp_size;        /* bytes, 0 = unset (then /tmp lives on BasePath) */
+	uint64_t tmp_disk_limit;  /* bytes, 0 = unset: project quota limit of
+				   * BasePath/<jobid> (ns/dquota.h) */
 	enum devpolicy_mode device_policy;
 	/*
 	 * This node's DeviceAllow, raw ("SPEC:ACCESS,..." or NULL), and where

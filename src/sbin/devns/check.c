@@ -14,6 +14,8 @@
 #include "devns.h"
 #include "gresconf.h"
 #include "print.h"
+#include "ns/dquota.h"
+#include "util/safepath.h"
 
 /* The two GRES lists of the plan, and where they came from. */
 struct gres_lists {
@@ -75,6 +77,24 @@ static void print_dirs(const struct nsconf *c)
 	}
 }
 
+/*
+ * Whether BasePath's filesystem enforces TmpDiskLimit: "enforced", or
+ * "unknown" while BasePath does not exist yet (AutoBasePath), or "none"
+ * without TmpDiskLimit.  jobct_node_load() refused a node where it cannot.
+ */
+static const char *disk_quota_state(const struct nsconf *c)
+{
+	int fd, rc;
+
+	if (!c->tmp_disk_limit || !c->base_path)
+		return "none";
+	if ((fd = safepath_open(c->base_path)) < 0)
+		return "unknown";
+	rc = dquota_probe(fd, c->base_path, NULL);
+	close(fd);
+	return rc == 0 ? "enforced" : "not enforced";
+}
+
 static void print_settings(const struct devns_opts *o,
 			   const struct jobct_node *node)
 {
@@ -89,6 +109,8 @@ static void print_settings(const struct devns_opts *o,
 	print_kv("shared", c->shared ? "yes" : "no");
 	print_size("shmsize", c->shm_size);
 	print_size("tmpsize", c->tmp_size);
+	print_size("tmpdisklimit", c->tmp_disk_limit);
+	print_kv("tmpdiskquota", disk_quota_state(c));
 	print_dirs(c);
 	print_kv("devicepolicy", devpolicy_mode_name(c->device_policy));
 	print_kv("deviceallow", c->device_allow ? c->device_allow : "none");

@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * dquota.c - project quotas on BasePath's filesystem, by file descriptor.
+ *
+ * quotactl(2) names a block device, which root would have to find from a
+ * path; quotactl_fd(2) (Linux 5.14) takes any fd on the filesystem, so the
+ * checked fd of BasePath serves.  glibc has no wrapper: syscall(2).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/quota.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/dqblk_xfs.h>
+#include <linux/fs.h>
+
+#include "ns/dquota.h"
+
+#ifndef SYS_quotactl_fd
+#define SYS_quotactl_fd 443	/* the same number on every architecture */
+#endif
+#ifndef PRJQUOTA
+#define PRJQUOTA 2
+#endif
+
+#define EXT4_MAGIC 0xEF53
+#define XFS_MAGIC 0x58465342
+
+static int quotactl_fd(int fd, int cmd, int type, uint32_t id, void *addr)
+{
+	return (int)syscall(SYS_quotactl_fd, fd, QCMD(cmd, type), id, addr);
+}
+
+/* A name for the filesystem type f_type, for messages. */
+static const char *fs_name(long type)
+{
+	static const struct { long magic; const char *name; } names[] = {
+		{ EXT4_MAGIC, "ext2/3/4" },
+		{ XFS_MAGIC, "xfs" },
+		{ 0x01021994, "tmpfs" },
+		{ 0x9123683E, "btrfs" },
+		{ 0x794c7630, "overlayfs" },
+		{ 0x6969, "nfs" },
+		{ 0x01021997, "9p" },
+		{ 0x2fc12fc1, "zfs" },
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
+		if ((unsigned long)type == (unsigned long)names[i].magic)
+			return names[i].name;
+	return NULL;
+}
+
+int dquota_probe(int fd, const char *path, struct report *rep)
+{
+	struct fs_quota_statv sv = { .qs_version = FS_QSTATV_VERSION1 };
+	const char *name, *how;
+	char fs[64];
+	struct statfs sfs;
+
+	if (fstatfs(fd, &sfs) < 0)
+		return report_errno(rep, errno, "%s: statfs", path);
+	name = fs_name((long)sfs.f_type);
+	if (name)
+		snprintf(fs, sizeof(fs), "%s", name);
+	else
+		snprintf(fs, sizeof(fs), "a filesystem of type 0x%lx",
+			 (unsigned long)sfs.f_type);
+	how = sfs.f_type == EXT4_MAGIC
+		? "ext4 made with \"-O quota,project\" (or tune2fs -O quota,project) and mounted with -o prjquota"
+		: "ext4 with the quota and project features or xfs, mounted with -o prjquota";
+	if (quotactl_fd(fd, Q_XGETQSTATV, PRJQUOTA, 0, &sv) < 0) {
+		int err = errno;
+
+		if (err == ENOSYS && !name)
+			return report_errno(rep, ENOTSUP, "%s is on %s, which has no quotas (needs %s)",
+					    path, fs, how);
+		if (err == ENOSYS)
+			return report_errno(rep, ENOTSUP, "%s is on %s, which has no quota support in this kernel (needs CONFIG_QUOTA%s)",
+					    path, fs,
+					    sfs.f_type == XFS_MAGIC ? " and CONFIG_XFS_QUOTA" : "");
+		if (err == ESRCH)
+			return report_errno(rep, ENOTSUP, "%s is on %s without project quotas (needs %s)",
+					    path, fs, how);
+		return report_errno(rep, err, "%s is on %s: cannot read its project quota state (needs %s)",
+				    path, fs, how);
+	}
+	if (!(sv.qs_flags & FS_QUOTA_PDQ_ACCT))
+		return report_errno(rep, ENOTSUP, "%s is on %s, which does not account project quotas (needs %s)",
+				    path, fs, how);
+	if (!(sv.qs_flags & FS_QUOTA_PDQ_ENFD))
+		return report_errno(rep, ENOTSUP, "%s is on %s, which accounts project quotas but does not enforce them (mount it with -o prjquota)",
+				    path, fs);
+	return 0;
+}
+
+int dquota_project(int fd, uint32_t *projid)
+{
+	struct fsxattr fx;
+
+	if (ioctl(fd, FS_IOC_FSGETXATTR, &fx) < 0)
+		return -1;
+	*projid = fx.fsx_projid;
+	return 0;
+}
+
+int dquota_set(int dirfd, uint32_t projid, uint64_t bytes,
+	       struct report *rep)
+{
+	struct if_dqblk q;
+	struct fsxattr fx;
+
+	if (projid == 0 || bytes == 0)
+		return report_errno(rep, EINVAL, "project %" PRIu32 ", limit %" PRIu64 " bytes: not a limit",
+				    projid, bytes);
+	if (ioctl(dirfd, FS_IOC_FSGETXATTR, &fx) < 0)
+		return report_errno(rep, errno, "reading the project of the job directory");
+	fx.fsx_projid = projid;
+	fx.fsx_xflags |= FS_XFLAG_PROJINHERIT;
+	if (ioctl(dirfd, FS_IOC_FSSETXATTR, &fx) < 0)
+		return report_errno(rep, errno, "putting the job directory into project %" PRIu32,
+				    projid);
+	memset(&q, 0, sizeof(q));
+	/* The generic interface counts limits in 1 KiB blocks. */
+	q.dqb_bhardlimit = bytes / 1024 + (bytes % 1024 != 0);
+	q.dqb_bsoftlimit = 0;
+	q.dqb_valid = QIF_BLIMITS;
+	if (quotactl_fd(dirfd, Q_SETQUOTA, PRJQUOTA, projid, &q) < 0)
+		return report_errno(rep, errno, "setting the block limit of project %" PRIu32,
+				    projid);
+	return 0;
+}
+
+int dquota_clear(int fd, uint32_t projid)
+{
+	struct if_dqblk q;
+
+	memset(&q, 0, sizeof(q));
+	q.dqb_valid = QIF_LIMITS;
+	if (quotactl_fd(fd, Q_SETQUOTA, PRJQUOTA, projid, &q) == 0)
+		return 0;
+	/* No quotas here at all: there is no limit to clear. */
+	if (errno == ENOSYS || errno == ESRCH)
+		return 0;
+	return -1;
+}
+
+int dquota_get(int fd, uint32_t projid, uint64_t *bytes, uint64_t *used)
+{
+	struct if_dqblk q;
+
+	memset(&q, 0, sizeof(q));
+	if (quotactl_fd(fd, Q_GETQUOTA, PRJQUOTA, projid, &q) < 0)
+		return -1;
+	*bytes = q.dqb_bhardlimit * 1024;
+	if (used)
+		*used = q.dqb_curspace;
+	return 0;
+}

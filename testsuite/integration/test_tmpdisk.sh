@@ -1,0 +1,173 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# test_tmpdisk.sh - TmpDiskLimit: a disk limit for a job's /tmp on BasePath.
+#
+# 1. On a BasePath whose filesystem cannot enforce project quotas (the
+#    cluster's own, on any kernel), slurmd refuses to start and says why.
+# 2. With a loop-mounted ext4 made here with project quotas (mkfs -O
+#    quota,project, mount -o prjquota) as node1's BasePath and
+#    TmpDiskLimit=10M: a job's dd into /tmp stops near 10 MiB with EDQUOT
+#    or ENOSPC, a second job at the same time has a 10 MiB of its own, the
+#    project limits are cleared after the jobs, and nothing is left.  Where
+#    the kernel has no quota support (CONFIG_QUOTA) this part is one skip
+#    with the reason, or a failure with DEVNS_REQUIRE_QUOTA=1 (run-tests.sh
+#    sets it for the guest, whose Debian kernel has quotas).  The loop
+#    filesystem is unmounted and removed at the end.
+. "$(dirname "$0")/lib.sh"
+
+USER1=dnalice
+OUT=$DEVNS_CLUSTER_ROOT/out
+BASE=$DEVNS_CLUSTER_ROOT/base
+CONF=$DEVNS_CLUSTER_ROOT/etc/namespace.conf
+QIMG=$DEVNS_CLUSTER_ROOT/tmpdisk.img
+QFS=$DEVNS_CLUSTER_ROOT/tmpdisk
+MiB=1048576
+DEVNS=$TOP/build/devns
+# devns check: what slurmd would make of namespace.conf on NODE.
+devns_check() { SLURM_CONF=$DEVNS_CLUSTER_ETC/slurm.conf "$DEVNS" check -f "$CONF" -n "$1" 2>&1; }
+
+setup() {
+	mkdir -p "$OUT" && chmod 1777 "$OUT"
+	rm -f "$OUT"/td-*
+	cp "$CONF" "$OUT/td-namespace.conf.orig"
+}
+
+# Restore the harness' namespace.conf and restart a node's slurmd.
+restore_conf() {
+	cp "$OUT/td-namespace.conf.orig" "$CONF"
+	"$CLUSTER" restart-slurmd "$1" >/dev/null 2>&1
+	wait_node_idle "$1"
+}
+
+node_idle() { cl sinfo -h -n "$1" -o %t | grep -Eq '^(idle|mix|alloc)$'; }
+wait_node_idle() { wait_for 120 node_idle "$1"; }
+wait_file() { wait_for "${2:-120}" test -e "$1"; }
+slurmd_stopped() { "$CLUSTER" status 2>/dev/null | grep -Eq "slurmd $1 +stopped"; }
+
+# submit OPTIONS... -- SCRIPT: sbatch as USER1, print the job id.
+submit() {
+	local args=()
+	while [ "$1" != "--" ]; do args+=("$1"); shift; done
+	shift
+	cl_as "$USER1" sbatch --parsable -o "$OUT/td-%j.out" "${args[@]}" --wrap "$*"
+}
+
+test_refused() {
+	local log=$DEVNS_CLUSTER_ROOT/log/slurmd-node3.log
+	if [ -z "${HELPERS:-}" ]; then
+		ok 1 "precondition: the test helpers are built (dquota_get)"
+		return
+	fi
+	! "$HELPERS/dquota_get" "$BASE" 1 >/dev/null 2>&1
+	ok $? "precondition: the cluster's BasePath ($(stat -fc %T "$BASE")) has no project quotas" || return
+	cp "$OUT/td-namespace.conf.orig" "$CONF"
+	echo "TmpDiskLimit=10M" >>"$CONF"
+	: >"$log"
+	"$CLUSTER" restart-slurmd node3 >/dev/null 2>&1
+	wait_for 30 grep -q "TmpDiskLimit" "$log"
+	ok $? "TmpDiskLimit on a BasePath that cannot enforce it: the slurmd log says so"
+	like "$(grep TmpDiskLimit "$log" | head -1)" "cannot be enforced on BasePath: $BASE/node3 is on" \
+		"  the message names BasePath and its filesystem"
+	slurmd_stopped node3
+	ok $? "  and slurmd does not run"
+	if [ -x "$DEVNS" ]; then
+		like "$(devns_check node3)" "TmpDiskLimit=10485760 bytes cannot be enforced on BasePath" \
+			"devns check says the same"
+	else
+		skip "devns check: no $DEVNS built"
+	fi
+	restore_conf node3
+	node_idle node3
+	ok $? "with the harness' namespace.conf node3 is back"
+}
+
+# Make the ext4 with project quotas; prints why it could not.
+quota_fs_make() {
+	rm -f "$QIMG" && mkdir -p "$QFS" &&
+		truncate -s 128M "$QIMG" &&
+		mkfs.ext4 -q -F -O quota,project "$QIMG" 2>&1 &&
+		mount -t ext4 -o loop,prjquota "$QIMG" "$QFS" 2>&1
+}
+
+quota_fs_remove() {
+	mountpoint -q "$QFS" && umount "$QFS"
+	rmdir "$QFS" 2>/dev/null
+	rm -f "$QIMG"
+	[ ! -e "$QFS" ] && [ ! -e "$QIMG" ] && [ -z "$(losetup -j "$QIMG" 2>/dev/null)" ]
+}
+
+# fill_job TAG: a job on node1 that writes 30 MiB into /tmp, records dd's
+# status, message and the file's size, then waits for $OUT/td-go.
+fill_job() {
+	submit -w node1 -n1 -- "dd if=/dev/zero of=/tmp/fill bs=1M count=30 2> $OUT/td-$1.dd; echo \$? > $OUT/td-$1.rc; stat -c %s /tmp/fill > $OUT/td-$1.size; touch $OUT/td-$1.done; while [ ! -e $OUT/td-go ]; do sleep 0.2; done"
+}
+
+test_limit() {
+	local why a b sa sb qa qb
+	if ! why=$(quota_fs_make); then
+		quota_fs_remove
+		if [ "${DEVNS_REQUIRE_QUOTA:-}" = 1 ]; then
+			ok 1 "DEVNS_REQUIRE_QUOTA: an ext4 with project quotas mounts here: $why"
+		else
+			skip "an ext4 with project quotas does not mount here (the kernel lacks quota support): $(echo "$why" | head -n1)"
+		fi
+		return
+	fi
+	ok 0 "precondition: a loop-mounted ext4 with prjquota at $QFS"
+	mkdir -m 0755 "$QFS/node1"
+	cp "$OUT/td-namespace.conf.orig" "$CONF"
+	echo "NodeName=node1 BasePath=$QFS/node1 TmpDiskLimit=10M" >>"$CONF"
+	"$CLUSTER" restart-slurmd node1 >/dev/null 2>&1
+	wait_node_idle node1
+	ok $? "slurmd starts with TmpDiskLimit=10M on it" || { restore_conf node1; quota_fs_remove; return; }
+	if [ -x "$DEVNS" ]; then
+		like "$(devns_check node1)" "tmpdiskquota enforced" \
+			"devns check: node1's BasePath enforces TmpDiskLimit"
+	else
+		skip "devns check: no $DEVNS built"
+	fi
+
+	a=$(fill_job a)
+	b=$(fill_job b)
+	wait_file "$OUT/td-a.done" && wait_file "$OUT/td-b.done"
+	ok $? "two jobs on node1 wrote into their /tmp and are both running" || diag "$(cat "$OUT"/td-*.out 2>/dev/null)"
+	is "$(cat "$OUT/td-a.rc" 2>/dev/null)" 1 "job A's dd of 30 MiB fails"
+	like "$(cat "$OUT/td-a.dd" 2>/dev/null)" "(Disk quota exceeded|No space left on device)" \
+		"  with EDQUOT or ENOSPC"
+	sa=$(cat "$OUT/td-a.size" 2>/dev/null)
+	sb=$(cat "$OUT/td-b.size" 2>/dev/null)
+	[ "${sa:-0}" -ge $((9 * MiB)) ] && [ "${sa:-0}" -le $((10 * MiB)) ]
+	ok $? "  after about 10 MiB: $sa bytes"
+	[ "${sb:-0}" -ge $((9 * MiB)) ] && [ "${sb:-0}" -le $((10 * MiB)) ] &&
+		[ "$(cat "$OUT/td-b.rc" 2>/dev/null)" = 1 ]
+	ok $? "job B, at the same time, has its own 10 MiB: $sb bytes"
+	qa=$("$HELPERS/dquota_get" "$QFS/node1" "$a" 2>&1)
+	qb=$("$HELPERS/dquota_get" "$QFS/node1" "$b" 2>&1)
+	like "$qa" "^$((10 * MiB)) " "job A's project $a has the 10 MiB limit while it runs ($qa)"
+	like "$qb" "^$((10 * MiB)) " "job B's project $b too ($qb)"
+
+	touch "$OUT/td-go"
+	wait_job_gone "$a" && wait_job_gone "$b"
+	ok $? "both jobs end"
+	wait_for 30 sh -c "[ ! -e $QFS/node1/$a ] && [ ! -e $QFS/node1/$b ]"
+	ok $? "their directories are removed"
+	is "$("$HELPERS/dquota_get" "$QFS/node1" "$a" 2>&1)" "0 0" "job A's project has no limit and no usage left"
+	is "$("$HELPERS/dquota_get" "$QFS/node1" "$b" 2>&1)" "0 0" "job B's project too"
+	! grep -q " $QFS/node1/" /proc/self/mountinfo
+	ok $? "no mount of the jobs is left on the quota filesystem"
+
+	restore_conf node1
+	node_idle node1
+	ok $? "node1 is back on the harness' namespace.conf"
+	[ -z "$(ls -A "$QFS/node1")" ] && rmdir "$QFS/node1"
+	ok $? "node1's BasePath on the quota filesystem is empty"
+	quota_fs_remove
+	ok $? "the loop filesystem is unmounted, its loop device detached and its files removed"
+}
+
+setup
+test_refused
+test_limit
+cp "$OUT/td-namespace.conf.orig" "$CONF"
+tap_done
