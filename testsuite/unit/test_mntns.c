@@ -317,6 +317,85 @@ static void test_teardown_with_writer(void)
 }
 
 /*
+ * A bystander: unshares mount namespaces until it sits in one numbered
+ * ino (the kernel gives a freed namespace's number to the next one at
+ * once), then stays there; exits 0 when time runs out first.  Writes 'x'
+ * to fd when it got the number.
+ */
+static void bystander(ino_t ino, int fd, int ms)
+{
+	struct stat st;
+
+	for (int waited = 0; waited < ms * 10; waited++) {
+		if (unshare(CLONE_NEWNS) < 0)
+			_exit(2);
+		if (stat("/proc/self/ns/mnt", &st) == 0 && st.st_ino == ino) {
+			(void)!write(fd, "x", 1);
+			pause();
+		}
+		usleep(100);
+	}
+	_exit(0);
+}
+
+/* Refills dir with files for ms milliseconds, from the host's namespace. */
+static void refiller(const char *dir, int ms)
+{
+	char path[512];
+
+	for (int i = 0; i < ms; i++) {
+		snprintf(path, sizeof(path), "%s/r%d", dir, i);
+		close(open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0600));
+		usleep(1000);
+	}
+	_exit(0);
+}
+
+/*
+ * Teardown retries its removal while something refills the job's
+ * directory, and kills what is left in the job's namespace before each
+ * retry.  It must kill by the namespace itself, not by a number noted
+ * before the unpin: once the namespace is freed the kernel hands its
+ * number to the next one, here a bystander's (in life, another job's
+ * namespace being set up), which must survive.
+ */
+static void test_teardown_kills_only_its_namespace(void)
+{
+	const char *dirs[] = { "/tmp", NULL };
+	struct mntns_spec spec = { .base_path = base, .job_id = 84,
+				   .dirs = dirs };
+	char pin[256], tmp[256], got = 0;
+	pid_t by, fill;
+	int status, p[2];
+	struct stat st;
+
+	snprintf(pin, sizeof(pin), "%s/84/.ns", base);
+	snprintf(tmp, sizeof(tmp), "%s/84/tmp", base);
+	ok(mntns_create(&spec, fresh()) == 0 && stat(pin, &st) == 0,
+	   "create: %s", rep.msg[0] ? rep.msg : "ok");
+	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
+		return;
+	if ((by = fork()) == 0)
+		bystander(st.st_ino, p[1], 3000);
+	if ((fill = fork()) == 0)
+		refiller(tmp, 400);
+	close(p[1]);
+	usleep(20000);
+	ok(mntns_delete(base, 84) == 0, "delete succeeds while the host "
+	   "refills the job's /tmp");
+	waitpid(fill, &status, 0);
+	if (read(p[0], &got, 1) == 1)
+		diag("the bystander took the job's namespace number");
+	kill(by, SIGTERM);
+	waitpid(by, &status, 0);
+	close(p[0]);
+	ok(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM,
+	   "a bystander in a namespace made after the unpin is not killed "
+	   "by the teardown (%s)", WIFSIGNALED(status) ?
+	   strsignal(WTERMSIG(status)) : "exited");
+}
+
+/*
  * slurmd may run in a mount namespace of its own (systemd's PrivateTmp,
  * propagation slave).  Create and delete from such a namespace, with the
  * creator on every CPU in turn: the pin must never fail.
@@ -674,6 +753,7 @@ int main(void)
 	test_link_attack();
 	test_base_link();
 	test_teardown_with_writer();
+	test_teardown_kills_only_its_namespace();
 	test_non_initial_namespace();
 	test_dir_settings();
 	test_source_attacks();

@@ -907,6 +907,29 @@ static bool pinned_namespace(const char *pin, struct stat *ns)
 	       stat(pin, ns) == 0;
 }
 
+/*
+ * Open the namespace pinned at pin and note its identity in *ns.  While
+ * the fd is open the namespace cannot be freed, so its number (the inode
+ * the members' /proc/<pid>/ns/mnt show) names it alone: a freed
+ * namespace's number goes to the next namespace made, and killing by a
+ * number noted earlier would hit that one.  Returns the fd, or -1 when
+ * nothing is pinned there.
+ */
+static int hold_namespace(const char *pin, struct stat *ns)
+{
+	int fd = open(pin, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	struct statfs sfs;
+
+	if (fd < 0)
+		return -1;
+	if (fstatfs(fd, &sfs) < 0 || sfs.f_type != NSFS_MAGIC ||
+	    fstat(fd, ns) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 /* umount2 without following a link; "not mounted" is not an error. */
 static int unmount_if_mounted(const char *path)
 {
@@ -1185,14 +1208,16 @@ int mntns_delete(const char *base_path, uint32_t job_id)
 	int rc = 0, saved = 0;
 	struct stat ns;
 	bool pinned, limited;
+	int ns_fd;
 
 	if (job_path(jobdir, sizeof(jobdir), base_path, job_id, NULL) < 0 ||
 	    job_path(pin, sizeof(pin), base_path, job_id, PIN_NAME) < 0)
 		return -1;
 	snprintf(name, sizeof(name), "%" PRIu32, job_id);
 
-	/* Taken before unpinning: the retries below still need it. */
-	pinned = pinned_namespace(pin, &ns);
+	/* Held until the end: the retries below kill by its identity. */
+	ns_fd = hold_namespace(pin, &ns);
+	pinned = ns_fd >= 0;
 	limited = job_dir_project(base_path, name, job_id);
 	if (pinned && kill_namespace(&ns) < 0) {
 		saved = errno;
@@ -1213,8 +1238,9 @@ int mntns_delete(const char *base_path, uint32_t job_id)
 	}
 	/* Kept with its record when a Source stays, for a later call. */
 	if (remove_sources(base_path, name, pinned ? &ns : NULL) < 0) {
-		errno = saved ? saved : errno;
-		return -1;
+		saved = saved ? saved : errno;
+		rc = -1;
+		goto out;
 	}
 	if (remove_job_dir(base_path, name, pinned ? &ns : NULL) < 0 &&
 	    !saved) {
@@ -1225,6 +1251,10 @@ int mntns_delete(const char *base_path, uint32_t job_id)
 		saved = errno;
 		rc = -1;
 	}
+out:
+	/* The last reference may go here: the namespace's teardown. */
+	if (ns_fd >= 0)
+		close(ns_fd);
 	errno = saved;
 	return rc;
 }
