@@ -15,6 +15,8 @@
  * swap anything there; backing directories of private dirs are 1777 like a
  * real /tmp, so no chown is ever needed.  Removal is saferm's (fd-based, no
  * link followed), so whatever a job leaves in its /tmp cannot redirect it.
+ * Dirs entries with a Source are nssource's: made and recorded before
+ * fork(), removed here at teardown through nssource_remove_all().
  */
 #include <dirent.h>
 #include <errno.h>
@@ -37,6 +39,7 @@
 #include "ns/dquota.h"
 #include "ns/mntns.h"
 #include "ns/nsconf.h"
+#include "ns/nssource.h"
 #include "util/safepath.h"
 #include "util/saferm.h"
 
@@ -50,9 +53,6 @@
 /* Shared with the parser, which refuses what would not fit. */
 #define MNTNS_MAX_DIRS NSCONF_MAX_DIRS
 #define PIN_NAME NSCONF_PIN_NAME
-#define RECORD_NAME NSCONF_RECORD_NAME
-/* A record holds at most MNTNS_MAX_DIRS lines of a path and two numbers. */
-#define RECORD_MAX (MNTNS_MAX_DIRS * (PATH_MAX + 64))
 /* Most extra unshares for a newer namespace id: unshare_newer_than(). */
 #define MNTNS_MAX_UNSHARES 65536
 /* How long teardown waits for the job's last processes to die. */
@@ -69,12 +69,6 @@ struct private_dir {
 	int mnt_fd;		/* a detached mount of a Source, or -1 */
 };
 
-/* The job's own Source directory a walk created (parent's fd, -1: none). */
-struct made_source {
-	int parent_fd;
-	char name[NAME_MAX + 1];
-};
-
 /* Everything the child needs, computed before fork(). */
 struct ns_plan {
 	unsigned long root_propagation;
@@ -83,7 +77,7 @@ struct ns_plan {
 	char base_path[PATH_MAX];
 	uint64_t parent_ns_id;	/* see unshare_newer_than() */
 	/* the parent's alone: what to remove if the namespace fails */
-	struct made_source made[MNTNS_MAX_DIRS];
+	struct nssource_made made[MNTNS_MAX_DIRS];
 };
 
 /* The child reports the step that failed, its errno and which Dirs entry. */
@@ -212,214 +206,6 @@ static unsigned int mount_attrs(unsigned options)
 	return attrs;
 }
 
-/* Append "DEV INO PATH" for the job's own Source directory to the record. */
-static int record_source(int jobfd, const struct stat *st, const char *path,
-			 size_t len)
-{
-	char line[PATH_MAX + 64];
-	int fd, n, rc = 0;
-
-	n = snprintf(line, sizeof(line), "%ju %ju %.*s\n", (uintmax_t)st->st_dev,
-		     (uintmax_t)st->st_ino, (int)len, path);
-	if (n < 0 || (size_t)n >= sizeof(line)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	fd = openat(jobfd, RECORD_NAME,
-		    O_CREAT | O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -1;
-	if (write(fd, line, (size_t)n) != n) {
-		if (errno == 0)
-			errno = EIO;
-		rc = -1;
-	}
-	if (close(fd) < 0)
-		rc = -1;
-	return rc;
-}
-
-/*
- * Check a Source component below the fixed part: a directory that only
- * root can change, or, for the last one, the job user's.  Made by someone
- * else, it could hand the job another user's files or let a user steer
- * root's removal.
- */
-static int source_owner_check(int fd, bool last, uid_t uid, const char *path,
-			      size_t len, struct report *rep)
-{
-	struct stat st;
-
-	if (fstat(fd, &st) < 0)
-		return report_errno(rep, errno, "Source %.*s", (int)len, path);
-	if (!last && (st.st_uid != 0 || (st.st_mode & 022))) {
-		errno = EPERM;
-		return report_error(rep, "Source %.*s: a directory only root "
-				    "may write to is needed here, it belongs "
-				    "to uid %u with mode %04o", (int)len, path,
-				    (unsigned)st.st_uid,
-				    (unsigned)(st.st_mode & 07777));
-	}
-	if (last && st.st_uid != uid) {
-		errno = EPERM;
-		return report_error(rep, "Source %.*s belongs to uid %u, not "
-				    "to the job's user (uid %u)", (int)len,
-				    path, (unsigned)st.st_uid, (unsigned)uid);
-	}
-	return 0;
-}
-
-/*
- * The fixed part's last directory, below which root creates: root's, and
- * not open to others' writes unless sticky (where nobody can rename or
- * replace root's entries), or a user could swap what root just made.
- */
-static int fixed_top_check(int fd, const char *path, size_t len,
-			   struct report *rep)
-{
-	struct stat st;
-
-	if (fstat(fd, &st) < 0)
-		return report_errno(rep, errno, "Source %.*s", (int)len, path);
-	if (st.st_uid != 0 || ((st.st_mode & 022) && !(st.st_mode & S_ISVTX))) {
-		errno = EPERM;
-		return report_error(rep, "Source %.*s: the fixed part must be "
-				    "root's and not writable by others (unless "
-				    "sticky), it belongs to uid %u with mode "
-				    "%04o", (int)len, path, (unsigned)st.st_uid,
-				    (unsigned)(st.st_mode & 07777));
-	}
-	return 0;
-}
-
-/*
- * Walk the Source of md from "/", one component at a time without
- * following links, creating the missing components below its fixed part;
- * record the job's own directory; hand back a detached mount of it in
- * pd->mnt_fd, with its options.  The job's own directory, when this call
- * created it, is kept in made for removal on failure.
- */
-static int source_prepare(const struct mntns_spec *spec,
-			  const struct mntns_dir *md, int jobfd,
-			  struct private_dir *pd, struct made_source *made,
-			  struct report *rep)
-{
-	const char *path = md->source, *s = path;
-	char name[NAME_MAX + 1];
-	int fd = -1, nfd, depth = 0;
-	size_t total = 0;
-
-	for (const char *c = path; *c; c++)
-		total += *c == '/';
-	if (path[0] != '/' || (spec->base_path &&
-	    !strncmp(path, spec->base_path, strlen(spec->base_path)) &&
-	    (path[strlen(spec->base_path)] == '/' ||
-	     !path[strlen(spec->base_path)]))) {
-		errno = EINVAL;
-		return report_error(rep, "Source %s: not absolute, or in "
-				    "BasePath", path);
-	}
-	if ((fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
-		return report_errno(rep, errno, "opening /");
-	while (*s) {
-		size_t len;
-		bool created = false, last;
-		mode_t mode;
-
-		while (*s == '/')
-			s++;
-		len = strcspn(s, "/");
-		if (!len || len > NAME_MAX) {
-			errno = len ? ENAMETOOLONG : EINVAL;
-			report_errno(rep, errno, "Source %s", path);
-			goto error;
-		}
-		memcpy(name, s, len);
-		name[len] = '\0';
-		s += len;
-		depth++;
-		last = depth == (int)total;
-		mode = last ? 0700 : 0711;
-		if (depth > md->fixed_depth) {
-			if (mkdirat(fd, name, mode) == 0) {
-				created = true;
-				/*
-				 * Only the job's own directory goes on
-				 * failure: the persistent ones above may
-				 * serve another job already.
-				 */
-				if (depth == md->job_depth) {
-					if ((made->parent_fd = dup(fd)) < 0) {
-						report_errno(rep, errno, "dup");
-						goto error;
-					}
-					snprintf(made->name, sizeof(made->name),
-						 "%s", name);
-				}
-			} else if (errno != EEXIST) {
-				report_errno(rep, errno, "creating Source %.*s",
-					     (int)(s - path), path);
-				goto error;
-			}
-		}
-		nfd = openat(fd, name,
-			     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (nfd < 0) {
-			struct stat lst;
-
-			/* O_DIRECTORY answers a link with ENOTDIR. */
-			if (errno == ENOTDIR &&
-			    fstatat(fd, name, &lst, AT_SYMLINK_NOFOLLOW) == 0 &&
-			    S_ISLNK(lst.st_mode))
-				errno = ELOOP;
-			if (errno == ELOOP)
-				report_error(rep, "Source %.*s is a symbolic "
-					     "link; refusing to follow it",
-					     (int)(s - path), path);
-			else
-				report_errno(rep, errno, "opening Source %.*s",
-					     (int)(s - path), path);
-			goto error;
-		}
-		close(fd);
-		fd = nfd;
-		if (created && ((last && fchown(fd, spec->uid, spec->gid) < 0)
-				|| fchmod(fd, mode) < 0)) {
-			report_errno(rep, errno, "setting up Source %.*s",
-				     (int)(s - path), path);
-			goto error;
-		}
-		if (depth == md->fixed_depth && depth < (int)total &&
-		    fixed_top_check(fd, path, (size_t)(s - path), rep) < 0)
-			goto error;
-		if (depth > md->fixed_depth &&
-		    source_owner_check(fd, last, spec->uid, path,
-				       (size_t)(s - path), rep) < 0)
-			goto error;
-		if (depth == md->job_depth) {
-			struct stat st;
-
-			if (fstat(fd, &st) < 0 ||
-			    record_source(jobfd, &st, path,
-					  (size_t)(s - path)) < 0) {
-				report_errno(rep, errno, "recording Source "
-					     "%.*s", (int)(s - path), path);
-				goto error;
-			}
-		}
-	}
-	if ((pd->mnt_fd = fdmount_clone(fd, mount_attrs(md->options))) < 0) {
-		report_errno(rep, errno, "cloning the mount of Source %s",
-			     path);
-		goto error;
-	}
-	close(fd);
-	return 0;
-error:
-	close_keep_errno(fd);
-	return -1;
-}
-
 /* Make the backing directories and fill in the child's plan. */
 static int plan_dirs(const struct mntns_spec *spec, int jobfd,
 		     struct ns_plan *plan, struct report *rep)
@@ -448,8 +234,19 @@ static int plan_dirs(const struct mntns_spec *spec, int jobfd,
 			continue;
 		}
 		if (md->source) {
-			if (source_prepare(spec, md, jobfd, pd,
-					   &plan->made[i], rep) < 0)
+			const struct nssource src = {
+				.path = md->source,
+				.fixed_depth = md->fixed_depth,
+				.job_depth = md->job_depth,
+				.base_path = spec->base_path,
+				.uid = spec->uid,
+				.gid = spec->gid,
+				.attrs = pd->attrs,
+			};
+
+			if ((pd->mnt_fd = nssource_prepare(&src, jobfd,
+							   &plan->made[i],
+							   rep)) < 0)
 				return -1;
 			continue;
 		}
@@ -731,17 +528,10 @@ static void plan_close(struct ns_plan *plan, bool remove)
 	int saved = errno;
 
 	for (int i = 0; i < MNTNS_MAX_DIRS; i++) {
-		struct made_source *m = &plan->made[i];
-
 		if (plan->dirs[i].mnt_fd >= 0)
 			close(plan->dirs[i].mnt_fd);
 		plan->dirs[i].mnt_fd = -1;
-		if (m->parent_fd < 0)
-			continue;
-		if (remove)
-			(void)saferm_at(m->parent_fd, m->name);
-		close(m->parent_fd);
-		m->parent_fd = -1;
+		nssource_made_close(&plan->made[i], remove);
 	}
 	errno = saved;
 }
@@ -1044,99 +834,10 @@ static int remove_retry(int parent_fd, const char *name, const struct stat *ns)
 	return rc;
 }
 
-/*
- * Remove one recorded per-job Source directory ("DEV INO PATH"): only the
- * very directory that mntns_create made or checked, found again from "/"
- * without following links; anything else at that path is not the job's.
- */
-static int remove_source(char *line, const struct stat *ns)
+/* remove_retry as nssource_remove_all calls it: arg is the namespace. */
+static int remove_source_dir(int parent_fd, const char *name, const void *arg)
 {
-	uintmax_t dev, ino;
-	char *path, *slash, *end;
-	struct stat st;
-	int parent_fd, rc;
-
-	errno = 0;
-	dev = strtoumax(line, &end, 10);
-	if (errno || *end != ' ')
-		goto bad;
-	ino = strtoumax(end + 1, &end, 10);
-	if (errno || *end != ' ')
-		goto bad;
-	path = end + 1;
-	if (path[0] != '/' || !(slash = strrchr(path, '/')) || slash == path)
-		goto bad;
-	*slash = '\0';
-	parent_fd = safepath_open(path);
-	*slash = '/';
-	if (parent_fd < 0)
-		return errno == ENOENT ? 0 : -1;
-	if (fstatat(parent_fd, slash + 1, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-	    !S_ISDIR(st.st_mode) || (uintmax_t)st.st_dev != dev ||
-	    (uintmax_t)st.st_ino != ino) {
-		close(parent_fd);
-		return 0;
-	}
-	rc = remove_retry(parent_fd, slash + 1, ns);
-	close_keep_errno(parent_fd);
-	return rc;
-bad:
-	errno = EINVAL;
-	return -1;
-}
-
-/*
- * Remove the per-job Source directories that the record of the job
- * directory name in base_path lists.  Returns 0 (also when there is no
- * record), or -1 with errno when one could not be removed.
- */
-static int remove_sources(const char *base_path, const char *name,
-			  const struct stat *ns)
-{
-	int basefd, jobfd = -1, fd = -1, rc = 0, saved = 0;
-	char *text = NULL, *line, *next;
-	ssize_t len = 0, got;
-
-	if ((basefd = safepath_open(base_path)) < 0)
-		return errno == ENOENT ? 0 : -1;
-	jobfd = openat(basefd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW |
-		       O_CLOEXEC);
-	if (jobfd >= 0)
-		fd = openat(jobfd, RECORD_NAME, O_RDONLY | O_NOFOLLOW |
-			    O_CLOEXEC);
-	if (fd < 0) {
-		rc = errno == ENOENT ? 0 : -1;
-		goto out;
-	}
-	if (!(text = malloc(RECORD_MAX + 1))) {
-		rc = -1;
-		goto out;
-	}
-	while (len < RECORD_MAX &&
-	       (got = read(fd, text + len, RECORD_MAX - (size_t)len)) > 0)
-		len += got;
-	text[len] = '\0';
-	for (line = text; *line; line = next) {
-		if (!(next = strchr(line, '\n')))
-			break;	/* cut short by a crash: nothing made after */
-		*next++ = '\0';
-		if (remove_source(line, ns) < 0 && !saved)
-			saved = errno;
-	}
-	if (saved) {
-		errno = saved;
-		rc = -1;
-	}
-out:
-	saved = errno;
-	free(text);
-	if (fd >= 0)
-		close(fd);
-	if (jobfd >= 0)
-		close(jobfd);
-	close(basefd);
-	errno = saved;
-	return rc;
+	return remove_retry(parent_fd, name, arg);
 }
 
 /*
@@ -1237,7 +938,8 @@ int mntns_delete(const char *base_path, uint32_t job_id)
 		rc = -1;
 	}
 	/* Kept with its record when a Source stays, for a later call. */
-	if (remove_sources(base_path, name, pinned ? &ns : NULL) < 0) {
+	if (nssource_remove_all(base_path, name, remove_source_dir,
+				pinned ? &ns : NULL) < 0) {
 		saved = saved ? saved : errno;
 		rc = -1;
 		goto out;
