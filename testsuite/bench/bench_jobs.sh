@@ -78,7 +78,19 @@ OUT=$DEVNS_CLUSTER_ROOT/out/bench
 cl() { timeout 120 "$CLUSTER" run -- "$@"; }
 cl_as() { local u=$1; shift; timeout 120 "$CLUSTER" run -u "$u" -- "$@"; }
 
-stop_cluster() { "$CLUSTER" stop >>"$LOGDIR/cluster-stop.log" 2>&1 || say "cluster stop failed: see $LOGDIR/cluster-stop.log"; }
+# At the end the cluster stops (removing its root); after a failure its logs
+# are kept first, with what slurmctld says of the nodes and the queue.
+stop_cluster() {
+	local status=$?
+	if ((status != 0)) && [ -d "$DEVNS_CLUSTER_LOGDIR" ]; then
+		{ cl sinfo -N -o '%N %T %E'; cl squeue -t all; cl scontrol show node node1; } \
+			>"$LOGDIR/failure-state.log" 2>&1 || true
+		cp -r "$DEVNS_CLUSTER_LOGDIR" "$LOGDIR/cluster-log" || true
+		say "the cluster's logs are in $LOGDIR/cluster-log, its state in $LOGDIR/failure-state.log"
+	fi
+	"$CLUSTER" stop >>"$LOGDIR/cluster-stop.log" 2>&1 || say "cluster stop failed: see $LOGDIR/cluster-stop.log"
+	return "$status"
+}
 trap stop_cluster EXIT
 
 # start CONTAINER: a fresh cluster with that job container, node1 with its
@@ -105,7 +117,7 @@ start() {
 # Fails after TIMEOUT seconds.
 release_and_wait() {
 	# shellcheck disable=SC2016 # for the inner bash
-	cl bash -c '
+	timeout $((TIMEOUT + 60)) "$CLUSTER" run -- bash -c '
 		ids=$1 poll=$2 timeout=$3 user=$4 left=
 		date +%s.%N
 		scontrol release "$ids" || exit 2
