@@ -187,6 +187,11 @@ array() {
 
 RESULTS=$LOGDIR/results
 : >"$RESULTS.burst"; : >"$RESULTS.array"
+# Which job_container_devns.so ran: the one in PluginDir (the figures are
+# of whatever build was installed last).
+so=$DEVNS_SLURM_PLUGINDIR/job_container_devns.so
+plugin="$so, sha256 $(sha256sum "$so" 2>/dev/null | cut -c1-12), $(date -ur "$so" '+%F %T UTC' 2>/dev/null)"
+say "Slurm $DEVNS_SLURM_VERSION ($DEVNS_SLURM_PREFIX), devns plugin $plugin"
 say "Slurm $DEVNS_SLURM_VERSION ($DEVNS_SLURM_PREFIX), node1 with $DEVNS_NODE_CPUS CPUs on $(nproc) cores, $ROUNDS rounds of: $CONTAINERS; logs in $LOGDIR"
 for round in $(seq "$ROUNDS"); do
 	for c in $CONTAINERS; do
@@ -203,6 +208,7 @@ median() { quantile 0.5; }
 names=$(for c in $CONTAINERS; do echo "${c##*/}"; done)
 
 echo "# bench_jobs: Slurm $DEVNS_SLURM_VERSION, node1 configured with $DEVNS_NODE_CPUS CPUs on a $(nproc)-core machine, $ROUNDS rounds"
+echo "# job_container_devns.so: $plugin"
 echo "# burst: $BURST one-CPU jobs released at once; wall = release until the last has left the queue; start latency = job script start - release (nearest-rank p50, p99)"
 echo "# array: $ARRAY tasks of sleep 1; time = release until the last has left the queue"
 printf '%-6s %5s %9s %9s %9s %9s %9s\n' container round wall_s p50_s p99_s array_s tasks/s
