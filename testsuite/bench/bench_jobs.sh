@@ -44,7 +44,8 @@
 # 24.11 has no job_container/none plugin: the cluster then writes no
 # JobContainerType line), DEVNS_SLURM_PREFIX (/usr: Debian's 22.05;
 # /opt/slurm-24.11.5), DEVNS_BENCH_LOG (a directory for the cluster logs of
-# each start, default a fresh one under /tmp).
+# each start and slurmctld's and node1's logs of each run, default a fresh
+# one under /tmp).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -185,6 +186,16 @@ array() {
 	rm -f "$OUT"/array.*
 }
 
+# keep_logs NAME ROUND: slurmctld's and node1's logs of this run (debug
+# level, millisecond stamps: where a job's time went), compressed, before
+# the next start removes them.  Untimed.
+keep_logs() {
+	local f
+	for f in slurmctld slurmd-node1; do
+		gzip -c "$DEVNS_CLUSTER_LOGDIR/$f.log" >"$LOGDIR/$f-$1-$2.log.gz" || true
+	done
+}
+
 RESULTS=$LOGDIR/results
 : >"$RESULTS.burst"; : >"$RESULTS.array"
 # Which job_container_devns.so ran: the one in PluginDir (the figures are
@@ -199,6 +210,7 @@ for round in $(seq "$ROUNDS"); do
 		start "$c" "$round"
 		burst "$name" "$round"
 		array "$name" "$round"
+		keep_logs "$name" "$round"
 		say "round $round $name: burst (wall p50 p99) $(tail -n1 "$RESULTS.burst" | cut -d' ' -f3-) s; array $(tail -n1 "$RESULTS.array" | cut -d' ' -f3) s"
 	done
 done
