@@ -154,7 +154,7 @@ burst() {
 		die "$name: submitting the burst gave '$ids'"
 	times=$(release_and_wait "$ids" 0.1) || {
 		cl squeue -j "$ids" -o '%i %T %r' >&2 || true
-		die "$name: the burst did not end within ${TIMEOUT}s"
+		die "$name: the burst did not end (waited up to ${TIMEOUT}s)"
 	}
 	t0=$(sed -n 1p <<<"$times") t1=$(sed -n 2p <<<"$times")
 	n=$(find "$OUT" -name 'burst-*.start' | wc -l)
@@ -175,7 +175,7 @@ array() {
 	[[ $id =~ ^[0-9]+$ ]] || die "$name: submitting the array gave '$id'"
 	times=$(release_and_wait "$id" 0.25) || {
 		cl squeue -j "$id" -o '%i %T %r' >&2 || true
-		die "$name: the array did not end within ${TIMEOUT}s"
+		die "$name: the array did not end (waited up to ${TIMEOUT}s)"
 	}
 	t0=$(sed -n 1p <<<"$times") t1=$(sed -n 2p <<<"$times")
 	n=$(find "$OUT" -name 'array.*' | wc -l)
