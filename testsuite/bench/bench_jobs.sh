@@ -68,6 +68,8 @@ done
 ((BURST <= DEVNS_NODE_CPUS)) ||
 	say "note: BURST $BURST > $DEVNS_NODE_CPUS CPUs: jobs will queue for CPUs"
 [ "$(id -u)" = 0 ] || die "must run as root (the cluster needs it)"
+# The jobs' timestamps are read from the cluster root directly: on this host.
+[ -z "${DEVNS_CLUSTER_VM:-}" ] || die "runs on the host's cluster only, not with DEVNS_CLUSTER_VM"
 
 LOGDIR=${DEVNS_BENCH_LOG:-$(mktemp -d /tmp/bench_jobs.XXXXXX)}
 mkdir -p "$LOGDIR"
