@@ -55,6 +55,12 @@ readonly NICS_PER_NODE=2 NIC_MAJOR=60
 
 readonly JOB_CONTAINER=${DEVNS_JOB_CONTAINER:-job_container/devns}
 
+# CPUs per node in slurm.conf (checked below, once `die` is there). The default, 2, is this
+# machine's; more (benchmarks: 64 one-CPU jobs at once on node1) makes slurm.conf say so and
+# adds SlurmdParameters=config_overrides, without which slurmd refuses a node that claims more
+# CPUs than it has (lib/config.sh).
+readonly NODE_CPUS=${DEVNS_NODE_CPUS:-2}
+
 # Which Slurm runs the cluster: Debian's under /usr, or a release built under its own prefix
 # (scripts/slurm-release.sh installs 24.11.5 in /opt/slurm-24.11.5).
 SLURM_PREFIX=$(realpath -m -- "${DEVNS_SLURM_PREFIX:-/usr}")
@@ -121,6 +127,9 @@ source "$LIB/daemons.sh"
 source "$LIB/client.sh"
 # shellcheck source=lib/guest.sh
 source "$LIB/guest.sh"
+
+[[ $NODE_CPUS =~ ^[1-9][0-9]{0,3}$ ]] ||
+	die "DEVNS_NODE_CPUS='$NODE_CPUS': not a whole number of CPUs from 1 to 9999"
 
 # ---------------------------------------------------------------------------------------------
 # What start and stop do, in order

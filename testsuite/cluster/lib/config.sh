@@ -14,6 +14,16 @@ node_gres() {
 
 node_list() { printf 'node[1-%d]' "${#NODES[@]}"; }
 
+# A node's memory in slurm.conf: 1000 MB, or 500 MB per CPU where DEVNS_NODE_CPUS gives more
+# than 2, so that one-CPU jobs with DefMemPerCPU (the unified layout) can fill every CPU.
+node_memory() { echo $((NODE_CPUS > 2 ? NODE_CPUS * 500 : 1000)); }
+
+# slurmd compares slurm.conf's node line with the hardware it finds and drains a node that
+# claims more CPUs than it has; config_overrides makes it take slurm.conf's word. Only where
+# DEVNS_NODE_CPUS asks for more than the default 2 (this machine's), so that the default
+# cluster checks its nodes as a real one does.
+slurmd_parameters() { ((NODE_CPUS == 2)) || echo "SlurmdParameters=config_overrides"; }
+
 # Memory is a consumable resource where cgroup.conf constrains it (the unified layout): only
 # then does a job's --mem reach its cgroup (memory.max). Each job gets 300 MB per CPU unless
 # it asks: two one-CPU jobs fit a node's RealMemory (1000 MB) as two CPUs do.
@@ -67,6 +77,7 @@ AccountingStorageType=accounting_storage/none
 JobAcctGatherType=jobacct_gather/none
 JobCompType=jobcomp/none
 MailProg=/bin/true
+$(slurmd_parameters)
 EOF
 }
 
@@ -101,8 +112,8 @@ render_slurm_conf() {
 
 		local n
 		for n in "${NODES[@]}"; do
-			printf 'NodeName=%s NodeHostname=%s NodeAddr=%s CPUs=2 Sockets=1 CoresPerSocket=2 ThreadsPerCore=1 RealMemory=1000 Gres=%s State=UNKNOWN\n' \
-				"$n" "$n" "$(node_addr "$n")" "$(node_gres)"
+			printf 'NodeName=%s NodeHostname=%s NodeAddr=%s CPUs=%d Sockets=1 CoresPerSocket=%d ThreadsPerCore=1 RealMemory=%d Gres=%s State=UNKNOWN\n' \
+				"$n" "$n" "$(node_addr "$n")" "$NODE_CPUS" "$NODE_CPUS" "$(node_memory)" "$(node_gres)"
 		done
 		printf 'PartitionName=debug Nodes=%s Default=YES MaxTime=INFINITE State=UP OverSubscribe=NO\n' \
 			"$(node_list)"

@@ -1,0 +1,253 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# bench_jobs.sh - what a job container costs whole jobs on the test cluster
+# (testsuite/cluster): job_container/devns next to Slurm's own
+# job_container/tmpfs and next to no job container, in one run.  Prints
+# figures only; it never judges them.
+#
+#   flock /tmp/devns-cluster-use.lock testsuite/bench/bench_jobs.sh [ROUNDS]
+#
+# As root, with the plugins installed in the Slurm that runs the cluster
+# (DEVNS_SLURM_PREFIX, as for the integration tests: scripts/build.sh, or
+# `make -C build-24.11 install` for /opt/slurm-24.11.5).  The cluster is
+# (re)started for each container with node1..node3 configured with
+# DEVNS_NODE_CPUS (64 here) CPUs each, and stopped at the end.
+#
+# ROUNDS (default $DEVNS_BENCH_ROUNDS, else 3) rounds; each round runs every
+# container in turn (none, tmpfs, devns, then again none, tmpfs, devns, ...)
+# so that a slow spell of the machine falls on all of them alike.  Per
+# container and round, after one warm-up srun:
+#
+#   burst  BURST (64) one-CPU batch jobs as dnalice on node1, submitted held
+#          and then released by one `scontrol release`, so that all arrive
+#          at the scheduler at once (64 sbatch calls take seconds).  Each
+#          job only writes `date +%s.%N` when its script starts: the job
+#          does nothing else, so the figures are the launch and teardown
+#          path itself (where a job container works), not diluted by work.
+#          Printed: wall time from the release until slurmctld lists none
+#          of them as pending, running or completing (the container's
+#          teardown included), and the p50 and p99 (nearest rank) of the
+#          start latency, job script start - release.
+#   array  a held job array of ARRAY (500) tasks of `sleep 1` on node1,
+#          released; printed: the time from the release until every task is
+#          gone from the queue, and throughput, tasks per second.
+#
+# Then the median of the rounds per container and the ratios devns/tmpfs
+# and devns/none.  Exit status: 0, or 1 when the cluster failed to start,
+# a job failed (did not write its start file, or stayed in the queue past
+# DEVNS_BENCH_TIMEOUT seconds, default 600) or node1 lacks its CPUs.
+#
+# Environment: DEVNS_BENCH_ROUNDS, DEVNS_BENCH_BURST (64),
+# DEVNS_BENCH_ARRAY (500), DEVNS_NODE_CPUS (64), DEVNS_BENCH_CONTAINERS
+# (default "job_container/none job_container/tmpfs job_container/devns";
+# 24.11 has no job_container/none plugin: the cluster then writes no
+# JobContainerType line), DEVNS_SLURM_PREFIX (/usr: Debian's 22.05;
+# /opt/slurm-24.11.5), DEVNS_SLURM_CONF_EXTRA (passed to cluster.sh; on the
+# loaded 2-core VM 22.05's slurmd drained node1 under the array, with no
+# job container too, until MessageTimeout=30: README), DEVNS_BENCH_LOG (a directory for the cluster logs of
+# each start and slurmctld's and node1's logs of each run, default a fresh
+# one under /tmp).
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+CLUSTER=$top/testsuite/cluster/cluster.sh
+ROUNDS=${1:-${DEVNS_BENCH_ROUNDS:-3}}
+BURST=${DEVNS_BENCH_BURST:-64}
+ARRAY=${DEVNS_BENCH_ARRAY:-500}
+TIMEOUT=${DEVNS_BENCH_TIMEOUT:-600}
+CONTAINERS=${DEVNS_BENCH_CONTAINERS:-job_container/none job_container/tmpfs job_container/devns}
+USER_=dnalice
+export DEVNS_NODE_CPUS=${DEVNS_NODE_CPUS:-64}
+
+say() { printf 'bench_jobs: %s\n' "$*" >&2; }
+die() { say "error: $*"; exit 1; }
+
+for v in ROUNDS BURST ARRAY TIMEOUT DEVNS_NODE_CPUS; do
+	[[ ${!v} =~ ^[1-9][0-9]*$ ]] || die "$v='${!v}': not a positive whole number"
+done
+((BURST <= DEVNS_NODE_CPUS)) ||
+	say "note: BURST $BURST > $DEVNS_NODE_CPUS CPUs: jobs will queue for CPUs"
+[ "$(id -u)" = 0 ] || die "must run as root (the cluster needs it)"
+# The jobs' timestamps are read from the cluster root directly: on this host.
+[ -z "${DEVNS_CLUSTER_VM:-}" ] || die "runs on the host's cluster only, not with DEVNS_CLUSTER_VM"
+
+LOGDIR=${DEVNS_BENCH_LOG:-$(mktemp -d /tmp/bench_jobs.XXXXXX)}
+mkdir -p "$LOGDIR"
+
+eval "$("$CLUSTER" env)"
+OUT=$DEVNS_CLUSTER_ROOT/out/bench
+
+# cl CMD...: a client command in the cluster (root); cl_as USER CMD...
+cl() { timeout 120 "$CLUSTER" run -- "$@"; }
+cl_as() { local u=$1; shift; timeout 120 "$CLUSTER" run -u "$u" -- "$@"; }
+
+# At the end the cluster stops (removing its root); after a failure its logs
+# are kept first, with what slurmctld says of the nodes and the queue.
+stop_cluster() {
+	local status=$?
+	if ((status != 0)) && [ -d "$DEVNS_CLUSTER_LOGDIR" ]; then
+		{ cl sinfo -N -o '%N %T %E'; cl squeue -t all; cl scontrol show node node1; } \
+			>"$LOGDIR/failure-state.log" 2>&1 || true
+		cp -r "$DEVNS_CLUSTER_LOGDIR" "$LOGDIR/cluster-log" || true
+		say "the cluster's logs are in $LOGDIR/cluster-log, its state in $LOGDIR/failure-state.log"
+	fi
+	"$CLUSTER" stop >>"$LOGDIR/cluster-stop.log" 2>&1 || say "cluster stop failed: see $LOGDIR/cluster-stop.log"
+	return "$status"
+}
+trap stop_cluster EXIT
+
+# start CONTAINER: a fresh cluster with that job container, node1 with its
+# CPUs, and one job through it (the first job after a start pays for
+# loading what later ones find ready; all containers pay it here, untimed).
+start() {
+	local c=$1 log=$LOGDIR/start-${1##*/}-$2.log cpus
+	DEVNS_JOB_CONTAINER=$c "$CLUSTER" restart >"$log" 2>&1 ||
+		{ tail -20 "$log" >&2; die "the cluster did not start with $c (log $log)"; }
+	grep -qx "JobContainerType=$c" "$DEVNS_CLUSTER_ETC/slurm.conf" ||
+		[ "$c" = job_container/none ] ||
+		die "slurm.conf has no JobContainerType=$c"
+	cpus=$(cl scontrol -o show node node1 | grep -o 'CPUTot=[0-9]*' | cut -d= -f2)
+	[ "$cpus" = "$DEVNS_NODE_CPUS" ] || die "node1 has ${cpus:-no} CPUs, not $DEVNS_NODE_CPUS"
+	cl_as "$USER_" srun -w node1 -n1 true || die "the warm-up srun failed with $c"
+	rm -rf "$OUT"; mkdir -p "$OUT"; chmod 1777 "$OUT"
+}
+
+# release_and_wait IDS POLL: release the held jobs IDS (comma separated),
+# wait until none of the bench user's jobs is pending, configuring,
+# running or completing; prints the release time and the end time
+# (date +%s.%N, inside the cluster's client namespace, one process for the
+# whole wait).  A squeue that fails tells nothing: it is asked again.
+# Fails after TIMEOUT seconds.
+release_and_wait() {
+	# shellcheck disable=SC2016 # for the inner bash
+	timeout $((TIMEOUT + 60)) "$CLUSTER" run -- bash -c '
+		ids=$1 poll=$2 timeout=$3 user=$4 left=
+		date +%s.%N
+		scontrol release "$ids" || exit 2
+		end=$((SECONDS + timeout))
+		while :; do
+			if left=$(squeue -h -u "$user" -t PD,CF,R,CG,S -o %i 2>/dev/null) &&
+				[ -z "$left" ]; then
+				break
+			fi
+			[ $SECONDS -lt $end ] || exit 3
+			sleep "$poll"
+		done
+		date +%s.%N' bash "$1" "$2" "$TIMEOUT" "$USER_"
+}
+
+# quantile Q: the nearest-rank Q-quantile (0 < Q <= 1) of the numbers on stdin.
+quantile() {
+	sort -g | awk -v q="$1" '{ v[NR] = $1 }
+		END { r = int(q * NR); if (r < q * NR) r++; if (r < 1) r = 1; printf "%.3f", v[r] }'
+}
+
+# burst NAME ROUND: the burst; appends "NAME ROUND wall p50 p99" to $RESULTS.
+burst() {
+	local name=$1 round=$2 ids times t0 t1 n lat
+	# shellcheck disable=SC2016 # $SLURM_JOB_ID is the job's
+	ids=$(cl_as "$USER_" bash -c '
+		for i in $(seq "$1"); do
+			sbatch --parsable --hold -w node1 -n1 -o "$2/burst-%j.out" \
+				--wrap "date +%s.%N > $2/burst-\$SLURM_JOB_ID.start" || exit 1
+		done' bash "$BURST" "$OUT" | paste -sd,) ||
+		die "$name: submitting the burst failed"
+	[ "$(tr ',' '\n' <<<"$ids" | grep -c '^[0-9]*$')" = "$BURST" ] ||
+		die "$name: submitting the burst gave '$ids'"
+	times=$(release_and_wait "$ids" 0.1) || {
+		cl squeue -j "$ids" -o '%i %T %r' >&2 || true
+		die "$name: the burst did not end (waited up to ${TIMEOUT}s)"
+	}
+	t0=$(sed -n 1p <<<"$times") t1=$(sed -n 2p <<<"$times")
+	n=$(find "$OUT" -name 'burst-*.start' | wc -l)
+	[ "$n" = "$BURST" ] || die "$name: only $n of $BURST burst jobs started (see $OUT)"
+	lat=$(cat "$OUT"/burst-*.start | awk -v t0="$t0" '{ printf "%.6f\n", $1 - t0 }')
+	printf '%s %s %.3f %s %s\n' "$name" "$round" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" \
+		"$(quantile 0.5 <<<"$lat")" "$(quantile 0.99 <<<"$lat")" >>"$RESULTS.burst"
+	rm -f "$OUT"/burst-*
+}
+
+# array NAME ROUND: the job array; appends "NAME ROUND seconds tasks/s".
+array() {
+	local name=$1 round=$2 id times t0 t1 n secs
+	# shellcheck disable=SC2016 # for the job
+	id=$(cl_as "$USER_" sbatch --parsable --hold -w node1 -n1 --array=0-$((ARRAY - 1)) \
+		-o /dev/null --wrap "sleep 1; touch $OUT/array.\$SLURM_ARRAY_TASK_ID") ||
+		die "$name: submitting the array failed"
+	[[ $id =~ ^[0-9]+$ ]] || die "$name: submitting the array gave '$id'"
+	times=$(release_and_wait "$id" 0.25) || {
+		cl squeue -j "$id" -o '%i %T %r' >&2 || true
+		die "$name: the array did not end (waited up to ${TIMEOUT}s)"
+	}
+	t0=$(sed -n 1p <<<"$times") t1=$(sed -n 2p <<<"$times")
+	n=$(find "$OUT" -name 'array.*' | wc -l)
+	[ "$n" = "$ARRAY" ] || die "$name: only $n of $ARRAY array tasks ran"
+	secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
+	printf '%s %s %s %.3f\n' "$name" "$round" "$secs" \
+		"$(awk -v s="$secs" -v n="$ARRAY" 'BEGIN { print n / s }')" >>"$RESULTS.array"
+	rm -f "$OUT"/array.*
+}
+
+# keep_logs NAME ROUND: slurmctld's and node1's logs of this run (debug
+# level, millisecond stamps: where a job's time went), compressed, before
+# the next start removes them.  Untimed.
+keep_logs() {
+	local f
+	for f in slurmctld slurmd-node1; do
+		gzip -c "$DEVNS_CLUSTER_LOGDIR/$f.log" >"$LOGDIR/$f-$1-$2.log.gz" || true
+	done
+}
+
+RESULTS=$LOGDIR/results
+: >"$RESULTS.burst"; : >"$RESULTS.array"
+# Which job_container_devns.so ran: the one in PluginDir (the figures are
+# of whatever build was installed last).
+so=$DEVNS_SLURM_PLUGINDIR/job_container_devns.so
+plugin="$so, sha256 $(sha256sum "$so" 2>/dev/null | cut -c1-12), $(date -ur "$so" '+%F %T UTC' 2>/dev/null)"
+say "Slurm $DEVNS_SLURM_VERSION ($DEVNS_SLURM_PREFIX), devns plugin $plugin"
+say "Slurm $DEVNS_SLURM_VERSION ($DEVNS_SLURM_PREFIX), node1 with $DEVNS_NODE_CPUS CPUs on $(nproc) cores, $ROUNDS rounds of: $CONTAINERS; logs in $LOGDIR"
+for round in $(seq "$ROUNDS"); do
+	for c in $CONTAINERS; do
+		name=${c##*/}
+		start "$c" "$round"
+		burst "$name" "$round"
+		array "$name" "$round"
+		keep_logs "$name" "$round"
+		say "round $round $name: burst (wall p50 p99) $(tail -n1 "$RESULTS.burst" | cut -d' ' -f3-) s; array $(tail -n1 "$RESULTS.array" | cut -d' ' -f3) s"
+	done
+done
+
+# ---- the figures -----------------------------------------------------------
+median() { quantile 0.5; }
+names=$(for c in $CONTAINERS; do echo "${c##*/}"; done)
+
+echo "# bench_jobs: Slurm $DEVNS_SLURM_VERSION, node1 configured with $DEVNS_NODE_CPUS CPUs on a $(nproc)-core machine, $ROUNDS rounds"
+echo "# job_container_devns.so: $plugin"
+echo "# burst: $BURST one-CPU jobs released at once; wall = release until the last has left the queue; start latency = job script start - release (nearest-rank p50, p99)"
+echo "# array: $ARRAY tasks of sleep 1; time = release until the last has left the queue"
+printf '%-6s %5s %9s %9s %9s %9s %9s\n' container round wall_s p50_s p99_s array_s tasks/s
+paste -d' ' "$RESULTS.burst" <(cut -d' ' -f3- "$RESULTS.array") |
+	while read -r n r w p50 p99 as tp; do
+		printf '%-6s %5s %9s %9s %9s %9s %9s\n' "$n" "$r" "$w" "$p50" "$p99" "$as" "$tp"
+	done
+declare -A med=()
+for n in $names; do
+	for col in 3:wall 4:p50 5:p99; do
+		med[$n.${col#*:}]=$(awk -v n="$n" -v f="${col%%:*}" '$1 == n { print $f }' "$RESULTS.burst" | median)
+	done
+	med[$n.array]=$(awk -v n="$n" '$1 == n { print $3 }' "$RESULTS.array" | median)
+	med[$n.tput]=$(awk -v n="$n" '$1 == n { print $4 }' "$RESULTS.array" | median)
+	printf '%-6s %5s %9s %9s %9s %9s %9s\n' "$n" median "${med[$n.wall]}" "${med[$n.p50]}" \
+		"${med[$n.p99]}" "${med[$n.array]}" "${med[$n.tput]}"
+done
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.4f", a / b; else printf "n/a" }'; }
+for base in tmpfs none; do
+	if [ -z "${med[devns.wall]:-}" ] || [ -z "${med[$base.wall]:-}" ]; then continue; fi
+	echo "devns/$base (medians): burst wall $(ratio "${med[devns.wall]}" "${med[$base.wall]}")," \
+		"start p50 $(ratio "${med[devns.p50]}" "${med[$base.p50]}")," \
+		"start p99 $(ratio "${med[devns.p99]}" "${med[$base.p99]}");" \
+		"array time $(ratio "${med[devns.array]}" "${med[$base.array]}")," \
+		"array throughput $(ratio "${med[devns.tput]}" "${med[$base.tput]}")"
+done
