@@ -12,7 +12,7 @@
 #   array     job array of 4 tasks
 #   cancel    cancelled while it runs
 #   timeout   hits its one-minute time limit (one in 25)
-#   requeue   requeued once while it runs (held for 3 s), then completes
+#   requeue   requeued once while it runs (to the next node), then completes
 #   orphan    leaves a background child behind
 #   fill      writes 8 MiB to /tmp and 4 MiB to /dev/shm
 #   gpu       --gres=gpu:1 probes the GPUs: its own ENXIO, the others EPERM
@@ -79,7 +79,7 @@ submit_one() {
 			id=$(sb "$user" "$tag" -w "$node" -n1 -- "$done_"); expect_done[$tag]=1
 		fi ;;
 	requeue) id=$(sb "$user" "$tag" -w "$node" -n1 --requeue -- "if [ -e $OUT/$tag.requeued ]; then $done_; else touch $OUT/$tag.started; sleep 120; fi")
-		requeue_ids+=("$id:$tag"); expect_done[$tag]=1 ;;
+		requeue_ids+=("$id:$tag:$node"); expect_done[$tag]=1 ;;
 	orphan) id=$(sb "$user" "$tag" -w "$node" -n1 -- "(setsid sleep 600 >/dev/null 2>&1 &); $done_")
 		expect_done[$tag]=1 ;;
 	fill) id=$(sb "$user" "$tag" -w "$node" -n1 -- "dd if=/dev/zero of=/tmp/fill bs=1M count=8 2>/dev/null && dd if=/dev/zero of=/dev/shm/fill bs=1M count=4 2>/dev/null && $done_")
@@ -129,17 +129,19 @@ act_on_running() {
 		if [ -e "$OUT/$tag.started" ]; then cl scancel "$id" >/dev/null 2>&1; else rest+=("$e"); fi
 	done
 	cancel_ids=("${rest[@]}"); rest=()
-	# Requeued held and released 3 s later: a job that comes back to its
-	# node within 2 s meets a Slurm 22.05 bug (slurmd keeps the revoked
-	# credential's record, src/common/slurm_cred.c, and then runs neither
-	# the prolog nor the extern step, so no job container can join; see
-	# README, Tests), which is Slurm's and not what this soak measures.
+	# Requeued held, moved to the next node, released: a requeued job that
+	# comes back to the node it ran on meets a Slurm 22.05 bug (slurmd keeps
+	# the revoked credential's record, src/common/slurm_cred.c, and then
+	# runs neither the prolog nor the extern step, so no job container can
+	# join; see README, Tests), which is Slurm's and not what this soak
+	# measures.  The requeue itself, and the new namespace on the other
+	# node, are.
 	for e in "${requeue_ids[@]}"; do
-		id=${e%%:*} tag=${e#*:}
+		IFS=: read -r id tag node <<<"$e"
 		if [ -e "$OUT/$tag.started" ]; then
 			touch "$OUT/$tag.requeued"
 			cl scontrol requeuehold "$id" >/dev/null 2>&1
-			held_ids+=("$id:$((SECONDS + 3))")
+			held_ids+=("$id:node$(( ${node#node} % 3 + 1 ))")
 		else
 			rest+=("$e")
 		fi
@@ -147,11 +149,14 @@ act_on_running() {
 	requeue_ids=("${rest[@]}"); rest=()
 	for e in "${held_ids[@]}"; do
 		id=${e%%:*}
-		if (( SECONDS >= ${e#*:} )); then
-			cl scontrol release "$id" >/dev/null 2>&1
-		else
-			rest+=("$e")
-		fi
+		# held once it has left its node (requeuehold ends with COMPLETING)
+		case $(cl squeue -h -j "$id" -o %T 2>/dev/null) in
+		PENDING)
+			cl scontrol update jobid="$id" ReqNodeList="${e#*:}" >/dev/null 2>&1
+			cl scontrol release "$id" >/dev/null 2>&1 ;;
+		'') ;;	# gone: counted by its missing .done
+		*) rest+=("$e") ;;
+		esac
 	done
 	held_ids=("${rest[@]}")
 }
