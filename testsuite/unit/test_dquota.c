@@ -315,7 +315,7 @@ int main(void)
 	}
 	/* Every mount of the test dies with this private namespace. */
 	if (unshare(CLONE_NEWNS) < 0 ||
-	    mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
+	    mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) < 0) {
 		tap_skip("quota tests need a mount namespace: %s",
 			 strerror(errno));
 		return tap_done();

@@ -414,7 +414,7 @@ static void test_non_initial_namespace(void)
 		int failures = 0;
 
 		if (unshare(CLONE_NEWNS) < 0 ||
-		    mount("none", "/", NULL, MS_REC | MS_SLAVE, NULL) < 0)
+		    mount("none", "/", "none", MS_REC | MS_SLAVE, NULL) < 0)
 			_exit(100);
 		for (int round = 0; round < 8; round++)
 			for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
