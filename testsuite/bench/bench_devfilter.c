@@ -198,6 +198,29 @@ static int resolve(struct emitter *e)
 }
 
 /*
+ * Resolves e's jumps and hands its instructions to the caller (*insns,
+ * *count; free with free()); frees the rest of e.  -1 with ENOMEM when e
+ * ran out of memory, with E2BIG when a jump does not fit.
+ */
+static int emitter_finish(struct emitter *e, struct bpf_insn **insns,
+			  size_t *count)
+{
+	int rc = e->nomem || resolve(e) < 0 ? -1 : 0;
+
+	if (e->nomem)
+		errno = ENOMEM;
+	if (rc == 0) {
+		*insns = e->insns;
+		*count = e->count;
+	} else {
+		free(e->insns);
+	}
+	free(e->jump_label);
+	free(e->label_pos);
+	return rc;
+}
+
+/*
  * Binary search over sorted keys[lo..hi] in reg: equal -> targets[i], not
  * present -> fallback.  Each node costs two instructions (JEQ plus a JGT to
  * the right half or a JLT/JGT/JA to the fallback when a half is empty).
@@ -422,17 +445,7 @@ static int chain_build(const struct devrule_list *list,
 		bind(&e, next);
 	}
 	ret(&e, list->default_allow ? 1 : 0);
-	if (e.nomem || resolve(&e) < 0) {
-		free(e.insns);
-		free(e.jump_label);
-		free(e.label_pos);
-		return -1;
-	}
-	*insns = e.insns;
-	*count = e.count;
-	free(e.jump_label);
-	free(e.label_pos);
-	return 0;
+	return emitter_finish(&e, insns, count);
 }
 
 /*
@@ -525,17 +538,7 @@ static int hash_build(const struct devrule_list *list,
 	ret(&e, 1);
 	bind(&e, deny);
 	ret(&e, 0);
-	if (e.nomem || resolve(&e) < 0) {
-		free(e.insns);
-		free(e.jump_label);
-		free(e.label_pos);
-		return -1;
-	}
-	*insns = e.insns;
-	*count = e.count;
-	free(e.jump_label);
-	free(e.label_pos);
-	return 0;
+	return emitter_finish(&e, insns, count);
 }
 
 /* --- measurements --- */
