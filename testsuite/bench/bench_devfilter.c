@@ -838,7 +838,7 @@ int main(void)
 	uname(&u);
 	printf("bench_devfilter: kernel %s, cgroup2 at %s\n\n", u.release, mount);
 
-	printf("Filter ready, devfilter (hash map + fixed program), median of %d runs, ms\n",
+	printf("Filter ready, devfilter (array map + fixed program), median of %d runs, ms\n",
 	       RUNS);
 	printf("%6s %7s %8s %8s %8s %8s %8s\n", "rules", "insns", "build",
 	       "map", "load", "attach", "ready");
