@@ -102,6 +102,26 @@ wait_for() {
 	done
 }
 
+# node_idle NODE: slurmctld reports NODE ready for jobs (idle, mix, alloc).
+node_idle() { cl sinfo -h -n "$1" -o %t | grep -Eq '^(idle|mix|alloc)$'; }
+
+# wait_node_idle NODE [SECONDS]: up to SECONDS (default $NODE_IDLE_WAIT,
+# else 60) for node_idle NODE.
+wait_node_idle() { wait_for "${2:-${NODE_IDLE_WAIT:-60}}" node_idle "$1"; }
+
+# wait_file PATH [SECONDS]: up to SECONDS (default $FILE_WAIT, else 30)
+# for PATH to exist.
+wait_file() { wait_for "${2:-${FILE_WAIT:-30}}" test -e "$1"; }
+
+# submit SBATCH-ARGS... -- SCRIPT...: sbatch SCRIPT as $USER1, its output
+# in $OUT/$JOB_OUT_PREFIX-<jobid>.out; prints the job id.
+submit() {
+	local args=()
+	while [ "$1" != "--" ]; do args+=("$1"); shift; done
+	shift
+	cl_as "$USER1" sbatch --parsable -o "$OUT/$JOB_OUT_PREFIX-%j.out" "${args[@]}" --wrap "$*"
+}
+
 # reply CMD...: CMD's standard output, its stderr dropped, when CMD
 # succeeds.  When it fails: one line "FAILED (status N): <its stderr>",
 # which no expected answer matches, and status N.  For answers that may be

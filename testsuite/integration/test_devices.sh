@@ -37,7 +37,6 @@ setup() {
 # word N of a probe line (N from 0)
 word() { echo "$1" | awk -v n="$2" '{print $(n + 1)}'; }
 
-node_idle() { cl sinfo -h -n "$1" -o %t | grep -Eq '^(idle|mix|alloc)$'; }
 
 # with_policy NODE LINES...: append lines to namespace.conf, restart NODE.
 with_policy() {

@@ -9,6 +9,7 @@
 source "$(dirname "$0")/lib.sh"
 
 USER1=dnalice
+JOB_OUT_PREFIX=dirs
 OUT=$DEVNS_CLUSTER_ROOT/out
 BASE=$DEVNS_CLUSTER_ROOT/base
 CONF=$DEVNS_CLUSTER_ROOT/etc/namespace.conf
@@ -27,8 +28,6 @@ setup() {
 	echo reference > "$SRC/ro/readme"
 }
 
-node_idle() { cl sinfo -h -n "$1" -o %t | grep -Eq '^(idle|mix|alloc)$'; }
-wait_node_idle() { wait_for 60 node_idle "$1"; }
 
 restore_conf() {
 	cp "$OUT/namespace.conf.dirs-orig" "$CONF"
@@ -37,14 +36,7 @@ restore_conf() {
 }
 
 # submit OPTIONS... -- SCRIPT: sbatch as USER1, print the job id.
-submit() {
-	local args=()
-	while [ "$1" != "--" ]; do args+=("$1"); shift; done
-	shift
-	cl_as "$USER1" sbatch --parsable -o "$OUT/dirs-%j.out" "${args[@]}" --wrap "$*"
-}
 
-wait_file() { wait_for "${2:-30}" test -e "$1"; }
 has_mounts() { grep -Eq " $BASE/$1/$2(/| )" /proc/self/mountinfo; }
 job_dir_gone() { [[ $2 =~ ^[0-9]+$ ]] && [ ! -e "$BASE/$1/$2" ]; }
 # has_opts "OPT,OPT" WANTED...: every WANTED option is in the list.

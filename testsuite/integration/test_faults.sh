@@ -15,6 +15,7 @@
 source "$(dirname "$0")/lib.sh"
 
 USER1=dnalice
+JOB_OUT_PREFIX=fault
 OUT=$DEVNS_CLUSTER_ROOT/out
 BASE=$DEVNS_CLUSTER_ROOT/base
 DEV=$DEVNS_CLUSTER_ROOT/dev
@@ -30,7 +31,6 @@ setup() {
 	write_device_probe "$PROBE"
 }
 
-node_idle() { cl sinfo -h -n "$1" -o %t | grep -Eq '^(idle|mix|alloc)$'; }
 restart_node() {
 	"$CLUSTER" restart-slurmd "$1" >/dev/null 2>&1
 	wait_for 60 node_idle "$1"
@@ -38,12 +38,6 @@ restart_node() {
 	true
 }
 
-submit() {
-	local args=()
-	while [ "$1" != "--" ]; do args+=("$1"); shift; done
-	shift
-	cl_as "$USER1" sbatch --parsable -o "$OUT/fault-%j.out" "${args[@]}" --wrap "$*"
-}
 
 # leftovers NODE JOBID: what of the job is still on the node, one word
 # each (dir mounts marker cgroup procs), or nothing.  Fails when it cannot

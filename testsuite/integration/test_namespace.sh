@@ -7,6 +7,7 @@
 source "$(dirname "$0")/lib.sh"
 
 USER1=dnalice
+JOB_OUT_PREFIX=ns
 OUT=$DEVNS_CLUSTER_ROOT/out
 BASE=$DEVNS_CLUSTER_ROOT/base
 CONF=$DEVNS_CLUSTER_ROOT/etc/namespace.conf
@@ -24,18 +25,9 @@ restore_conf() {
 	wait_node_idle "$1"
 }
 
-node_idle() { cl sinfo -h -n "$1" -o %t | grep -Eq '^(idle|mix|alloc)$'; }
-wait_node_idle() { wait_for 60 node_idle "$1"; }
 
 # submit OPTIONS... -- SCRIPT: sbatch as USER1, print the job id.
-submit() {
-	local args=()
-	while [ "$1" != "--" ]; do args+=("$1"); shift; done
-	shift
-	cl_as "$USER1" sbatch --parsable -o "$OUT/ns-%j.out" "${args[@]}" --wrap "$*"
-}
 
-wait_file() { wait_for "${2:-30}" test -e "$1"; }
 
 # job_dir_gone NODE JOBID, no_mounts_of NODE JOBID: nothing of the job is
 # left.  Only for a JOBID that is a job id: "$BASE/node1/" of an empty one

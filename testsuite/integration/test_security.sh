@@ -23,7 +23,6 @@ setup() {
 	cp "$CONF" "$OUT/namespace.conf.sec-orig"
 }
 
-node_idle() { cl sinfo -h -n "$1" -o %t | grep -Eq '^(idle|mix|alloc)$'; }
 slurmd_running() { "$CLUSTER" status 2>/dev/null | grep -Eq "slurmd $1 +running"; }
 # Not "! slurmd_running": a status that cannot be read must not pass for
 # "does not run".

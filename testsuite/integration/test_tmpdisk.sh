@@ -17,6 +17,9 @@
 . "$(dirname "$0")/lib.sh"
 
 USER1=dnalice
+# the guest is slow: longer waits
+NODE_IDLE_WAIT=120 FILE_WAIT=120
+JOB_OUT_PREFIX=td
 OUT=$DEVNS_CLUSTER_ROOT/out
 BASE=$DEVNS_CLUSTER_ROOT/base
 CONF=$DEVNS_CLUSTER_ROOT/etc/namespace.conf
@@ -40,18 +43,9 @@ restore_conf() {
 	wait_node_idle "$1"
 }
 
-node_idle() { cl sinfo -h -n "$1" -o %t | grep -Eq '^(idle|mix|alloc)$'; }
-wait_node_idle() { wait_for 120 node_idle "$1"; }
-wait_file() { wait_for "${2:-120}" test -e "$1"; }
 slurmd_stopped() { "$CLUSTER" status 2>/dev/null | grep -Eq "slurmd $1 +stopped"; }
 
 # submit OPTIONS... -- SCRIPT: sbatch as USER1, print the job id.
-submit() {
-	local args=()
-	while [ "$1" != "--" ]; do args+=("$1"); shift; done
-	shift
-	cl_as "$USER1" sbatch --parsable -o "$OUT/td-%j.out" "${args[@]}" --wrap "$*"
-}
 
 test_refused() {
 	local log=$DEVNS_CLUSTER_ROOT/log/slurmd-node3.log
