@@ -27,6 +27,21 @@ for _d in "$TOP/build" "$TOP/build-24.11"; do
 	: "${HELPERS:=$_d/testsuite/integration/helpers}"
 done
 
+# pam_slurm_adopt_module: the path of the running Slurm's pam_slurm_adopt.so,
+# nothing when it has none; pam_devns_module: devns's PAM module, as built
+# beside the helpers.
+pam_slurm_adopt_module() {
+	local f
+	for f in "$DEVNS_SLURM_PREFIX/lib/security/pam_slurm_adopt.so" \
+		/lib/security/pam_slurm_adopt.so; do
+		[ -f "$f" ] && { echo "$f"; return; }
+	done
+}
+pam_devns_module() {
+	local f=${HELPERS%/testsuite/integration/helpers}/.libs/pam_devns.so
+	[ -n "${HELPERS:-}" ] && [ -f "$f" ] && echo "$f"
+}
+
 _tap_n=0
 _tap_failed=0
 

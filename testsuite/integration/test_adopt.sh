@@ -19,14 +19,6 @@ CG=/sys/fs/cgroup/unified/devns
 PAMDIR=$DEVNS_CLUSTER_ROOT/pam
 GPUS="$DEV/nvidia0 $DEV/nvidia1 $DEV/nvidia2 $DEV/nvidia3"
 
-pam_module() {
-	local f
-	for f in "$DEVNS_SLURM_PREFIX/lib/security/pam_slurm_adopt.so" \
-		/lib/security/pam_slurm_adopt.so; do
-		[ -f "$f" ] && { echo "$f"; return; }
-	done
-}
-
 # gpu_probe: one word per fake GPU: ENXIO (allowed), EPERM (denied), other.
 GPU_PROBE='for g in '$GPUS'; do e=$( (exec 3<"$g") 2>&1); case "$e" in
 *"No such device"*) printf "ENXIO ";; *"not permitted"*) printf "EPERM ";; *) printf "other ";; esac; done; echo'
@@ -39,7 +31,7 @@ login() {
 
 setup() {
 	local module
-	module=$(pam_module)
+	module=$(pam_slurm_adopt_module)
 	[ -n "$module" ] || { echo "1..0 # SKIP pam_slurm_adopt.so not found"; exit 0; }
 	[ -x "$HELPERS/pam_adopt" ] || { echo "1..0 # SKIP helpers/pam_adopt not built"; exit 0; }
 	mkdir -p "$OUT" "$PAMDIR" && chmod 1777 "$OUT"

@@ -254,6 +254,7 @@ static void test_check(void)
 	snprintf(want, sizeof(want),
 		 "file %s\nnode %s\nbasepath %s\nautobasepath no\n"
 		 "dirs /tmp,/dev/shm\ninitscript none\nshared no\n"
+		 "pidnamespace no\n"
 		 "shmsize 1073741824\ntmpsize none\ntmpdisklimit none\n"
 		 "tmpdiskquota none\n"
 		 "dir /tmp type=bind options=nosuid,nodev\n"

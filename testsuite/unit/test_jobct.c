@@ -47,14 +47,14 @@ enum op {
 	OP_NONE, OP_NS_CREATE, OP_NS_JOIN, OP_NS_DELETE, OP_CG_OPEN,
 	OP_CG_MOVE, OP_CG_REMOVE, OP_PROG_CREATE, OP_PROG_ATTACH,
 	OP_MARKER_CREATE, OP_MARKER_STAT, OP_EXTERN_PIDS, OP_PROG_FIND,
-	OP_SELF_CGROUP, OP_COUNT,
+	OP_SELF_CGROUP, OP_PIDNS_CREATE, OP_PIDNS_CHECK, OP_COUNT,
 };
 
 static const char *const op_names[OP_COUNT] = {
 	"none", "ns_create", "ns_join", "ns_delete", "cg_open_at",
 	"cg_move_pid", "cg_remove", "prog_create", "prog_attach",
 	"marker_create", "marker_stat", "extern_pids", "prog_find",
-	"self_cgroup",
+	"self_cgroup", "pidns_create", "pidns_contains_self",
 };
 
 static struct {
@@ -65,6 +65,8 @@ static struct {
 } fault;
 static int calls[OP_COUNT];
 static bool ns_exists;		/* the fake namespace */
+static bool pidns_exists;	/* the fake PID namespace */
+static int pidns_inside = 1;	/* what the fake membership check says */
 static pid_t adopt_pid;		/* what the fake extern step holds */
 static char self_path[PATH_MAX];	/* the fake cgroup of the caller */
 
@@ -113,8 +115,25 @@ static int f_ns_delete(const char *b, uint32_t job_id)
 	(void)job_id;
 	if (faulty(OP_NS_DELETE))
 		return -1;
-	ns_exists = false;
+	ns_exists = pidns_exists = false;
 	return 0;
+}
+
+static int f_pidns_create(const char *b, uint32_t job_id, struct report *r)
+{
+	(void)b;
+	(void)job_id;
+	if (faulty(OP_PIDNS_CREATE))
+		return report_errno(r, errno, "unshare(CLONE_NEWPID)");
+	pidns_exists = true;
+	return 0;
+}
+
+static int f_pidns_contains_self(const char *b, uint32_t job_id)
+{
+	(void)b;
+	(void)job_id;
+	return faulty(OP_PIDNS_CHECK) ? -1 : pidns_inside;
 }
 
 static int f_cg_open_at(int dir_fd, const char *rel, bool create)
@@ -188,6 +207,8 @@ static const struct jobct_ops faulty_ops = {
 	.ns_create = f_ns_create,
 	.ns_join = f_ns_join,
 	.ns_delete = f_ns_delete,
+	.pidns_create = f_pidns_create,
+	.pidns_contains_self = f_pidns_contains_self,
 	.cg_open_at = f_cg_open_at,
 	.cg_move_pid = f_cg_move_pid,
 	.cg_remove = f_cg_remove,
@@ -544,6 +565,51 @@ static void test_join_faults(void)
 	is_int(child_opens(node, 130, &e0, &e1), 0,
 	       "without a fault the same process runs");
 	jobct_release(node, 130, NULL);
+	jobct_node_free(node);
+}
+
+/*
+ * PidNamespace: a PID namespace that cannot be made fails the job and
+ * takes its mount namespace with it; a process born outside the job's
+ * PID namespace (slurmstepd did not enter it) does not run.
+ */
+static void test_pid_namespace(void)
+{
+	struct jobct_node *node;
+	struct jobct_plan plan;
+	int e0, e1;
+
+	write_conf("PidNamespace=yes");
+	if (!(node = load(&faulty_ops)))
+		return (void)ok(0, "load: %s", rep.msg);
+	ok(node->conf->pid_namespace, "PidNamespace=yes is read");
+	plan = plan_for(node, 135);
+	inject(OP_PIDNS_CREATE, 1, EIO);
+	ok(jobct_setup(&plan, fresh()) == -1 && calls[OP_NS_CREATE] == 1,
+	   "setup fails when the PID namespace cannot be made");
+	like(rep.msg, "cannot create its PID namespace: unshare",
+	     "  saying why: %s", rep.msg);
+	ok(nothing_left(135) && !pidns_exists,
+	   "  and leaves nothing behind, the mount namespace included");
+	inject(OP_NONE, 0, 0);
+	if (!ok(jobct_setup(&plan, fresh()) == 0 && pidns_exists,
+		"without a fault the job gets both namespaces"))
+		diag("%s", rep.msg);
+	pidns_inside = 0;
+	is_int(child_opens(node, 135, &e0, &e1), 99,
+	       "a process born outside the job's PID namespace does not run");
+	ok(jobct_join(node, 135, fresh()) == -1, "  its join fails");
+	like(rep.msg, "devns_pidns.so", "  naming the plugin to load: %s",
+	     rep.msg);
+	inject(OP_PIDNS_CHECK, 1, EACCES);
+	pidns_inside = 1;
+	is_int(child_opens(node, 135, &e0, &e1), 99,
+	       "nor one whose PID namespace cannot be looked at");
+	inject(OP_NONE, 0, 0);
+	is_int(child_opens(node, 135, &e0, &e1), 0,
+	       "one born inside runs");
+	jobct_release(node, 135, NULL);
+	ok(nothing_left(135) && !pidns_exists, "release removes both");
 	jobct_node_free(node);
 }
 
@@ -1497,6 +1563,7 @@ int main(void)
 	test_filter();
 	test_setup_faults();
 	test_join_faults();
+	test_pid_namespace();
 	test_adopt();
 	test_release();
 	test_restore();

@@ -1027,6 +1027,48 @@ static void test_api_edges(void)
 }
 
 /* TmpDiskLimit: sizes, defaults, NodeName override, and its conflicts. */
+static void test_pid_namespace(void)
+{
+	struct nsconf *c;
+
+	c = parse("BasePath=/b\n", NULL);
+	ok(c && !c->pid_namespace, "PidNamespace defaults to no");
+	nsconf_free(c);
+	c = parse("BasePath=/b\npidnamespace=YES\n", NULL);
+	ok(c && c->pid_namespace, "pidnamespace=YES, any case");
+	nsconf_free(c);
+	c = parse("BasePath=/b PidNamespace=no\nNodeName=n[1-4] "
+		  "PidNamespace=yes\n", "n3");
+	ok(c && c->pid_namespace, "a NodeName line turns it on");
+	nsconf_free(c);
+	c = parse("BasePath=/b PidNamespace=yes\nNodeName=n1 "
+		  "PidNamespace=no\n", "n1");
+	ok(c && !c->pid_namespace, "or off for its nodes");
+	nsconf_free(c);
+	c = parse("BasePath=/b PidNamespace=yes\nNodeName=n1 "
+		  "PidNamespace=no\n", "n2");
+	ok(c && c->pid_namespace, "other nodes keep the global setting");
+	nsconf_free(c);
+	fails("BasePath=/b\nPidNamespace=sometimes\n", NULL,
+	      "t.conf:2: PidNamespace: invalid boolean \"sometimes\" "
+	      "(use yes or no)");
+	fails("BasePath=none\nPidNamespace=yes\n", NULL,
+	      "t.conf:2: PidNamespace: BasePath is none (line 1): the job's "
+	      "/proc lives in its mount namespace, which BasePath=none turns "
+	      "off");
+	fails("BasePath=/b Dirs=/tmp,/proc/sys\nPidNamespace=yes\n", NULL,
+	      "t.conf:2: PidNamespace: /proc/sys is a private directory; the "
+	      "job's /proc must stay its own proc mount");
+	fails("BasePath=/b Dirs=/tmp,/.pidns\n", NULL,
+	      "t.conf:1: Dirs: \"/.pidns\" cannot be a private directory: "
+	      "its backing directory name \".pidns\" is reserved (.pidns is "
+	      "the PID namespace pin)");
+	/* Without PidNamespace, nothing is said about /proc. */
+	c = parse("BasePath=/b Dirs=/tmp,/proc/sys\n", NULL);
+	ok(c != NULL, "a private dir below /proc without PidNamespace");
+	nsconf_free(c);
+}
+
 static void test_tmp_disk_limit(void)
 {
 	struct nsconf *c;
@@ -1123,5 +1165,6 @@ int main(void)
 	test_example();
 	test_api_edges();
 	test_tmp_disk_limit();
+	test_pid_namespace();
 	return tap_done();
 }

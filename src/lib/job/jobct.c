@@ -21,6 +21,7 @@
 #include "job/marker.h"
 #include "job/stepcg.h"
 #include "ns/dquota.h"
+#include "ns/pidns.h"
 #include "util/safepath.h"
 
 /* How long release waits for the caller's effective uid 0 to come back. */
@@ -45,6 +46,8 @@ const struct jobct_ops jobct_real_ops = {
 	.ns_create = mntns_create,
 	.ns_join = mntns_join,
 	.ns_delete = mntns_delete,
+	.pidns_create = pidns_create,
+	.pidns_contains_self = pidns_contains_self,
 	.cg_open_at = cgroup2_open_at,
 	.cg_move_pid = cgroup2_move_pid,
 	.cg_remove = cgroup2_remove,
@@ -322,6 +325,19 @@ static int create_namespace(const struct jobct_plan *plan, struct report *rep)
 				    why.msg);
 	report_info(rep, "namespace pinned at %s/%u/%s", c->base_path,
 		    plan->job_id, NSCONF_PIN_NAME);
+	if (!c->pid_namespace)
+		return 0;
+	if (plan->node->ops->pidns_create(c->base_path, plan->job_id,
+					  &why) < 0) {
+		int saved = errno;
+
+		plan->node->ops->ns_delete(c->base_path, plan->job_id);
+		errno = saved;
+		return report_error(rep, "cannot create its PID namespace: %s",
+				    why.msg);
+	}
+	report_info(rep, "PID namespace pinned at %s/%u/%s", c->base_path,
+		    plan->job_id, NSCONF_PIDNS_PIN_NAME);
 	return 0;
 }
 
@@ -398,11 +414,46 @@ int jobct_setup(const struct jobct_plan *plan, struct report *rep)
 	return 0;
 }
 
+/*
+ * With PidNamespace a job process must have been born inside the job's
+ * PID namespace (jobct_pidns_enter in its parent): outside it, the job's
+ * /proc would not show the process itself.  Checked while /proc is the
+ * host's, before the mount namespace is joined.
+ */
+static int check_pid_namespace(const struct jobct_node *node,
+			       uint32_t job_id, struct report *rep)
+{
+	int inside;
+
+	if (!node->conf->pid_namespace)
+		return 0;
+	inside = node->ops->pidns_contains_self(node->conf->base_path, job_id);
+	if (inside < 0)
+		return report_errno(rep, errno,
+				    "cannot tell whether it is in its PID namespace");
+	if (!inside)
+		return report_error(rep, "PidNamespace=yes but this process was started outside the job's PID namespace: slurmstepd did not enter it (plugstack.conf must load devns_pidns.so with \"required\")");
+	return 0;
+}
+
+int jobct_pidns_enter(const struct jobct_node *node, uint32_t job_id,
+		      struct report *rep)
+{
+	if (!node->conf->pid_namespace)
+		return 0;
+	if (pidns_enter_for_children(node->conf->base_path, job_id) < 0)
+		return report_errno(rep, errno, "cannot enter its PID namespace");
+	return 0;
+}
+
 int jobct_join(const struct jobct_node *node, uint32_t job_id,
 	       struct report *rep)
 {
-	int filtered = marker_read(node, job_id, NULL, 0);
+	int filtered;
 
+	if (check_pid_namespace(node, job_id, rep) < 0)
+		return -1;
+	filtered = marker_read(node, job_id, NULL, 0);
 	if (filtered < 0)
 		return report_errno(rep, errno,
 				    "cannot tell whether it has a device filter");

@@ -10,6 +10,7 @@
  *                                while slurmd was away left behind
  *   extern step start            jobct_setup: the job's namespace and device
  *                                filter; any failure fails the job
+ *   slurmstepd, before forking   jobct_pidns_enter (PidNamespace)
  *   every job process            jobct_join (in the forked child)
  *   pam_slurm_adopt              jobct_adopt, jobct_ns_open
  *   job end                      jobct_release
@@ -43,6 +44,9 @@ struct jobct_ops {
 	int (*ns_create)(const struct mntns_spec *spec, struct report *rep);
 	int (*ns_join)(const char *base_path, uint32_t job_id);
 	int (*ns_delete)(const char *base_path, uint32_t job_id);
+	int (*pidns_create)(const char *base_path, uint32_t job_id,
+			    struct report *rep);
+	int (*pidns_contains_self)(const char *base_path, uint32_t job_id);
 	int (*cg_open_at)(int dir_fd, const char *relpath, bool create);
 	int (*cg_move_pid)(int cg_fd, pid_t pid);
 	int (*cg_remove)(int parent_fd, const char *name);
@@ -156,7 +160,8 @@ int jobct_device_rules(const struct jobct_plan *plan,
 		       struct devrule_list *list, struct report *rep);
 
 /*
- * Builds and pins the job's namespace (when BasePath is set) and, when the
+ * Builds and pins the job's namespace (when BasePath is set; with
+ * PidNamespace its PID namespace too) and, when the
  * policy or the node's GRES call for it, makes the job's device cgroup,
  * attaches its filter and leaves a marker saying so.  On failure nothing
  * of the job is left.  The rules go to rep as info lines.
@@ -164,11 +169,21 @@ int jobct_device_rules(const struct jobct_plan *plan,
 int jobct_setup(const struct jobct_plan *plan, struct report *rep);
 
 /*
+ * PidNamespace: make the calling thread's next children be born in the
+ * job's PID namespace (ns/pidns.h), while the caller stays outside; 0
+ * without PidNamespace.  slurmstepd's main thread calls it before it
+ * forks the step's processes.
+ */
+int jobct_pidns_enter(const struct jobct_node *node, uint32_t job_id,
+		      struct report *rep);
+
+/*
  * In a process of the job, before exec: put it under the job's device
  * filter, if it has one (hybrid: enter the job's device cgroup; unified:
  * make sure the filter is on the cgroups of the process's step), and into
- * its namespace.  The caller must be single-threaded.  A failure means the
- * process must not run.
+ * its namespace.  With PidNamespace the process must have been born in
+ * the job's PID namespace.  The caller must be single-threaded.  A failure
+ * means the process must not run.
  */
 int jobct_join(const struct jobct_node *node, uint32_t job_id,
 	       struct report *rep);

@@ -905,7 +905,7 @@ static int clear_limit(const char *base_path, uint32_t job_id)
 
 int mntns_delete(const char *base_path, uint32_t job_id)
 {
-	char name[16], jobdir[PATH_MAX], pin[PATH_MAX];
+	char name[16], jobdir[PATH_MAX], pin[PATH_MAX], pidpin[PATH_MAX];
 	int rc = 0, saved = 0;
 	struct stat ns;
 	bool pinned, limited;
@@ -932,6 +932,12 @@ int mntns_delete(const char *base_path, uint32_t job_id)
 			rc = -1;
 			break;
 		}
+	}
+	if (job_path(pidpin, sizeof(pidpin), base_path, job_id,
+		     NSCONF_PIDNS_PIN_NAME) < 0 ||
+	    unmount_if_mounted(pidpin) < 0) {
+		saved = saved ? saved : errno;
+		rc = -1;
 	}
 	if (unmount_if_mounted(jobdir) < 0 && !saved) {
 		saved = errno;

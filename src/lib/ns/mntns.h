@@ -11,6 +11,8 @@
  *                             nsconf_backing_name())
  *   BasePath/<jobid>/.ns-sources  the per-job Source directories to
  *                             remove with the job ("DEV INO PATH" lines)
+ *   BasePath/<jobid>/.pidns   the PID namespace's pin (ns/pidns.h), which
+ *                             delete unpins with the rest
  *
  * A private dir with a Source (struct mntns_dir) is bound from that path
  * of the node instead: root creates its missing components below the
@@ -89,7 +91,8 @@ int mntns_open(const char *base_path, uint32_t job_id);
 int mntns_join(const char *base_path, uint32_t job_id);
 
 /*
- * Tear down a job's namespace: unpin it, remove the per-job Source
+ * Tear down a job's namespace: kill what is inside (the PID namespace's
+ * init with it), unpin both namespaces, remove the per-job Source
  * directories it recorded and the job's directory, without following any
  * link the job left behind, and clear the disk limit of its project when
  * the directory was in project job_id (so a restore clears the limits of

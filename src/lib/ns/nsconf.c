@@ -40,6 +40,7 @@ enum key {
 	KEY_SHM_SIZE,
 	KEY_TMP_SIZE,
 	KEY_TMP_DISK_LIMIT,
+	KEY_PID_NAMESPACE,
 	KEY_DEVICE_POLICY,
 	KEY_DEVICE_ALLOW,
 	/* the keys of a Dir line; they go into a struct dir_decl */
@@ -92,6 +93,7 @@ struct parser {
 	size_t listed;        /* how many private dirs Dirs (or its
 			       * default) gave, before the Dir lines' */
 	int tmp_disk_limit_line;
+	int pid_namespace_line;
 };
 
 typedef int (*key_parse_fn)(struct parser *p, struct nsconf *c,
@@ -184,6 +186,16 @@ void nsconf_free(struct nsconf *conf)
 	free(conf);
 }
 
+/* Why a backing directory name is reserved, for the error message. */
+static const char *reserved_why(const char *name)
+{
+	if (!strcmp(name, NSCONF_PIN_NAME))
+		return NSCONF_PIN_NAME " is the namespace pin";
+	if (!strcmp(name, NSCONF_PIDNS_PIN_NAME))
+		return NSCONF_PIDNS_PIN_NAME " is the PID namespace pin";
+	return NSCONF_RECORD_NAME " is the list of Source directories";
+}
+
 int nsconf_backing_name(const char *dir, char *buf, size_t len)
 {
 	size_t n, i;
@@ -199,7 +211,8 @@ int nsconf_backing_name(const char *dir, char *buf, size_t len)
 		buf[i] = dir[i + 1] == '/' ? '_' : dir[i + 1];
 	buf[n] = '\0';
 	if (!n || !strcmp(buf, ".") || !strcmp(buf, "..")
-	    || !strcmp(buf, NSCONF_PIN_NAME) || !strcmp(buf, NSCONF_RECORD_NAME))
+	    || !strcmp(buf, NSCONF_PIN_NAME) || !strcmp(buf, NSCONF_RECORD_NAME)
+	    || !strcmp(buf, NSCONF_PIDNS_PIN_NAME))
 		goto invalid;
 	return 0;
 invalid:
@@ -429,11 +442,7 @@ static int dir_backing_check(struct parser *p, const char *key, char **dirs,
 		return parse_error(p, "%s: \"%s\" cannot be a private "
 				   "directory: its backing directory name "
 				   "\"%s\" is reserved (%s)", key, dirs[n],
-				   dirs[n] + 1,
-				   strcmp(dirs[n] + 1, NSCONF_PIN_NAME)
-				   ? NSCONF_RECORD_NAME " is the list of "
-				     "Source directories"
-				   : NSCONF_PIN_NAME " is the namespace pin");
+				   dirs[n] + 1, reserved_why(dirs[n] + 1));
 	}
 	for (i = 0; i < n; i++) {
 		if (nsconf_backing_name(dirs[i], other, sizeof(other)) == 0
@@ -554,6 +563,12 @@ static int key_tmp_disk_limit(struct parser *p, struct nsconf *c,
 		return parse_error(p, "%s: \"%s\" is below 1K, the smallest "
 				   "limit a project quota takes", key, value);
 	return 0;
+}
+
+static int key_pid_namespace(struct parser *p, struct nsconf *c,
+			     const char *key, const char *value)
+{
+	return bool_parse(p, &c->pid_namespace, key, value);
 }
 
 static int key_device_policy(struct parser *p, struct nsconf *c,
@@ -904,6 +919,7 @@ static const struct key_def keys[KEY_COUNT] = {
 	[KEY_SHM_SIZE] = { "ShmSize", key_shm_size },
 	[KEY_TMP_SIZE] = { "TmpSize", key_tmp_size },
 	[KEY_TMP_DISK_LIMIT] = { "TmpDiskLimit", key_tmp_disk_limit },
+	[KEY_PID_NAMESPACE] = { "PidNamespace", key_pid_namespace },
 	[KEY_DEVICE_POLICY] = { "DevicePolicy", key_device_policy },
 	[KEY_DEVICE_ALLOW] = { "DeviceAllow", key_device_allow },
 	[KEY_DIR] = { "Dir", key_dir },
@@ -959,6 +975,8 @@ static void key_applied(struct parser *p, enum key k)
 		p->shm_size_line = p->line;
 	else if (k == KEY_TMP_DISK_LIMIT)
 		p->tmp_disk_limit_line = p->line;
+	else if (k == KEY_PID_NAMESPACE)
+		p->pid_namespace_line = p->line;
 }
 
 /* The end of a line: file its Dir settings, if it has any. */
@@ -1329,6 +1347,33 @@ static int tmp_disk_limit_check(struct parser *p)
 	return 0;
 }
 
+/*
+ * PidNamespace: the job's /proc is mounted in its mount namespace and the
+ * PID namespace is pinned beside it, so it needs a BasePath; and no
+ * private directory may cover /proc.
+ */
+static int pid_namespace_check(struct parser *p)
+{
+	const struct nsconf *c = p->conf;
+
+	if (!c->pid_namespace)
+		return 0;
+	p->line = p->pid_namespace_line;
+	if (!c->base_path)
+		return parse_error(p, "PidNamespace: BasePath is none (line "
+				   "%d): the job's /proc lives in its mount "
+				   "namespace, which BasePath=none turns off",
+				   p->base_path_line);
+	for (size_t i = 0; c->dirs[i]; i++) {
+		if (path_within(c->dirs[i], "/proc"))
+			return parse_error(p, "PidNamespace: %s is a private "
+					   "directory; the job's /proc must "
+					   "stay its own proc mount",
+					   c->dirs[i]);
+	}
+	return 0;
+}
+
 /* Fill in what no line set; BasePath must have been. */
 static int conf_finish(struct parser *p)
 {
@@ -1356,6 +1401,8 @@ static int conf_finish(struct parser *p)
 	if (dirs_resolve(p) < 0)
 		return -1;
 	if (base_path_dirs_check(p) < 0)
+		return -1;
+	if (pid_namespace_check(p) < 0)
 		return -1;
 	return tmp_disk_limit_check(p);
 }

@@ -33,6 +33,9 @@
  */
 #define NSCONF_PIN_NAME ".ns"
 
+/* The PID namespace's pin (PidNamespace=yes, ns/pidns.h), likewise. */
+#define NSCONF_PIDNS_PIN_NAME ".pidns"
+
 /*
  * The file in BasePath/<jobid> that lists the per-job Source directories
  * (those with %j) to remove when the job ends; no backing directory may
@@ -89,6 +92,8 @@ struct nsconf {
 	uint64_t tmp_size;        /* bytes, 0 = unset (then /tmp lives on BasePath) */
 	uint64_t tmp_disk_limit;  /* bytes, 0 = unset: project quota limit of
 				   * BasePath/<jobid> (ns/dquota.h) */
+	bool pid_namespace;       /* PidNamespace: a PID namespace and /proc
+				   * of its own per job (ns/pidns.h) */
 	enum devpolicy_mode device_policy;
 	/*
 	 * This node's DeviceAllow, raw ("SPEC:ACCESS,..." or NULL), and where

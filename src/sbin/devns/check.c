@@ -107,6 +107,7 @@ static void print_settings(const struct devns_opts *o,
 	print_list("dirs", (const char *const *)c->dirs);
 	print_kv("initscript", c->init_script ? c->init_script : "none");
 	print_kv("shared", c->shared ? "yes" : "no");
+	print_kv("pidnamespace", c->pid_namespace ? "yes" : "no");
 	print_size("shmsize", c->shm_size);
 	print_size("tmpsize", c->tmp_size);
 	print_size("tmpdisklimit", c->tmp_disk_limit);

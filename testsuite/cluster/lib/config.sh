@@ -2,9 +2,10 @@
 # shellcheck shell=bash
 #
 # lib/config.sh - the files under etc/ of the cluster root: slurm.conf, cgroup.conf, gres.conf,
-# namespace.conf, job_container.conf and the task hook. Each is generated from the constants of
-# cluster.sh and the DEVNS_* settings; writing them is all `start` needs, and comparing them
-# with what a running cluster uses tells `start` that a `restart` is due. Sourced by cluster.sh.
+# namespace.conf, job_container.conf, plugstack.conf and the task hook. Each is generated from
+# the constants of cluster.sh and the DEVNS_* settings; writing them is all `start` needs, and
+# comparing them with what a running cluster uses tells `start` that a `restart` is due.
+# Sourced by cluster.sh.
 
 # Half the GPUs are of type a, half of type b: typed GRES share one index space per name.
 node_gres() {
@@ -229,6 +230,15 @@ EOF
 	chmod 0755 "$ETC/task_hook"
 }
 
+# plugstack.conf (next to slurm.conf, Slurm's default): devns's SPANK plugin, which
+# PidNamespace=yes needs and which does nothing without it.  Empty for other job containers,
+# whose runs may not have it installed.
+write_plugstack_conf() {
+	if [[ $JOB_CONTAINER == job_container/devns ]]; then
+		echo "required devns_pidns.so"
+	fi >"$ETC/plugstack.conf"
+}
+
 # write_configs - every file under etc/, as `start` needs them.
 write_configs() {
 	write_task_hook
@@ -237,6 +247,7 @@ write_configs() {
 	write_gres_conf
 	write_namespace_conf
 	write_job_container_conf
+	write_plugstack_conf
 }
 
 # config_changed - true when the DEVNS_* settings now give a slurm.conf or cgroup.conf other

@@ -6,10 +6,13 @@
  *   pam_adopt CONFDIR SERVICE USER CMD [ARG...]
  *
  * Reads the stack CONFDIR/SERVICE (so the test never touches /etc/pam.d),
- * runs pam_acct_mgmt for USER in this process, and on success drops to the
- * user and execs CMD: whatever pam_slurm_adopt did to this process (the
- * job's cgroups, its mount namespace) is what CMD runs in.  PAM messages go
- * to stderr; a refused account exits 1 with PAM's reason.
+ * runs pam_acct_mgmt for USER in this process and on success, as sshd
+ * does, forks the session: the child drops to the user and execs CMD, the
+ * parent exits with its status.  Whatever the account stack did to this
+ * process (pam_slurm_adopt: the job's cgroups and mount namespace;
+ * pam_devns: the PID namespace its children are born in) is what CMD runs
+ * in.  PAM messages go to stderr; a refused account exits 1 with PAM's
+ * reason.
  */
 #include <grp.h>
 #include <pwd.h>
@@ -17,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* No prompts are expected from an account stack: show messages, answer none. */
@@ -52,7 +56,8 @@ int main(int argc, char **argv)
 {
 	struct pam_conv conv = { converse, NULL };
 	pam_handle_t *pamh = NULL;
-	int rc;
+	int rc, status;
+	pid_t child;
 
 	if (argc < 5) {
 		fprintf(stderr, "usage: pam_adopt CONFDIR SERVICE USER CMD [ARG...]\n");
@@ -68,9 +73,19 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	pam_end(pamh, rc);
-	if (become(argv[3]) < 0)
+	child = fork();
+	if (child < 0) {
+		perror("pam_adopt: fork");
 		return 1;
-	execvp(argv[4], argv + 4);
-	perror("pam_adopt: exec");
-	return 127;
+	}
+	if (child == 0) {
+		if (become(argv[3]) < 0)
+			_exit(1);
+		execvp(argv[4], argv + 4);
+		perror("pam_adopt: exec");
+		_exit(127);
+	}
+	if (waitpid(child, &status, 0) != child)
+		return 1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }

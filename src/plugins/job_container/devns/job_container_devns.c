@@ -36,18 +36,11 @@
 
 #include "job/jobct.h"
 #include "devns_gres.h"
-
-/*
- * slurmd and slurmstepd both define 'conf'; this definition only satisfies
- * the loader, the daemon's own symbol takes precedence at run time.
- */
-slurmd_conf_t *conf = NULL;
+#include "devns_node.h"
 
 const char plugin_name[] = "job_container devns plugin";
 const char plugin_type[] = "job_container/devns";
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
-
-#define CONF_NAME "namespace.conf"
 
 static struct jobct_node *node;
 static int step_ns_fd = -1;	/* cached for join_external */
@@ -141,23 +134,15 @@ static int check_node(const struct jobct_node *n, struct report *rep)
 /* namespace.conf for this node; every error is logged with file and line. */
 static struct jobct_node *load_node(void)
 {
-	char *path = get_extra_conf_path(CONF_NAME);
-	struct jobct_node_args args = {
-		.conf_path = path,
-		.node_name = conf->node_name,
-		.spool_dir = conf->spooldir,
-		.make_base_path = running_in_slurmd(),
-	};
 	struct jobct_node *n;
 	struct report rep;
 
 	report_start(&rep, NULL);
-	n = jobct_node_load(&args, &rep);
+	n = devns_node_load(running_in_slurmd(), &rep);
 	if (n && running_in_slurmd() && check_node(n, &rep) < 0) {
 		jobct_node_free(n);
 		n = NULL;
 	}
-	xfree(path);
 	return n;
 }
 
@@ -403,7 +388,8 @@ extern void container_p_reconfig(void)
 
 	/* A broken file on reconfigure keeps the running configuration. */
 	if (!n) {
-		error("%s: keeping the previous %s", plugin_type, CONF_NAME);
+		error("%s: keeping the previous %s", plugin_type,
+		      DEVNS_CONF_NAME);
 		return;
 	}
 	jobct_node_free(node);

@@ -1,0 +1,338 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * pidns.c - a job's PID namespace: its init, its /proc, its pin.
+ *
+ * Three processes take part in pidns_create.  The caller forks a child,
+ * which stays in the host's namespaces and unshares CLONE_NEWPID: only
+ * its own children are born inside.  It forks the init, which is PID 1
+ * of the new namespace, joins the job's mount namespace and mounts the
+ * namespace's proc there.  The child pins the namespace once the init
+ * says it is ready: while the init is the child's unreaped child its PID
+ * cannot name another process, so /proc/<init>/ns/pid is the right one.
+ * Then the child exits and the init is inherited by whoever reaps
+ * orphans on the node.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ns/mntns.h"
+#include "ns/nsconf.h"
+#include "ns/pidns.h"
+#include "util/safepath.h"
+
+#ifndef NSFS_MAGIC
+#define NSFS_MAGIC 0x6e736673
+#endif
+
+#define PIN_NAME NSCONF_PIDNS_PIN_NAME
+
+/* Where pidns_create failed, as the child reports it. */
+enum step {
+	STEP_OK,
+	STEP_UNSHARE,
+	STEP_FORK_INIT,
+	STEP_JOIN_MNTNS,
+	STEP_MOUNT_PROC,
+	STEP_PIN,
+};
+
+static const char *const step_names[] = {
+	[STEP_OK] = "ok",
+	[STEP_UNSHARE] = "unshare(CLONE_NEWPID)",
+	[STEP_FORK_INIT] = "starting the namespace's init",
+	[STEP_JOIN_MNTNS] = "joining the job's mount namespace (init)",
+	[STEP_MOUNT_PROC] = "mounting the job's /proc (init)",
+	[STEP_PIN] = "pinning the PID namespace",
+};
+
+struct result {
+	int step;
+	int err;
+};
+
+static int pin_path(char *buf, size_t len, const char *base_path,
+		    uint32_t job_id)
+{
+	int n = snprintf(buf, len, "%s/%" PRIu32 "/%s", base_path, job_id,
+			 PIN_NAME);
+
+	if (n < 0 || (size_t)n >= len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+/* Open the pin of the job's namespace; -1 with ENOENT when none is. */
+static int pin_open(const char *base_path, uint32_t job_id)
+{
+	char pin[PATH_MAX];
+	struct statfs sfs;
+	int fd;
+
+	if (pin_path(pin, sizeof(pin), base_path, job_id) < 0)
+		return -1;
+	fd = open(pin, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstatfs(fd, &sfs) < 0 || sfs.f_type != NSFS_MAGIC) {
+		close(fd);
+		errno = ENOENT;
+		return -1;
+	}
+	return fd;
+}
+
+bool pidns_exists(const char *base_path, uint32_t job_id)
+{
+	int fd = pin_open(base_path, job_id);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+/*
+ * The init's life: reap every orphan of the job until killed.  It blocks
+ * every signal: as PID 1 it gets none from inside its namespace anyway,
+ * and from outside only SIGKILL, the teardown's, is meant for it.
+ */
+static void init_loop(void)
+{
+	sigset_t all, chld;
+
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, NULL);
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	for (;;) {
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+		sigwaitinfo(&chld, NULL);
+	}
+}
+
+/* Stdio on /dev/null and nothing else open: the init holds no job fd. */
+static void init_detach(void)
+{
+	int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+	if (fd >= 0) {
+		dup2(fd, 0);
+		dup2(fd, 1);
+		dup2(fd, 2);
+	}
+	close_range(3, ~0U, 0);
+}
+
+static void init_main(const char *base_path, uint32_t job_id, int ready_fd)
+{
+	struct result res = { STEP_OK, 0 };
+
+	setsid();
+	prctl(PR_SET_NAME, PIDNS_INIT_NAME, 0, 0, 0);
+	if (mntns_join(base_path, job_id) < 0) {
+		res.step = STEP_JOIN_MNTNS;
+	} else if (mount("proc", "/proc", "proc",
+			 MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0) {
+		res.step = STEP_MOUNT_PROC;
+	}
+	res.err = res.step ? errno : 0;
+	(void)!write(ready_fd, &res, sizeof(res));
+	if (res.step)
+		_exit(1);
+	if (chdir("/") < 0)
+		_exit(1);
+	init_detach();
+	init_loop();
+}
+
+/* Bind the namespace of process pid onto the pin file held as pin_fd. */
+static int pin_namespace(pid_t pid, int pin_fd)
+{
+	char proc[64], target[64];
+
+	snprintf(proc, sizeof(proc), "/proc/%d/ns/pid", (int)pid);
+	snprintf(target, sizeof(target), "/proc/self/fd/%d", pin_fd);
+	return mount(proc, target, "none", MS_BIND, NULL);
+}
+
+/*
+ * The forked child: make the namespace, start its init, pin it, report.
+ * The init's verdict comes to us on init_pipe, ours goes to report_fd.
+ */
+static void child_main(const char *base_path, uint32_t job_id, int pin_fd,
+		       int report_fd)
+{
+	struct result res = { STEP_OK, 0 };
+	int init_pipe[2];
+	pid_t init;
+
+	if (unshare(CLONE_NEWPID) < 0) {
+		res = (struct result){ STEP_UNSHARE, errno };
+		goto out;
+	}
+	if (pipe2(init_pipe, O_CLOEXEC) < 0) {
+		res = (struct result){ STEP_FORK_INIT, errno };
+		goto out;
+	}
+	init = fork();
+	if (init < 0) {
+		res = (struct result){ STEP_FORK_INIT, errno };
+		goto out;
+	}
+	if (init == 0) {
+		close(init_pipe[0]);
+		init_main(base_path, job_id, init_pipe[1]);
+	}
+	close(init_pipe[1]);
+	if (read(init_pipe[0], &res, sizeof(res)) != sizeof(res))
+		res = (struct result){ STEP_FORK_INIT, EIO };
+	if (res.step == STEP_OK && pin_namespace(init, pin_fd) < 0)
+		res = (struct result){ STEP_PIN, errno };
+	if (res.step != STEP_OK) {
+		kill(init, SIGKILL);
+		waitpid(init, NULL, 0);
+	}
+out:
+	(void)!write(report_fd, &res, sizeof(res));
+	_exit(res.step == STEP_OK ? 0 : 1);
+}
+
+/* Fork child_main and collect its verdict; 0 or -1 with errno and rep. */
+static int run_child(const char *base_path, uint32_t job_id, int pin_fd,
+		     struct report *rep)
+{
+	struct result res = { STEP_FORK_INIT, EIO };
+	int report[2], status;
+	pid_t pid;
+
+	if (pipe2(report, O_CLOEXEC) < 0)
+		return report_errno(rep, errno, "pipe");
+	pid = fork();
+	if (pid < 0) {
+		int saved = errno;
+
+		close(report[0]);
+		close(report[1]);
+		return report_errno(rep, saved, "fork");
+	}
+	if (pid == 0) {
+		close(report[0]);
+		child_main(base_path, job_id, pin_fd, report[1]);
+	}
+	close(report[1]);
+	if (read(report[0], &res, sizeof(res)) != sizeof(res))
+		res = (struct result){ STEP_FORK_INIT, EIO };
+	close(report[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (res.step == STEP_OK)
+		return 0;
+	return report_errno(rep, res.err ? res.err : EIO, "%s",
+			    step_names[res.step]);
+}
+
+int pidns_create(const char *base_path, uint32_t job_id, struct report *rep)
+{
+	char name[16], jobdir[PATH_MAX];
+	int jobfd, pinfd, saved;
+
+	snprintf(name, sizeof(name), "%" PRIu32, job_id);
+	if (snprintf(jobdir, sizeof(jobdir), "%s/%s", base_path, name) >=
+	    (int)sizeof(jobdir))
+		return report_errno(rep, ENAMETOOLONG, "BasePath");
+	if ((jobfd = safepath_open(jobdir)) < 0)
+		return report_errno(rep, errno, "opening %s", jobdir);
+	pinfd = openat(jobfd, PIN_NAME, O_CREAT | O_EXCL | O_WRONLY |
+		       O_NOFOLLOW | O_CLOEXEC, 0400);
+	if (pinfd < 0) {
+		saved = errno;
+		close(jobfd);
+		return report_errno(rep, saved, "creating %s/" PIN_NAME,
+				    jobdir);
+	}
+	if (run_child(base_path, job_id, pinfd, rep) < 0) {
+		saved = errno;
+		close(pinfd);
+		unlinkat(jobfd, PIN_NAME, 0);
+		close(jobfd);
+		errno = saved;
+		return -1;
+	}
+	close(pinfd);
+	close(jobfd);
+	return 0;
+}
+
+int pidns_enter_for_children(const char *base_path, uint32_t job_id)
+{
+	int fd = pin_open(base_path, job_id), rc, saved;
+
+	if (fd < 0)
+		return -1;
+	rc = setns(fd, CLONE_NEWPID);
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return rc;
+}
+
+int pidns_contains_self(const char *base_path, uint32_t job_id)
+{
+	struct stat job, self;
+	int fd = pin_open(base_path, job_id), rc;
+
+	if (fd < 0)
+		return -1;
+	rc = fstat(fd, &job);
+	close(fd);
+	if (rc < 0 || stat("/proc/self/ns/pid", &self) < 0)
+		return -1;
+	return job.st_dev == self.st_dev && job.st_ino == self.st_ino;
+}
+
+/*
+ * PID 1 of the /proc we see: the host's init, or a job's devns-init when
+ * this mount namespace is a job's with PidNamespace.  No user can be PID 1
+ * of a proc mount root can see, nor mount another over a job's /proc.
+ */
+int pidns_enter_from_proc(void)
+{
+	char comm[32] = "";
+	int fd, rc, saved;
+	ssize_t n;
+
+	fd = open("/proc/1/comm", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, comm, sizeof(comm) - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	comm[strcspn(comm, "\n")] = '\0';
+	if (strcmp(comm, PIDNS_INIT_NAME))
+		return 0;
+	if ((fd = open("/proc/1/ns/pid", O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	rc = setns(fd, CLONE_NEWPID);
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return rc < 0 ? -1 : 1;
+}

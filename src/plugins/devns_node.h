@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * devns_node.h - namespace.conf for this node as the devns plugins that run
+ * in slurmd and slurmstepd load it: job_container/devns and the SPANK
+ * plugin devns_pidns read the same file the same way.
+ */
+#ifndef DEVNS_PLUGINS_NODE_H
+#define DEVNS_PLUGINS_NODE_H
+
+#include <stdbool.h>
+
+#include "job/jobct.h"
+
+/* namespace.conf, next to slurm.conf. */
+#define DEVNS_CONF_NAME "namespace.conf"
+
+/*
+ * Load namespace.conf for the node this daemon runs for (Slurm's node name
+ * and spool directory).  make_base_path: AutoBasePath may create BasePath
+ * (slurmd only).  Returns a node to free with jobct_node_free(), or NULL
+ * with errno and the reason in rep (file and line for a bad file).
+ */
+struct jobct_node *devns_node_load(bool make_base_path, struct report *rep);
+
+#endif /* DEVNS_PLUGINS_NODE_H */

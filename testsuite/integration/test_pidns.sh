@@ -1,0 +1,220 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# test_pidns.sh - PidNamespace=yes on the real cluster: ps in a job shows
+# only the job's processes; its steps, TaskProlog and TaskEpilog share the
+# namespace; Slurm's signals, scancel, time limits, sstat and process
+# tracking keep working; logins adopted through pam_slurm_adopt and
+# pam_devns join it; nothing is left; a node without the SPANK half
+# (plugstack.conf) fails the job closed.
+#
+# node2 gets PidNamespace=yes, node1 keeps the default and shows what ps
+# sees without it.  The cluster runs with TaskProlog/TaskEpilog and
+# jobacct_gather/linux (for sstat) during the test, and is restarted back
+# to the defaults at the end.
+source "$(dirname "$0")/lib.sh"
+
+USER1=dnalice
+JOB_OUT_PREFIX=pid
+OUT=$DEVNS_CLUSTER_ROOT/out
+BASE=$DEVNS_CLUSTER_ROOT/base
+ETC=$DEVNS_CLUSTER_ROOT/etc
+CONF=$ETC/namespace.conf
+LOG=$DEVNS_CLUSTER_ROOT/log/slurmd-node2.log
+
+setup() {
+	mkdir -p "$OUT" && chmod 1777 "$OUT"
+	rm -f "$OUT"/pid-*
+}
+
+# restart_cluster EXTRA: the whole cluster with these slurm.conf lines
+# (a restart rewrites every file under etc/), then PidNamespace on node2.
+restart_cluster() {
+	DEVNS_SLURM_CONF_EXTRA="$1" "$CLUSTER" restart >/dev/null 2>&1
+	setup
+}
+
+enable_pidns() {
+	echo "NodeName=node2 PidNamespace=yes" >> "$CONF"
+	"$CLUSTER" restart-slurmd node2 >/dev/null 2>&1
+	wait_node_idle node2
+}
+
+# The task hook records what TaskProlog and TaskEpilog see.
+write_hook() {
+	mkdir -p "$ETC/task_hook.d"
+	cat > "$ETC/task_hook.d/run" <<EOF
+#!/bin/sh
+[ "\$SLURM_JOB_NAME" = devns-pid ] || exit 0
+ps -e -o pid=,comm= > $OUT/pid-hook-\$1-\$SLURM_JOB_ID
+EOF
+	chmod 0755 "$ETC/task_hook.d/run"
+}
+
+# host_procs PATTERN: how many processes on the host match (pgrep -f).
+host_procs() { pgrep -c -f -- "$1" || true; }
+no_host_procs() { [ "$(host_procs "$1")" = 0 ]; }
+# pid_one FILE: the comm of PID 1 in a ps listing.
+pid_one() { awk '$1 == 1 { print $2 }' "$1" 2>/dev/null; }
+
+test_ps_in_job() {
+	local j n host_sleep
+	sleep 4242 & host_sleep=$!
+	j=$(cl_as $USER1 sbatch --parsable -J devns-pid -w node2 -n1 -o "$OUT/pid-%j.out" --wrap "
+		ps -e -o pid=,comm= > $OUT/pid-batch-ps
+		echo \$\$ > $OUT/pid-batch-self
+		readlink /proc/self > $OUT/pid-batch-procself
+		srun -n1 sh -c 'ps -e -o pid=,comm= > $OUT/pid-step-ps'")
+	wait_job_gone "$j"
+	[ -s "$OUT/pid-batch-ps" ] && [ -s "$OUT/pid-step-ps" ]
+	ok $? "precondition: the job on node2 ran its batch script and its step" || { kill $host_sleep; return; }
+	is "$(pid_one "$OUT/pid-batch-ps")" devns-init "ps in the job: PID 1 is the namespace's init"
+	! grep -Eq 'slurmstepd|slurmd|munged' "$OUT/pid-batch-ps"
+	ok $? "ps in the job shows no slurmd, slurmstepd or munged"
+	! awk '{ print $1 }' "$OUT/pid-batch-ps" | grep -qx "$host_sleep"
+	ok $? "nor a host process (pid $host_sleep)"
+	grep -Eq "^ *$(cat "$OUT/pid-batch-self") " "$OUT/pid-batch-ps"
+	ok $? "the batch script sees itself (its \$\$ is in its own ps)"
+	like "$(cat "$OUT/pid-batch-procself")" '^[0-9]+$' "/proc/self works in the job"
+	grep -Eq "^ *$(cat "$OUT/pid-batch-self") " "$OUT/pid-step-ps"
+	ok $? "an srun step shares the namespace: it sees the batch script"
+	is "$(pid_one "$OUT/pid-hook-prolog-$j")" devns-init "TaskProlog runs in the job's PID namespace"
+	is "$(pid_one "$OUT/pid-hook-epilog-$j")" devns-init "TaskEpilog runs in the job's PID namespace"
+	kill $host_sleep
+
+	# node1 has no PidNamespace: there ps shows the host (the check above could fail).
+	j=$(submit -w node1 -n1 -- "ps -e -o pid=,comm= > $OUT/pid-node1-ps")
+	wait_job_gone "$j"
+	grep -q slurmstepd "$OUT/pid-node1-ps"
+	ok $? "without PidNamespace (node1) ps in a job shows slurmstepd"
+	n=$(host_procs devns-init)
+	is "$n" 0 "no namespace init is left on the host"
+}
+
+test_signals_and_scancel() {
+	local j
+	j=$(submit -w node2 -n1 -- "
+		trap 'echo batch-usr1 >> $OUT/pid-sig' USR1
+		srun -n1 sh -c \"trap 'echo step-usr1 >> $OUT/pid-sig' USR1; touch $OUT/pid-step-ready; while :; do sleep 1; done\" &
+		sleep 4711 &
+		touch $OUT/pid-batch-ready
+		while :; do sleep 1; done")
+	wait_file "$OUT/pid-batch-ready" && wait_file "$OUT/pid-step-ready"
+	ok $? "precondition: the batch script and its step run" || { cl scancel "$j"; return; }
+	cl scancel -b -s USR1 "$j"
+	wait_for 10 grep -q batch-usr1 "$OUT/pid-sig"
+	ok $? "scancel -b -s USR1 reaches the batch script"
+	cl scancel -s USR1 "$j.0"
+	wait_for 10 grep -q step-usr1 "$OUT/pid-sig"
+	ok $? "scancel -s USR1 JOB.0 reaches the step's task"
+	[ "$(host_procs 'sleep 4711')" -ge 1 ]
+	ok $? "precondition: the job's background process runs"
+	cl scancel "$j"
+	wait_job_gone "$j"
+	ok $? "scancel ends the job"
+	wait_for 10 no_host_procs 'sleep 4711'
+	ok $? "  and none of its processes is left"
+	wait_for 10 test ! -e "$BASE/node2/$j"
+	ok $? "  nor its directory and pins"
+}
+
+# Submitted first, checked last: the time limit takes a minute.
+submit_time_limit() {
+	submit -w node2 -n1 -t 1 -- "sleep 4712"
+}
+
+check_time_limit() {
+	local j=$1
+	wait_job_gone "$j" 150
+	like "$(cat "$OUT/pid-$j.out" 2>/dev/null)" "DUE TO TIME LIMIT" "a job over its time limit is ended by Slurm"
+	wait_for 10 no_host_procs 'sleep 4712'
+	ok $? "  and none of its processes is left"
+}
+
+test_sstat() {
+	local j out
+	j=$(submit -w node2 -n1 -- "srun -n1 sh -c 'touch $OUT/pid-sstat-ready; exec sleep 4713'")
+	wait_file "$OUT/pid-sstat-ready"
+	ok $? "precondition: the step runs" || { cl scancel "$j"; return; }
+	sleep 2
+	out=$(reply cl_as $USER1 sstat -n -P -j "$j.0" -o JobID,NTasks,MaxRSS)
+	like "$out" "^$j\\.0\\|1\\|[0-9]+[KMG]?" "sstat reports the step's task and its memory ($out)"
+	cl scancel "$j"
+	wait_job_gone "$j"
+}
+
+test_process_tracking() {
+	local j
+	j=$(submit -w node2 -n1 -- "setsid sleep 4714 < /dev/null > /dev/null 2>&1 & sleep 1; touch $OUT/pid-left")
+	wait_job_gone "$j"
+	[ -e "$OUT/pid-left" ]
+	ok $? "precondition: the job left a background process in a session of its own and ended"
+	wait_for 10 no_host_procs 'sleep 4714'
+	ok $? "Slurm's process tracking (and the namespace's end) removes it"
+}
+
+# An ssh login adopted into the job (pam_slurm_adopt, then pam_devns): the
+# session is born in the job's PID namespace.  Without pam_devns it is not,
+# and that is what the first login shows.
+test_login() {
+	local adopt devns j out pamdir=$DEVNS_CLUSTER_ROOT/pam
+	adopt=$(pam_slurm_adopt_module) devns=$(pam_devns_module)
+	[ -n "$adopt" ] && [ -n "$devns" ] && [ -x "$HELPERS/pam_adopt" ]
+	ok $? "precondition: pam_slurm_adopt.so ($adopt), pam_devns.so ($devns) and helpers/pam_adopt" || return
+	mkdir -p "$pamdir"
+	j=$(submit -w node2 -n1 -- "touch $OUT/pid-login-job; sleep 300")
+	wait_file "$OUT/pid-login-job"
+	ok $? "precondition: a job runs on node2" || { cl scancel "$j"; return; }
+	echo "account required $adopt nodename=node2 action_adopt_failure=deny action_no_jobs=deny" \
+		> "$pamdir/sshd-nopid"
+	out=$(on_node node2 "$HELPERS/pam_adopt" "$pamdir" sshd-nopid "$USER1" \
+		sh -c 'readlink /proc/self || echo no-self' 2>&1)
+	is "$out" "no-self" "without pam_devns an adopted login is outside the job's PID namespace (its /proc lacks it)"
+	{ echo "account required $adopt nodename=node2 action_adopt_failure=deny action_no_jobs=deny"
+	  echo "account required $devns"; } > "$pamdir/sshd"
+	out=$(on_node node2 "$HELPERS/pam_adopt" "$pamdir" sshd "$USER1" \
+		sh -c 'ps -e -o pid=,comm= > '"$OUT"'/pid-login-ps; readlink /proc/self' 2>&1)
+	like "$out" '^[0-9]+$' "with pam_devns the login's /proc/self works ($out)"
+	is "$(pid_one "$OUT/pid-login-ps")" devns-init "  and ps in it shows the job's init as PID 1"
+	grep -q sleep "$OUT/pid-login-ps" && ! grep -q slurmstepd "$OUT/pid-login-ps"
+	ok $? "  and the job's processes, not the host's"
+	cl scancel "$j"
+	wait_job_gone "$j"
+}
+
+# Without devns_pidns.so in plugstack.conf slurmstepd does not enter the
+# namespace: the task must not run, and the log must say what is missing.
+test_fail_closed() {
+	local j
+	mv "$ETC/plugstack.conf" "$OUT/pid-plugstack.conf"
+	: > "$ETC/plugstack.conf"
+	j=$(submit -w node2 -n1 -- "touch $OUT/pid-ran")
+	wait_job_gone "$j"
+	[ ! -e "$OUT/pid-ran" ]
+	ok $? "a node whose plugstack.conf lacks devns_pidns.so does not run the job's script"
+	grep -q "job $j: PidNamespace=yes but this process was started outside the job's PID namespace.*devns_pidns.so" "$LOG"
+	ok $? "  and the log says why, naming the plugin"
+	mv "$OUT/pid-plugstack.conf" "$ETC/plugstack.conf"
+	wait_for 10 test ! -e "$BASE/node2/$j"
+	ok $? "  leaving nothing of the job"
+	wait_node_idle node2
+}
+
+setup
+write_hook
+restart_cluster "TaskProlog=$ETC/task_hook
+TaskEpilog=$ETC/task_hook
+JobAcctGatherType=jobacct_gather/linux"
+write_hook
+enable_pidns
+ok $? "precondition: node2 runs with PidNamespace=yes"
+limit_job=$(submit_time_limit)
+test_ps_in_job
+test_signals_and_scancel
+test_sstat
+test_process_tracking
+test_login
+test_fail_closed
+check_time_limit "$limit_job"
+restart_cluster ""
+tap_done
