@@ -73,4 +73,11 @@ typedef struct xlist list_t;
 #define devns_warning(fmt, ...) warning(fmt, ##__VA_ARGS__)
 #endif
 
+/* SlurmdParameters=contain_spank (24.11: SPANK hooks run in a clone). */
+#if DEVNS_API_24_11
+#define DEVNS_CONTAIN_SPANK(flags) (((flags) & CONF_FLAG_CONTAIN_SPANK) != 0)
+#else
+#define DEVNS_CONTAIN_SPANK(flags) ((void)(flags), false)
+#endif
+
 #endif /* DEVNS_SLURM_COMPAT_H */

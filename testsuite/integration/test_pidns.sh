@@ -5,8 +5,8 @@
 # only the job's processes; its steps, TaskProlog and TaskEpilog share the
 # namespace; Slurm's signals, scancel, time limits, sstat and process
 # tracking keep working; logins adopted through pam_slurm_adopt and
-# pam_devns join it; nothing is left; a node without the SPANK half
-# (plugstack.conf) fails the job closed.
+# pam_devns join it; nothing is left; slurmd refuses to start without the
+# SPANK half (plugstack.conf).
 #
 # node2 gets PidNamespace=yes, node1 keeps the default and shows what ps
 # sees without it.  The cluster runs with TaskProlog/TaskEpilog and
@@ -58,7 +58,7 @@ no_host_procs() { [ "$(host_procs "$1")" = 0 ]; }
 pid_one() { awk '$1 == 1 { print $2 }' "$1" 2>/dev/null; }
 
 test_ps_in_job() {
-	local j n host_sleep
+	local j host_sleep
 	sleep 4242 & host_sleep=$!
 	j=$(cl_as $USER1 sbatch --parsable -J devns-pid -w node2 -n1 -o "$OUT/pid-%j.out" --wrap "
 		ps -e -o pid=,comm= > $OUT/pid-batch-ps
@@ -87,8 +87,6 @@ test_ps_in_job() {
 	wait_job_gone "$j"
 	grep -q slurmstepd "$OUT/pid-node1-ps"
 	ok $? "without PidNamespace (node1) ps in a job shows slurmstepd"
-	n=$(host_procs devns-init)
-	is "$n" 0 "no namespace init is left on the host"
 }
 
 test_signals_and_scancel() {
@@ -102,10 +100,10 @@ test_signals_and_scancel() {
 	wait_file "$OUT/pid-batch-ready" && wait_file "$OUT/pid-step-ready"
 	ok $? "precondition: the batch script and its step run" || { cl scancel "$j"; return; }
 	cl scancel -b -s USR1 "$j"
-	wait_for 10 grep -q batch-usr1 "$OUT/pid-sig"
+	wait_for 10 grep -qs batch-usr1 "$OUT/pid-sig"
 	ok $? "scancel -b -s USR1 reaches the batch script"
 	cl scancel -s USR1 "$j.0"
-	wait_for 10 grep -q step-usr1 "$OUT/pid-sig"
+	wait_for 10 grep -qs step-usr1 "$OUT/pid-sig"
 	ok $? "scancel -s USR1 JOB.0 reaches the step's task"
 	[ "$(host_procs 'sleep 4711')" -ge 1 ]
 	ok $? "precondition: the job's background process runs"
@@ -165,9 +163,10 @@ test_login() {
 	j=$(submit -w node2 -n1 -- "touch $OUT/pid-login-job; sleep 300")
 	wait_file "$OUT/pid-login-job"
 	ok $? "precondition: a job runs on node2" || { cl scancel "$j"; return; }
+	mkdir -p "$pamdir-nopid"
 	echo "account required $adopt nodename=node2 action_adopt_failure=deny action_no_jobs=deny" \
-		> "$pamdir/sshd-nopid"
-	out=$(on_node node2 "$HELPERS/pam_adopt" "$pamdir" sshd-nopid "$USER1" \
+		> "$pamdir-nopid/sshd"
+	out=$(on_node node2 "$HELPERS/pam_adopt" "$pamdir-nopid" sshd "$USER1" \
 		sh -c 'readlink /proc/self || echo no-self' 2>&1)
 	is "$out" "no-self" "without pam_devns an adopted login is outside the job's PID namespace (its /proc lacks it)"
 	{ echo "account required $adopt nodename=node2 action_adopt_failure=deny action_no_jobs=deny"
@@ -182,22 +181,21 @@ test_login() {
 	wait_job_gone "$j"
 }
 
-# Without devns_pidns.so in plugstack.conf slurmstepd does not enter the
-# namespace: the task must not run, and the log must say what is missing.
+# Without devns_pidns.so in plugstack.conf slurmstepd would fork the tasks
+# outside the namespace: slurmd refuses to start, and says what is missing.
 test_fail_closed() {
-	local j
+	: > "$LOG"
 	mv "$ETC/plugstack.conf" "$OUT/pid-plugstack.conf"
 	: > "$ETC/plugstack.conf"
-	j=$(submit -w node2 -n1 -- "touch $OUT/pid-ran")
-	wait_job_gone "$j"
-	[ ! -e "$OUT/pid-ran" ]
-	ok $? "a node whose plugstack.conf lacks devns_pidns.so does not run the job's script"
-	grep -q "job $j: PidNamespace=yes but this process was started outside the job's PID namespace.*devns_pidns.so" "$LOG"
-	ok $? "  and the log says why, naming the plugin"
+	"$CLUSTER" restart-slurmd node2 >/dev/null 2>&1
+	wait_for 10 grep -q 'PidNamespace=yes needs "required devns_pidns.so" in' "$LOG"
+	ok $? "a plugstack.conf without devns_pidns.so: slurmd logs the line it needs"
+	"$CLUSTER" status 2>/dev/null | grep -Eq "slurmd node2 +stopped"
+	ok $? "  and does not run (cluster.sh status: stopped)"
 	mv "$OUT/pid-plugstack.conf" "$ETC/plugstack.conf"
-	wait_for 10 test ! -e "$BASE/node2/$j"
-	ok $? "  leaving nothing of the job"
+	"$CLUSTER" restart-slurmd node2 >/dev/null 2>&1
 	wait_node_idle node2
+	ok $? "with the line back, node2 runs again"
 }
 
 setup
@@ -216,5 +214,6 @@ test_process_tracking
 test_login
 test_fail_closed
 check_time_limit "$limit_job"
+is "$(pgrep -c -x devns-init)" 0 "no namespace init is left on the host"
 restart_cluster ""
 tap_done

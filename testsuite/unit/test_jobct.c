@@ -47,14 +47,14 @@ enum op {
 	OP_NONE, OP_NS_CREATE, OP_NS_JOIN, OP_NS_DELETE, OP_CG_OPEN,
 	OP_CG_MOVE, OP_CG_REMOVE, OP_PROG_CREATE, OP_PROG_ATTACH,
 	OP_MARKER_CREATE, OP_MARKER_STAT, OP_EXTERN_PIDS, OP_PROG_FIND,
-	OP_SELF_CGROUP, OP_PIDNS_CREATE, OP_PIDNS_CHECK, OP_COUNT,
+	OP_SELF_CGROUP, OP_PIDNS_CREATE, OP_PIDNS_CHECK, OP_PIDNS_FORK, OP_COUNT,
 };
 
 static const char *const op_names[OP_COUNT] = {
 	"none", "ns_create", "ns_join", "ns_delete", "cg_open_at",
 	"cg_move_pid", "cg_remove", "prog_create", "prog_attach",
 	"marker_create", "marker_stat", "extern_pids", "prog_find",
-	"self_cgroup", "pidns_create", "pidns_contains_self",
+	"self_cgroup", "pidns_create", "pidns_contains_self", "pidns_fork_inside",
 };
 
 static struct {
@@ -136,6 +136,14 @@ static int f_pidns_contains_self(const char *b, uint32_t job_id)
 	return faulty(OP_PIDNS_CHECK) ? -1 : pidns_inside;
 }
 
+/* The fake fork inside: the process goes on, counted, or fails. */
+static int f_pidns_fork_inside(const char *b, uint32_t job_id)
+{
+	(void)b;
+	(void)job_id;
+	return faulty(OP_PIDNS_FORK) ? -1 : 0;
+}
+
 static int f_cg_open_at(int dir_fd, const char *rel, bool create)
 {
 	return faulty(OP_CG_OPEN) ? -1 : cgroup2_open_at(dir_fd, rel, create);
@@ -209,6 +217,7 @@ static const struct jobct_ops faulty_ops = {
 	.ns_delete = f_ns_delete,
 	.pidns_create = f_pidns_create,
 	.pidns_contains_self = f_pidns_contains_self,
+	.pidns_fork_inside = f_pidns_fork_inside,
 	.cg_open_at = f_cg_open_at,
 	.cg_move_pid = f_cg_move_pid,
 	.cg_remove = f_cg_remove,
@@ -568,10 +577,36 @@ static void test_join_faults(void)
 	jobct_node_free(node);
 }
 
+/* slurmd's start: PidNamespace needs devns_pidns.so in the SPANK stack. */
+static void test_pid_namespace_check(const struct jobct_node *node)
+{
+	char stack[256];
+	struct jobct_slurm slurm = { .plugstack = stack };
+
+	snprintf(stack, sizeof(stack), "%s/plugstack.conf", tmp);
+	unlink(stack);
+	ok(jobct_node_check(node, &slurm, fresh()) == -1,
+	   "slurmd refuses PidNamespace without a SPANK stack");
+	like(rep.msg, "needs \"required devns_pidns.so\" in /",
+	     "  naming the line it needs: %s", rep.msg);
+	write_file(stack, "optional devns_pidns.so\n");
+	ok(jobct_node_check(node, &slurm, fresh()) == -1,
+	   "  or with the plugin only optional");
+	write_file(stack, "required devns_pidns.so\n");
+	ok(jobct_node_check(node, &slurm, fresh()) == 0,
+	   "and starts with it required: %s", rep.msg);
+	slurm.contain_spank = true;
+	ok(jobct_node_check(node, &slurm, fresh()) == -1,
+	   "but not with SlurmdParameters=contain_spank");
+	like(rep.msg, "contain_spank", "  saying so: %s", rep.msg);
+	unlink(stack);
+}
+
 /*
  * PidNamespace: a PID namespace that cannot be made fails the job and
- * takes its mount namespace with it; a process born outside the job's
- * PID namespace (slurmstepd did not enter it) does not run.
+ * takes its mount namespace with it; a process born outside the job's PID
+ * namespace goes on in a child forked inside, and does not run when that
+ * fails; slurmd refuses to start without the SPANK plugin.
  */
 static void test_pid_namespace(void)
 {
@@ -596,20 +631,25 @@ static void test_pid_namespace(void)
 		"without a fault the job gets both namespaces"))
 		diag("%s", rep.msg);
 	pidns_inside = 0;
+	inject(OP_NONE, 0, 0);
+	is_int(child_opens(node, 135, &e0, &e1), 0,
+	       "a process born outside the job's PID namespace runs");
+	inject(OP_PIDNS_FORK, 1, EAGAIN);
 	is_int(child_opens(node, 135, &e0, &e1), 99,
-	       "a process born outside the job's PID namespace does not run");
-	ok(jobct_join(node, 135, fresh()) == -1, "  its join fails");
-	like(rep.msg, "devns_pidns.so", "  naming the plugin to load: %s",
-	     rep.msg);
+	   "  and does not when its child inside cannot be forked");
 	inject(OP_PIDNS_CHECK, 1, EACCES);
 	pidns_inside = 1;
 	is_int(child_opens(node, 135, &e0, &e1), 99,
 	       "nor one whose PID namespace cannot be looked at");
+	ok(jobct_join(node, 135, fresh()) == -1, "  its join fails");
+	like(rep.msg, "cannot tell whether it is in its PID namespace",
+	     "  saying why: %s", rep.msg);
 	inject(OP_NONE, 0, 0);
 	is_int(child_opens(node, 135, &e0, &e1), 0,
 	       "one born inside runs");
 	jobct_release(node, 135, NULL);
 	ok(nothing_left(135) && !pidns_exists, "release removes both");
+	test_pid_namespace_check(node);
 	jobct_node_free(node);
 }
 
@@ -914,8 +954,8 @@ static void test_job_cgroups(void)
 /* The layout decides at slurmd start whether the node may filter. */
 static void test_layout_check(void)
 {
-	const struct jobct_slurm gres = { true, true }, no_gres = { false, true },
-				 linuxproc = { true, false };
+	const struct jobct_slurm gres = { .node_has_devices = true, .step_cgroups = true }, no_gres = { .step_cgroups = true },
+				 linuxproc = { .node_has_devices = true };
 	struct jobct_node *node;
 
 	fake_layout("mi-unified", MI_V2);
@@ -936,7 +976,7 @@ static void test_layout_check(void)
 
 	write_conf("");
 	if ((node = load(&faulty_ops))) {
-		struct jobct_slurm open_linuxproc = { false, false };
+		struct jobct_slurm open_linuxproc = { .plugstack = NULL };
 
 		ok(jobct_node_check(node, &open_linuxproc, fresh()) == 0,
 		   "unified + auto without GRES files: starts (namespaces only)");
@@ -1346,7 +1386,7 @@ static void test_unified_restore(void)
 /* A non-overridable program above slurmd: nothing can attach below it. */
 static void test_unified_blocked(void)
 {
-	const struct jobct_slurm gres = { true, true };
+	const struct jobct_slurm gres = { .node_has_devices = true, .step_cgroups = true };
 	char path[PATH_MAX];
 	struct jobct_node *node = load_unified();
 	struct devrule_list l;

@@ -367,6 +367,77 @@ static void test_login(void)
 	ok(mntns_delete(base, 16) == 0, "teardown");
 }
 
+/*
+ * A process born outside (a TaskEpilog): pidns_fork_inside goes on in a
+ * child inside; the caller stands in for it, passes signals on and ends
+ * as it ends.
+ */
+static volatile sig_atomic_t got_usr1;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	got_usr1 = 1;
+}
+
+/* mode 0: exit 7 when inside; 1: wait for SIGUSR1, exit 9; 2: die by it */
+static int outsider(uint32_t job_id, int mode, int ready_fd)
+{
+	if (pidns_fork_inside(base, job_id) < 0)
+		_exit(100);
+	if (pidns_contains_self(base, job_id) != 1)
+		_exit(101);
+	if (mode == 1)
+		signal(SIGUSR1, on_usr1);
+	(void)!write(ready_fd, "r", 1);
+	if (mode == 0)
+		_exit(7);
+	while (!got_usr1)
+		pause();
+	_exit(9);
+}
+
+static int run_outsider(uint32_t job_id, int mode, bool signal_it)
+{
+	int fds[2], status;
+	pid_t pid;
+	char c;
+
+	if (pipe(fds) < 0 || (pid = fork()) < 0)
+		return -1;
+	if (pid == 0) {
+		close(fds[0]);
+		_exit(outsider(job_id, mode, fds[1]));
+	}
+	close(fds[1]);
+	if (read(fds[0], &c, 1) != 1)
+		c = 0;
+	close(fds[0]);
+	if (signal_it)
+		kill(pid, SIGUSR1);	/* the stand-in, as slurmstepd would */
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status)
+				 : 1000 + WTERMSIG(status);
+}
+
+static void test_fork_inside(void)
+{
+	if (!ok(make_job(17) == 0, "a job for processes born outside")) {
+		diag("%s", rep.msg);
+		return;
+	}
+	is_int(run_outsider(17, 0, false), 7, "one born outside goes on "
+	       "inside; its stand-in ends with its exit status");
+	is_int(run_outsider(17, 1, true), 9, "a signal to the stand-in "
+	       "reaches it");
+	is_int(run_outsider(17, 2, true), 1000 + SIGUSR1, "and one that "
+	       "kills it ends the stand-in by the same signal");
+	ok(mntns_delete(base, 17) == 0, "teardown");
+	ok(pidns_fork_inside(base, 17) < 0 && errno == ENOENT,
+	   "a job without one: no fork, ENOENT");
+}
+
 static const char *missing(void)
 {
 	if (geteuid() != 0)
@@ -394,6 +465,7 @@ int main(void)
 	test_teardown();
 	test_failures();
 	test_login();
+	test_fork_inside();
 	ok(rmdir(base) == 0, "BasePath is empty at the end");
 	return tap_done();
 }

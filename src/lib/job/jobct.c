@@ -22,6 +22,7 @@
 #include "job/stepcg.h"
 #include "ns/dquota.h"
 #include "ns/pidns.h"
+#include "util/plugstack.h"
 #include "util/safepath.h"
 
 /* How long release waits for the caller's effective uid 0 to come back. */
@@ -48,6 +49,7 @@ const struct jobct_ops jobct_real_ops = {
 	.ns_delete = mntns_delete,
 	.pidns_create = pidns_create,
 	.pidns_contains_self = pidns_contains_self,
+	.pidns_fork_inside = pidns_fork_inside,
 	.cg_open_at = cgroup2_open_at,
 	.cg_move_pid = cgroup2_move_pid,
 	.cg_remove = cgroup2_remove,
@@ -203,6 +205,37 @@ error:
 	return NULL;
 }
 
+/* The SPANK plugin PidNamespace needs (plugins/spank/devns_pidns). */
+#define PIDNS_SPANK_PLUGIN "devns_pidns.so"
+
+/*
+ * PidNamespace: slurmstepd must enter the job's PID namespace before it
+ * forks the tasks, through the SPANK plugin, in its own main thread.
+ */
+static int check_pid_namespace(const struct jobct_slurm *slurm,
+			       struct report *rep)
+{
+	struct report why;
+	int rc;
+
+	report_init(&why, NULL, NULL);
+	rc = plugstack_requires(slurm->plugstack, PIDNS_SPANK_PLUGIN, &why);
+	if (rc < 0)
+		return report_error(rep, "PidNamespace=yes: cannot read the SPANK stack: %s",
+				    why.msg);
+	if (rc == 0) {
+		errno = ENOENT;
+		return report_error(rep, "PidNamespace=yes needs \"required %s\" in %s (refusing to start rather than fork the tasks outside the job's PID namespace)",
+				    PIDNS_SPANK_PLUGIN, slurm->plugstack);
+	}
+	if (slurm->contain_spank) {
+		errno = ENOTSUP;
+		return report_error(rep, "PidNamespace=yes does not work with SlurmdParameters=contain_spank, which runs SPANK hooks outside slurmstepd (%s must enter the PID namespace in slurmstepd itself)",
+				    PIDNS_SPANK_PLUGIN);
+	}
+	return 0;
+}
+
 int jobct_node_check(const struct jobct_node *node,
 		     const struct jobct_slurm *slurm, struct report *rep)
 {
@@ -210,6 +243,8 @@ int jobct_node_check(const struct jobct_node *node,
 	struct report why;
 	char asks[512];
 
+	if (c->pid_namespace && check_pid_namespace(slurm, rep) < 0)
+		return -1;
 	if (devpolicy_is_open(&node->policy) && !slurm->node_has_devices)
 		return 0;	/* no job of this node is filtered */
 	snprintf(asks, sizeof(asks), "DevicePolicy=%s%s%s%s%s",
@@ -415,24 +450,27 @@ int jobct_setup(const struct jobct_plan *plan, struct report *rep)
 }
 
 /*
- * With PidNamespace a job process must have been born inside the job's
- * PID namespace (jobct_pidns_enter in its parent): outside it, the job's
- * /proc would not show the process itself.  Checked while /proc is the
+ * With PidNamespace a job process must live in the job's PID namespace:
+ * outside it, the job's /proc would not show the process itself.  The
+ * tasks are born inside (jobct_pidns_enter in slurmstepd); one born
+ * outside goes on in a child forked inside.  Checked while /proc is the
  * host's, before the mount namespace is joined.
  */
-static int check_pid_namespace(const struct jobct_node *node,
+static int enter_pid_namespace(const struct jobct_node *node,
 			       uint32_t job_id, struct report *rep)
 {
+	const char *base = node->conf->base_path;
 	int inside;
 
 	if (!node->conf->pid_namespace)
 		return 0;
-	inside = node->ops->pidns_contains_self(node->conf->base_path, job_id);
+	inside = node->ops->pidns_contains_self(base, job_id);
 	if (inside < 0)
 		return report_errno(rep, errno,
 				    "cannot tell whether it is in its PID namespace");
-	if (!inside)
-		return report_error(rep, "PidNamespace=yes but this process was started outside the job's PID namespace: slurmstepd did not enter it (plugstack.conf must load devns_pidns.so with \"required\")");
+	if (!inside && node->ops->pidns_fork_inside(base, job_id) < 0)
+		return report_errno(rep, errno,
+				    "cannot start it in its PID namespace");
 	return 0;
 }
 
@@ -446,12 +484,19 @@ int jobct_pidns_enter(const struct jobct_node *node, uint32_t job_id,
 	return 0;
 }
 
+int jobct_pidns_leave(struct report *rep)
+{
+	if (pidns_leave_for_children() < 0)
+		return report_errno(rep, errno, "cannot leave its PID namespace");
+	return 0;
+}
+
 int jobct_join(const struct jobct_node *node, uint32_t job_id,
 	       struct report *rep)
 {
 	int filtered;
 
-	if (check_pid_namespace(node, job_id, rep) < 0)
+	if (enter_pid_namespace(node, job_id, rep) < 0)
 		return -1;
 	filtered = marker_read(node, job_id, NULL, 0);
 	if (filtered < 0)

@@ -47,6 +47,7 @@ struct jobct_ops {
 	int (*pidns_create)(const char *base_path, uint32_t job_id,
 			    struct report *rep);
 	int (*pidns_contains_self)(const char *base_path, uint32_t job_id);
+	int (*pidns_fork_inside)(const char *base_path, uint32_t job_id);
 	int (*cg_open_at)(int dir_fd, const char *relpath, bool create);
 	int (*cg_move_pid)(int cg_fd, pid_t pid);
 	int (*cg_remove)(int parent_fd, const char *name);
@@ -120,6 +121,10 @@ struct jobct_slurm {
 	bool node_has_devices;	/* the node's GRES have device files */
 	bool step_cgroups;	/* ProctrackType=proctrack/cgroup: every step
 				 * has cgroups of its own */
+	const char *plugstack;	/* the SPANK stack file (PidNamespace needs
+				 * it to require devns_pidns.so) */
+	bool contain_spank;	/* SlurmdParameters=contain_spank: SPANK
+				 * hooks run in a child of slurmstepd */
 };
 
 /*
@@ -130,8 +135,9 @@ struct jobct_slurm {
  * job cgroups and devns attaches its filter to Slurm's step cgroups
  * (stepcg.h): that needs proctrack/cgroup, a kernel that loads the filter
  * and no non-overridable device program above slurmd.  A node that would
- * filter and cannot refuses to start, naming the setting.  Returns 0 or
- * -1 (rep says why).
+ * filter and cannot refuses to start, naming the setting.  PidNamespace
+ * needs the SPANK stack to require devns_pidns.so, whose hooks must run
+ * in slurmstepd itself.  Returns 0 or -1 (rep says why).
  */
 int jobct_node_check(const struct jobct_node *node,
 		     const struct jobct_slurm *slurm, struct report *rep);
@@ -171,19 +177,29 @@ int jobct_setup(const struct jobct_plan *plan, struct report *rep);
 /*
  * PidNamespace: make the calling thread's next children be born in the
  * job's PID namespace (ns/pidns.h), while the caller stays outside; 0
- * without PidNamespace.  slurmstepd's main thread calls it before it
- * forks the step's processes.
+ * without PidNamespace.  slurmstepd's main thread calls it just before it
+ * forks the step's tasks, and jobct_pidns_leave() right after: until then
+ * it cannot create threads (clone(2) refuses a thread whose creator's
+ * children would be born in another PID namespace).
  */
 int jobct_pidns_enter(const struct jobct_node *node, uint32_t job_id,
 		      struct report *rep);
 
 /*
+ * After the fork: the calling thread's next children are born where it
+ * lives again (it may create threads again).  Returns 0 or -1.
+ */
+int jobct_pidns_leave(struct report *rep);
+
+/*
  * In a process of the job, before exec: put it under the job's device
  * filter, if it has one (hybrid: enter the job's device cgroup; unified:
  * make sure the filter is on the cgroups of the process's step), and into
- * its namespace.  With PidNamespace the process must have been born in
- * the job's PID namespace.  The caller must be single-threaded.  A failure
- * means the process must not run.
+ * its namespace.  With PidNamespace, a process born outside the job's PID
+ * namespace goes on in a child forked inside (pidns_fork_inside: the
+ * caller returns in that child, its original stays behind as a stand-in).
+ * The caller must be single-threaded.  A failure means the process must
+ * not run.
  */
 int jobct_join(const struct jobct_node *node, uint32_t job_id,
 	       struct report *rep);

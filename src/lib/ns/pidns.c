@@ -293,6 +293,90 @@ int pidns_enter_for_children(const char *base_path, uint32_t job_id)
 	return rc;
 }
 
+int pidns_leave_for_children(void)
+{
+	int fd = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC), rc, saved;
+
+	if (fd < 0)
+		return -1;
+	rc = setns(fd, CLONE_NEWPID);
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return rc;
+}
+
+/* The stand-in's end: as the child ended, by its exit status or signal. */
+static _Noreturn void end_like(int status)
+{
+	sigset_t sig;
+	int signo;
+
+	if (WIFEXITED(status))
+		_exit(WEXITSTATUS(status));
+	signo = WTERMSIG(status);
+	/* no core of the stand-in: the child's was the one that counts */
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	signal(signo, SIG_DFL);
+	sigemptyset(&sig);
+	sigaddset(&sig, signo);
+	sigprocmask(SIG_UNBLOCK, &sig, NULL);
+	raise(signo);
+	_exit(128 + signo);
+}
+
+/* Forward what the stand-in gets to the child until the child ends. */
+static _Noreturn void stand_in(pid_t child, const sigset_t *all)
+{
+	int status;
+
+	for (;;) {
+		int signo = sigwaitinfo(all, NULL);
+
+		if (signo < 0)
+			continue;
+		if (signo != SIGCHLD) {
+			kill(child, signo);
+			continue;
+		}
+		if (waitpid(child, &status, WNOHANG) == child)
+			end_like(status);
+	}
+}
+
+int pidns_fork_inside(const char *base_path, uint32_t job_id)
+{
+	sigset_t all, old;
+	pid_t child;
+
+	if (pidns_enter_for_children(base_path, job_id) < 0)
+		return -1;
+	/* Nothing may arrive unforwarded between fork and sigwaitinfo. */
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old);
+	child = fork();
+	if (child < 0) {
+		int saved = errno;
+
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		errno = saved;
+		return -1;
+	}
+	if (child == 0) {
+		/*
+		 * The stand-in killed with -9 takes the job's process along.
+		 * Seen from inside, a parent outside has PID 0; one that died
+		 * before the prctl left us to the namespace's init.
+		 */
+		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		if (getppid() != 0)
+			_exit(127);
+		return 0;
+	}
+	stand_in(child, &all);
+}
+
 int pidns_contains_self(const char *base_path, uint32_t job_id)
 {
 	struct stat job, self;

@@ -130,7 +130,11 @@ static void print_gres(const struct devns_opts *o, const struct gres_lists *g)
 int devns_check(const struct devns_opts *o)
 {
 	struct gres_lists g = { .loaded = false };
-	struct jobct_slurm slurm = { .step_cgroups = o->step_cgroups };
+	struct jobct_slurm slurm = {
+		.step_cgroups = o->step_cgroups,
+		.plugstack = o->plugstack,
+		.contain_spank = o->contain_spank,
+	};
 	struct devrule_list list;
 	struct jobct_node *node;
 	struct jobct_plan plan;

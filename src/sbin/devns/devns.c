@@ -144,6 +144,12 @@ static int fill_defaults(struct devns_opts *o, const char *file,
 		return usage_error("%s", "the spool path is too long");
 	snprintf(o->pid_file, sizeof(o->pid_file), "%s", sc.pid_file);
 	o->step_cgroups = sc.proctrack_cgroup;
+	o->contain_spank = sc.contain_spank;
+	if ((sc.plugstack[0] ? copy(o->plugstack, sizeof(o->plugstack),
+				    sc.plugstack)
+			     : beside(o->plugstack, sizeof(o->plugstack),
+				      o->slurm_conf, "plugstack.conf")) < 0)
+		return usage_error("%s", "the plugstack path is too long");
 	return DEVNS_EXIT_OK;
 }
 

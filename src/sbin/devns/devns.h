@@ -37,6 +37,8 @@ struct devns_opts {
 	char spool[PATH_MAX];		/* --spool, or SlurmdSpoolDir */
 	char pid_file[PATH_MAX];	/* SlurmdPidFile */
 	bool step_cgroups;		/* ProctrackType=proctrack/cgroup */
+	char plugstack[PATH_MAX];	/* PlugStackConfig, or beside slurm.conf */
+	bool contain_spank;		/* SlurmdParameters=contain_spank */
 	const char *cgroup_root;	/* --cgroup, NULL: the system's */
 	const char *gres;		/* check --gres SPEC */
 	char gres_conf[PATH_MAX];	/* --gres-conf, or beside -f */

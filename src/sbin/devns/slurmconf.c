@@ -48,6 +48,20 @@ static int expand(const char *value, const char *node, const char *host,
  * Sets the fields of sc from the keys of text, the last value of each
  * winning as in Slurm.  Returns 0, or -1 with ENAMETOOLONG.
  */
+/* Whether the comma-separated list holds word (any case). */
+static bool has_word(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = list; p; p = strchr(p, ',')) {
+		if (*p == ',')
+			p++;
+		if (!strncasecmp(p, word, n) && (p[n] == ',' || !p[n]))
+			return true;
+	}
+	return false;
+}
+
 static int read_keys(const char *text, const char *node, const char *host,
 		     struct slurmconf *sc)
 {
@@ -70,6 +84,12 @@ static int read_keys(const char *text, const char *node, const char *host,
 			else if (!strcasecmp(p.key, "ProctrackType"))
 				sc->proctrack_cgroup =
 					!strcmp(p.value, "proctrack/cgroup");
+			else if (!strcasecmp(p.key, "PlugStackConfig"))
+				rc = expand(p.value, node, host, sc->plugstack,
+					    sizeof(sc->plugstack));
+			else if (!strcasecmp(p.key, "SlurmdParameters"))
+				sc->contain_spank = has_word(p.value,
+							     "contain_spank");
 		}
 	}
 	confread_free(&r);
@@ -90,6 +110,8 @@ int slurmconf_read(const char *path, const char *node, const char *host,
 		return report_errno(rep, errno, "Slurm's defaults");
 	/* Slurm's default on Linux */
 	sc->proctrack_cgroup = true;
+	sc->plugstack[0] = '\0';
+	sc->contain_spank = false;
 	report_init(&why, NULL, NULL);
 	if (!(text = confread_file(path, SLURMCONF_MAX_SIZE, &why)))
 		return errno == ENOENT ? 0 : report_error(rep, "%s", why.msg);

@@ -21,6 +21,9 @@ struct slurmconf {
 	char spool_dir[PATH_MAX];
 	char pid_file[PATH_MAX];
 	bool proctrack_cgroup;	/* ProctrackType=proctrack/cgroup */
+	char plugstack[PATH_MAX]; /* PlugStackConfig, "" for Slurm's default
+				   * (plugstack.conf beside slurm.conf) */
+	bool contain_spank;	/* SlurmdParameters has contain_spank */
 };
 
 /*

@@ -118,17 +118,24 @@ static const char *filter_place(enum cgroup2_layout layout)
 static int check_node(const struct jobct_node *n, struct report *rep)
 {
 	char **files = devns_gres_node_devices();
+	char *plugstack = slurm_conf.plugstack ? xstrdup(slurm_conf.plugstack)
+			  : get_extra_conf_path("plugstack.conf");
 	struct jobct_slurm slurm = {
 		.node_has_devices = files != NULL,
 		.step_cgroups = !xstrcmp(slurm_conf.proctrack_type,
 					 "proctrack/cgroup"),
+		.plugstack = plugstack,
+		.contain_spank = DEVNS_CONTAIN_SPANK(slurm_conf.conf_flags),
 	};
+	int rc;
 
 	devns_gres_free(files);
 	info("%s: cgroup layout: %s (%s)", plugin_type,
 	     cgroup2_layout_name(n->layout), filter_place(n->layout));
 	warn_auto_without_files(n, slurm.node_has_devices);
-	return jobct_node_check(n, &slurm, rep);
+	rc = jobct_node_check(n, &slurm, rep);
+	xfree(plugstack);
+	return rc;
 }
 
 /* namespace.conf for this node; every error is logged with file and line. */

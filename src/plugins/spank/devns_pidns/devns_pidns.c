@@ -1,21 +1,28 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * devns_pidns.c - SPANK plugin: the step's processes are born in the job's
- * PID namespace (namespace.conf PidNamespace=yes).
+ * devns_pidns.c - SPANK plugin: the step's tasks are born in the job's PID
+ * namespace (namespace.conf PidNamespace=yes).
  *
- * A process cannot move into a PID namespace, only fork into one, and the
- * job_container interface runs only in the children (container_p_join).
- * SPANK's init runs in slurmstepd's main thread, as root, before it forks
- * the tasks (and in the extern step, after job_container/devns made the
- * namespaces): entering there puts every task, TaskProlog and TaskEpilog
- * inside, while slurmstepd stays outside and sees them by their host PIDs
- * for tracking, signals, limits and sstat.  job_container/devns refuses a
- * task born outside, so a node that is missing this plugin fails closed.
+ * A process cannot move into a PID namespace, only be forked into one, and
+ * the job_container interface runs only in the children.  SPANK's user
+ * init runs in slurmstepd's main thread just before it forks the tasks:
+ * there it enters the namespace for its children, and the first task
+ * post-fork hook, in the same thread right after the forks, leaves it
+ * again (until then the thread cannot create threads: clone(2) refuses a
+ * thread whose creator's children would be born elsewhere).  So every
+ * task is born inside, with the cgroups, process group and affinity
+ * slurmstepd gives it, while slurmstepd stays outside and sees the tasks
+ * by their host PIDs for tracking, signals, limits and sstat.  What
+ * slurmstepd forks at other times (TaskEpilog, the extern step) is put
+ * inside by job_container/devns (pidns_fork_inside).
  *
  * plugstack.conf:  required devns_pidns.so
- * A no-op on nodes without PidNamespace and outside slurmstepd.
+ * slurmd refuses PidNamespace=yes without that line.  A no-op on nodes
+ * without PidNamespace and outside slurmstepd.
  */
+#include <stdbool.h>
 #include <stdint.h>
+#include <unistd.h>
 
 #include <slurm/spank.h>
 
@@ -23,12 +30,13 @@
 
 SPANK_PLUGIN(devns_pidns, 1);
 
+static struct jobct_node *node;	/* set in slurmstepd with PidNamespace */
+static uint32_t job_id;
+static bool entered;		/* the main thread's children go inside */
+
 int slurm_spank_init(spank_t sp, int ac, char **av)
 {
-	struct jobct_node *node;
 	struct report rep;
-	uint32_t job_id = 0;
-	int rc;
 
 	(void)ac;
 	(void)av;
@@ -44,9 +52,80 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 		slurm_error("devns_pidns: job %u: %s", job_id, rep.msg);
 		return ESPANK_ERROR;
 	}
+	if (!node->conf->pid_namespace) {
+		jobct_node_free(node);
+		node = NULL;
+	}
+	return ESPANK_SUCCESS;
+}
+
+/*
+ * Runs with the user's effective uid, which has no capabilities: setns(2)
+ * needs CAP_SYS_ADMIN, so root's effective uid (still the saved one) comes
+ * back for the call only.
+ */
+int slurm_spank_user_init(spank_t sp, int ac, char **av)
+{
+	uid_t euid = geteuid();
+	struct report rep;
+	int rc;
+
+	(void)sp;
+	(void)ac;
+	(void)av;
+	if (!node)
+		return ESPANK_SUCCESS;
+	report_init(&rep, NULL, NULL);
+	if (euid != 0 && seteuid(0) < 0) {
+		slurm_error("devns_pidns: job %u: cannot regain root to enter the PID namespace",
+			    job_id);
+		return ESPANK_ERROR;
+	}
 	rc = jobct_pidns_enter(node, job_id, &rep);
-	if (rc < 0)
+	if (euid != 0 && seteuid(euid) < 0) {
+		slurm_error("devns_pidns: job %u: cannot drop back to uid %u",
+			    job_id, (unsigned)euid);
+		return ESPANK_ERROR;
+	}
+	if (rc < 0) {
 		slurm_error("devns_pidns: job %u: %s", job_id, rep.msg);
+		return ESPANK_ERROR;
+	}
+	entered = true;
+	return ESPANK_SUCCESS;
+}
+
+static int leave(void)
+{
+	struct report rep;
+
+	if (!entered)
+		return ESPANK_SUCCESS;
+	report_init(&rep, NULL, NULL);
+	if (jobct_pidns_leave(&rep) < 0) {
+		slurm_error("devns_pidns: job %u: %s", job_id, rep.msg);
+		return ESPANK_ERROR;
+	}
+	entered = false;
+	return ESPANK_SUCCESS;
+}
+
+int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
+{
+	(void)sp;
+	(void)ac;
+	(void)av;
+	return leave();
+}
+
+int slurm_spank_exit(spank_t sp, int ac, char **av)
+{
+	int rc = leave();
+
+	(void)sp;
+	(void)ac;
+	(void)av;
 	jobct_node_free(node);
-	return rc < 0 ? ESPANK_ERROR : ESPANK_SUCCESS;
+	node = NULL;
+	return rc;
 }
