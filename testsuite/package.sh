@@ -155,14 +155,20 @@ do_install() {
 	ok $? "Depends pins the installed Slurm $sv" || echo "Depends: $deps" | diag
 
 	pdir=$(slurm_plugindir)
-	n=$(grep -c '\.so$' "$dir/files.list")
-	[ "$n" -gt 0 ] && ! grep '\.so$' "$dir/files.list" | grep -qv "^$pdir/[^/]*\.so$"
-	ok $? "its $n plugins are in Slurm's PluginDir $pdir" || grep '\.so$' "$dir/files.list" | diag
+	grep '/security/pam_[^/]*\.so$' "$dir/files.list" >"$dir/pam.list"
+	grep '\.so$' "$dir/files.list" | grep -vxFf "$dir/pam.list" >"$dir/plugins.list"
+	n=$(wc -l <"$dir/plugins.list")
+	[ "$n" -gt 0 ] && ! grep -qv "^$pdir/[^/]*\.so$" "$dir/plugins.list"
+	ok $? "its $n plugins are in Slurm's PluginDir $pdir" || diag <"$dir/plugins.list"
+	grep -qx '/\(usr/\)\?lib/[^/]*/security/pam_devns\.so' "$dir/pam.list" &&
+		nm -D --defined-only "$(cat "$dir/pam.list")" | grep -q ' pam_sm_acct_mgmt$'
+	ok $? "pam_devns.so is in PAM's module directory and exports pam_sm_acct_mgmt" ||
+		diag <"$dir/pam.list"
 
 	# Each plugin loads as the daemons load it, and is of their release.
 	want=$(/usr/sbin/slurmd -V 2>/dev/null || /usr/sbin/slurmctld -V)
 	want=${want#* }
-	mapfile -t plugins < <(grep '\.so$' "$dir/files.list")
+	mapfile -t plugins <"$dir/plugins.list"
 	for so in "${plugins[@]}"; do
 		if [ ! -x "$DEVNS_BUILD/testsuite/integration/helpers/plugin_load" ]; then
 			skip "$(basename "$so"): no plugin_load helper in $DEVNS_BUILD"
@@ -174,20 +180,22 @@ do_install() {
 		[ "${out##* }" = "$want" ]
 		ok $? "$(basename "$so") loads with Slurm's libslurmfull: $type, release $want" ||
 			echo "$out" | diag
+		# SPANK plugins have hooks where the others have init and fini.
 		case $type in
-		job_container/*) want_sym=container_p_ ;;
-		mcs/*) want_sym=mcs_p_ ;;
-		*) want_sym= ;;
+		job_container/*) hooks="init fini" want_sym=container_p_ ;;
+		mcs/*) hooks="init fini" want_sym=mcs_p_ ;;
+		spank) hooks="spank_plugin_version" want_sym=slurm_spank_ ;;
+		*) hooks="init fini" want_sym= ;;
 		esac
 		missing=
 		nm -D --defined-only "$so" | awk '{print $3}' >"$dir/symbols.list"
-		for f in plugin_name plugin_type plugin_version init fini; do
+		for f in plugin_name plugin_type plugin_version $hooks; do
 			grep -qx "$f" "$dir/symbols.list" || missing+=" $f"
 		done
 		[ -z "$want_sym" ] || grep -q "^$want_sym" "$dir/symbols.list" ||
 			missing+=" $want_sym*"
 		[ -z "$missing" ]
-		ok $? "$(basename "$so") exports plugin_name, plugin_type, plugin_version, init, fini${want_sym:+, ${want_sym}*}" ||
+		ok $? "$(basename "$so") exports plugin_name, plugin_type, plugin_version, ${hooks// /, }${want_sym:+, ${want_sym}*}" ||
 			echo "missing:$missing" | diag
 	done
 

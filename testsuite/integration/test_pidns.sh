@@ -214,6 +214,8 @@ test_process_tracking
 test_login
 test_fail_closed
 check_time_limit "$limit_job"
-is "$(pgrep -c -x devns-init)" 0 "no namespace init is left on the host"
+no_init() { ! pgrep -x devns-init >/dev/null; }
+wait_for 20 no_init
+ok $? "no namespace init is left on the host" || diag "$(pgrep -a -x devns-init)"
 restart_cluster ""
 tap_done
