@@ -133,7 +133,13 @@ static int f_pidns_contains_self(const char *b, uint32_t job_id)
 {
 	(void)b;
 	(void)job_id;
-	return faulty(OP_PIDNS_CHECK) ? -1 : pidns_inside;
+	if (faulty(OP_PIDNS_CHECK))
+		return -1;
+	if (!pidns_exists) {
+		errno = ENOENT;
+		return -1;
+	}
+	return pidns_inside;
 }
 
 /* The fake fork inside: the process goes on, counted, or fails. */
@@ -649,6 +655,15 @@ static void test_pid_namespace(void)
 	       "one born inside runs");
 	jobct_release(node, 135, NULL);
 	ok(nothing_left(135) && !pidns_exists, "release removes both");
+	/* A job set up before PidNamespace was turned on keeps running. */
+	plan = plan_for(node, 136);
+	ok(jobct_setup(&plan, fresh()) == 0, "another job");
+	pidns_exists = false;
+	is_int(child_opens(node, 136, &e0, &e1), 0,
+	       "a job without a PID namespace (older than the setting) runs");
+	is_int(jobct_pidns_enter(node, 136, fresh()), 0,
+	       "  and slurmstepd has none to enter for it");
+	jobct_release(node, 136, NULL);
 	test_pid_namespace_check(node);
 	jobct_node_free(node);
 }

@@ -450,11 +450,12 @@ int jobct_setup(const struct jobct_plan *plan, struct report *rep)
 }
 
 /*
- * With PidNamespace a job process must live in the job's PID namespace:
- * outside it, the job's /proc would not show the process itself.  The
- * tasks are born inside (jobct_pidns_enter in slurmstepd); one born
- * outside goes on in a child forked inside.  Checked while /proc is the
- * host's, before the mount namespace is joined.
+ * A job with a PID namespace: its processes must live in it, or the job's
+ * /proc would not show them.  The tasks are born inside (jobct_pidns_enter
+ * in slurmstepd); one born outside goes on in a child forked inside.
+ * Whether the job has one is what its setup made, not what namespace.conf
+ * says now: a reconfigure does not change running jobs.  Checked while
+ * /proc is the host's, before the mount namespace is joined.
  */
 static int enter_pid_namespace(const struct jobct_node *node,
 			       uint32_t job_id, struct report *rep)
@@ -462,9 +463,11 @@ static int enter_pid_namespace(const struct jobct_node *node,
 	const char *base = node->conf->base_path;
 	int inside;
 
-	if (!node->conf->pid_namespace)
+	if (!base)
 		return 0;
 	inside = node->ops->pidns_contains_self(base, job_id);
+	if (inside < 0 && errno == ENOENT)
+		return 0;	/* the job has none */
 	if (inside < 0)
 		return report_errno(rep, errno,
 				    "cannot tell whether it is in its PID namespace");
@@ -477,11 +480,13 @@ static int enter_pid_namespace(const struct jobct_node *node,
 int jobct_pidns_enter(const struct jobct_node *node, uint32_t job_id,
 		      struct report *rep)
 {
-	if (!node->conf->pid_namespace)
+	if (!node->conf->base_path)
 		return 0;
-	if (pidns_enter_for_children(node->conf->base_path, job_id) < 0)
-		return report_errno(rep, errno, "cannot enter its PID namespace");
-	return 0;
+	if (pidns_enter_for_children(node->conf->base_path, job_id) == 0)
+		return 1;
+	if (errno == ENOENT)
+		return 0;	/* the job has none */
+	return report_errno(rep, errno, "cannot enter its PID namespace");
 }
 
 int jobct_pidns_leave(struct report *rep)

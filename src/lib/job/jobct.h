@@ -175,12 +175,13 @@ int jobct_device_rules(const struct jobct_plan *plan,
 int jobct_setup(const struct jobct_plan *plan, struct report *rep);
 
 /*
- * PidNamespace: make the calling thread's next children be born in the
- * job's PID namespace (ns/pidns.h), while the caller stays outside; 0
- * without PidNamespace.  slurmstepd's main thread calls it just before it
- * forks the step's tasks, and jobct_pidns_leave() right after: until then
- * it cannot create threads (clone(2) refuses a thread whose creator's
- * children would be born in another PID namespace).
+ * When the job has a PID namespace (its setup made one: PidNamespace),
+ * make the calling thread's next children be born in it (ns/pidns.h),
+ * while the caller stays outside.  slurmstepd's main thread calls it just
+ * before it forks the step's tasks, and jobct_pidns_leave() right after:
+ * until then it cannot create threads (clone(2) refuses a thread whose
+ * creator's children would be born in another PID namespace).  Returns 1
+ * when entered, 0 when the job has none, -1 with errno and rep.
  */
 int jobct_pidns_enter(const struct jobct_node *node, uint32_t job_id,
 		      struct report *rep);
@@ -195,8 +196,8 @@ int jobct_pidns_leave(struct report *rep);
  * In a process of the job, before exec: put it under the job's device
  * filter, if it has one (hybrid: enter the job's device cgroup; unified:
  * make sure the filter is on the cgroups of the process's step), and into
- * its namespace.  With PidNamespace, a process born outside the job's PID
- * namespace goes on in a child forked inside (pidns_fork_inside: the
+ * its namespace.  When the job has a PID namespace, a process born
+ * outside it goes on in a child forked inside (pidns_fork_inside: the
  * caller returns in that child, its original stays behind as a stand-in).
  * The caller must be single-threaded.  A failure means the process must
  * not run.

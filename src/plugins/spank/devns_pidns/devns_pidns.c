@@ -17,8 +17,9 @@
  * inside by job_container/devns (pidns_fork_inside).
  *
  * plugstack.conf:  required devns_pidns.so
- * slurmd refuses PidNamespace=yes without that line.  A no-op on nodes
- * without PidNamespace and outside slurmstepd.
+ * slurmd refuses PidNamespace=yes without that line.  A no-op for jobs
+ * without a PID namespace (which is what their setup made, so a
+ * reconfigure does not change running jobs) and outside slurmstepd.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -52,7 +53,8 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 		slurm_error("devns_pidns: job %u: %s", job_id, rep.msg);
 		return ESPANK_ERROR;
 	}
-	if (!node->conf->pid_namespace) {
+	/* Whether the job has a PID namespace is its own: see user_init. */
+	if (!node->conf->base_path) {
 		jobct_node_free(node);
 		node = NULL;
 	}
@@ -91,7 +93,7 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
 		slurm_error("devns_pidns: job %u: %s", job_id, rep.msg);
 		return ESPANK_ERROR;
 	}
-	entered = true;
+	entered = rc == 1;
 	return ESPANK_SUCCESS;
 }
 
