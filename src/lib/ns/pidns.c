@@ -280,9 +280,10 @@ int pidns_create(const char *base_path, uint32_t job_id, struct report *rep)
 	return 0;
 }
 
-int pidns_enter_for_children(const char *base_path, uint32_t job_id)
+/* The calling thread's children go to the PID namespace fd (closed). */
+static int children_into(int fd)
 {
-	int fd = pin_open(base_path, job_id), rc, saved;
+	int rc, saved;
 
 	if (fd < 0)
 		return -1;
@@ -293,17 +294,14 @@ int pidns_enter_for_children(const char *base_path, uint32_t job_id)
 	return rc;
 }
 
+int pidns_enter_for_children(const char *base_path, uint32_t job_id)
+{
+	return children_into(pin_open(base_path, job_id));
+}
+
 int pidns_leave_for_children(void)
 {
-	int fd = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC), rc, saved;
-
-	if (fd < 0)
-		return -1;
-	rc = setns(fd, CLONE_NEWPID);
-	saved = errno;
-	close(fd);
-	errno = saved;
-	return rc;
+	return children_into(open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC));
 }
 
 /* The stand-in's end: as the child ended, by its exit status or signal. */
@@ -399,8 +397,8 @@ int pidns_contains_self(const char *base_path, uint32_t job_id)
 int pidns_enter_from_proc(void)
 {
 	char comm[32] = "";
-	int fd, rc, saved;
 	ssize_t n;
+	int fd;
 
 	fd = open("/proc/1/comm", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -412,11 +410,6 @@ int pidns_enter_from_proc(void)
 	comm[strcspn(comm, "\n")] = '\0';
 	if (strcmp(comm, PIDNS_INIT_NAME))
 		return 0;
-	if ((fd = open("/proc/1/ns/pid", O_RDONLY | O_CLOEXEC)) < 0)
-		return -1;
-	rc = setns(fd, CLONE_NEWPID);
-	saved = errno;
-	close(fd);
-	errno = saved;
-	return rc < 0 ? -1 : 1;
+	fd = open("/proc/1/ns/pid", O_RDONLY | O_CLOEXEC);
+	return children_into(fd) < 0 ? -1 : 1;
 }
