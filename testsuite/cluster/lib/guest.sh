@@ -101,7 +101,7 @@ install_built_plugins() {
 	local build=${DEVNS_BUILD_DIR:-$TOP/build} dir so n=0
 	dir=$(slurm_plugindir)
 	[[ -n $dir ]] || die "no Slurm PluginDir found in the guest"
-	for so in job_container_devns.so mcs_devgroup.so; do
+	for so in job_container_devns.so devns_pidns.so mcs_devgroup.so; do
 		[[ -f $build/.libs/$so ]] || continue
 		install -m 0644 -- "$build/.libs/$so" "$dir/$so"
 		n=$((n + 1))
