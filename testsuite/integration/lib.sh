@@ -28,8 +28,9 @@ for _d in "$TOP/build" "$TOP/build-24.11"; do
 done
 
 # pam_slurm_adopt_module: the path of the running Slurm's pam_slurm_adopt.so,
-# nothing when it has none; pam_devns_module: devns's PAM module, as built
-# beside the helpers.
+# nothing when it has none; pam_devns_module: devns's PAM module, installed
+# (make install or the package, beside pam_unix.so) or else as built beside
+# the helpers.
 pam_slurm_adopt_module() {
 	local f
 	for f in "$DEVNS_SLURM_PREFIX/lib/security/pam_slurm_adopt.so" \
@@ -38,8 +39,11 @@ pam_slurm_adopt_module() {
 	done
 }
 pam_devns_module() {
-	local f=${HELPERS%/testsuite/integration/helpers}/.libs/pam_devns.so
-	[ -n "${HELPERS:-}" ] && [ -f "$f" ] && echo "$f"
+	local f
+	for f in /lib/*-linux-gnu/security/pam_devns.so /usr/lib/*-linux-gnu/security/pam_devns.so \
+		"${HELPERS%/testsuite/integration/helpers}/.libs/pam_devns.so"; do
+		[ -f "$f" ] && { echo "$f"; return; }
+	done
 }
 
 _tap_n=0
