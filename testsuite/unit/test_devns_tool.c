@@ -560,6 +560,7 @@ static void test_show(pid_t pid, bool ns)
 		ok(has_line(out, want), "  its directory: %s", dir);
 		snprintf(want, sizeof(want), "pin %s/.ns mnt:[", dir);
 		like(out, want, "  its pin, with the namespace's inode");
+		ok(has_line(out, "pidpin none"), "  no PID namespace");
 		snprintf(want, sizeof(want), "mount /tmp ");
 		like(out, want, "  its private /tmp");
 		snprintf(want, sizeof(want), "/201/tmp rw,nosuid,nodev");

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * show.c - devns show JOBID: what the job has on this node, read from the
- * kernel: its directory and namespace pin under BasePath, the private
+ * kernel: its directory and namespace pins under BasePath, the private
  * mounts inside the namespace and the processes in it; its device
  * cgroup(s) with their processes; the filter attached there with the
  * rules read back from the program's map (devinspect).
@@ -11,9 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "dev/devinspect.h"
+#include "ns/pidns.h"
 #include "util/mountinfo.h"
 #include "devns.h"
 #include "nsmounts.h"
@@ -57,6 +59,22 @@ static void print_mount(const struct mountinfo_entry *e, void *arg)
 	       e->options, e->superopts[0] ? " " : "", e->superopts);
 }
 
+/* The PID namespace (PidNamespace), when the job has one: its pin. */
+static void show_pid_namespace(struct show *s, const struct jobct_remains *r)
+{
+	char pin[PATH_MAX + 8];
+	struct stat st;
+
+	snprintf(pin, sizeof(pin), "%s/%s", r->job_dir,
+		 NSCONF_PIDNS_PIN_NAME);
+	if (!pidns_exists(s->node->conf->base_path, r->job_id) ||
+	    stat(pin, &st) < 0) {
+		print_kv("pidpin", "none");
+		return;
+	}
+	printf("pidpin %s pid:[%ju]\n", pin, (uintmax_t)st.st_ino);
+}
+
 /* The namespace: pin, private mounts, processes inside. */
 static void show_namespace(struct show *s, const struct jobct_remains *r)
 {
@@ -74,6 +92,7 @@ static void show_namespace(struct show *s, const struct jobct_remains *r)
 	}
 	snprintf(pin, sizeof(pin), "%s/%s", r->job_dir, NSCONF_PIN_NAME);
 	printf("pin %s mnt:[%" PRIu64 "]\n", pin, r->ns_id);
+	show_pid_namespace(s, r);
 	for (size_t i = 0; c->dirs[i] && n < NSCONF_MAX_DIRS; i++)
 		dirs[n++] = c->dirs[i];
 	dirs[n++] = c->base_path;	/* hidden under a tmpfs inside */
