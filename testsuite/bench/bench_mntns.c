@@ -15,9 +15,12 @@
  * namespace (its teardown, here a setns(2) back that drops the last
  * reference); and the cost of delete's search of /proc for processes
  * left in the namespace, which grows with the node's process count.
+ * With -p every job also gets its PID namespace (PidNamespace=yes): its
+ * creation (a forked init that mounts the job's /proc) is timed on its
+ * own, and delete then kills that init too.
  * Needs root; prints why and exits 0 otherwise.  Never asserts timings.
  *
- *   bench_mntns [-m MOUNTS] [ITERATIONS]
+ *   bench_mntns [-m MOUNTS] [-p] [ITERATIONS]
  */
 #include <dirent.h>
 #include <errno.h>
@@ -34,6 +37,7 @@
 #include <unistd.h>
 
 #include "ns/mntns.h"
+#include "ns/pidns.h"
 #include "testrep.h"
 
 static double now_us(void)
@@ -112,6 +116,20 @@ static int add_mounts(int want, char *dir)
 			return -1;
 	}
 	return mount("none", "/", NULL, MS_REC | MS_SHARED, NULL);
+}
+
+/* Undo add_mounts: unmount and remove what it made under dir. */
+static void remove_mounts(const char *dir)
+{
+	char path[PATH_MAX];
+
+	for (int i = 0;; i++) {
+		snprintf(path, sizeof(path), "%s/%d", dir, i);
+		if (umount2(path, MNT_DETACH) < 0 && errno == ENOENT)
+			break;
+		rmdir(path);
+	}
+	rmdir(dir);
 }
 
 /*
@@ -205,17 +223,25 @@ static void breakdown(int n)
 int main(int argc, char **argv)
 {
 	char mounts_dir[] = "/var/tmp/bench-mounts.XXXXXX";
-	int want_mounts = 0, n;
+	int want_mounts = 0, n, with_pidns = 0;
 
-	if (argc > 2 && !strcmp(argv[1], "-m")) {
-		want_mounts = atoi(argv[2]);
-		argc -= 2;
-		argv += 2;
+	for (;;) {
+		if (argc > 2 && !strcmp(argv[1], "-m")) {
+			want_mounts = atoi(argv[2]);
+			argc -= 2;
+			argv += 2;
+		} else if (argc > 1 && !strcmp(argv[1], "-p")) {
+			with_pidns = 1;
+			argc--;
+			argv++;
+		} else {
+			break;
+		}
 	}
 	n = argc > 1 ? atoi(argv[1]) : 200;
 	const char *dirs[] = { "/tmp", "/dev/shm", NULL };
 	char base[] = "/var/tmp/bench-mntns.XXXXXX";
-	double *create, *join, *fork_only, *del, *total;
+	double *create, *join, *fork_only, *del, *total, *pid_create;
 
 	if (geteuid() != 0) {
 		printf("bench_mntns: needs root (mount namespaces); skipped\n");
@@ -236,6 +262,7 @@ int main(int argc, char **argv)
 	fork_only = calloc(n, sizeof(double));
 	del = calloc(n, sizeof(double));
 	total = calloc(n, sizeof(double));
+	pid_create = calloc(n, sizeof(double));
 
 	for (int i = 0; i < n; i++) {
 		struct mntns_spec spec = {
@@ -248,6 +275,14 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		t1 = now_us();
+		if (with_pidns) {
+			if (pidns_create(base, spec.job_id, fresh()) < 0) {
+				fprintf(stderr, "pidns_create: %s\n", rep.msg);
+				return 1;
+			}
+			pid_create[i] = now_us() - t1;
+			t1 = now_us();
+		}
 		join[i] = timed_child(base, spec.job_id, 1);
 		t2 = now_us();
 		if (mntns_delete(base, spec.job_id) < 0) {
@@ -258,12 +293,15 @@ int main(int argc, char **argv)
 		fork_only[i] = timed_child(base, spec.job_id, 0);
 		create[i] = t1 - t0;
 		del[i] = t3 - t2;
-		total[i] = create[i] + del[i] + (join[i] - fork_only[i]);
+		total[i] = create[i] + pid_create[i] + del[i] +
+			   (join[i] - fork_only[i]);
 		join[i] -= fork_only[i];
 	}
-	printf("namespace per job (%d jobs, %d host mounts, BasePath on %s):\n",
-	       n, count_mounts(), base);
+	printf("namespace per job (%d jobs, %d host mounts, BasePath on %s%s):\n",
+	       n, count_mounts(), base, with_pidns ? ", PID namespace" : "");
 	report("create + pin", create, n);
+	if (with_pidns)
+		report("PID ns create + pin", pid_create, n);
 	report("join (setns)", join, n);
 	report("delete", del, n);
 	report("fork+wait (excluded)", fork_only, n);
@@ -273,5 +311,7 @@ int main(int argc, char **argv)
 	printf("target: create+join+delete <= 1000 us per job "
 	       "(README.md, Benchmarks)\n");
 	rmdir(base);
+	if (want_mounts)
+		remove_mounts(mounts_dir);
 	return 0;
 }

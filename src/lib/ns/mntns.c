@@ -799,16 +799,26 @@ int mntns_members(const char *base_path, uint32_t job_id, pid_t *pids,
  */
 static int kill_namespace(const struct stat *ns)
 {
-	for (int waited = 0; ; waited += 10) {
+	/*
+	 * A killed process is gone within microseconds (a PID namespace's
+	 * init, always there at teardown, included): look again soon, then
+	 * less often.
+	 */
+	long pause_us = 100, waited_us = 0;
+
+	for (;;) {
 		int found = kill_members(ns);
 
 		if (found <= 0)
 			return found;
-		if (waited >= MNTNS_KILL_WAIT_MS) {
+		if (waited_us >= MNTNS_KILL_WAIT_MS * 1000L) {
 			errno = EBUSY;
 			return -1;
 		}
-		usleep(10000);
+		usleep((useconds_t)pause_us);
+		waited_us += pause_us;
+		if (pause_us < 10000)
+			pause_us *= 2;
 	}
 }
 
