@@ -133,8 +133,8 @@ int mntns_parse_job_dir(const char *name, uint32_t *job_id)
 	return 0;
 }
 
-static int job_path(char *buf, size_t len, const char *base, uint32_t job_id,
-		    const char *leaf)
+int mntns_job_path(char *buf, size_t len, const char *base, uint32_t job_id,
+		   const char *leaf)
 {
 	int n;
 
@@ -255,7 +255,7 @@ static int plan_dirs(const struct mntns_spec *spec, int jobfd,
 		    mkdirat(jobfd, name, 0700) < 0 ||
 		    /* mkdir's mode is filtered by the umask; fchmodat is not. */
 		    fchmodat(jobfd, name, 01777, 0) < 0 ||
-		    job_path(pd->source, sizeof(pd->source), spec->base_path,
+		    mntns_job_path(pd->source, sizeof(pd->source), spec->base_path,
 			     spec->job_id, name) < 0)
 			return report_errno(rep, errno, "creating the backing "
 					    "directory of %s", md->path);
@@ -568,7 +568,7 @@ int mntns_create(const struct mntns_spec *spec, struct report *rep)
 	int basefd = -1, dirfd = -1, jobfd = -1, pinfd = -1, saved;
 	bool made_dir = false, limited = false;
 
-	if (job_path(jobdir, sizeof(jobdir), spec->base_path, spec->job_id,
+	if (mntns_job_path(jobdir, sizeof(jobdir), spec->base_path, spec->job_id,
 		     NULL) < 0) {
 		report_errno(rep, errno, "BasePath");
 		return -1;
@@ -657,7 +657,7 @@ int mntns_open(const char *base_path, uint32_t job_id)
 {
 	char pin[PATH_MAX];
 
-	if (job_path(pin, sizeof(pin), base_path, job_id, PIN_NAME) < 0)
+	if (mntns_job_path(pin, sizeof(pin), base_path, job_id, PIN_NAME) < 0)
 		return -1;
 	return open(pin, O_RDONLY | O_CLOEXEC);
 }
@@ -680,7 +680,7 @@ bool mntns_exists(const char *base_path, uint32_t job_id)
 	char pin[PATH_MAX];
 	struct statfs sfs;
 
-	if (job_path(pin, sizeof(pin), base_path, job_id, PIN_NAME) < 0)
+	if (mntns_job_path(pin, sizeof(pin), base_path, job_id, PIN_NAME) < 0)
 		return false;
 	return statfs(pin, &sfs) == 0 && sfs.f_type == NSFS_MAGIC;
 }
@@ -698,23 +698,25 @@ static bool pinned_namespace(const char *pin, struct stat *ns)
 }
 
 /*
- * Open the namespace pinned at pin and note its identity in *ns.  While
- * the fd is open the namespace cannot be freed, so its number (the inode
- * the members' /proc/<pid>/ns/mnt show) names it alone: a freed
- * namespace's number goes to the next namespace made, and killing by a
- * number noted earlier would hit that one.  Returns the fd, or -1 when
- * nothing is pinned there.
+ * While the fd mntns_pin_open() returns is open the namespace cannot be
+ * freed, so its number (the inode the members' /proc/<pid>/ns/mnt show)
+ * names it alone: a freed namespace's number goes to the next namespace
+ * made, and killing by a number noted earlier would hit that one.
  */
-static int hold_namespace(const char *pin, struct stat *ns)
+int mntns_pin_open(const char *base_path, uint32_t job_id, const char *leaf,
+		   struct stat *ns)
 {
-	int fd = open(pin, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	char pin[PATH_MAX];
 	struct statfs sfs;
+	int fd;
 
-	if (fd < 0)
+	if (mntns_job_path(pin, sizeof(pin), base_path, job_id, leaf) < 0 ||
+	    (fd = open(pin, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
 		return -1;
 	if (fstatfs(fd, &sfs) < 0 || sfs.f_type != NSFS_MAGIC ||
-	    fstat(fd, ns) < 0) {
+	    (ns && fstat(fd, ns) < 0)) {
 		close(fd);
+		errno = ENOENT;
 		return -1;
 	}
 	return fd;
@@ -780,7 +782,7 @@ int mntns_members(const char *base_path, uint32_t job_id, pid_t *pids,
 
 	if (ns_id)
 		*ns_id = 0;
-	if (job_path(pin, sizeof(pin), base_path, job_id, PIN_NAME) < 0)
+	if (mntns_job_path(pin, sizeof(pin), base_path, job_id, PIN_NAME) < 0)
 		return -1;
 	if (!pinned_namespace(pin, &ns))
 		return 0;
@@ -921,13 +923,13 @@ int mntns_delete(const char *base_path, uint32_t job_id)
 	bool pinned, limited;
 	int ns_fd;
 
-	if (job_path(jobdir, sizeof(jobdir), base_path, job_id, NULL) < 0 ||
-	    job_path(pin, sizeof(pin), base_path, job_id, PIN_NAME) < 0)
+	if (mntns_job_path(jobdir, sizeof(jobdir), base_path, job_id, NULL) < 0 ||
+	    mntns_job_path(pin, sizeof(pin), base_path, job_id, PIN_NAME) < 0)
 		return -1;
 	snprintf(name, sizeof(name), "%" PRIu32, job_id);
 
 	/* Held until the end: the retries below kill by its identity. */
-	ns_fd = hold_namespace(pin, &ns);
+	ns_fd = mntns_pin_open(base_path, job_id, PIN_NAME, &ns);
 	pinned = ns_fd >= 0;
 	limited = job_dir_project(base_path, name, job_id);
 	if (pinned && kill_namespace(&ns) < 0) {
@@ -943,7 +945,7 @@ int mntns_delete(const char *base_path, uint32_t job_id)
 			break;
 		}
 	}
-	if (job_path(pidpin, sizeof(pidpin), base_path, job_id,
+	if (mntns_job_path(pidpin, sizeof(pidpin), base_path, job_id,
 		     NSCONF_PIDNS_PIN_NAME) < 0 ||
 	    unmount_if_mounted(pidpin) < 0) {
 		saved = saved ? saved : errno;

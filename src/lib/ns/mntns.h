@@ -27,6 +27,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "util/report.h"
@@ -83,6 +84,22 @@ int mntns_create(const struct mntns_spec *spec, struct report *rep);
  * hand to pam_slurm_adopt.  Returns an fd or -1 with errno set.
  */
 int mntns_open(const char *base_path, uint32_t job_id);
+
+/*
+ * Write BasePath/<jobid>/leaf into buf[len] (leaf NULL: the job's
+ * directory).  Returns 0, or -1 with errno ENAMETOOLONG.
+ */
+int mntns_job_path(char *buf, size_t len, const char *base_path,
+		   uint32_t job_id, const char *leaf);
+
+/*
+ * Open the namespace pinned at BasePath/<jobid>/leaf (NSCONF_PIN_NAME, or
+ * ns/pidns.h's pin) without following a link, and note its identity in *ns
+ * (may be NULL).  Returns the fd (O_CLOEXEC), or -1 with errno: ENOENT
+ * when nothing is pinned there.
+ */
+int mntns_pin_open(const char *base_path, uint32_t job_id, const char *leaf,
+		   struct stat *ns);
 
 /*
  * Move the calling process into the job's namespace.  The caller must be

@@ -15,7 +15,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <limits.h>
 #include <sched.h>
 #include <signal.h>
@@ -25,7 +24,6 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -33,10 +31,6 @@
 #include "ns/nsconf.h"
 #include "ns/pidns.h"
 #include "util/safepath.h"
-
-#ifndef NSFS_MAGIC
-#define NSFS_MAGIC 0x6e736673
-#endif
 
 #define PIN_NAME NSCONF_PIDNS_PIN_NAME
 
@@ -64,42 +58,15 @@ struct result {
 	int err;
 };
 
-static int pin_path(char *buf, size_t len, const char *base_path,
-		    uint32_t job_id)
+/* Open the pin of the job's PID namespace; -1 with ENOENT when none is. */
+static int pin_open(const char *base_path, uint32_t job_id, struct stat *ns)
 {
-	int n = snprintf(buf, len, "%s/%" PRIu32 "/%s", base_path, job_id,
-			 PIN_NAME);
-
-	if (n < 0 || (size_t)n >= len) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	return 0;
-}
-
-/* Open the pin of the job's namespace; -1 with ENOENT when none is. */
-static int pin_open(const char *base_path, uint32_t job_id)
-{
-	char pin[PATH_MAX];
-	struct statfs sfs;
-	int fd;
-
-	if (pin_path(pin, sizeof(pin), base_path, job_id) < 0)
-		return -1;
-	fd = open(pin, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	if (fstatfs(fd, &sfs) < 0 || sfs.f_type != NSFS_MAGIC) {
-		close(fd);
-		errno = ENOENT;
-		return -1;
-	}
-	return fd;
+	return mntns_pin_open(base_path, job_id, PIN_NAME, ns);
 }
 
 bool pidns_exists(const char *base_path, uint32_t job_id)
 {
-	int fd = pin_open(base_path, job_id);
+	int fd = pin_open(base_path, job_id, NULL);
 
 	if (fd < 0)
 		return false;
@@ -250,13 +217,12 @@ static int run_child(const char *base_path, uint32_t job_id, int pin_fd,
 
 int pidns_create(const char *base_path, uint32_t job_id, struct report *rep)
 {
-	char name[16], jobdir[PATH_MAX];
+	char jobdir[PATH_MAX];
 	int jobfd, pinfd, saved;
 
-	snprintf(name, sizeof(name), "%" PRIu32, job_id);
-	if (snprintf(jobdir, sizeof(jobdir), "%s/%s", base_path, name) >=
-	    (int)sizeof(jobdir))
-		return report_errno(rep, ENAMETOOLONG, "BasePath");
+	if (mntns_job_path(jobdir, sizeof(jobdir), base_path, job_id,
+			   NULL) < 0)
+		return report_errno(rep, errno, "BasePath");
 	if ((jobfd = safepath_open(jobdir)) < 0)
 		return report_errno(rep, errno, "opening %s", jobdir);
 	pinfd = openat(jobfd, PIN_NAME, O_CREAT | O_EXCL | O_WRONLY |
@@ -296,7 +262,7 @@ static int children_into(int fd)
 
 int pidns_enter_for_children(const char *base_path, uint32_t job_id)
 {
-	return children_into(pin_open(base_path, job_id));
+	return children_into(pin_open(base_path, job_id, NULL));
 }
 
 int pidns_leave_for_children(void)
@@ -378,13 +344,12 @@ int pidns_fork_inside(const char *base_path, uint32_t job_id)
 int pidns_contains_self(const char *base_path, uint32_t job_id)
 {
 	struct stat job, self;
-	int fd = pin_open(base_path, job_id), rc;
+	int fd = pin_open(base_path, job_id, &job);
 
 	if (fd < 0)
 		return -1;
-	rc = fstat(fd, &job);
 	close(fd);
-	if (rc < 0 || stat("/proc/self/ns/pid", &self) < 0)
+	if (stat("/proc/self/ns/pid", &self) < 0)
 		return -1;
 	return job.st_dev == self.st_dev && job.st_ino == self.st_ino;
 }
