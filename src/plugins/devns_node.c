@@ -20,24 +20,43 @@
  */
 slurmd_conf_t *conf = NULL;
 
-struct jobct_node *devns_node_load(bool make_base_path, struct report *rep)
+/* namespace.conf's path (to xfree()), or NULL outside slurmd/slurmstepd. */
+static char *conf_path(struct report *rep)
 {
-	char *path;
-	struct jobct_node *n;
-	struct jobct_node_args args = {
-		.make_base_path = make_base_path,
-	};
-
 	if (!conf || !conf->node_name) {
 		errno = EINVAL;
 		report_error(rep, "loaded outside slurmd/slurmstepd");
 		return NULL;
 	}
-	path = get_extra_conf_path(DEVNS_CONF_NAME);
-	args.conf_path = path;
+	return get_extra_conf_path(DEVNS_CONF_NAME);
+}
+
+struct jobct_node *devns_node_load(bool make_base_path, struct report *rep)
+{
+	char *path = conf_path(rep);
+	struct jobct_node *n;
+	struct jobct_node_args args = {
+		.conf_path = path,
+		.make_base_path = make_base_path,
+	};
+
+	if (!path)
+		return NULL;
 	args.node_name = conf->node_name;
 	args.spool_dir = conf->spooldir;
 	n = jobct_node_load(&args, rep);
 	xfree(path);
 	return n;
+}
+
+struct nsconf *devns_conf_load(struct report *rep)
+{
+	char *path = conf_path(rep);
+	struct nsconf *c;
+
+	if (!path)
+		return NULL;
+	c = nsconf_load(path, conf->node_name, rep);
+	xfree(path);
+	return c;
 }

@@ -22,4 +22,12 @@
  */
 struct jobct_node *devns_node_load(bool make_base_path, struct report *rep);
 
+/*
+ * Only parse namespace.conf for this node: for a caller that needs its
+ * settings and none of what jobct_node_load() derives from them (the
+ * device policy, BasePath's checks, the cgroup layout).  Returns a conf to
+ * free with nsconf_free(), or NULL with errno and rep.
+ */
+struct nsconf *devns_conf_load(struct report *rep);
+
 #endif /* DEVNS_PLUGINS_NODE_H */

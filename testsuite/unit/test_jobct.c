@@ -661,7 +661,7 @@ static void test_pid_namespace(void)
 	pidns_exists = false;
 	is_int(child_opens(node, 136, &e0, &e1), 0,
 	       "a job without a PID namespace (older than the setting) runs");
-	is_int(jobct_pidns_enter(node, 136, fresh()), 0,
+	is_int(jobct_pidns_enter(node->conf->base_path, 136, fresh()), 0,
 	       "  and slurmstepd has none to enter for it");
 	jobct_release(node, 136, NULL);
 	test_pid_namespace_check(node);

@@ -477,12 +477,12 @@ static int enter_pid_namespace(const struct jobct_node *node,
 	return 0;
 }
 
-int jobct_pidns_enter(const struct jobct_node *node, uint32_t job_id,
+int jobct_pidns_enter(const char *base_path, uint32_t job_id,
 		      struct report *rep)
 {
-	if (!node->conf->base_path)
+	if (!base_path)
 		return 0;
-	if (pidns_enter_for_children(node->conf->base_path, job_id) == 0)
+	if (pidns_enter_for_children(base_path, job_id) == 0)
 		return 1;
 	if (errno == ENOENT)
 		return 0;	/* the job has none */

@@ -175,15 +175,16 @@ int jobct_device_rules(const struct jobct_plan *plan,
 int jobct_setup(const struct jobct_plan *plan, struct report *rep);
 
 /*
- * When the job has a PID namespace (its setup made one: PidNamespace),
- * make the calling thread's next children be born in it (ns/pidns.h),
+ * When the job has a PID namespace under BasePath (its setup made one:
+ * PidNamespace; NULL: no BasePath, so none), make the calling thread's
+ * next children be born in it (ns/pidns.h),
  * while the caller stays outside.  slurmstepd's main thread calls it just
  * before it forks the step's tasks, and jobct_pidns_leave() right after:
  * until then it cannot create threads (clone(2) refuses a thread whose
  * creator's children would be born in another PID namespace).  Returns 1
  * when entered, 0 when the job has none, -1 with errno and rep.
  */
-int jobct_pidns_enter(const struct jobct_node *node, uint32_t job_id,
+int jobct_pidns_enter(const char *base_path, uint32_t job_id,
 		      struct report *rep);
 
 /*

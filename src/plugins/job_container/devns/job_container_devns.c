@@ -155,10 +155,6 @@ static struct jobct_node *load_node(void)
 
 extern int init(void)
 {
-	if (!conf || !conf->node_name) {
-		error("%s: loaded outside slurmd/slurmstepd", plugin_type);
-		return SLURM_ERROR;
-	}
 	if (!(node = load_node()))
 		return SLURM_ERROR;
 	log_flag(JOB_CONT, "%s: BasePath=%s DevicePolicy=%s", plugin_type,

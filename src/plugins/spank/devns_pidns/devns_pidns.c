@@ -23,6 +23,8 @@
  */
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <slurm/spank.h>
@@ -31,13 +33,15 @@
 
 SPANK_PLUGIN(devns_pidns, 1);
 
-static struct jobct_node *node;	/* set in slurmstepd with PidNamespace */
+static char *base_path;		/* BasePath, in slurmstepd; NULL: none */
 static uint32_t job_id;
 static bool entered;		/* the main thread's children go inside */
 
 int slurm_spank_init(spank_t sp, int ac, char **av)
 {
 	struct report rep;
+	struct nsconf *c;
+	int rc;
 
 	(void)ac;
 	(void)av;
@@ -49,16 +53,16 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 		return ESPANK_ERROR;
 	}
 	report_init(&rep, NULL, NULL);
-	if (!(node = devns_node_load(false, &rep))) {
+	/* Only BasePath: whether the job has a PID namespace is its own. */
+	if (!(c = devns_conf_load(&rep))) {
 		slurm_error("devns_pidns: job %u: %s", job_id, rep.msg);
 		return ESPANK_ERROR;
 	}
-	/* Whether the job has a PID namespace is its own: see user_init. */
-	if (!node->conf->base_path) {
-		jobct_node_free(node);
-		node = NULL;
-	}
-	return ESPANK_SUCCESS;
+	if (c->base_path && !(base_path = strdup(c->base_path)))
+		slurm_error("devns_pidns: job %u: out of memory", job_id);
+	rc = c->base_path && !base_path ? ESPANK_ERROR : ESPANK_SUCCESS;
+	nsconf_free(c);
+	return rc;
 }
 
 /*
@@ -75,7 +79,7 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
 	(void)sp;
 	(void)ac;
 	(void)av;
-	if (!node)
+	if (!base_path)
 		return ESPANK_SUCCESS;
 	report_init(&rep, NULL, NULL);
 	if (euid != 0 && seteuid(0) < 0) {
@@ -83,7 +87,7 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
 			    job_id);
 		return ESPANK_ERROR;
 	}
-	rc = jobct_pidns_enter(node, job_id, &rep);
+	rc = jobct_pidns_enter(base_path, job_id, &rep);
 	if (euid != 0 && seteuid(euid) < 0) {
 		slurm_error("devns_pidns: job %u: cannot drop back to uid %u",
 			    job_id, (unsigned)euid);
@@ -127,7 +131,7 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
 	(void)sp;
 	(void)ac;
 	(void)av;
-	jobct_node_free(node);
-	node = NULL;
+	free(base_path);
+	base_path = NULL;
 	return rc;
 }
