@@ -13,24 +13,30 @@
  * alone, with raw system calls in a child: unshare(CLONE_NEWNS) (the copy
  * of every mount), making the copy private (MS_REC), and dropping the
  * namespace (its teardown, here a setns(2) back that drops the last
- * reference); and the cost of delete's search of /proc for processes
- * left in the namespace, which grows with the node's process count.
+ * reference); and the cost of a search of /proc for processes left in the
+ * namespace, which grows with the node's process count: delete makes it
+ * only when the namespace is still held after its pins are gone (or the
+ * kernel, before 6.11, cannot tell).  With -P PROCS the benchmark first
+ * starts PROCS idle processes, so that a node running that many is
+ * measured.
  * With -p every job also gets its PID namespace (PidNamespace=yes): its
  * creation (a forked init that mounts the job's /proc) is timed on its
  * own, and delete then kills that init too.
  * Needs root; prints why and exits 0 otherwise.  Never asserts timings.
  *
- *   bench_mntns [-m MOUNTS] [-p] [ITERATIONS]
+ *   bench_mntns [-m MOUNTS] [-P PROCS] [-p] [ITERATIONS]
  */
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -132,10 +138,39 @@ static void remove_mounts(const char *dir)
 	rmdir(dir);
 }
 
+/* Start n idle processes (a busy node's daemons); their PIDs. */
+static pid_t *start_idle(int n)
+{
+	pid_t *pids = calloc(n, sizeof(pid_t));
+
+	for (int i = 0; pids && i < n; i++) {
+		if ((pids[i] = fork()) < 0) {
+			perror("fork");
+			exit(1);
+		}
+		if (pids[i] == 0) {
+			/* Never outlives the benchmark, whatever it exits by. */
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			for (;;)
+				pause();
+		}
+	}
+	return pids;
+}
+
+static void stop_idle(pid_t *pids, int n)
+{
+	for (int i = 0; pids && i < n; i++)
+		kill(pids[i], SIGKILL);
+	for (int i = 0; pids && i < n; i++)
+		waitpid(pids[i], NULL, 0);
+	free(pids);
+}
+
 /*
- * What delete's search for processes still inside the namespace costs:
- * one stat of /proc/<pid>/ns/mnt per process of the node, as mntns.c's
- * scan does it.  Prints the median of n scans and the process count.
+ * What a search for processes still inside the namespace costs: one stat
+ * of /proc/<pid>/ns/mnt per process of the node, as nsmembers.c's scan
+ * does it.  Prints the median of n scans and the process count.
  */
 static void scan_cost(int n)
 {
@@ -163,7 +198,8 @@ static void scan_cost(int n)
 		closedir(d);
 		t[i] = now_us() - t0;
 	}
-	printf("delete's search for members (one stat per process, %d processes):\n",
+	printf("a search for members (one stat per process, %d processes; "
+	       "delete's only when the namespace is still held):\n",
 	       procs);
 	report("scan of /proc", t, n);
 	free(t);
@@ -223,11 +259,16 @@ static void breakdown(int n)
 int main(int argc, char **argv)
 {
 	char mounts_dir[] = "/var/tmp/bench-mounts.XXXXXX";
-	int want_mounts = 0, n, with_pidns = 0;
+	int want_mounts = 0, n, with_pidns = 0, idle = 0;
+	pid_t *idle_pids = NULL;
 
 	for (;;) {
 		if (argc > 2 && !strcmp(argv[1], "-m")) {
 			want_mounts = atoi(argv[2]);
+			argc -= 2;
+			argv += 2;
+		} else if (argc > 2 && !strcmp(argv[1], "-P")) {
+			idle = atoi(argv[2]);
 			argc -= 2;
 			argv += 2;
 		} else if (argc > 1 && !strcmp(argv[1], "-p")) {
@@ -257,6 +298,8 @@ int main(int argc, char **argv)
 		perror("mkdtemp");
 		return 1;
 	}
+	if (idle)
+		idle_pids = start_idle(idle);
 	create = calloc(n, sizeof(double));
 	join = calloc(n, sizeof(double));
 	fork_only = calloc(n, sizeof(double));
@@ -308,6 +351,7 @@ int main(int argc, char **argv)
 	report("create+join+delete", total, n);
 	breakdown(n);
 	scan_cost(n);
+	stop_idle(idle_pids, idle);
 	printf("target: create+join+delete <= 1000 us per job "
 	       "(README.md, Benchmarks)\n");
 	rmdir(base);

@@ -39,6 +39,7 @@
 #include "ns/dquota.h"
 #include "ns/mntns.h"
 #include "ns/nsconf.h"
+#include "ns/nsmembers.h"
 #include "ns/nssource.h"
 #include "util/safepath.h"
 #include "util/saferm.h"
@@ -686,18 +687,6 @@ bool mntns_exists(const char *base_path, uint32_t job_id)
 }
 
 /*
- * The identity (device, inode) of the namespace pinned at pin; false when
- * nothing is pinned there, so nobody can be inside.
- */
-static bool pinned_namespace(const char *pin, struct stat *ns)
-{
-	struct statfs sfs;
-
-	return statfs(pin, &sfs) == 0 && sfs.f_type == NSFS_MAGIC &&
-	       stat(pin, ns) == 0;
-}
-
-/*
  * While the fd mntns_pin_open() returns is open the namespace cannot be
  * freed, so its number (the inode the members' /proc/<pid>/ns/mnt show)
  * names it alone: a freed namespace's number goes to the next namespace
@@ -732,63 +721,23 @@ static int unmount_if_mounted(const char *path)
 	return -1;
 }
 
-/*
- * Finds every process whose mount namespace is ns (the pin's stat), other
- * than the caller: records the first max in pids (may be NULL) and, when
- * kill_them, sends each SIGKILL.  Returns how many were found, or -1 when
- * /proc cannot be read.
- */
-static int scan_members(const struct stat *ns, pid_t *pids, size_t max,
-			bool kill_them)
-{
-	DIR *proc = opendir("/proc");
-	struct dirent *ep;
-	struct stat st;
-	char path[64];
-	int found = 0;
-
-	if (!proc)
-		return -1;
-	while ((ep = readdir(proc))) {
-		pid_t pid = (pid_t)strtol(ep->d_name, NULL, 10);
-
-		if (pid <= 0 || pid == getpid())
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)pid);
-		if (stat(path, &st) < 0 || st.st_ino != ns->st_ino ||
-		    st.st_dev != ns->st_dev)
-			continue;
-		if (kill_them)
-			kill(pid, SIGKILL);
-		if (pids && (size_t)found < max)
-			pids[found] = pid;
-		found++;
-	}
-	closedir(proc);
-	return found;
-}
-
-/* SIGKILL every process inside ns; returns how many, or -1. */
-static int kill_members(const struct stat *ns)
-{
-	return scan_members(ns, NULL, 0, true);
-}
-
 int mntns_members(const char *base_path, uint32_t job_id, pid_t *pids,
 		  size_t max, uint64_t *ns_id)
 {
-	char pin[PATH_MAX];
-	struct stat ns;
+	struct nsmembers_ns ns;
+	struct stat st;
+	int fd, n = -1;
 
 	if (ns_id)
 		*ns_id = 0;
-	if (mntns_job_path(pin, sizeof(pin), base_path, job_id, PIN_NAME) < 0)
-		return -1;
-	if (!pinned_namespace(pin, &ns))
-		return 0;
+	if ((fd = mntns_pin_open(base_path, job_id, PIN_NAME, &st)) < 0)
+		return errno == ENOENT ? 0 : -1;
 	if (ns_id)
-		*ns_id = (uint64_t)ns.st_ino;
-	return scan_members(&ns, pids, max, false);
+		*ns_id = (uint64_t)st.st_ino;
+	if (nsmembers_ident(fd, &ns) == 0)
+		n = nsmembers_scan(&ns, pids, max, false);
+	close_keep_errno(fd);
+	return n;
 }
 
 /*
@@ -799,29 +748,9 @@ int mntns_members(const char *base_path, uint32_t job_id, pid_t *pids,
  * wait until it has gone.  Returns 0, or -1 with errno EBUSY when
  * processes remain after MNTNS_KILL_WAIT_MS.
  */
-static int kill_namespace(const struct stat *ns)
+static int kill_namespace(const struct nsmembers_ns *ns)
 {
-	/*
-	 * A killed process is gone within microseconds (a PID namespace's
-	 * init, always there at teardown, included): look again soon, then
-	 * less often.
-	 */
-	long pause_us = 100, waited_us = 0;
-
-	for (;;) {
-		int found = kill_members(ns);
-
-		if (found <= 0)
-			return found;
-		if (waited_us >= MNTNS_KILL_WAIT_MS * 1000L) {
-			errno = EBUSY;
-			return -1;
-		}
-		usleep((useconds_t)pause_us);
-		waited_us += pause_us;
-		if (pause_us < 10000)
-			pause_us *= 2;
-	}
+	return nsmembers_kill(ns, MNTNS_KILL_WAIT_MS);
 }
 
 /*
@@ -829,7 +758,8 @@ static int kill_namespace(const struct stat *ns)
  * left of the namespace ns (NULL: none) is killed before each new try.
  * A name that is gone already is not an error.
  */
-static int remove_retry(int parent_fd, const char *name, const struct stat *ns)
+static int remove_retry(int parent_fd, const char *name,
+			const struct nsmembers_ns *ns)
 {
 	int rc = -1;
 
@@ -857,7 +787,7 @@ static int remove_source_dir(int parent_fd, const char *name, const void *arg)
  * left of the namespace ns (NULL: none) is killed before each new try.
  */
 static int remove_job_dir(const char *base_path, const char *name,
-			  const struct stat *ns)
+			  const struct nsmembers_ns *ns)
 {
 	int basefd = safepath_open(base_path), rc = -1;
 
@@ -915,11 +845,38 @@ static int clear_limit(const char *base_path, uint32_t job_id)
 	return rc;
 }
 
+/*
+ * Unpin the job's namespaces and unmount the job directory.  The pin may
+ * be stacked if a create raced: every layer goes.
+ */
+static int unpin_job(const char *base_path, uint32_t job_id,
+		     const char *jobdir, const char *pin)
+{
+	char pidpin[PATH_MAX];
+	int saved = 0;
+
+	for (int layer = 0; layer < 8 && mntns_exists(base_path, job_id);
+	     layer++) {
+		if (unmount_if_mounted(pin) < 0) {
+			saved = errno;
+			break;
+		}
+	}
+	if (mntns_job_path(pidpin, sizeof(pidpin), base_path, job_id,
+			   NSCONF_PIDNS_PIN_NAME) < 0 ||
+	    unmount_if_mounted(pidpin) < 0)
+		saved = saved ? saved : errno;
+	if (unmount_if_mounted(jobdir) < 0)
+		saved = saved ? saved : errno;
+	errno = saved;
+	return saved ? -1 : 0;
+}
+
 int mntns_delete(const char *base_path, uint32_t job_id)
 {
-	char name[16], jobdir[PATH_MAX], pin[PATH_MAX], pidpin[PATH_MAX];
+	char name[16], jobdir[PATH_MAX], pin[PATH_MAX];
+	struct nsmembers_ns ns;
 	int rc = 0, saved = 0;
-	struct stat ns;
 	bool pinned, limited;
 	int ns_fd;
 
@@ -928,32 +885,31 @@ int mntns_delete(const char *base_path, uint32_t job_id)
 		return -1;
 	snprintf(name, sizeof(name), "%" PRIu32, job_id);
 
-	/* Held until the end: the retries below kill by its identity. */
-	ns_fd = mntns_pin_open(base_path, job_id, PIN_NAME, &ns);
-	pinned = ns_fd >= 0;
+	ns_fd = mntns_pin_open(base_path, job_id, PIN_NAME, NULL);
+	pinned = ns_fd >= 0 && nsmembers_ident(ns_fd, &ns) == 0;
 	limited = job_dir_project(base_path, name, job_id);
-	if (pinned && kill_namespace(&ns) < 0) {
+	/*
+	 * Without an id only the fd names the namespace: kill while holding
+	 * it, until the end.  With one, the pins and the fd go first, so
+	 * that nothing can join any more, and the kernel tells whether
+	 * anything still holds it: usually nothing, and then no search of
+	 * /proc.  The last reference may go at this close: the teardown.
+	 */
+	if (pinned && !ns.id && kill_namespace(&ns) < 0) {
 		saved = errno;
 		rc = -1;
 	}
-	/* The pin may be stacked if a create raced; remove every layer. */
-	for (int layer = 0; layer < 8 && mntns_exists(base_path, job_id);
-	     layer++) {
-		if (unmount_if_mounted(pin) < 0) {
-			saved = saved ? saved : errno;
-			rc = -1;
-			break;
-		}
-	}
-	if (mntns_job_path(pidpin, sizeof(pidpin), base_path, job_id,
-		     NSCONF_PIDNS_PIN_NAME) < 0 ||
-	    unmount_if_mounted(pidpin) < 0) {
+	if (unpin_job(base_path, job_id, jobdir, pin) < 0) {
 		saved = saved ? saved : errno;
 		rc = -1;
 	}
-	if (unmount_if_mounted(jobdir) < 0 && !saved) {
-		saved = errno;
-		rc = -1;
+	if (pinned && ns.id) {
+		close(ns_fd);
+		ns_fd = -1;
+		if (kill_namespace(&ns) < 0) {
+			saved = saved ? saved : errno;
+			rc = -1;
+		}
 	}
 	/* Kept with its record when a Source stays, for a later call. */
 	if (nssource_remove_all(base_path, name, remove_source_dir,
@@ -972,7 +928,7 @@ int mntns_delete(const char *base_path, uint32_t job_id)
 		rc = -1;
 	}
 out:
-	/* The last reference may go here: the namespace's teardown. */
+	/* Without an id, the last reference may go here: the teardown. */
 	if (ns_fd >= 0)
 		close(ns_fd);
 	errno = saved;

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * nsmembers.h - the processes inside a job's mount namespace: find them,
+ * kill them, and tell when the namespace itself is gone.
+ *
+ * A mount namespace's inode number names it only while a reference to it
+ * is held: the kernel gives a freed namespace's number to the next one
+ * made.  Its 64-bit id (NS_GET_MNTNS_ID, Linux 6.11) is never reused, and
+ * listmount(2) answers ENOENT for an id whose namespace is gone, so with an
+ * id teardown can drop its own references first and ask the kernel whether
+ * anything still holds the namespace: only then does it search /proc,
+ * whose cost grows with every process of the node.  Without an id (older
+ * kernels) the caller keeps a reference while it kills, and the search
+ * always runs.
+ */
+#ifndef DEVNS_NSMEMBERS_H
+#define DEVNS_NSMEMBERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+struct nsmembers_ns {
+	dev_t dev;		/* nsfs inode, as /proc/<pid>/ns/mnt shows */
+	ino_t ino;
+	uint64_t id;		/* unique until reboot; 0 where unknown */
+};
+
+/*
+ * Identify the mount namespace ns_fd refers to (a pin or an
+ * /proc/<pid>/ns/mnt, held open).  ns->id is set only when the kernel can
+ * both give it and look the namespace up by it (nsmembers_gone() works).
+ * Returns 0, or -1 with errno.
+ */
+int nsmembers_ident(int ns_fd, struct nsmembers_ns *ns);
+
+/*
+ * True when the namespace ns (with an id) no longer exists: no process,
+ * pin or open fd holds it.  False while it exists, and always without an
+ * id.  Costs one system call, whatever the node runs.
+ */
+bool nsmembers_gone(const struct nsmembers_ns *ns);
+
+/*
+ * Find the processes inside ns other than the caller: the first max go
+ * into pids (may be NULL) and, with kill_them, each is sent SIGKILL
+ * through a pidfd, so that a PID reused meanwhile is never hit.  Without
+ * ns->id the caller must hold a reference to ns.  Returns how many were
+ * found, or -1 with errno when /proc cannot be read.
+ */
+int nsmembers_scan(const struct nsmembers_ns *ns, pid_t *pids, size_t max,
+		   bool kill_them);
+
+/*
+ * Kill everything inside ns and wait until it has gone (with an id: until
+ * the namespace itself is gone, or nothing in it is a process), looking
+ * again after 100 us, doubling up to 10 ms.  Returns 0, or -1 with errno
+ * EBUSY when processes remain after wait_ms.
+ */
+int nsmembers_kill(const struct nsmembers_ns *ns, long wait_ms);
+
+#endif
