@@ -19,12 +19,15 @@
  * kernel, before 6.11, cannot tell).  With -P PROCS the benchmark first
  * starts PROCS idle processes, so that a node running that many is
  * measured.
+ * With -a N every job takes its namespace from a pool of N copied ahead
+ * (NamespacePool=N): the pool is refilled between jobs, outside the
+ * job's timings, and that refill is timed on its own.
  * With -p every job also gets its PID namespace (PidNamespace=yes): its
  * creation (a forked init that mounts the job's /proc) is timed on its
  * own, and delete then kills that init too.
  * Needs root; prints why and exits 0 otherwise.  Never asserts timings.
  *
- *   bench_mntns [-m MOUNTS] [-P PROCS] [-p] [ITERATIONS]
+ *   bench_mntns [-m MOUNTS] [-P PROCS] [-a POOL] [-p] [ITERATIONS]
  */
 #include <dirent.h>
 #include <errno.h>
@@ -43,6 +46,7 @@
 #include <unistd.h>
 
 #include "ns/mntns.h"
+#include "ns/nspool.h"
 #include "ns/pidns.h"
 #include "testrep.h"
 
@@ -259,12 +263,16 @@ static void breakdown(int n)
 int main(int argc, char **argv)
 {
 	char mounts_dir[] = "/var/tmp/bench-mounts.XXXXXX";
-	int want_mounts = 0, n, with_pidns = 0, idle = 0;
+	int want_mounts = 0, n, with_pidns = 0, idle = 0, pool = 0;
 	pid_t *idle_pids = NULL;
 
 	for (;;) {
 		if (argc > 2 && !strcmp(argv[1], "-m")) {
 			want_mounts = atoi(argv[2]);
+			argc -= 2;
+			argv += 2;
+		} else if (argc > 2 && !strcmp(argv[1], "-a")) {
+			pool = atoi(argv[2]);
 			argc -= 2;
 			argv += 2;
 		} else if (argc > 2 && !strcmp(argv[1], "-P")) {
@@ -282,7 +290,7 @@ int main(int argc, char **argv)
 	n = argc > 1 ? atoi(argv[1]) : 200;
 	const char *dirs[] = { "/tmp", "/dev/shm", NULL };
 	char base[] = "/var/tmp/bench-mntns.XXXXXX";
-	double *create, *join, *fork_only, *del, *total, *pid_create;
+	double *create, *join, *fork_only, *del, *total, *pid_create, *refill;
 
 	if (geteuid() != 0) {
 		printf("bench_mntns: needs root (mount namespaces); skipped\n");
@@ -306,12 +314,24 @@ int main(int argc, char **argv)
 	del = calloc(n, sizeof(double));
 	total = calloc(n, sizeof(double));
 	pid_create = calloc(n, sizeof(double));
+	refill = calloc(n, sizeof(double));
 
 	for (int i = 0; i < n; i++) {
 		struct mntns_spec spec = {
 			.base_path = base, .job_id = 1000 + i, .dirs = dirs,
+			.use_pool = pool > 0,
 		};
-		double t0 = now_us(), t1, t2, t3;
+		double t0, t1, t2, t3;
+
+		if (pool) {
+			t0 = now_us();
+			if (nspool_fill(base, pool, fresh()) != pool) {
+				fprintf(stderr, "nspool_fill: %s\n", rep.msg);
+				return 1;
+			}
+			refill[i] = now_us() - t0;
+		}
+		t0 = now_us();
 
 		if (mntns_create(&spec, fresh()) < 0) {
 			fprintf(stderr, "mntns_create: %s\n", rep.msg);
@@ -340,8 +360,9 @@ int main(int argc, char **argv)
 			   (join[i] - fork_only[i]);
 		join[i] -= fork_only[i];
 	}
-	printf("namespace per job (%d jobs, %d host mounts, BasePath on %s%s):\n",
-	       n, count_mounts(), base, with_pidns ? ", PID namespace" : "");
+	printf("namespace per job (%d jobs, %d host mounts, BasePath on %s%s%s):\n",
+	       n, count_mounts(), base, with_pidns ? ", PID namespace" : "",
+	       pool ? ", from the pool" : "");
 	report("create + pin", create, n);
 	if (with_pidns)
 		report("PID ns create + pin", pid_create, n);
@@ -349,6 +370,10 @@ int main(int argc, char **argv)
 	report("delete", del, n);
 	report("fork+wait (excluded)", fork_only, n);
 	report("create+join+delete", total, n);
+	if (pool) {
+		report("pool refill (ahead)", refill, n);
+		nspool_clear(base, NULL);
+	}
 	breakdown(n);
 	scan_cost(n);
 	stop_idle(idle_pids, idle);

@@ -255,6 +255,8 @@ static void test_check(void)
 		 "file %s\nnode %s\nbasepath %s\nautobasepath no\n"
 		 "dirs /tmp,/dev/shm\ninitscript none\nshared no\n"
 		 "pidnamespace no\n"
+		 "namespacepool 0\n"
+		 "namespacepoolready 0\n"
 		 "shmsize 1073741824\ntmpsize none\ntmpdisklimit none\n"
 		 "tmpdiskquota none\n"
 		 "dir /tmp type=bind options=nosuid,nodev\n"

@@ -305,12 +305,20 @@ static void test_teardown_with_writer(void)
 	ok(access(probe, F_OK) == 0, "precondition: the writer fills /tmp");
 	ok(mntns_delete(base, 83) == 0, "delete succeeds while it writes");
 	ok(stat(jobdir, &st) < 0 && errno == ENOENT, "the directory is gone");
-	if (waitpid(pid, &status, WNOHANG) == 0) {
+	/*
+	 * Its namespace is gone when delete returns; the rest of its exit
+	 * (becoming a zombie) may take a moment more.
+	 */
+	for (int i = 0; i < 100 && waitpid(pid, &status, WNOHANG) == 0; i++)
+		usleep(10000);
+	if (kill(pid, 0) == 0 && waitpid(pid, &status, WNOHANG) == 0) {
 		alive = 1;
 		kill(pid, SIGKILL);
 		waitpid(pid, &status, 0);
 	}
 	is_int(alive, 0, "the writer was killed");
+	ok(!alive && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+	   "by SIGKILL");
 	ok(mntns_create(&spec, fresh()) == 0,
 	   "the same job id can be created again: %s", rep.msg[0] ? rep.msg : "ok");
 	mntns_delete(base, 83);

@@ -1069,6 +1069,38 @@ static void test_pid_namespace(void)
 	nsconf_free(c);
 }
 
+static void test_namespace_pool(void)
+{
+	struct nsconf *c;
+
+	c = parse("BasePath=/b\n", NULL);
+	ok(c && c->namespace_pool == 0, "NamespacePool defaults to 0");
+	nsconf_free(c);
+	c = parse("BasePath=/b NamespacePool=4\nNodeName=n[1-2] "
+		  "namespacepool=0\n", "n3");
+	ok(c && c->namespace_pool == 4, "NamespacePool=4");
+	nsconf_free(c);
+	c = parse("BasePath=/b NamespacePool=4\nNodeName=n[1-2] "
+		  "namespacepool=0\n", "n2");
+	ok(c && c->namespace_pool == 0, "a NodeName line turns it off");
+	nsconf_free(c);
+	c = parse("BasePath=/b NamespacePool=64\n", NULL);
+	ok(c && c->namespace_pool == 64, "64, the most");
+	nsconf_free(c);
+	fails("BasePath=/b\nNamespacePool=65\n", NULL,
+	      "t.conf:2: NamespacePool: invalid count \"65\" (0 to 64 "
+	      "namespaces kept ready)");
+	fails("BasePath=/b\nNamespacePool=-1\n", NULL,
+	      "t.conf:2: NamespacePool: invalid count \"-1\" (0 to 64 "
+	      "namespaces kept ready)");
+	fails("BasePath=/b\nNamespacePool=2x\n", NULL,
+	      "t.conf:2: NamespacePool: invalid count \"2x\" (0 to 64 "
+	      "namespaces kept ready)");
+	fails("BasePath=none\nNamespacePool=2\n", NULL,
+	      "t.conf:2: NamespacePool: BasePath is none (line 1): there are "
+	      "no namespaces to copy ahead");
+}
+
 static void test_tmp_disk_limit(void)
 {
 	struct nsconf *c;
@@ -1166,5 +1198,6 @@ int main(void)
 	test_api_edges();
 	test_tmp_disk_limit();
 	test_pid_namespace();
+	test_namespace_pool();
 	return tap_done();
 }

@@ -340,6 +340,7 @@ static int create_namespace(const struct jobct_plan *plan, struct report *rep)
 		.uid = plan->uid,
 		.gid = plan->gid,
 		.disk_limit = c->tmp_disk_limit,
+		.use_pool = c->namespace_pool > 0,
 	};
 	struct report why;
 	int n, rc;
@@ -735,6 +736,10 @@ int jobct_restore_run(const struct jobct_node *node,
 
 	if (node->conf->base_path && find_namespaces(node, &set, rep) < 0)
 		rc = -1;
+	/* A pool left by an earlier boot or slurmd: its keeper refills it. */
+	if (node->conf->base_path && !args->dry_run &&
+	    nspool_clear(node->conf->base_path, rep) < 0)
+		rc = -1;
 	if (!unified(node) && devcg_each_job(node, job_set_add, &set) < 0)
 		rc = report_errno(rep, errno,
 				  "cannot list the jobs' device cgroups");
@@ -759,4 +764,27 @@ int jobct_restore(const struct jobct_node *node,
 	struct jobct_restore_args args = { .alive = alive, .arg = arg };
 
 	return jobct_restore_run(node, &args, rep);
+}
+
+/* ---- the namespace pool --------------------------------------------------- */
+
+struct nspool_keeper *jobct_pool_start(const struct jobct_node *node,
+				       struct report *rep)
+{
+	const struct nsconf *c = node->conf;
+	struct nspool_keeper *k;
+
+	if (!c->base_path || !c->namespace_pool)
+		return NULL;
+	k = nspool_keeper_start(c->base_path, c->namespace_pool, rep->log,
+				rep->log_arg);
+	if (!k)
+		report_errno(rep, errno, "NamespacePool: cannot start the "
+			     "thread that copies namespaces ahead; jobs copy "
+			     "their own");
+	else
+		report_info(rep, "NamespacePool: keeping %u namespaces ready "
+			    "in %s/" NSPOOL_DIR, c->namespace_pool,
+			    c->base_path);
+	return k;
 }

@@ -37,6 +37,7 @@
 #include "dev/devpolicy.h"
 #include "ns/mntns.h"
 #include "ns/nsconf.h"
+#include "ns/nspool.h"
 #include "util/report.h"
 
 /* The calls the lifecycle makes; jobct_real_ops are the real ones. */
@@ -312,5 +313,15 @@ struct jobct_restore_args {
 int jobct_restore_run(const struct jobct_node *node,
 		      const struct jobct_restore_args *args,
 		      struct report *rep);
+
+/*
+ * slurmd: start the thread that keeps NamespacePool namespaces copied
+ * ahead (ns/nspool.h), logging through rep's callback for as long as it
+ * runs.  Returns it, or NULL when the node has no pool or the thread
+ * cannot start (reported: jobs then copy their own namespaces).  Stop it
+ * with nspool_keeper_stop(), which also empties the pool.
+ */
+struct nspool_keeper *jobct_pool_start(const struct jobct_node *node,
+				       struct report *rep);
 
 #endif /* DEVNS_JOBCT_H */

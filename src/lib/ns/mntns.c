@@ -40,6 +40,7 @@
 #include "ns/mntns.h"
 #include "ns/nsconf.h"
 #include "ns/nsmembers.h"
+#include "ns/nspool.h"
 #include "ns/nssource.h"
 #include "util/safepath.h"
 #include "util/saferm.h"
@@ -77,6 +78,9 @@ struct ns_plan {
 	int ndirs;
 	char base_path[PATH_MAX];
 	uint64_t parent_ns_id;	/* see unshare_newer_than() */
+	int pool_fd;		/* a namespace of the pool to enter, or -1 */
+	bool bare;		/* the pool's own: no private dirs, BasePath
+				 * left alone, slave to the caller's */
 	/* the parent's alone: what to remove if the namespace fails */
 	struct nssource_made made[MNTNS_MAX_DIRS];
 };
@@ -91,6 +95,7 @@ struct child_result {
 enum child_step {
 	STEP_OK = 0,
 	STEP_UNSHARE,
+	STEP_ENTER_POOL,
 	STEP_PROPAGATION,
 	STEP_OPEN_TARGET,
 	STEP_MOUNT_DIR,
@@ -101,6 +106,7 @@ enum child_step {
 static const char *step_names[] = {
 	[STEP_OK] = "ok",
 	[STEP_UNSHARE] = "unshare(CLONE_NEWNS)",
+	[STEP_ENTER_POOL] = "entering a namespace of the pool",
 	[STEP_PROPAGATION] = "making / private in the namespace",
 	[STEP_OPEN_TARGET] = "opening a private directory's mount point",
 	[STEP_MOUNT_DIR] = "mounting a private directory",
@@ -322,6 +328,8 @@ static int setup_namespace(const struct ns_plan *plan, int *step, int *dir)
 	*step = STEP_PROPAGATION;
 	if (mount("none", "/", "none", MS_REC | plan->root_propagation, NULL) < 0)
 		return -1;
+	if (plan->bare)
+		return 0;
 	for (*dir = 0; *dir < plan->ndirs; (*dir)++)
 		if (mount_private_dir(&plan->dirs[*dir], step) < 0)
 			return -1;
@@ -376,8 +384,10 @@ static void child_main(const struct ns_plan *plan, int ready_fd,
 	struct child_result res = { STEP_OK, 0, -1 };
 	char c;
 
-	if (unshare_newer_than(plan->parent_ns_id) < 0) {
-		res.step = STEP_UNSHARE;
+	/* A namespace of the pool is a copy made ahead: no copy here. */
+	if (plan->pool_fd >= 0 ? setns(plan->pool_fd, CLONE_NEWNS) < 0
+			       : unshare_newer_than(plan->parent_ns_id) < 0) {
+		res.step = plan->pool_fd >= 0 ? STEP_ENTER_POOL : STEP_UNSHARE;
 		res.err = errno;
 		(void)!write(ready_fd, "\1", 1);
 		(void)!write(ready_fd, &res, sizeof(res));
@@ -440,9 +450,10 @@ static void child_failed(const struct ns_plan *plan,
 
 /*
  * Fork the child, pin its namespace and collect its verdict.  Returns 0,
- * or -1 with errno and a message in rep.
+ * or -1 with errno and a message in rep, and the step that failed in
+ * *failed (STEP_OK when it was not the child's).
  */
-static int run_child(const struct ns_plan *plan, int pin_fd,
+static int run_child(const struct ns_plan *plan, int pin_fd, int *failed,
 		     struct report *rep)
 {
 	int ready[2] = { -1, -1 }, pinned[2] = { -1, -1 };
@@ -452,6 +463,7 @@ static int run_child(const struct ns_plan *plan, int pin_fd,
 	char first;
 	pid_t pid;
 
+	*failed = STEP_OK;
 	if (pipe2(ready, O_CLOEXEC) < 0 || pipe2(pinned, O_CLOEXEC) < 0) {
 		report_errno(rep, errno, "pipe");
 		goto error;
@@ -495,7 +507,9 @@ static int run_child(const struct ns_plan *plan, int pin_fd,
 	ready[0] = -1;
 	if (res.step == STEP_OK && WIFEXITED(status) && !WEXITSTATUS(status))
 		return 0;
-	if (res.step > 0)
+	*failed = res.step > 0 ? res.step : STEP_OK;
+	/* The caller makes a fresh namespace instead: nothing to report. */
+	if (res.step > 0 && res.step != STEP_ENTER_POOL)
 		child_failed(plan, &res, rep);
 	if (is_pinned)
 		unmount_fd(pin_fd);
@@ -562,6 +576,72 @@ static int limit_job_dir(int basefd, const char *name,
 	return 0;
 }
 
+/*
+ * The pool's namespace fd, when spec asks for one and one is ready that
+ * can be pinned here: the kernel binds a namespace only into an older one
+ * (unshare_newer_than()), and the pool's was made by slurmd.  -1: none.
+ */
+static int claim_from_pool(const struct mntns_spec *spec,
+			   const struct ns_plan *plan)
+{
+	uint64_t id = 0;
+	int fd;
+
+	if (!spec->use_pool || (fd = nspool_claim(spec->base_path)) < 0)
+		return -1;
+	if (plan->parent_ns_id && (ioctl(fd, NS_GET_MNTNS_ID, &id) < 0 ||
+				   id <= plan->parent_ns_id)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * Run the child in a namespace of the pool when there is one, else in a
+ * fresh copy; a pool's that cannot be entered only costs the time of
+ * trying.  Returns 0, or -1 with errno and rep.
+ */
+static int make_namespace(const struct mntns_spec *spec, struct ns_plan *plan,
+			  int pinfd, struct report *rep)
+{
+	int failed, rc;
+
+	plan->pool_fd = claim_from_pool(spec, plan);
+	rc = run_child(plan, pinfd, &failed, rep);
+	if (plan->pool_fd >= 0) {
+		close(plan->pool_fd);
+		plan->pool_fd = -1;
+		if (rc < 0 && failed == STEP_ENTER_POOL)
+			rc = run_child(plan, pinfd, &failed, rep);
+	}
+	return rc;
+}
+
+/*
+ * A namespace for the pool: a copy of the caller's that receives its later
+ * mounts and unmounts (slave), with nothing of a job in it yet, pinned
+ * onto the file pin_fd.
+ */
+int mntns_make_bare(const char *base_path, int pin_fd, struct report *rep)
+{
+	struct ns_plan *plan = calloc(1, sizeof(*plan));
+	int failed, rc;
+
+	if (!plan)
+		return report_errno(rep, errno, "allocating the plan");
+	plan->root_propagation = MS_SLAVE;
+	plan->parent_ns_id = own_ns_id();
+	plan->pool_fd = -1;
+	plan->bare = true;
+	snprintf(plan->base_path, sizeof(plan->base_path), "%s", base_path);
+	for (int i = 0; i < MNTNS_MAX_DIRS; i++)
+		plan->dirs[i].mnt_fd = -1;
+	rc = run_child(plan, pin_fd, &failed, rep);
+	free(plan);
+	return rc;
+}
+
 int mntns_create(const struct mntns_spec *spec, struct report *rep)
 {
 	char name[16], jobdir[PATH_MAX];
@@ -585,6 +665,7 @@ int mntns_create(const struct mntns_spec *spec, struct report *rep)
 	}
 	plan->root_propagation = spec->shared ? MS_SLAVE : MS_PRIVATE;
 	plan->parent_ns_id = own_ns_id();
+	plan->pool_fd = -1;
 	snprintf(plan->base_path, sizeof(plan->base_path), "%s",
 		 spec->base_path);
 
@@ -622,7 +703,7 @@ int mntns_create(const struct mntns_spec *spec, struct report *rep)
 	}
 	if (plan_dirs(spec, jobfd, plan, rep) < 0)
 		goto error;
-	if (run_child(plan, pinfd, rep) < 0)
+	if (make_namespace(spec, plan, pinfd, rep) < 0)
 		goto error;
 	plan_close(plan, false);
 	close(pinfd);

@@ -70,6 +70,11 @@ struct mntns_spec {
 	 * this block limit (ns/dquota.h), 0 = none
 	 */
 	uint64_t disk_limit;
+	/*
+	 * Take a namespace of the pool (ns/nspool.h) when one is ready,
+	 * instead of copying the node's mounts now.
+	 */
+	bool use_pool;
 };
 
 /*
@@ -78,6 +83,14 @@ struct mntns_spec {
  * says which step failed.
  */
 int mntns_create(const struct mntns_spec *spec, struct report *rep);
+
+/*
+ * For the pool (ns/nspool.h): make a copy of the caller's mount namespace
+ * that receives its later mounts and unmounts (slave), with nothing of a
+ * job in it, and pin it onto the file pin_fd (held open, on a private
+ * mount).  Returns 0, or -1 with errno and why in rep.
+ */
+int mntns_make_bare(const char *base_path, int pin_fd, struct report *rep);
 
 /*
  * Open the pin of a job's namespace (O_RDONLY|O_CLOEXEC), for setns(2) or to

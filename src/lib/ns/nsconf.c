@@ -26,6 +26,7 @@
 #include "util/hostmatch.h"
 #include "dev/devpolicy.h"
 #include "ns/nsconf.h"
+#include "ns/nspool.h"
 #include "util/report.h"
 
 /* A namespace.conf is a few lines; anything this big is a mistake. */
@@ -41,6 +42,7 @@ enum key {
 	KEY_TMP_SIZE,
 	KEY_TMP_DISK_LIMIT,
 	KEY_PID_NAMESPACE,
+	KEY_NAMESPACE_POOL,
 	KEY_DEVICE_POLICY,
 	KEY_DEVICE_ALLOW,
 	/* the keys of a Dir line; they go into a struct dir_decl */
@@ -94,6 +96,7 @@ struct parser {
 			       * default) gave, before the Dir lines' */
 	int tmp_disk_limit_line;
 	int pid_namespace_line;
+	int namespace_pool_line;
 };
 
 typedef int (*key_parse_fn)(struct parser *p, struct nsconf *c,
@@ -571,6 +574,23 @@ static int key_pid_namespace(struct parser *p, struct nsconf *c,
 	return bool_parse(p, &c->pid_namespace, key, value);
 }
 
+static int key_namespace_pool(struct parser *p, struct nsconf *c,
+			      const char *key, const char *value)
+{
+	unsigned long n;
+	char *end;
+
+	errno = 0;
+	n = strtoul(value, &end, 10);
+	if (value[0] < '0' || value[0] > '9' || *end || errno ||
+	    n > NSPOOL_MAX)
+		return parse_error(p, "%s: invalid count \"%s\" (0 to %d "
+				   "namespaces kept ready)", key, value,
+				   NSPOOL_MAX);
+	c->namespace_pool = (unsigned)n;
+	return 0;
+}
+
 static int key_device_policy(struct parser *p, struct nsconf *c,
 			     const char *key, const char *value)
 {
@@ -920,6 +940,7 @@ static const struct key_def keys[KEY_COUNT] = {
 	[KEY_TMP_SIZE] = { "TmpSize", key_tmp_size },
 	[KEY_TMP_DISK_LIMIT] = { "TmpDiskLimit", key_tmp_disk_limit },
 	[KEY_PID_NAMESPACE] = { "PidNamespace", key_pid_namespace },
+	[KEY_NAMESPACE_POOL] = { "NamespacePool", key_namespace_pool },
 	[KEY_DEVICE_POLICY] = { "DevicePolicy", key_device_policy },
 	[KEY_DEVICE_ALLOW] = { "DeviceAllow", key_device_allow },
 	[KEY_DIR] = { "Dir", key_dir },
@@ -977,6 +998,8 @@ static void key_applied(struct parser *p, enum key k)
 		p->tmp_disk_limit_line = p->line;
 	else if (k == KEY_PID_NAMESPACE)
 		p->pid_namespace_line = p->line;
+	else if (k == KEY_NAMESPACE_POOL)
+		p->namespace_pool_line = p->line;
 }
 
 /* The end of a line: file its Dir settings, if it has any. */
@@ -1374,6 +1397,17 @@ static int pid_namespace_check(struct parser *p)
 	return 0;
 }
 
+/* NamespacePool: the pool lives under BasePath, like the namespaces. */
+static int namespace_pool_check(struct parser *p)
+{
+	if (!p->conf->namespace_pool || p->conf->base_path)
+		return 0;
+	p->line = p->namespace_pool_line;
+	return parse_error(p, "NamespacePool: BasePath is none (line %d): "
+			   "there are no namespaces to copy ahead",
+			   p->base_path_line);
+}
+
 /* Fill in what no line set; BasePath must have been. */
 static int conf_finish(struct parser *p)
 {
@@ -1402,7 +1436,7 @@ static int conf_finish(struct parser *p)
 		return -1;
 	if (base_path_dirs_check(p) < 0)
 		return -1;
-	if (pid_namespace_check(p) < 0)
+	if (pid_namespace_check(p) < 0 || namespace_pool_check(p) < 0)
 		return -1;
 	return tmp_disk_limit_check(p);
 }

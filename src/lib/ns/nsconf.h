@@ -94,6 +94,8 @@ struct nsconf {
 				   * BasePath/<jobid> (ns/dquota.h) */
 	bool pid_namespace;       /* PidNamespace: a PID namespace and /proc
 				   * of its own per job (ns/pidns.h) */
+	unsigned namespace_pool;  /* NamespacePool: namespaces slurmd keeps
+				   * copied ahead (ns/nspool.h), 0 = none */
 	enum devpolicy_mode device_policy;
 	/*
 	 * This node's DeviceAllow, raw ("SPEC:ACCESS,..." or NULL), and where

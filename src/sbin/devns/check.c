@@ -15,6 +15,7 @@
 #include "gresconf.h"
 #include "print.h"
 #include "ns/dquota.h"
+#include "ns/nspool.h"
 #include "util/safepath.h"
 
 /* The two GRES lists of the plan, and where they came from. */
@@ -108,6 +109,9 @@ static void print_settings(const struct devns_opts *o,
 	print_kv("initscript", c->init_script ? c->init_script : "none");
 	print_kv("shared", c->shared ? "yes" : "no");
 	print_kv("pidnamespace", c->pid_namespace ? "yes" : "no");
+	printf("namespacepool %u\n", c->namespace_pool);
+	printf("namespacepoolready %d\n",
+	       c->base_path ? nspool_ready(c->base_path) : 0);
 	print_size("shmsize", c->shm_size);
 	print_size("tmpsize", c->tmp_size);
 	print_size("tmpdisklimit", c->tmp_disk_limit);

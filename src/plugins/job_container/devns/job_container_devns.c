@@ -44,6 +44,7 @@ const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
 static struct jobct_node *node;
 static int step_ns_fd = -1;	/* cached for join_external */
+static struct nspool_keeper *keeper;	/* slurmd's NamespacePool thread */
 
 /* ---- the core's reports, in Slurm's log ---------------------------------- */
 
@@ -163,8 +164,25 @@ extern int init(void)
 	return SLURM_SUCCESS;
 }
 
+/* slurmd: keep the node's NamespacePool copied ahead (none: a no-op). */
+static void pool_start(void)
+{
+	struct report rep;
+
+	report_start(&rep, NULL);
+	keeper = jobct_pool_start(node, &rep);
+}
+
+/* Stop the keeper and empty the pool: no namespace outlives slurmd. */
+static void pool_stop(void)
+{
+	nspool_keeper_stop(keeper);
+	keeper = NULL;
+}
+
 static void release_node(void)
 {
+	pool_stop();
 	if (step_ns_fd >= 0) {
 		close(step_ns_fd);
 		step_ns_fd = -1;
@@ -214,6 +232,9 @@ extern int container_p_restore(char *dir_name, bool recover)
 	steps = stepd_available(conf->spooldir, conf->node_name);
 	rc = jobct_restore(node, job_is_alive, steps, &rep);
 	FREE_NULL_LIST(steps);
+	/* After restore, which cleared what an earlier slurmd left. */
+	if (!keeper)
+		pool_start();
 	return rc < 0 ? SLURM_ERROR : SLURM_SUCCESS;
 }
 
@@ -395,8 +416,11 @@ extern void container_p_reconfig(void)
 		      DEVNS_CONF_NAME);
 		return;
 	}
+	pool_stop();
 	jobct_node_free(node);
 	node = n;
+	if (running_in_slurmd())
+		pool_start();
 }
 
 extern int container_p_create(uint32_t job_id, uid_t uid)

@@ -1,0 +1,459 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * nspool.c - mount namespaces copied ahead of the jobs.
+ *
+ * Every path below BasePath/.pool is reached from an fd of that directory,
+ * which only root can write: entry names are numbers this file made.
+ * Unmounts go through /proc/self/fd/<pool fd>/..., so BasePath is not
+ * resolved again by name.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/inotify.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "ns/mntns.h"
+#include "ns/nsconf.h"
+#include "ns/nspool.h"
+#include "util/fdmount.h"
+#include "util/safepath.h"
+#include "util/saferm.h"
+
+#ifndef NSFS_MAGIC
+#define NSFS_MAGIC 0x6e736673
+#endif
+#define READY_SUFFIX ".ready"
+/* How long the keeper waits between fills: after a claim it wakes at once. */
+#define KEEPER_IDLE_MS (60 * 1000)
+
+static void close_keep_errno(int fd)
+{
+	int saved = errno;
+
+	close(fd);
+	errno = saved;
+}
+
+/* BasePath/.pool as an fd, made (0700) first when create. */
+static int pool_open(const char *base_path, bool create)
+{
+	int basefd = safepath_open(base_path), fd;
+
+	if (basefd < 0)
+		return -1;
+	if (create && mkdirat(basefd, NSPOOL_DIR, 0700) < 0 &&
+	    errno != EEXIST) {
+		close_keep_errno(basefd);
+		return -1;
+	}
+	fd = openat(basefd, NSPOOL_DIR,
+		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	close_keep_errno(basefd);
+	return fd;
+}
+
+/*
+ * The number of an entry name ("12", or "12.ready" with *ready set), or 0
+ * for any other name.
+ */
+static unsigned long entry_number(const char *name, bool *ready)
+{
+	unsigned long n;
+	char *end;
+
+	if (name[0] < '1' || name[0] > '9')
+		return 0;
+	errno = 0;
+	n = strtoul(name, &end, 10);
+	if (errno || n == 0 || n > UINT_MAX)
+		return 0;
+	*ready = !strcmp(end, READY_SUFFIX);
+	return *ready || !*end ? n : 0;
+}
+
+/* umount2 of BasePath/.pool/<rel>, reached through the pool's fd. */
+static void unmount_below(int poolfd, const char *rel)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d/%s", poolfd, rel);
+	umount2(path, MNT_DETACH | UMOUNT_NOFOLLOW);
+}
+
+/* Whether entry n's pin holds a namespace. */
+static bool entry_pinned(int poolfd, unsigned long n)
+{
+	char rel[64];
+	struct statfs sfs;
+	int fd;
+	bool pinned;
+
+	snprintf(rel, sizeof(rel), "%lu/" NSCONF_PIN_NAME, n);
+	fd = openat(poolfd, rel, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	pinned = fstatfs(fd, &sfs) == 0 && sfs.f_type == NSFS_MAGIC;
+	close(fd);
+	return pinned;
+}
+
+static bool has_marker(int poolfd, unsigned long n)
+{
+	char name[64];
+	struct stat st;
+
+	snprintf(name, sizeof(name), "%lu" READY_SUFFIX, n);
+	return fstatat(poolfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+/* Remove entry n: its marker, pin, private bind and directory. */
+static int remove_entry(int poolfd, unsigned long n)
+{
+	char name[64], rel[64];
+
+	snprintf(name, sizeof(name), "%lu" READY_SUFFIX, n);
+	unlinkat(poolfd, name, 0);
+	snprintf(rel, sizeof(rel), "%lu/" NSCONF_PIN_NAME, n);
+	unmount_below(poolfd, rel);
+	snprintf(name, sizeof(name), "%lu", n);
+	unmount_below(poolfd, name);
+	if (saferm_at(poolfd, name) < 0 && errno != ENOENT)
+		return -1;
+	return 0;
+}
+
+/*
+ * Make entry n: its directory as a private bind of itself (so that the pin
+ * cannot propagate), a bare namespace pinned in it, and last the marker.
+ */
+static int make_entry(const char *base_path, int poolfd, unsigned long n,
+		      struct report *rep)
+{
+	char name[64];
+	int dirfd = -1, selffd = -1, pinfd = -1, fd;
+
+	snprintf(name, sizeof(name), "%lu", n);
+	if (mkdirat(poolfd, name, 0700) < 0) {
+		report_errno(rep, errno, "creating %s/" NSPOOL_DIR "/%s",
+			     base_path, name);
+		return -1;
+	}
+	if ((dirfd = openat(poolfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW |
+			    O_CLOEXEC)) < 0 ||
+	    (selffd = fdmount_private_self(dirfd)) < 0 ||
+	    (pinfd = openat(selffd, NSCONF_PIN_NAME, O_CREAT | O_EXCL |
+			    O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0400)) < 0) {
+		report_errno(rep, errno, "preparing %s/" NSPOOL_DIR "/%s",
+			     base_path, name);
+		goto error;
+	}
+	if (mntns_make_bare(base_path, pinfd, rep) < 0)
+		goto error;
+	snprintf(name, sizeof(name), "%lu" READY_SUFFIX, n);
+	if ((fd = openat(poolfd, name, O_CREAT | O_EXCL | O_WRONLY |
+			 O_NOFOLLOW | O_CLOEXEC, 0400)) < 0) {
+		report_errno(rep, errno, "creating %s/" NSPOOL_DIR "/%s",
+			     base_path, name);
+		goto error;
+	}
+	close(fd);
+	close(pinfd);
+	close(selffd);
+	close(dirfd);
+	return 0;
+error:
+	if (pinfd >= 0)
+		close(pinfd);
+	if (selffd >= 0)
+		close(selffd);
+	if (dirfd >= 0)
+		close(dirfd);
+	remove_entry(poolfd, n);
+	return -1;
+}
+
+/*
+ * Remove every entry that is not ready (claimed, half made, or whose pin
+ * went with a reboot), or every entry with all.  Returns how many are
+ * ready, with *next the first free number, or -1 with errno.
+ */
+static int sweep(int poolfd, bool all, unsigned long *next)
+{
+	int dupfd = dup(poolfd), ready = 0;
+	struct dirent *ep;
+	DIR *dp;
+
+	*next = 1;
+	if (dupfd < 0 || !(dp = fdopendir(dupfd))) {
+		if (dupfd >= 0)
+			close_keep_errno(dupfd);
+		return -1;
+	}
+	while ((ep = readdir(dp))) {
+		bool marker;
+		unsigned long n = entry_number(ep->d_name, &marker);
+
+		if (!n)
+			continue;
+		if (n >= *next)
+			*next = n + 1;
+		if (marker) {
+			/* A marker without its entry is removed with it. */
+			if (all || !entry_pinned(poolfd, n))
+				remove_entry(poolfd, n);
+			continue;
+		}
+		if (!all && has_marker(poolfd, n) && entry_pinned(poolfd, n))
+			ready++;
+		else
+			remove_entry(poolfd, n);
+	}
+	closedir(dp);
+	return ready;
+}
+
+int nspool_fill(const char *base_path, unsigned want, struct report *rep)
+{
+	unsigned long next;
+	int poolfd, ready;
+
+	if ((poolfd = pool_open(base_path, want > 0)) < 0) {
+		if (errno == ENOENT && !want)
+			return 0;
+		return report_errno(rep, errno, "opening %s/" NSPOOL_DIR,
+				    base_path);
+	}
+	if (flock(poolfd, LOCK_EX) < 0 ||
+	    (ready = sweep(poolfd, false, &next)) < 0) {
+		report_errno(rep, errno, "reading %s/" NSPOOL_DIR, base_path);
+		close_keep_errno(poolfd);
+		return -1;
+	}
+	while ((unsigned)ready < want &&
+	       make_entry(base_path, poolfd, next++, rep) == 0)
+		ready++;
+	close(poolfd);
+	return ready;
+}
+
+/* Entry n's namespace as an fd, if its pin holds one. */
+static int open_pin(int poolfd, unsigned long n)
+{
+	char rel[64];
+	struct statfs sfs;
+	int fd;
+
+	snprintf(rel, sizeof(rel), "%lu/" NSCONF_PIN_NAME, n);
+	fd = openat(poolfd, rel, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstatfs(fd, &sfs) < 0 || sfs.f_type != NSFS_MAGIC) {
+		close(fd);
+		errno = ENOENT;
+		return -1;
+	}
+	return fd;
+}
+
+int nspool_claim(const char *base_path)
+{
+	int poolfd = pool_open(base_path, false), dupfd, fd = -1;
+	struct dirent *ep;
+	DIR *dp;
+
+	if (poolfd < 0)
+		return -1;
+	if ((dupfd = dup(poolfd)) < 0 || !(dp = fdopendir(dupfd))) {
+		if (dupfd >= 0)
+			close(dupfd);
+		close(poolfd);
+		errno = ENOENT;
+		return -1;
+	}
+	while (fd < 0 && (ep = readdir(dp))) {
+		bool marker;
+		unsigned long n = entry_number(ep->d_name, &marker);
+		char rel[64];
+
+		/* The unlink is the claim: one claimer alone succeeds. */
+		if (!n || !marker || unlinkat(poolfd, ep->d_name, 0) < 0)
+			continue;
+		if ((fd = open_pin(poolfd, n)) < 0)
+			continue;
+		snprintf(rel, sizeof(rel), "%lu/" NSCONF_PIN_NAME, n);
+		unmount_below(poolfd, rel);
+	}
+	closedir(dp);
+	close(poolfd);
+	if (fd < 0)
+		errno = ENOENT;
+	return fd;
+}
+
+int nspool_clear(const char *base_path, struct report *rep)
+{
+	unsigned long next;
+	int poolfd = pool_open(base_path, false), basefd, rc = 0;
+
+	if (poolfd < 0)
+		return errno == ENOENT ? 0 :
+		       report_errno(rep, errno, "opening %s/" NSPOOL_DIR,
+				    base_path);
+	if (flock(poolfd, LOCK_EX) < 0 || sweep(poolfd, true, &next) < 0)
+		rc = report_errno(rep, errno, "clearing %s/" NSPOOL_DIR,
+				  base_path);
+	close(poolfd);
+	if (rc < 0)
+		return rc;
+	if ((basefd = safepath_open(base_path)) < 0)
+		return report_errno(rep, errno, "opening %s", base_path);
+	if (unlinkat(basefd, NSPOOL_DIR, AT_REMOVEDIR) < 0 && errno != ENOENT)
+		rc = report_errno(rep, errno, "removing %s/" NSPOOL_DIR,
+				  base_path);
+	close(basefd);
+	return rc;
+}
+
+int nspool_ready(const char *base_path)
+{
+	int poolfd = pool_open(base_path, false), dupfd, ready = 0;
+	struct dirent *ep;
+	DIR *dp;
+
+	if (poolfd < 0)
+		return 0;
+	if ((dupfd = dup(poolfd)) >= 0 && (dp = fdopendir(dupfd))) {
+		while ((ep = readdir(dp))) {
+			bool marker;
+			unsigned long n = entry_number(ep->d_name, &marker);
+
+			ready += n && marker && entry_pinned(poolfd, n);
+		}
+		closedir(dp);
+	} else if (dupfd >= 0) {
+		close(dupfd);
+	}
+	close(poolfd);
+	return ready;
+}
+
+/* ---- the keeper ---------------------------------------------------------- */
+
+struct nspool_keeper {
+	pthread_t thread;
+	int stop[2];		/* a byte on stop[1] ends the thread */
+	char *base_path;
+	unsigned want;
+	report_log_f log;
+	void *log_arg;
+};
+
+/* Watch BasePath/.pool for claims (a marker unlinked); -1 if it cannot. */
+static int watch_claims(const struct nspool_keeper *k, int ino)
+{
+	char path[PATH_MAX];
+	int poolfd = pool_open(k->base_path, false), wd;
+
+	if (poolfd < 0)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", poolfd);
+	wd = inotify_add_watch(ino, path, IN_DELETE | IN_ONLYDIR);
+	close(poolfd);
+	return wd;
+}
+
+static void *keeper_main(void *arg)
+{
+	struct nspool_keeper *k = arg;
+	int ino = inotify_init1(IN_NONBLOCK | IN_CLOEXEC), wd = -1;
+	char buf[4096];
+
+	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10);
+	for (;;) {
+		struct pollfd pfd[2] = {
+			{ .fd = k->stop[0], .events = POLLIN },
+			{ .fd = ino, .events = POLLIN },
+		};
+		struct report rep;
+		int ready;
+
+		report_init(&rep, k->log, k->log_arg);
+		ready = nspool_fill(k->base_path, k->want, &rep);
+		if (ready >= 0 && (unsigned)ready < k->want)
+			report_warning(&rep, "NamespacePool: %d of %u "
+				       "namespaces ready; trying again in a "
+				       "minute", ready, k->want);
+		if (wd < 0 && ino >= 0)
+			wd = watch_claims(k, ino);
+		if (poll(pfd, 2, KEEPER_IDLE_MS) > 0 && pfd[0].revents)
+			break;
+		while (ino >= 0 && read(ino, buf, sizeof(buf)) > 0)
+			;
+	}
+	if (ino >= 0)
+		close(ino);
+	return NULL;
+}
+
+struct nspool_keeper *nspool_keeper_start(const char *base_path,
+					  unsigned want, report_log_f log,
+					  void *log_arg)
+{
+	struct nspool_keeper *k = calloc(1, sizeof(*k));
+	int err;
+
+	if (!k)
+		return NULL;
+	k->stop[0] = k->stop[1] = -1;
+	k->want = want;
+	k->log = log;
+	k->log_arg = log_arg;
+	if (!(k->base_path = strdup(base_path)) ||
+	    pipe2(k->stop, O_CLOEXEC) < 0)
+		goto error;
+	if ((err = pthread_create(&k->thread, NULL, keeper_main, k))) {
+		errno = err;
+		goto error;
+	}
+	return k;
+error:
+	err = errno;
+	if (k->stop[0] >= 0) {
+		close(k->stop[0]);
+		close(k->stop[1]);
+	}
+	free(k->base_path);
+	free(k);
+	errno = err;
+	return NULL;
+}
+
+void nspool_keeper_stop(struct nspool_keeper *k)
+{
+	struct report rep;
+
+	if (!k)
+		return;
+	(void)!write(k->stop[1], "", 1);
+	pthread_join(k->thread, NULL);
+	close(k->stop[0]);
+	close(k->stop[1]);
+	report_init(&rep, k->log, k->log_arg);
+	nspool_clear(k->base_path, &rep);
+	free(k->base_path);
+	free(k);
+}
