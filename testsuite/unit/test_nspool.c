@@ -300,6 +300,99 @@ static void test_keeper(void)
 	is_int(mounts_below(base), 0, "and every mount of it");
 }
 
+/* The inodes of the ready entries' namespaces, their fds kept in fds. */
+static int ready_inodes(ino_t *inos, int *fds, int max)
+{
+	char pin[700];
+	struct stat st;
+	int n = 0;
+
+	for (int i = 1; i < 64 && n < max; i++) {
+		snprintf(pin, sizeof(pin), "%s/" NSPOOL_DIR "/%d/"
+			 NSCONF_PIN_NAME, base, i);
+		if ((fds[n] = open(pin, O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		if (fstat(fds[n], &st) == 0)
+			inos[n++] = st.st_ino;
+		else
+			close(fds[n]);
+	}
+	return n;
+}
+
+/*
+ * Where the node's mounts are private, nothing propagates into a copy:
+ * the keeper must copy again when the node's mounts change.  In a child
+ * whose namespace is private, a mount made after the fill must make the
+ * keeper replace both ready copies (their namespaces change, with no
+ * claim), and a copy taken then sees the mount.
+ */
+static int keeper_refresh_child(void)
+{
+	char late[600], file[700];
+	struct nspool_keeper *k;
+	ino_t old[2], now[2];
+	int oldfd[2], nowfd[2], fd, n, replaced = 0, status;
+	pid_t pid;
+
+	snprintf(late, sizeof(late), "%s/late", outside);
+	snprintf(file, sizeof(file), "%s/file", late);
+	if (unshare(CLONE_NEWNS) < 0 ||
+	    mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return 10;
+	nspool_clear(base, NULL);
+	if (!(k = nspool_keeper_start(base, 2, NULL, NULL)) || !wait_ready(2))
+		return 11;
+	if (ready_inodes(old, oldfd, 2) != 2)
+		return 12;
+	if (mkdir(late, 0700) < 0 || mount("t", late, "tmpfs", 0, NULL) < 0 ||
+	    !touch_in(late))
+		return 13;
+	for (int i = 0; i < 500 && !replaced; i++) {
+		usleep(10000);
+		if (nspool_ready(base) != 2)
+			continue;
+		n = ready_inodes(now, nowfd, 2);
+		replaced = n == 2;
+		for (int j = 0; j < n; j++) {
+			replaced &= now[j] != old[0] && now[j] != old[1];
+			close(nowfd[j]);
+		}
+	}
+	if (!replaced)
+		return 14;
+	if ((fd = nspool_claim(base)) < 0)
+		return 15;
+	if ((pid = fork()) == 0)
+		_exit(setns(fd, CLONE_NEWNS) == 0 && access(file, F_OK) == 0 ?
+		      0 : 1);
+	if (waitpid(pid, &status, 0) != pid || status != 0)
+		return 16;
+	close(fd);
+	nspool_keeper_stop(k);
+	close(oldfd[0]);
+	close(oldfd[1]);
+	umount2(late, MNT_DETACH);
+	rmdir(late);
+	return 0;
+}
+
+static void test_keeper_refresh(void)
+{
+	pid_t pid = fork();
+	int status = -1;
+
+	if (pid == 0)
+		_exit(keeper_refresh_child());
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		status = -1;
+	if (!ok(status == 0, "private node mounts: the keeper copies again "
+		"after a mount, and the new copy sees it"))
+		diag("  child's wait status %#x (exit 10: namespace, 11: "
+		     "keeper, 12: inodes, 13: mount, 14: not replaced, 15: "
+		     "claim, 16: not seen)", status);
+}
+
 static void test_clear(void)
 {
 	int fd;
@@ -342,6 +435,7 @@ int main(void)
 	test_claimed_once();
 	test_stale();
 	test_keeper();
+	test_keeper_refresh();
 	test_clear();
 	is_int(mounts_below(base), 0, "no mount below BasePath at the end");
 	ok(rmdir(base) == 0, "BasePath is empty at the end");

@@ -6,6 +6,13 @@
  * which only root can write: entry names are numbers this file made.
  * Unmounts go through /proc/self/fd/<pool fd>/..., so BasePath is not
  * resolved again by name.
+ *
+ * Why the keeper also watches the node's mount table: a copy receives the
+ * node's later mounts only through mounts that are shared, as systemd
+ * leaves every mount of a node.  Where they are private, a ready copy
+ * would keep the node's mounts of the moment it was made.  So when the
+ * node's mounts change outside BasePath (where the jobs' own pins and
+ * binds come and go), the keeper replaces every ready copy.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -14,6 +21,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +47,9 @@
 #define READY_SUFFIX ".ready"
 /* How long the keeper waits between fills: after a claim it wakes at once. */
 #define KEEPER_IDLE_MS (60 * 1000)
+/* FNV-1a, 64 bits: a fingerprint of the node's mount table. */
+#define FNV_OFFSET 0xcbf29ce484222325ULL
+#define FNV_PRIME 0x100000001b3ULL
 
 static void close_keep_errno(int fd)
 {
@@ -362,6 +373,53 @@ struct nspool_keeper {
 	void *log_arg;
 };
 
+/* Whether the mount point of a mountinfo line lies at or below base. */
+static bool line_below(const char *line, size_t len, const char *base)
+{
+	size_t blen = strlen(base), i = 0;
+
+	/* the fifth field, the mount point, octal-escaped like base is not */
+	for (int field = 0; field < 4; field++) {
+		while (i < len && line[i] != ' ')
+			i++;
+		i++;
+	}
+	return i + blen <= len && !memcmp(line + i, base, blen) &&
+	       (i + blen == len || line[i + blen] == ' ' ||
+		line[i + blen] == '/');
+}
+
+/*
+ * A fingerprint of the caller's mount table without what lies at or below
+ * base, from the open /proc/self/mountinfo fd (read from its start).
+ * Returns 0 when it cannot be read.
+ */
+static uint64_t mounts_fingerprint(int fd, const char *base)
+{
+	char buf[8192], line[4096];
+	uint64_t h = FNV_OFFSET;
+	size_t used = 0;
+	ssize_t n;
+
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		return 0;
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		for (ssize_t i = 0; i < n; i++) {
+			if (buf[i] != '\n') {
+				if (used < sizeof(line))
+					line[used++] = buf[i];
+				continue;
+			}
+			if (!line_below(line, used, base))
+				for (size_t j = 0; j < used; j++)
+					h = (h ^ (unsigned char)line[j]) *
+					    FNV_PRIME;
+			used = 0;
+		}
+	}
+	return n < 0 ? 0 : h;
+}
+
 /* Watch BasePath/.pool for claims (a marker unlinked); -1 if it cannot. */
 static int watch_claims(const struct nspool_keeper *k, int ino)
 {
@@ -376,17 +434,35 @@ static int watch_claims(const struct nspool_keeper *k, int ino)
 	return wd;
 }
 
+/*
+ * Whether the node's mounts outside BasePath changed since *seen (then
+ * updated).  poll() reported a change of the table; most are the jobs'.
+ */
+static bool node_mounts_changed(const struct nspool_keeper *k, int mi,
+				uint64_t *seen)
+{
+	uint64_t now = mounts_fingerprint(mi, k->base_path);
+
+	if (!now || now == *seen)
+		return false;
+	*seen = now;
+	return true;
+}
+
 static void *keeper_main(void *arg)
 {
 	struct nspool_keeper *k = arg;
 	int ino = inotify_init1(IN_NONBLOCK | IN_CLOEXEC), wd = -1;
+	int mi = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+	uint64_t seen = mi >= 0 ? mounts_fingerprint(mi, k->base_path) : 0;
 	char buf[4096];
 
 	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10);
 	for (;;) {
-		struct pollfd pfd[2] = {
+		struct pollfd pfd[3] = {
 			{ .fd = k->stop[0], .events = POLLIN },
 			{ .fd = ino, .events = POLLIN },
+			{ .fd = mi, .events = POLLPRI },
 		};
 		struct report rep;
 		int ready;
@@ -399,11 +475,20 @@ static void *keeper_main(void *arg)
 				       "minute", ready, k->want);
 		if (wd < 0 && ino >= 0)
 			wd = watch_claims(k, ino);
-		if (poll(pfd, 2, KEEPER_IDLE_MS) > 0 && pfd[0].revents)
+		if (poll(pfd, 3, KEEPER_IDLE_MS) > 0 && pfd[0].revents)
 			break;
 		while (ino >= 0 && read(ino, buf, sizeof(buf)) > 0)
 			;
+		if ((pfd[2].revents & (POLLPRI | POLLERR)) &&
+		    node_mounts_changed(k, mi, &seen)) {
+			report_info(&rep, "NamespacePool: the node's mounts "
+				    "changed; copying them again");
+			nspool_clear(k->base_path, &rep);
+			wd = -1;	/* the directory is made anew */
+		}
 	}
+	if (mi >= 0)
+		close(mi);
 	if (ino >= 0)
 		close(ino);
 	return NULL;
