@@ -132,7 +132,7 @@ unit_stage() {
 # in the QEMU guest (testsuite/vm), whose layout is pure cgroup v2 as on
 # real nodes (this machine is hybrid).  The binaries are the plain build's,
 # seen in the guest at the same path.  No guest here: one skip, with why.
-GUEST_TESTS="test_cgroup2 test_devfilter_kernel test_mntns test_nsmembers test_dquota test_jobct test_pidns"
+GUEST_TESTS="test_cgroup2 test_devfilter_kernel test_mntns test_nsmembers test_nspool test_dquota test_jobct test_pidns"
 
 guest_stage() {
 	local vm=$top/testsuite/vm/vm.sh t status=0
@@ -176,7 +176,7 @@ guest_stop() {
 # leftover check instead of 200.  The guest's kernel has quotas: the
 # project-quota parts of test_dquota and test_tmpdisk must run there
 # (DEVNS_REQUIRE_QUOTA=1), not skip.
-GUEST_INTEGRATION=${DEVNS_GUEST_INTEGRATION:-test_namespace test_tmpdisk test_devices test_adopt test_cgroupv2 test_pidns}
+GUEST_INTEGRATION=${DEVNS_GUEST_INTEGRATION:-test_namespace test_tmpdisk test_devices test_adopt test_cgroupv2 test_pidns test_pool}
 
 guest_integration_stage() {
 	local out=$results/guest-integration t status=0
