@@ -21,8 +21,11 @@
 #include "ns/nsmembers.h"
 #include "tap.h"
 
-/* A child in a new mount namespace of its own, paused; its pid or -1. */
-static pid_t spawn_in_new_ns(void)
+/*
+ * A paused child in the mount namespace ns_fd names, or with ns_fd -1 in
+ * a new one of its own; its pid, or -1.
+ */
+static pid_t spawn(int ns_fd)
 {
 	int p[2];
 	pid_t pid;
@@ -32,7 +35,8 @@ static pid_t spawn_in_new_ns(void)
 		return -1;
 	if (pid == 0) {
 		close(p[0]);
-		if (unshare(CLONE_NEWNS) < 0)
+		if (ns_fd >= 0 ? setns(ns_fd, CLONE_NEWNS) < 0
+			       : unshare(CLONE_NEWNS) < 0)
 			_exit(1);
 		(void)!write(p[1], "x", 1);
 		for (;;)
@@ -48,31 +52,9 @@ static pid_t spawn_in_new_ns(void)
 	return pid;
 }
 
-/* A child that joins the namespace ns_fd names, paused; its pid or -1. */
-static pid_t spawn_joined(int ns_fd)
+static pid_t spawn_in_new_ns(void)
 {
-	int p[2];
-	pid_t pid;
-	char c;
-
-	if (pipe(p) < 0 || (pid = fork()) < 0)
-		return -1;
-	if (pid == 0) {
-		close(p[0]);
-		if (setns(ns_fd, CLONE_NEWNS) < 0)
-			_exit(1);
-		(void)!write(p[1], "x", 1);
-		for (;;)
-			pause();
-	}
-	close(p[1]);
-	if (read(p[0], &c, 1) != 1) {
-		close(p[0]);
-		waitpid(pid, NULL, 0);
-		return -1;
-	}
-	close(p[0]);
-	return pid;
+	return spawn(-1);
 }
 
 static int open_ns_of(pid_t pid)
@@ -107,7 +89,7 @@ static void test_scan_and_kill(void)
 	if (!ok(a > 0, "a process in a mount namespace of its own"))
 		return;
 	fd = open_ns_of(a);
-	b = fd >= 0 ? spawn_joined(fd) : -1;
+	b = fd >= 0 ? spawn(fd) : -1;
 	if (!ok(b > 0, "a second process joined it")) {
 		reap(a);
 		return;

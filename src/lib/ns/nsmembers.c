@@ -106,21 +106,32 @@ static bool member(pid_t pid, const struct nsmembers_ns *ns)
 	return same;
 }
 
+/* SIGKILL through the pidfd, or by PID where there are no pidfds. */
+static void send_kill(int pidfd, pid_t pid)
+{
+	if (pidfd >= 0 && pidfd_send_signal(pidfd, SIGKILL, NULL, 0) == 0)
+		return;
+	if (pidfd < 0 || errno == ENOSYS)
+		kill(pid, SIGKILL);
+}
+
 /*
  * The pidfd is taken before the test: a signal through it reaches the
  * process tested or none (ESRCH), never one that took its PID later.
+ * Without pidfds (Linux before 5.3, valgrind) kill(2) has to do.
  */
 static bool kill_if_member(pid_t pid, const struct nsmembers_ns *ns)
 {
 	int pidfd = pidfd_open(pid, 0);
 	bool found;
 
-	if (pidfd < 0)
-		return false;
+	if (pidfd < 0 && errno != ENOSYS)
+		return false;	/* gone already */
 	found = member(pid, ns);
 	if (found)
-		pidfd_send_signal(pidfd, SIGKILL, NULL, 0);
-	close(pidfd);
+		send_kill(pidfd, pid);
+	if (pidfd >= 0)
+		close(pidfd);
 	return found;
 }
 
