@@ -927,8 +927,11 @@ static int clear_limit(const char *base_path, uint32_t job_id)
 }
 
 /*
- * Unpin the job's namespaces and unmount the job directory.  The pin may
- * be stacked if a create raced: every layer goes.
+ * Unpin the job's namespaces and unmount the job directory.  The job
+ * directory's private bind goes first: detached, it takes both pins below
+ * it along in one unmount (each unmount waits for an RCU grace period).
+ * What is left (a pin stacked by a racing create, a directory without its
+ * bind) goes one by one.
  */
 static int unpin_job(const char *base_path, uint32_t job_id,
 		     const char *jobdir, const char *pin)
@@ -936,6 +939,8 @@ static int unpin_job(const char *base_path, uint32_t job_id,
 	char pidpin[PATH_MAX];
 	int saved = 0;
 
+	if (unmount_if_mounted(jobdir) < 0)
+		saved = errno;
 	for (int layer = 0; layer < 8 && mntns_exists(base_path, job_id);
 	     layer++) {
 		if (unmount_if_mounted(pin) < 0) {
@@ -946,8 +951,6 @@ static int unpin_job(const char *base_path, uint32_t job_id,
 	if (mntns_job_path(pidpin, sizeof(pidpin), base_path, job_id,
 			   NSCONF_PIDNS_PIN_NAME) < 0 ||
 	    unmount_if_mounted(pidpin) < 0)
-		saved = saved ? saved : errno;
-	if (unmount_if_mounted(jobdir) < 0)
 		saved = saved ? saved : errno;
 	errno = saved;
 	return saved ? -1 : 0;
