@@ -21,10 +21,15 @@
 #   srun      a plain srun job
 # Every job that should complete writes a "done" file; a job that should
 # complete and did not, or a GPU probe with the wrong verdicts, is a failed
-# launch.
+# launch.  node2 runs with NamespacePool=$DEVNS_SOAK_POOL (default 2; 0:
+# none), so that its jobs take namespaces copied ahead while others are
+# claimed and made; the pool is turned off again before the counts, which
+# so also find whatever it would leave.
 source "$(dirname "$0")/../integration/lib.sh"
 
 JOBS=${1:-${DEVNS_SOAK_JOBS:-200}}
+POOL=${DEVNS_SOAK_POOL:-2}
+CONF=$DEVNS_CLUSTER_ROOT/etc/namespace.conf
 USERS=(dnalice dnbob)
 OUT=$DEVNS_CLUSTER_ROOT/out/soak
 BASE=$DEVNS_CLUSTER_ROOT/base
@@ -161,6 +166,23 @@ act_on_running() {
 	held_ids=("${rest[@]}")
 }
 
+# pool_on, pool_off: node2's NamespacePool for the load, and back.
+pool_on() {
+	(( POOL > 0 )) || return 0
+	cp "$CONF" "$OUT/namespace.conf.orig"
+	echo "NodeName=node2 NamespacePool=$POOL" >>"$CONF"
+	"$CLUSTER" restart-slurmd node2 >/dev/null 2>&1
+	wait_node_idle node2 && wait_for 30 test -e "$BASE/node2/.pool/$POOL.ready"
+	ok $? "precondition: node2 keeps $POOL namespaces copied ahead"
+}
+pool_off() {
+	(( POOL > 0 )) || return 0
+	cp "$OUT/namespace.conf.orig" "$CONF"
+	"$CLUSTER" restart-slurmd node2 >/dev/null 2>&1
+	wait_node_idle node2
+	ok $? "node2 is back without its pool"
+}
+
 jobs_left() { cl squeue -h -u dnalice,dnbob,dncarol -o %i 2>/dev/null | wc -l; }
 
 run_load() {
@@ -207,10 +229,12 @@ setup
 bpftool prog show >/dev/null 2>&1
 ok $? "precondition: bpftool answers (BPF programs can be counted)"
 p0=$(count_progs)
+pool_on
 run_load
 elapsed=$((SECONDS - t0))
 is "$(jobs_left)" 0 "all $submitted jobs are gone from the queue"
 sleep 2	# release runs after slurmctld forgets the job
+pool_off
 for what in mounts dirs cgroups markers procs; do
 	wait_for 30 test "$(count_$what)" = 0
 	is "$(count_$what)" 0 "soak: no $what left"
@@ -218,7 +242,7 @@ done
 wait_for 30 test "$(count_progs)" = "$p0"
 is "$(count_progs)" "$p0" "soak: no BPF program left"
 failed=$(count_failed)
-is "$failed" 0 "soak: no failed launch ($(xargs < "$OUT/failed" 2>/dev/null))"
+is "$failed" 0 "soak: no failed launch ($(cat "$OUT/failed" 2>/dev/null | xargs))"
 echo "# soak: $submitted jobs in ${elapsed}s; leftovers: mounts $(count_mounts) dirs $(count_dirs) cgroups $(count_cgroups) programs $(( $(count_progs) - p0 )) markers $(count_markers) processes $(count_procs); failed launches $failed"
 pkill -u dnalice,dnbob,dncarol 2>/dev/null
 tap_done
