@@ -294,6 +294,13 @@ static void test_keeper(void)
 	if (fd >= 0)
 		close(fd);
 	ok(wait_ready(2), "it refills after the claim");
+	/* devns cleanup (restore) clears a live pool */
+	ok(nspool_clear(base, fresh()) == 0 && wait_ready(2),
+	   "it refills a pool cleared under it");
+	fd = nspool_claim(base);
+	if (fd >= 0)
+		close(fd);
+	ok(fd >= 0 && wait_ready(2), "and still wakes up for a claim");
 	nspool_keeper_stop(k);
 	snprintf(pool, sizeof(pool), "%s/" NSPOOL_DIR, base);
 	ok(access(pool, F_OK) < 0, "stopping it removes the pool");

@@ -435,6 +435,27 @@ static int watch_claims(const struct nspool_keeper *k, int ino)
 }
 
 /*
+ * Read what inotify has; true when the watch went (IN_IGNORED: the pool
+ * was cleared by someone else, devns cleanup).  A claim also unmounts a
+ * pin, which the mount table's poll sees too: either wakes the keeper.
+ */
+static bool drain_events(int ino, char *buf, size_t size)
+{
+	bool gone = false;
+	ssize_t n;
+
+	while ((n = read(ino, buf, size)) > 0) {
+		for (ssize_t i = 0; i + (ssize_t)sizeof(struct inotify_event) <= n;) {
+			const struct inotify_event *ev = (const void *)(buf + i);
+
+			gone |= (ev->mask & IN_IGNORED) != 0;
+			i += sizeof(*ev) + ev->len;
+		}
+	}
+	return gone;
+}
+
+/*
  * Whether the node's mounts outside BasePath changed since *seen (then
  * updated).  poll() reported a change of the table; most are the jobs'.
  */
@@ -455,7 +476,7 @@ static void *keeper_main(void *arg)
 	int ino = inotify_init1(IN_NONBLOCK | IN_CLOEXEC), wd = -1;
 	int mi = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
 	uint64_t seen = mi >= 0 ? mounts_fingerprint(mi, k->base_path) : 0;
-	char buf[4096];
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
 
 	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10);
 	for (;;) {
@@ -477,8 +498,8 @@ static void *keeper_main(void *arg)
 			wd = watch_claims(k, ino);
 		if (poll(pfd, 3, KEEPER_IDLE_MS) > 0 && pfd[0].revents)
 			break;
-		while (ino >= 0 && read(ino, buf, sizeof(buf)) > 0)
-			;
+		if (ino >= 0 && drain_events(ino, buf, sizeof(buf)))
+			wd = -1;	/* the pool was removed under us */
 		if ((pfd[2].revents & (POLLPRI | POLLERR)) &&
 		    node_mounts_changed(k, mi, &seen)) {
 			report_info(&rep, "NamespacePool: the node's mounts "
