@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,7 @@
 
 #include "ns/mntns.h"
 #include "ns/nsconf.h"
+#include "ns/nsmembers.h"
 #include "ns/nspool.h"
 #include "tap.h"
 #include "testrep.h"
@@ -245,6 +247,43 @@ static void test_claimed_once(void)
 	is_int(nspool_claim(base), -1, "none is left");
 }
 
+/*
+ * A claimer killed before it pins (slurmstepd killed between claim and
+ * pin): the copy it held dies with it, and the next fill sweeps its entry.
+ */
+static void test_claimer_killed(void)
+{
+	struct nsmembers_ns ns = { 0 };
+	int p[2], status;
+	pid_t pid;
+
+	nspool_clear(base, fresh());
+	if (!ok(nspool_fill(base, 1, fresh()) == 1 && pipe(p) == 0,
+		"one namespace ready"))
+		return;
+	if ((pid = fork()) == 0) {
+		int fd = nspool_claim(base);
+
+		if (fd < 0 || nsmembers_ident(fd, &ns) < 0)
+			_exit(1);
+		(void)!write(p[1], &ns, sizeof(ns));
+		pause();
+		_exit(0);
+	}
+	close(p[1]);
+	ok(read(p[0], &ns, sizeof(ns)) == sizeof(ns), "a claimer holds it");
+	close(p[0]);
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	if (ns.id)
+		ok(nsmembers_gone(&ns), "killed, its namespace is gone");
+	else
+		tap_skip("no NS_GET_MNTNS_ID/listmount by id (Linux < 6.11)");
+	is_int(nspool_fill(base, 1, fresh()), 1, "the next fill makes another");
+	is_int(mounts_below(base), 2, "and only its private bind and pin are "
+	       "mounted: the claimed entry is swept");
+}
+
 /* What an earlier boot left: a marker and a directory, no pin. */
 static void test_stale(void)
 {
@@ -440,6 +479,7 @@ int main(void)
 	test_job_from_pool();
 	test_propagation();
 	test_claimed_once();
+	test_claimer_killed();
 	test_stale();
 	test_keeper();
 	test_keeper_refresh();
