@@ -78,6 +78,33 @@ static int pool_open(const char *base_path, bool create)
 }
 
 /*
+ * BasePath/.pool, made when create, locked for fill or clear.  A clear
+ * removes the directory: whoever waited for its lock holds a directory no
+ * longer linked (st_nlink 0), where nothing can be made, and opens the
+ * new one instead.
+ */
+static int pool_lock(const char *base_path, bool create)
+{
+	struct stat st;
+
+	for (int attempt = 0; attempt < 8; attempt++) {
+		int fd = pool_open(base_path, create);
+
+		if (fd < 0)
+			return -1;
+		if (flock(fd, LOCK_EX) < 0) {
+			close_keep_errno(fd);
+			return -1;
+		}
+		if (fstat(fd, &st) == 0 && st.st_nlink > 0)
+			return fd;
+		close(fd);
+	}
+	errno = ESTALE;
+	return -1;
+}
+
+/*
  * The number of an entry name ("12", or "12.ready" with *ready set), or 0
  * for any other name.
  */
@@ -242,14 +269,13 @@ int nspool_fill(const char *base_path, unsigned want, struct report *rep)
 	unsigned long next;
 	int poolfd, ready;
 
-	if ((poolfd = pool_open(base_path, want > 0)) < 0) {
+	if ((poolfd = pool_lock(base_path, want > 0)) < 0) {
 		if (errno == ENOENT && !want)
 			return 0;
 		return report_errno(rep, errno, "opening %s/" NSPOOL_DIR,
 				    base_path);
 	}
-	if (flock(poolfd, LOCK_EX) < 0 ||
-	    (ready = sweep(poolfd, false, &next)) < 0) {
+	if ((ready = sweep(poolfd, false, &next)) < 0) {
 		report_errno(rep, errno, "reading %s/" NSPOOL_DIR, base_path);
 		close_keep_errno(poolfd);
 		return -1;
@@ -318,13 +344,13 @@ int nspool_claim(const char *base_path)
 int nspool_clear(const char *base_path, struct report *rep)
 {
 	unsigned long next;
-	int poolfd = pool_open(base_path, false), basefd, rc = 0;
+	int poolfd = pool_lock(base_path, false), basefd, rc = 0;
 
 	if (poolfd < 0)
 		return errno == ENOENT ? 0 :
 		       report_errno(rep, errno, "opening %s/" NSPOOL_DIR,
 				    base_path);
-	if (flock(poolfd, LOCK_EX) < 0 || sweep(poolfd, true, &next) < 0)
+	if (sweep(poolfd, true, &next) < 0)
 		rc = report_errno(rep, errno, "clearing %s/" NSPOOL_DIR,
 				  base_path);
 	close(poolfd);
