@@ -28,7 +28,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -45,9 +44,6 @@
 #include "util/safepath.h"
 #include "util/saferm.h"
 
-#ifndef NS_GET_MNTNS_ID
-#define NS_GET_MNTNS_ID _IOR(0xb7, 0x5, uint64_t)
-#endif
 #ifndef NSFS_MAGIC
 #define NSFS_MAGIC 0x6e736673
 #endif
@@ -341,13 +337,12 @@ static int setup_namespace(const struct ns_plan *plan, int *step, int *dir)
 /* The id of the caller's mount namespace, or 0 where the kernel has none. */
 static uint64_t own_ns_id(void)
 {
-	uint64_t id = 0;
 	int fd = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	uint64_t id;
 
 	if (fd < 0)
 		return 0;
-	if (ioctl(fd, NS_GET_MNTNS_ID, &id) < 0)
-		id = 0;
+	id = nsmembers_id(fd);
 	close(fd);
 	return id;
 }
@@ -584,13 +579,11 @@ static int limit_job_dir(int basefd, const char *name,
 static int claim_from_pool(const struct mntns_spec *spec,
 			   const struct ns_plan *plan)
 {
-	uint64_t id = 0;
 	int fd;
 
 	if (!spec->use_pool || (fd = nspool_claim(spec->base_path)) < 0)
 		return -1;
-	if (plan->parent_ns_id && (ioctl(fd, NS_GET_MNTNS_ID, &id) < 0 ||
-				   id <= plan->parent_ns_id)) {
+	if (plan->parent_ns_id && nsmembers_id(fd) <= plan->parent_ns_id) {
 		close(fd);
 		return -1;
 	}
@@ -777,11 +770,18 @@ int mntns_pin_open(const char *base_path, uint32_t job_id, const char *leaf,
 		   struct stat *ns)
 {
 	char pin[PATH_MAX];
-	struct statfs sfs;
-	int fd;
 
-	if (mntns_job_path(pin, sizeof(pin), base_path, job_id, leaf) < 0 ||
-	    (fd = open(pin, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+	if (mntns_job_path(pin, sizeof(pin), base_path, job_id, leaf) < 0)
+		return -1;
+	return mntns_pin_openat(AT_FDCWD, pin, ns);
+}
+
+int mntns_pin_openat(int dir_fd, const char *path, struct stat *ns)
+{
+	struct statfs sfs;
+	int fd = openat(dir_fd, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0)
 		return -1;
 	if (fstatfs(fd, &sfs) < 0 || sfs.f_type != NSFS_MAGIC ||
 	    (ns && fstat(fd, ns) < 0)) {

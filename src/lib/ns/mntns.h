@@ -115,6 +115,13 @@ int mntns_pin_open(const char *base_path, uint32_t job_id, const char *leaf,
 		   struct stat *ns);
 
 /*
+ * mntns_pin_open() of any pin: path relative to dir_fd (or AT_FDCWD), its
+ * last component not followed.  Returns the fd, or -1 with errno: ENOENT
+ * when no namespace is pinned there.
+ */
+int mntns_pin_openat(int dir_fd, const char *path, struct stat *ns);
+
+/*
  * Move the calling process into the job's namespace.  The caller must be
  * single-threaded (setns fails with EINVAL otherwise).  Returns 0 or -1.
  */

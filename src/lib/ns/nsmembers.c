@@ -53,10 +53,11 @@ static int lookup_by_id(uint64_t id)
 	return errno == ENOENT ? 0 : -1;
 }
 
-static int fd_ns_id(int fd, uint64_t *id)
+uint64_t nsmembers_id(int ns_fd)
 {
-	*id = 0;
-	return ioctl(fd, NS_GET_MNTNS_ID, id);
+	uint64_t id = 0;
+
+	return ioctl(ns_fd, NS_GET_MNTNS_ID, &id) == 0 ? id : 0;
 }
 
 int nsmembers_ident(int ns_fd, struct nsmembers_ns *ns)
@@ -70,7 +71,7 @@ int nsmembers_ident(int ns_fd, struct nsmembers_ns *ns)
 	ns->ino = st.st_ino;
 	ns->id = 0;
 	/* Held open, it exists: anything but 1 means no usable lookup. */
-	if (fd_ns_id(ns_fd, &id) == 0 && id && lookup_by_id(id) == 1)
+	if ((id = nsmembers_id(ns_fd)) && lookup_by_id(id) == 1)
 		ns->id = id;
 	return 0;
 }
@@ -89,7 +90,6 @@ static bool member(pid_t pid, const struct nsmembers_ns *ns)
 {
 	char path[64];
 	struct stat st;
-	uint64_t id;
 	int fd;
 	bool same;
 
@@ -101,7 +101,7 @@ static bool member(pid_t pid, const struct nsmembers_ns *ns)
 		return true;
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return false;
-	same = fd_ns_id(fd, &id) == 0 && id == ns->id;
+	same = nsmembers_id(fd) == ns->id;
 	close(fd);
 	return same;
 }

@@ -29,6 +29,12 @@ struct nsmembers_ns {
 };
 
 /*
+ * The 64-bit id of the mount namespace ns_fd refers to, or 0 where the
+ * kernel has none (before 6.11).  Only a system call: safe after fork().
+ */
+uint64_t nsmembers_id(int ns_fd);
+
+/*
  * Identify the mount namespace ns_fd refers to (a pin or an
  * /proc/<pid>/ns/mnt, held open).  ns->id is set only when the kernel can
  * both give it and look the namespace up by it (nsmembers_gone() works).

@@ -30,7 +30,6 @@
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -41,9 +40,6 @@
 #include "util/safepath.h"
 #include "util/saferm.h"
 
-#ifndef NSFS_MAGIC
-#define NSFS_MAGIC 0x6e736673
-#endif
 #define READY_SUFFIX ".ready"
 /* How long the keeper waits between fills: after a claim it wakes at once. */
 #define KEEPER_IDLE_MS (60 * 1000)
@@ -104,6 +100,19 @@ static int pool_lock(const char *base_path, bool create)
 	return -1;
 }
 
+/* A DIR of the pool's entries, poolfd itself kept open; NULL with errno. */
+static DIR *pool_dir(int poolfd)
+{
+	int dupfd = dup(poolfd);
+	DIR *dp;
+
+	if (dupfd < 0)
+		return NULL;
+	if (!(dp = fdopendir(dupfd)))
+		close_keep_errno(dupfd);
+	return dp;
+}
+
 /*
  * The number of an entry name ("12", or "12.ready" with *ready set), or 0
  * for any other name.
@@ -132,21 +141,24 @@ static void unmount_below(int poolfd, const char *rel)
 	umount2(path, MNT_DETACH | UMOUNT_NOFOLLOW);
 }
 
+/* Entry n's namespace as an fd, if its pin holds one. */
+static int open_pin(int poolfd, unsigned long n)
+{
+	char rel[64];
+
+	snprintf(rel, sizeof(rel), "%lu/" NSCONF_PIN_NAME, n);
+	return mntns_pin_openat(poolfd, rel, NULL);
+}
+
 /* Whether entry n's pin holds a namespace. */
 static bool entry_pinned(int poolfd, unsigned long n)
 {
-	char rel[64];
-	struct statfs sfs;
-	int fd;
-	bool pinned;
+	int fd = open_pin(poolfd, n);
 
-	snprintf(rel, sizeof(rel), "%lu/" NSCONF_PIN_NAME, n);
-	fd = openat(poolfd, rel, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return false;
-	pinned = fstatfs(fd, &sfs) == 0 && sfs.f_type == NSFS_MAGIC;
 	close(fd);
-	return pinned;
+	return true;
 }
 
 static bool has_marker(int poolfd, unsigned long n)
@@ -231,16 +243,13 @@ error:
  */
 static int sweep(int poolfd, bool all, unsigned long *next)
 {
-	int dupfd = dup(poolfd), ready = 0;
+	DIR *dp = pool_dir(poolfd);
 	struct dirent *ep;
-	DIR *dp;
+	int ready = 0;
 
 	*next = 1;
-	if (dupfd < 0 || !(dp = fdopendir(dupfd))) {
-		if (dupfd >= 0)
-			close_keep_errno(dupfd);
+	if (!dp)
 		return -1;
-	}
 	while ((ep = readdir(dp))) {
 		bool marker;
 		unsigned long n = entry_number(ep->d_name, &marker);
@@ -287,36 +296,15 @@ int nspool_fill(const char *base_path, unsigned want, struct report *rep)
 	return ready;
 }
 
-/* Entry n's namespace as an fd, if its pin holds one. */
-static int open_pin(int poolfd, unsigned long n)
-{
-	char rel[64];
-	struct statfs sfs;
-	int fd;
-
-	snprintf(rel, sizeof(rel), "%lu/" NSCONF_PIN_NAME, n);
-	fd = openat(poolfd, rel, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	if (fstatfs(fd, &sfs) < 0 || sfs.f_type != NSFS_MAGIC) {
-		close(fd);
-		errno = ENOENT;
-		return -1;
-	}
-	return fd;
-}
-
 int nspool_claim(const char *base_path)
 {
-	int poolfd = pool_open(base_path, false), dupfd, fd = -1;
+	int poolfd = pool_open(base_path, false), fd = -1;
 	struct dirent *ep;
 	DIR *dp;
 
 	if (poolfd < 0)
 		return -1;
-	if ((dupfd = dup(poolfd)) < 0 || !(dp = fdopendir(dupfd))) {
-		if (dupfd >= 0)
-			close(dupfd);
+	if (!(dp = pool_dir(poolfd))) {
 		close(poolfd);
 		errno = ENOENT;
 		return -1;
@@ -367,13 +355,13 @@ int nspool_clear(const char *base_path, struct report *rep)
 
 int nspool_ready(const char *base_path)
 {
-	int poolfd = pool_open(base_path, false), dupfd, ready = 0;
+	int poolfd = pool_open(base_path, false), ready = 0;
 	struct dirent *ep;
 	DIR *dp;
 
 	if (poolfd < 0)
 		return 0;
-	if ((dupfd = dup(poolfd)) >= 0 && (dp = fdopendir(dupfd))) {
+	if ((dp = pool_dir(poolfd))) {
 		while ((ep = readdir(dp))) {
 			bool marker;
 			unsigned long n = entry_number(ep->d_name, &marker);
@@ -381,8 +369,6 @@ int nspool_ready(const char *base_path)
 			ready += n && marker && entry_pinned(poolfd, n);
 		}
 		closedir(dp);
-	} else if (dupfd >= 0) {
-		close(dupfd);
 	}
 	close(poolfd);
 	return ready;
