@@ -1440,6 +1440,26 @@ static void test_unified_blocked(void)
 }
 
 /* The real namespace calls: a private /tmp for the job's processes. */
+/* A reconfigure keeps the pool only when NamespacePool and BasePath stay. */
+static void test_pool_same(void)
+{
+	char b1[] = "/b1", b2[] = "/b2";
+	struct nsconf x = { .base_path = b1, .namespace_pool = 2 };
+	struct nsconf y = x;
+	struct jobct_node a = { .conf = &x }, b = { .conf = &y };
+
+	ok(jobct_pool_same(&a, &b), "pool: the same settings keep it");
+	y.namespace_pool = 3;
+	ok(!jobct_pool_same(&a, &b), "pool: another NamespacePool restarts it");
+	y.namespace_pool = 2;
+	y.base_path = b2;
+	ok(!jobct_pool_same(&a, &b), "pool: another BasePath restarts it");
+	y.base_path = NULL;
+	ok(!jobct_pool_same(&a, &b), "pool: BasePath=none restarts it");
+	x.base_path = NULL;
+	ok(jobct_pool_same(&a, &b), "pool: none and none are the same");
+}
+
 static void test_real_namespace(void)
 {
 	struct jobct_node *node;
@@ -1630,6 +1650,7 @@ int main(void)
 	test_unified_faults();
 	test_unified_restore();
 	test_unified_blocked();
+	test_pool_same();
 	test_real_namespace();
 	test_real_source();
 	remove_scratch();

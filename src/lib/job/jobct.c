@@ -788,3 +788,14 @@ struct nspool_keeper *jobct_pool_start(const struct jobct_node *node,
 			    c->base_path);
 	return k;
 }
+
+bool jobct_pool_same(const struct jobct_node *a, const struct jobct_node *b)
+{
+	const struct nsconf *x = a->conf, *y = b->conf;
+
+	if (x->namespace_pool != y->namespace_pool)
+		return false;
+	if (!x->base_path || !y->base_path)
+		return x->base_path == y->base_path;
+	return !strcmp(x->base_path, y->base_path);
+}

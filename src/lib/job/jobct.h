@@ -324,4 +324,10 @@ int jobct_restore_run(const struct jobct_node *node,
 struct nspool_keeper *jobct_pool_start(const struct jobct_node *node,
 				       struct report *rep);
 
+/*
+ * Whether nodes a and b keep the same pool (NamespacePool and BasePath):
+ * then a reconfigure keeps the running keeper and its ready namespaces.
+ */
+bool jobct_pool_same(const struct jobct_node *a, const struct jobct_node *b);
+
 #endif /* DEVNS_JOBCT_H */

@@ -409,6 +409,7 @@ extern int fini(void)
 extern void container_p_reconfig(void)
 {
 	struct jobct_node *n = load_node();
+	bool restart_pool;
 
 	/* A broken file on reconfigure keeps the running configuration. */
 	if (!n) {
@@ -416,10 +417,13 @@ extern void container_p_reconfig(void)
 		      DEVNS_CONF_NAME);
 		return;
 	}
-	pool_stop();
+	/* Clearing and copying again is for a pool that changed. */
+	restart_pool = !jobct_pool_same(node, n);
+	if (restart_pool)
+		pool_stop();
 	jobct_node_free(node);
 	node = n;
-	if (running_in_slurmd())
+	if (restart_pool && running_in_slurmd())
 		pool_start();
 }
 
