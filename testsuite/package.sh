@@ -86,7 +86,8 @@ do_build() {
 	ok $? "dpkg-source -b" || tail -20 "$dir/source.log" | diag
 	(cd "$src" && dpkg-buildpackage -b -uc -us -j"$(nproc)") >"$dir/build.log" 2>&1
 	ok $? "dpkg-buildpackage -b (make check included unless DEB_BUILD_OPTIONS=nocheck)" ||
-		tail -40 "$dir/build.log" | diag
+		{ grep -E -A12 '^(not ok|FAIL:|ERROR:)' "$dir/build.log" | head -60
+		  tail -20 "$dir/build.log"; } | diag
 	grep -q '^# TOTAL:' "$dir/build.log" &&
 		grep -E '^# (TOTAL|PASS|FAIL|SKIP|ERROR):' "$dir/build.log" |
 		sed 's/^# //' | paste -sd' ' | sed 's/^/make check: /' | diag

@@ -94,6 +94,15 @@ count_tap() {
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 }
 
+# tap_report LOG: the failed checks, each with the diagnostics ("# ...")
+# that follow it (40 lines at most: why it failed), and the skipped checks.
+tap_report() {
+	awk '/^not ok/ { print; why = 40; next }
+	     /^ok [0-9]+ .*# SKIP/ { print; why = 0; next }
+	     /^#/ && why > 0 { print "    " $0; why--; next }
+	     { why = 0 }' "$1"
+}
+
 # run_tap LOG HEADING CMD...: one TAP-speaking test, its failures and skips
 # printed, its checks counted; returns CMD's status.
 run_tap() {
@@ -101,7 +110,7 @@ run_tap() {
 	say "$2"
 	shift 2
 	"$@" >"$log" 2>&1 || status=$?
-	grep -E '^(not ok|ok [0-9]+ .*# SKIP)' "$log"
+	tap_report "$log"
 	count_tap "$log" "$status"
 	return "$status"
 }
@@ -119,6 +128,8 @@ unit_stage() {
 	count_automake "$results/unit-$name.log" || counted=$?
 	grep -E '^# (TOTAL|PASS|FAIL|SKIP|ERROR):' "$results/unit-$name.log" | tr '\n' ' '
 	echo
+	# Why: the failed tests' logs are in automake's test-suite.log.
+	[ "$counted" -eq 0 ] || tap_report "$builddir/testsuite/unit/test-suite.log"
 	# make check failing with no failed test counted: a test program did
 	# not build (or the harness broke).  That is a failure, never silence.
 	if [ "$status" -ne 0 ] && [ "$counted" -eq 0 ]; then

@@ -93,6 +93,14 @@ static inline void diag(const char *fmt, ...)
 			     h_ ? h_ : "(null)", n_);                       \
 	} while (0)
 
+/*
+ * The longest a test waits for the kernel's or a child's asynchronous work
+ * (a program freed after its cgroup, a killed process reaped, a pool
+ * refilled) before calling it not done.  Generous: a loaded CI machine is
+ * slow, and a wait that succeeds ends at once.
+ */
+#define TAP_WAIT_MS 10000
+
 static inline int tap_done(void)
 {
 	printf("1..%d\n", tap_count);

@@ -166,13 +166,13 @@ static int load(const struct devrule_list *l, uint32_t *id, const char *what)
 	return fd;
 }
 
-/* Waits up to two seconds for a program to be freed (cgroup release is
+/* Waits up to TAP_WAIT_MS for a program to be freed (cgroup release is
  * asynchronous in the kernel). */
 static int gone_soon(uint32_t id)
 {
 	int i;
 
-	for (i = 0; i < 200; i++) {
+	for (i = 0; i < TAP_WAIT_MS / 10; i++) {
 		int alive = bpfinspect_prog_alive(id);
 
 		if (alive <= 0)

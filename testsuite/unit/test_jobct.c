@@ -490,7 +490,7 @@ static void test_filter(void)
 	}
 	ok(jobct_release(node, 102, fresh()) == 0, "released: %s", rep.msg);
 	ok(nothing_left(102), "  nothing left");
-	for (int i = 0; i < 100 && bpfinspect_prog_alive(id) == 1; i++)
+	for (int i = 0; i < TAP_WAIT_MS / 10 && bpfinspect_prog_alive(id) == 1; i++)
 		usleep(10000);
 	is_int(bpfinspect_prog_alive(id), 0, "  the program is unloaded");
 	ok(jobct_release(node, 102, fresh()) == 0, "releasing twice is fine");
@@ -730,7 +730,7 @@ static void test_adopt(void)
 	   "a job without a filter adopts without looking");
 	ok(jobct_release(node, 140, fresh()) == 0 && nothing_left(140),
 	   "release kills the adopted process and removes everything");
-	ok(reaped_within(pid, 2000), "  the process is gone");
+	ok(reaped_within(pid, TAP_WAIT_MS), "  the process is gone");
 	adopt_pid = 0;
 	jobct_node_free(node);
 }
@@ -1306,7 +1306,7 @@ static void test_unified_filter(void)
 	usleep(100000);
 	ok(sleeper > 0 && kill(sleeper, 0) == 0, "a task is still running");
 	ok(jobct_release(node, 190, fresh()) == 0, "released: %s", rep.msg);
-	ok(reaped_within(sleeper, 2000), "  the task left running is killed");
+	ok(reaped_within(sleeper, TAP_WAIT_MS), "  the task left running is killed");
 	ok(attached(190, "step_0") == 0 && attached(190, "step_extern") == 0,
 	   "  our filter is off every step cgroup");
 	is_int(attached(190, "step_0/user/task_0"), 1,

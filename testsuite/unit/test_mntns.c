@@ -300,7 +300,7 @@ static void test_teardown_with_writer(void)
 			_exit(100);
 		_exit(writer(NULL));
 	}
-	for (int i = 0; i < 200 && access(probe, F_OK) < 0; i++)
+	for (int i = 0; i < TAP_WAIT_MS / 10 && access(probe, F_OK) < 0; i++)
 		usleep(10000);
 	ok(access(probe, F_OK) == 0, "precondition: the writer fills /tmp");
 	ok(mntns_delete(base, 83) == 0, "delete succeeds while it writes");
@@ -309,7 +309,8 @@ static void test_teardown_with_writer(void)
 	 * Its namespace is gone when delete returns; the rest of its exit
 	 * (becoming a zombie) may take a moment more.
 	 */
-	for (int i = 0; i < 100 && waitpid(pid, &status, WNOHANG) == 0; i++)
+	for (int i = 0; i < TAP_WAIT_MS / 10 &&
+			waitpid(pid, &status, WNOHANG) == 0; i++)
 		usleep(10000);
 	if (kill(pid, 0) == 0 && waitpid(pid, &status, WNOHANG) == 0) {
 		alive = 1;
@@ -365,7 +366,8 @@ static void refiller(const char *dir, int ms)
  * retry.  It must kill by the namespace itself, not by a number noted
  * before the unpin: once the namespace is freed the kernel hands its
  * number to the next one, here a bystander's (in life, another job's
- * namespace being set up), which must survive.
+ * namespace being set up), which must survive.  The refill lasts 100 ms
+ * or so, well inside the retries' second even on a loaded machine.
  */
 static void test_teardown_kills_only_its_namespace(void)
 {
@@ -384,9 +386,9 @@ static void test_teardown_kills_only_its_namespace(void)
 	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
 		return;
 	if ((by = fork()) == 0)
-		bystander(st.st_ino, p[1], 3000);
+		bystander(st.st_ino, p[1], TAP_WAIT_MS);
 	if ((fill = fork()) == 0)
-		refiller(tmp, 400);
+		refiller(tmp, 100);
 	close(p[1]);
 	usleep(20000);
 	ok(mntns_delete(base, 84) == 0, "delete succeeds while the host "

@@ -117,7 +117,7 @@ static bool orphan_reaped(void)
 	if (read(fds[0], &pid, sizeof(pid)) != sizeof(pid))
 		return false;
 	snprintf(path, sizeof(path), "/proc/%d", pid);
-	for (int waited = 0; waited < 2000; waited++) {
+	for (int waited = 0; waited < TAP_WAIT_MS; waited++) {
 		if (access(path, F_OK) < 0)
 			return true;	/* ended and reaped: no zombie */
 		usleep(1000);
@@ -279,8 +279,8 @@ static void test_teardown(void)
 	   "a stray process runs in it (pid %d)", (int)stray);
 	close(fds[0]);
 	ok(mntns_delete(base, 12) == 0, "teardown");
-	ok(init > 0 && ended_within(init, 2000), "  ends the init");
-	ok(stray > 0 && ended_within(stray, 2000),
+	ok(init > 0 && ended_within(init, TAP_WAIT_MS), "  ends the init");
+	ok(stray > 0 && ended_within(stray, TAP_WAIT_MS),
 	   "  and the process that never joined the mount namespace");
 	waitpid(keeper, NULL, 0);
 	ok(!pidns_exists(base, 12), "  unpins the PID namespace");

@@ -329,26 +329,35 @@ int nspool_claim(const char *base_path)
 	return fd;
 }
 
+/*
+ * The directory is removed before its lock is let go: a keeper that waits
+ * for the lock to refill (the clear's unlinks woke it) would otherwise
+ * make its first entry between the two, and the removal would fail.  The
+ * keeper then finds the directory unlinked and makes a new one.
+ */
 int nspool_clear(const char *base_path, struct report *rep)
 {
 	unsigned long next;
-	int poolfd = pool_lock(base_path, false), basefd, rc = 0;
+	int poolfd, basefd, rc = 0;
 
-	if (poolfd < 0)
+	if ((basefd = safepath_open(base_path)) < 0)
 		return errno == ENOENT ? 0 :
-		       report_errno(rep, errno, "opening %s/" NSPOOL_DIR,
-				    base_path);
+		       report_errno(rep, errno, "opening %s", base_path);
+	if ((poolfd = pool_lock(base_path, false)) < 0) {
+		rc = errno == ENOENT ? 0 :
+		     report_errno(rep, errno, "opening %s/" NSPOOL_DIR,
+				  base_path);
+		close(basefd);
+		return rc;
+	}
 	if (sweep(poolfd, true, &next) < 0)
 		rc = report_errno(rep, errno, "clearing %s/" NSPOOL_DIR,
 				  base_path);
-	close(poolfd);
-	if (rc < 0)
-		return rc;
-	if ((basefd = safepath_open(base_path)) < 0)
-		return report_errno(rep, errno, "opening %s", base_path);
-	if (unlinkat(basefd, NSPOOL_DIR, AT_REMOVEDIR) < 0 && errno != ENOENT)
+	else if (unlinkat(basefd, NSPOOL_DIR, AT_REMOVEDIR) < 0 &&
+		 errno != ENOENT)
 		rc = report_errno(rep, errno, "removing %s/" NSPOOL_DIR,
 				  base_path);
+	close(poolfd);
 	close(basefd);
 	return rc;
 }
