@@ -20,6 +20,11 @@ export DEVNS_CLUSTER_ROOT
 # _PLUGINDIR); PATH finds that Slurm's commands first.
 eval "$("$CLUSTER" env)"
 PATH=$DEVNS_SLURM_PREFIX/sbin:$DEVNS_SLURM_PREFIX/bin:$PATH
+# The jobs' output folder (1777), BasePath's parent (a folder per node) and
+# the namespace.conf every node reads.
+OUT=$DEVNS_CLUSTER_ROOT/out
+BASE=$DEVNS_CLUSTER_ROOT/base
+CONF=$DEVNS_CLUSTER_ROOT/etc/namespace.conf
 
 # Test helpers (testsuite/integration/helpers), built with the plugins.
 for _d in "$TOP/build" "$TOP/build-24.11"; do
@@ -131,6 +136,25 @@ wait_node_idle() { wait_for "${2:-${NODE_IDLE_WAIT:-60}}" node_idle "$1"; }
 # wait_file PATH [SECONDS]: up to SECONDS (default $FILE_WAIT, else 30)
 # for PATH to exist.
 wait_file() { wait_for "${2:-${FILE_WAIT:-30}}" test -e "$1"; }
+
+# out_setup PREFIX: $OUT without the files PREFIX-* of an earlier run, and
+# namespace.conf saved as $CONF_SAVED for conf_with and conf_restore.
+out_setup() {
+	mkdir -p "$OUT" && chmod 1777 "$OUT"
+	rm -f "$OUT/$1"-*
+	CONF_SAVED=$OUT/namespace.conf.$1-orig
+	cp "$CONF" "$CONF_SAVED"
+}
+
+# conf_with NODE LINES...: the saved namespace.conf plus LINES; NODE's
+# slurmd restarted on it and idle again.  conf_restore NODE: as saved.
+conf_with() {
+	local node=$1; shift
+	cp "$CONF_SAVED" "$CONF"
+	printf '%s\n' "$@" >> "$CONF"
+	"$CLUSTER" restart-slurmd "$node" >/dev/null 2>&1 && wait_node_idle "$node"
+}
+conf_restore() { conf_with "$1"; }
 
 # submit SBATCH-ARGS... -- SCRIPT...: sbatch SCRIPT as $USER1, its output
 # in $OUT/$JOB_OUT_PREFIX-<jobid>.out; prints the job id.

@@ -13,7 +13,6 @@
 source "$(dirname "$0")/lib.sh"
 
 USER1=dnalice
-OUT=$DEVNS_CLUSTER_ROOT/out
 DEV=$DEVNS_CLUSTER_ROOT/dev
 CG=/sys/fs/cgroup/unified/devns
 PAMDIR=$DEVNS_CLUSTER_ROOT/pam

@@ -24,9 +24,7 @@
 source "$(dirname "$0")/lib.sh"
 
 USER1=dnalice
-OUT=$DEVNS_CLUSTER_ROOT/out
 DEV=$DEVNS_CLUSTER_ROOT/dev
-BASE=$DEVNS_CLUSTER_ROOT/base
 SPOOL=$DEVNS_CLUSTER_ROOT/spool
 PAMDIR=$DEVNS_CLUSTER_ROOT/pam
 PROBE=$OUT/probe.sh

@@ -11,10 +11,7 @@
 source "$(dirname "$0")/lib.sh"
 
 USER1=dnalice
-OUT=$DEVNS_CLUSTER_ROOT/out
 DEV=$DEVNS_CLUSTER_ROOT/dev
-BASE=$DEVNS_CLUSTER_ROOT/base
-CONF=$DEVNS_CLUSTER_ROOT/etc/namespace.conf
 CG=/sys/fs/cgroup/unified/devns
 
 PROBE=$OUT/probe.sh
@@ -27,9 +24,7 @@ write_probe() { write_device_probe "$PROBE"; }
 GPU_IDX='${SLURM_STEP_GPUS:-$SLURM_JOB_GPUS}'
 
 setup() {
-	mkdir -p "$OUT" && chmod 1777 "$OUT"
-	rm -f "$OUT"/dev-*
-	cp "$CONF" "$OUT/namespace.conf.dev-orig"
+	out_setup dev
 	[ -e "$DEV/other" ] || mknod -m 0666 "$DEV/other" c 195 200
 	write_probe
 }
@@ -37,21 +32,6 @@ setup() {
 # word N of a probe line (N from 0)
 word() { echo "$1" | awk -v n="$2" '{print $(n + 1)}'; }
 
-
-# with_policy NODE LINES...: append lines to namespace.conf, restart NODE.
-with_policy() {
-	local node=$1; shift
-	cp "$OUT/namespace.conf.dev-orig" "$CONF"
-	printf '%s\n' "$@" >> "$CONF"
-	"$CLUSTER" restart-slurmd "$node" >/dev/null 2>&1
-	wait_for 60 node_idle "$node"
-}
-
-restore_policy() {
-	cp "$OUT/namespace.conf.dev-orig" "$CONF"
-	"$CLUSTER" restart-slurmd "$1" >/dev/null 2>&1
-	wait_for 60 node_idle "$1"
-}
 
 # cgroups_now: how many job cgroups there are (devns's own on the hybrid
 # layout, Slurm's on the unified one).  Fails, printing nothing, when their
@@ -169,7 +149,7 @@ test_gres_names() {
 }
 
 test_closed() {
-	with_policy node2 "NodeName=node2 DevicePolicy=closed"
+	conf_with node2 "NodeName=node2 DevicePolicy=closed"
 	is "$(cl_as $USER1 srun -w node2 $PROBE /dev/null /dev/urandom $DEV/other $DEV/nvidia0)" \
 		"ok ok EPERM EPERM" \
 		"closed: /dev/null and /dev/urandom work, an unlisted device and an unallocated GPU are denied"
@@ -179,22 +159,22 @@ test_closed() {
 }
 
 test_strict() {
-	with_policy node2 "NodeName=node2 DevicePolicy=strict DeviceAllow=/dev/zero:r"
+	conf_with node2 "NodeName=node2 DevicePolicy=strict DeviceAllow=/dev/zero:r"
 	cl_as $USER1 srun -w node2 -i none -o none sh -c \
 		"{ $PROBE /dev/null /dev/zero; $PROBE w /dev/zero; } > $OUT/dev-strict" >/dev/null 2>&1
 	is "$(echo $(cat $OUT/dev-strict 2>/dev/null))" "EPERM ok EPERM" \
 		"strict + DeviceAllow=/dev/zero:r: /dev/null denied, /dev/zero readable, not writable"
-	with_policy node2 "NodeName=node2 DevicePolicy=strict DeviceAllow=/dev/zero:rw,/dev/null:rw"
+	conf_with node2 "NodeName=node2 DevicePolicy=strict DeviceAllow=/dev/zero:rw,/dev/null:rw"
 	cl srun -w node2 sh -c 'mknod /tmp/z c 1 5 && echo made || echo refused' > $OUT/dev-mknod 2>/dev/null
 	is "$(cat $OUT/dev-mknod)" "refused" "strict without m: mknod of /dev/zero's numbers is refused (root job)"
-	with_policy node2 "NodeName=node2 DevicePolicy=strict DeviceAllow=/dev/zero:rwm,/dev/null:rw"
+	conf_with node2 "NodeName=node2 DevicePolicy=strict DeviceAllow=/dev/zero:rwm,/dev/null:rw"
 	cl srun -w node2 sh -c 'mknod /tmp/z c 1 5 && echo made || echo refused' > $OUT/dev-mknod 2>/dev/null
 	is "$(cat $OUT/dev-mknod)" "made" "with m: mknod is allowed"
 }
 
 test_every_process_path() {
 	local j
-	with_policy node2 "NodeName=node2 DevicePolicy=closed"
+	conf_with node2 "NodeName=node2 DevicePolicy=closed"
 	j=$(cl_as $USER1 sbatch --parsable -w node2 -n1 -o /dev/null --wrap \
 		"$PROBE $DEV/other > $OUT/dev-batch; srun $PROBE $DEV/other > $OUT/dev-step")
 	wait_job_gone "$j"
@@ -223,7 +203,7 @@ TaskEpilog=$DEVNS_CLUSTER_ROOT/etc/task_hook"
 { cat /tmp/from-job 2>/dev/null || echo no-file; $PROBE $DEV/other; } > $OUT/dev-hook-\$1-\$SLURM_JOB_ID
 EOF
 	chmod 0755 "$hookdir/run"
-	with_policy node2 "NodeName=node2 DevicePolicy=closed"
+	conf_with node2 "NodeName=node2 DevicePolicy=closed"
 	j=$(cl_as $USER1 sbatch --parsable -J devns-hook -w node2 -n1 -o /dev/null --wrap \
 		"srun sh -c 'echo written-by-step > /tmp/from-job'")
 	wait_job_gone "$j"
@@ -237,7 +217,7 @@ EOF
 test_fail_closed() {
 	local log=$DEVNS_CLUSTER_ROOT/log/slurmd-node2.log line j
 	# malformed policy: slurmd refuses to start and names file:line
-	cp "$OUT/namespace.conf.dev-orig" "$CONF"
+	cp "$CONF_SAVED" "$CONF"
 	echo "NodeName=node2 DeviceAllow=/dev/null:rwx" >> "$CONF"
 	line=$(wc -l < "$CONF")
 	: > "$log"
@@ -249,7 +229,7 @@ test_fail_closed() {
 	ok $? "and does not run (cluster.sh status: stopped)"
 
 	# no usable cgroup2 below devns: the job is refused, nothing left behind
-	with_policy node2 "NodeName=node2 DevicePolicy=closed"
+	conf_with node2 "NodeName=node2 DevicePolicy=closed"
 	if cgroup_unified; then
 		skip "no usable cgroup2 below devns's own: the hybrid layout only (on unified the cgroups are Slurm's)"
 	else
@@ -407,7 +387,7 @@ test_closed
 test_strict
 test_every_process_path
 test_fail_closed
-restore_policy node2
+conf_restore node2
 test_task_scripts
 test_no_leftovers
 tap_done

@@ -10,9 +10,6 @@ source "$(dirname "$0")/lib.sh"
 
 USER1=dnalice
 JOB_OUT_PREFIX=dirs
-OUT=$DEVNS_CLUSTER_ROOT/out
-BASE=$DEVNS_CLUSTER_ROOT/base
-CONF=$DEVNS_CLUSTER_ROOT/etc/namespace.conf
 # Source paths may not lie in /var/tmp (where the cluster root is): users
 # could make their components first.  A root-owned tree of the test's own.
 SRC=${DEVNS_DIRS_SOURCE_ROOT:-/var/lib/devns-test-dirs}
@@ -20,20 +17,12 @@ MNT=$DEVNS_CLUSTER_ROOT/scratch
 RO=$DEVNS_CLUSTER_ROOT/refdata
 
 setup() {
-	mkdir -p "$OUT" && chmod 1777 "$OUT"
-	rm -f "$OUT"/dirs-*
-	cp "$CONF" "$OUT/namespace.conf.dirs-orig"
+	out_setup dirs
 	rm -rf --one-file-system "$SRC"
 	mkdir -p -m 0755 "$SRC" "$SRC/ro" "$MNT" "$RO"
 	echo reference > "$SRC/ro/readme"
 }
 
-
-restore_conf() {
-	cp "$OUT/namespace.conf.dirs-orig" "$CONF"
-	"$CLUSTER" restart-slurmd "$1" >/dev/null 2>&1
-	wait_node_idle "$1"
-}
 
 # submit OPTIONS... -- SCRIPT: sbatch as USER1, print the job id.
 
@@ -101,12 +90,12 @@ touch $OUT/dirs-ready; while [ ! -e $OUT/dirs-go ]; do sleep 0.2; done")
 	! has_mounts node1 "$j" && ! grep -q " $SRC" /proc/self/mountinfo
 	ok $? "no mount of the job or of a Source is left"
 	is "$(cat "$SRC/ro/readme")" reference "the ro Source is untouched"
-	restore_conf node1
+	conf_restore node1
 }
 
 test_bad_combination() {
 	local log=$DEVNS_CLUSTER_ROOT/log/slurmd-node1.log line
-	cp "$OUT/namespace.conf.dirs-orig" "$CONF"
+	cp "$CONF_SAVED" "$CONF"
 	echo "Dir=$MNT Type=bind Size=1G" >> "$CONF"
 	line=$(wc -l < "$CONF")
 	: > "$log"
@@ -115,13 +104,13 @@ test_bad_combination() {
 	ok $? "Size with Type=bind: slurmd logs namespace.conf:$line and why"
 	"$CLUSTER" status 2>/dev/null | grep -Eq "slurmd node1 +stopped"
 	ok $? "  slurmd does not run"
-	restore_conf node1
+	conf_restore node1
 	ok $? "node1 is back with the default namespace.conf"
 }
 
 # Whatever stopped a test early, the node gets the default file back.
 cleanup() {
-	cmp -s "$OUT/namespace.conf.dirs-orig" "$CONF" || restore_conf node1
+	cmp -s "$CONF_SAVED" "$CONF" || conf_restore node1
 	rm -rf --one-file-system "$SRC"
 	rmdir "$MNT" "$RO" 2>/dev/null
 	rm -f "$OUT"/dirs-*

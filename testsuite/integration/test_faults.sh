@@ -16,18 +16,13 @@ source "$(dirname "$0")/lib.sh"
 
 USER1=dnalice
 JOB_OUT_PREFIX=fault
-OUT=$DEVNS_CLUSTER_ROOT/out
-BASE=$DEVNS_CLUSTER_ROOT/base
 DEV=$DEVNS_CLUSTER_ROOT/dev
-CONF=$DEVNS_CLUSTER_ROOT/etc/namespace.conf
 PROBE=$OUT/probe.sh
 GPUS="$DEV/nvidia0 $DEV/nvidia1 $DEV/nvidia2 $DEV/nvidia3"
 GPU_IDX='${SLURM_STEP_GPUS:-$SLURM_JOB_GPUS}'
 
 setup() {
-	mkdir -p "$OUT" && chmod 1777 "$OUT"
-	rm -f "$OUT"/fault-*
-	cp "$CONF" "$OUT/namespace.conf.fault-orig"
+	out_setup fault
 	write_device_probe "$PROBE"
 }
 
@@ -182,5 +177,5 @@ test_extern_kill9
 test_setup_kill9
 test_reboot_leftovers
 test_base_path_full
-cp "$OUT/namespace.conf.fault-orig" "$CONF"
+cp "$CONF_SAVED" "$CONF"
 tap_done

@@ -8,21 +8,9 @@ source "$(dirname "$0")/lib.sh"
 
 USER1=dnalice
 JOB_OUT_PREFIX=ns
-OUT=$DEVNS_CLUSTER_ROOT/out
-BASE=$DEVNS_CLUSTER_ROOT/base
-CONF=$DEVNS_CLUSTER_ROOT/etc/namespace.conf
 
 setup() {
-	mkdir -p "$OUT" && chmod 1777 "$OUT"
-	rm -f "$OUT"/ns-*
-	cp "$CONF" "$OUT/namespace.conf.orig"
-}
-
-# Restore the harness' namespace.conf and restart a node's slurmd.
-restore_conf() {
-	cp "$OUT/namespace.conf.orig" "$CONF"
-	"$CLUSTER" restart-slurmd "$1" >/dev/null 2>&1
-	wait_node_idle "$1"
+	out_setup ns
 }
 
 
@@ -133,7 +121,7 @@ test_shm_size() {
 	wait_job_gone "$j"
 	is "$(cat "$OUT/ns-shm-small" 2>/dev/null)" "0" "ShmSize=1M: writing 512 KiB to /dev/shm works"
 	is "$(cat "$OUT/ns-shm-big" 2>/dev/null)" "1" "ShmSize=1M: writing beyond 1 MiB fails"
-	restore_conf node2
+	conf_restore node2
 }
 
 test_broken_conf() {
@@ -151,7 +139,7 @@ test_broken_conf() {
 	"$CLUSTER" restart-slurmd node3 >/dev/null 2>&1
 	wait_for 10 grep -Eq "namespace.conf.*(No such file|cannot open)" "$log"
 	ok $? "a missing namespace.conf is a clear error"
-	restore_conf node3
+	conf_restore node3
 }
 
 setup

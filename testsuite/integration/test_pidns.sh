@@ -16,15 +16,11 @@ source "$(dirname "$0")/lib.sh"
 
 USER1=dnalice
 JOB_OUT_PREFIX=pid
-OUT=$DEVNS_CLUSTER_ROOT/out
-BASE=$DEVNS_CLUSTER_ROOT/base
 ETC=$DEVNS_CLUSTER_ROOT/etc
-CONF=$ETC/namespace.conf
 LOG=$DEVNS_CLUSTER_ROOT/log/slurmd-node2.log
 
 setup() {
-	mkdir -p "$OUT" && chmod 1777 "$OUT"
-	rm -f "$OUT"/pid-*
+	out_setup pid
 }
 
 # restart_cluster EXTRA: the whole cluster with these slurm.conf lines

@@ -21,23 +21,12 @@
 USER1=dnalice
 NODE_IDLE_WAIT=120 FILE_WAIT=120
 JOB_OUT_PREFIX=pool
-OUT=$DEVNS_CLUSTER_ROOT/out
-BASE=$DEVNS_CLUSTER_ROOT/base
-CONF=$DEVNS_CLUSTER_ROOT/etc/namespace.conf
 POOL=$BASE/node1/.pool
 LATE=$DEVNS_CLUSTER_ROOT/pool-late
 DEVNS=$TOP/build/devns
 
 setup() {
-	mkdir -p "$OUT" && chmod 1777 "$OUT"
-	rm -f "$OUT"/pool-*
-	cp "$CONF" "$OUT/pool-namespace.conf.orig"
-}
-
-restore_conf() {
-	cp "$OUT/pool-namespace.conf.orig" "$CONF"
-	"$CLUSTER" restart-slurmd node1 >/dev/null 2>&1
-	wait_node_idle node1
+	out_setup pool
 }
 
 # pool_ready: how many namespaces node1's pool has ready, as devns check says.
@@ -131,7 +120,7 @@ test_slurmd_killed() {
 }
 
 test_pool_gone() {
-	restore_conf
+	conf_restore node1
 	ok $? "node1 is back on the harness' namespace.conf"
 	[ ! -e "$POOL" ]
 	ok $? "BasePath/.pool is removed"
@@ -144,5 +133,5 @@ test_slurmd_killed
 test_pool_gone
 mountpoint -q "$LATE" 2>/dev/null && umount "$LATE"
 rmdir "$LATE" 2>/dev/null
-cp "$OUT/pool-namespace.conf.orig" "$CONF"
+cp "$CONF_SAVED" "$CONF"
 tap_done

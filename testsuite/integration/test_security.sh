@@ -9,39 +9,19 @@
 source "$(dirname "$0")/lib.sh"
 
 USER1=dnalice
-OUT=$DEVNS_CLUSTER_ROOT/out
-BASE=$DEVNS_CLUSTER_ROOT/base
 DEV=$DEVNS_CLUSTER_ROOT/dev
-CONF=$DEVNS_CLUSTER_ROOT/etc/namespace.conf
 SPOOL=$DEVNS_CLUSTER_ROOT/spool
 CG=/sys/fs/cgroup/unified/devns
 GPUS="$DEV/nvidia0 $DEV/nvidia1 $DEV/nvidia2 $DEV/nvidia3"
 
 setup() {
-	mkdir -p "$OUT" && chmod 1777 "$OUT"
-	rm -f "$OUT"/sec-*
-	cp "$CONF" "$OUT/namespace.conf.sec-orig"
+	out_setup sec
 }
 
 slurmd_running() { "$CLUSTER" status 2>/dev/null | grep -Eq "slurmd $1 +running"; }
 # Not "! slurmd_running": a status that cannot be read must not pass for
 # "does not run".
 slurmd_stopped() { "$CLUSTER" status 2>/dev/null | grep -Eq "slurmd $1 +stopped"; }
-
-# with_conf NODE LINES...: the harness' namespace.conf plus LINES, restart.
-with_conf() {
-	local node=$1; shift
-	cp "$OUT/namespace.conf.sec-orig" "$CONF"
-	printf '%s\n' "$@" >> "$CONF"
-	"$CLUSTER" restart-slurmd "$node" >/dev/null 2>&1 &&
-		wait_for 60 node_idle "$node"
-}
-
-restore_conf() {
-	cp "$OUT/namespace.conf.sec-orig" "$CONF"
-	"$CLUSTER" restart-slurmd "$1" >/dev/null 2>&1
-	wait_for 60 node_idle "$1"
-}
 
 # run_job NODE SCRIPT: srun as USER1 on NODE; prints the output.
 run_job() { cl_as $USER1 srun -w "$1" -n1 sh -c "$2" 2>&1; }
@@ -53,7 +33,7 @@ test_dirs_link_attack() {
 	local log=$DEVNS_CLUSTER_ROOT/log/slurmd-node2.log out
 	rm -rf "$victim"; rm -f "$entry"; rmdir "$entry" 2>/dev/null
 	mkdir -p "$victim" && chmod 0755 "$victim"
-	with_conf node2 "NodeName=node2 BasePath=$BASE/node2 Dirs=/tmp,/dev/shm,$entry"
+	conf_with node2 "NodeName=node2 BasePath=$BASE/node2 Dirs=/tmp,/dev/shm,$entry"
 
 	runuser -u $USER1 -- ln -s "$victim" "$entry"
 	[ "$(readlink "$entry")" = "$victim" ] && [ "$(stat -c %U "$entry")" = $USER1 ] &&
@@ -84,7 +64,7 @@ test_dirs_link_attack() {
 	[ ! -e "$entry/private" ]
 	ok $? "and its $entry is private to the job"
 	rmdir "$entry"; rm -rf "$victim"
-	restore_conf node2
+	conf_restore node2
 }
 
 # BasePath must be root's all the way down (StrictModes); shared sticky
@@ -94,7 +74,7 @@ test_base_path_checks() {
 	local userdir=/var/tmp/devns-sec-userbase
 
 	: > "$log"
-	with_conf node3 "NodeName=node3 BasePath=/tmp"
+	conf_with node3 "NodeName=node3 BasePath=/tmp"
 	slurmd_stopped node3
 	ok $? "BasePath=/tmp: slurmd does not start"
 	like "$(grep -hE 'BasePath:? "?/tmp' "$log" | head -1)" \
@@ -103,7 +83,7 @@ test_base_path_checks() {
 
 	rm -rf "$userdir"; mkdir -p "$userdir"; chown $USER1 "$userdir"
 	: > "$log"
-	with_conf node3 "NodeName=node3 BasePath=$userdir/base AutoBasePath=yes"
+	conf_with node3 "NodeName=node3 BasePath=$userdir/base AutoBasePath=yes"
 	slurmd_stopped node3
 	ok $? "BasePath below a user's directory: slurmd does not start"
 	like "$(grep -h "BasePath $userdir" "$log" | head -1)" "not owned by root" \
@@ -116,13 +96,13 @@ test_base_path_checks() {
 	[ "$(readlink "$userdir")" = "$BASE" ]
 	ok $? "precondition: a link planted where BasePath would be created"
 	: > "$log"
-	with_conf node3 "NodeName=node3 BasePath=$userdir/node3 AutoBasePath=yes"
+	conf_with node3 "NodeName=node3 BasePath=$userdir/node3 AutoBasePath=yes"
 	slurmd_stopped node3
 	ok $? "AutoBasePath through a planted link: slurmd does not start"
 	[ ! -e "$BASE/node3x" ] && [ ! -e "$BASE/node3/node3" ]
 	ok $? "nothing was created at the link's target"
 	rm -f "$userdir"
-	restore_conf node3
+	conf_restore node3
 	slurmd_running node3
 	ok $? "with a root-owned BasePath slurmd runs again"
 }

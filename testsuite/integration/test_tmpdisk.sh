@@ -20,9 +20,6 @@ USER1=dnalice
 # the guest is slow: longer waits
 NODE_IDLE_WAIT=120 FILE_WAIT=120
 JOB_OUT_PREFIX=td
-OUT=$DEVNS_CLUSTER_ROOT/out
-BASE=$DEVNS_CLUSTER_ROOT/base
-CONF=$DEVNS_CLUSTER_ROOT/etc/namespace.conf
 QIMG=$DEVNS_CLUSTER_ROOT/tmpdisk.img
 QFS=$DEVNS_CLUSTER_ROOT/tmpdisk
 MiB=1048576
@@ -31,16 +28,7 @@ DEVNS=$TOP/build/devns
 devns_check() { SLURM_CONF=$DEVNS_CLUSTER_ETC/slurm.conf "$DEVNS" check -f "$CONF" -n "$1" 2>&1; }
 
 setup() {
-	mkdir -p "$OUT" && chmod 1777 "$OUT"
-	rm -f "$OUT"/td-*
-	cp "$CONF" "$OUT/td-namespace.conf.orig"
-}
-
-# Restore the harness' namespace.conf and restart a node's slurmd.
-restore_conf() {
-	cp "$OUT/td-namespace.conf.orig" "$CONF"
-	"$CLUSTER" restart-slurmd "$1" >/dev/null 2>&1
-	wait_node_idle "$1"
+	out_setup td
 }
 
 slurmd_stopped() { "$CLUSTER" status 2>/dev/null | grep -Eq "slurmd $1 +stopped"; }
@@ -55,7 +43,7 @@ test_refused() {
 	fi
 	! "$HELPERS/dquota_get" "$BASE" 1 >/dev/null 2>&1
 	ok $? "precondition: the cluster's BasePath ($(stat -fc %T "$BASE")) has no project quotas" || return
-	cp "$OUT/td-namespace.conf.orig" "$CONF"
+	cp "$CONF_SAVED" "$CONF"
 	echo "TmpDiskLimit=10M" >>"$CONF"
 	: >"$log"
 	"$CLUSTER" restart-slurmd node3 >/dev/null 2>&1
@@ -71,7 +59,7 @@ test_refused() {
 	else
 		skip "devns check: no $DEVNS built"
 	fi
-	restore_conf node3
+	conf_restore node3
 	node_idle node3
 	ok $? "with the harness' namespace.conf node3 is back"
 }
@@ -110,11 +98,8 @@ test_limit() {
 	fi
 	ok 0 "precondition: a loop-mounted ext4 with prjquota at $QFS"
 	mkdir -m 0755 "$QFS/node1"
-	cp "$OUT/td-namespace.conf.orig" "$CONF"
-	echo "NodeName=node1 BasePath=$QFS/node1 TmpDiskLimit=10M" >>"$CONF"
-	"$CLUSTER" restart-slurmd node1 >/dev/null 2>&1
-	wait_node_idle node1
-	ok $? "slurmd starts with TmpDiskLimit=10M on it" || { restore_conf node1; quota_fs_remove; return; }
+	conf_with node1 "NodeName=node1 BasePath=$QFS/node1 TmpDiskLimit=10M"
+	ok $? "slurmd starts with TmpDiskLimit=10M on it" || { conf_restore node1; quota_fs_remove; return; }
 	if [ -x "$DEVNS" ]; then
 		like "$(devns_check node1)" "tmpdiskquota enforced" \
 			"devns check: node1's BasePath enforces TmpDiskLimit"
@@ -151,7 +136,7 @@ test_limit() {
 	! grep -q " $QFS/node1/" /proc/self/mountinfo
 	ok $? "no mount of the jobs is left on the quota filesystem"
 
-	restore_conf node1
+	conf_restore node1
 	node_idle node1
 	ok $? "node1 is back on the harness' namespace.conf"
 	[ -z "$(ls -A "$QFS/node1")" ] && rmdir "$QFS/node1"
@@ -163,5 +148,5 @@ test_limit() {
 setup
 test_refused
 test_limit
-cp "$OUT/td-namespace.conf.orig" "$CONF"
+cp "$CONF_SAVED" "$CONF"
 tap_done

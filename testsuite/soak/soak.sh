@@ -29,10 +29,8 @@ source "$(dirname "$0")/../integration/lib.sh"
 
 JOBS=${1:-${DEVNS_SOAK_JOBS:-200}}
 POOL=${DEVNS_SOAK_POOL:-2}
-CONF=$DEVNS_CLUSTER_ROOT/etc/namespace.conf
 USERS=(dnalice dnbob)
 OUT=$DEVNS_CLUSTER_ROOT/out/soak
-BASE=$DEVNS_CLUSTER_ROOT/base
 DEV=$DEVNS_CLUSTER_ROOT/dev
 PAMDIR=$DEVNS_CLUSTER_ROOT/pam
 GPUS="$DEV/nvidia0 $DEV/nvidia1 $DEV/nvidia2 $DEV/nvidia3"
