@@ -37,14 +37,10 @@ has_opts() {
 
 test_dir_settings() {
 	local j perm jobsrc
-	cat >> "$CONF" <<-EOF
-	Dir=/tmp Options=noexec,nosuid
-	Dir=$MNT Type=bind Source=$SRC/%n/%u/%j
-	Dir=/dev/shm Type=tmpfs Size=64M Options=noexec
-	Dir=$RO Source=$SRC/ro Options=ro
-	EOF
-	"$CLUSTER" restart-slurmd node1 >/dev/null 2>&1
-	wait_node_idle node1
+	conf_with node1 "Dir=/tmp Options=noexec,nosuid" \
+		"Dir=$MNT Type=bind Source=$SRC/%n/%u/%j" \
+		"Dir=/dev/shm Type=tmpfs Size=64M Options=noexec" \
+		"Dir=$RO Source=$SRC/ro Options=ro"
 	ok $? "precondition: node1 runs with the Dir lines" || return
 	# findmnt lists every mount stacked on a point; the last is on top.
 	j=$(submit -w node1 -n1 -- "findmnt -no OPTIONS /tmp | tail -1 > $OUT/dirs-tmp; \

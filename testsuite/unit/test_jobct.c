@@ -1439,7 +1439,6 @@ static void test_unified_blocked(void)
 	jobct_node_free(node);
 }
 
-/* The real namespace calls: a private /tmp for the job's processes. */
 /* A reconfigure keeps the pool only when NamespacePool and BasePath stay. */
 static void test_pool_same(void)
 {
@@ -1460,6 +1459,7 @@ static void test_pool_same(void)
 	ok(jobct_pool_same(&a, &b), "pool: none and none are the same");
 }
 
+/* The real namespace calls: a private /tmp for the job's processes. */
 static void test_real_namespace(void)
 {
 	struct jobct_node *node;
