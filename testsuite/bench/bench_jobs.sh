@@ -38,6 +38,12 @@
 # a job failed (did not write its start file, or stayed in the queue past
 # DEVNS_BENCH_TIMEOUT seconds, default 600) or node1 lacks its CPUs.
 #
+# DEVNS_BENCH_SLURM_DEVICES=yes runs the containers other than devns with
+# Slurm's own device containment (cgroup.conf ConstrainDevices=yes), as a
+# site without devns keeps its GPUs apart; devns's runs keep
+# ConstrainDevices=no, since devns's filter does that work.  Unset: every
+# container runs with the cluster's default (no on the hybrid layout).
+#
 # Environment: DEVNS_BENCH_ROUNDS, DEVNS_BENCH_BURST (64),
 # DEVNS_BENCH_ARRAY (500), DEVNS_NODE_CPUS (64), DEVNS_BENCH_CONTAINERS
 # (default "job_container/none job_container/tmpfs job_container/devns";
@@ -58,6 +64,7 @@ BURST=${DEVNS_BENCH_BURST:-64}
 ARRAY=${DEVNS_BENCH_ARRAY:-500}
 TIMEOUT=${DEVNS_BENCH_TIMEOUT:-600}
 CONTAINERS=${DEVNS_BENCH_CONTAINERS:-job_container/none job_container/tmpfs job_container/devns}
+SLURM_DEVICES=${DEVNS_BENCH_SLURM_DEVICES:-}
 USER_=dnalice
 export DEVNS_NODE_CPUS=${DEVNS_NODE_CPUS:-64}
 
@@ -67,6 +74,8 @@ die() { say "error: $*"; exit 1; }
 for v in ROUNDS BURST ARRAY TIMEOUT DEVNS_NODE_CPUS; do
 	[[ ${!v} =~ ^[1-9][0-9]*$ ]] || die "$v='${!v}': not a positive whole number"
 done
+[[ $SLURM_DEVICES =~ ^(yes|no|)$ ]] ||
+	die "DEVNS_BENCH_SLURM_DEVICES='$SLURM_DEVICES': not yes or no"
 ((BURST <= DEVNS_NODE_CPUS)) ||
 	say "note: BURST $BURST > $DEVNS_NODE_CPUS CPUs: jobs will queue for CPUs"
 [ "$(id -u)" = 0 ] || die "must run as root (the cluster needs it)"
@@ -102,12 +111,17 @@ trap stop_cluster EXIT
 # CPUs, and one job through it (the first job after a start pays for
 # loading what later ones find ready; all containers pay it here, untimed).
 start() {
-	local c=$1 log=$LOGDIR/start-${1##*/}-$2.log cpus
-	DEVNS_JOB_CONTAINER=$c "$CLUSTER" restart >"$log" 2>&1 ||
+	local c=$1 log=$LOGDIR/start-${1##*/}-$2.log cpus devices=()
+	[ -z "$SLURM_DEVICES" ] || [ "$c" = job_container/devns ] ||
+		devices=("DEVNS_CONSTRAIN_DEVICES=$SLURM_DEVICES")
+	env "${devices[@]}" DEVNS_JOB_CONTAINER="$c" "$CLUSTER" restart >"$log" 2>&1 ||
 		{ tail -20 "$log" >&2; die "the cluster did not start with $c (log $log)"; }
 	grep -qx "JobContainerType=$c" "$DEVNS_CLUSTER_ETC/slurm.conf" ||
 		[ "$c" = job_container/none ] ||
 		die "slurm.conf has no JobContainerType=$c"
+	((${#devices[@]} == 0)) ||
+		grep -qx "ConstrainDevices=$SLURM_DEVICES" "$DEVNS_CLUSTER_ETC/cgroup.conf" ||
+		die "cgroup.conf has no ConstrainDevices=$SLURM_DEVICES"
 	cpus=$(cl scontrol -o show node node1 | grep -o 'CPUTot=[0-9]*' | cut -d= -f2)
 	[ "$cpus" = "$DEVNS_NODE_CPUS" ] || die "node1 has ${cpus:-no} CPUs, not $DEVNS_NODE_CPUS"
 	cl_as "$USER_" srun -w node1 -n1 true || die "the warm-up srun failed with $c"
@@ -207,7 +221,7 @@ RESULTS=$LOGDIR/results
 so=$DEVNS_SLURM_PLUGINDIR/job_container_devns.so
 plugin="$so, sha256 $(sha256sum "$so" 2>/dev/null | cut -c1-12), $(date -ur "$so" '+%F %T UTC' 2>/dev/null)"
 say "Slurm $DEVNS_SLURM_VERSION ($DEVNS_SLURM_PREFIX), devns plugin $plugin"
-say "Slurm $DEVNS_SLURM_VERSION ($DEVNS_SLURM_PREFIX), node1 with $DEVNS_NODE_CPUS CPUs on $(nproc) cores, $ROUNDS rounds of: $CONTAINERS; logs in $LOGDIR"
+say "Slurm $DEVNS_SLURM_VERSION ($DEVNS_SLURM_PREFIX), node1 with $DEVNS_NODE_CPUS CPUs on $(nproc) cores, $ROUNDS rounds of: $CONTAINERS; ConstrainDevices of those other than devns: ${SLURM_DEVICES:-the default}; logs in $LOGDIR"
 for round in $(seq "$ROUNDS"); do
 	for c in $CONTAINERS; do
 		name=${c##*/}
@@ -224,6 +238,7 @@ median() { quantile 0.5; }
 names=$(for c in $CONTAINERS; do echo "${c##*/}"; done)
 
 echo "# bench_jobs: Slurm $DEVNS_SLURM_VERSION, node1 configured with $DEVNS_NODE_CPUS CPUs on a $(nproc)-core machine, $ROUNDS rounds"
+echo "# ConstrainDevices of the containers other than devns: ${SLURM_DEVICES:-the cluster default}"
 echo "# job_container_devns.so: $plugin"
 echo "# burst: $BURST one-CPU jobs released at once; wall = release until the last has left the queue; start latency = job script start - release (nearest-rank p50, p99)"
 echo "# array: $ARRAY tasks of sleep 1; time = release until the last has left the queue"

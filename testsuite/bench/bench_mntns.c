@@ -19,6 +19,10 @@
  * kernel, before 6.11, cannot tell).  With -P PROCS the benchmark first
  * starts PROCS idle processes, so that a node running that many is
  * measured.
+ * With -b BUSY the benchmark runs BUSY processes that only spin while it
+ * measures, so that a node whose CPUs are all taken (a burst of jobs
+ * starting) is measured: there each hand-over between processes waits
+ * for a CPU.
  * With -a N every job takes its namespace from a pool of N copied ahead
  * (NamespacePool=N): the pool is refilled between jobs, outside the
  * job's timings, and that refill is timed on its own.
@@ -27,7 +31,7 @@
  * own, and delete then kills that init too.
  * Needs root; prints why and exits 0 otherwise.  Never asserts timings.
  *
- *   bench_mntns [-m MOUNTS] [-P PROCS] [-a POOL] [-p] [ITERATIONS]
+ *   bench_mntns [-m MOUNTS] [-P PROCS] [-b BUSY] [-a POOL] [-p] [ITERATIONS]
  */
 #include <dirent.h>
 #include <errno.h>
@@ -35,6 +39,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,8 +147,11 @@ static void remove_mounts(const char *dir)
 	rmdir(dir);
 }
 
-/* Start n idle processes (a busy node's daemons); their PIDs. */
-static pid_t *start_idle(int n)
+/*
+ * Start n processes that sleep (a busy node's daemons) or, with spin, use
+ * all the CPU they get; their PIDs.
+ */
+static pid_t *start_procs(int n, bool spin)
 {
 	pid_t *pids = calloc(n, sizeof(pid_t));
 
@@ -156,13 +164,14 @@ static pid_t *start_idle(int n)
 			/* Never outlives the benchmark, whatever it exits by. */
 			prctl(PR_SET_PDEATHSIG, SIGKILL);
 			for (;;)
-				pause();
+				if (!spin)
+					pause();
 		}
 	}
 	return pids;
 }
 
-static void stop_idle(pid_t *pids, int n)
+static void stop_procs(pid_t *pids, int n)
 {
 	for (int i = 0; pids && i < n; i++)
 		kill(pids[i], SIGKILL);
@@ -263,8 +272,8 @@ static void breakdown(int n)
 int main(int argc, char **argv)
 {
 	char mounts_dir[] = "/var/tmp/bench-mounts.XXXXXX";
-	int want_mounts = 0, n, with_pidns = 0, idle = 0, pool = 0;
-	pid_t *idle_pids = NULL;
+	int want_mounts = 0, n, with_pidns = 0, idle = 0, busy = 0, pool = 0;
+	pid_t *idle_pids = NULL, *busy_pids = NULL;
 
 	for (;;) {
 		if (argc > 2 && !strcmp(argv[1], "-m")) {
@@ -273,6 +282,10 @@ int main(int argc, char **argv)
 			argv += 2;
 		} else if (argc > 2 && !strcmp(argv[1], "-a")) {
 			pool = atoi(argv[2]);
+			argc -= 2;
+			argv += 2;
+		} else if (argc > 2 && !strcmp(argv[1], "-b")) {
+			busy = atoi(argv[2]);
 			argc -= 2;
 			argv += 2;
 		} else if (argc > 2 && !strcmp(argv[1], "-P")) {
@@ -307,7 +320,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (idle)
-		idle_pids = start_idle(idle);
+		idle_pids = start_procs(idle, false);
+	if (busy)
+		busy_pids = start_procs(busy, true);
 	create = calloc(n, sizeof(double));
 	join = calloc(n, sizeof(double));
 	fork_only = calloc(n, sizeof(double));
@@ -360,8 +375,9 @@ int main(int argc, char **argv)
 			   (join[i] - fork_only[i]);
 		join[i] -= fork_only[i];
 	}
-	printf("namespace per job (%d jobs, %d host mounts, BasePath on %s%s%s):\n",
-	       n, count_mounts(), base, with_pidns ? ", PID namespace" : "",
+	printf("namespace per job (%d jobs, %d host mounts, %d spinning processes, BasePath on %s%s%s):\n",
+	       n, count_mounts(), busy, base,
+	       with_pidns ? ", PID namespace" : "",
 	       pool ? ", from the pool" : "");
 	report("create + pin", create, n);
 	if (with_pidns)
@@ -376,7 +392,8 @@ int main(int argc, char **argv)
 	}
 	breakdown(n);
 	scan_cost(n);
-	stop_idle(idle_pids, idle);
+	stop_procs(busy_pids, busy);
+	stop_procs(idle_pids, idle);
 	printf("target: create+join+delete <= 1000 us per job "
 	       "(README.md, Benchmarks)\n");
 	rmdir(base);

@@ -4,9 +4,12 @@
  *
  * Why a child process: unshare(CLONE_NEWNS) fails in a multithreaded process
  * (slurmstepd is one), so a forked child unshares, sets up the private
- * mounts inside the new namespace and waits until the parent has pinned the
- * namespace by bind-mounting /proc/<child>/ns/mnt onto BasePath/<jobid>/.ns.
- * After that the namespace needs no process to live.
+ * mounts inside the new namespace and sends the parent an fd of it
+ * (SCM_RIGHTS) with its verdict, in one message; the parent pins the
+ * namespace by bind-mounting that fd onto BasePath/<jobid>/.ns.  After that
+ * the namespace needs no process to live.  One message and no reply: on a
+ * busy node each hand-over between the two processes waits for a CPU, and
+ * those waits, not the system calls, were most of a job's setup there.
  *
  * The child only makes system calls on strings prepared before fork(), since
  * after fork() in a threaded process only async-signal-safe calls are safe.
@@ -29,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/wait.h>
@@ -96,7 +100,7 @@ enum child_step {
 	STEP_OPEN_TARGET,
 	STEP_MOUNT_DIR,
 	STEP_HIDE_BASE,
-	STEP_WAIT_PIN,
+	STEP_OPEN_NS,
 };
 
 static const char *step_names[] = {
@@ -107,7 +111,7 @@ static const char *step_names[] = {
 	[STEP_OPEN_TARGET] = "opening a private directory's mount point",
 	[STEP_MOUNT_DIR] = "mounting a private directory",
 	[STEP_HIDE_BASE] = "hiding BasePath",
-	[STEP_WAIT_PIN] = "waiting for the namespace pin",
+	[STEP_OPEN_NS] = "opening the new namespace",
 };
 
 static void close_keep_errno(int fd)
@@ -373,44 +377,99 @@ static int unshare_newer_than(uint64_t parent_id)
 	return 0;
 }
 
-static void child_main(const struct ns_plan *plan, int ready_fd,
-		       int pinned_fd)
+/*
+ * The child's one message: its verdict, and with STEP_OK the namespace's fd
+ * riding along.  Returns what sendmsg returns.
+ */
+static ssize_t send_result(int sock, const struct child_result *res,
+			   int ns_fd)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov = { (void *)res, sizeof(*res) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *cmsg;
+
+	if (ns_fd >= 0) {
+		memset(&ctl, 0, sizeof(ctl));
+		msg.msg_control = ctl.buf;
+		msg.msg_controllen = sizeof(ctl.buf);
+		cmsg = CMSG_FIRSTHDR(&msg);
+		cmsg->cmsg_level = SOL_SOCKET;
+		cmsg->cmsg_type = SCM_RIGHTS;
+		cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cmsg), &ns_fd, sizeof(int));
+	}
+	return sendmsg(sock, &msg, MSG_NOSIGNAL);
+}
+
+/*
+ * The parent's side of send_result(): 0 with *res and *ns_fd (-1 when none
+ * came), or -1 when the child died before it could say why.
+ */
+static int recv_result(int sock, struct child_result *res, int *ns_fd)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov = { res, sizeof(*res) };
+	struct msghdr msg = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = ctl.buf,
+		.msg_controllen = sizeof(ctl.buf),
+	};
+	struct cmsghdr *cmsg;
+	ssize_t n;
+
+	*ns_fd = -1;
+	while ((n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC)) < 0 &&
+	       errno == EINTR)
+		;
+	for (cmsg = n > 0 ? CMSG_FIRSTHDR(&msg) : NULL; cmsg;
+	     cmsg = CMSG_NXTHDR(&msg, cmsg))
+		if (cmsg->cmsg_level == SOL_SOCKET &&
+		    cmsg->cmsg_type == SCM_RIGHTS &&
+		    cmsg->cmsg_len == CMSG_LEN(sizeof(int)))
+			memcpy(ns_fd, CMSG_DATA(cmsg), sizeof(int));
+	return n == (ssize_t)sizeof(*res) ? 0 : -1;
+}
+
+static void child_main(const struct ns_plan *plan, int sock)
 {
 	struct child_result res = { STEP_OK, 0, -1 };
-	char c;
+	int ns_fd = -1;
 
 	/* A namespace of the pool is a copy made ahead: no copy here. */
 	if (plan->pool_fd >= 0 ? setns(plan->pool_fd, CLONE_NEWNS) < 0
 			       : unshare_newer_than(plan->parent_ns_id) < 0) {
 		res.step = plan->pool_fd >= 0 ? STEP_ENTER_POOL : STEP_UNSHARE;
 		res.err = errno;
-		(void)!write(ready_fd, "\1", 1);
-		(void)!write(ready_fd, &res, sizeof(res));
-		_exit(1);
-	}
-	/* Tell the parent it may pin; set up while it does. */
-	(void)!write(ready_fd, "\0", 1);
-	if (setup_namespace(plan, &res.step, &res.dir) < 0)
+	} else if (setup_namespace(plan, &res.step, &res.dir) < 0) {
 		res.err = errno;
-	else
+	} else if ((ns_fd = open("/proc/self/ns/mnt",
+				 O_RDONLY | O_CLOEXEC)) < 0) {
+		res.step = STEP_OPEN_NS;
+		res.err = errno;
+	} else {
 		res.step = STEP_OK;
-	/* The namespace dies with us unless the pin is in place. */
-	if (read(pinned_fd, &c, 1) != 1 && res.step == STEP_OK) {
-		res.step = STEP_WAIT_PIN;
-		res.err = EPIPE;
 	}
-	(void)!write(ready_fd, &res, sizeof(res));
+	/* The namespace dies with us unless the parent got the fd. */
+	(void)send_result(sock, &res, ns_fd);
 	_exit(res.step == STEP_OK ? 0 : 1);
 }
 
-/* Bind the child's namespace onto the pin file, held open as pin_fd. */
-static int pin_namespace(pid_t pid, int pin_fd)
+/* Bind the namespace ns_fd refers to onto the pin file, held open as pin_fd. */
+static int pin_namespace(int ns_fd, int pin_fd)
 {
-	char proc[64], target[64];
+	char source[64], target[64];
 
-	snprintf(proc, sizeof(proc), "/proc/%d/ns/mnt", (int)pid);
+	snprintf(source, sizeof(source), "/proc/self/fd/%d", ns_fd);
 	snprintf(target, sizeof(target), "/proc/self/fd/%d", pin_fd);
-	return mount(proc, target, "none", MS_BIND, NULL);
+	return mount(source, target, "none", MS_BIND, NULL);
 }
 
 /* umount2 of the mount at the file or directory the fd names, no path. */
@@ -451,55 +510,48 @@ static void child_failed(const struct ns_plan *plan,
 static int run_child(const struct ns_plan *plan, int pin_fd, int *failed,
 		     struct report *rep)
 {
-	int ready[2] = { -1, -1 }, pinned[2] = { -1, -1 };
 	struct child_result res = { STEP_OK, 0, -1 };
+	int sock[2] = { -1, -1 }, ns_fd = -1;
 	bool is_pinned = false;
 	int status, saved;
-	char first;
 	pid_t pid;
 
 	*failed = STEP_OK;
-	if (pipe2(ready, O_CLOEXEC) < 0 || pipe2(pinned, O_CLOEXEC) < 0) {
-		report_errno(rep, errno, "pipe");
-		goto error;
-	}
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sock) < 0)
+		return report_errno(rep, errno, "socketpair");
 	pid = fork();
 	if (pid < 0) {
-		report_errno(rep, errno, "fork");
-		goto error;
+		saved = errno;
+		close(sock[0]);
+		close(sock[1]);
+		return report_errno(rep, saved, "fork");
 	}
 	if (pid == 0) {
-		close(ready[0]);
-		close(pinned[1]);
-		child_main(plan, ready[1], pinned[0]);
+		close(sock[0]);
+		child_main(plan, sock[1]);
 	}
-	close(ready[1]);
-	close(pinned[0]);
-	ready[1] = pinned[0] = -1;
-
-	if (read(ready[0], &first, 1) == 1 && first == '\0') {
-		if (pin_namespace(pid, pin_fd) == 0) {
-			is_pinned = true;
-			(void)!write(pinned[1], "", 1);
-		} else {
-			saved = errno;
-			res.step = -1;
-			res.err = saved;
-			report_errno(rep, saved, "pinning the namespace");
-		}
-	}
-	close(pinned[1]);
-	pinned[1] = -1;
-	if (res.step == STEP_OK &&
-	    read(ready[0], &res, sizeof(res)) != sizeof(res)) {
+	close(sock[1]);
+	if (recv_result(sock[0], &res, &ns_fd) < 0) {
 		/* The child died before it could say why. */
 		res.step = STEP_UNSHARE;
 		res.err = EIO;
+	} else if (res.step == STEP_OK && ns_fd < 0) {
+		res.step = STEP_OPEN_NS;
+		res.err = EIO;
+	} else if (res.step == STEP_OK) {
+		if (pin_namespace(ns_fd, pin_fd) == 0) {
+			is_pinned = true;
+		} else {
+			res.step = -1;
+			res.err = errno;
+			report_errno(rep, res.err, "pinning the namespace");
+		}
 	}
+	close(sock[0]);
+	if (ns_fd >= 0)
+		close(ns_fd);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
-	close(ready[0]);
-	ready[0] = -1;
 	if (res.step == STEP_OK && WIFEXITED(status) && !WEXITSTATUS(status))
 		return 0;
 	*failed = res.step > 0 ? res.step : STEP_OK;
@@ -509,16 +561,6 @@ static int run_child(const struct ns_plan *plan, int pin_fd, int *failed,
 	if (is_pinned)
 		unmount_fd(pin_fd);
 	errno = res.err ? res.err : EIO;
-	return -1;
-error:
-	saved = errno;
-	for (int i = 0; i < 2; i++) {
-		if (ready[i] >= 0)
-			close(ready[i]);
-		if (pinned[i] >= 0)
-			close(pinned[i]);
-	}
-	errno = saved;
 	return -1;
 }
 
