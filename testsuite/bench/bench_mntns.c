@@ -23,6 +23,10 @@
  * measures, so that a node whose CPUs are all taken (a burst of jobs
  * starting) is measured: there each hand-over between processes waits
  * for a CPU.
+ * With -s MB the benchmark first fills MB megabytes of memory of its own,
+ * so that a caller of slurmstepd's or slurmd's size is measured: making a
+ * namespace starts a child, and a fork()ed one would cost with the
+ * caller's size.
  * With -a N every job takes its namespace from a pool of N copied ahead
  * (NamespacePool=N): the pool is refilled between jobs, outside the
  * job's timings, and that refill is timed on its own.
@@ -31,7 +35,8 @@
  * own, and delete then kills that init too.
  * Needs root; prints why and exits 0 otherwise.  Never asserts timings.
  *
- *   bench_mntns [-m MOUNTS] [-P PROCS] [-b BUSY] [-a POOL] [-p] [ITERATIONS]
+ *   bench_mntns [-m MOUNTS] [-P PROCS] [-b BUSY] [-s MB] [-a POOL] [-p]
+ *               [ITERATIONS]
  */
 #include <dirent.h>
 #include <errno.h>
@@ -273,6 +278,8 @@ int main(int argc, char **argv)
 {
 	char mounts_dir[] = "/var/tmp/bench-mounts.XXXXXX";
 	int want_mounts = 0, n, with_pidns = 0, idle = 0, busy = 0, pool = 0;
+	size_t size_mb = 0;
+	char *ballast = NULL;
 	pid_t *idle_pids = NULL, *busy_pids = NULL;
 
 	for (;;) {
@@ -282,6 +289,10 @@ int main(int argc, char **argv)
 			argv += 2;
 		} else if (argc > 2 && !strcmp(argv[1], "-a")) {
 			pool = atoi(argv[2]);
+			argc -= 2;
+			argv += 2;
+		} else if (argc > 2 && !strcmp(argv[1], "-s")) {
+			size_mb = (size_t)atoi(argv[2]);
 			argc -= 2;
 			argv += 2;
 		} else if (argc > 2 && !strcmp(argv[1], "-b")) {
@@ -317,6 +328,13 @@ int main(int argc, char **argv)
 	}
 	if (!mkdtemp(base)) {
 		perror("mkdtemp");
+		return 1;
+	}
+	/* Touched, so that its pages are mapped as a daemon's are. */
+	if (size_mb && (ballast = malloc(size_mb << 20)))
+		memset(ballast, 1, size_mb << 20);
+	if (size_mb && !ballast) {
+		perror("malloc");
 		return 1;
 	}
 	if (idle)
@@ -375,8 +393,8 @@ int main(int argc, char **argv)
 			   (join[i] - fork_only[i]);
 		join[i] -= fork_only[i];
 	}
-	printf("namespace per job (%d jobs, %d host mounts, %d spinning processes, BasePath on %s%s%s):\n",
-	       n, count_mounts(), busy, base,
+	printf("namespace per job (%d jobs, %d host mounts, %d spinning processes, %zu MB filled, BasePath on %s%s%s):\n",
+	       n, count_mounts(), busy, size_mb, base,
 	       with_pidns ? ", PID namespace" : "",
 	       pool ? ", from the pool" : "");
 	report("create + pin", create, n);
@@ -397,6 +415,7 @@ int main(int argc, char **argv)
 	printf("target: create+join+delete <= 1000 us per job "
 	       "(README.md, Benchmarks)\n");
 	rmdir(base);
+	free(ballast);
 	if (want_mounts)
 		remove_mounts(mounts_dir);
 	return 0;

@@ -2,24 +2,29 @@
 /*
  * mntns.c - create, pin, join and tear down a job's mount namespace.
  *
- * Why a child process: unshare(CLONE_NEWNS) fails in a multithreaded process
- * (slurmstepd is one), so a forked child unshares, sets up the private
- * mounts inside the new namespace and sends the parent an fd of it
- * (SCM_RIGHTS) with its verdict, in one message; the parent pins the
- * namespace by bind-mounting that fd onto BasePath/<jobid>/.ns.  After that
- * the namespace needs no process to live.  One message and no reply: on a
- * busy node each hand-over between the two processes waits for a CPU, and
- * those waits, not the system calls, were most of a job's setup there.
+ * Why a child process: the thread that unshared or entered a namespace
+ * would stay in it, with an fs (root, cwd) of its own, for the rest of
+ * slurmstepd's life, and setns() into a mount namespace needs that fs
+ * unshared first.  So a child unshares (or enters a namespace of the
+ * pool), sets up the private mounts inside and sends an fd of the
+ * namespace with its verdict in one message (SCM_RIGHTS), then exits; the
+ * fd in flight keeps the namespace alive, and the parent pins it by
+ * bind-mounting that fd onto BasePath/<jobid>/.ns.  After that the
+ * namespace needs no process to live.
  *
- * The child only makes system calls on strings prepared before fork(), since
- * after fork() in a threaded process only async-signal-safe calls are safe.
+ * The child is a vchild (util/vchild.h): it shares the parent's memory, so
+ * that making it costs the same whatever slurmstepd's size (a fork()
+ * copies its page tables), and the parent waits, suspended, until it has
+ * ended: one hand-over, which on a busy node is one wait for a CPU.  The
+ * child only makes system calls on what was prepared before it started:
+ * it runs beside slurmstepd's other threads, on their memory.
  *
  * Every directory below BasePath is root-owned and 0700, so users cannot
  * swap anything there; backing directories of private dirs are 1777 like a
  * real /tmp, so no chown is ever needed.  Removal is saferm's (fd-based, no
  * link followed), so whatever a job leaves in its /tmp cannot redirect it.
  * Dirs entries with a Source are nssource's: made and recorded before
- * fork(), removed here at teardown through nssource_remove_all().
+ * the child starts, removed here at teardown through nssource_remove_all().
  */
 #include <dirent.h>
 #include <errno.h>
@@ -47,6 +52,7 @@
 #include "ns/nssource.h"
 #include "util/safepath.h"
 #include "util/saferm.h"
+#include "util/vchild.h"
 
 #ifndef NSFS_MAGIC
 #define NSFS_MAGIC 0x6e736673
@@ -71,7 +77,7 @@ struct private_dir {
 	int mnt_fd;		/* a detached mount of a Source, or -1 */
 };
 
-/* Everything the child needs, computed before fork(). */
+/* Everything the child needs, computed before the child starts. */
 struct ns_plan {
 	unsigned long root_propagation;
 	struct private_dir dirs[MNTNS_MAX_DIRS];
@@ -438,10 +444,20 @@ static int recv_result(int sock, struct child_result *res, int *ns_fd)
 	return n == (ssize_t)sizeof(*res) ? 0 : -1;
 }
 
-static void child_main(const struct ns_plan *plan, int sock)
+/* What the child gets: the plan, and both ends of the socket pair. */
+struct child_args {
+	const struct ns_plan *plan;
+	int sock[2];
+};
+
+static int child_main(void *arg)
 {
+	const struct child_args *args = arg;
+	const struct ns_plan *plan = args->plan;
 	struct child_result res = { STEP_OK, 0, -1 };
 	int ns_fd = -1;
+
+	close(args->sock[0]);
 
 	/* A namespace of the pool is a copy made ahead: no copy here. */
 	if (plan->pool_fd >= 0 ? setns(plan->pool_fd, CLONE_NEWNS) < 0
@@ -458,8 +474,8 @@ static void child_main(const struct ns_plan *plan, int sock)
 		res.step = STEP_OK;
 	}
 	/* The namespace dies with us unless the parent got the fd. */
-	(void)send_result(sock, &res, ns_fd);
-	_exit(res.step == STEP_OK ? 0 : 1);
+	(void)send_result(args->sock[1], &res, ns_fd);
+	return res.step == STEP_OK ? 0 : 1;
 }
 
 /* Bind the namespace ns_fd refers to onto the pin file, held open as pin_fd. */
@@ -511,7 +527,8 @@ static int run_child(const struct ns_plan *plan, int pin_fd, int *failed,
 		     struct report *rep)
 {
 	struct child_result res = { STEP_OK, 0, -1 };
-	int sock[2] = { -1, -1 }, ns_fd = -1;
+	struct child_args args = { plan, { -1, -1 } };
+	int *sock = args.sock, ns_fd = -1;
 	bool is_pinned = false;
 	int status, saved;
 	pid_t pid;
@@ -519,16 +536,13 @@ static int run_child(const struct ns_plan *plan, int pin_fd, int *failed,
 	*failed = STEP_OK;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sock) < 0)
 		return report_errno(rep, errno, "socketpair");
-	pid = fork();
+	/* Returns once the child has ended: its message waits in sock[0]. */
+	pid = vchild_run(child_main, &args);
 	if (pid < 0) {
 		saved = errno;
 		close(sock[0]);
 		close(sock[1]);
-		return report_errno(rep, saved, "fork");
-	}
-	if (pid == 0) {
-		close(sock[0]);
-		child_main(plan, sock[1]);
+		return report_errno(rep, saved, "starting the namespace's child");
 	}
 	close(sock[1]);
 	if (recv_result(sock[0], &res, &ns_fd) < 0) {
