@@ -205,11 +205,13 @@ run_load() {
 
 count_mounts() { grep -c " $BASE/" /proc/self/mountinfo; }
 count_dirs() { find "$BASE" -mindepth 2 -maxdepth 2 -regex '.*/[0-9]+' | wc -l; }
+# The cluster's nodes' device cgroups only: devns/<node>/job_<id> (a unit
+# test killed on this machine may leave its own node's, not the soak's).
 count_cgroups() {
 	local d=/sys/fs/cgroup/unified/devns
 	[ -d $d ] || d=/sys/fs/cgroup/devns
 	[ -d $d ] || { echo 0; return; }
-	find $d -mindepth 2 -maxdepth 2 -name 'job_*' | wc -l
+	find $d -mindepth 2 -maxdepth 2 -path "$d/node*/job_*" | wc -l
 }
 count_progs() { bpftool prog show 2>/dev/null | grep -c ' name devns '; }
 count_markers() { ls "$DEVNS_CLUSTER_ROOT"/spool/node*/ 2>/dev/null | grep -c '^devns_filter_'; }

@@ -27,11 +27,21 @@
 static char tmpdir[] = "/tmp/test_cgroup2.XXXXXX";
 
 /* Writes text to a file in tmpdir and returns its path (static buffer). */
+/* The names fake_file() made, for remove_fake_files(). */
+#define MAX_FAKE_FILES 16
+static const char *fake_names[MAX_FAKE_FILES];
+static int fake_count;
+
 static const char *fake_file(const char *name, const char *text)
 {
 	static char path[PATH_MAX];
 	FILE *f;
 
+	if (fake_count == MAX_FAKE_FILES) {
+		fprintf(stderr, "fake_file: raise MAX_FAKE_FILES\n");
+		exit(1);
+	}
+	fake_names[fake_count++] = name;
 	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
 	f = fopen(path, "w");
 	if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
@@ -39,6 +49,21 @@ static const char *fake_file(const char *name, const char *text)
 		exit(1);
 	}
 	return path;
+}
+
+/* Every file fake_file() made, and the directory: nothing is left. */
+static void remove_fake_files(void)
+{
+	char path[PATH_MAX];
+	int rc;
+
+	for (int i = 0; i < fake_count; i++) {
+		snprintf(path, sizeof(path), "%s/%s", tmpdir, fake_names[i]);
+		unlink(path);
+	}
+	rc = rmdir(tmpdir);
+	ok(rc == 0, "the test's files are removed%s%s", rc ? ": " : "",
+	   rc ? strerror(errno) : "");
 }
 
 static void test_mountinfo(void)
@@ -283,17 +308,6 @@ int main(void)
 	test_mountinfo();
 	test_layout();
 	test_kernel();
-	{
-		const char *names[] = { "hybrid", "pure", "bind", "subonly",
-					"none", "hybrid2", NULL };
-		char path[PATH_MAX];
-		int i;
-
-		for (i = 0; names[i]; i++) {
-			snprintf(path, sizeof(path), "%s/%s", tmpdir, names[i]);
-			unlink(path);
-		}
-		rmdir(tmpdir);
-	}
+	remove_fake_files();
 	return tap_done();
 }
