@@ -26,12 +26,12 @@
 
 static char tmpdir[] = "/tmp/test_cgroup2.XXXXXX";
 
-/* Writes text to a file in tmpdir and returns its path (static buffer). */
 /* The names fake_file() made, for remove_fake_files(). */
 #define MAX_FAKE_FILES 16
 static const char *fake_names[MAX_FAKE_FILES];
 static int fake_count;
 
+/* Writes text to a file in tmpdir and returns its path (static buffer). */
 static const char *fake_file(const char *name, const char *text)
 {
 	static char path[PATH_MAX];
