@@ -447,15 +447,13 @@ int jobct_setup(const struct jobct_plan *plan, struct report *rep)
 {
 	const struct nsconf *c = plan->node->conf;
 	struct timespec start, filter;
-	double ns_ms = 0;
+	double filter_ms, total_ms;
 
 	report_info(rep, "setting up for uid %u gid %u", (unsigned)plan->uid,
 		    (unsigned)plan->gid);
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	if (c->base_path && create_namespace(plan, rep) < 0)
 		return -1;
-	if (c->base_path)
-		ns_ms = ms_since(&start);
 	clock_gettime(CLOCK_MONOTONIC, &filter);
 	if (contain_devices(plan, rep) < 0) {
 		int saved = errno;
@@ -464,8 +462,10 @@ int jobct_setup(const struct jobct_plan *plan, struct report *rep)
 		errno = saved;
 		return -1;
 	}
+	filter_ms = ms_since(&filter);
+	total_ms = ms_since(&start);
 	report_info(rep, "set up in %.2f ms (namespace %.2f ms, device filter %.2f ms)",
-		    ms_since(&start), ns_ms, ms_since(&filter));
+		    total_ms, total_ms - filter_ms, filter_ms);
 	return 0;
 }
 
