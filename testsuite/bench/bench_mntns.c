@@ -282,36 +282,23 @@ int main(int argc, char **argv)
 	char *ballast = NULL;
 	pid_t *idle_pids = NULL, *busy_pids = NULL;
 
-	for (;;) {
-		if (argc > 2 && !strcmp(argv[1], "-m")) {
-			want_mounts = atoi(argv[2]);
-			argc -= 2;
-			argv += 2;
-		} else if (argc > 2 && !strcmp(argv[1], "-a")) {
-			pool = atoi(argv[2]);
-			argc -= 2;
-			argv += 2;
-		} else if (argc > 2 && !strcmp(argv[1], "-s")) {
-			size_mb = (size_t)atoi(argv[2]);
-			argc -= 2;
-			argv += 2;
-		} else if (argc > 2 && !strcmp(argv[1], "-b")) {
-			busy = atoi(argv[2]);
-			argc -= 2;
-			argv += 2;
-		} else if (argc > 2 && !strcmp(argv[1], "-P")) {
-			idle = atoi(argv[2]);
-			argc -= 2;
-			argv += 2;
-		} else if (argc > 1 && !strcmp(argv[1], "-p")) {
-			with_pidns = 1;
-			argc--;
-			argv++;
-		} else {
-			break;
+	int opt;
+
+	while ((opt = getopt(argc, argv, "m:a:s:b:P:p")) != -1) {
+		switch (opt) {
+		case 'm': want_mounts = atoi(optarg); break;
+		case 'a': pool = atoi(optarg); break;
+		case 's': size_mb = (size_t)atoi(optarg); break;
+		case 'b': busy = atoi(optarg); break;
+		case 'P': idle = atoi(optarg); break;
+		case 'p': with_pidns = 1; break;
+		default:
+			fprintf(stderr, "usage: bench_mntns [-m MOUNTS] [-P PROCS] "
+				"[-b BUSY] [-s MB] [-a POOL] [-p] [ITERATIONS]\n");
+			return 2;
 		}
 	}
-	n = argc > 1 ? atoi(argv[1]) : 200;
+	n = optind < argc ? atoi(argv[optind]) : 200;
 	const char *dirs[] = { "/tmp", "/dev/shm", NULL };
 	char base[] = "/var/tmp/bench-mntns.XXXXXX";
 	double *create, *join, *fork_only, *del, *total, *pid_create, *refill;
