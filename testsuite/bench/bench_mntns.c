@@ -29,7 +29,10 @@
  * caller's size.
  * With -a N every job takes its namespace from a pool of N copied ahead
  * (NamespacePool=N): the pool is refilled between jobs, outside the
- * job's timings, and that refill is timed on its own.
+ * job's timings, and that refill is timed on its own.  Delete then leaves
+ * the namespace's teardown and the directory's removal to a reaper, as
+ * slurmd's keeper takes them (ns/nsreap.h): the benchmark is that reaper,
+ * between jobs, and times each reap on its own too.
  * With -p every job also gets its PID namespace (PidNamespace=yes): its
  * creation (a forked init that mounts the job's /proc) is timed on its
  * own, and delete then kills that init too.
@@ -57,6 +60,7 @@
 
 #include "ns/mntns.h"
 #include "ns/nspool.h"
+#include "ns/nsreap.h"
 #include "ns/pidns.h"
 #include "testrep.h"
 
@@ -302,6 +306,8 @@ int main(int argc, char **argv)
 	const char *dirs[] = { "/tmp", "/dev/shm", NULL };
 	char base[] = "/var/tmp/bench-mntns.XXXXXX";
 	double *create, *join, *fork_only, *del, *total, *pid_create, *refill;
+	double *reap;
+	int reaper = -1;
 
 	if (geteuid() != 0) {
 		printf("bench_mntns: needs root (mount namespaces); skipped\n");
@@ -335,6 +341,11 @@ int main(int argc, char **argv)
 	total = calloc(n, sizeof(double));
 	pid_create = calloc(n, sizeof(double));
 	refill = calloc(n, sizeof(double));
+	reap = calloc(n, sizeof(double));
+	if (pool && (reaper = nsreap_listen(base)) < 0) {
+		perror("nsreap_listen");
+		return 1;
+	}
 
 	for (int i = 0; i < n; i++) {
 		struct mntns_spec spec = {
@@ -368,11 +379,17 @@ int main(int argc, char **argv)
 		}
 		join[i] = timed_child(base, spec.job_id, 1);
 		t2 = now_us();
-		if (mntns_delete(base, spec.job_id) < 0) {
+		if ((pool ? mntns_delete_behind : mntns_delete)(base,
+							spec.job_id) < 0) {
 			perror("mntns_delete");
 			return 1;
 		}
 		t3 = now_us();
+		if (pool && nsreap_drain(reaper, base, fresh()) != 1) {
+			fprintf(stderr, "nsreap_drain: no request\n");
+			return 1;
+		}
+		reap[i] = now_us() - t3;
 		fork_only[i] = timed_child(base, spec.job_id, 0);
 		create[i] = t1 - t0;
 		del[i] = t3 - t2;
@@ -393,7 +410,9 @@ int main(int argc, char **argv)
 	report("create+join+delete", total, n);
 	if (pool) {
 		report("pool refill (ahead)", refill, n);
+		report("reap (behind)", reap, n);
 		nspool_clear(base, NULL);
+		nsreap_close(reaper, base, NULL);
 	}
 	breakdown(n);
 	scan_cost(n);

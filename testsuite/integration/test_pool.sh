@@ -11,11 +11,12 @@
 #    again where they are private, as on this host): the copies are
 #    replaced, and a job then starts in one of them (its namespace is one
 #    that was ready), sees that mount, and has its own /tmp.
-# 3. After the job the pool is full again and nothing of the job is left.
+# 3. After the job the pool is full again and nothing of the job is left:
+#    slurmd's keeper, listening on BasePath/.reaper, drops it behind.
 # 4. kill -9 slurmd leaves the pool; the restarted slurmd replaces it
 #    (what a kill in the middle of a fill leaves is cleared the same way).
 # 5. Back on the harness' namespace.conf (no pool), nothing of the pool is
-#    left: no directory, no mount.
+#    left: no directory, no mount, no socket.
 . "$(dirname "$0")/lib.sh"
 
 USER1=dnalice
@@ -56,6 +57,8 @@ test_pool_kept() {
 	wait_for 30 pool_full
 	ok $? "devns check: 2 namespaces ready" || return 1
 	is "$(pool_mounts)" 4 "each is a private bind and a pin under BasePath/.pool"
+	test -S "$BASE/node1/.reaper"
+	ok $? "slurmd listens for ended jobs at BasePath/.reaper"
 }
 
 test_job_from_pool() {
@@ -92,6 +95,9 @@ test_job_from_pool() {
 	ok $? "the pool is full again"
 	wait_for 30 test ! -e "$BASE/node1/$job"
 	ok $? "the job's directory is removed"
+	no_reap() { ! compgen -G "$BASE/node1/.reap-*" >/dev/null; }
+	wait_for 30 no_reap
+	ok $? "nothing of it waits for the reaper" || diag "$(ls -la "$BASE/node1")"
 	umount "$LATE" && rmdir "$LATE"
 }
 
@@ -125,6 +131,8 @@ test_pool_gone() {
 	[ ! -e "$POOL" ]
 	ok $? "BasePath/.pool is removed"
 	is "$(pool_mounts)" 0 "no mount of the pool is left"
+	[ ! -e "$BASE/node1/.reaper" ]
+	ok $? "BasePath/.reaper is removed"
 }
 
 setup

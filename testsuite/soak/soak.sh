@@ -204,7 +204,8 @@ run_load() {
 # ---- the counts --------------------------------------------------------
 
 count_mounts() { grep -c " $BASE/" /proc/self/mountinfo; }
-count_dirs() { find "$BASE" -mindepth 2 -maxdepth 2 -regex '.*/[0-9]+' | wc -l; }
+# job directories, and those waiting for NamespacePool's reaper
+count_dirs() { find "$BASE" -mindepth 2 -maxdepth 2 \( -regex '.*/[0-9]+' -o -name '.reap-*' \) | wc -l; }
 # The cluster's nodes' device cgroups only: devns/<node>/job_<id> (a unit
 # test killed on this machine may leave its own node's, not the soak's).
 count_cgroups() {

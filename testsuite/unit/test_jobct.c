@@ -221,6 +221,7 @@ static const struct jobct_ops faulty_ops = {
 	.ns_create = f_ns_create,
 	.ns_join = f_ns_join,
 	.ns_delete = f_ns_delete,
+	.ns_delete_behind = f_ns_delete,
 	.pidns_create = f_pidns_create,
 	.pidns_contains_self = f_pidns_contains_self,
 	.pidns_fork_inside = f_pidns_fork_inside,

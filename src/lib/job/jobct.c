@@ -22,6 +22,7 @@
 #include "job/marker.h"
 #include "job/stepcg.h"
 #include "ns/dquota.h"
+#include "ns/nsreap.h"
 #include "ns/pidns.h"
 #include "util/plugstack.h"
 #include "util/safepath.h"
@@ -48,6 +49,7 @@ const struct jobct_ops jobct_real_ops = {
 	.ns_create = mntns_create,
 	.ns_join = mntns_join,
 	.ns_delete = mntns_delete,
+	.ns_delete_behind = mntns_delete_behind,
 	.pidns_create = pidns_create,
 	.pidns_contains_self = pidns_contains_self,
 	.pidns_fork_inside = pidns_fork_inside,
@@ -574,13 +576,23 @@ struct release_errors {
 	int dev;	/* the device cgroup and marker */
 };
 
+static int delete_namespace(const struct jobct_node *node, uint32_t job_id)
+{
+	const char *base = node->conf->base_path;
+
+	/* With a pool, slurmd's keeper also drops the namespaces behind. */
+	if (node->conf->namespace_pool)
+		return node->ops->ns_delete_behind(base, job_id);
+	return node->ops->ns_delete(base, job_id);
+}
+
 static bool release_once(const struct jobct_node *node, uint32_t job_id,
 			 struct release_errors *e)
 {
 	const char *base = node->conf->base_path;
 
 	e->ns = e->dev = 0;
-	if (base && node->ops->ns_delete(base, job_id) < 0)
+	if (base && delete_namespace(node, job_id) < 0)
 		e->ns = errno ? errno : EIO;
 	if ((unified(node) ? stepcg_release(node, job_id)
 			   : devcg_release(node, job_id)) < 0)
@@ -758,6 +770,10 @@ int jobct_restore_run(const struct jobct_node *node,
 	/* A pool left by an earlier boot or slurmd: its keeper refills it. */
 	if (node->conf->base_path && !args->dry_run &&
 	    nspool_clear(node->conf->base_path, rep) < 0)
+		rc = -1;
+	/* Jobs whose reaper went before it had dropped their namespace. */
+	if (node->conf->base_path && !args->dry_run &&
+	    nsreap_sweep(node->conf->base_path, rep) < 0)
 		rc = -1;
 	if (!unified(node) && devcg_each_job(node, job_set_add, &set) < 0)
 		rc = report_errno(rep, errno,

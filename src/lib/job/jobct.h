@@ -45,6 +45,7 @@ struct jobct_ops {
 	int (*ns_create)(const struct mntns_spec *spec, struct report *rep);
 	int (*ns_join)(const char *base_path, uint32_t job_id);
 	int (*ns_delete)(const char *base_path, uint32_t job_id);
+	int (*ns_delete_behind)(const char *base_path, uint32_t job_id);
 	int (*pidns_create)(const char *base_path, uint32_t job_id,
 			    struct report *rep);
 	int (*pidns_contains_self)(const char *base_path, uint32_t job_id);

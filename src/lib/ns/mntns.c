@@ -33,6 +33,7 @@
 #include <limits.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,7 @@
 #include "ns/nsconf.h"
 #include "ns/nsmembers.h"
 #include "ns/nspool.h"
+#include "ns/nsreap.h"
 #include "ns/nssource.h"
 #include "util/safepath.h"
 #include "util/saferm.h"
@@ -1012,11 +1014,98 @@ static int unpin_job(const char *base_path, uint32_t job_id,
 	return saved ? -1 : 0;
 }
 
-int mntns_delete(const char *base_path, uint32_t job_id)
+/*
+ * What is left once the job's name no longer holds its namespace: drop
+ * ns_fd (the teardown, when it was the last reference), kill what still
+ * holds the namespace, then remove the Source directories recorded in
+ * BasePath/name and that directory.  ns is NULL when nothing was pinned.
+ */
+static int finish_delete(const char *base_path, const char *name, int ns_fd,
+			 const struct nsmembers_ns *ns)
 {
-	char name[16], jobdir[PATH_MAX], pin[PATH_MAX];
+	int saved = 0;
+
+	if (ns_fd >= 0)
+		close(ns_fd);
+	if (ns && ns->id && kill_namespace(ns) < 0)
+		saved = errno;
+	/* Kept with its record when a Source stays, for a later call. */
+	if (nssource_remove_all(base_path, name, remove_source_dir, ns) < 0)
+		saved = saved ? saved : errno;
+	else if (remove_job_dir(base_path, name, ns) < 0 && !saved)
+		saved = errno;
+	errno = saved;
+	return saved ? -1 : 0;
+}
+
+int mntns_reap(const char *base_path, const char *name, int ns_fd)
+{
 	struct nsmembers_ns ns;
-	int rc = 0, saved = 0;
+	bool known = ns_fd >= 0 && nsmembers_ident(ns_fd, &ns) == 0;
+	int saved = 0;
+
+	if (!mntns_parse_reap_name(name)) {
+		if (ns_fd >= 0)
+			close(ns_fd);
+		errno = EINVAL;
+		return -1;
+	}
+	/* Without an id only the fd names the namespace: kill while held. */
+	if (known && !ns.id && kill_namespace(&ns) < 0)
+		saved = errno;
+	if (finish_delete(base_path, name, ns_fd, known ? &ns : NULL) < 0)
+		return -1;
+	errno = saved;
+	return saved ? -1 : 0;
+}
+
+bool mntns_parse_reap_name(const char *name)
+{
+	uint32_t job_id;
+	char rest[32];
+	int len = 0;
+
+	if (strncmp(name, MNTNS_REAP_PREFIX, strlen(MNTNS_REAP_PREFIX)))
+		return false;
+	name += strlen(MNTNS_REAP_PREFIX);
+	if (sscanf(name, "%31[0-9]%n", rest, &len) != 1 || name[len] != '-' ||
+	    mntns_parse_job_dir(rest, &job_id) < 0)
+		return false;
+	name += len + 1;
+	return sscanf(name, "%31[0-9]%n", rest, &len) == 1 && !name[len] &&
+	       rest[0] != '0';
+}
+
+/*
+ * Hand what is left of the job to the reaper: rename its directory, which
+ * no longer holds a mount, to BasePath/.reap-<jobid>-<ns inode> (so that a
+ * requeued job of the same id can start meanwhile), into name[len], and
+ * send that name with ns_fd.  Returns 0 when the reaper took both, and -1
+ * otherwise, name then naming where the directory is now.
+ */
+static int hand_over(const char *base_path, uint32_t job_id, char *name,
+		     size_t len, int ns_fd, const struct nsmembers_ns *ns)
+{
+	char reap[64];
+	int basefd = safepath_open(base_path), rc;
+
+	if (basefd < 0)
+		return -1;
+	snprintf(reap, sizeof(reap), MNTNS_REAP_PREFIX "%" PRIu32 "-%ju",
+		 job_id, (uintmax_t)ns->ino);
+	rc = renameat(basefd, name, basefd, reap);
+	close(basefd);
+	if (rc < 0)
+		return -1;
+	snprintf(name, len, "%s", reap);
+	return nsreap_send(base_path, reap, ns_fd);
+}
+
+static int delete_job(const char *base_path, uint32_t job_id, bool behind)
+{
+	char name[64], jobdir[PATH_MAX], pin[PATH_MAX];
+	struct nsmembers_ns ns;
+	int saved = 0;
 	bool pinned, limited;
 	int ns_fd;
 
@@ -1033,44 +1122,35 @@ int mntns_delete(const char *base_path, uint32_t job_id)
 	 * it, until the end.  With one, the pins and the fd go first, so
 	 * that nothing can join any more, and the kernel tells whether
 	 * anything still holds it: usually nothing, and then no search of
-	 * /proc.  The last reference may go at this close: the teardown.
+	 * /proc.  The last reference may go at the fd's close: the teardown.
 	 */
-	if (pinned && !ns.id && kill_namespace(&ns) < 0) {
+	if (pinned && !ns.id && kill_namespace(&ns) < 0)
 		saved = errno;
-		rc = -1;
-	}
-	if (unpin_job(base_path, job_id, jobdir, pin) < 0) {
-		saved = saved ? saved : errno;
-		rc = -1;
-	}
-	if (pinned && ns.id) {
+	if (unpin_job(base_path, job_id, jobdir, pin) < 0 && !saved)
+		saved = errno;
+	/* Before a requeued job of this id may set its own. */
+	if (limited && clear_limit(base_path, job_id) < 0 && !saved)
+		saved = errno;
+	if (behind && pinned && ns.id &&
+	    hand_over(base_path, job_id, name, sizeof(name), ns_fd,
+		      &ns) == 0) {
 		close(ns_fd);
-		ns_fd = -1;
-		if (kill_namespace(&ns) < 0) {
-			saved = saved ? saved : errno;
-			rc = -1;
-		}
+		errno = saved;
+		return saved ? -1 : 0;
 	}
-	/* Kept with its record when a Source stays, for a later call. */
-	if (nssource_remove_all(base_path, name, remove_source_dir,
-				pinned ? &ns : NULL) < 0) {
-		saved = saved ? saved : errno;
-		rc = -1;
-		goto out;
-	}
-	if (remove_job_dir(base_path, name, pinned ? &ns : NULL) < 0 &&
-	    !saved) {
+	if (finish_delete(base_path, name, ns_fd, pinned ? &ns : NULL) < 0 &&
+	    !saved)
 		saved = errno;
-		rc = -1;
-	}
-	if (limited && clear_limit(base_path, job_id) < 0 && !saved) {
-		saved = errno;
-		rc = -1;
-	}
-out:
-	/* Without an id, the last reference may go here: the teardown. */
-	if (ns_fd >= 0)
-		close(ns_fd);
 	errno = saved;
-	return rc;
+	return saved ? -1 : 0;
+}
+
+int mntns_delete(const char *base_path, uint32_t job_id)
+{
+	return delete_job(base_path, job_id, false);
+}
+
+int mntns_delete_behind(const char *base_path, uint32_t job_id)
+{
+	return delete_job(base_path, job_id, true);
 }

@@ -140,6 +140,34 @@ int mntns_join(const char *base_path, uint32_t job_id);
  */
 int mntns_delete(const char *base_path, uint32_t job_id);
 
+/* The name a job's directory takes while it waits for the reaper. */
+#define MNTNS_REAP_PREFIX ".reap-"
+
+/*
+ * mntns_delete, leaving the slow part behind when a reaper (ns/nsreap.h:
+ * slurmd's pool keeper) takes it: the job's path only unpins, clears the
+ * disk limit and renames BasePath/<jobid> to BasePath/.reap-<jobid>-<n>,
+ * and the reaper then drops the namespace (the kernel unmounts every copy
+ * of the node's mounts), kills what still holds it and removes the
+ * directory, as mntns_delete would.  A requeued job of the same id may
+ * start meanwhile.  Where no reaper takes it, or the kernel cannot name
+ * the namespace by id (before Linux 6.11), it is mntns_delete.  Returns 0
+ * or -1 with errno, as mntns_delete.
+ */
+int mntns_delete_behind(const char *base_path, uint32_t job_id);
+
+/*
+ * The reaper's part of mntns_delete_behind: drop ns_fd (-1: the reaper
+ * that had it is gone), kill what still holds that namespace, remove the
+ * Source directories recorded in BasePath/name and that directory.  name
+ * must be a reap name (mntns_parse_reap_name); anything else is refused
+ * with EINVAL.  Returns 0 or -1 with errno.
+ */
+int mntns_reap(const char *base_path, const char *name, int ns_fd);
+
+/* Whether name is one that mntns_delete_behind gives a job's directory. */
+bool mntns_parse_reap_name(const char *name);
+
 /* True when BasePath/<jobid> holds a pinned namespace. */
 bool mntns_exists(const char *base_path, uint32_t job_id);
 

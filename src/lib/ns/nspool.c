@@ -36,6 +36,7 @@
 #include "ns/mntns.h"
 #include "ns/nsconf.h"
 #include "ns/nspool.h"
+#include "ns/nsreap.h"
 #include "util/fdmount.h"
 #include "util/safepath.h"
 #include "util/saferm.h"
@@ -498,15 +499,22 @@ static void *keeper_main(void *arg)
 	int mi = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
 	uint64_t seen = mi >= 0 ? mounts_fingerprint(mi, k->base_path) : 0;
 	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	struct report rep;
+	int reap;
 
 	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10);
+	report_init(&rep, k->log, k->log_arg);
+	/* Without it the jobs drop their namespaces themselves. */
+	if ((reap = nsreap_listen(k->base_path)) < 0)
+		report_errno(&rep, errno, "NamespacePool: cannot listen on "
+			     "%s/" NSREAP_SOCKET, k->base_path);
 	for (;;) {
-		struct pollfd pfd[3] = {
+		struct pollfd pfd[4] = {
 			{ .fd = k->stop[0], .events = POLLIN },
 			{ .fd = ino, .events = POLLIN },
 			{ .fd = mi, .events = POLLPRI },
+			{ .fd = reap, .events = POLLIN },
 		};
-		struct report rep;
 		int ready;
 
 		report_init(&rep, k->log, k->log_arg);
@@ -517,8 +525,10 @@ static void *keeper_main(void *arg)
 				       "minute", ready, k->want);
 		if (wd < 0 && ino >= 0)
 			wd = watch_claims(k, ino);
-		if (poll(pfd, 3, KEEPER_IDLE_MS) > 0 && pfd[0].revents)
+		if (poll(pfd, 4, KEEPER_IDLE_MS) > 0 && pfd[0].revents)
 			break;
+		if (pfd[3].revents & POLLIN)
+			nsreap_drain(reap, k->base_path, &rep);
 		if (ino >= 0 && drain_events(ino, buf, sizeof(buf)))
 			wd = -1;	/* the pool was removed under us */
 		if ((pfd[2].revents & (POLLPRI | POLLERR)) &&
@@ -529,6 +539,8 @@ static void *keeper_main(void *arg)
 			wd = -1;	/* the directory is made anew */
 		}
 	}
+	report_init(&rep, k->log, k->log_arg);
+	nsreap_close(reap, k->base_path, &rep);
 	if (mi >= 0)
 		close(mi);
 	if (ino >= 0)

@@ -57,15 +57,19 @@ struct nspool_keeper;
 /*
  * Start a thread that keeps want namespaces ready: it fills the pool, then
  * waits until a claim (an inotify event on BasePath/.pool) or a minute
- * passes.  It runs at nice 10: copying ahead must not take the CPU from
- * jobs starting meanwhile.  What it cannot do goes to log (may be NULL).
- * Returns the keeper, or NULL with errno.
+ * passes.  It also reaps the namespaces of ended jobs that it is sent
+ * (ns/nsreap.h).  It runs at nice 10: copying ahead and dropping behind
+ * must not take the CPU from jobs starting meanwhile.  What it cannot do
+ * goes to log (may be NULL).  Returns the keeper, or NULL with errno.
  */
 struct nspool_keeper *nspool_keeper_start(const char *base_path,
 					  unsigned want, report_log_f log,
 					  void *log_arg);
 
-/* Stop the keeper's thread and clear the pool.  NULL is a no-op. */
+/*
+ * Stop the keeper's thread, after it has reaped what it was sent, and
+ * clear the pool.  NULL is a no-op.
+ */
 void nspool_keeper_stop(struct nspool_keeper *keeper);
 
 #endif
