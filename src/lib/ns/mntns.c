@@ -1019,21 +1019,31 @@ static int unpin_job(const char *base_path, uint32_t job_id,
  * ns_fd (the teardown, when it was the last reference), kill what still
  * holds the namespace, then remove the Source directories recorded in
  * BasePath/name and that directory.  ns is NULL when nothing was pinned.
+ *
+ * Without an id, ns names the namespace by its inode number only, which
+ * the kernel gives to the next namespace made once this one is freed: the
+ * removal's retries kill by that number, so ns_fd is held until they are
+ * done and the teardown comes last.
  */
 static int finish_delete(const char *base_path, const char *name, int ns_fd,
 			 const struct nsmembers_ns *ns)
 {
+	bool by_id = ns && ns->id;
 	int saved = 0;
 
-	if (ns_fd >= 0)
+	if (by_id && ns_fd >= 0) {
 		close(ns_fd);
-	if (ns && ns->id && kill_namespace(ns) < 0)
+		ns_fd = -1;
+	}
+	if (by_id && kill_namespace(ns) < 0)
 		saved = errno;
 	/* Kept with its record when a Source stays, for a later call. */
 	if (nssource_remove_all(base_path, name, remove_source_dir, ns) < 0)
 		saved = saved ? saved : errno;
 	else if (remove_job_dir(base_path, name, ns) < 0 && !saved)
 		saved = errno;
+	if (ns_fd >= 0)
+		close(ns_fd);
 	errno = saved;
 	return saved ? -1 : 0;
 }
