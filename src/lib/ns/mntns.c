@@ -1020,22 +1020,23 @@ static int unpin_job(const char *base_path, uint32_t job_id,
  * holds the namespace, then remove the Source directories recorded in
  * BasePath/name and that directory.  ns is NULL when nothing was pinned.
  *
- * Without an id, ns names the namespace by its inode number only, which
- * the kernel gives to the next namespace made once this one is freed: the
- * removal's retries kill by that number, so ns_fd is held until they are
- * done and the teardown comes last.
+ * With an id (Linux 6.11+) ns_fd goes first, and the kernel then tells
+ * whether anything still holds the namespace: usually nothing, and then no
+ * search of /proc.  Without one, ns names the namespace by its inode
+ * number only, which the kernel gives to the next namespace made once this
+ * one is freed: the kill and the removal's retries go by that number, so
+ * ns_fd is held until they are done and the teardown comes last.
  */
 static int finish_delete(const char *base_path, const char *name, int ns_fd,
 			 const struct nsmembers_ns *ns)
 {
-	bool by_id = ns && ns->id;
 	int saved = 0;
 
-	if (by_id && ns_fd >= 0) {
+	if (ns && ns->id && ns_fd >= 0) {
 		close(ns_fd);
 		ns_fd = -1;
 	}
-	if (by_id && kill_namespace(ns) < 0)
+	if (ns && kill_namespace(ns) < 0)
 		saved = errno;
 	/* Kept with its record when a Source stays, for a later call. */
 	if (nssource_remove_all(base_path, name, remove_source_dir, ns) < 0)
@@ -1052,7 +1053,6 @@ int mntns_reap(const char *base_path, const char *name, int ns_fd)
 {
 	struct nsmembers_ns ns;
 	bool known = ns_fd >= 0 && nsmembers_ident(ns_fd, &ns) == 0;
-	int saved = 0;
 
 	if (!mntns_parse_reap_name(name)) {
 		if (ns_fd >= 0)
@@ -1060,13 +1060,7 @@ int mntns_reap(const char *base_path, const char *name, int ns_fd)
 		errno = EINVAL;
 		return -1;
 	}
-	/* Without an id only the fd names the namespace: kill while held. */
-	if (known && !ns.id && kill_namespace(&ns) < 0)
-		saved = errno;
-	if (finish_delete(base_path, name, ns_fd, known ? &ns : NULL) < 0)
-		return -1;
-	errno = saved;
-	return saved ? -1 : 0;
+	return finish_delete(base_path, name, ns_fd, known ? &ns : NULL);
 }
 
 bool mntns_parse_reap_name(const char *name)
@@ -1128,14 +1122,9 @@ static int delete_job(const char *base_path, uint32_t job_id, bool behind)
 	pinned = ns_fd >= 0 && nsmembers_ident(ns_fd, &ns) == 0;
 	limited = job_dir_project(base_path, name, job_id);
 	/*
-	 * Without an id only the fd names the namespace: kill while holding
-	 * it, until the end.  With one, the pins and the fd go first, so
-	 * that nothing can join any more, and the kernel tells whether
-	 * anything still holds it: usually nothing, and then no search of
-	 * /proc.  The last reference may go at the fd's close: the teardown.
+	 * The pins go first, so that nothing can join any more; ns_fd keeps
+	 * the namespace for the kill (finish_delete, or the reaper's).
 	 */
-	if (pinned && !ns.id && kill_namespace(&ns) < 0)
-		saved = errno;
 	if (unpin_job(base_path, job_id, jobdir, pin) < 0 && !saved)
 		saved = errno;
 	/* Before a requeued job of this id may set its own. */
