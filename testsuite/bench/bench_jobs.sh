@@ -15,11 +15,13 @@
 # DEVNS_NODE_CPUS (64 here) CPUs each, and stopped at the end.
 #
 # ROUNDS (default $DEVNS_BENCH_ROUNDS, else 3) rounds; each round runs every
-# container in turn (none, tmpfs, devns, then again none, tmpfs, devns, ...)
+# container in turn (none, tmpfs, devns, then devns, tmpfs, none, ...)
 # so that a slow spell of the machine falls on all of them alike.  Per
 # container and round, after one warm-up srun:
 #
-#   burst  BURST (64) one-CPU batch jobs as dnalice on node1, submitted held
+#   burst  BURSTS (3) times, one after the other (one burst's wall spreads by
+#          up to 1.9x on the 2-core VM: one per round is too few to compare),
+#          BURST (64) one-CPU batch jobs as dnalice on node1, submitted held
 #          and then released by one `scontrol release`, so that all arrive
 #          at the scheduler at once (64 sbatch calls take seconds).  Each
 #          job only writes `date +%s.%N` when its script starts: the job
@@ -33,8 +35,11 @@
 #          released; printed: the time from the release until every task is
 #          gone from the queue, and throughput, tasks per second.
 #
-# Then the median of the rounds per container and the ratios devns/tmpfs
-# and devns/none.  Exit status: 0, or 1 when the cluster failed to start,
+# Then the median of every burst and of the rounds' arrays per container, and
+# the ratios devns/tmpfs and devns/none of those medians; and, since rounds
+# differ more than containers of one round, the ratio of each round alone
+# (its bursts' median and its array) and the median of those round ratios.
+# Exit status: 0, or 1 when the cluster failed to start,
 # a job failed (did not write its start file, or stayed in the queue past
 # DEVNS_BENCH_TIMEOUT seconds, default 600) or node1 lacks its CPUs.
 #
@@ -44,7 +49,7 @@
 # ConstrainDevices=no, since devns's filter does that work.  Unset: every
 # container runs with the cluster's default (no on the hybrid layout).
 #
-# Environment: DEVNS_BENCH_ROUNDS, DEVNS_BENCH_BURST (64),
+# Environment: DEVNS_BENCH_ROUNDS, DEVNS_BENCH_BURSTS (3), DEVNS_BENCH_BURST (64),
 # DEVNS_BENCH_ARRAY (500), DEVNS_NODE_CPUS (64), DEVNS_BENCH_CONTAINERS
 # (default "job_container/none job_container/tmpfs job_container/devns";
 # 24.11 has no job_container/none plugin: the cluster then writes no
@@ -60,6 +65,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 CLUSTER=$top/testsuite/cluster/cluster.sh
 ROUNDS=${1:-${DEVNS_BENCH_ROUNDS:-3}}
+BURSTS=${DEVNS_BENCH_BURSTS:-3}
 BURST=${DEVNS_BENCH_BURST:-64}
 ARRAY=${DEVNS_BENCH_ARRAY:-500}
 TIMEOUT=${DEVNS_BENCH_TIMEOUT:-600}
@@ -71,7 +77,7 @@ export DEVNS_NODE_CPUS=${DEVNS_NODE_CPUS:-64}
 say() { printf 'bench_jobs: %s\n' "$*" >&2; }
 die() { say "error: $*"; exit 1; }
 
-for v in ROUNDS BURST ARRAY TIMEOUT DEVNS_NODE_CPUS; do
+for v in ROUNDS BURSTS BURST ARRAY TIMEOUT DEVNS_NODE_CPUS; do
 	[[ ${!v} =~ ^[1-9][0-9]*$ ]] || die "$v='${!v}': not a positive whole number"
 done
 [[ $SLURM_DEVICES =~ ^(yes|no|)$ ]] ||
@@ -158,7 +164,8 @@ quantile() {
 		END { r = int(q * NR); if (r < q * NR) r++; if (r < 1) r = 1; printf "%.3f", v[r] }'
 }
 
-# burst NAME ROUND: the burst; appends "NAME ROUND wall p50 p99" to $RESULTS.
+# burst NAME ROUND: the burst; appends "NAME ROUND wall p50 p99" to
+# $RESULTS.burst (a line per burst: a round has BURSTS of them).
 burst() {
 	local name=$1 round=$2 ids times t0 t1 n lat
 	# shellcheck disable=SC2016 # $SLURM_JOB_ID is the job's
@@ -222,42 +229,63 @@ so=$DEVNS_SLURM_PLUGINDIR/job_container_devns.so
 plugin="$so, sha256 $(sha256sum "$so" 2>/dev/null | cut -c1-12), $(date -ur "$so" '+%F %T UTC' 2>/dev/null)"
 say "Slurm $DEVNS_SLURM_VERSION ($DEVNS_SLURM_PREFIX), devns plugin $plugin"
 say "Slurm $DEVNS_SLURM_VERSION ($DEVNS_SLURM_PREFIX), node1 with $DEVNS_NODE_CPUS CPUs on $(nproc) cores, $ROUNDS rounds of: $CONTAINERS; ConstrainDevices of those other than devns: ${SLURM_DEVICES:-the default}; logs in $LOGDIR"
+# Even rounds run the containers in reverse order (none tmpfs devns, devns
+# tmpfs none, ...): a machine that grows slower or faster over the run
+# then does not favour the one that always comes first.
+reversed=$(tr ' ' '\n' <<<"$CONTAINERS" | grep . | tac | paste -sd' ')
 for round in $(seq "$ROUNDS"); do
-	for c in $CONTAINERS; do
+	order=$CONTAINERS
+	((round % 2)) || order=$reversed
+	for c in $order; do
 		name=${c##*/}
 		start "$c" "$round"
-		burst "$name" "$round"
+		for _ in $(seq "$BURSTS"); do
+			burst "$name" "$round"
+		done
 		array "$name" "$round"
 		keep_logs "$name" "$round"
-		say "round $round $name: burst (wall p50 p99) $(tail -n1 "$RESULTS.burst" | cut -d' ' -f3-) s; array $(tail -n1 "$RESULTS.array" | cut -d' ' -f3) s"
+		say "round $round $name: burst wall $(awk -v n="$name" -v r="$round" '$1 == n && $2 == r { printf "%s ", $3 }' "$RESULTS.burst")s; array $(tail -n1 "$RESULTS.array" | cut -d' ' -f3) s"
 	done
 done
 
 # ---- the figures -----------------------------------------------------------
-median() { quantile 0.5; }
+# median: of the numbers on stdin; of an even count, the mean of the middle two.
+median() {
+	sort -g | awk '{ v[NR] = $1 }
+		END { if (NR % 2) m = v[(NR + 1) / 2]; else m = (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.4f", m }'
+}
 names=$(for c in $CONTAINERS; do echo "${c##*/}"; done)
 
-echo "# bench_jobs: Slurm $DEVNS_SLURM_VERSION, node1 configured with $DEVNS_NODE_CPUS CPUs on a $(nproc)-core machine, $ROUNDS rounds"
+echo "# bench_jobs: Slurm $DEVNS_SLURM_VERSION, node1 configured with $DEVNS_NODE_CPUS CPUs on a $(nproc)-core machine, $ROUNDS rounds of $BURSTS bursts and an array"
 echo "# ConstrainDevices of the containers other than devns: ${SLURM_DEVICES:-the cluster default}"
 echo "# job_container_devns.so: $plugin"
 echo "# burst: $BURST one-CPU jobs released at once; wall = release until the last has left the queue; start latency = job script start - release (nearest-rank p50, p99)"
 echo "# array: $ARRAY tasks of sleep 1; time = release until the last has left the queue"
-printf '%-6s %5s %9s %9s %9s %9s %9s\n' container round wall_s p50_s p99_s array_s tasks/s
-paste -d' ' "$RESULTS.burst" <(cut -d' ' -f3- "$RESULTS.array") |
-	while read -r n r w p50 p99 as tp; do
-		printf '%-6s %5s %9s %9s %9s %9s %9s\n' "$n" "$r" "$w" "$p50" "$p99" "$as" "$tp"
-	done
+printf '%-6s %5s %9s %9s %9s\n' container round wall_s p50_s p99_s
+while read -r n r w p50 p99; do
+	printf '%-6s %5s %9s %9s %9s\n' "$n" "$r" "$w" "$p50" "$p99"
+done <"$RESULTS.burst"
+printf '%-6s %5s %9s %9s\n' container round array_s tasks/s
+while read -r n r as tp; do
+	printf '%-6s %5s %9s %9s\n' "$n" "$r" "$as" "$tp"
+done <"$RESULTS.array"
+
+# col FILE FIELD NAME [ROUND]: field FIELD of NAME's lines (of ROUND only).
+col() { awk -v f="$2" -v n="$3" -v r="${4:-}" '$1 == n && (r == "" || $2 == r) { print $f }' "$1"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.4f", a / b; else printf "n/a" }'; }
+
+echo "# medians: of all the bursts of a container, of its rounds' arrays"
+printf '%-6s %9s %9s %9s %9s %9s\n' container wall_s p50_s p99_s array_s tasks/s
 declare -A med=()
 for n in $names; do
-	for col in 3:wall 4:p50 5:p99; do
-		med[$n.${col#*:}]=$(awk -v n="$n" -v f="${col%%:*}" '$1 == n { print $f }' "$RESULTS.burst" | median)
-	done
-	med[$n.array]=$(awk -v n="$n" '$1 == n { print $3 }' "$RESULTS.array" | median)
-	med[$n.tput]=$(awk -v n="$n" '$1 == n { print $4 }' "$RESULTS.array" | median)
-	printf '%-6s %5s %9s %9s %9s %9s %9s\n' "$n" median "${med[$n.wall]}" "${med[$n.p50]}" \
+	med[$n.wall]=$(col "$RESULTS.burst" 3 "$n" | median)
+	med[$n.p50]=$(col "$RESULTS.burst" 4 "$n" | median)
+	med[$n.p99]=$(col "$RESULTS.burst" 5 "$n" | median)
+	med[$n.array]=$(col "$RESULTS.array" 3 "$n" | median)
+	med[$n.tput]=$(col "$RESULTS.array" 4 "$n" | median)
+	printf '%-6s %9s %9s %9s %9s %9s\n' "$n" "${med[$n.wall]}" "${med[$n.p50]}" \
 		"${med[$n.p99]}" "${med[$n.array]}" "${med[$n.tput]}"
 done
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.4f", a / b; else printf "n/a" }'; }
 for base in tmpfs none; do
 	if [ -z "${med[devns.wall]:-}" ] || [ -z "${med[$base.wall]:-}" ]; then continue; fi
 	echo "devns/$base (medians): burst wall $(ratio "${med[devns.wall]}" "${med[$base.wall]}")," \
@@ -265,4 +293,15 @@ for base in tmpfs none; do
 		"start p99 $(ratio "${med[devns.p99]}" "${med[$base.p99]}");" \
 		"array time $(ratio "${med[devns.array]}" "${med[$base.array]}")," \
 		"array throughput $(ratio "${med[devns.tput]}" "${med[$base.tput]}")"
+	# Each round's own ratio (its bursts' median wall, its array), and
+	# their median: a slow spell falls on one round's containers alike.
+	walls='' arrays=''
+	for r in $(seq "$ROUNDS"); do
+		walls+="$(ratio "$(col "$RESULTS.burst" 3 devns "$r" | median)" \
+			"$(col "$RESULTS.burst" 3 "$base" "$r" | median)") "
+		arrays+="$(ratio "$(col "$RESULTS.array" 3 devns "$r")" "$(col "$RESULTS.array" 3 "$base" "$r")") "
+	done
+	echo "devns/$base (each round): burst wall ${walls% };" \
+		"median $(tr ' ' '\n' <<<"$walls" | grep . | median);" \
+		"array time ${arrays% }; median $(tr ' ' '\n' <<<"$arrays" | grep . | median)"
 done

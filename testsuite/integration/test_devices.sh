@@ -360,7 +360,13 @@ fewer_or_same() {
 MANY=${DEVNS_MANY_JOBS:-200}
 
 test_no_leftovers() {
-	local c0 p0 c1 p1 j
+	local c0 p0 c1 p1 j n ran=0
+	# A node's devns cgroup is made at its first filtered job: on a fresh
+	# machine a node may not have had one yet, and "before" needs it there.
+	for n in $DEVNS_CLUSTER_NODES; do
+		cl_as $USER1 srun -w "$n" -n1 --gres=gpu:1 true && ran=$((ran + 1))
+	done
+	ok $((ran != $(wc -w <<<"$DEVNS_CLUSTER_NODES"))) "precondition: a GPU job ran on each node"
 	c0=$(cgroups_now); p0=$(progs_now)
 	rm -f "$OUT"/dev-many-*
 	# Each job leaves a file, so that "ran" is counted, not inferred from
