@@ -79,6 +79,9 @@ quota_fs_remove() {
 	[ ! -e "$QFS" ] && [ ! -e "$QIMG" ] && [ -z "$(losetup -j "$QIMG" 2>/dev/null)" ]
 }
 
+# project_clear ID: project ID has no limit and no usage on node1's BasePath.
+project_clear() { [ "$("$HELPERS/dquota_get" "$QFS/node1" "$1" 2>&1)" = "0 0" ]; }
+
 # fill_job TAG: a job on node1 that writes 30 MiB into /tmp, records dd's
 # status, message and the file's size, then waits for $OUT/td-go.
 fill_job() {
@@ -131,6 +134,10 @@ test_limit() {
 	ok $? "both jobs end"
 	wait_for 30 sh -c "[ ! -e $QFS/node1/$a ] && [ ! -e $QFS/node1/$b ]"
 	ok $? "their directories are removed"
+	# The directory can be gone before the teardown that removed it has
+	# dropped the job's namespace, whose mount of /tmp still holds the
+	# directory's inode (and its block in the project) until then.
+	wait_for 30 project_clear "$a" && wait_for 30 project_clear "$b"
 	is "$("$HELPERS/dquota_get" "$QFS/node1" "$a" 2>&1)" "0 0" "job A's project has no limit and no usage left"
 	is "$("$HELPERS/dquota_get" "$QFS/node1" "$b" 2>&1)" "0 0" "job B's project too"
 	! grep -q " $QFS/node1/" /proc/self/mountinfo
