@@ -164,6 +164,16 @@ quantile() {
 		END { r = int(q * NR); if (r < q * NR) r++; if (r < 1) r = 1; printf "%.3f", v[r] }'
 }
 
+# median: of the numbers on stdin; of an even count, the mean of the middle two.
+median() {
+	sort -g | awk '{ v[NR] = $1 }
+		END { if (NR % 2) m = v[(NR + 1) / 2]; else m = (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.4f", m }'
+}
+
+# col FILE FIELD NAME [ROUND]: field FIELD of NAME's lines (of ROUND only).
+col() { awk -v f="$2" -v n="$3" -v r="${4:-}" '$1 == n && (r == "" || $2 == r) { print $f }' "$1"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.4f", a / b; else printf "n/a" }'; }
+
 # burst NAME ROUND: the burst; appends "NAME ROUND wall p50 p99" to
 # $RESULTS.burst (a line per burst: a round has BURSTS of them).
 burst() {
@@ -244,16 +254,11 @@ for round in $(seq "$ROUNDS"); do
 		done
 		array "$name" "$round"
 		keep_logs "$name" "$round"
-		say "round $round $name: burst wall $(awk -v n="$name" -v r="$round" '$1 == n && $2 == r { printf "%s ", $3 }' "$RESULTS.burst")s; array $(tail -n1 "$RESULTS.array" | cut -d' ' -f3) s"
+		say "round $round $name: burst wall $(col "$RESULTS.burst" 3 "$name" "$round" | paste -sd' ') s; array $(tail -n1 "$RESULTS.array" | cut -d' ' -f3) s"
 	done
 done
 
 # ---- the figures -----------------------------------------------------------
-# median: of the numbers on stdin; of an even count, the mean of the middle two.
-median() {
-	sort -g | awk '{ v[NR] = $1 }
-		END { if (NR % 2) m = v[(NR + 1) / 2]; else m = (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.4f", m }'
-}
 names=$(for c in $CONTAINERS; do echo "${c##*/}"; done)
 
 echo "# bench_jobs: Slurm $DEVNS_SLURM_VERSION, node1 configured with $DEVNS_NODE_CPUS CPUs on a $(nproc)-core machine, $ROUNDS rounds of $BURSTS bursts and an array"
@@ -269,10 +274,6 @@ printf '%-6s %5s %9s %9s\n' container round array_s tasks/s
 while read -r n r as tp; do
 	printf '%-6s %5s %9s %9s\n' "$n" "$r" "$as" "$tp"
 done <"$RESULTS.array"
-
-# col FILE FIELD NAME [ROUND]: field FIELD of NAME's lines (of ROUND only).
-col() { awk -v f="$2" -v n="$3" -v r="${4:-}" '$1 == n && (r == "" || $2 == r) { print $f }' "$1"; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.4f", a / b; else printf "n/a" }'; }
 
 echo "# medians: of all the bursts of a container, of its rounds' arrays"
 printf '%-6s %9s %9s %9s %9s %9s\n' container wall_s p50_s p99_s array_s tasks/s

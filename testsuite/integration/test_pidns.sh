@@ -112,7 +112,10 @@ test_signals_and_scancel() {
 	ok $? "  nor its directory and pins"
 }
 
-# Submitted first, checked last: the time limit takes a minute.
+# Submitted first, checked after the other jobs: the time limit takes a
+# minute.  It is checked before test_fail_closed, which stops node2's
+# slurmd: a limit reached while slurmd is down reaches the job as a plain
+# kill when slurmd is back ("CANCELLED AT", not "DUE TO TIME LIMIT").
 submit_time_limit() {
 	submit -w node2 -n1 -t 1 -- "sleep 4712"
 }
@@ -208,8 +211,8 @@ test_signals_and_scancel
 test_sstat
 test_process_tracking
 test_login
-test_fail_closed
 check_time_limit "$limit_job"
+test_fail_closed
 no_init() { ! pgrep -x devns-init >/dev/null; }
 wait_for 20 no_init
 ok $? "no namespace init is left on the host" || diag "$(pgrep -a -x devns-init)"

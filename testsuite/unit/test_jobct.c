@@ -736,6 +736,22 @@ static void test_adopt(void)
 	jobct_node_free(node);
 }
 
+/* The last "released in" line the release logged, as its three figures. */
+static struct {
+	int seen;
+	double total, ns, dev;
+} released;
+
+static void catch_released(enum report_level level, const char *msg,
+			   void *arg)
+{
+	(void)level;
+	(void)arg;
+	if (sscanf(msg, "released in %lf ms (namespace %lf ms, device cgroup %lf ms)",
+		   &released.total, &released.ns, &released.dev) == 3)
+		released.seen++;
+}
+
 static void test_release(void)
 {
 	struct jobct_node *node;
@@ -748,9 +764,15 @@ static void test_release(void)
 	inject(OP_NONE, 0, 0);
 	ok(jobct_setup(&plan, fresh()) == 0, "a GPU job sets up");
 	inject(OP_CG_REMOVE, 1, EPERM);
-	ok(jobct_release(node, 150, fresh()) == 0 && nothing_left(150),
+	report_init(&rep, catch_released, NULL);
+	ok(jobct_release(node, 150, &rep) == 0 && nothing_left(150),
 	   "a removal refused once for privilege is retried");
 	is_int(calls[OP_CG_REMOVE], 2, "  twice");
+	is_int(released.seen, 1, "  and the release logs its time once");
+	/* usleep(10000) sleeps at least 10 ms: the wait is in neither part */
+	ok(released.total - released.ns - released.dev >= 10.0,
+	   "  with the retry's wait in its total only (%.2f ms: namespace %.2f, device cgroup %.2f)",
+	   released.total, released.ns, released.dev);
 
 	ok(jobct_setup(&plan, fresh()) == 0, "set up again");
 	inject(OP_CG_REMOVE, 1, EIO);
