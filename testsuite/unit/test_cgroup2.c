@@ -140,6 +140,44 @@ static void test_layout(void)
 	     "the layout has a name for the log");
 }
 
+static void test_probe(void)
+{
+	enum cgroup2_layout layout = CGROUP2_NONE, read_layout;
+	char mount[PATH_MAX], read_mount[PATH_MAX];
+
+	ok(cgroup2_probe(fake_file("p-hybrid",
+		"31 23 0:28 / /sys/fs/cgroup rw - tmpfs tmpfs rw,mode=755\n"
+		"36 31 0:33 / /sys/fs/cgroup/devices rw - cgroup cgroup rw,devices\n"
+		"41 31 0:38 / /srv/cg2 rw - cgroup2 cgroup2 rw\n"),
+		&layout, mount, sizeof(mount)) == 0 &&
+	   layout == CGROUP2_HYBRID && !strcmp(mount, "/srv/cg2"),
+	   "a mountinfo given: layout and mount from it (%s)", mount);
+	ok(cgroup2_probe(fake_file("p-v1",
+		"36 31 0:33 / /sys/fs/cgroup/devices rw - cgroup cgroup rw,devices\n"),
+		&layout, mount, sizeof(mount)) == 0 &&
+	   layout == CGROUP2_NONE && mount[0] == '\0',
+	   "v1 only: no cgroup2 and no mount, not an error");
+	errno = 0;
+	ok(cgroup2_probe(fake_file("p-long",
+		"25 1 0:22 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n"),
+		&layout, mount, 8) == -1 && errno == ENAMETOOLONG,
+	   "small buffer: ENAMETOOLONG");
+
+	/* This machine, by statfs where it can: as mountinfo tells it. */
+	if (cgroup2_layout(NULL, &read_layout) < 0 ||
+	    (read_layout != CGROUP2_NONE &&
+	     cgroup2_find_mount(NULL, read_mount, sizeof(read_mount)) < 0))
+		return (void)ok(0, "reading this machine's mountinfo: %s",
+				strerror(errno));
+	if (read_layout == CGROUP2_NONE)
+		read_mount[0] = '\0';
+	if (cgroup2_probe(NULL, &layout, mount, sizeof(mount)) < 0)
+		return (void)ok(0, "probing this machine: %s", strerror(errno));
+	ok(layout == read_layout && !strcmp(mount, read_mount),
+	   "this machine: %s at '%s', as its mountinfo says",
+	   cgroup2_layout_name(layout), mount);
+}
+
 /* Reads this process's cgroup-v2 path from /proc/<pid>/cgroup. */
 static int v2_path_of(pid_t pid, char *buf, size_t size)
 {
@@ -307,6 +345,7 @@ int main(void)
 	}
 	test_mountinfo();
 	test_layout();
+	test_probe();
 	test_kernel();
 	remove_fake_files();
 	return tap_done();

@@ -338,6 +338,56 @@ int cgroup2_layout(const char *mountinfo, enum cgroup2_layout *layout)
 	return 0;
 }
 
+#define CGROUP_DIR "/sys/fs/cgroup"
+
+static bool fs_type_is(const char *path, long type)
+{
+	struct statfs sfs;
+
+	return statfs(path, &sfs) == 0 && sfs.f_type == type;
+}
+
+/* systemd's places (see cgroup2_probe); false when the node has others. */
+static bool probe_standard_place(enum cgroup2_layout *layout,
+				 const char **mount)
+{
+	if (fs_type_is(CGROUP_DIR, CGROUP2_SUPER_MAGIC)) {
+		*layout = CGROUP2_UNIFIED;
+		*mount = CGROUP_DIR;
+		return true;
+	}
+	if (fs_type_is(CGROUP_DIR, TMPFS_MAGIC) &&
+	    fs_type_is(CGROUP_DIR "/systemd", CGROUP_SUPER_MAGIC) &&
+	    fs_type_is(CGROUP_DIR "/unified", CGROUP2_SUPER_MAGIC)) {
+		*layout = CGROUP2_HYBRID;
+		*mount = CGROUP_DIR "/unified";
+		return true;
+	}
+	return false;
+}
+
+int cgroup2_probe(const char *mountinfo, enum cgroup2_layout *layout,
+		  char *mount, size_t size)
+{
+	const char *found;
+
+	if (!mountinfo && probe_standard_place(layout, &found)) {
+		if (strlen(found) >= size) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		strcpy(mount, found);
+		return 0;
+	}
+	if (cgroup2_layout(mountinfo, layout) < 0)
+		return -1;
+	if (*layout != CGROUP2_NONE)
+		return cgroup2_find_mount(mountinfo, mount, size);
+	if (size)
+		mount[0] = '\0';
+	return 0;
+}
+
 const char *cgroup2_layout_name(enum cgroup2_layout layout)
 {
 	switch (layout) {

@@ -49,6 +49,20 @@ enum cgroup2_layout {
  */
 int cgroup2_layout(const char *mountinfo, enum cgroup2_layout *layout);
 
+/*
+ * The layout and the cgroup2 mount point (mount[0] == '\0' when there is
+ * none) in one look.  With mountinfo NULL it first looks where systemd
+ * mounts the cgroups and Slurm's cgroup/autodetect looks for them:
+ * /sys/fs/cgroup itself cgroup2 (unified), or a tmpfs there holding a
+ * cgroup v1 systemd hierarchy and cgroup2 at unified/ (hybrid).  Those are
+ * three statfs calls at most, where mountinfo grows with the node's mounts
+ * and every slurmstepd looks.  Anything else, or a mountinfo file given,
+ * is read from mountinfo as cgroup2_layout and cgroup2_find_mount do.
+ * Returns 0, or -1 with errno (ENAMETOOLONG, or reading mountinfo failed).
+ */
+int cgroup2_probe(const char *mountinfo, enum cgroup2_layout *layout,
+		  char *mount, size_t size);
+
 /* The layout in words, for the log. */
 const char *cgroup2_layout_name(enum cgroup2_layout layout);
 

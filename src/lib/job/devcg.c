@@ -22,8 +22,10 @@
 
 int devcg_root_path(const struct jobct_node *node, char *buf, size_t len)
 {
-	if (!node->cgroup_root)
-		return cgroup2_find_mount(NULL, buf, len);
+	if (!node->cgroup_root) {
+		errno = ENOENT;	/* no cgroup2 was mounted at load */
+		return -1;
+	}
 	if (snprintf(buf, len, "%s", node->cgroup_root) >= (int)len) {
 		errno = ENAMETOOLONG;
 		return -1;

@@ -168,6 +168,24 @@ static int load_policy(struct jobct_node *node, const char *proc_devices,
 			      where, proc_devices, rep);
 }
 
+/*
+ * The layout, and the cgroup2 mount unless the caller named one: found
+ * once, here, so that no later call reads mountinfo again.
+ */
+static int probe_cgroups(struct jobct_node *node, const char *mountinfo,
+			 struct report *rep)
+{
+	char mount[PATH_MAX];
+
+	if (cgroup2_probe(mountinfo, &node->layout, mount, sizeof(mount)) < 0)
+		return report_errno(rep, errno, "reading the cgroup layout");
+	if (node->cgroup_root || !mount[0])
+		return 0;
+	if (!(node->cgroup_root = strdup(mount)))
+		return report_errno(rep, ENOMEM, "loading namespace.conf");
+	return 0;
+}
+
 struct jobct_node *jobct_node_load(const struct jobct_node_args *args,
 				   struct report *rep)
 {
@@ -190,10 +208,8 @@ struct jobct_node *jobct_node_load(const struct jobct_node_args *args,
 		report_errno(rep, EINVAL, "no node name or spool directory");
 		goto error;
 	}
-	if (cgroup2_layout(args->mountinfo, &node->layout) < 0) {
-		report_errno(rep, errno, "reading the cgroup layout");
+	if (probe_cgroups(node, args->mountinfo, rep) < 0)
 		goto error;
-	}
 	if (!(node->conf = nsconf_load(args->conf_path, args->node_name, rep)))
 		goto error;
 	if (load_policy(node, args->proc_devices, rep) < 0 ||

@@ -77,7 +77,7 @@ extern const struct jobct_ops jobct_real_ops;
 struct jobct_node {
 	char *node_name;
 	char *spool_dir;	/* root's: holds the jobs' filter markers */
-	char *cgroup_root;	/* the cgroup2 mount; NULL: found at use */
+	char *cgroup_root;	/* the cgroup2 mount; NULL: none at load */
 	struct nsconf *conf;
 	struct devpolicy policy;
 	enum cgroup2_layout layout;	/* as found at load */
