@@ -16,8 +16,11 @@
 #
 # ROUNDS (default $DEVNS_BENCH_ROUNDS, else 3) rounds; each round runs every
 # container in turn (none, tmpfs, devns, then devns, tmpfs, none, ...)
-# so that a slow spell of the machine falls on all of them alike.  Per
-# container and round, after one warm-up srun:
+# so that a slow spell of the machine falls on all of them alike, after
+# an untimed round 0 (DEVNS_BENCH_WARMUP=1, the default: every container
+# once, one burst and the array), since the first cluster of a run met a
+# quieter machine than the later ones.  Per container and round, after
+# one warm-up srun:
 #
 #   burst  BURSTS (3) times, one after the other (one burst's wall spreads by
 #          up to 1.9x on the 2-core VM: one per round is too few to compare),
@@ -49,7 +52,8 @@
 # ConstrainDevices=no, since devns's filter does that work.  Unset: every
 # container runs with the cluster's default (no on the hybrid layout).
 #
-# Environment: DEVNS_BENCH_ROUNDS, DEVNS_BENCH_BURSTS (3), DEVNS_BENCH_BURST (64),
+# Environment: DEVNS_BENCH_ROUNDS, DEVNS_BENCH_BURSTS (3), DEVNS_BENCH_WARMUP (1),
+# DEVNS_BENCH_BURST (64),
 # DEVNS_BENCH_ARRAY (500), DEVNS_NODE_CPUS (64), DEVNS_BENCH_CONTAINERS
 # (default "job_container/none job_container/tmpfs job_container/devns";
 # 24.11 has no job_container/none plugin: the cluster then writes no
@@ -66,6 +70,7 @@ top=$(cd "$here/../.." && pwd)
 CLUSTER=$top/testsuite/cluster/cluster.sh
 ROUNDS=${1:-${DEVNS_BENCH_ROUNDS:-3}}
 BURSTS=${DEVNS_BENCH_BURSTS:-3}
+WARMUP=${DEVNS_BENCH_WARMUP:-1}
 BURST=${DEVNS_BENCH_BURST:-64}
 ARRAY=${DEVNS_BENCH_ARRAY:-500}
 TIMEOUT=${DEVNS_BENCH_TIMEOUT:-600}
@@ -80,6 +85,7 @@ die() { say "error: $*"; exit 1; }
 for v in ROUNDS BURSTS BURST ARRAY TIMEOUT DEVNS_NODE_CPUS; do
 	[[ ${!v} =~ ^[1-9][0-9]*$ ]] || die "$v='${!v}': not a positive whole number"
 done
+[[ $WARMUP =~ ^[01]$ ]] || die "DEVNS_BENCH_WARMUP='$WARMUP': not 0 or 1"
 [[ $SLURM_DEVICES =~ ^(yes|no|)$ ]] ||
 	die "DEVNS_BENCH_SLURM_DEVICES='$SLURM_DEVICES': not yes or no"
 ((BURST <= DEVNS_NODE_CPUS)) ||
@@ -243,6 +249,26 @@ say "Slurm $DEVNS_SLURM_VERSION ($DEVNS_SLURM_PREFIX), node1 with $DEVNS_NODE_CP
 # tmpfs none, ...): a machine that grows slower or faster over the run
 # then does not favour the one that always comes first.
 reversed=$(tr ' ' '\n' <<<"$CONTAINERS" | grep . | tac | paste -sd' ')
+
+# Round 0, untimed: every container once, one burst and the array.  The
+# first cluster of a run met a quieter machine than the later ones: in 4 of
+# the 5 runs of 2026-11-24 that began with tmpfs, its bursts of round 1 took
+# 15 to 30 % less time than those of its later rounds, and the ratio of
+# round 1 was devns's worst in 5 of 6 runs.  Here the journal-less ext4
+# under the cluster skips every inode freed in the last minutes when it
+# allocates one, so a run's churn of job directories slows the later jobs.
+warm_up() {
+	local RESULTS=$LOGDIR/warmup c
+	: >"$RESULTS.burst"; : >"$RESULTS.array"
+	for c in $CONTAINERS; do
+		start "$c" 0
+		burst "${c##*/}" 0
+		array "${c##*/}" 0
+	done
+	say "round 0 (warm-up, not counted): done"
+}
+((WARMUP == 0)) || warm_up
+
 for round in $(seq "$ROUNDS"); do
 	order=$CONTAINERS
 	((round % 2)) || order=$reversed
