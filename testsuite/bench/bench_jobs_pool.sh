@@ -1,0 +1,87 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# bench_jobs_pool.sh LOGDIR... - the rounds of several bench_jobs.sh runs
+# taken together.  Prints figures only; it never judges them.
+#
+#   testsuite/bench/bench_jobs_pool.sh /tmp/bench_jobs.A /tmp/bench_jobs.B ...
+#
+# Each LOGDIR is a run's DEVNS_BENCH_LOG (its results.burst and
+# results.array).  For every round of every run: the round's own ratio
+# devns/BASE, its bursts' median wall over BASE's and its array time over
+# BASE's.  Then, over all those rounds, the median ratio and a 90 %
+# bootstrap interval of that median (2,000 resamples of the rounds, a fixed
+# seed: the same logs print the same figures).  One run's rounds spread by
+# up to 30 % on the 2-core VM, so a goal within 2 % needs the rounds of
+# several runs, and the interval says how far their median can be trusted.
+#
+# Environment: DEVNS_BENCH_BASE (tmpfs), the container devns is compared
+# with, by its name in the results (job_container/tmpfs: tmpfs).
+set -euo pipefail
+
+BASE=${DEVNS_BENCH_BASE:-tmpfs}
+die() { printf 'bench_jobs_pool: error: %s\n' "$*" >&2; exit 1; }
+
+(($# > 0)) || die "usage: $0 LOGDIR..."
+for d in "$@"; do
+	if [ ! -s "$d/results.burst" ] || [ ! -s "$d/results.array" ]; then
+		die "$d: no results.burst and results.array (not a bench_jobs.sh log directory?)"
+	fi
+done
+
+# rounds KIND: "run round ratio" per round that has both containers, from
+# results.KIND of every LOGDIR (burst: the median of the round's walls).
+rounds() {
+	local kind=$1 d
+	for d in "${@:2}"; do
+		awk -v run="$d" -v base="$BASE" '
+			function median(list,    v, n, i, j, t) {
+				n = split(list, v, " ")
+				for (i = 2; i <= n; i++)
+					for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) {
+						t = v[j]; v[j] = v[j - 1]; v[j - 1] = t
+					}
+				return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+			}
+			$1 == "devns" || $1 == base { t[$1, $2] = t[$1, $2] " " $3; r[$2] = 1 }
+			END {
+				for (k in r)
+					if ((("devns", k) in t) && ((base, k) in t))
+						printf "%s %s %.4f\n", run, k,
+							median(t["devns", k]) / median(t[base, k])
+			}' "$d/results.$kind"
+	done
+}
+
+# summary LABEL: the median of the ratios on stdin (third field), their
+# spread, and a 90 % bootstrap interval of the median.
+summary() {
+	awk -v label="$1" '
+		function median(src, n,    v, i, j, t) {
+			for (i = 1; i <= n; i++) v[i] = src[i]
+			for (i = 2; i <= n; i++)
+				for (j = i; j > 1 && v[j - 1] > v[j]; j--) {
+					t = v[j]; v[j] = v[j - 1]; v[j - 1] = t
+				}
+			return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+		}
+		{ x[++n] = $3 + 0; if (n == 1 || $3 < lo) lo = $3; if (n == 1 || $3 > hi) hi = $3 }
+		END {
+			if (!n) { printf "%s: no round has both containers\n", label; exit 1 }
+			srand(1)
+			for (b = 1; b <= 2000; b++) {
+				for (i = 1; i <= n; i++) s[i] = x[int(rand() * n) + 1]
+				m[b] = median(s, n)
+			}
+			for (i = 2; i <= 2000; i++)
+				for (j = i; j > 1 && m[j - 1] > m[j]; j--) {
+					t = m[j]; m[j] = m[j - 1]; m[j - 1] = t
+				}
+			printf "%s: %d rounds, median %.4f, 90%% interval %.4f-%.4f (rounds from %.3f to %.3f)\n",
+				label, n, median(x, n), m[100], m[1900], lo, hi
+		}'
+}
+
+echo "# bench_jobs_pool: devns/$BASE per round, over $# runs: $*"
+rounds burst "$@" | summary "burst wall"
+rounds array "$@" | summary "array time"
