@@ -11,9 +11,10 @@
 # devns/BASE, its bursts' median wall over BASE's and its array time over
 # BASE's.  Then, over all those rounds, the median ratio and a 90 %
 # bootstrap interval of that median (2,000 resamples of the rounds, a fixed
-# seed: the same logs print the same figures).  One run's rounds spread by
-# up to 30 % on the 2-core VM, so a goal within 2 % needs the rounds of
-# several runs, and the interval says how far their median can be trusted.
+# seed: the same logs print the same figures).  A round's ratio lands
+# anywhere from 0.77 to 1.53 on the 2-core VM, so a goal within 2 % needs
+# the rounds of several runs, and the interval says how far their median
+# can be trusted.
 #
 # Environment: DEVNS_BENCH_BASE (tmpfs), the container devns is compared
 # with, by its name in the results (job_container/tmpfs: tmpfs).
