@@ -30,26 +30,32 @@ for d in "$@"; do
 	fi
 done
 
+# awk: sort v[1..n] in place, as numbers; the median of v[1..n], sorting it.
+MEDIAN_AWK='
+	function sort_n(v, n,    i, j, t) {
+		for (i = 2; i <= n; i++)
+			for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) {
+				t = v[j]; v[j] = v[j - 1]; v[j - 1] = t
+			}
+	}
+	function median(v, n) {
+		sort_n(v, n)
+		return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+	}'
+
 # rounds KIND: "run round ratio" per round that has both containers, from
 # results.KIND of every LOGDIR (burst: the median of the round's walls).
 rounds() {
 	local kind=$1 d
 	for d in "${@:2}"; do
-		awk -v run="$d" -v base="$BASE" '
-			function median(list,    v, n, i, j, t) {
-				n = split(list, v, " ")
-				for (i = 2; i <= n; i++)
-					for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) {
-						t = v[j]; v[j] = v[j - 1]; v[j - 1] = t
-					}
-				return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-			}
+		awk -v run="$d" -v base="$BASE" "$MEDIAN_AWK"'
+			function list_median(list,    v) { return median(v, split(list, v, " ")) }
 			$1 == "devns" || $1 == base { t[$1, $2] = t[$1, $2] " " $3; r[$2] = 1 }
 			END {
 				for (k in r)
 					if ((("devns", k) in t) && ((base, k) in t))
 						printf "%s %s %.4f\n", run, k,
-							median(t["devns", k]) / median(t[base, k])
+							list_median(t["devns", k]) / list_median(t[base, k])
 			}' "$d/results.$kind"
 	done
 }
@@ -57,16 +63,8 @@ rounds() {
 # summary LABEL: the median of the ratios on stdin (third field), their
 # spread, and a 90 % bootstrap interval of the median.
 summary() {
-	awk -v label="$1" '
-		function median(src, n,    v, i, j, t) {
-			for (i = 1; i <= n; i++) v[i] = src[i]
-			for (i = 2; i <= n; i++)
-				for (j = i; j > 1 && v[j - 1] > v[j]; j--) {
-					t = v[j]; v[j] = v[j - 1]; v[j - 1] = t
-				}
-			return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-		}
-		{ x[++n] = $3 + 0; if (n == 1 || $3 < lo) lo = $3; if (n == 1 || $3 > hi) hi = $3 }
+	awk -v label="$1" "$MEDIAN_AWK"'
+		{ x[++n] = $3 + 0 }
 		END {
 			if (!n) { printf "%s: no round has both containers\n", label; exit 1 }
 			srand(1)
@@ -74,12 +72,10 @@ summary() {
 				for (i = 1; i <= n; i++) s[i] = x[int(rand() * n) + 1]
 				m[b] = median(s, n)
 			}
-			for (i = 2; i <= 2000; i++)
-				for (j = i; j > 1 && m[j - 1] > m[j]; j--) {
-					t = m[j]; m[j] = m[j - 1]; m[j - 1] = t
-				}
+			sort_n(m, 2000)
+			mid = median(x, n)	# sorts x: x[1] and x[n] are the extremes
 			printf "%s: %d rounds, median %.4f, 90%% interval %.4f-%.4f (rounds from %.3f to %.3f)\n",
-				label, n, median(x, n), m[100], m[1900], lo, hi
+				label, n, mid, m[100], m[1900], x[1], x[n]
 		}'
 }
 
