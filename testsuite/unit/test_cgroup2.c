@@ -157,6 +157,17 @@ static void test_probe(void)
 		&layout, mount, sizeof(mount)) == 0 &&
 	   layout == CGROUP2_NONE && mount[0] == '\0',
 	   "v1 only: no cgroup2 and no mount, not an error");
+	ok(cgroup2_probe(fake_file("p-bind",
+		"50 1 0:22 /system.slice /mnt/sub rw - cgroup2 cgroup2 rw\n"
+		"51 1 0:22 / /mnt/root rw - cgroup2 cgroup2 rw\n"),
+		&layout, mount, sizeof(mount)) == 0 &&
+	   layout == CGROUP2_UNIFIED && !strcmp(mount, "/mnt/root"),
+	   "one pass: unified, the root mount over a subtree bind (%s)",
+	   mount);
+	errno = 0;
+	ok(cgroup2_probe("/nonexistent/mountinfo", &layout, mount,
+			 sizeof(mount)) == -1 && errno == ENOENT,
+	   "unreadable mountinfo: ENOENT");
 	errno = 0;
 	ok(cgroup2_probe(fake_file("p-long",
 		"25 1 0:22 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n"),

@@ -23,55 +23,97 @@
 
 #define MOUNTINFO "/proc/self/mountinfo"
 
-int cgroup2_find_mount(const char *mountinfo, char *buf, size_t size)
+/* What one pass over mountinfo tells about the node's cgroups. */
+struct cgroup_mounts {
+	bool v1;		/* some cgroup v1 hierarchy is mounted */
+	char *v2_point;		/* the cgroup2 mount point, or NULL */
+	bool v2_root;		/* v2_point mounts the hierarchy's root */
+};
+
+static int note_mount(struct cgroup_mounts *cm, const struct mountinfo_entry *m)
 {
-	const char *path = mountinfo ? mountinfo : MOUNTINFO;
-	char *line = NULL, *found = NULL;
-	bool found_root = false;
+	if (!strcmp(m->fstype, "cgroup")) {
+		cm->v1 = true;
+		return 0;
+	}
+	if (strcmp(m->fstype, "cgroup2") != 0)
+		return 0;
+	/* Prefer the hierarchy's root over a bind mount of a subtree. */
+	if (cm->v2_point && (cm->v2_root || strcmp(m->root, "/") != 0))
+		return 0;
+	free(cm->v2_point);
+	if (!(cm->v2_point = strdup(m->point)))
+		return -1;
+	cm->v2_root = !strcmp(m->root, "/");
+	return 0;
+}
+
+/* Fills cm from mountinfo (NULL: this process's); cm->v2_point is the
+ * caller's to free.  Returns 0, or -1 with errno. */
+static int scan_mountinfo(const char *mountinfo, struct cgroup_mounts *cm)
+{
+	char *line = NULL;
 	size_t len = 0;
 	FILE *f;
 	int saved;
 
-	if (!(f = fopen(path, "re")))
+	memset(cm, 0, sizeof(*cm));
+	if (!(f = fopen(mountinfo ? mountinfo : MOUNTINFO, "re")))
 		return -1;
 	while (getline(&line, &len, f) >= 0) {
 		struct mountinfo_entry m;
 
-		if (mountinfo_parse(line, &m) < 0 ||
-		    strcmp(m.fstype, "cgroup2") != 0)
-			continue;
-		/* Prefer the hierarchy's root over a bind mount of a subtree. */
-		if (found && (found_root || strcmp(m.root, "/") != 0))
-			continue;
-		free(found);
-		if (!(found = strdup(m.point)))
+		if (mountinfo_parse(line, &m) == 0 && note_mount(cm, &m) < 0)
 			goto error;
-		found_root = !strcmp(m.root, "/");
 	}
 	if (ferror(f)) {
 		errno = EIO;
 		goto error;
 	}
-	if (!found) {
-		errno = ENOENT;
-		goto error;
-	}
-	if (strlen(found) >= size) {
-		errno = ENAMETOOLONG;
-		goto error;
-	}
-	strcpy(buf, found);
-	free(found);
 	free(line);
 	fclose(f);
 	return 0;
 error:
 	saved = errno;
-	free(found);
+	free(cm->v2_point);
+	cm->v2_point = NULL;
 	free(line);
 	fclose(f);
 	errno = saved;
 	return -1;
+}
+
+static int copy_path(const char *path, char *buf, size_t size)
+{
+	if (strlen(path) >= size) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	strcpy(buf, path);
+	return 0;
+}
+
+static enum cgroup2_layout layout_of(const struct cgroup_mounts *cm)
+{
+	if (!cm->v2_point)
+		return CGROUP2_NONE;
+	return cm->v1 ? CGROUP2_HYBRID : CGROUP2_UNIFIED;
+}
+
+int cgroup2_find_mount(const char *mountinfo, char *buf, size_t size)
+{
+	struct cgroup_mounts cm;
+	int rc;
+
+	if (scan_mountinfo(mountinfo, &cm) < 0)
+		return -1;
+	if (!cm.v2_point) {
+		errno = ENOENT;
+		return -1;
+	}
+	rc = copy_path(cm.v2_point, buf, size);
+	free(cm.v2_point);
+	return rc;
 }
 
 /* Keeps fd when it is a cgroup2 directory; else closes it: EMEDIUMTYPE. */
@@ -304,37 +346,12 @@ int cgroup2_job_remove(int parent_fd, uint32_t job_id)
 
 int cgroup2_layout(const char *mountinfo, enum cgroup2_layout *layout)
 {
-	const char *path = mountinfo ? mountinfo : MOUNTINFO;
-	bool v1 = false, v2 = false;
-	char *line = NULL;
-	size_t len = 0;
-	FILE *f;
+	struct cgroup_mounts cm;
 
-	if (!(f = fopen(path, "re")))
+	if (scan_mountinfo(mountinfo, &cm) < 0)
 		return -1;
-	while (getline(&line, &len, f) >= 0) {
-		struct mountinfo_entry m;
-
-		if (mountinfo_parse(line, &m) < 0)
-			continue;
-		if (!strcmp(m.fstype, "cgroup"))
-			v1 = true;
-		else if (!strcmp(m.fstype, "cgroup2"))
-			v2 = true;
-	}
-	free(line);
-	if (ferror(f)) {
-		fclose(f);
-		errno = EIO;
-		return -1;
-	}
-	fclose(f);
-	if (v2 && !v1)
-		*layout = CGROUP2_UNIFIED;
-	else if (v2)
-		*layout = CGROUP2_HYBRID;
-	else
-		*layout = CGROUP2_NONE;
+	*layout = layout_of(&cm);
+	free(cm.v2_point);
 	return 0;
 }
 
@@ -369,23 +386,18 @@ static bool probe_standard_place(enum cgroup2_layout *layout,
 int cgroup2_probe(const char *mountinfo, enum cgroup2_layout *layout,
 		  char *mount, size_t size)
 {
+	struct cgroup_mounts cm;
 	const char *found;
+	int rc;
 
-	if (!mountinfo && probe_standard_place(layout, &found)) {
-		if (strlen(found) >= size) {
-			errno = ENAMETOOLONG;
-			return -1;
-		}
-		strcpy(mount, found);
-		return 0;
-	}
-	if (cgroup2_layout(mountinfo, layout) < 0)
+	if (!mountinfo && probe_standard_place(layout, &found))
+		return copy_path(found, mount, size);
+	if (scan_mountinfo(mountinfo, &cm) < 0)
 		return -1;
-	if (*layout != CGROUP2_NONE)
-		return cgroup2_find_mount(mountinfo, mount, size);
-	if (size)
-		mount[0] = '\0';
-	return 0;
+	*layout = layout_of(&cm);
+	rc = copy_path(cm.v2_point ? cm.v2_point : "", mount, size);
+	free(cm.v2_point);
+	return rc;
 }
 
 const char *cgroup2_layout_name(enum cgroup2_layout layout)

@@ -57,7 +57,8 @@ int cgroup2_layout(const char *mountinfo, enum cgroup2_layout *layout);
  * cgroup v1 systemd hierarchy and cgroup2 at unified/ (hybrid).  Those are
  * three statfs calls at most, where mountinfo grows with the node's mounts
  * and every slurmstepd looks.  Anything else, or a mountinfo file given,
- * is read from mountinfo as cgroup2_layout and cgroup2_find_mount do.
+ * is read from mountinfo, in one pass, as cgroup2_layout and
+ * cgroup2_find_mount read it.
  * Returns 0, or -1 with errno (ENAMETOOLONG, or reading mountinfo failed).
  */
 int cgroup2_probe(const char *mountinfo, enum cgroup2_layout *layout,
