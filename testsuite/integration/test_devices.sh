@@ -47,7 +47,8 @@ cgroups_now() {
 	echo "$count"
 }
 
-# progs_now: how many cgroup device programs the kernel holds.  Fails,
+# progs_now: how many devns device programs the kernel holds (those named
+# DEVFILTER_NAME; systemd's and Slurm's own are not ours to count).  Fails,
 # printing nothing, when bpftool is missing or fails, for the same reason.
 progs_now() {
 	local out
@@ -55,8 +56,24 @@ progs_now() {
 		diag "bpftool prog show failed: $out" >&2
 		return 1
 	fi
-	printf '%s\n' "$out" | grep -c cgroup_device
+	printf '%s\n' "$out" | grep -cE 'cgroup_device +name devns( |$)'
 	return 0
+}
+
+# fewer_or_same BEFORE_CGROUPS BEFORE_PROGS: both counts are back down.
+fewer_or_same() {
+	local c p
+	c=$(cgroups_now) && p=$(progs_now) && [ "$c" -le "$1" ] && [ "$p" -le "$2" ]
+}
+
+# progs_settled: progs_now, once no job cgroup and no devns program is left
+# (or after 20 s).  srun returns before the job's cgroup is removed, and the
+# kernel frees its program from a workqueue later still: a count taken
+# earlier may include a program on its way out (CI, stop 26: "1 before, 0
+# after").
+progs_settled() {
+	wait_for 20 fewer_or_same 0 0
+	progs_now
 }
 
 # same_count WHAT BEFORE NOW: NOW equals BEFORE and both are counts: a count
@@ -298,6 +315,8 @@ refused_without_trace() {
 	ok $? "$what: no filter marker left"
 	dir_empty "$BASE/node2"
 	ok $? "$what: no namespace directory left"
+	# A refused program is freed a moment after its fd is closed.
+	wait_for 20 test "$(progs_now)" = "$p0"
 	same_count "$what: no BPF program left" "$p0" "$(progs_now)"
 }
 
@@ -306,7 +325,7 @@ refused_without_trace() {
 # exclusive device program on the node's cgroup forbids attaching below).
 test_kernel_refusals() {
 	local log=$DEVNS_CLUSTER_ROOT/log/slurmd-node2.log p0 cgs
-	p0=$(progs_now)
+	p0=$(progs_settled)
 	: > "$log"
 	DEVNS_DAEMON_ENV="LD_PRELOAD=$HELPERS/.libs/bpf_fault.so DEVNS_FAULT=prog_load" \
 		"$CLUSTER" restart-slurmd node2 >/dev/null 2>&1
@@ -335,6 +354,8 @@ test_kernel_refusals() {
 	# stepd scope of node2 (unified).
 	cgs=$(job_cgroups node2)
 	cgroup_unified || mkdir -p "$cgs"
+	# Settled before the exclusive program, which is named devns too.
+	progs_settled >/dev/null
 	"$HELPERS/cg_exclusive" attach "$cgs"
 	ok $? "an exclusive device program holds node2's cgroup"
 	p0=$(progs_now)
@@ -350,12 +371,6 @@ test_kernel_refusals() {
 		"once the exclusive program is gone, jobs run again"
 }
 
-# fewer_or_same BEFORE_CGROUPS BEFORE_PROGS: both counts are back down.
-fewer_or_same() {
-	local c p
-	c=$(cgroups_now) && p=$(progs_now) && [ "$c" -le "$1" ] && [ "$p" -le "$2" ]
-}
-
 # DEVNS_MANY_JOBS: how many (200; the emulated guest takes about 1.3 s a job).
 MANY=${DEVNS_MANY_JOBS:-200}
 
@@ -367,7 +382,7 @@ test_no_leftovers() {
 		cl_as $USER1 srun -w "$n" -n1 --gres=gpu:1 true && ran=$((ran + 1))
 	done
 	ok $((ran != $(wc -w <<<"$DEVNS_CLUSTER_NODES"))) "precondition: a GPU job ran on each node"
-	c0=$(cgroups_now); p0=$(progs_now)
+	p0=$(progs_settled); c0=$(cgroups_now)
 	rm -f "$OUT"/dev-many-*
 	# Each job leaves a file, so that "ran" is counted, not inferred from
 	# the jobs being gone.
