@@ -126,6 +126,13 @@ wait_for() {
 	done
 }
 
+# prints_nothing CMD...: CMD prints nothing, on stdout or stderr.
+# prints VALUE CMD...: CMD prints VALUE.
+# For wait_for, which must run CMD anew at each poll: in
+# `wait_for 30 test -z "$(CMD)"` the shell runs CMD once, before wait_for.
+prints_nothing() { [ -z "$("$@" 2>&1)" ]; }
+prints() { local want=$1; shift; [ "$("$@")" = "$want" ]; }
+
 # node_idle NODE: slurmctld reports NODE ready for jobs (idle, mix, alloc).
 node_idle() { cl sinfo -h -n "$1" -o %t | grep -Eq '^(idle|mix|alloc)$'; }
 

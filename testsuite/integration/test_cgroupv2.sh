@@ -181,7 +181,7 @@ test_scancel() {
 	ok $? "precondition: job $j runs its process tree on node2"
 	cl scancel "$j"
 	wait_job_gone "$j"
-	wait_for 30 test -z "$(user_procs)"
+	wait_for 30 prints_nothing user_procs
 	ok $? "after scancel no process of $USER1 is left" || diag "left: $(user_procs | tr '\n' ';')"
 	wait_for 30 test ! -e "$(scope node2)/job_$j"
 	ok $? "and Slurm's job_$j cgroup is gone"
@@ -269,11 +269,11 @@ test_no_leftovers() {
 	local what=$1
 	# Every job of this file has ended; the kernel frees a removed
 	# cgroup's programs a moment after the rmdir.
-	wait_for 30 test -z "$(cl squeue -h 2>&1)"
+	wait_for 30 prints_nothing cl squeue -h
 	ok $? "$what: no job left in the queue"
 	bpftool prog show > /dev/null 2>&1
 	ok $? "$what: precondition: bpftool lists the kernel's programs" || return
-	wait_for 20 test -z "$(leftovers)"
+	wait_for 20 prints_nothing leftovers
 	ok $? "$what: no devns cgroup, job cgroup, BPF program named devns, filter marker or namespace directory left" ||
 		diag "$(leftovers | tr '\n' ';')"
 }

@@ -316,7 +316,7 @@ refused_without_trace() {
 	dir_empty "$BASE/node2"
 	ok $? "$what: no namespace directory left"
 	# A refused program is freed a moment after its fd is closed.
-	wait_for 20 test "$(progs_now)" = "$p0"
+	wait_for 20 prints "$p0" progs_now
 	same_count "$what: no BPF program left" "$p0" "$(progs_now)"
 }
 
