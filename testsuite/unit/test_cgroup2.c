@@ -162,7 +162,7 @@ static void test_probe(void)
 		"51 1 0:22 / /mnt/root rw - cgroup2 cgroup2 rw\n"),
 		&layout, mount, sizeof(mount)) == 0 &&
 	   layout == CGROUP2_UNIFIED && !strcmp(mount, "/mnt/root"),
-	   "one pass: unified, the root mount over a subtree bind (%s)",
+	   "a subtree bind first: unified, the root mount chosen (%s)",
 	   mount);
 	errno = 0;
 	ok(cgroup2_probe("/nonexistent/mountinfo", &layout, mount,
