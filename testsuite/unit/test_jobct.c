@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
@@ -1421,6 +1422,64 @@ static void test_unified_restore(void)
 	jobct_node_free(node);
 }
 
+/*
+ * Slurm removes a step's cgroups as soon as its tasks are gone, which may
+ * be while release still waits for them to die: a "user" cgroup that
+ * vanished is empty, not busy (seen in the guest: the marker stayed).  The
+ * remover spins on rmdir so as to win the race from release's 10 ms poll.
+ */
+static void test_unified_release_race(void)
+{
+	struct jobct_node *node = load_unified();
+	struct jobct_plan plan;
+	char task[PATH_MAX], user[PATH_MAX], ready = 0;
+	pid_t sleeper, remover = -1;
+	int pipefd[2], task_fd, rc;
+
+	if (!node || pipe(pipefd) < 0)
+		return (void)ok(0, "load: %s", rep.msg);
+	slurm_job_tree(193);
+	be_in(193, "step_extern/slurm");
+	plan = plan_for(node, 193);
+	inject(OP_NONE, 0, 0);
+	ok(jobct_setup(&plan, fresh()) == 0, "race: a job set up: %s", rep.msg);
+	slurm_cg(task, sizeof(task), "job_193/step_0/user/task_0", false);
+	slurm_cg(user, sizeof(user), "job_193/step_0/user", false);
+	if ((sleeper = fork()) == 0) {
+		int cg = cgroup2_open(task);
+
+		if (cg < 0 || cgroup2_move_pid(cg, 0) < 0)
+			_exit(1);
+		/* Memory to free makes its death slow, past release's first look. */
+		(void)mmap(NULL, 64 << 20, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		if (write(pipefd[1], "r", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(pipefd[1]);
+	if (read(pipefd[0], &ready, 1) == 1 && (remover = fork()) == 0) {
+		while (rmdir(task) < 0 && errno == EBUSY)
+			;
+		_exit(rmdir(user) < 0);
+	}
+	close(pipefd[0]);
+	task_fd = cgroup2_open(task);
+	ok(ready == 'r' && task_fd >= 0 && cgroup2_populated(task_fd) == 1 &&
+	   remover > 0, "race: a task runs, and Slurm waits to remove its cgroups");
+	if (task_fd >= 0)
+		close(task_fd);
+	rc = jobct_release(node, 193, fresh());
+	ok(rc == 0, "race: release succeeds: %s", rep.msg);
+	ok(reaped_within(sleeper, TAP_WAIT_MS) && remover > 0 &&
+	   reaped_within(remover, TAP_WAIT_MS) && !exists(user),
+	   "  the task was killed, and its cgroups are gone");
+	ok(!marker_exists(193), "  the marker is gone");
+	slurm_job_tree_remove(193);
+	jobct_node_free(node);
+}
+
 /* A non-overridable program above slurmd: nothing can attach below it. */
 static void test_unified_blocked(void)
 {
@@ -1672,6 +1731,7 @@ int main(void)
 	test_unified_filter();
 	test_unified_faults();
 	test_unified_restore();
+	test_unified_release_race();
 	test_unified_blocked();
 	test_pool_same();
 	test_real_namespace();

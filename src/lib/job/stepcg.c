@@ -257,14 +257,20 @@ int stepcg_adopt(const struct jobct_node *node, uint32_t job_id,
 	return 0;
 }
 
-/* Waits until the cgroup holds no process; 0, or -1 (EBUSY). */
+/*
+ * Waits until the cgroup holds no process; 0, or -1 (EBUSY).  Slurm
+ * removes a step's cgroups once its tasks are gone, maybe between two
+ * looks: a cgroup that vanished (ENOENT) is empty too.
+ */
 static int wait_empty(int cg_fd)
 {
 	for (int waited = 0; waited < KILL_WAIT_MS; waited += 10) {
 		int populated = cgroup2_populated(cg_fd);
 
-		if (populated <= 0)
-			return populated;
+		if (populated == 0 || (populated < 0 && errno == ENOENT))
+			return 0;
+		if (populated < 0)
+			return -1;
 		usleep(10000);
 	}
 	errno = EBUSY;
