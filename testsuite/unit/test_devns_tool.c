@@ -183,6 +183,15 @@ static void write_conf(const char *extra)
 		   base, fake, node, other, extra);
 }
 
+/* The scratch node's slurm.conf, with one more line. */
+static void write_slurm_conf(const char *extra)
+{
+	/* %n as in multiple-slurmd clusters; Include lines are skipped */
+	write_file(slurm_conf, "ClusterName=test\nInclude /nonexistent\n"
+		   "SlurmdSpoolDir=%s/spool/%%n\n"
+		   "SlurmdPidFile=%s/slurmd-%%n.pid\n%s\n", tmp, tmp, extra);
+}
+
 static int make_scratch(void)
 {
 	if (!mkdtemp(tmp) || chmod(tmp, 0755) < 0)
@@ -214,9 +223,7 @@ static int make_scratch(void)
 			return -1;
 	}
 	/* %n as in multiple-slurmd clusters; Include lines are skipped */
-	write_file(slurm_conf, "ClusterName=test\nInclude /nonexistent\n"
-		   "SlurmdSpoolDir=%s/spool/%%n\n"
-		   "SlurmdPidFile=%s/slurmd-%%n.pid\n", tmp, tmp);
+	write_slurm_conf("PrologFlags=Contain");
 	write_file(gres_conf, "# two fake GPUs on the test nodes\n"
 		   "NodeName=%s,%s Name=gpu Type=fake File=%s/nvidia[0-1]\n"
 		   "AutoDetect=off\nName=mps Count=100\n", node, other, dev);
@@ -295,6 +302,15 @@ static void test_check(void)
 	}
 	snprintf(want, sizeof(want), "file %s", conf);
 	ok(has_line(out, want), "  namespace.conf found beside $SLURM_CONF");
+
+	write_slurm_conf("PrologFlags=Alloc");
+	is_int(tool("check", "--node", node, NULL), 1,
+	       "check: slurm.conf without PrologFlags=Contain fails");
+	like(err, "PrologFlags=Contain is not set", "  saying so: %s", err);
+	write_slurm_conf("PrologFlags=alloc,X11");
+	is_int(tool("check", "--node", node, NULL), 0,
+	       "  PrologFlags=X11, which implies it, passes");
+	write_slurm_conf("PrologFlags=Contain");
 }
 
 /* Every SPEC form, and SPECs the node cannot give. */

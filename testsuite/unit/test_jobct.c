@@ -18,10 +18,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -32,6 +34,7 @@
 #include "dev/devinspect.h"
 #include "dev/devprog.h"
 #include "job/jobct.h"
+#include "job/setupgate.h"
 #include "job/stepcg.h"
 #include "bpfinspect.h"
 #include "tap.h"
@@ -323,6 +326,23 @@ static bool marker_exists(uint32_t job_id)
 	return exists(path);
 }
 
+/* The job's record as setup left it ("(none)": no record). */
+static const char *marker_text(uint32_t job_id)
+{
+	static char text[PATH_MAX];
+	char path[PATH_MAX];
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "%s/devns_filter_%u", spool, job_id);
+	if (!(f = fopen(path, "r")))
+		return "(none)";
+	n = fread(text, 1, sizeof(text) - 1, f);
+	text[n] = '\0';
+	fclose(f);
+	return text;
+}
+
 /* Nothing of the job anywhere: no cgroup, no marker, no namespace. */
 static bool nothing_left(uint32_t job_id)
 {
@@ -441,11 +461,17 @@ static void test_open_policy(void)
 	inject(OP_NONE, 0, 0);
 	ok(jobct_setup(&plan, fresh()) == 0, "auto without GRES sets up");
 	ok(ns_exists, "  with a namespace");
-	ok(!cgroup_exists(101) && !marker_exists(101) &&
-	   calls[OP_PROG_CREATE] == 0,
-	   "  and no cgroup, marker or program: nothing to contain");
+	ok(!cgroup_exists(101) && calls[OP_PROG_CREATE] == 0,
+	   "  and no cgroup or program: nothing to contain");
+	is_str(marker_text(101), "none", "  its setup record says: no filter");
+	{
+		int e0 = -1, e1 = -1;
+
+		is_int(child_opens(node, 101, &e0, &e1), 0, "a job process joins");
+		ok(e0 == ENXIO && e1 == ENXIO, "  unfiltered: both GPUs open");
+	}
 	ok(jobct_release(node, 101, fresh()) == 0 && nothing_left(101),
-	   "released");
+	   "released, its record too");
 	jobct_node_free(node);
 }
 
@@ -589,7 +615,7 @@ static void test_join_faults(void)
 static void test_pid_namespace_check(const struct jobct_node *node)
 {
 	char stack[256];
-	struct jobct_slurm slurm = { .plugstack = stack };
+	struct jobct_slurm slurm = { .prolog_contain = true, .plugstack = stack };
 
 	snprintf(stack, sizeof(stack), "%s/plugstack.conf", tmp);
 	unlink(stack);
@@ -728,8 +754,21 @@ static void test_adopt(void)
 	ok(jobct_adopt(node, 140, fresh()) == -1,
 	   "the marker cannot be read: the login is refused");
 	inject(OP_NONE, 0, 0);
-	ok(jobct_adopt(node, 999998, fresh()) == 0 && calls[OP_EXTERN_PIDS] == 0,
-	   "a job without a filter adopts without looking");
+	ok(jobct_adopt(node, 999998, fresh()) == -1 && errno == ENOENT &&
+	   calls[OP_EXTERN_PIDS] == 0,
+	   "a job never set up: the login is refused");
+	like(rep.msg, "no setup record", "  saying why: %s", rep.msg);
+	{
+		struct jobct_plan open = plan_for(node, 141);
+
+		open.node_devices = open.job_devices = NULL;
+		ok(jobct_setup(&open, fresh()) == 0, "a job with no filter sets up");
+		inject(OP_NONE, 0, 0);
+		ok(jobct_adopt(node, 141, fresh()) == 0 &&
+		   calls[OP_EXTERN_PIDS] == 0,
+		   "  and adopts without looking for its processes");
+		jobct_release(node, 141, NULL);
+	}
 	ok(jobct_release(node, 140, fresh()) == 0 && nothing_left(140),
 	   "release kills the adopted process and removes everything");
 	ok(reaped_within(pid, TAP_WAIT_MS), "  the process is gone");
@@ -993,8 +1032,9 @@ static void test_job_cgroups(void)
 /* The layout decides at slurmd start whether the node may filter. */
 static void test_layout_check(void)
 {
-	const struct jobct_slurm gres = { .node_has_devices = true, .step_cgroups = true }, no_gres = { .step_cgroups = true },
-				 linuxproc = { .node_has_devices = true };
+	const struct jobct_slurm gres = { .prolog_contain = true, .node_has_devices = true, .step_cgroups = true },
+				 no_gres = { .prolog_contain = true, .step_cgroups = true },
+				 linuxproc = { .prolog_contain = true, .node_has_devices = true };
 	struct jobct_node *node;
 
 	fake_layout("mi-unified", MI_V2);
@@ -1015,7 +1055,7 @@ static void test_layout_check(void)
 
 	write_conf("");
 	if ((node = load(&faulty_ops))) {
-		struct jobct_slurm open_linuxproc = { .plugstack = NULL };
+		struct jobct_slurm open_linuxproc = { .prolog_contain = true };
 
 		ok(jobct_node_check(node, &open_linuxproc, fresh()) == 0,
 		   "unified + auto without GRES files: starts (namespaces only)");
@@ -1483,7 +1523,7 @@ static void test_unified_release_race(void)
 /* A non-overridable program above slurmd: nothing can attach below it. */
 static void test_unified_blocked(void)
 {
-	const struct jobct_slurm gres = { .node_has_devices = true, .step_cgroups = true };
+	const struct jobct_slurm gres = { .prolog_contain = true, .node_has_devices = true, .step_cgroups = true };
 	char path[PATH_MAX];
 	struct jobct_node *node = load_unified();
 	struct devrule_list l;
@@ -1522,6 +1562,204 @@ static void test_unified_blocked(void)
 }
 
 /* A reconfigure keeps the pool only when NamespacePool and BasePath stay. */
+/*
+ * The attack: a job that no setup ran for (no PrologFlags=Contain, so no
+ * extern step; 22.05's requeue path, which can launch the batch step
+ * without it; restore taking a live job for ended) had no marker, which
+ * meant "no filter": with BasePath=none its processes opened every GPU.
+ * Now every setup leaves a record and a job without one does not run.
+ */
+static void test_no_record(void)
+{
+	struct jobct_slurm no_contain = { .node_has_devices = true };
+	struct jobct_node *node;
+	struct jobct_plan plan;
+	int e0 = -1, e1 = -1;
+
+	write_file(conf_path, "BasePath=none\nDevicePolicy=closed\n");
+	if (!(node = load(&faulty_ops)))
+		return (void)ok(0, "load: %s", rep.msg);
+	inject(OP_NONE, 0, 0);
+	ok(!marker_exists(170) && !cgroup_exists(170),
+	   "BasePath=none, closed: job 170 was never set up here");
+	is_int(child_opens(node, 170, &e0, &e1), 99,
+	       "  its process does not run (it opened every GPU before)");
+	ok(jobct_join(node, 170, fresh()) == -1 && errno == ENOENT,
+	   "  its join fails");
+	like(rep.msg, "no setup record", "  saying why: %s", rep.msg);
+	ok(jobct_adopt(node, 170, fresh()) == -1 &&
+	   jobct_ns_open(node, 170, fresh()) == -1,
+	   "  and a login is neither adopted nor given a namespace");
+	ok(jobct_node_check(node, &no_contain, fresh()) == -1,
+	   "slurmd refuses to start without PrologFlags=Contain");
+	like(rep.msg, "PrologFlags=Contain", "  naming it: %s", rep.msg);
+	no_contain.prolog_contain = true;
+	ok(jobct_node_check(node, &no_contain, fresh()) == 0,
+	   "  and starts with it: %s", rep.msg);
+
+	plan = plan_for(node, 171);
+	ok(jobct_setup(&plan, fresh()) == 0, "a job set up: %s", rep.msg);
+	is_int(child_opens(node, 171, &e0, &e1), 0, "  its process runs");
+	ok(e0 == ENXIO && e1 == EPERM, "  filtered (%d %d)", e0, e1);
+	ok(jobct_release(node, 171, fresh()) == 0, "released");
+	is_int(child_opens(node, 171, &e0, &e1), 99,
+	       "  a process that comes after its release does not run");
+	jobct_node_free(node);
+}
+
+/* The extern stepd's setup, seen from pam_slurm_adopt's request thread. */
+struct gate_run {
+	struct setupgate *g;
+	int begin_ms, end_ms;	/* when setup begins and ends */
+	bool ok;
+	volatile bool ended;	/* set just before setupgate_end */
+};
+
+static void *run_setup(void *arg)
+{
+	struct gate_run *r = arg;
+
+	usleep((useconds_t)r->begin_ms * 1000);
+	setupgate_begin(r->g);
+	usleep((useconds_t)(r->end_ms - r->begin_ms) * 1000);
+	r->ended = true;
+	setupgate_end(r->g, r->ok);
+	return NULL;
+}
+
+/* Starts r's setup thread; the wait's result, with r->ended then in *ended. */
+static int wait_during(struct gate_run *r, int start_wait_ms, bool *ended)
+{
+	pthread_t t;
+	int rc;
+
+	if (pthread_create(&t, NULL, run_setup, r))
+		return -2;
+	rc = setupgate_wait(r->g, start_wait_ms);
+	*ended = r->ended;
+	pthread_join(t, NULL);
+	return rc;
+}
+
+/*
+ * The attack: pam_slurm_adopt's request answered between the namespace
+ * and the filter gave the login the namespace and no filter.  A request
+ * now waits until setup has ended, and is refused when it failed.
+ */
+static void test_setup_gate(void)
+{
+	struct setupgate g1 = SETUPGATE_INIT, g2 = SETUPGATE_INIT,
+			 g3 = SETUPGATE_INIT, g4 = SETUPGATE_INIT;
+	struct gate_run during = { &g1, 0, 300, true, false },
+			failed = { &g2, 0, 100, false, false },
+			late = { &g3, 100, 200, true, false };
+	bool ended = false;
+
+	is_int(wait_during(&during, 30000, &ended), 1,
+	       "a request during setup: answered when setup is done");
+	ok(ended, "  not before");
+	is_int(wait_during(&failed, 30000, &ended), -1,
+	       "a request during a setup that fails: refused");
+	ok(ended && errno == EIO, "  once it has failed");
+	is_int(wait_during(&late, 30000, &ended), 1,
+	       "a request before setup begins waits for it");
+	ok(ended, "  until it is done");
+	is_int(setupgate_wait(&g4, 50), 0,
+	       "a daemon that never sets up answers after start_wait_ms: 0");
+}
+
+/*
+ * The attack: a program of devns left on step_extern by an earlier job of
+ * the same id (here one that allows every device) was taken as this job's,
+ * and its other steps got it.  Setup now puts only its own program there.
+ */
+static void test_unified_stale(void)
+{
+	struct jobct_node *node = load_unified();
+	struct jobct_plan plan;
+	int e0 = -1, e1 = -1, fd;
+	char path[PATH_MAX];
+	uint32_t ids[4];
+
+	if (!node)
+		return (void)ok(0, "load: %s", rep.msg);
+	slurm_job_tree(194);
+	ok(slurm_attach(194, "step_extern", -1, BPF_F_ALLOW_MULTI) == 0 &&
+	   attached(194, "step_extern") == 1,
+	   "a stale devns program allowing everything is on step_extern");
+	be_in(194, "step_extern/slurm");
+	plan = plan_for(node, 194);
+	inject(OP_NONE, 0, 0);
+	ok(jobct_setup(&plan, fresh()) == 0, "job 194 sets up: %s", rep.msg);
+	is_int(attached(194, "step_extern"), 1, "  one program on step_extern");
+	slurm_cg(path, sizeof(path), "job_194/step_extern", false);
+	if ((fd = cgroup2_open(path)) >= 0) {
+		ok(devinspect_query(fd, ids, 4, NULL) == 1, "  inspected");
+		close(fd);
+	}
+	is_int(task_opens(node, 194, &e0, &e1), 0, "a task of step 0 runs");
+	ok(e0 == ENXIO && e1 == EPERM,
+	   "  under this job's filter, not the stale one (%d %d)", e0, e1);
+	jobct_release(node, 194, NULL);
+	slurm_job_tree_remove(194);
+	jobct_node_free(node);
+}
+
+/*
+ * The attack: stepcg_join took flock(LOCK_EX) on the step's cgroup
+ * directory (mode 0755): any user could hold it and hang every task of
+ * another user's step before exec.  devns takes no lock a user can.
+ */
+static void test_unified_user_lock(void)
+{
+	struct jobct_node *node = load_unified();
+	struct jobct_plan plan;
+	char path[PATH_MAX], c;
+	int sync[2], status = -1;
+	pid_t holder, task;
+
+	if (!node)
+		return (void)ok(0, "load: %s", rep.msg);
+	slurm_job_tree(195);
+	be_in(195, "step_extern/slurm");
+	plan = plan_for(node, 195);
+	inject(OP_NONE, 0, 0);
+	ok(jobct_setup(&plan, fresh()) == 0, "job 195 sets up: %s", rep.msg);
+	slurm_cg(path, sizeof(path), "job_195/step_0", false);
+	if (pipe(sync) < 0)
+		return (void)ok(0, "pipe");
+	if ((holder = fork()) == 0) {
+		int fd;
+
+		if (setresgid(65534, 65534, 65534) < 0 ||
+		    setresuid(65534, 65534, 65534) < 0 ||
+		    (fd = open(path, O_RDONLY | O_DIRECTORY)) < 0 ||
+		    flock(fd, LOCK_EX) < 0)
+			_exit(1);
+		(void)!write(sync[1], "l", 1);
+		pause();
+		_exit(0);
+	}
+	close(sync[1]);
+	ok(read(sync[0], &c, 1) == 1,
+	   "another user (nobody) holds flock(LOCK_EX) on step_0's cgroup");
+	close(sync[0]);
+	be_in(195, "step_0/slurm");
+	if ((task = fork()) == 0) {
+		alarm(10);
+		_exit(jobct_join(node, 195, NULL) < 0 ? 99 : 0);
+	}
+	ok(task > 0 && waitpid(task, &status, 0) == task &&
+	   WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	   "  a task of step 0 joins all the same (before: hung until killed)");
+	is_int(attached(195, "step_0"), 1, "  and step 0 has the filter");
+	kill(holder, SIGKILL);
+	waitpid(holder, NULL, 0);
+	jobct_release(node, 195, NULL);
+	slurm_job_tree_remove(195);
+	jobct_node_free(node);
+}
+
 static void test_pool_same(void)
 {
 	char b1[] = "/b1", b2[] = "/b2";
@@ -1733,6 +1971,10 @@ int main(void)
 	test_unified_restore();
 	test_unified_release_race();
 	test_unified_blocked();
+	test_no_record();
+	test_setup_gate();
+	test_unified_stale();
+	test_unified_user_lock();
 	test_pool_same();
 	test_real_namespace();
 	test_real_source();

@@ -262,6 +262,10 @@ int jobct_node_check(const struct jobct_node *node,
 	struct report why;
 	char asks[512];
 
+	if (!slurm->prolog_contain) {
+		errno = ENOTSUP;
+		return report_error(rep, "PrologFlags=Contain is not set: devns sets up each job's namespace and device filter in its extern step, and refuses every job process of a job it did not set up (refusing to start rather than fail every job)");
+	}
 	if (c->pid_namespace && check_pid_namespace(slurm, rep) < 0)
 		return -1;
 	if (devpolicy_is_open(&node->policy) && !slurm->node_has_devices)
@@ -433,7 +437,11 @@ int jobct_device_rules(const struct jobct_plan *plan,
 	return devrule_list_needs_filter(list) ? 1 : 0;
 }
 
-/* The job's filter, if its policy asks for one. */
+/*
+ * The job's filter, if its policy asks for one, and in every case its
+ * record (job/marker.h), written last: join and adopt refuse a job
+ * without one.
+ */
 static int contain_devices(const struct jobct_plan *plan, struct report *rep)
 {
 	const struct jobct_node *node = plan->node;
@@ -446,6 +454,9 @@ static int contain_devices(const struct jobct_plan *plan, struct report *rep)
 		report_rules(&list, rep);
 		rc = unified(node) ? stepcg_apply(node, plan->job_id, &list, rep)
 				   : devcg_apply(node, plan->job_id, &list, rep);
+	} else {
+		/* The record that setup is done, with no filter needed. */
+		rc = marker_write(node, plan->job_id, MARKER_NO_FILTER, rep);
 	}
 	devrule_list_free(&list);
 	return rc;
@@ -534,19 +545,41 @@ int jobct_pidns_leave(struct report *rep)
 	return 0;
 }
 
+/*
+ * The job's record, read once: its state (job/marker.h) with the text in
+ * buf, or -1 when the job has none or it cannot be read.  A job without
+ * one was never set up here (no extern step ran: PrologFlags=Contain, or
+ * Slurm launched a step without it), is still being set up or is being
+ * released: its processes must not run, whatever its policy would say.
+ */
+static int job_record(const struct jobct_node *node, uint32_t job_id,
+		      char *buf, size_t size, struct report *rep)
+{
+	int state = marker_state(node, job_id, buf, size);
+
+	if (state < 0)
+		return report_errno(rep, errno,
+				    "cannot tell whether it has a device filter");
+	if (state == MARKER_ABSENT) {
+		errno = ENOENT;
+		return report_error(rep, "it has no setup record: its extern step did not set it up (PrologFlags=Contain), or not yet, or it is being released");
+	}
+	return state;
+}
+
 int jobct_join(const struct jobct_node *node, uint32_t job_id,
 	       struct report *rep)
 {
-	int filtered;
+	char marked[PATH_MAX];
+	int state;
 
 	if (enter_pid_namespace(node, job_id, rep) < 0)
 		return -1;
-	filtered = marker_read(node, job_id, NULL, 0);
-	if (filtered < 0)
-		return report_errno(rep, errno,
-				    "cannot tell whether it has a device filter");
-	if (filtered && (unified(node) ? stepcg_join(node, job_id, rep)
-				       : devcg_move(node, job_id, 0, rep)) < 0)
+	if ((state = job_record(node, job_id, marked, sizeof(marked), rep)) < 0)
+		return -1;
+	if (state == MARKER_FILTERED &&
+	    (unified(node) ? stepcg_join(node, job_id, marked, rep)
+			   : devcg_move(node, job_id, 0, rep)) < 0)
 		return -1;
 	return jobct_join_ns(node, job_id, rep);
 }
@@ -563,12 +596,12 @@ int jobct_join_ns(const struct jobct_node *node, uint32_t job_id,
 int jobct_adopt(const struct jobct_node *node, uint32_t job_id,
 		struct report *rep)
 {
-	int filtered = marker_read(node, job_id, NULL, 0);
+	char marked[PATH_MAX];
+	int state = job_record(node, job_id, marked, sizeof(marked), rep);
 
-	if (filtered < 0)
-		return report_errno(rep, errno,
-				    "cannot tell whether it has a device filter");
-	if (!filtered)
+	if (state < 0)
+		return -1;
+	if (state == MARKER_UNFILTERED)
 		return 0;
 	return unified(node) ? stepcg_adopt(node, job_id, rep)
 			     : devcg_adopt(node, job_id, rep);
@@ -577,8 +610,12 @@ int jobct_adopt(const struct jobct_node *node, uint32_t job_id,
 int jobct_ns_open(const struct jobct_node *node, uint32_t job_id,
 		  struct report *rep)
 {
+	char marked[PATH_MAX];
 	int fd;
 
+	/* No namespace for a job whose setup has not finished. */
+	if (job_record(node, job_id, marked, sizeof(marked), rep) < 0)
+		return -1;
 	if (!node->conf->base_path)
 		return 0;
 	if ((fd = mntns_open(node->conf->base_path, job_id)) < 0)

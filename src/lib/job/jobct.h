@@ -120,6 +120,8 @@ void jobct_node_free(struct jobct_node *node);
 
 /* What slurmd knows of its own configuration that jobct_node_check needs. */
 struct jobct_slurm {
+	bool prolog_contain;	/* PrologFlags=Contain: every job has an
+				 * extern step, where setup runs */
 	bool node_has_devices;	/* the node's GRES have device files */
 	bool step_cgroups;	/* ProctrackType=proctrack/cgroup: every step
 				 * has cgroups of its own */
@@ -130,7 +132,8 @@ struct jobct_slurm {
 };
 
 /*
- * At slurmd start: can this node contain devices as configured?  A job is
+ * At slurmd start: can this node contain its jobs as configured?  Setup
+ * runs in the extern step, so PrologFlags=Contain is required.  A job is
  * filtered when the policy is not "auto without DeviceAllow" or the node
  * has GRES device files.  On the hybrid layout devns needs a cgroup2
  * hierarchy of its own.  On the unified layout Slurm's cgroup/v2 owns the
@@ -196,8 +199,10 @@ int jobct_pidns_enter(const char *base_path, uint32_t job_id,
 int jobct_pidns_leave(struct report *rep);
 
 /*
- * In a process of the job, before exec: put it under the job's device
- * filter, if it has one (hybrid: enter the job's device cgroup; unified:
+ * In a process of the job, before exec: refuse a job without a setup
+ * record (job/marker.h: never set up, not yet, or being released); put it
+ * under the job's device filter, if it has one (hybrid: enter the job's
+ * device cgroup; unified:
  * make sure the filter is on the cgroups of the process's step), and into
  * its namespace.  When the job has a PID namespace, a process born
  * outside it goes on in a child forked inside (pidns_fork_inside: the
@@ -221,16 +226,18 @@ int jobct_join_ns(const struct jobct_node *node, uint32_t job_id,
 /*
  * Put the processes pam_slurm_adopt put into the job's extern step under
  * its filter, if it has one (hybrid: move them into its device cgroup;
- * unified: check the filter is on the extern step's cgroups).  A failure
- * means the login must be refused.
+ * unified: check the filter is on the extern step's cgroups).  A job
+ * without a setup record is refused, as in jobct_join.  A failure means
+ * the login must be refused.
  */
 int jobct_adopt(const struct jobct_node *node, uint32_t job_id,
 		struct report *rep);
 
 /*
  * Open the pin of the job's namespace (for setns(2), to hand to
- * pam_slurm_adopt).  Returns an fd, 0 when the node has no BasePath (no
- * namespace), or -1 with errno.
+ * pam_slurm_adopt) once its setup is done (it has a setup record).
+ * Returns an fd, 0 when the node has no BasePath (no namespace), or -1
+ * with errno.
  */
 int jobct_ns_open(const struct jobct_node *node, uint32_t job_id,
 		  struct report *rep);

@@ -88,6 +88,18 @@ int marker_read(const struct jobct_node *node, uint32_t job_id, char *buf,
 	return 1;
 }
 
+int marker_state(const struct jobct_node *node, uint32_t job_id, char *buf,
+		 size_t size)
+{
+	int found;
+
+	buf[0] = '\0';
+	if ((found = marker_read(node, job_id, buf, size)) <= 0)
+		return found < 0 ? -1 : MARKER_ABSENT;
+	return strcmp(buf, MARKER_NO_FILTER) ? MARKER_FILTERED
+					     : MARKER_UNFILTERED;
+}
+
 int marker_remove(const struct jobct_node *node, uint32_t job_id)
 {
 	char path[PATH_MAX];

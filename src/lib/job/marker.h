@@ -3,13 +3,17 @@
  * marker.h - the record that a job has a device filter (private to
  * libdevns_job).
  *
- * <SlurmdSpoolDir>/devns_filter_<id>, root's plain file, made when the
- * filter is in place and removed when the job is released.  A job process
- * that finds the marker but not the filter is refused rather than run
- * unfiltered.  Where Slurm owns the cgroups (the unified layout) the file
- * holds the job's cgroup path, so that release and restore find what to
- * detach once the job's slurmstepd is gone; on the hybrid layout it is
- * empty (the job's cgroup is devns's own and found by name).
+ * <SlurmdSpoolDir>/devns_filter_<id>, root's plain file, made as the last
+ * act of every successful setup and removed when the job is released: it
+ * is the record that the job was set up.  A job process or adopted login
+ * of a job without one is refused (the job was never set up, or not yet,
+ * or is being released): a missing record never means "no filter".  It
+ * says which filter the job has:
+ *   "none"        the job's policy needs no filter;
+ *   ""            a filter on devns's own job cgroup (the hybrid layout);
+ *   "<job cgroup>" a filter on Slurm's step cgroups (the unified layout):
+ *                 the job's cgroup path, so that release and restore find
+ *                 what to detach once the job's slurmstepd is gone.
  */
 #ifndef DEVNS_MARKER_H
 #define DEVNS_MARKER_H
@@ -24,7 +28,10 @@
 void marker_path(const struct jobct_node *node, uint32_t job_id, char *buf,
 		 size_t len);
 
-/* Leaves the job's marker holding text ("" for none).  0 or -1. */
+/* What a marker holding MARKER_NO_FILTER says: the job needs no filter. */
+#define MARKER_NO_FILTER "none"
+
+/* Leaves the job's marker holding text.  0 or -1. */
 int marker_write(const struct jobct_node *node, uint32_t job_id,
 		 const char *text, struct report *rep);
 
@@ -36,6 +43,20 @@ int marker_write(const struct jobct_node *node, uint32_t job_id,
  */
 int marker_read(const struct jobct_node *node, uint32_t job_id, char *buf,
 		size_t size);
+
+/* What marker_state() finds. */
+enum marker_state {
+	MARKER_ABSENT = 0,	/* no record: the job is not (yet) set up */
+	MARKER_UNFILTERED,	/* set up, with no filter needed */
+	MARKER_FILTERED,	/* set up, with a filter */
+};
+
+/*
+ * Reads the job's record once: returns an enum marker_state, its text in
+ * buf (size > 0; "" when absent), or -1 as marker_read() does.
+ */
+int marker_state(const struct jobct_node *node, uint32_t job_id, char *buf,
+		 size_t size);
 
 /* Removes the job's marker; 0 (also when there was none) or -1. */
 int marker_remove(const struct jobct_node *node, uint32_t job_id);

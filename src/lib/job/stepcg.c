@@ -9,7 +9,6 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/file.h>
 #include <unistd.h>
 #include <linux/bpf.h>
 
@@ -116,7 +115,11 @@ static int detach_leaf(int leaf_fd)
 	return errno == ENOENT ? 0 : -1;
 }
 
-/* Attaches prog_fd to the step's cgroup unless a filter of ours is there. */
+/*
+ * Attaches the job's program prog_fd to the step's cgroup unless a filter
+ * of ours is there.  Tasks of a step join at once: one that loses the race
+ * finds the same program attached (EEXIST), which is what it wanted.
+ */
 static int attach_step(const struct jobct_node *node, int step_fd,
 		       const char *step, int prog_fd, struct report *rep)
 {
@@ -127,7 +130,7 @@ static int attach_step(const struct jobct_node *node, int step_fd,
 		return 0;
 	}
 	rc = errno == ENOENT ? node->ops->prog_attach(prog_fd, step_fd) : -1;
-	if (rc < 0)
+	if (rc < 0 && errno != EEXIST)
 		return report_errno(rep, errno,
 				    "cannot attach the device filter to %s",
 				    step);
@@ -151,6 +154,17 @@ int stepcg_apply(const struct jobct_node *node, uint32_t job_id,
 	if ((step_fd = open_step(node, job_rel, step)) < 0)
 		return report_errno(rep, errno, "cannot open its cgroup /%s/%s",
 				    job_rel, step);
+	/*
+	 * A program of ours already here is not this job's (setup runs once
+	 * per job): an earlier job of the same id left it.  Only the one made
+	 * now may be found by the job's other steps.
+	 */
+	if (detach_leaf(step_fd) < 0) {
+		report_errno(rep, errno, "cannot detach a stale device filter from /%s/%s",
+			     job_rel, step);
+		close(step_fd);
+		return -1;
+	}
 	if ((prog_fd = devcg_prog_create(node, list, rep)) < 0 ||
 	    attach_step(node, step_fd, step, prog_fd, rep) < 0 ||
 	    marker_write(node, job_id, job_rel, rep) < 0)
@@ -195,8 +209,8 @@ static int marker_job_rel(const struct jobct_node *node, uint32_t job_id,
 	char step[NAME_MAX + 1], probe[PATH_MAX + 32];
 	int found = marker_read(node, job_id, job_rel, size);
 
-	if (found <= 0)
-		return found;
+	if (found <= 0 || !strcmp(job_rel, MARKER_NO_FILTER))
+		return found < 0 ? -1 : 0;
 	/* job_rel must end in job_<id>: parse it as a step path. */
 	snprintf(probe, sizeof(probe), "%s/step_0", job_rel);
 	if (job_rel[0] == '/' || strstr(job_rel, "..") ||
@@ -208,16 +222,15 @@ static int marker_job_rel(const struct jobct_node *node, uint32_t job_id,
 }
 
 int stepcg_join(const struct jobct_node *node, uint32_t job_id,
-		struct report *rep)
+		const char *marked, struct report *rep)
 {
-	char job_rel[PATH_MAX], marked[PATH_MAX], step[NAME_MAX + 1];
+	char job_rel[PATH_MAX], step[NAME_MAX + 1];
 	int step_fd, prog_fd, rc;
 
 	if (self_step(node, job_id, job_rel, sizeof(job_rel), step,
 		      sizeof(step), rep) < 0)
 		return -1;
-	if (marker_job_rel(node, job_id, marked, sizeof(marked)) != 1 ||
-	    strcmp(marked, job_rel)) {
+	if (strcmp(marked, job_rel)) {
 		errno = EINVAL;
 		return report_error(rep, "its cgroup /%s is not the one its filter was set up for",
 				    job_rel);
@@ -229,10 +242,7 @@ int stepcg_join(const struct jobct_node *node, uint32_t job_id,
 		return report_errno(rep, errno, "cannot open its cgroup /%s/%s",
 				    job_rel, step);
 	}
-	/* The step's tasks join at once: one of them attaches. */
-	flock(step_fd, LOCK_EX);
 	rc = attach_step(node, step_fd, step, prog_fd, rep);
-	flock(step_fd, LOCK_UN);
 	close(step_fd);
 	close(prog_fd);
 	return rc;
@@ -308,8 +318,10 @@ int stepcg_release(const struct jobct_node *node, uint32_t job_id)
 	DIR *dp;
 
 	if ((found = marker_job_rel(node, job_id, job_rel,
-				    sizeof(job_rel))) <= 0)
-		return found;
+				    sizeof(job_rel))) < 0)
+		return -1;
+	if (!found)	/* no filter: only its record */
+		return marker_remove(node, job_id);
 	if ((root_fd = devcg_open_root(node)) < 0)
 		return -1;
 	job_fd = node->ops->cg_open_at(root_fd, job_rel, false);

@@ -57,11 +57,14 @@ int stepcg_apply(const struct jobct_node *node, uint32_t job_id,
 /*
  * In a process of the job, before it runs anything of the user's: make
  * sure the job's filter is attached to the cgroups of the step the process
- * is in, attaching the extern step's program where it is missing.  A
+ * is in, attaching the extern step's program where it is missing.  job_rel
+ * is the job's cgroup its marker names (the caller read it).  Takes no
+ * lock: the step's tasks may attach at once, and the kernel refuses the
+ * same program twice on a cgroup (EEXIST), which is success here.  A
  * failure means the process must not run.
  */
 int stepcg_join(const struct jobct_node *node, uint32_t job_id,
-		struct report *rep);
+		const char *job_rel, struct report *rep);
 
 /*
  * For pam_slurm_adopt, in the extern slurmstepd: the adopted processes

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * alive.h - what still runs on the node, told without Slurm's libraries:
- * a job's slurmstepds (for devns cleanup, as the plugin asks them at
- * slurmd start) and slurmd itself.
+ * alive.h - whether slurmd runs on the node, told without Slurm's
+ * libraries (a job's slurmstepds: util/stepsock.h).
  */
 #ifndef DEVNS_ALIVE_H
 #define DEVNS_ALIVE_H
@@ -10,17 +9,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
-
-/*
- * Whether a slurmstepd of job_id answers on the node: a socket in spool
- * named as Slurm's stepd_available() lists them,
- * <node>_<jobid>.<stepid>[.<component>], that accepts a connection (a
- * step killed with -9 leaves one that refuses).  Returns 1 with the
- * socket's path in answered (may be NULL), 0 when none answers, or -1
- * with errno when spool cannot be read (ENOENT: it does not exist).
- */
-int alive_job(const char *spool, const char *node, uint32_t job_id,
-	      char *answered, size_t len);
 
 /*
  * The pid of the slurmd that SlurmdPidFile names, when a process called

@@ -135,6 +135,7 @@ int devns_check(const struct devns_opts *o)
 {
 	struct gres_lists g = { .loaded = false };
 	struct jobct_slurm slurm = {
+		.prolog_contain = o->prolog_contain,
 		.step_cgroups = o->step_cgroups,
 		.plugstack = o->plugstack,
 		.contain_spank = o->contain_spank,

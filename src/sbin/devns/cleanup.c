@@ -11,6 +11,7 @@
 
 #include "alive.h"
 #include "devns.h"
+#include "util/stepsock.h"
 
 struct cleanup {
 	const struct devns_opts *o;
@@ -30,8 +31,8 @@ static bool job_alive(uint32_t job_id, void *arg)
 	int rc;
 
 	c->answered[0] = '\0';
-	rc = alive_job(c->o->spool, c->o->node, job_id, c->answered,
-		       sizeof(c->answered));
+	rc = stepsock_job_alive(c->o->spool, c->o->node, job_id, c->answered,
+				sizeof(c->answered));
 	if (rc < 0) {
 		report_errno(&c->rep, errno, "job %u: cannot read SlurmdSpoolDir %s, so it is kept",
 			     job_id, c->o->spool);

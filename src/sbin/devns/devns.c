@@ -145,6 +145,7 @@ static int fill_defaults(struct devns_opts *o, const char *file,
 	snprintf(o->pid_file, sizeof(o->pid_file), "%s", sc.pid_file);
 	o->step_cgroups = sc.proctrack_cgroup;
 	o->contain_spank = sc.contain_spank;
+	o->prolog_contain = sc.prolog_contain;
 	if ((sc.plugstack[0] ? copy(o->plugstack, sizeof(o->plugstack),
 				    sc.plugstack)
 			     : beside(o->plugstack, sizeof(o->plugstack),

@@ -39,6 +39,7 @@ struct devns_opts {
 	bool step_cgroups;		/* ProctrackType=proctrack/cgroup */
 	char plugstack[PATH_MAX];	/* PlugStackConfig, or beside slurm.conf */
 	bool contain_spank;		/* SlurmdParameters=contain_spank */
+	bool prolog_contain;		/* PrologFlags=Contain */
 	const char *cgroup_root;	/* --cgroup, NULL: the system's */
 	const char *gres;		/* check --gres SPEC */
 	char gres_conf[PATH_MAX];	/* --gres-conf, or beside -f */

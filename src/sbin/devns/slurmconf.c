@@ -90,6 +90,11 @@ static int read_keys(const char *text, const char *node, const char *host,
 			else if (!strcasecmp(p.key, "SlurmdParameters"))
 				sc->contain_spank = has_word(p.value,
 							     "contain_spank");
+			else if (!strcasecmp(p.key, "PrologFlags"))
+				sc->prolog_contain =
+					has_word(p.value, "Contain") ||
+					has_word(p.value, "X11") ||
+					has_word(p.value, "RunInJob");
 		}
 	}
 	confread_free(&r);
@@ -112,9 +117,14 @@ int slurmconf_read(const char *path, const char *node, const char *host,
 	sc->proctrack_cgroup = true;
 	sc->plugstack[0] = '\0';
 	sc->contain_spank = false;
+	sc->prolog_contain = false;
 	report_init(&why, NULL, NULL);
-	if (!(text = confread_file(path, SLURMCONF_MAX_SIZE, &why)))
-		return errno == ENOENT ? 0 : report_error(rep, "%s", why.msg);
+	if (!(text = confread_file(path, SLURMCONF_MAX_SIZE, &why))) {
+		if (errno != ENOENT)
+			return report_error(rep, "%s", why.msg);
+		sc->prolog_contain = true;	/* nothing to judge by */
+		return 0;
+	}
 	rc = read_keys(text, node, host, sc);
 	free(text);
 	if (rc < 0)

@@ -24,6 +24,9 @@ struct slurmconf {
 	char plugstack[PATH_MAX]; /* PlugStackConfig, "" for Slurm's default
 				   * (plugstack.conf beside slurm.conf) */
 	bool contain_spank;	/* SlurmdParameters has contain_spank */
+	bool prolog_contain;	/* PrologFlags has Contain (or X11 or
+				 * RunInJob, which imply it); true when
+				 * there is no slurm.conf to tell */
 };
 
 /*

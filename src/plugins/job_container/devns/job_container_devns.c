@@ -28,13 +28,14 @@
 #include "src/common/read_config.h"
 #include "src/common/run_in_daemon.h"
 #include "src/common/run_command.h"
-#include "src/common/stepd_api.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 #include "src/slurmd/slurmd/slurmd.h"
 #include "src/slurmd/slurmstepd/slurmstepd_job.h"
 
 #include "job/jobct.h"
+#include "job/setupgate.h"
+#include "util/stepsock.h"
 #include "devns_gres.h"
 #include "devns_node.h"
 
@@ -45,6 +46,14 @@ const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 static struct jobct_node *node;
 static int step_ns_fd = -1;	/* cached for join_external */
 static struct nspool_keeper *keeper;	/* slurmd's NamespacePool thread */
+
+/*
+ * The extern stepd's setup, which pam_slurm_adopt's requests wait for:
+ * they may come before it begins (the stepd answers from its start), for
+ * at most ADOPT_START_WAIT_MS.
+ */
+static struct setupgate setup_gate = SETUPGATE_INIT;
+#define ADOPT_START_WAIT_MS 30000
 
 /* ---- the core's reports, in Slurm's log ---------------------------------- */
 
@@ -122,6 +131,7 @@ static int check_node(const struct jobct_node *n, struct report *rep)
 	char *plugstack = slurm_conf.plugstack ? xstrdup(slurm_conf.plugstack)
 			  : get_extra_conf_path("plugstack.conf");
 	struct jobct_slurm slurm = {
+		.prolog_contain = slurm_conf.prolog_flags & PROLOG_FLAG_CONTAIN,
 		.node_has_devices = files != NULL,
 		.step_cgroups = !xstrcmp(slurm_conf.proctrack_type,
 					 "proctrack/cgroup"),
@@ -193,45 +203,30 @@ static void release_node(void)
 
 /* ---- restore ------------------------------------------------------------- */
 
-/* list_find_first: is this a step of the job, and does it answer? */
-static int step_of_job_answers(void *x, void *key)
-{
-	step_loc_t *stepd = x;
-	int fd;
-
-	if (stepd->step_id.job_id != *(uint32_t *)key)
-		return 0;
-	fd = stepd_connect(stepd->directory, stepd->nodename, &stepd->step_id,
-			   &stepd->protocol_version);
-	if (fd < 0)
-		return 0;
-	close(fd);
-	return 1;
-}
-
 /*
- * A job is alive when any of its slurmstepd answers: one stale socket (a
- * step killed with -9) says nothing about the job's other steps, and
- * tearing down a live job's namespace and filter would remove its /tmp
- * and let its next step run unfiltered.
+ * A job is alive when any of its slurmstepd's sockets may have a stepd
+ * behind it (util/stepsock.h): one stale socket (a step killed with -9)
+ * says nothing about the job's other steps, and a stepd that is hung or
+ * busy is still alive.  Tearing down a live job's namespace and filter
+ * would remove its /tmp and let its next step run unfiltered, so only a
+ * refused connection counts as ended, and an unreadable spool keeps all.
  */
-static bool job_is_alive(uint32_t job_id, void *steps)
+static bool job_is_alive(uint32_t job_id, void *arg)
 {
-	return list_find_first(steps, step_of_job_answers, &job_id) != NULL;
+	(void)arg;
+	return stepsock_job_alive(conf->spooldir, conf->node_name, job_id,
+				  NULL, 0) != 0;
 }
 
 extern int container_p_restore(char *dir_name, bool recover)
 {
 	struct report rep;
-	list_t *steps;
 	int rc;
 
 	(void)dir_name;
 	(void)recover;
 	report_start(&rep, NULL);
-	steps = stepd_available(conf->spooldir, conf->node_name);
-	rc = jobct_restore(node, job_is_alive, steps, &rep);
-	FREE_NULL_LIST(steps);
+	rc = jobct_restore(node, job_is_alive, NULL, &rep);
 	/* After restore, which cleared what an earlier slurmd left. */
 	if (!keeper)
 		pool_start();
@@ -326,6 +321,7 @@ static int stepd_create(uint32_t job_id, uid_t uid, gid_t gid, void *step)
 
 	plan.user_name = user;
 	report_start(&rep, &job_id);
+	setupgate_begin(&setup_gate);
 	if (node->conf->init_script && run_init_script(job_id) != SLURM_SUCCESS)
 		goto out;
 	/* No GRES files on the node: the job cannot hold any. */
@@ -339,6 +335,7 @@ static int stepd_create(uint32_t job_id, uid_t uid, gid_t gid, void *step)
 	if (jobct_setup(&plan, &rep) == 0)
 		rc = SLURM_SUCCESS;
 out:
+	setupgate_end(&setup_gate, rc == SLURM_SUCCESS);
 	devns_gres_free(node_devices);
 	devns_gres_free(job_devices);
 	free(user);
@@ -366,16 +363,22 @@ static int join(uint32_t job_id)
 
 /*
  * pam_slurm_adopt: the stepd has just put the new process into the job's
- * extern step.  Returns the namespace fd for the process to setns() into, 0
- * when the job has no namespace, or -1 when the process could not be
- * contained (pam_slurm_adopt then reports the adoption as failed, and
- * denies the login with action_adopt_failure=deny).
+ * extern step.  Answers once the job's setup has ended (setupgate.h), then
+ * returns the namespace fd for the process to setns() into, 0 when the
+ * job has no namespace, or -1 when the process could not be contained
+ * (pam_slurm_adopt then reports the adoption as failed, and denies the
+ * login with action_adopt_failure=deny).
  */
 extern int container_p_join_external(uint32_t job_id)
 {
 	struct report rep;
 
 	report_start(&rep, &job_id);
+	if (setupgate_wait(&setup_gate, ADOPT_START_WAIT_MS) < 0) {
+		error("%s: job %u: refusing to adopt a process: the job's setup failed",
+		      plugin_type, job_id);
+		return -1;
+	}
 	if (jobct_adopt(node, job_id, &rep) < 0)
 		return -1;
 	if (step_ns_fd <= 0)

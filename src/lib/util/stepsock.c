@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * stepsock.c - whether a job's slurmstepd still runs.  See stepsock.h.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "util/stepsock.h"
+
+int stepsock_is_step_of(const char *name, const char *node, uint32_t job_id)
+{
+	size_t len = strlen(node);
+	unsigned job, step, comp;
+	char end;
+	int n;
+
+	if (strncmp(name, node, len) || name[len] != '_')
+		return 0;
+	n = sscanf(name + len + 1, "%u.%u.%u%c", &job, &step, &comp, &end);
+	if (n != 2 && n != 3)
+		return 0;
+	return job == job_id;
+}
+
+int stepsock_answers(const char *path)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	int fd, rc;
+
+	/* Slurm binds no such path; whatever it is, it is not "ended". */
+	if (strlen(path) >= sizeof(addr.sun_path))
+		return 1;
+	strcpy(addr.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return 1;
+	rc = connect(fd, (struct sockaddr *)&addr, sizeof(addr)) == 0 ||
+	     (errno != ECONNREFUSED && errno != ENOENT);
+	close(fd);
+	return rc;
+}
+
+int stepsock_job_alive(const char *spool, const char *node, uint32_t job_id,
+		       char *answered, size_t len)
+{
+	char path[PATH_MAX];
+	struct dirent *ep;
+	int alive = 0;
+	DIR *dp;
+
+	if (!(dp = opendir(spool)))
+		return -1;
+	while (!alive && (ep = readdir(dp))) {
+		if (ep->d_type != DT_SOCK && ep->d_type != DT_UNKNOWN)
+			continue;
+		if (!stepsock_is_step_of(ep->d_name, node, job_id))
+			continue;
+		/* A name too long for PATH_MAX: take it as alive too. */
+		if (snprintf(path, sizeof(path), "%s/%s", spool, ep->d_name) >=
+		    (int)sizeof(path)) {
+			alive = 1;
+			continue;
+		}
+		if ((alive = stepsock_answers(path)) && answered)
+			snprintf(answered, len, "%s", path);
+	}
+	closedir(dp);
+	return alive;
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * stepsock.h - whether a job's slurmstepd still runs on the node, told
+ * from the sockets Slurm's stepd_available() lists, without Slurm.
+ *
+ * Restore (slurmd start, devns cleanup) removes a job's namespace and
+ * filter when no stepd of it runs: wrongly deciding that a live job has
+ * ended would take its /tmp away and let its next step run unfiltered.
+ * So only a refused connection (a stepd killed with -9 leaves its socket)
+ * or a socket that is not there counts as "ended"; anything else (a stepd
+ * too busy or hung to accept, a full backlog, a permission or resource
+ * error) counts as alive.  A connect(2) that succeeds sends nothing: the
+ * stepd sees a connection closed before any request.
+ */
+#ifndef DEVNS_STEPSOCK_H
+#define DEVNS_STEPSOCK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Whether name is a socket name of job_id's steps on node:
+ * "<node>_<jobid>.<stepid>" or "<node>_<jobid>.<stepid>.<component>".
+ */
+int stepsock_is_step_of(const char *name, const char *node, uint32_t job_id);
+
+/*
+ * Whether the socket at path may have a stepd behind it: 0 only when
+ * connecting is refused (ECONNREFUSED) or the path is gone (ENOENT), 1
+ * otherwise.
+ */
+int stepsock_answers(const char *path);
+
+/*
+ * Whether a slurmstepd of job_id may run on the node: 1 when a socket in
+ * spool of the job's steps (stepsock_is_step_of) answers
+ * (stepsock_answers), with its path in answered (may be NULL), 0 when
+ * none does, or -1 with errno when spool cannot be read (ENOENT: it does
+ * not exist).  Callers deciding to remove a job take -1 as alive.
+ */
+int stepsock_job_alive(const char *spool, const char *node, uint32_t job_id,
+		       char *answered, size_t len);
+
+#endif /* DEVNS_STEPSOCK_H */

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * test_stepsock.c - whether a job's slurmstepd still runs, from its
+ * sockets: only a refused connection or no socket means "ended".
+ *
+ * The attack this guards against: restore (slurmd start) asked each step
+ * socket with Slurm's full request, so a stepd that was hung or too busy
+ * to answer made a live job look ended, and restore tore down its /tmp
+ * and filter while it ran.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "util/stepsock.h"
+#include "tap.h"
+
+static char spool[] = "/tmp/test_stepsock.XXXXXX";
+
+/* A socket at spool/name, bound; listening unless !listening. */
+static int bound(const char *name, int backlog, int listening)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/%s", spool, name);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 ||
+	    (listening && listen(fd, backlog) < 0)) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Connects without being accepted until the backlog is full; how many. */
+static int fill_backlog(const char *name, int *fds, int max)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	int n = 0;
+
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/%s", spool, name);
+	while (n < max) {
+		int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+
+		if (fd < 0)
+			break;
+		if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
+			int full = errno == EAGAIN;
+
+			close(fd);
+			return full ? n : -1;
+		}
+		fds[n++] = fd;
+	}
+	return -1;
+}
+
+int main(void)
+{
+	char answered[PATH_MAX], path[PATH_MAX], gone[PATH_MAX + 8];
+	int hung, stale, full, extra[64], n_extra, rc;
+
+	if (!mkdtemp(spool)) {
+		printf("Bail out! mkdtemp: %s\n", strerror(errno));
+		return 1;
+	}
+	ok(stepsock_is_step_of("n1_5.0", "n1", 5) &&
+	   stepsock_is_step_of("n1_5.4294967292", "n1", 5) &&
+	   stepsock_is_step_of("n1_5.0.1", "n1", 5),
+	   "a step, the extern step and a component of job 5 on n1");
+	ok(!stepsock_is_step_of("n10_5.0", "n1", 5) &&
+	   !stepsock_is_step_of("n1_55.0", "n1", 5) &&
+	   !stepsock_is_step_of("n1_5", "n1", 5) &&
+	   !stepsock_is_step_of("n1_x5.0", "n1", 5),
+	   "n10's, job 55's and names without a step are not");
+
+	hung = bound("n1_5.4294967292", 8, 1);
+	ok(hung >= 0, "job 5: a stepd that listens and never accepts (hung)");
+	answered[0] = '\0';
+	is_int(stepsock_job_alive(spool, "n1", 5, answered, sizeof(answered)),
+	       1, "  is alive");
+	snprintf(path, sizeof(path), "%s/n1_5.4294967292", spool);
+	is_str(answered, path, "  naming its socket");
+
+	stale = bound("n1_6.0", 0, 0);
+	if (stale >= 0)
+		close(stale);
+	ok(stale >= 0, "job 6: a socket whose stepd is gone (killed with -9)");
+	snprintf(path, sizeof(path), "%s/n1_6.0", spool);
+	is_int(stepsock_answers(path), 0, "  refuses: ended");
+	is_int(stepsock_job_alive(spool, "n1", 6, NULL, 0), 0,
+	       "  so job 6 has ended");
+
+	full = bound("n1_7.0", 0, 1);
+	n_extra = full >= 0 ? fill_backlog("n1_7.0", extra, 64) : -1;
+	ok(n_extra >= 0, "job 7: a stepd whose backlog is full (%d waiting)",
+	   n_extra);
+	snprintf(path, sizeof(path), "%s/n1_7.0", spool);
+	is_int(stepsock_answers(path), 1, "  is alive (EAGAIN)");
+	for (int i = 0; i < n_extra; i++)
+		close(extra[i]);
+
+	is_int(stepsock_job_alive(spool, "n1", 8, NULL, 0), 0,
+	       "job 8: no socket at all: ended");
+	snprintf(gone, sizeof(gone), "%s/n1_8.0", spool);
+	is_int(stepsock_answers(gone), 0, "  a path that is gone: ended");
+
+	/* A stale step and a live one of the same job: alive. */
+	stale = bound("n1_5.0", 0, 0);
+	if (stale >= 0)
+		close(stale);
+	is_int(stepsock_job_alive(spool, "n1", 5, NULL, 0), 1,
+	       "job 5 with a stale step socket beside the live one: alive");
+
+	snprintf(gone, sizeof(gone), "%s/nope", spool);
+	rc = stepsock_job_alive(gone, "n1", 5, NULL, 0);
+	ok(rc == -1 && errno == ENOENT,
+	   "a spool that does not exist: -1 (ENOENT), which callers keep as alive");
+
+	close(hung);
+	if (full >= 0)
+		close(full);
+	{
+		static const char *const names[] = {
+			"n1_5.4294967292", "n1_5.0", "n1_6.0", "n1_7.0",
+		};
+
+		for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
+			snprintf(path, sizeof(path), "%s/%s", spool, names[i]);
+			unlink(path);
+		}
+	}
+	rmdir(spool);
+	return tap_done();
+}
