@@ -200,6 +200,55 @@ test_auto_without_files() {
 
 write_probe() { write_device_probe "$OUT/probe-sec.sh"; }
 
+# The attack: a job that no setup ran for (no PrologFlags=Contain, 22.05's
+# requeue path launching a batch step without the extern step, restore
+# taking a live job for ended) had no filter marker, and a missing marker
+# meant "no filter": its steps opened every GPU.  Now a job without its
+# setup record does not run.
+test_no_record() {
+	local j out marker=
+	j=$(cl_as $USER1 sbatch --parsable -w node1 -n1 --gres=gpu:1 -o "$OUT/sec-%j.out" \
+		--wrap "touch $OUT/sec-r-ready; sleep 300")
+	wait_for 30 test -e "$OUT/sec-r-ready"
+	ok $? "precondition: a filtered job runs"
+	marker=$SPOOL/node1/devns_filter_$j
+	out=$(cl_as $USER1 srun --jobid "$j" --overlap -n1 sh -c \
+		"echo step-ran; $OUT/probe-sec.sh $GPUS" 2>&1)
+	like "$out" "step-ran" "precondition: with its record a step runs: $out"
+	rm -f "$marker"
+	[ ! -e "$marker" ] && [ "$(job_state "$j")" = RUNNING ]
+	ok $? "precondition: its setup record is gone, the job still runs"
+	out=$(cl_as $USER1 srun --jobid "$j" --overlap -n1 sh -c \
+		"echo step-ran; $OUT/probe-sec.sh $GPUS" 2>&1)
+	! echo "$out" | grep -q step-ran
+	ok $? "a step of a job without its setup record does not run"
+	cl scancel "$j"
+	wait_job_gone "$j"
+}
+
+# Without PrologFlags=Contain no extern step sets jobs up: slurmd refuses
+# to start rather than fail (or, before, run unfiltered) every job.
+test_no_contain() {
+	local conf=$DEVNS_CLUSTER_ROOT/etc/slurm.conf
+	local log=$DEVNS_CLUSTER_ROOT/log/slurmd-node3.log
+	cp "$conf" "$OUT/slurm.conf.sec-orig"
+	sed -i 's/^PrologFlags=Contain$/PrologFlags=Alloc/' "$conf"
+	grep -qx 'PrologFlags=Alloc' "$conf" && ! grep -q 'Contain' "$conf"
+	ok $? "precondition: node3's slurm.conf has PrologFlags=Alloc, not Contain"
+	: > "$log"
+	"$CLUSTER" restart-slurmd node3 >/dev/null 2>&1
+	slurmd_stopped node3
+	ok $? "without PrologFlags=Contain slurmd does not start"
+	like "$(grep -h 'PrologFlags=Contain' "$log" | head -1)" "PrologFlags=Contain is not set" \
+		"the slurmd log says why"
+	cp "$OUT/slurm.conf.sec-orig" "$conf"
+	"$CLUSTER" restart-slurmd node3 >/dev/null 2>&1
+	cl scontrol update nodename=node3 state=resume >/dev/null 2>&1
+	wait_for 60 node_idle node3
+	slurmd_running node3
+	ok $? "with it slurmd runs again"
+}
+
 setup
 write_probe
 test_dirs_link_attack
@@ -207,4 +256,6 @@ test_base_path_checks
 test_restart_keeps_live_job
 test_marker_error
 test_auto_without_files
+test_no_record
+test_no_contain
 tap_done
