@@ -123,6 +123,7 @@ static int check_node(const struct jobct_node *n, struct report *rep)
 			  : get_extra_conf_path("plugstack.conf");
 	struct jobct_slurm slurm = {
 		.node_has_devices = files != NULL,
+		.node_devices = (const char *const *)files,
 		.step_cgroups = !xstrcmp(slurm_conf.proctrack_type,
 					 "proctrack/cgroup"),
 		.plugstack = plugstack,
@@ -130,11 +131,11 @@ static int check_node(const struct jobct_node *n, struct report *rep)
 	};
 	int rc;
 
-	devns_gres_free(files);
 	info("%s: cgroup layout: %s (%s)", plugin_type,
 	     cgroup2_layout_name(n->layout), filter_place(n->layout));
 	warn_auto_without_files(n, slurm.node_has_devices);
 	rc = jobct_node_check(n, &slurm, rep);
+	devns_gres_free(files);
 	xfree(plugstack);
 	return rc;
 }
