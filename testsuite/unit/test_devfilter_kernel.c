@@ -35,7 +35,7 @@
 #include "dev/devpolicy.h"
 #include "tap.h"
 
-#define KTESTS 60
+#define KTESTS 69
 
 static char tmpdir[] = "/tmp/test_devfilter_k.XXXXXX";
 /* cgroup.procs of a v1 devices cgroup the child also joins, when set. */
@@ -332,6 +332,76 @@ static void test_kernel(int mount_fd)
 	devrule_list_free(&c);
 }
 
+/*
+ * The attack end to end: DevicePolicy=closed with DeviceAllow naming the
+ * class that covers every GPU (char-nvidia-frontend, major 195), on a node
+ * whose GRES are the three GPUs; the job holds nvidia1.  In the kernel the
+ * job opens its own GPU and nvidiactl (195:255, no GRES: the class's rw),
+ * and not the two others.
+ */
+static void test_gres_class(int mount_fd)
+{
+	const char *node[] = { gpu[0], gpu[1], gpu[2], NULL };
+	const char *job[] = { gpu[1], NULL };
+	char proc_devices[PATH_MAX + 16], ctl[PATH_MAX + 16], top[64];
+	char new1[PATH_MAX + 16];
+	struct devpolicy policy;
+	struct devrule_list l;
+	struct report rep;
+	uint32_t id = 0;
+	int top_fd, cg_fd, fd = -1;
+	FILE *f;
+
+	snprintf(proc_devices, sizeof(proc_devices), "%s/devices", tmpdir);
+	snprintf(ctl, sizeof(ctl), "%s/nvidiactl", tmpdir);
+	snprintf(new1, sizeof(new1), "%s/new1", tmpdir);
+	f = fopen(proc_devices, "w");
+	ok(f && fputs("Character devices:\n  1 mem\n136 pts\n195 nvidia-frontend\n\nBlock devices:\n",
+		      f) >= 0 && fclose(f) == 0 &&
+	   mknod(ctl, S_IFCHR | 0600, makedev(195, 255)) == 0,
+	   "fake /proc/devices and nvidiactl (195:255)");
+	report_init(&rep, NULL, NULL);
+	ok(devpolicy_load(&policy, DEVPOLICY_CLOSED, "char-nvidia-frontend:rw",
+			  "namespace.conf:3", proc_devices, &rep) == 0 &&
+	   devpolicy_build(&policy, node, job, &l, &rep) == 0,
+	   "closed, DeviceAllow=char-nvidia-frontend:rw, job holds nvidia1: %s",
+	   rep.msg);
+	snprintf(top, sizeof(top), "devns-gresclass-%d", (int)getpid());
+	top_fd = cgroup2_open_at(mount_fd, top, true);
+	cg_fd = top_fd >= 0 ? cgroup2_job_open(top_fd, 1, true) : -1;
+	fd = load(&l, &id, "the job's list");
+	ok(fd >= 0 && cg_fd >= 0 && devprog_attach(fd, cg_fd) == 0,
+	   "attached to %s/job_1", top);
+	{
+		const struct op ops[] = {
+			{ "open nvidia0 r (not the job's)", OPEN, gpu[0], O_RDONLY, 0, EPERM },
+			{ "open nvidia2 rw (not the job's)", OPEN, gpu[2], O_RDWR, 0, EPERM },
+			{ "open nvidia1 rw (the job's)", OPEN, gpu[1], O_RDWR, 0, ENXIO },
+			{ "mknod 195:1 (the job's: rwm)", MKNOD, new1, S_IFCHR, makedev(195, 1), 0 },
+			{ "mknod 195:0 (not the job's)", MKNOD, new1, S_IFCHR, makedev(195, 0), EPERM },
+			{ "open nvidiactl rw (the class)", OPEN, ctl, O_RDWR, 0, ENXIO },
+			{ "open /dev/null rw (closed's)", OPEN, "/dev/null", O_RDWR, 0, 0 },
+		};
+		is_int(run_in_cgroup(cg_fd, ops, sizeof(ops) / sizeof(*ops),
+				     "GRES under a class"),
+		       0, "a class covering the GPUs opens only the job's own GPU, and nvidiactl");
+	}
+	if (fd >= 0)
+		close(fd);
+	if (cg_fd >= 0)
+		close(cg_fd);
+	if (top_fd >= 0) {
+		cgroup2_job_remove(top_fd, 1);
+		close(top_fd);
+	}
+	cgroup2_remove(mount_fd, top);
+	devrule_list_free(&l);
+	devpolicy_free(&policy);
+	unlink(new1);
+	unlink(ctl);
+	unlink(proc_devices);
+}
+
 #define V1_DEVICES "/sys/fs/cgroup/devices"
 
 /* Writes one line to a cgroup v1 control file. */
@@ -571,6 +641,22 @@ static void test_read_back(int mount_fd)
 	if ((fd = read_back(&l, "default allow, two denials")) >= 0)
 		close(fd);
 	devrule_list_free(&l);
+	devrule_list_init(&l, false);
+	devrule_list_add(&l, 'c', 195, 0, true, DEVRULE_R | DEVRULE_W);
+	devrule_list_add(&l, 'c', 195, 7, false, DEVRULE_M);
+	devrule_list_pin(&l, 'c', 195, 0, 0);
+	devrule_list_pin(&l, 'c', 195, 1, DEVRULE_RWM);
+	if ((fd = read_back(&l, "a class with pinned GPUs")) >= 0) {
+		struct devrule_list back;
+
+		ok(devinspect_rules(fd, &back) == 0 && back.count == 4 &&
+		   back.rules[1].pinned && !back.rules[2].pinned &&
+		   !back.rules[3].pinned,
+		   "the denied GPU reads back pinned, the others not");
+		devrule_list_free(&back);
+		close(fd);
+	}
+	devrule_list_free(&l);
 	devrule_list_init(&l, true);
 	if ((fd = read_back(&l, "no rules, default allow")) >= 0)
 		close(fd);
@@ -641,6 +727,7 @@ int main(void)
 	before = bpfinspect_count_loaded();
 	ok(before >= 0, "devns programs loaded before: %d", before);
 	test_kernel(mount_fd);
+	test_gres_class(mount_fd);
 	test_v1(mount_fd);
 	test_slurm_v2_flags(mount_fd);
 	test_log();

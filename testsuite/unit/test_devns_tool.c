@@ -316,7 +316,7 @@ static void test_check(void)
 /* Every SPEC form, and SPECs the node cannot give. */
 static void test_check_gres(void)
 {
-	char line[256];
+	char line[256], want[512];
 
 	is_int(tool("check", "-n", node, "-g", "gpu:2", NULL), 0, "--gres gpu:2");
 	snprintf(line, sizeof(line), "jobdevice %s", gpu0);
@@ -373,6 +373,19 @@ static void test_check_gres(void)
 	is_str(err, line, "  naming file and line");
 	write_file(gres_conf, "NodeName=%s,%s Name=gpu Type=fake File=%s/nvidia[0-1]\n",
 		   node, other, dev);
+
+	/* DeviceAllow naming a GRES device: what slurmd refuses at start. */
+	write_file(conf, "BasePath=%s\nDevicePolicy=closed\nDeviceAllow=%s:rw\n",
+		   base, gpu0);
+	is_int(tool("check", "-n", "nogres", NULL), 0,
+	       "DeviceAllow naming a GPU, on a node whose gres.conf lists none: exit 0");
+	is_int(tool("check", "-n", node, NULL), 1,
+	       "DeviceAllow naming a GRES device file: exit 1");
+	snprintf(want, sizeof(want),
+		 "%s:3: DeviceAllow entry '%s:rw' names GRES device %s (c 195:0)",
+		 conf, gpu0, gpu0);
+	like(err, want, "  naming file:line, the entry and the device: %s",
+	     line1(err));
 	write_conf("");
 }
 

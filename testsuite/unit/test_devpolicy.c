@@ -2,8 +2,9 @@
 /*
  * test_devpolicy.c - unit tests of devpolicy: DeviceAllow syntax and its
  * error messages, path and class resolution, the three modes with and
- * without GRES, and normalisation (checked against the union semantics on
- * random lists).
+ * without GRES, GRES devices under a DeviceAllow class (left out) and named
+ * by DeviceAllow (an error), and normalisation (checked against the list
+ * semantics on random lists, pinned rules included).
  *
  * Paths resolve against the real /dev (/dev/null, /dev/zero); fake GPUs are
  * mknod()ed 195:N nodes in a temporary directory when running as root, and
@@ -22,11 +23,12 @@
 #include "dev/devpolicy.h"
 #include "tap.h"
 
-/* Collects reported messages, one per line prefixed "E: " or "W: ". */
+/* Collects reported messages, one per line prefixed "E: ", "W: " or "I: ". */
 struct msgs {
 	char text[8192];
 	int errors;
 	int warnings;
+	int infos;
 };
 
 static void collect(enum report_level level, const char *msg, void *arg)
@@ -36,10 +38,13 @@ static void collect(enum report_level level, const char *msg, void *arg)
 
 	if (level == REPORT_ERROR)
 		m->errors++;
-	else
+	else if (level == REPORT_WARNING)
 		m->warnings++;
+	else
+		m->infos++;
 	snprintf(m->text + n, sizeof(m->text) - n, "%s: %s\n",
-		 level == REPORT_ERROR ? "E" : "W", msg);
+		 level == REPORT_ERROR ? "E" :
+		 level == REPORT_WARNING ? "W" : "I", msg);
 }
 
 /* A report whose every message goes to m. */
@@ -81,6 +86,7 @@ static int build(const struct devpolicy_input *in, struct devrule_list *l,
 static char tmpdir[] = "/tmp/test_devpolicy.XXXXXX";
 static char proc_devices[PATH_MAX];
 static char gpu[4][PATH_MAX];  /* 195:0..3 char nodes (root only) */
+static char gpu_alias[PATH_MAX]; /* another node of 195:2 (root only) */
 static char blockdev[PATH_MAX]; /* 7:0 block node (root only) */
 static char regular[PATH_MAX];  /* a plain file */
 static int have_nodes;
@@ -128,6 +134,9 @@ static void setup(void)
 		if (mknod(gpu[i], S_IFCHR | 0600, makedev(195, i)) < 0)
 			have_nodes = 0;
 	}
+	snprintf(gpu_alias, sizeof(gpu_alias), "%s/by-id-gpu2", tmpdir);
+	if (mknod(gpu_alias, S_IFCHR | 0600, makedev(195, 2)) < 0)
+		have_nodes = 0;
 	snprintf(blockdev, sizeof(blockdev), "%s/loop0", tmpdir);
 	if (mknod(blockdev, S_IFBLK | 0600, makedev(7, 0)) < 0)
 		have_nodes = 0;
@@ -139,6 +148,7 @@ static void teardown(void)
 
 	for (i = 0; i < 4; i++)
 		unlink(gpu[i]);
+	unlink(gpu_alias);
 	unlink(blockdev);
 	unlink(regular);
 	unlink(proc_devices);
@@ -646,11 +656,193 @@ static unsigned first_match(const struct devrule_list *l, char type,
 	return l->default_allow ? DEVRULE_RWM : 0;
 }
 
+/*
+ * The attack: DeviceAllow names a class whose major covers the node's GPUs
+ * (char-nvidia-frontend is 195, every /dev/nvidiaN).  A job must still get
+ * only the GPUs it was allocated, under the list's semantics and under
+ * the BPF program's ("exact, else wildcard, else default"), while the
+ * other devices of the class (nvidiactl, 195:255) keep the class's access.
+ */
+static void test_gres_class(void)
+{
+	const char *node[] = { gpu[0], gpu[1], gpu[2], gpu[3], NULL };
+	const char *job[] = { gpu[1], NULL };
+	static const enum devpolicy_mode modes[] = {
+		DEVPOLICY_CLOSED, DEVPOLICY_STRICT, DEVPOLICY_AUTO,
+	};
+	struct devrule_list l;
+	struct msgs m = { .text = "" };
+	size_t i;
+
+	if (!have_nodes) {
+		for (i = 0; i < 19; i++)
+			tap_skip("GRES tests need mknod (root)");
+		return;
+	}
+	for (i = 0; i < sizeof(modes) / sizeof(*modes); i++) {
+		const char *mode = devpolicy_mode_name(modes[i]);
+		struct devpolicy_input in = {
+			.mode = modes[i],
+			.device_allow = "char-nvidia-frontend:rw",
+			.node_gres = node,
+			.job_gres = job,
+			.proc_devices = proc_devices,
+		};
+		unsigned other_gpus = 0, other_first = 0;
+		uint32_t g;
+		int rc;
+
+		memset(&m, 0, sizeof(m));
+		rc = build(&in, &l, &m);
+		/* The precondition: the class itself does cover 195. */
+		ok(rc == 0 && devrule_list_access(&l, 'c', 195, 255) ==
+				      (DEVRULE_R | DEVRULE_W) &&
+		   first_match(&l, 'c', 195, 255) == (DEVRULE_R | DEVRULE_W),
+		   "%s, DeviceAllow=char-nvidia-frontend:rw: nvidiactl (195:255, no GRES) gets the class's rw",
+		   mode);
+		for (g = 0; g < 4; g++) {
+			if (g == 1)
+				continue;
+			other_gpus |= devrule_list_access(&l, 'c', 195, g);
+			other_first |= first_match(&l, 'c', 195, g);
+		}
+		if (!ok(other_gpus == 0,
+			"%s: the GPUs the job was not allocated get nothing, though the class covers them",
+			mode))
+			diag("got %u; list: %s", other_gpus, list_str(&l));
+		is_int(other_first, 0,
+		       "%s: the same under the filter's exact-first lookup",
+		       mode);
+		ok(devrule_list_access(&l, 'c', 195, 1) == DEVRULE_RWM &&
+		   first_match(&l, 'c', 195, 1) == DEVRULE_RWM,
+		   "%s: the job's own GPU gets rwm", mode);
+		devrule_list_free(&l);
+	}
+	{
+		/* A job allocated every GPU gets each one rwm. */
+		struct devpolicy_input in = {
+			.mode = DEVPOLICY_CLOSED,
+			.device_allow = "char-nvidia-frontend:r",
+			.node_gres = node,
+			.job_gres = node,
+			.proc_devices = proc_devices,
+		};
+		unsigned all = DEVRULE_RWM;
+		uint32_t g;
+
+		ok(build(&in, &l, &m) == 0, "closed, job holds every GPU");
+		for (g = 0; g < 4; g++)
+			all &= devrule_list_access(&l, 'c', 195, g) &
+			       first_match(&l, 'c', 195, g);
+		is_int(all, DEVRULE_RWM, "every GPU of the job rwm");
+		devrule_list_free(&l);
+	}
+	{
+		/*
+		 * Naming a GPU outright (which devpolicy_check_gres refuses at
+		 * slurmd start) still cannot hand it to a job not allocated it.
+		 */
+		char allow[2 * PATH_MAX + 16];
+		struct devpolicy_input in = {
+			.mode = DEVPOLICY_CLOSED,
+			.device_allow = allow,
+			.node_gres = node,
+			.job_gres = job,
+			.proc_devices = proc_devices,
+		};
+
+		snprintf(allow, sizeof(allow), "%s:rw,%s:r", gpu[0], gpu_alias);
+		ok(build(&in, &l, &m) == 0 &&
+		   devrule_list_access(&l, 'c', 195, 0) == 0 &&
+		   devrule_list_access(&l, 'c', 195, 2) == 0,
+		   "DeviceAllow naming a GPU the job was not allocated: still denied");
+		devrule_list_free(&l);
+	}
+}
+
+/* Loads a closed policy with DeviceAllow at "namespace.conf:12". */
+static int load_at(struct devpolicy *p, const char *allow, struct msgs *m)
+{
+	return devpolicy_load(p, DEVPOLICY_CLOSED, allow, "namespace.conf:12",
+			      proc_devices, to(m));
+}
+
+/* devpolicy_check_gres: naming a GRES device is an error at load. */
+static void test_check_gres(void)
+{
+	const char *node[] = { gpu[0], gpu[1], gpu[2], gpu[3], NULL };
+	char allow[3 * PATH_MAX + 64], want[3 * PATH_MAX + 256];
+	struct devpolicy p;
+	struct msgs m = { .text = "" };
+	size_t i;
+	int rc;
+
+	if (!have_nodes) {
+		for (i = 0; i < 14; i++)
+			tap_skip("GRES tests need mknod (root)");
+		return;
+	}
+	snprintf(allow, sizeof(allow), "/dev/null:rw, %s : rw", gpu[3]);
+	ok(load_at(&p, allow, &m) == 0, "DeviceAllow naming a GPU loads");
+	errno = 0;
+	rc = devpolicy_check_gres(&p, node, to(&m));
+	ok(rc == -1 && errno == EINVAL && m.errors == 1,
+	   "naming a GRES device file: one error, EINVAL");
+	snprintf(want, sizeof(want),
+		 "E: namespace.conf:12: DeviceAllow entry '%s:rw' names GRES device %s (c 195:3): GRES devices are given only to the jobs allocated them",
+		 gpu[3], gpu[3]);
+	like(m.text, want, "the message names file:line, the entry and the device");
+	ok(devpolicy_check_gres(&p, NULL, to(&m)) == 0,
+	   "the same DeviceAllow on a node without GRES files is fine");
+	devpolicy_free(&p);
+
+	memset(&m, 0, sizeof(m));
+	snprintf(allow, sizeof(allow), "%s:r,char-pts:rw,%s:w", gpu_alias,
+		 gpu[0]);
+	ok(load_at(&p, allow, &m) == 0, "another path to a GPU loads");
+	ok(devpolicy_check_gres(&p, node, to(&m)) == -1 && m.errors == 2,
+	   "every entry naming a GRES device is reported");
+	snprintf(want, sizeof(want),
+		 "DeviceAllow entry '%s:r' names GRES device %s (c 195:2)",
+		 gpu_alias, gpu[2]);
+	like(m.text, want, "a path to the same device node (195:2) counts");
+	devpolicy_free(&p);
+
+	memset(&m, 0, sizeof(m));
+	ok(load_at(&p, "char-nvidia-frontend:rw, /dev/null:rw", &m) == 0,
+	   "a class covering the GPUs loads");
+	rc = devpolicy_check_gres(&p, node, to(&m));
+	ok(rc == 0 && m.errors == 0 && m.warnings == 0,
+	   "a class covering GRES devices is no error");
+	like(m.text, "I: namespace.conf:12: DeviceAllow's 'c 195:* rw' covers 4 GRES device",
+	     "an info line says the class leaves them out");
+	devpolicy_free(&p);
+
+	memset(&m, 0, sizeof(m));
+	ok(load_at(&p, NULL, &m) == 0 &&
+	   devpolicy_check_gres(&p, node, to(&m)) == 0 && m.errors == 0 &&
+	   m.infos == 0, "no DeviceAllow: nothing to check");
+	devpolicy_free(&p);
+
+	{
+		const char *broken[] = { "/dev/no-such-gpu", NULL };
+
+		memset(&m, 0, sizeof(m));
+		ok(load_at(&p, "/dev/no-such-gpu:rw,/dev/null:rw", &m) == 0 &&
+		   m.warnings == 1, "a missing DeviceAllow path: skipped");
+		ok(devpolicy_check_gres(&p, broken, to(&m)) == -1 &&
+		   m.errors == 1,
+		   "a GRES file that does not resolve is still matched by name");
+		devpolicy_free(&p);
+	}
+	ok(p.allow == NULL && p.where == NULL, "devpolicy_free clears the copies");
+}
+
 static void test_normalise(void)
 {
 	struct devrule_list l;
 	char buf[64];
-	int bad_union = 0, bad_first = 0, bad_form = 0;
+	int bad_union = 0, bad_first = 0, bad_form = 0, bad_pin = 0;
 	int iter;
 
 	devrule_list_init(&l, false);
@@ -701,20 +893,64 @@ static void test_normalise(void)
 	is_int(l.count, 0, "default allow: wildcard rwm absorbs denials");
 	devrule_list_free(&l);
 
+	/* Pinned rules: the device gets their union, nothing else. */
+	devrule_list_init(&l, false);
+	devrule_list_add(&l, 'c', 195, 0, true, DEVRULE_R | DEVRULE_W);
+	devrule_list_pin(&l, 'c', 195, 0, 0);
+	devrule_list_add(&l, 'c', 195, 0, false, DEVRULE_M);
+	devrule_list_pin(&l, 'c', 195, 3, DEVRULE_R);
+	is_int(devrule_list_access(&l, 'c', 195, 0), 0,
+	   "pinned to nothing: neither the wildcard nor an exact rule adds");
+	devrule_list_normalise(&l);
+	is_str(list_str(&l), "c 195:* rw; c 195:0 -; c 195:3 r",
+	       "pinned rules narrower than their wildcard stay, unwidened");
+	ok(l.count == 3 && l.rules[1].pinned && l.rules[2].pinned,
+	   "and stay pinned");
+	is_int(first_match(&l, 'c', 195, 0) | first_match(&l, 'c', 195, 3),
+	       DEVRULE_R, "exact-first lookup agrees");
+	devrule_list_free(&l);
+
+	devrule_list_pin(&l, 'c', 195, 1, 0);
+	devrule_list_pin(&l, 'c', 195, 1, DEVRULE_RWM);
+	devrule_list_add(&l, 'c', 195, 0, true, DEVRULE_R);
+	devrule_list_pin(&l, 'c', 195, 2, DEVRULE_R | DEVRULE_M);
+	devrule_list_pin(&l, 'c', 196, 2, DEVRULE_R);
+	devrule_list_normalise(&l);
+	is_str(list_str(&l), "c 195:* r; c 195:1 rwm; c 195:2 rm; c 196:2 r",
+	       "pinned rules merge into their union (the job's GPU wins)");
+	ok(!l.rules[1].pinned && !l.rules[2].pinned && !l.rules[3].pinned,
+	   "pinned rules as wide as their wildcard, or without one, are unpinned");
+	devrule_list_free(&l);
+
+	devrule_list_init(&l, true);
+	devrule_list_add(&l, 'c', 195, 0, true, DEVRULE_RWM);
+	devrule_list_pin(&l, 'c', 195, 0, 0);
+	devrule_list_pin(&l, 'c', 195, 1, DEVRULE_R);
+	devrule_list_normalise(&l);
+	is_str(list_str(&l), "c 195:0 -; c 195:1 r",
+	       "default allow: the wildcard equal to the default goes, the pinned rules stay");
+	ok(l.count == 2 && !l.rules[0].pinned && !l.rules[1].pinned,
+	   "unpinned once their wildcard is gone");
+	devrule_list_free(&l);
+	devrule_list_init(&l, false);
+
+	ok(devrule_list_pin(&l, 'x', 1, 1, 0) == -1 && errno == EINVAL,
+	   "pin: bad type rejected");
 	ok(devrule_list_add(&l, 'x', 1, 1, false, 0) == -1 && errno == EINVAL,
 	   "bad type rejected");
 	ok(devrule_list_add(&l, 'c', 1, 1, false, 8) == -1 && errno == EINVAL,
 	   "bad access rejected");
 
 	{
-		struct devrule r = { 'c', 195, 0, true, DEVRULE_R | DEVRULE_W };
+		struct devrule r = { 'c', 195, 0, true, DEVRULE_R | DEVRULE_W,
+				     false };
 
 		devrule_format(&r, buf, sizeof(buf));
 		is_str(buf, "c 195:* rw", "format wildcard");
-		r = (struct devrule){ 'b', 7, 3, false, DEVRULE_RWM };
+		r = (struct devrule){ 'b', 7, 3, false, DEVRULE_RWM, false };
 		devrule_format(&r, buf, sizeof(buf));
 		is_str(buf, "b 7:3 rwm", "format block");
-		r = (struct devrule){ 'c', 1, 3, false, 0 };
+		r = (struct devrule){ 'c', 1, 3, false, 0, false };
 		devrule_format(&r, buf, sizeof(buf));
 		is_str(buf, "c 1:3 -", "format no access");
 		r.type = 'a';
@@ -732,9 +968,16 @@ static void test_normalise(void)
 		size_t k;
 
 		devrule_list_init(&l, rnd(2));
-		for (i = 0; i < n; i++)
-			devrule_list_add(&l, rnd(2) ? 'c' : 'b', rnd(4),
-					 rnd(5), rnd(4) == 0, rnd(8));
+		for (i = 0; i < n; i++) {
+			char ty = rnd(2) ? 'c' : 'b';
+			uint32_t ma = rnd(4), mi = rnd(5);
+
+			if (rnd(4) == 0)
+				devrule_list_pin(&l, ty, ma, mi, rnd(8));
+			else
+				devrule_list_add(&l, ty, ma, mi, rnd(4) == 0,
+						 rnd(8));
+		}
 		for (t = 0; t < 2; t++)
 			for (ma = 0; ma < 4; ma++)
 				for (mi = 0; mi < 5; mi++)
@@ -763,11 +1006,26 @@ static void test_normalise(void)
 			      (!a->any_minor && a->minor >= b->minor))))
 				bad_form++;
 		}
+		/* Canonical: pinned only under a wildcard with more access. */
+		for (k = 0; k < l.count; k++) {
+			const struct devrule *r = &l.rules[k], *w = NULL;
+			size_t j;
+
+			for (j = 0; j < l.count; j++)
+				if (l.rules[j].any_minor &&
+				    l.rules[j].type == r->type &&
+				    l.rules[j].major == r->major)
+					w = &l.rules[j];
+			if (r->pinned != (!r->any_minor && w &&
+					  (w->access & ~r->access)))
+				bad_pin++;
+		}
 		devrule_list_free(&l);
 	}
-	is_int(bad_union, 0, "random lists: union semantics unchanged");
-	is_int(bad_first, 0, "random lists: first match equals union");
+	is_int(bad_union, 0, "random lists (with pins): semantics unchanged");
+	is_int(bad_first, 0, "random lists: first match equals the semantics");
 	is_int(bad_form, 0, "random lists: sorted, keys unique");
+	is_int(bad_pin, 0, "random lists: pinned exactly where it matters");
 }
 
 int main(void)
@@ -779,6 +1037,8 @@ int main(void)
 	test_classes();
 	test_modes();
 	test_gres();
+	test_gres_class();
+	test_check_gres();
 	test_normalise();
 	teardown();
 	return tap_done();

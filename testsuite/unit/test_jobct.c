@@ -1085,6 +1085,47 @@ static void test_layout_check(void)
 	jobct_node_free(node);
 }
 
+/*
+ * DeviceAllow naming a GRES device file would hand it to every job of the
+ * node: slurmd refuses to start, naming DeviceAllow's file:line.
+ */
+static void test_gres_allow(void)
+{
+	const char *const files[] = { gpu0, gpu1, NULL };
+	const struct jobct_slurm gres = { .node_has_devices = true,
+					  .node_devices = files,
+					  .step_cgroups = true },
+				 no_gres = { .step_cgroups = true };
+	char conf[PATH_MAX + 64], want[2 * PATH_MAX + 128];
+	struct jobct_node *node;
+
+	fake_layout("mi-hybrid", MI_V1 MI_V2);
+	write_conf("DevicePolicy=closed\nDeviceAllow=/dev/null:rw");
+	if ((node = load(&faulty_ops)))
+		ok(jobct_node_check(node, &gres, fresh()) == 0,
+		   "closed, DeviceAllow without GRES files, GRES on the node: starts: %s",
+		   rep.msg);
+	else
+		ok(0, "load: %s", rep.msg);
+	jobct_node_free(node);
+
+	snprintf(conf, sizeof(conf),
+		 "DevicePolicy=closed\nDeviceAllow=/dev/null:rw,%s:rw", gpu1);
+	write_conf(conf);
+	if (!(node = load(&faulty_ops)))
+		return (void)ok(0, "load: %s", rep.msg);
+	ok(jobct_node_check(node, &no_gres, fresh()) == 0,
+	   "DeviceAllow naming %s on a node without GRES files: starts", gpu1);
+	ok(jobct_node_check(node, &gres, fresh()) == -1,
+	   "DeviceAllow naming a GRES device file: slurmd refuses to start");
+	snprintf(want, sizeof(want),
+		 "%s:4: DeviceAllow entry '%s:rw' names GRES device %s (c 195:1)",
+		 conf_path, gpu1, gpu1);
+	like(rep.msg, want, "  naming file:line, the entry and the device: %s",
+	     rep.msg);
+	jobct_node_free(node);
+}
+
 /* ---- the unified layout: Slurm's cgroup/v2 tree ------------------------- */
 
 static char scope[64];		/* "ut<pid>_slurmstepd.scope" below cg_mount */
@@ -1965,6 +2006,7 @@ int main(void)
 	test_restore_dry_run();
 	test_job_cgroups();
 	test_layout_check();
+	test_gres_allow();
 	test_unified_parse();
 	test_unified_filter();
 	test_unified_faults();

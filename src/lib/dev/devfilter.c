@@ -66,8 +66,9 @@ _Static_assert(sizeof(struct devfilter_key) == 12, "key layout");
 
 /*
  * True when list is in the form the lookup relies on: sorted by type, major,
- * wildcard first, minor; keys unique; exact rules include their wildcard's
- * access (so that "exact first" equals the union).
+ * wildcard first, minor; keys unique; unpinned exact rules include their
+ * wildcard's access (so that "exact first" equals the union; a pinned rule
+ * is meant to win over its wildcard, which is what the lookup does).
  */
 static bool is_canonical(const struct devrule_list *list)
 {
@@ -89,7 +90,8 @@ static bool is_canonical(const struct devrule_list *list)
 			return false;
 		if (r->any_minor)
 			wild = (int)r->access;
-		else if (wild >= 0 && ((unsigned)wild & ~r->access))
+		else if (wild >= 0 && !r->pinned &&
+			 ((unsigned)wild & ~r->access))
 			return false;
 	}
 	return true;
@@ -230,8 +232,13 @@ int devfilter_table_build(const struct devrule_list *list,
 		for (i = 0; i < list->count; i++) {
 			const struct devrule *r = &list->rules[i];
 
-			if (devrule_list_add(&copy, r->type, r->major, r->minor,
-					     r->any_minor, r->access) < 0)
+			if ((r->pinned ? devrule_list_pin(&copy, r->type,
+							 r->major, r->minor,
+							 r->access)
+				       : devrule_list_add(&copy, r->type,
+							 r->major, r->minor,
+							 r->any_minor,
+							 r->access)) < 0)
 				goto error;
 		}
 		devrule_list_normalise(&copy);

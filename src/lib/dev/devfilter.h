@@ -81,8 +81,10 @@ uint32_t devfilter_place(const struct devfilter_table *t, int which,
 /*
  * Fills t from list (pure).  A list not in devrule_list_normalise() form is
  * normalised on a private copy first, so that the program's "exact entry,
- * else wildcard entry, else default" equals the union semantics of
- * devpolicy.h.  Returns 0, or -1 with EINVAL (bad type or access, a major
+ * else wildcard entry, else default" equals the semantics of devpolicy.h
+ * (pinned rules, else the union): a pinned exact entry wins over its
+ * wildcard even with less access, which is how a GRES device the job does
+ * not hold stays denied under a DeviceAllow class.  Returns 0, or -1 with EINVAL (bad type or access, a major
  * or minor outside the kernel's ranges) or ENOMEM.
  */
 int devfilter_table_build(const struct devrule_list *list,

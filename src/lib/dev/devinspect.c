@@ -174,7 +174,12 @@ error:
 	return -1;
 }
 
-/* Appends the rule of one used slot to out. */
+/*
+ * Appends the rule of one used slot to out.  The program lets an exact
+ * entry win over its wildcard, so exact entries read back are pinned;
+ * normalising unpins those for which that makes no difference, giving
+ * the list devpolicy_build() made.
+ */
 static int rule_add(struct devrule_list *out, const struct devfilter_slot *slot)
 {
 	struct devfilter_key k;
@@ -186,9 +191,10 @@ static int rule_add(struct devrule_list *out, const struct devfilter_slot *slot)
 		return -1;
 	}
 	type = k.type == BPF_DEVCG_DEV_CHAR ? 'c' : 'b';
-	return devrule_list_add(out, type, k.major,
-				k.minor == DEVFILTER_ANY_MINOR ? 0 : k.minor,
-				k.minor == DEVFILTER_ANY_MINOR, slot->access);
+	if (k.minor == DEVFILTER_ANY_MINOR)
+		return devrule_list_add(out, type, k.major, 0, true,
+					slot->access);
+	return devrule_list_pin(out, type, k.major, k.minor, slot->access);
 }
 
 /* The rule of every used slot of the array map into out. */

@@ -85,8 +85,10 @@ void devrule_list_free(struct devrule_list *list)
 	devrule_list_init(list, list->default_allow);
 }
 
-int devrule_list_add(struct devrule_list *list, char type, uint32_t major,
-		     uint32_t minor, bool any_minor, unsigned access)
+/* Appends one rule; pinned only for exact rules (devrule_list_pin). */
+static int list_add(struct devrule_list *list, char type, uint32_t major,
+		    uint32_t minor, bool any_minor, unsigned access,
+		    bool pinned)
 {
 	struct devrule *r;
 
@@ -109,14 +111,25 @@ int devrule_list_add(struct devrule_list *list, char type, uint32_t major,
 	r->minor = any_minor ? 0 : minor;
 	r->any_minor = any_minor;
 	r->access = access;
+	r->pinned = pinned && !any_minor;
 	return 0;
 }
 
-/* Order: type, major, the wildcard before exact minors, minor. */
-static int rule_cmp(const void *a, const void *b)
+int devrule_list_add(struct devrule_list *list, char type, uint32_t major,
+		     uint32_t minor, bool any_minor, unsigned access)
 {
-	const struct devrule *x = a, *y = b;
+	return list_add(list, type, major, minor, any_minor, access, false);
+}
 
+int devrule_list_pin(struct devrule_list *list, char type, uint32_t major,
+		     uint32_t minor, unsigned access)
+{
+	return list_add(list, type, major, minor, false, access, true);
+}
+
+/* Order of keys: type, major, the wildcard before exact minors, minor. */
+static int key_cmp(const struct devrule *x, const struct devrule *y)
+{
 	if (x->type != y->type)
 		return x->type < y->type ? -1 : 1;
 	if (x->major != y->major)
@@ -128,6 +141,17 @@ static int rule_cmp(const void *a, const void *b)
 	return 0;
 }
 
+/* key_cmp, then pinned before unpinned, so that merging meets it first. */
+static int rule_cmp(const void *a, const void *b)
+{
+	const struct devrule *x = a, *y = b;
+	int c = key_cmp(x, y);
+
+	if (c || x->pinned == y->pinned)
+		return c;
+	return x->pinned ? -1 : 1;
+}
+
 void devrule_list_normalise(struct devrule_list *list)
 {
 	unsigned dflt = list->default_allow ? DEVRULE_RWM : 0;
@@ -137,20 +161,30 @@ void devrule_list_normalise(struct devrule_list *list)
 		return;
 	qsort(list->rules, list->count, sizeof(*list->rules), rule_cmp);
 
-	/* Merge duplicates: a device named twice gets the union. */
+	/*
+	 * Merge duplicates: a device named twice gets the union, except that
+	 * its pinned rules (sorted first) leave out its unpinned ones.
+	 */
 	for (i = 0; i < list->count; i++) {
-		if (n > 0 && rule_cmp(&list->rules[n - 1], &list->rules[i]) == 0)
-			list->rules[n - 1].access |= list->rules[i].access;
-		else
-			list->rules[n++] = list->rules[i];
+		struct devrule *prev = n > 0 ? &list->rules[n - 1] : NULL;
+		const struct devrule *r = &list->rules[i];
+
+		if (!prev || key_cmp(prev, r) != 0)
+			list->rules[n++] = *r;
+		else if (prev->pinned == r->pinned)
+			prev->access |= r->access;
 	}
 	list->count = n;
 
 	/*
-	 * Per type/major: widen exact rules by the wildcard so that "exact
-	 * rule wins" equals the union, then drop what equals its fallback.
-	 * The wildcard (sorted first) is judged last, against the default,
-	 * because the exact rules have absorbed its access by then.
+	 * Per type/major: widen unpinned exact rules by the wildcard so that
+	 * "exact rule wins" equals the union, then drop what equals its
+	 * fallback.  A pinned rule stays pinned only while the wildcard has a
+	 * bit it lacks: otherwise pinning changes nothing, and the canonical
+	 * form is unpinned.  The wildcard (sorted first) is judged last,
+	 * against the default, because the exact rules have absorbed its
+	 * access by then; when it goes, no exact rule of its major needs
+	 * pinning any more.
 	 */
 	n = 0;
 	for (i = 0; i < list->count;) {
@@ -166,7 +200,10 @@ void devrule_list_normalise(struct devrule_list *list)
 		       list->rules[j].major == w.major; j++) {
 			struct devrule r = list->rules[j];
 
-			r.access |= has_wild ? w.access : 0;
+			if (r.pinned && (!has_wild || !(w.access & ~r.access)))
+				r.pinned = false;
+			if (!r.pinned && has_wild)
+				r.access |= w.access;
 			if (r.access != fallback)
 				list->rules[n++] = r;
 		}
@@ -174,6 +211,8 @@ void devrule_list_normalise(struct devrule_list *list)
 			memmove(&list->rules[keep_wild], &list->rules[keep_wild + 1],
 				(n - keep_wild - 1) * sizeof(*list->rules));
 			n--;
+			for (size_t k = keep_wild; k < n; k++)
+				list->rules[k].pinned = false;
 		}
 		i = j;
 	}
@@ -183,19 +222,26 @@ void devrule_list_normalise(struct devrule_list *list)
 unsigned devrule_list_access(const struct devrule_list *list, char type,
 			     uint32_t major, uint32_t minor)
 {
-	unsigned access = 0;
-	bool matched = false;
+	unsigned access = 0, pinned_access = 0;
+	bool matched = false, pinned = false;
 	size_t i;
 
 	for (i = 0; i < list->count; i++) {
 		const struct devrule *r = &list->rules[i];
 
-		if (r->type == type && r->major == major &&
-		    (r->any_minor || r->minor == minor)) {
+		if (r->type != type || r->major != major ||
+		    !(r->any_minor || r->minor == minor))
+			continue;
+		if (r->pinned) {
+			pinned_access |= r->access;
+			pinned = true;
+		} else {
 			access |= r->access;
 			matched = true;
 		}
 	}
+	if (pinned)
+		return pinned_access;
 	if (!matched)
 		return list->default_allow ? DEVRULE_RWM : 0;
 	return access;
@@ -572,7 +618,7 @@ int devpolicy_check_allow(const char *text, struct report *rep)
 }
 
 /*
- * Adds the device behind a GRES file with the given access.  A GRES file
+ * Pins the device behind a GRES file to the given access.  A GRES file
  * that is missing or no device is an error: Slurm refuses such a node, and
  * skipping it could leave a GPU the job was not given unfiltered.
  */
@@ -595,7 +641,7 @@ static int add_gres(struct parse_ctx *ctx, const char *path, unsigned access,
 		report(ctx, REPORT_ERROR,
 		       "GRES device file %s does not exist", path);
 	else
-		return devrule_list_add(out, type, major, minor, false, access);
+		return devrule_list_pin(out, type, major, minor, access);
 	return 0;
 }
 
@@ -635,8 +681,8 @@ static int list_append(struct devrule_list *to, const struct devrule_list *from)
 	for (size_t i = 0; i < from->count; i++) {
 		const struct devrule *r = &from->rules[i];
 
-		if (devrule_list_add(to, r->type, r->major, r->minor,
-				     r->any_minor, r->access) < 0)
+		if (list_add(to, r->type, r->major, r->minor, r->any_minor,
+			     r->access, r->pinned) < 0)
 			return -1;
 	}
 	return 0;
@@ -662,12 +708,17 @@ int devpolicy_load(struct devpolicy *policy, enum devpolicy_mode mode,
 
 	policy->mode = mode;
 	policy->allow_entries = 0;
+	policy->allow = NULL;
+	policy->where = NULL;
 	devrule_list_init(&policy->base, false);
 	if (!mode_valid(mode)) {
 		errno = EINVAL;
 		return report_error(rep, "DevicePolicy: unknown mode %d",
 				    (int)mode);
 	}
+	if ((device_allow && !(policy->allow = strdup(device_allow))) ||
+	    (where && !(policy->where = strdup(where))))
+		goto error;
 	if ((entries = parse_allow(&ctx, device_allow, &policy->base)) < 0)
 		goto error;
 	policy->allow_entries = entries;
@@ -692,7 +743,7 @@ int devpolicy_load(struct devpolicy *policy, enum devpolicy_mode mode,
 error:
 	saved = errno;
 	classes_free(&ctx);
-	devrule_list_free(&policy->base);
+	devpolicy_free(policy);
 	errno = saved;
 	return -1;
 }
@@ -700,6 +751,10 @@ error:
 void devpolicy_free(struct devpolicy *policy)
 {
 	devrule_list_free(&policy->base);
+	free(policy->allow);
+	free(policy->where);
+	policy->allow = NULL;
+	policy->where = NULL;
 }
 
 bool devpolicy_is_open(const struct devpolicy *policy)
@@ -719,9 +774,12 @@ int devpolicy_build(const struct devpolicy *policy,
 	if (list_append(out, &policy->base) < 0)
 		goto error;
 	/*
-	 * Node GRES files get "no access"; those the job holds get rwm, and the
-	 * union lets the job's win.  In default-deny lists normalising drops
-	 * the denials again, but resolving them still catches a broken list.
+	 * Node GRES files are pinned to "no access", those the job holds to
+	 * rwm (the union of pinned rules lets the job's win): pinned, because
+	 * DeviceAllow's classes (char-nvidia-frontend covers every
+	 * /dev/nvidiaN) must not hand another job's GPU to this one, as Slurm's
+	 * ConstrainDevices never does.  Normalising drops a denial that no
+	 * class widens, but resolving it still catches a broken list.
 	 */
 	for (i = 0; node_gres && node_gres[i]; i++)
 		if (add_gres(&ctx, node_gres[i], 0, out) < 0)
@@ -740,4 +798,136 @@ error:
 	devrule_list_free(out);
 	errno = saved;
 	return -1;
+}
+
+/* A GRES device file of the node, resolved for devpolicy_check_gres. */
+struct gres_dev {
+	const char *path;
+	char type;
+	uint32_t major, minor;
+};
+
+/*
+ * The GRES device of the node that the DeviceAllow path spec names (the
+ * same path, or a path to the same device node), NULL when none.
+ */
+static const struct gres_dev *names_gres(const char *spec,
+					 const struct gres_dev *devs,
+					 size_t ndevs)
+{
+	char type, why[PATH_MAX + 64];
+	uint32_t major, minor;
+	bool resolved;
+	size_t i;
+
+	resolved = resolve_path(spec, &type, &major, &minor, why,
+				sizeof(why)) == 1;
+	for (i = 0; i < ndevs; i++) {
+		if (!strcmp(spec, devs[i].path))
+			return &devs[i];
+		if (resolved && type == devs[i].type &&
+		    major == devs[i].major && minor == devs[i].minor)
+			return &devs[i];
+	}
+	return NULL;
+}
+
+/* Reports every DeviceAllow path entry that names a GRES device. */
+static int check_paths(struct parse_ctx *ctx, const char *text,
+		       const struct gres_dev *devs, size_t ndevs)
+{
+	char *copy, *item, *next;
+
+	if (!(copy = strdup(text)))
+		return -1;
+	for (item = copy; item; item = next) {
+		const struct gres_dev *d;
+		char *colon, *spec;
+
+		if ((next = strchr(item, ',')))
+			*next++ = '\0';
+		if (!(colon = strrchr(item, ':')))
+			continue;	/* load reported it */
+		*colon = '\0';
+		spec = trim(item);
+		if (spec[0] != '/' || !(d = names_gres(spec, devs, ndevs)))
+			continue;
+		report(ctx, REPORT_ERROR,
+		       "DeviceAllow entry '%s:%s' names GRES device %s (%c %u:%u): GRES devices are given only to the jobs allocated them (remove the entry)",
+		       spec, trim(colon + 1), d->path, d->type, d->major,
+		       d->minor);
+	}
+	free(copy);
+	return 0;
+}
+
+/* One info line per class of DeviceAllow that covers GRES devices. */
+static void note_classes(struct parse_ctx *ctx, const struct devpolicy *policy,
+			 const struct gres_dev *devs, size_t ndevs)
+{
+	const char *where = ctx->where ? ctx->where : "";
+	size_t i, j;
+
+	for (i = 0; i < policy->base.count; i++) {
+		const struct devrule *w = &policy->base.rules[i];
+		const struct gres_dev *first = NULL;
+		size_t covered = 0;
+		char rule[64];
+
+		if (!w->any_minor || !w->access)
+			continue;
+		for (j = 0; j < ndevs; j++) {
+			if (devs[j].type != w->type || devs[j].major != w->major)
+				continue;
+			if (!first)
+				first = &devs[j];
+			covered++;
+		}
+		if (!covered)
+			continue;
+		devrule_format(w, rule, sizeof(rule));
+		report_info(ctx->rep, "%s%sDeviceAllow's '%s' covers %zu GRES device(s) (%s%s): left out of it, only the jobs allocated one get it",
+			    where, *where ? ": " : "", rule, covered,
+			    first->path, covered > 1 ? ", ..." : "");
+	}
+}
+
+int devpolicy_check_gres(const struct devpolicy *policy,
+			 const char *const *node_gres, struct report *rep)
+{
+	struct parse_ctx ctx = { .rep = rep, .where = policy->where };
+	struct gres_dev *devs;
+	size_t i, n = 0;
+
+	if (!policy->allow || !node_gres || !node_gres[0])
+		return 0;
+	while (node_gres[n])
+		n++;
+	if (!(devs = calloc(n, sizeof(*devs))))
+		return -1;
+	for (i = 0; i < n; i++) {
+		struct gres_dev *d = &devs[i];
+		char why[PATH_MAX + 64];
+
+		/*
+		 * One that does not resolve (devpolicy_build fails on it) is
+		 * still matched by its name; type 0 matches no device.
+		 */
+		d->path = node_gres[i];
+		if (resolve_path(d->path, &d->type, &d->major, &d->minor, why,
+				 sizeof(why)) != 1)
+			d->type = 0;
+	}
+	if (check_paths(&ctx, policy->allow, devs, n) < 0) {
+		free(devs);
+		errno = ENOMEM;
+		return -1;
+	}
+	note_classes(&ctx, policy, devs, n);
+	free(devs);
+	if (ctx.errors) {
+		errno = EINVAL;
+		return -1;
+	}
+	return 0;
 }

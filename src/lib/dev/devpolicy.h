@@ -8,13 +8,22 @@
  * turns the list into a program).  Apart from stat(2) on device paths and
  * reading /proc/devices it is pure, so every decision can be unit-tested.
  *
- * Semantics of a list: the access a device gets is the union of the access of
- * every rule that matches it (its exact rule and its type/major wildcard);
- * a device no rule matches gets everything (default_allow) or nothing.
- * After devrule_list_normalise() each (type, major, minor) key appears once,
- * an exact rule always includes the access of its wildcard, and rules that
- * change nothing are gone, so "exact rule, else wildcard, else default"
- * (what the BPF program does) gives the same answer as the union.
+ * Semantics of a list: a device named by pinned rules (exact rules made
+ * with devrule_list_pin) gets the union of their access and nothing else;
+ * any other device gets the union of the access of every rule that matches
+ * it (its exact rules and its type/major wildcard); a device no rule
+ * matches gets everything (default_allow) or nothing.  Pinned rules are how
+ * GRES devices stay out of DeviceAllow's classes: a job's unallocated GPU
+ * is pinned to no access, and "char-nvidia-frontend:rw" cannot widen it.
+ *
+ * After devrule_list_normalise() each (type, major, minor) key appears
+ * once, an exact rule includes the access of its wildcard unless it is
+ * pinned, a rule is pinned only when that matters (its wildcard is in the
+ * list and has a bit the rule lacks), and rules that change nothing are
+ * gone, so "exact rule, else wildcard, else default" (what the BPF program
+ * does) gives the same answer as the semantics above.  In a normalised
+ * list an exact rule narrower than its wildcard is therefore always a
+ * pinned one, which is how devrule_format()'s output is read.
  */
 #ifndef DEVNS_DEVPOLICY_H
 #define DEVNS_DEVPOLICY_H
@@ -40,6 +49,7 @@ struct devrule {
 	uint32_t minor;  /* ignored when any_minor */
 	bool any_minor;
 	unsigned access; /* DEVRULE_* bits */
+	bool pinned;     /* exact rule whose access no other rule widens */
 };
 
 struct devrule_list {
@@ -64,6 +74,8 @@ struct devpolicy {
 	enum devpolicy_mode mode;
 	int allow_entries;	  /* DeviceAllow entries written, skipped ones too */
 	struct devrule_list base; /* DeviceAllow, plus the standard devices */
+	char *allow;		  /* DeviceAllow as written, NULL: none */
+	char *where;		  /* its "FILE:LINE", NULL: not known */
 };
 
 /* Empty list with the given default verdict; never fails. */
@@ -81,17 +93,27 @@ int devrule_list_add(struct devrule_list *list, char type, uint32_t major,
 		     uint32_t minor, bool any_minor, unsigned access);
 
 /*
+ * Appends a pinned exact rule (see the top): the device gets the union of
+ * the access of its pinned rules, whatever its wildcard and its other exact
+ * rules say.  Errors as devrule_list_add().
+ */
+int devrule_list_pin(struct devrule_list *list, char type, uint32_t major,
+		     uint32_t minor, unsigned access);
+
+/*
  * Brings the list into the canonical form described at the top: duplicates
- * merged (union of access), exact rules widened by their wildcard and dropped
- * when that is all they give, rules equal to the default dropped, the rest
- * sorted by type, major, wildcard first, minor.  Never fails.
+ * merged (union of access; a pinned rule overrides the unpinned ones of its
+ * key), unpinned exact rules widened by their wildcard and dropped when
+ * that is all they give, pinned ones kept pinned only while their wildcard
+ * has more access, rules equal to the default dropped, the rest sorted by
+ * type, major, wildcard first, minor.  Never fails.
  */
 void devrule_list_normalise(struct devrule_list *list);
 
 /*
- * The access bits the list grants to a device, by the union semantics above
- * (works on lists that are not normalised).  The reference the filter is
- * tested against.
+ * The access bits the list grants to a device, by the semantics above
+ * (pinned rules, else the union; works on lists that are not normalised).
+ * The reference the filter is tested against.
  */
 unsigned devrule_list_access(const struct devrule_list *list, char type,
 			     uint32_t major, uint32_t minor);
@@ -104,7 +126,8 @@ bool devrule_list_needs_filter(const struct devrule_list *list);
 
 /*
  * Writes "c 195:* rw" (cgroup v1 devices.list style; "-" for no access) into
- * buf.  Returns the length snprintf would, or -1 with EINVAL.
+ * buf; pinned shows only in a normalised list (see the top).  Returns the
+ * length snprintf would, or -1 with EINVAL.
  */
 int devrule_format(const struct devrule *rule, char *buf, size_t size);
 
@@ -144,8 +167,9 @@ int devpolicy_check_allow(const char *text, struct report *rep);
  * devpolicy_parse_allow() does, and for "closed", and "auto" with
  * DeviceAllow, the standard pseudo-devices (/dev/null, /dev/zero, ...,
  * the pts class; a missing one is a warning).  proc_devices NULL means
- * /proc/devices.  Returns 0, or -1 with errno (EINVAL after an error was
- * reported) and policy empty; free with devpolicy_free() either way.
+ * /proc/devices.  DeviceAllow and where are kept for devpolicy_check_gres().
+ * Returns 0, or -1 with errno (EINVAL after an error was reported) and
+ * policy empty; free with devpolicy_free() either way.
  */
 int devpolicy_load(struct devpolicy *policy, enum devpolicy_mode mode,
 		   const char *device_allow, const char *where,
@@ -160,13 +184,30 @@ void devpolicy_free(struct devpolicy *policy);
 bool devpolicy_is_open(const struct devpolicy *policy);
 
 /*
+ * At slurmd start: GRES devices are only ever given to the jobs allocated
+ * them, so a DeviceAllow entry naming one of the node's GRES device files
+ * (node_gres, NULL-terminated, NULL: none) by its path, or by another path
+ * of the same device node, is an error, reported as "FILE:LINE: DeviceAllow
+ * entry 'SPEC:ACCESS' names GRES device ...", every such entry.  A class
+ * covering GRES devices is no error (devpolicy_build leaves them out): an
+ * info line says so.  A GRES file that cannot be resolved is left to
+ * devpolicy_build, which fails on it.  Returns 0, or -1 with EINVAL after
+ * reporting, or ENOMEM.
+ */
+int devpolicy_check_gres(const struct devpolicy *policy,
+			 const char *const *node_gres, struct report *rep);
+
+/*
  * Computes a job's normalised rule list from the node's policy and the GRES
  * device files (NULL-terminated lists, NULL for none): every GRES file of
- * the node is denied unless the job holds it, which gets rwm, like the
- * devices Slurm's task/cgroup allows.  GRES paths must exist and be device
- * nodes (Slurm itself refuses a node whose gres.conf File is missing).
- * out is initialised here.  Returns 0, or -1 with errno set (EINVAL after
- * an error was reported) and out empty.
+ * the node is pinned to no access unless the job holds it, which is pinned
+ * to rwm, like the devices Slurm's task/cgroup allows.  Pinned, so that
+ * neither a DeviceAllow class covering them nor an entry naming one
+ * (devpolicy_check_gres refuses those) opens a GRES device to a job not
+ * allocated it.  GRES paths must exist and be device nodes (Slurm itself
+ * refuses a node whose gres.conf File is missing).  out is initialised
+ * here.  Returns 0, or -1 with errno set (EINVAL after an error was
+ * reported) and out empty.
  */
 int devpolicy_build(const struct devpolicy *policy,
 		    const char *const *node_gres, const char *const *job_gres,

@@ -268,6 +268,8 @@ int jobct_node_check(const struct jobct_node *node,
 	}
 	if (c->pid_namespace && check_pid_namespace(slurm, rep) < 0)
 		return -1;
+	if (devpolicy_check_gres(&node->policy, slurm->node_devices, rep) < 0)
+		return -1;
 	if (devpolicy_is_open(&node->policy) && !slurm->node_has_devices)
 		return 0;	/* no job of this node is filtered */
 	snprintf(asks, sizeof(asks), "DevicePolicy=%s%s%s%s%s",

@@ -123,6 +123,9 @@ struct jobct_slurm {
 	bool prolog_contain;	/* PrologFlags=Contain: every job has an
 				 * extern step, where setup runs */
 	bool node_has_devices;	/* the node's GRES have device files */
+	const char *const *node_devices; /* those files (NULL-terminated,
+				 * NULL: none), which DeviceAllow must not
+				 * name */
 	bool step_cgroups;	/* ProctrackType=proctrack/cgroup: every step
 				 * has cgroups of its own */
 	const char *plugstack;	/* the SPANK stack file (PidNamespace needs
@@ -140,7 +143,9 @@ struct jobct_slurm {
  * job cgroups and devns attaches its filter to Slurm's step cgroups
  * (stepcg.h): that needs proctrack/cgroup, a kernel that loads the filter
  * and no non-overridable device program above slurmd.  A node that would
- * filter and cannot refuses to start, naming the setting.  PidNamespace
+ * filter and cannot refuses to start, naming the setting, as does one
+ * whose DeviceAllow names a GRES device file (devpolicy_check_gres: GRES
+ * devices only ever go to the jobs allocated them).  PidNamespace
  * needs the SPANK stack to require devns_pidns.so, whose hooks must run
  * in slurmstepd itself.  Returns 0 or -1 (rep says why).
  */

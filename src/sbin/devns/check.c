@@ -152,6 +152,7 @@ int devns_check(const struct devns_opts *o)
 	if (gres_load(o, &g, &rep) < 0)
 		goto out;
 	slurm.node_has_devices = g.node != NULL;
+	slurm.node_devices = g.node;
 	if (jobct_node_check(node, &slurm, &rep) < 0)
 		goto out;
 	plan = (struct jobct_plan){

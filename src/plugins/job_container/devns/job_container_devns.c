@@ -133,6 +133,7 @@ static int check_node(const struct jobct_node *n, struct report *rep)
 	struct jobct_slurm slurm = {
 		.prolog_contain = slurm_conf.prolog_flags & PROLOG_FLAG_CONTAIN,
 		.node_has_devices = files != NULL,
+		.node_devices = (const char *const *)files,
 		.step_cgroups = !xstrcmp(slurm_conf.proctrack_type,
 					 "proctrack/cgroup"),
 		.plugstack = plugstack,
@@ -140,11 +141,11 @@ static int check_node(const struct jobct_node *n, struct report *rep)
 	};
 	int rc;
 
-	devns_gres_free(files);
 	info("%s: cgroup layout: %s (%s)", plugin_type,
 	     cgroup2_layout_name(n->layout), filter_place(n->layout));
 	warn_auto_without_files(n, slurm.node_has_devices);
 	rc = jobct_node_check(n, &slurm, rep);
+	devns_gres_free(files);
 	xfree(plugstack);
 	return rc;
 }
