@@ -1092,10 +1092,10 @@ static void test_layout_check(void)
 static void test_gres_allow(void)
 {
 	const char *const files[] = { gpu0, gpu1, NULL };
-	const struct jobct_slurm gres = { .node_has_devices = true,
+	const struct jobct_slurm gres = { .prolog_contain = true, .node_has_devices = true,
 					  .node_devices = files,
 					  .step_cgroups = true },
-				 no_gres = { .step_cgroups = true };
+				 no_gres = { .prolog_contain = true, .step_cgroups = true };
 	char conf[PATH_MAX + 64], want[2 * PATH_MAX + 128];
 	struct jobct_node *node;
 
