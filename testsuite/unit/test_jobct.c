@@ -1801,6 +1801,64 @@ static void test_unified_user_lock(void)
 	jobct_node_free(node);
 }
 
+/*
+ * Fork a child that joins as slurmd's child of the job's user (sbcast's
+ * file opener) and opens the other GPU; its open's errno, or 99.
+ */
+static int slurmd_child_opens_gpu1(const struct jobct_node *node,
+				   uint32_t job_id)
+{
+	int status, fd;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (jobct_join_from_slurmd(node, job_id, NULL) < 0)
+			_exit(99);
+		if ((fd = open(gpu1, O_RDWR)) >= 0)
+			_exit(0);
+		_exit(errno & 0x7f);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/*
+ * The attack: sbcast's file opener, which slurmd forks as the job's user,
+ * joined the job's namespace but not its filter, so it could open any
+ * device (sbcast FILE /dev/nvidia1).  It is under the filter now.
+ */
+static void test_slurmd_child(void)
+{
+	struct jobct_node *node;
+	struct jobct_plan plan;
+
+	write_conf("");
+	if (!(node = load(&faulty_ops)))
+		return (void)ok(0, "load: %s", rep.msg);
+	inject(OP_NONE, 0, 0);
+	is_int(slurmd_child_opens_gpu1(node, 172), 99,
+	       "sbcast's opener for a job never set up does not run");
+	plan = plan_for(node, 172);
+	ok(jobct_setup(&plan, fresh()) == 0, "a GPU job sets up");
+	is_int(slurmd_child_opens_gpu1(node, 172), EPERM,
+	       "  sbcast's opener is denied the other GPU");
+	jobct_release(node, 172, NULL);
+	jobct_node_free(node);
+
+	if (!(node = load_unified()))
+		return (void)ok(0, "load: %s", rep.msg);
+	slurm_job_tree(196);
+	be_in(196, "step_extern/slurm");
+	plan = plan_for(node, 196);
+	ok(jobct_setup(&plan, fresh()) == 0, "unified: a GPU job sets up");
+	is_int(slurmd_child_opens_gpu1(node, 196), EPERM,
+	       "  sbcast's opener, moved below step_extern, is denied the other GPU");
+	jobct_release(node, 196, NULL);
+	slurm_job_tree_remove(196);
+	jobct_node_free(node);
+}
+
 static void test_pool_same(void)
 {
 	char b1[] = "/b1", b2[] = "/b2";
@@ -2017,6 +2075,7 @@ int main(void)
 	test_setup_gate();
 	test_unified_stale();
 	test_unified_user_lock();
+	test_slurmd_child();
 	test_pool_same();
 	test_real_namespace();
 	test_real_source();

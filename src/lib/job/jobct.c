@@ -595,6 +595,21 @@ int jobct_join_ns(const struct jobct_node *node, uint32_t job_id,
 	return 0;
 }
 
+int jobct_join_from_slurmd(const struct jobct_node *node, uint32_t job_id,
+			   struct report *rep)
+{
+	char marked[PATH_MAX];
+	int state;
+
+	if ((state = job_record(node, job_id, marked, sizeof(marked), rep)) < 0)
+		return -1;
+	if (state == MARKER_FILTERED &&
+	    (unified(node) ? stepcg_enter_extern(node, job_id, rep)
+			   : devcg_move(node, job_id, 0, rep)) < 0)
+		return -1;
+	return jobct_join_ns(node, job_id, rep);
+}
+
 int jobct_adopt(const struct jobct_node *node, uint32_t job_id,
 		struct report *rep)
 {

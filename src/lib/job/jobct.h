@@ -229,6 +229,16 @@ int jobct_join_ns(const struct jobct_node *node, uint32_t job_id,
 		  struct report *rep);
 
 /*
+ * jobct_join for a process slurmd forks as the job's user, outside every
+ * step (sbcast's file opener): refused for a job without a setup record;
+ * put under the job's filter (hybrid: into its device cgroup; unified:
+ * into its extern step's "slurm" cgroup, below the filter) and into its
+ * namespace.  A failure means the process must not run.
+ */
+int jobct_join_from_slurmd(const struct jobct_node *node, uint32_t job_id,
+			   struct report *rep);
+
+/*
  * Put the processes pam_slurm_adopt put into the job's extern step under
  * its filter, if it has one (hybrid: move them into its device cgroup;
  * unified: check the filter is on the extern step's cgroups).  A job

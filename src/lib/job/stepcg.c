@@ -248,6 +248,28 @@ int stepcg_join(const struct jobct_node *node, uint32_t job_id,
 	return rc;
 }
 
+int stepcg_enter_extern(const struct jobct_node *node, uint32_t job_id,
+			struct report *rep)
+{
+	char job_rel[PATH_MAX];
+	int fd, rc, found = marker_job_rel(node, job_id, job_rel,
+					   sizeof(job_rel));
+
+	if (found <= 0) {
+		errno = found < 0 ? errno : ENOENT;
+		return report_errno(rep, errno, "its filter marker is unreadable or gone");
+	}
+	if ((fd = open_step(node, job_rel, EXTERN_STEP "/slurm")) < 0)
+		return report_errno(rep, errno,
+				    "cannot open /%s/" EXTERN_STEP "/slurm", job_rel);
+	rc = node->ops->cg_move_pid(fd, 0);
+	if (rc < 0)
+		report_errno(rep, errno,
+			     "cannot enter /%s/" EXTERN_STEP "/slurm", job_rel);
+	close(fd);
+	return rc;
+}
+
 int stepcg_adopt(const struct jobct_node *node, uint32_t job_id,
 		 struct report *rep)
 {

@@ -67,6 +67,14 @@ int stepcg_join(const struct jobct_node *node, uint32_t job_id,
 		const char *job_rel, struct report *rep);
 
 /*
+ * For a process slurmd forks as the job's user outside every step
+ * (sbcast's): move it into the extern step's "slurm" cgroup (a leaf, below
+ * the job's filter).  0 or -1.
+ */
+int stepcg_enter_extern(const struct jobct_node *node, uint32_t job_id,
+			struct report *rep);
+
+/*
  * For pam_slurm_adopt, in the extern slurmstepd: the adopted processes
  * are in the extern step's "user" cgroup, so its filter must be on the
  * extern step.

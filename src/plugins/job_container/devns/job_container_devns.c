@@ -346,18 +346,25 @@ out:
 /*
  * Runs in each forked child of the job before exec.  Slurm ignores a failed
  * join on some paths (TaskProlog/TaskEpilog), so a child that cannot be
- * contained ends here instead of running uncontained: fail closed.
+ * contained ends here instead of running uncontained: fail closed.  In
+ * slurmd, root's children (Prolog, Epilog) join the namespace only; one
+ * forked as the job's user (sbcast's file opener) goes under the filter.
  */
-static int join(uint32_t job_id)
+static int join(uint32_t job_id, uid_t uid)
 {
 	struct report rep;
+	int rc;
 
 	if (job_id == 0)	/* not a job: a system script */
 		return SLURM_SUCCESS;
 	report_start(&rep, &job_id);
-	/* slurmd's Prolog/Epilog: root's, outside the job's cgroups */
-	if ((running_in_slurmd() ? jobct_join_ns(node, job_id, &rep)
-				 : jobct_join(node, job_id, &rep)) < 0)
+	if (!running_in_slurmd())
+		rc = jobct_join(node, job_id, &rep);
+	else if (uid == 0)
+		rc = jobct_join_ns(node, job_id, &rep);
+	else
+		rc = jobct_join_from_slurmd(node, job_id, &rep);
+	if (rc < 0)
 		_exit(127);
 	return SLURM_SUCCESS;
 }
@@ -453,8 +460,7 @@ extern int container_p_stepd_create(uint32_t job_id, uid_t uid)
 
 extern int container_p_join(uint32_t job_id, uid_t uid)
 {
-	(void)uid;
-	return join(job_id);
+	return join(job_id, uid);
 }
 
 /* slurmd's call after the job's steps are gone: a backstop, idempotent. */
@@ -485,10 +491,9 @@ extern int container_p_stepd_create(uint32_t job_id, stepd_step_rec_t *step)
 extern int container_p_join(slurm_step_id_t *step_id, uid_t uid,
 			    bool step_create)
 {
-	(void)uid;
 	if (step_create)
 		return SLURM_SUCCESS;
-	return join(step_id->job_id);
+	return join(step_id->job_id, uid);
 }
 
 /*
