@@ -233,7 +233,7 @@ test_no_contain() {
 	local log=$DEVNS_CLUSTER_ROOT/log/slurmd-node3.log
 	cp "$conf" "$OUT/slurm.conf.sec-orig"
 	sed -i 's/^PrologFlags=Contain$/PrologFlags=Alloc/' "$conf"
-	grep -qx 'PrologFlags=Alloc' "$conf" && ! grep -q 'Contain' "$conf"
+	grep -qx 'PrologFlags=Alloc' "$conf" && ! grep -qi '^PrologFlags=.*contain' "$conf"
 	ok $? "precondition: node3's slurm.conf has PrologFlags=Alloc, not Contain"
 	: > "$log"
 	"$CLUSTER" restart-slurmd node3 >/dev/null 2>&1
