@@ -102,21 +102,25 @@ test_step_cgroup() {
 
 # ---- memory -----------------------------------------------------------
 
-# final_state JOBID: "STATE EXIT REASON" of the job once it has ended,
-# from slurmctld's record (kept MinJobAge=2 s after the end; polled more
-# often than that).
+JOBCOMP=$DEVNS_CLUSTER_ROOT/log/jobcomp.log
+
+# jobcomp_lines: how many lines the job completion log has now.
+jobcomp_lines() { cat "$JOBCOMP" 2>/dev/null | wc -l; }
+
+# final_state JOBID SKIP: "STATE EXIT" of the job once it has ended, from the
+# line slurmctld's jobcomp/filetxt writes at its end, after the log's first
+# SKIP lines (taken before the job was submitted: a restarted cluster may
+# reuse the id).  The job record itself is gone MinJobAge=2 s after the
+# end, which a slow guest could miss.
 final_state() {
-	local out state deadline=$((SECONDS + 120))
+	local line deadline=$((SECONDS + 120))
 	while [ $SECONDS -lt $deadline ]; do
-		out=$(cl scontrol -o show job "$1" 2>/dev/null) || break
-		state=$(echo "$out" | grep -o 'JobState=[^ ]*' | cut -d= -f2)
-		case $state in
-		PENDING | RUNNING | CONFIGURING | COMPLETING | "") sleep 0.2 ;;
-		*)
-			echo "$state $(echo "$out" | grep -o 'ExitCode=[^ ]*' | cut -d= -f2) $(echo "$out" | grep -o 'Reason=[^ ]*' | cut -d= -f2)"
+		line=$(tail -n +"$(($2 + 1))" "$JOBCOMP" 2>/dev/null | grep -m1 "^JobId=$1 ")
+		if [ -n "$line" ]; then
+			echo "$(echo "$line" | grep -o ' JobState=[^ ]*' | cut -d= -f2) $(echo "$line" | grep -o ' ExitCode=[^ ]*' | cut -d= -f2)"
 			return 0
-			;;
-		esac
+		fi
+		sleep 0.5
 	done
 	echo "no-final-state"
 	return 1
@@ -128,7 +132,7 @@ normalise() { sed -E 's/StepId=[0-9]+/StepId=J/g; s/job [0-9]+/job J/g; s/slurm-
 # oom_run TAG: one srun and one sbatch job over their --mem on node3;
 # leaves $OUT/oom-TAG.{srun,batch} with what the user sees of each.
 oom_run() {
-	local tag=$1 rc j
+	local tag=$1 rc j n0
 	cl_as $USER1 srun -w node3 -n1 --mem=64M sh -c "$HOG" > "$OUT/oom-$tag.srun.out" 2> "$OUT/oom-$tag.srun.err"
 	rc=$?
 	{
@@ -137,9 +141,10 @@ oom_run() {
 		# srun's and slurmstepd's messages come in either order
 		normalise < "$OUT/oom-$tag.srun.err" | sort
 	} > "$OUT/oom-$tag.srun"
+	n0=$(jobcomp_lines)
 	j=$(cl_as $USER1 sbatch --parsable -w node3 -n1 --mem=64M -o "$OUT/oom-$tag-%j.batch.out" --wrap "$HOG")
 	{
-		echo "final $(final_state "$j")"
+		echo "final $(final_state "$j" "$n0")"
 		wait_job_gone "$j" >/dev/null
 		normalise < "$OUT/oom-$tag-$j.batch.out" | sort
 	} > "$OUT/oom-$tag.batch"

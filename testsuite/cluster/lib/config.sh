@@ -76,7 +76,8 @@ KillWait=2
 MinJobAge=2
 AccountingStorageType=accounting_storage/none
 JobAcctGatherType=jobacct_gather/none
-JobCompType=jobcomp/none
+JobCompType=jobcomp/filetxt
+JobCompLoc=$LOG/jobcomp.log
 MailProg=/bin/true
 $(slurmd_parameters)
 EOF
