@@ -1051,6 +1051,34 @@ static void test_load_paths(void)
 	like(rep.msg, want, "  with file:line and the directory: %s",
 	     rep.msg);
 
+	snprintf(line, sizeof(line), "Dirs=/tmp,%s", fs_at("shared/none"));
+	c = load_line(line, &path);
+	ok(c == NULL, "a missing mount point in a sticky directory is "
+	   "refused (a user could make it, or a link)");
+	snprintf(want, sizeof(want), "%s:2: private directory %s: its mount "
+		 "point cannot be trusted: %s does not exist and %s is "
+		 "writable by others (mode 1777)", path, fs_at("shared/none"),
+		 fs_at("shared/none"), fs_at("shared"));
+	like(rep.msg, want, "  with file:line: %s", rep.msg);
+
+	ok(symlink(fs_at("src"), fs_at("shared/planted")) == 0,
+	   "precondition: a link planted in the sticky directory");
+	snprintf(line, sizeof(line), "Dir=%s", fs_at("shared/planted"));
+	c = load_line(line, &path);
+	ok(c == NULL, "a mount point that is a link is refused");
+	snprintf(want, sizeof(want), "%s:2: private directory %s: its mount "
+		 "point cannot be trusted: %s is a symbolic link", path,
+		 fs_at("shared/planted"), fs_at("shared/planted"));
+	is_str(rep.msg, want, "  saying so");
+
+	mkdir(fs_at("shared/mine"), 0755);
+	(void)!chown(fs_at("shared/mine"), 65534, 65534);
+	snprintf(line, sizeof(line), "Dir=%s", fs_at("shared/mine"));
+	c = load_line(line, &path);
+	ok(c == NULL, "a user's mount point in a sticky directory is refused");
+	like(rep.msg, "belongs to uid 65534 in a directory others may write "
+	     "to", "  saying why: %s", rep.msg);
+
 	snprintf(want, sizeof(want), "rm -rf '%s'", fs_top);
 	ok(system(want) == 0, "scratch directories removed");
 }

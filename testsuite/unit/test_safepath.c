@@ -204,6 +204,44 @@ static void test_create_below(void)
 	   "a missing one in a sticky directory is refused: %s", rep.msg);
 }
 
+/* A private directory's mount point, mounted over at each job start. */
+static void test_mount_point(void)
+{
+	ok(safepath_check_mount_point("/tmp", fresh()) == 0,
+	   "/tmp (1777 itself, mounted over) passes: %s", rep.msg);
+	ok(safepath_check_mount_point(at("sticky"), fresh()) == 0,
+	   "a 1777 mount point in root-only directories passes: %s",
+	   rep.msg);
+	ok(safepath_check_mount_point(at("sticky/a"), fresh()) == 0,
+	   "a root-owned one in a sticky directory passes: %s", rep.msg);
+	mkdir(at("sticky/mine"), 0755);
+	(void)!chown(at("sticky/mine"), 65534, 65534);
+	ok(safepath_check_mount_point(at("sticky/mine"), fresh()) < 0,
+	   "a user's in a sticky directory is refused (it could become a "
+	   "link)");
+	like(rep.msg, "sticky/mine belongs to uid 65534", "  saying so: %s",
+	     rep.msg);
+	ok(safepath_check_mount_point(at("sticky/mine/sub"), fresh()) < 0,
+	   "  and so is anything below it");
+	ok(safepath_check_mount_point(at("sticky/none"), fresh()) < 0,
+	   "a missing one in a sticky directory is refused");
+	like(rep.msg, "another user could make", "  saying why: %s", rep.msg);
+	ok(symlink(at("d"), at("sticky/planted")) == 0,
+	   "precondition: a link planted in the sticky directory");
+	ok(safepath_check_mount_point(at("sticky/planted"), fresh()) < 0,
+	   "a link as the mount point is refused");
+	like(rep.msg, "symbolic link", "  saying so: %s", rep.msg);
+	mkdir(at("open"), 0777);
+	chmod(at("open"), 0777);
+	mkdir(at("open/mnt"), 0755);
+	ok(safepath_check_mount_point(at("open/mnt"), fresh()) < 0,
+	   "a root-owned one in a non-sticky 0777 directory is refused");
+	like(rep.msg, "writable by others", "  saying so: %s", rep.msg);
+	ok(safepath_check_mount_point(at("d/none"), fresh()) == 0,
+	   "a missing one in a root-only directory passes (the job start "
+	   "needs it)");
+}
+
 static int remove_top(void)
 {
 	int fd = open("/var/tmp", O_PATH | O_DIRECTORY | O_CLOEXEC), rc;
@@ -231,6 +269,7 @@ int main(void)
 	test_make_private();
 	test_check_makeable();
 	test_create_below();
+	test_mount_point();
 	ok(remove_top() == 0, "the test tree is removed");
 	return tap_done();
 }

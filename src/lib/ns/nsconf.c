@@ -1555,7 +1555,14 @@ int nsconf_paths_check(const struct nsconf *conf, struct report *rep)
 
 	for (size_t i = 0; conf->dirs && conf->dirs[i]; i++) {
 		const struct nsconf_dir *d = &conf->dir_conf[i];
+		int line = d->line ? d->line : conf->dirs_line;
 
+		report_init(&why, NULL, NULL);
+		if (safepath_check_mount_point(d->path, &why) < 0)
+			return report_error(rep, "%sprivate directory %s: its "
+					    "mount point cannot be trusted: %s",
+					    where(conf, line, at, sizeof(at)),
+					    d->path, why.msg);
 		if (!d->source || source_fixed(d, fixed, sizeof(fixed)))
 			continue;
 		report_init(&why, NULL, NULL);

@@ -135,11 +135,14 @@ struct nsconf *nsconf_load(const char *path, const char *nodename,
  */
 /*
  * The checks nsconf_load() makes on the node's filesystem after parsing
- * (nsconf_parse() makes none): the fixed part of each Source= template
- * that has a variable part (safepath_check_create_below: root's, and
- * writable by no other user, sticky or not).  Where a user could make
- * another user's Source directory first, jobs would be kept from
- * starting: refused.  A missing directory is accepted
+ * (nsconf_parse() makes none): each private directory's mount point
+ * (safepath_check_mount_point: root-owned ancestors no other user may
+ * write to, but for a sticky one whose next component is root's; no
+ * link) and the fixed part of each Source= template that has a variable
+ * part (safepath_check_create_below: root's, and writable by no other
+ * user, sticky or not).  Where a user could swap a mount point for a
+ * link, or make another user's Source directory first, jobs would be
+ * misled or kept from starting: refused.  A missing directory is accepted
  * where no other user could make it.  Returns 0, or -1 with errno and
  * "FILE:LINE: ..." in rep.
  */

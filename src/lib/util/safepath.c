@@ -270,6 +270,7 @@ int safepath_make_private(const char *path, mode_t mode, struct report *rep)
 /* What the last component of a checked path is for. */
 enum last_rule {
 	LAST_CREATE_BELOW,	/* root creates job directories in it */
+	LAST_MOUNT_POINT,	/* root mounts over it */
 };
 
 /* The last component, open at fd, for rule; parent_open: the directory
@@ -294,12 +295,19 @@ static int check_last(int fd, const char *shown, enum last_rule rule,
 				    (unsigned)st.st_uid,
 				    (unsigned)(st.st_mode & 07777));
 	}
-	(void)parent_open;	/* for the rules to come */
+	if (rule == LAST_MOUNT_POINT && parent_open && st.st_uid != 0) {
+		errno = EPERM;
+		return report_error(rep, "%s belongs to uid %u in a directory "
+				    "others may write to: its owner could "
+				    "replace it with a link", shown,
+				    (unsigned)st.st_uid);
+	}
 	return 0;
 }
 
 /*
- * The walk of safepath_check_create_below(): every ancestor as check_dir() wants it,
+ * The walk of safepath_check_create_below() and
+ * safepath_check_mount_point(): every ancestor as check_dir() wants it,
  * the last component by rule, a missing one by missing_check().
  */
 static int walk_check(const char *path, enum last_rule rule,
@@ -350,4 +358,9 @@ error:
 int safepath_check_create_below(const char *path, struct report *rep)
 {
 	return walk_check(path, LAST_CREATE_BELOW, rep);
+}
+
+int safepath_check_mount_point(const char *path, struct report *rep)
+{
+	return walk_check(path, LAST_MOUNT_POINT, rep);
 }

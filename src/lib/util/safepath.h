@@ -76,4 +76,15 @@ int safepath_make_private(const char *path, mode_t mode, struct report *rep);
  */
 int safepath_check_create_below(const char *path, struct report *rep);
 
+/*
+ * Check a mount point root mounts over at each job start (a private
+ * directory): every ancestor as safepath_check_private() wants it, no
+ * symlink, and when its parent is writable by others (sticky) it must be
+ * root's, or its owner could swap it for a link.  The mount point itself
+ * may be writable by anyone (/tmp is 1777): it is mounted over.  A
+ * missing component: as in safepath_check_create_below().
+ * Returns 0, or -1 with errno and a message naming the component in rep.
+ */
+int safepath_check_mount_point(const char *path, struct report *rep);
+
 #endif /* DEVNS_SAFEPATH_H */
