@@ -12,7 +12,10 @@
  *   show     a real job made with jobct_setup() (namespace, cgroup,
  *            filter) and a process joined to it: the pin, the private
  *            mounts, the process in the namespace and the cgroup, the
- *            rules read back from the kernel equal to check's
+ *            rules read back from the kernel equal to check's; a
+ *            process name and a mount point the job chose with a terminal
+ *            escape, a newline, a backslash and a byte that is no UTF-8
+ *            come out escaped, one line each
  *   cleanup  a live job (a listening stepd socket) and a dead one (a
  *            stale socket): --dry-run lists the dead one and removes
  *            nothing; with slurmd running it refuses; then it removes
@@ -31,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -628,6 +632,63 @@ static void test_show(pid_t pid, bool ns)
 	is_str(err, want, "  saying so");
 }
 
+/* What a job may name a process (15 bytes) and a mount point. */
+#define EVIL_COMM "\x1b[2J\nfake line"
+#define EVIL_COMM_SHOWN "\\x1b[2J\\x0afake line"
+#define EVIL_DIR "\x1b[2J\nfake line\\\xc3"
+#define EVIL_DIR_SHOWN "\\x1b[2J\\x0afake line\\\\\\xc3"
+
+/* In job_id's namespace: a tmpfs mounted on /tmp/EVIL_DIR.  0 or -1. */
+static int evil_mount(struct jobct_node *n, uint32_t job_id)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(jobct_join_ns(n, job_id, NULL) < 0 ||
+		      mkdir("/tmp/" EVIL_DIR, 0755) < 0 ||
+		      mount("none", "/tmp/" EVIL_DIR, "tmpfs", 0, NULL) < 0);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+/*
+ * The job names a process and a mount point to clear the admin's screen
+ * and forge a line of show's output: they come out escaped.
+ */
+static void test_show_escapes(struct jobct_node *n, bool ns)
+{
+	char want[256];
+	pid_t evil;
+
+	evil = named_child(EVIL_COMM, n, 201);
+	if (!ok(evil > 0, "precondition: job 201 runs a process called "
+		"ESC[2J, newline, \"fake line\""))
+		return;
+	if (ns)
+		ok(evil_mount(n, 201) == 0, "precondition: and mounts a tmpfs on "
+		   "/tmp/ESC[2J, newline, \"fake line\", backslash, 0xc3");
+	is_int(tool("show", "-n", node, "201", NULL), 0, "show 201: %s",
+	       line1(err));
+	ok(!strchr(out, '\x1b') && !strstr(out, "\nfake line"),
+	   "  no escape character and no forged line in its output");
+	if (ns) {
+		snprintf(want, sizeof(want), "nsproc %d " EVIL_COMM_SHOWN,
+			 (int)evil);
+		ok(has_line(out, want), "  the name escaped: %s", want);
+		like(out, "\nmount /tmp/" EVIL_DIR_SHOWN " tmpfs / rw",
+		     "  the mount point escaped, backslash doubled");
+	} else {
+		tap_skip("no namespace here (no new mount API under valgrind)");
+		tap_skip("no namespace here (no new mount API under valgrind)");
+	}
+	snprintf(want, sizeof(want), "proc %d " EVIL_COMM_SHOWN, (int)evil);
+	ok(has_line(out, want), "  in its cgroup too: %s", want);
+	kill(evil, SIGKILL);
+	waitpid(evil, NULL, 0);
+}
+
 static void test_cleanup(pid_t pid, bool ns)
 {
 	char d201[PATH_MAX], c201[PATH_MAX], m201[PATH_MAX];
@@ -743,6 +804,7 @@ static void test_jobs(void)
 		return;
 	}
 	test_show(pid, ns);
+	test_show_escapes(n, ns);
 	test_cleanup(pid, ns);
 	jobct_release(n, 201, NULL);
 	jobct_release(n, 202, NULL);

@@ -448,6 +448,48 @@ static void test_base_path_link(void)
 	unlink(link);
 }
 
+/*
+ * AutoBasePath where a user could make BasePath first (below a sticky
+ * world-writable directory): slurmd would never start.  Refused at load,
+ * by slurmd and devns check alike, naming the file, the line and the
+ * directory.
+ */
+static void test_base_path_squat(void)
+{
+	char sticky[64], saved[sizeof(base)], want[1024];
+	struct jobct_node_args args = {
+		.mountinfo = mountinfo,
+		.conf_path = conf_path,
+		.node_name = node_name,
+		.spool_dir = spool,
+		.check_only = true,
+		.cgroup_root = cg_mount,
+		.ops = &faulty_ops,
+	};
+	struct jobct_node *n;
+
+	snprintf(sticky, sizeof(sticky), "%s/sticky", tmp);
+	snprintf(saved, sizeof(saved), "%s", base);
+	ok(mkdir(sticky, 01777) == 0 && chmod(sticky, 01777) == 0,
+	   "precondition: %s is 1777, like /tmp", sticky);
+	snprintf(base, sizeof(base), "%s/devns", sticky);
+	write_conf("");
+	ok(load(&faulty_ops) == NULL, "slurmd: AutoBasePath in a sticky "
+	   "world-writable directory is refused");
+	snprintf(want, sizeof(want), "%s:1: BasePath %s cannot hold job "
+		 "directories: %s does not exist and %s is writable by "
+		 "others (mode 1777)", conf_path, base, base, sticky);
+	like(rep.msg, want, "  naming file:line and the directory: %s",
+	     rep.msg);
+	ok(access(base, F_OK) < 0, "  and makes nothing");
+	n = jobct_node_load(&args, fresh());
+	ok(n == NULL, "devns check refuses it too");
+	like(rep.msg, want, "  with the same message");
+	jobct_node_free(n);
+	snprintf(base, sizeof(base), "%s", saved);
+	rmdir(sticky);
+}
+
 static void test_open_policy(void)
 {
 	struct jobct_node *node;
@@ -2053,6 +2095,7 @@ int main(void)
 	}
 	test_node_load();
 	test_base_path_link();
+	test_base_path_squat();
 	test_open_policy();
 	test_filter();
 	test_setup_faults();

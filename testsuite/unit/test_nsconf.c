@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ns/nsconf.h"
@@ -984,6 +985,104 @@ static void test_load(void)
 	   "a NULL path is refused");
 }
 
+/*
+ * What nsconf_load checks on the filesystem: a Source= whose fixed part is
+ * a sticky world-writable directory (a user makes another user's job
+ * directory first), a private directory's mount point that a user could
+ * make or swap for a link.  Needs root (root- and user-owned dirs).
+ */
+static char fs_top[] = "/var/lib/test_nsconf_fs.XXXXXX";
+
+static const char *fs_at(const char *rel)
+{
+	static char buf[4][256];
+	static int i;
+
+	i = (i + 1) % 4;
+	snprintf(buf[i], sizeof(buf[i]), "%s/%s", fs_top, rel);
+	return buf[i];
+}
+
+/* Loads "BasePath=/b" and line 2; NULL and rep.msg when refused. */
+static struct nsconf *load_line(const char *line, char **path)
+{
+	char text[1024];
+	struct nsconf *c;
+
+	snprintf(text, sizeof(text), "BasePath=/b\n%s\n", line);
+	*path = write_temp(text, strlen(text));
+	c = nsconf_load(*path, "n1", fresh());
+	unlink(*path);
+	return c;
+}
+
+static void test_load_paths(void)
+{
+	char line[512], want[1024], *path;
+	struct nsconf *c;
+
+	if (geteuid() != 0 || !mkdtemp(fs_top)) {
+		tap_skip("filesystem checks need root and /var/lib");
+		return;
+	}
+	chmod(fs_top, 0755);
+	mkdir(fs_at("shared"), 01777);
+	chmod(fs_at("shared"), 01777);
+	mkdir(fs_at("shared/mnt"), 0755);
+	mkdir(fs_at("src"), 0755);
+
+	snprintf(line, sizeof(line), "Dir=%s Source=%s/%%u/%%j",
+		 fs_at("shared/mnt"), fs_at("src"));
+	c = load_line(line, &path);
+	ok(c != NULL, "a root-owned mount point in a sticky directory and a "
+	   "root-only Source pass: %s", rep.msg);
+	nsconf_free(c);
+
+	/* The attack: any user can make shared/<user> first. */
+	snprintf(line, sizeof(line), "Dir=%s Source=%s/%%u/%%j",
+		 fs_at("shared/mnt"), fs_at("shared"));
+	c = load_line(line, &path);
+	ok(c == NULL && errno == EPERM, "a Source whose fixed part is sticky "
+	   "and world-writable is refused");
+	snprintf(want, sizeof(want), "%s:2: Dir=%s: Source \"%s/%%u/%%j\": "
+		 "%s belongs to uid 0 with mode 1777: root makes each job's "
+		 "directory in it", path, fs_at("shared/mnt"),
+		 fs_at("shared"), fs_at("shared"));
+	like(rep.msg, want, "  with file:line and the directory: %s",
+	     rep.msg);
+
+	snprintf(line, sizeof(line), "Dirs=/tmp,%s", fs_at("shared/none"));
+	c = load_line(line, &path);
+	ok(c == NULL, "a missing mount point in a sticky directory is "
+	   "refused (a user could make it, or a link)");
+	snprintf(want, sizeof(want), "%s:2: private directory %s: its mount "
+		 "point cannot be trusted: %s does not exist and %s is "
+		 "writable by others (mode 1777)", path, fs_at("shared/none"),
+		 fs_at("shared/none"), fs_at("shared"));
+	like(rep.msg, want, "  with file:line: %s", rep.msg);
+
+	ok(symlink(fs_at("src"), fs_at("shared/planted")) == 0,
+	   "precondition: a link planted in the sticky directory");
+	snprintf(line, sizeof(line), "Dir=%s", fs_at("shared/planted"));
+	c = load_line(line, &path);
+	ok(c == NULL, "a mount point that is a link is refused");
+	snprintf(want, sizeof(want), "%s:2: private directory %s: its mount "
+		 "point cannot be trusted: %s is a symbolic link", path,
+		 fs_at("shared/planted"), fs_at("shared/planted"));
+	is_str(rep.msg, want, "  saying so");
+
+	mkdir(fs_at("shared/mine"), 0755);
+	(void)!chown(fs_at("shared/mine"), 65534, 65534);
+	snprintf(line, sizeof(line), "Dir=%s", fs_at("shared/mine"));
+	c = load_line(line, &path);
+	ok(c == NULL, "a user's mount point in a sticky directory is refused");
+	like(rep.msg, "belongs to uid 65534 in a directory others may write "
+	     "to", "  saying why: %s", rep.msg);
+
+	snprintf(want, sizeof(want), "rm -rf '%s'", fs_top);
+	ok(system(want) == 0, "scratch directories removed");
+}
+
 /* The shipped example must parse (make check sets srcdir). */
 static void test_example(void)
 {
@@ -1194,6 +1293,7 @@ int main(void)
 	test_dir_errors();
 	test_source_expand();
 	test_load();
+	test_load_paths();
 	test_example();
 	test_api_edges();
 	test_tmp_disk_limit();

@@ -395,11 +395,14 @@ static int ready_inodes(ino_t *inos, int *fds, int max)
  * the keeper must copy again when the node's mounts change.  In a child
  * whose namespace is private, a mount made after the fill must make the
  * keeper replace both ready copies (their namespaces change, with no
- * claim), and a copy taken then sees the mount.
+ * claim), and a copy taken then sees the mount.  A second mount right
+ * after withdraws the copies at once but they are made again only
+ * NSPOOL_REBUILD_MS after the first rebuild: a user who makes mounts
+ * come and go (autofs) cannot keep the keeper copying.
  */
 static int keeper_refresh_child(void)
 {
-	char late[600], file[700];
+	char late[600], late2[600], file[700];
 	struct nspool_keeper *k;
 	ino_t old[2], now[2];
 	int oldfd[2], nowfd[2], fd, n, replaced = 0, status;
@@ -439,6 +442,24 @@ static int keeper_refresh_child(void)
 	if (waitpid(pid, &status, 0) != pid || status != 0)
 		return 16;
 	close(fd);
+	if (!wait_ready(2))
+		return 17;
+	/* Mounts that come and go (autofs): no rebuild per change. */
+	snprintf(late2, sizeof(late2), "%s/late2", outside);
+	if (mkdir(late2, 0700) < 0 || mount("t", late2, "tmpfs", 0, NULL) < 0)
+		return 13;
+	if (!wait_ready(0))
+		return 18;	/* the stale copies stay claimable */
+	for (int i = 0; i < 100; i++, usleep(10000))
+		if (nspool_ready(base) != 0)
+			return 19;	/* rebuilt at once again */
+	for (int i = 0; i < (NSPOOL_REBUILD_MS + TAP_WAIT_MS) / 10 &&
+	     nspool_ready(base) != 2; i++)
+		usleep(10000);
+	if (nspool_ready(base) != 2)
+		return 20;	/* never rebuilt */
+	umount2(late2, MNT_DETACH);
+	rmdir(late2);
 	nspool_keeper_stop(k);
 	close(oldfd[0]);
 	close(oldfd[1]);
@@ -457,10 +478,14 @@ static void test_keeper_refresh(void)
 	if (pid < 0 || waitpid(pid, &status, 0) != pid)
 		status = -1;
 	if (!ok(status == 0, "private node mounts: the keeper copies again "
-		"after a mount, and the new copy sees it"))
+		"after a mount, and the new copy sees it; after a second "
+		"mount it withdraws the copies and rebuilds only %d ms after "
+		"the first", NSPOOL_REBUILD_MS))
 		diag("  child's wait status %#x (exit 10: namespace, 11: "
 		     "keeper, 12: inodes, 13: mount, 14: not replaced, 15: "
-		     "claim, 16: not seen)", status);
+		     "claim, 16: not seen, 17: not refilled, 18: not "
+		     "withdrawn, 19: rebuilt at once, 20: never rebuilt)",
+		     status);
 }
 
 static void test_clear(void)

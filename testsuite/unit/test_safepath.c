@@ -123,9 +123,21 @@ static void test_make_private(void)
 {
 	struct stat st;
 
+	/* In a sticky directory a user could take the name first. */
+	ok(access(at("sticky/a"), F_OK) < 0 && access(at("sticky"), F_OK) == 0,
+	   "precondition: sticky/ (1777) exists, sticky/a does not");
+	ok(safepath_make_private(at("sticky/a/b/c"), 0755, fresh()) < 0,
+	   "AutoBasePath makes nothing in a sticky world-writable directory");
+	like(rep.msg, "sticky/a does not exist and ", "  naming what: %s",
+	     rep.msg);
+	like(rep.msg, "sticky is writable by others (mode 1777)",
+	     "  and the directory others may write to");
+	ok(access(at("sticky/a"), F_OK) < 0, "  and makes nothing");
+	mkdir(at("sticky/a"), 0755);	/* root's, as an admin makes it */
 	umask(077);
 	ok(safepath_make_private(at("sticky/a/b/c"), 0755, fresh()) == 0,
-	   "AutoBasePath creates missing components: %s", rep.msg);
+	   "AutoBasePath creates missing components below a root-owned "
+	   "directory: %s", rep.msg);
 	umask(022);
 	ok(stat(at("sticky/a/b/c"), &st) == 0 && st.st_uid == 0 &&
 	   (st.st_mode & 07777) == 0755, "root-owned 0755 whatever the umask");
@@ -146,9 +158,13 @@ static void test_check_makeable(void)
 {
 	ok(access(at("sticky/x"), F_OK) < 0 && access(at("sticky"), F_OK) == 0,
 	   "precondition: sticky/ exists, sticky/x does not");
-	is_int(safepath_check_makeable(at("sticky/x/y"), fresh()), 0,
-	   "a missing tail below checked components: 0 (would be made)");
-	ok(access(at("sticky/x"), F_OK) < 0, "  and nothing is made");
+	is_int(safepath_check_makeable(at("sticky/x/y"), fresh()), -1,
+	   "a missing tail in a sticky world-writable directory: refused");
+	like(rep.msg, "sticky/x does not exist and ", "  saying why: %s",
+	     rep.msg);
+	is_int(safepath_check_makeable(at("sticky/a/x/y"), fresh()), 0,
+	   "a missing tail below root-owned components: 0 (would be made)");
+	ok(access(at("sticky/a/x"), F_OK) < 0, "  and nothing is made");
 	is_int(safepath_check_makeable(at("sticky/a/b/c"), fresh()), 1,
 	   "a path that exists and passes: 1");
 	is_int(safepath_check_makeable(at("sticky/user/new"), fresh()), -1,
@@ -156,6 +172,74 @@ static void test_check_makeable(void)
 	like(rep.msg, "not owned by root", "  saying why: %s", rep.msg);
 	is_int(safepath_check_makeable(at("sticky/l/new"), fresh()), -1,
 	   "a missing tail below a link: refused");
+}
+
+/* Where Source= makes each job's directory: root's, nobody else's. */
+static void test_create_below(void)
+{
+	mkdir(at("src"), 0755);
+	ok(safepath_check_create_below(at("src"), fresh()) == 0,
+	   "a root-owned 0755 fixed part passes: %s", rep.msg);
+	ok(safepath_check_create_below(at("sticky/a"), fresh()) == 0,
+	   "  also below a sticky directory (root's entry): %s", rep.msg);
+	ok(safepath_check_create_below(at("sticky"), fresh()) < 0,
+	   "a sticky world-writable fixed part is refused");
+	like(rep.msg, "sticky belongs to uid 0 with mode 1777",
+	     "  naming it: %s", rep.msg);
+	like(rep.msg, "sticky or not", "  and why");
+	chmod(at("src"), 0775);
+	ok(safepath_check_create_below(at("src"), fresh()) < 0,
+	   "a group-writable one is refused");
+	chmod(at("src"), 0755);
+	(void)!chown(at("src"), 65534, 65534);
+	ok(safepath_check_create_below(at("src"), fresh()) < 0,
+	   "a user's is refused");
+	(void)!chown(at("src"), 0, 0);
+	ok(safepath_check_create_below(at("link/sub"), fresh()) < 0,
+	   "a link on the way is refused");
+	like(rep.msg, "symbolic link", "  saying so: %s", rep.msg);
+	ok(safepath_check_create_below(at("src/missing"), fresh()) == 0,
+	   "a missing one in a root-only directory passes (made later)");
+	ok(safepath_check_create_below(at("sticky/missing"), fresh()) < 0,
+	   "a missing one in a sticky directory is refused: %s", rep.msg);
+}
+
+/* A private directory's mount point, mounted over at each job start. */
+static void test_mount_point(void)
+{
+	ok(safepath_check_mount_point("/tmp", fresh()) == 0,
+	   "/tmp (1777 itself, mounted over) passes: %s", rep.msg);
+	ok(safepath_check_mount_point(at("sticky"), fresh()) == 0,
+	   "a 1777 mount point in root-only directories passes: %s",
+	   rep.msg);
+	ok(safepath_check_mount_point(at("sticky/a"), fresh()) == 0,
+	   "a root-owned one in a sticky directory passes: %s", rep.msg);
+	mkdir(at("sticky/mine"), 0755);
+	(void)!chown(at("sticky/mine"), 65534, 65534);
+	ok(safepath_check_mount_point(at("sticky/mine"), fresh()) < 0,
+	   "a user's in a sticky directory is refused (it could become a "
+	   "link)");
+	like(rep.msg, "sticky/mine belongs to uid 65534", "  saying so: %s",
+	     rep.msg);
+	ok(safepath_check_mount_point(at("sticky/mine/sub"), fresh()) < 0,
+	   "  and so is anything below it");
+	ok(safepath_check_mount_point(at("sticky/none"), fresh()) < 0,
+	   "a missing one in a sticky directory is refused");
+	like(rep.msg, "another user could make", "  saying why: %s", rep.msg);
+	ok(symlink(at("d"), at("sticky/planted")) == 0,
+	   "precondition: a link planted in the sticky directory");
+	ok(safepath_check_mount_point(at("sticky/planted"), fresh()) < 0,
+	   "a link as the mount point is refused");
+	like(rep.msg, "symbolic link", "  saying so: %s", rep.msg);
+	mkdir(at("open"), 0777);
+	chmod(at("open"), 0777);
+	mkdir(at("open/mnt"), 0755);
+	ok(safepath_check_mount_point(at("open/mnt"), fresh()) < 0,
+	   "a root-owned one in a non-sticky 0777 directory is refused");
+	like(rep.msg, "writable by others", "  saying so: %s", rep.msg);
+	ok(safepath_check_mount_point(at("d/none"), fresh()) == 0,
+	   "a missing one in a root-only directory passes (the job start "
+	   "needs it)");
 }
 
 static int remove_top(void)
@@ -184,6 +268,8 @@ int main(void)
 	test_private();
 	test_make_private();
 	test_check_makeable();
+	test_create_below();
+	test_mount_point();
 	ok(remove_top() == 0, "the test tree is removed");
 	return tap_done();
 }

@@ -9,7 +9,11 @@
  * directories for symlinks and move directories out while the removal
  * runs (the CVE-2023-41914 pattern).  Mount points (bind and tmpfs) are
  * tested in a private mount namespace when we may make one (root), and the
- * permission cases run as nobody when we are root.
+ * permission cases run as nobody when we are root.  A directory of 20000
+ * long names, some of them subdirectories, is removed under a data limit
+ * far below what holding its names takes (on a tmpfs when we are root, to
+ * be fast), and a deep chain with files beside each level is removed with
+ * its levels' fds closed and reopened on the way.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -561,6 +565,175 @@ static void test_mounts(void)
 	is_int(saferm_at(basefd, "mtop"), 0, "  and goes once unmounted");
 }
 
+/* ---- many entries, bounded memory ------------------------------------ */
+
+#define BIG 20000
+#define BIG_NAME 200	/* bytes in each of its names */
+/*
+ * How much the data segment may grow while the walk runs: its batch and a
+ * margin for the level stack and stdio.  Holding the names, as saferm
+ * once did, takes more than BIG * BIG_NAME bytes (4 MB).
+ */
+#define BIG_HEADROOM (SAFERM_BATCH_BYTES + 256 * 1024)
+
+/* What big_child() found wrong, a bit each, for its exit status. */
+enum {
+	BIG_FAILED = 1,		/* saferm_at() returned -1 */
+	BIG_LEFT = 2,		/* the directory is still there */
+	BIG_NO_LIMIT = 4,	/* the limit did not stop holding the names */
+	BIG_SETUP = 8,		/* the tree or the limit could not be made */
+};
+
+static void big_name(char *buf, int i)
+{
+	memset(buf, 'n', BIG_NAME);
+	snprintf(buf + BIG_NAME - 8, 9, "%08d", i);
+}
+
+/* BIG entries below dirfd/name; every 16th a directory with content. */
+static void big_make(int dirfd, const char *name)
+{
+	char n[BIG_NAME + 1];
+	int t = make_dir(dirfd, name), sub, i;
+
+	for (i = 0; i < BIG; i++) {
+		big_name(n, i);
+		if (i % 16) {
+			put_file(t, n, "", 0600);
+			continue;
+		}
+		sub = make_dir(t, n);
+		put_file(sub, "a", "a", 0600);
+		close(make_chain(sub, "c", 3));
+		put_file(sub, "b", "b", 0600);
+		close(sub);
+	}
+	close(t);
+}
+
+/* The data segment's size now (VmData), in bytes; 0 when unknown. */
+static unsigned long vm_data(void)
+{
+	char line[256];
+	unsigned long kb = 0;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmData: %lu kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb * 1024;
+}
+
+/*
+ * In a child: BIG entries (on a private tmpfs when root), removed with
+ * RLIMIT_DATA at the present data size + BIG_HEADROOM; then, under the
+ * same limit, copies of the names as the old walk kept them must fail.
+ * Returns the BIG_* bits of what went wrong.
+ */
+static int big_child(void)
+{
+	struct rlimit lim;
+	char n[BIG_NAME + 1], **names;
+	int top, fails = 0, rc, i;
+
+	close(make_dir(basefd, "bigmnt"));
+	if (geteuid() == 0) {
+		char path[4200];
+
+		snprintf(path, sizeof(path), "%s/bigmnt", base);
+		if (unshare(CLONE_NEWNS) < 0 ||
+		    mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) < 0 ||
+		    mount("tmpfs", path, "tmpfs", 0, "size=64m") < 0)
+			return BIG_SETUP;
+	}
+	top = openat(basefd, "bigmnt", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (top < 0)
+		return BIG_SETUP;
+	big_make(top, "big");
+	if (!(names = calloc(BIG, sizeof(*names))) ||
+	    getrlimit(RLIMIT_DATA, &lim) < 0)
+		return BIG_SETUP;
+	lim.rlim_cur = vm_data() + BIG_HEADROOM;
+	if (lim.rlim_cur == BIG_HEADROOM || setrlimit(RLIMIT_DATA, &lim) < 0)
+		return BIG_SETUP;
+	rc = saferm_at(top, "big");
+	if (rc < 0)
+		fails |= BIG_FAILED;
+	if (exists(top, "big"))
+		fails |= BIG_LEFT;
+	for (i = 0; i < BIG; i++) {
+		big_name(n, i);
+		if (!(names[i] = strdup(n)))
+			break;
+	}
+	if (i == BIG)
+		fails |= BIG_NO_LIMIT;
+	while (i-- > 0)
+		free(names[i]);
+	free(names);
+	close(top);
+	return fails;
+}
+
+static void test_big(void)
+{
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	must(pid >= 0, "fork");
+	if (pid == 0)
+		_exit(big_child());
+	must(waitpid(pid, &status, 0) == pid, "waitpid");
+	status = WIFEXITED(status) ? WEXITSTATUS(status) : 255;
+	if (!ok(!(status & BIG_SETUP), "%d entries of %d-byte names made",
+		BIG, BIG_NAME))
+		diag("exit status %d", status);
+	if (status & BIG_NO_LIMIT)
+		tap_skip("RLIMIT_DATA does not bind malloc here (valgrind)");
+	else
+		ok(!(status & BIG_SETUP),
+		   "precondition: under the limit (data + %d KiB) the names "
+		   "cannot all be held", BIG_HEADROOM / 1024);
+	ok(!(status & (BIG_SETUP | BIG_FAILED)),
+	   "saferm_at removes them within that limit: one batch of %d "
+	   "bytes, whatever the directory holds", SAFERM_BATCH_BYTES);
+	ok(!(status & (BIG_SETUP | BIG_LEFT)), "  the directory is gone");
+	ok(saferm_at(basefd, "bigmnt") == 0 && !exists(basefd, "bigmnt"),
+	   "  (and the empty mount point after the child)");
+}
+
+/*
+ * A chain deeper than the fd window with files beside each level: a
+ * level's fd is closed on the way down and reopened on the way up, and
+ * its reading goes on from where it was (d_off on the new fd).
+ */
+static void test_wide_chain(void)
+{
+	int fd = make_dir(basefd, "wide"), next = -1, i, j;
+	int depth = 3 * SAFERM_MAX_FDS;
+	char n[16];
+
+	for (i = 0; i < depth; i++) {
+		for (j = 0; j < 20; j++) {
+			snprintf(n, sizeof(n), "f%02d", j);
+			put_file(fd, n, "", 0600);
+			if (j == 10)
+				next = make_dir(fd, "d");
+		}
+		close(fd);
+		fd = next;
+	}
+	put_file(fd, "bottom", "", 0600);
+	close(fd);
+	is_int(saferm_at(basefd, "wide"), 0,
+	       "a %d-deep chain with 20 files beside each level is removed",
+	       depth);
+	ok(!exists(basefd, "wide"), "  all of it");
+}
+
 /* ---- permissions as a user ------------------------------------------- */
 
 /* Returns a bit mask of failed checks, for the child's exit status. */
@@ -654,6 +827,8 @@ int main(void)
 	test_contents();
 	test_perms();
 	test_races();
+	test_big();
+	test_wide_chain();
 	test_mounts();
 
 	/* Clean up with the code under test, then the base itself. */

@@ -90,7 +90,9 @@ static int strdup_opt(char **dst, const char *src)
 /*
  * BasePath holds root's job directories: like sshd's StrictModes, every
  * component must be root's and no symlink, and none writable by others
- * except a sticky ancestor such as /var/tmp (util/safepath.h).
+ * except a sticky ancestor such as /var/tmp (util/safepath.h).  What
+ * AutoBasePath would make must not go in a directory others may write
+ * to, sticky or not: a user could make it first.
  */
 static int prepare_base_path(const struct nsconf *c,
 			     const struct jobct_node_args *args,
@@ -114,8 +116,9 @@ static int prepare_base_path(const struct nsconf *c,
 		rc = safepath_check_private(c->base_path, &why);
 	}
 	if (rc < 0)
-		report_error(rep, "BasePath %s cannot hold job directories: %s",
-			     c->base_path, why.msg);
+		report_error(rep, "%s:%d: BasePath %s cannot hold job directories: %s",
+			     c->file ? c->file : "namespace.conf",
+			     c->base_path_line, c->base_path, why.msg);
 	return rc < 0 ? -1 : 0;
 }
 

@@ -106,11 +106,21 @@ struct nsconf {
 	char *device_allow;
 	char *device_allow_file;
 	int device_allow_line;
+	/*
+	 * The file the settings come from and the lines of this node's
+	 * BasePath and Dirs (0: the default), for messages about them that
+	 * come after parsing (jobct's BasePath checks).
+	 */
+	char *file;
+	int base_path_line;
+	int dirs_line;
 };
 
 /*
  * Parse the file at path for the node called nodename (NULL: no NodeName
- * line applies).  Returns a new nsconf to free with nsconf_free(), or NULL
+ * line applies), then check on this node's filesystem what root will act
+ * on below directories others may write to (nsconf_paths_check).
+ * Returns a new nsconf to free with nsconf_free(), or NULL
  * with errno set (EINVAL for a bad file, else the system error) and a
  * message in rep (when not NULL): "FILE:LINE: what is wrong"
  * for a line, "FILE: what is wrong" for the file as a whole, e.g.
@@ -123,6 +133,21 @@ struct nsconf *nsconf_load(const char *path, const char *nodename,
  * The same from the text of a file; name stands for the file in messages
  * and in device_allow_file.
  */
+/*
+ * The checks nsconf_load() makes on the node's filesystem after parsing
+ * (nsconf_parse() makes none): each private directory's mount point
+ * (safepath_check_mount_point: root-owned ancestors no other user may
+ * write to, but for a sticky one whose next component is root's; no
+ * link) and the fixed part of each Source= template that has a variable
+ * part (safepath_check_create_below: root's, and writable by no other
+ * user, sticky or not).  Where a user could swap a mount point for a
+ * link, or make another user's Source directory first, jobs would be
+ * misled or kept from starting: refused.  A missing directory is accepted
+ * where no other user could make it.  Returns 0, or -1 with errno and
+ * "FILE:LINE: ..." in rep.
+ */
+int nsconf_paths_check(const struct nsconf *conf, struct report *rep);
+
 struct nsconf *nsconf_parse(const char *text, const char *name,
 			    const char *nodename, struct report *rep);
 

@@ -12,7 +12,11 @@
  * leaves every mount of a node.  Where they are private, a ready copy
  * would keep the node's mounts of the moment it was made.  So when the
  * node's mounts change outside BasePath (where the jobs' own pins and
- * binds come and go), the keeper replaces every ready copy.
+ * binds come and go), the keeper replaces every ready copy.  A user can
+ * make the node's mounts change at will (autofs mounts on a lookup), so
+ * the copies are withdrawn at once (no job gets a stale one: it makes its
+ * namespace itself, as with an empty pool) but made again at most once
+ * per KEEPER_REBUILD_MS.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -31,6 +35,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ns/mntns.h"
@@ -44,6 +49,8 @@
 #define READY_SUFFIX ".ready"
 /* How long the keeper waits between fills: after a claim it wakes at once. */
 #define KEEPER_IDLE_MS (60 * 1000)
+/* The shortest time between two rebuilds for the node's mount changes. */
+#define KEEPER_REBUILD_MS NSPOOL_REBUILD_MS
 /* FNV-1a, 64 bits: a fingerprint of the node's mount table. */
 #define FNV_OFFSET 0xcbf29ce484222325ULL
 #define FNV_PRIME 0x100000001b3ULL
@@ -492,6 +499,15 @@ static bool node_mounts_changed(const struct nspool_keeper *k, int mi,
 	return true;
 }
 
+/* CLOCK_MONOTONIC in milliseconds. */
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 static void *keeper_main(void *arg)
 {
 	struct nspool_keeper *k = arg;
@@ -500,6 +516,8 @@ static void *keeper_main(void *arg)
 	uint64_t seen = mi >= 0 ? mounts_fingerprint(mi, k->base_path) : 0;
 	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
 	struct report rep;
+	int64_t hold = 0;	/* no fill before (a rebuild put off) */
+	int64_t rebuilt = INT64_MIN / 2; /* the last rebuild for a change */
 	int reap;
 
 	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10);
@@ -515,17 +533,21 @@ static void *keeper_main(void *arg)
 			{ .fd = mi, .events = POLLPRI },
 			{ .fd = reap, .events = POLLIN },
 		};
+		int64_t wait = hold - now_ms();
 		int ready;
 
 		report_init(&rep, k->log, k->log_arg);
-		ready = nspool_fill(k->base_path, k->want, &rep);
-		if (ready >= 0 && (unsigned)ready < k->want)
-			report_warning(&rep, "NamespacePool: %d of %u "
-				       "namespaces ready; trying again in a "
-				       "minute", ready, k->want);
+		if (wait <= 0) {
+			wait = KEEPER_IDLE_MS;
+			ready = nspool_fill(k->base_path, k->want, &rep);
+			if (ready >= 0 && (unsigned)ready < k->want)
+				report_warning(&rep, "NamespacePool: %d of %u "
+					       "namespaces ready; trying again "
+					       "in a minute", ready, k->want);
+		}
 		if (wd < 0 && ino >= 0)
 			wd = watch_claims(k, ino);
-		if (poll(pfd, 4, KEEPER_IDLE_MS) > 0 && pfd[0].revents)
+		if (poll(pfd, 4, (int)wait) > 0 && pfd[0].revents)
 			break;
 		if (pfd[3].revents & POLLIN)
 			nsreap_drain(reap, k->base_path, &rep);
@@ -533,10 +555,22 @@ static void *keeper_main(void *arg)
 			wd = -1;	/* the pool was removed under us */
 		if ((pfd[2].revents & (POLLPRI | POLLERR)) &&
 		    node_mounts_changed(k, mi, &seen)) {
+			int64_t now = now_ms();
+
 			report_info(&rep, "NamespacePool: the node's mounts "
-				    "changed; copying them again");
+				    "changed; copying them again%s",
+				    now - rebuilt < KEEPER_REBUILD_MS ?
+				    " once the last rebuild is old enough" :
+				    "");
 			nspool_clear(k->base_path, &rep);
 			wd = -1;	/* the directory is made anew */
+			if (now >= hold && now - rebuilt >= KEEPER_REBUILD_MS) {
+				rebuilt = now;	/* the first in a while: now */
+				hold = 0;
+			} else if (now >= hold) {
+				rebuilt += KEEPER_REBUILD_MS;
+				hold = rebuilt;	/* put off */
+			}	/* else one is due at hold already */
 		}
 	}
 	report_init(&rep, k->log, k->log_arg);

@@ -55,6 +55,13 @@ int nspool_ready(const char *base_path);
 struct nspool_keeper;
 
 /*
+ * The shortest time between two rebuilds of the pool for changes of the
+ * node's mounts, which users can cause (autofs): a change withdraws the
+ * ready copies at once, and the keeper makes new ones no sooner.
+ */
+#define NSPOOL_REBUILD_MS 10000
+
+/*
  * Start a thread that keeps want namespaces ready: it fills the pool, then
  * waits until a claim (an inotify event on BasePath/.pool) or a minute
  * passes.  It also reaps the namespaces of ended jobs that it is sent

@@ -96,8 +96,10 @@ static int source_owner_check(int fd, bool last, uid_t uid, const char *path,
 
 /*
  * The fixed part's last directory, below which root creates: root's, and
- * not open to others' writes unless sticky (where nobody can rename or
- * replace root's entries), or a user could swap what root just made.
+ * not open to others' writes, sticky or not.  Not sticky, a user could
+ * swap what root just made; sticky, a user could make another user's
+ * directory first and keep that user's jobs from starting.  nsconf_load()
+ * refuses such a Source already; this holds for a directory changed since.
  */
 static int fixed_top_check(int fd, const char *path, size_t len,
 			   struct report *rep)
@@ -106,12 +108,13 @@ static int fixed_top_check(int fd, const char *path, size_t len,
 
 	if (fstat(fd, &st) < 0)
 		return report_errno(rep, errno, "Source %.*s", (int)len, path);
-	if (st.st_uid != 0 || ((st.st_mode & 022) && !(st.st_mode & S_ISVTX))) {
+	if (st.st_uid != 0 || (st.st_mode & 022)) {
 		errno = EPERM;
 		return report_error(rep, "Source %.*s: the fixed part must be "
-				    "root's and not writable by others (unless "
-				    "sticky), it belongs to uid %u with mode "
-				    "%04o", (int)len, path, (unsigned)st.st_uid,
+				    "root's and not writable by others, "
+				    "sticky or not; it belongs to uid %u with "
+				    "mode %04o", (int)len, path,
+				    (unsigned)st.st_uid,
 				    (unsigned)(st.st_mode & 07777));
 	}
 	return 0;

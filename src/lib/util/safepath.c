@@ -164,14 +164,48 @@ static int check_dir(int fd, const char *shown, bool last,
 }
 
 /*
+ * Component shown (missing) would be made below the directory fd, shown
+ * as parent: only where no other user can make it first.  In a directory
+ * others may write to, sticky or not, a user could take the name (a
+ * directory of theirs, a link) and keep root from ever making it: every
+ * job, or slurmd itself, would fail to start.  Returns 0 or -1.
+ */
+static int missing_check(int fd, const char *parent, const char *shown,
+			 struct report *rep)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return fail(rep, errno, parent);
+	if (!(st.st_mode & (S_IWGRP | S_IWOTH)))
+		return 0;
+	errno = EPERM;
+	return report_error(rep, "%s does not exist and %s is writable by %s "
+			    "(mode %04o): another user could make %s first",
+			    shown, parent, st.st_mode & S_IWOTH ? "others" :
+			    "its group", (unsigned)(st.st_mode & 07777),
+			    shown);
+}
+
+/* path up to and including component name of w, into shown[PATH_MAX]. */
+static void walk_shown(const struct walk *w, const char *path,
+		       const char *name, char *shown)
+{
+	snprintf(shown, PATH_MAX, "%.*s",
+		 (int)(name - w->buf + strlen(name)), path);
+}
+
+/*
  * Walk path; with mode != 0 create what is missing.  With partial, a
  * missing component ends the walk: returns 0 then, 1 when all exists.
+ * Either way a missing component must pass missing_check().
  */
 static int walk_private(const char *path, mode_t mode, bool partial,
 			struct report *rep)
 {
-	char shown[PATH_MAX];
+	char shown[PATH_MAX], parent[PATH_MAX] = "/";
 	const char *name;
+	struct stat st;
 	struct walk w;
 
 	if (walk_start(&w, path) < 0)
@@ -180,19 +214,26 @@ static int walk_private(const char *path, mode_t mode, bool partial,
 		goto error;
 	while ((name = walk_name(&w))) {
 		/* path up to and including this component, for messages */
-		snprintf(shown, sizeof(shown), "%.*s",
-			 (int)(name - w.buf + strlen(name)), path);
-		/*
-		 * A directory root just made cannot be swapped by a user even
-		 * in a sticky parent, so fixing its mode by name is safe.
-		 */
-		if (mode && mkdirat(w.fd, name, mode) == 0 &&
-		    fchmodat(w.fd, name, mode, 0) < 0) {
-			fail(rep, errno, shown);
-			goto error;
+		walk_shown(&w, path, name, shown);
+		if (mode && fstatat(w.fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 &&
+		    errno == ENOENT) {
+			if (missing_check(w.fd, parent, shown, rep) < 0)
+				goto error;
+			/*
+			 * A directory root just made in a directory only root
+			 * writes to cannot be swapped: fixing its mode by
+			 * name is safe.
+			 */
+			if (mkdirat(w.fd, name, mode) == 0 &&
+			    fchmodat(w.fd, name, mode, 0) < 0) {
+				fail(rep, errno, shown);
+				goto error;
+			}
 		}
 		if (walk_step(&w, name) < 0) {
 			if (partial && errno == ENOENT) {
+				if (missing_check(w.fd, parent, shown, rep) < 0)
+					goto error;
 				walk_abort(&w);
 				return 0;
 			}
@@ -201,6 +242,7 @@ static int walk_private(const char *path, mode_t mode, bool partial,
 		}
 		if (check_dir(w.fd, shown, !w.next, rep) < 0)
 			goto error;
+		snprintf(parent, sizeof(parent), "%s", shown);
 	}
 	close(w.fd);
 	return partial ? 1 : 0;
@@ -223,4 +265,102 @@ int safepath_make_private(const char *path, mode_t mode, struct report *rep)
 {
 	return walk_private(path, mode & 07777 ? mode & 07777 : 0755, false,
 			    rep);
+}
+
+/* What the last component of a checked path is for. */
+enum last_rule {
+	LAST_CREATE_BELOW,	/* root creates job directories in it */
+	LAST_MOUNT_POINT,	/* root mounts over it */
+};
+
+/* The last component, open at fd, for rule; parent_open: the directory
+ * holding it is writable by group or others (sticky, or check_dir()
+ * refused it already). */
+static int check_last(int fd, const char *shown, enum last_rule rule,
+		      bool parent_open, struct report *rep)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return fail(rep, errno, shown);
+	if (rule == LAST_CREATE_BELOW &&
+	    (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH)))) {
+		errno = EPERM;
+		return report_error(rep, "%s belongs to uid %u with mode %04o: "
+				    "root makes each job's directory in it, "
+				    "which needs a directory of root's that "
+				    "no other user may write to, sticky or "
+				    "not (another user could make a job's "
+				    "directory first)", shown,
+				    (unsigned)st.st_uid,
+				    (unsigned)(st.st_mode & 07777));
+	}
+	if (rule == LAST_MOUNT_POINT && parent_open && st.st_uid != 0) {
+		errno = EPERM;
+		return report_error(rep, "%s belongs to uid %u in a directory "
+				    "others may write to: its owner could "
+				    "replace it with a link", shown,
+				    (unsigned)st.st_uid);
+	}
+	return 0;
+}
+
+/*
+ * The walk of safepath_check_create_below() and
+ * safepath_check_mount_point(): every ancestor as check_dir() wants it,
+ * the last component by rule, a missing one by missing_check().
+ */
+static int walk_check(const char *path, enum last_rule rule,
+		      struct report *rep)
+{
+	char shown[PATH_MAX], parent[PATH_MAX] = "/";
+	bool parent_open = false;
+	const char *name;
+	struct stat st;
+	struct walk w;
+
+	if (walk_start(&w, path) < 0)
+		return fail(rep, errno, path);
+	if (!w.next) {
+		if (check_last(w.fd, "/", rule, false, rep) < 0)
+			goto error;
+		close(w.fd);
+		return 0;
+	}
+	while ((name = walk_name(&w))) {
+		walk_shown(&w, path, name, shown);
+		/* w.fd is an ancestor of the last component */
+		if (check_dir(w.fd, parent, false, rep) < 0 ||
+		    fstat(w.fd, &st) < 0)
+			goto error;
+		parent_open = (st.st_mode & (S_IWGRP | S_IWOTH)) != 0;
+		if (walk_step(&w, name) < 0) {
+			if (errno == ENOENT) {
+				if (missing_check(w.fd, parent, shown, rep) < 0)
+					goto error;
+				walk_abort(&w);
+				return 0;
+			}
+			fail(rep, errno, shown);
+			goto error;
+		}
+		snprintf(parent, sizeof(parent), "%s", shown);
+	}
+	if (check_last(w.fd, shown, rule, parent_open, rep) < 0)
+		goto error;
+	close(w.fd);
+	return 0;
+error:
+	walk_abort(&w);
+	return -1;
+}
+
+int safepath_check_create_below(const char *path, struct report *rep)
+{
+	return walk_check(path, LAST_CREATE_BELOW, rep);
+}
+
+int safepath_check_mount_point(const char *path, struct report *rep)
+{
+	return walk_check(path, LAST_MOUNT_POINT, rep);
 }

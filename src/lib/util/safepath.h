@@ -45,19 +45,46 @@ int safepath_check_private(const char *path, struct report *rep);
 /*
  * safepath_check_private() for a path that safepath_make_private() would
  * complete, without creating anything: the components that exist are
- * checked, and the first missing one ends the walk.  Returns 1 when all
- * of path exists (and passed), 0 when a trailing part is missing, or -1
- * with errno and a message in rep.
+ * checked, and the first missing one ends the walk; the directory it
+ * would be made in must not be writable by group or others, sticky or
+ * not (in /tmp a user could make it first and keep slurmd from starting).
+ * Returns 1 when all of path exists (and passed), 0 when a trailing part
+ * is missing, or -1 with errno and a message in rep.
  */
 int safepath_check_makeable(const char *path, struct report *rep);
 
 /*
  * Create the missing components of path as root-owned directories of the
  * given mode (umask ignored), each made with mkdirat() below the fd of its
- * checked parent, without following links; then run
+ * checked parent, without following links, and only in a parent that is
+ * not writable by group or others, sticky or not; then run
  * safepath_check_private().  Returns 0, or -1 with errno and a message in
  * rep.
  */
 int safepath_make_private(const char *path, mode_t mode, struct report *rep);
+
+/*
+ * Check the directory path below which root creates each job's own
+ * directories (the fixed part of a Source= template): every ancestor as
+ * safepath_check_private() wants it, and path itself a directory of
+ * root's that neither group nor others may write to, sticky or not: in a
+ * shared directory a user could make another user's job directory first
+ * and keep that job from starting.  A missing component is accepted (the
+ * job start needs it; a filesystem may be mounted later) unless the
+ * directory it would be made in is writable by group or others.
+ * Returns 0, or -1 with errno and a message naming the directory in rep.
+ */
+int safepath_check_create_below(const char *path, struct report *rep);
+
+/*
+ * Check a mount point root mounts over at each job start (a private
+ * directory): every ancestor as safepath_check_private() wants it, no
+ * symlink, and when its parent is writable by others (sticky) it must be
+ * root's, or its owner could swap it for a link.  The mount point itself
+ * may be writable by anyone (/tmp is 1777): it is mounted over.  A
+ * missing component: as in safepath_check_create_below().
+ * Returns 0, or -1 with errno and a message naming the component in rep.
+ */
+int safepath_check_mount_point(const char *path, struct report *rep);
 
 #endif /* DEVNS_SAFEPATH_H */

@@ -15,19 +15,34 @@
  *  - Removals are unlinkat() on the parent fd; rmdir of a directory that
  *    is no longer empty just fails.
  *
+ * How it copes with size: no directory's names are ever held.  The walk
+ * reads the current directory with getdents64() into one buffer of
+ * SAFERM_BATCH_BYTES (the only names in memory, whatever the directories
+ * hold: a job can make millions of files or long names) and removes each
+ * entry as it comes.  Descending into a subdirectory drops the rest of
+ * the batch: the level keeps only the position after the entry it
+ * descended into (its d_off) and reads on from there once it is back.
+ * Reading while removing, or seeking to a d_off after removals, may miss
+ * entries on some filesystems (those that count positions: tmpfs before
+ * Linux 6.6, overlayfs), so a level reads its directory again from the
+ * start (a new pass) as long as a pass met entries and removed one; one
+ * that removes nothing (what is left cannot go: a mount point, EPERM)
+ * ends it, and so does SAFERM_MAX_PASSES, against a process that keeps
+ * creating files while we remove them.
+ *
  * How it copes with depth: the walk is a loop over an explicit stack of
- * levels, not recursion, so the C stack does not grow with the tree.  Each
- * level reads its directory's names once, closes the DIR, then removes
- * them one by one, so a level's fd can be closed and reopened without
- * losing its place.  At most SAFERM_MAX_FDS levels hold an fd; when the
- * walk descends further the shallowest one is closed.  Climbing back to a
- * closed level first tries ".." of the child we are leaving and accepts it
- * only if its device and inode are those recorded when the level was first
- * opened (as fts does); if that fails (the child was moved meanwhile) it
- * walks down again by name from the nearest level still open, checking
- * each identity.  A directory whose name now holds another one is left
- * alone and reported as ESTALE; one whose name is gone was moved or removed
- * by someone else and is no longer part of the tree (not a failure).
+ * levels, not recursion, so the C stack does not grow with the tree.  A
+ * level's place in its directory is a d_off, so its fd can be closed and
+ * reopened without losing its place.  At most SAFERM_MAX_FDS levels hold
+ * an fd; when the walk descends further the shallowest one is closed.
+ * Climbing back to a closed level first tries ".." of the child we are
+ * leaving and accepts it only if its device and inode are those recorded
+ * when the level was first opened (as fts does); if that fails (the
+ * child was moved meanwhile) it walks down again by name from the nearest
+ * level still open, checking each identity.  A directory whose name now
+ * holds another one is left alone and reported as ESTALE; one whose name
+ * is gone was moved or removed by someone else and is no longer part of
+ * the tree (not a failure).
  * Either way we never operate on a directory we have not identified by fd.
  */
 #include <dirent.h>
@@ -59,10 +74,10 @@ struct level {
 	dev_t dev;     /* identity, checked whenever it is reopened */
 	ino_t ino;
 	int fd;        /* -1 while closed to stay within SAFERM_MAX_FDS */
-	char **names;  /* its entries, read once */
-	size_t count;
-	size_t next;   /* next entry of names to remove */
-	bool listed;
+	off_t pos;     /* where this pass reads on: the last entry's d_off */
+	unsigned passes; /* passes over the directory begun */
+	bool seen;     /* this pass met an entry */
+	bool removed;  /* this pass removed one */
 };
 
 struct walk {
@@ -73,6 +88,9 @@ struct walk {
 	size_t low;    /* every level in [1, low) is closed */
 	struct ident top;
 	int err;       /* first failure, 0 while there is none */
+	char *batch;   /* SAFERM_BATCH_BYTES of the current level's entries */
+	size_t blen;   /* bytes in batch */
+	size_t bpos;   /* offset of the next entry in batch */
 };
 
 static void walk_fail(struct walk *w, int err)
@@ -194,60 +212,60 @@ static void dir_make_writable(int fd, const struct ident *id)
 		(void)fchmod(fd, (id->mode & 07777) | S_IRWXU);
 }
 
-/* Append a copy of name to l's entries. */
-static int level_add_name(struct level *l, const char *name, size_t *cap)
+/* Forget the batch: it belonged to a level the walk left. */
+static void batch_drop(struct walk *w)
 {
-	char **names;
-
-	if (l->count == *cap) {
-		*cap = *cap ? *cap * 2 : 16;
-		if (!(names = realloc(l->names, *cap * sizeof(*names))))
-			return -1;
-		l->names = names;
-	}
-	if (!(l->names[l->count] = strdup(name)))
-		return -1;
-	l->count++;
-	return 0;
+	w->blen = 0;
+	w->bpos = 0;
 }
 
 /*
- * Read the names in l's directory, through a dup so that closedir() leaves
- * l->fd open.  Returns 0, or -1 with errno set (names read so far stay).
+ * The next entry of l's directory in this pass (it points into w->batch),
+ * or NULL at the end of the pass.  A read error is recorded and ends the
+ * pass as one that removed nothing, so that it is the last.
  */
-static int level_list(struct level *l)
+static const char *level_next(struct walk *w, struct level *l)
 {
-	struct dirent *de;
-	size_t cap = 0;
-	DIR *dir;
-	int fd;
+	struct dirent64 *de;
+	ssize_t n;
 
-	l->listed = true;
-	if ((fd = dup(l->fd)) < 0)
-		return -1;
-	if (!(dir = fdopendir(fd))) {
-		fd_close(fd);
-		return -1;
+	for (;;) {
+		if (w->bpos >= w->blen) {
+			if (lseek(l->fd, l->pos, SEEK_SET) < 0 ||
+			    (n = getdents64(l->fd, w->batch,
+					    SAFERM_BATCH_BYTES)) < 0) {
+				walk_fail(w, errno);
+				l->removed = false;
+				return NULL;
+			}
+			if (n == 0)
+				return NULL;
+			w->blen = (size_t)n;
+			w->bpos = 0;
+		}
+		de = (struct dirent64 *)(w->batch + w->bpos);
+		w->bpos += de->d_reclen;
+		l->pos = de->d_off;
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
+			l->seen = true;
+			return de->d_name;
+		}
 	}
-	rewinddir(dir);
-	for (errno = 0; (de = readdir(dir)); errno = 0) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		if (level_add_name(l, de->d_name, &cap) < 0)
-			goto error;
-	}
-	if (errno != 0)
-		goto error;
-	closedir(dir);
-	return 0;
-error:
-	{
-		int saved = errno;
+}
 
-		closedir(dir);
-		errno = saved;
-	}
-	return -1;
+/*
+ * At the end of a pass over l: begin another (true) when this one met
+ * entries and removed some, which may have hidden others from it.
+ */
+static bool level_new_pass(struct walk *w, struct level *l)
+{
+	if (!l->seen || !l->removed || ++l->passes >= SAFERM_MAX_PASSES)
+		return false;
+	l->pos = 0;
+	l->seen = false;
+	l->removed = false;
+	batch_drop(w);
+	return true;
 }
 
 /* Close the shallowest open levels until one more fd fits the budget. */
@@ -318,29 +336,29 @@ static int level_reopen(struct walk *w, size_t k)
 	return 0;
 }
 
-/* Close l's fd and free its names.  Returns whether it held an fd. */
+/* Close l's fd and free its name.  Returns whether it held an fd. */
 static bool level_free(struct level *l)
 {
 	bool had_fd = l->fd >= 0;
-	size_t n;
 
 	if (had_fd)
 		close(l->fd);
-	for (n = 0; n < l->count; n++)
-		free(l->names[n]);
-	free(l->names);
 	free(l->name);
 	memset(l, 0, sizeof(*l));
 	l->fd = -1;
 	return had_fd;
 }
 
-/* Forget the current level (not the top); move up one. */
+/*
+ * Forget the current level (not the top); move up one, where reading goes
+ * on after the entry just left.
+ */
 static void level_drop(struct walk *w)
 {
 	if (level_free(&w->levels[w->depth]))
 		w->nopen--;
 	w->depth--;
+	batch_drop(w);
 }
 
 /* Make the directory open at fd (called name) the new current level. */
@@ -366,13 +384,16 @@ static int level_push(struct walk *w, const char *name, int fd,
 	l->ino = id->ino;
 	w->depth++;
 	level_set_fd(w, w->depth, fd);
+	batch_drop(w);	/* name pointed into it: copied above */
 	return 0;
 }
 
-/* Unlink a non-directory name below pfd; a vanished one is fine. */
+/* Unlink a non-directory name of the current level; vanished is fine. */
 static void entry_unlink(struct walk *w, int pfd, const char *name)
 {
-	if (unlinkat(pfd, name, 0) < 0 && errno != ENOENT)
+	if (unlinkat(pfd, name, 0) == 0)
+		w->levels[w->depth].removed = true;
+	else if (errno != ENOENT)
 		walk_fail(w, errno);
 }
 
@@ -432,7 +453,9 @@ static void level_finish(struct walk *w)
 		if (errno != ENOENT)
 			walk_fail(w, errno);
 	} else if (unlinkat(w->levels[k - 1].fd, w->levels[k].name,
-			  AT_REMOVEDIR) < 0 && errno != ENOENT)
+			    AT_REMOVEDIR) == 0)
+		w->levels[k - 1].removed = true;
+	else if (errno != ENOENT)
 		walk_fail(w, errno);
 	level_drop(w);
 }
@@ -441,6 +464,7 @@ static void level_finish(struct walk *w)
 static int walk_run(struct walk *w)
 {
 	struct level *l;
+	const char *name;
 
 	for (;;) {
 		l = &w->levels[w->depth];
@@ -451,12 +475,12 @@ static int walk_run(struct walk *w)
 			level_drop(w);
 			continue;
 		}
-		if (!l->listed && level_list(l) < 0)
-			walk_fail(w, errno);
-		if (l->next < l->count) {
-			entry_remove(w, l->names[l->next++]);
+		if ((name = level_next(w, l))) {
+			entry_remove(w, name);
 			continue;
 		}
+		if (level_new_pass(w, l))
+			continue;
 		if (w->depth == 0)
 			return w->err;
 		level_finish(w);
@@ -474,8 +498,12 @@ static int walk_dir(int fd)
 
 	if (fd_ident(fd, &w.top) < 0)
 		goto error;
-	if (!(w.levels = calloc(w.cap, sizeof(*w.levels))))
+	if (!(w.batch = malloc(SAFERM_BATCH_BYTES)))
 		goto error;
+	if (!(w.levels = calloc(w.cap, sizeof(*w.levels)))) {
+		free(w.batch);
+		goto error;
+	}
 	w.levels[0].fd = fd;
 	w.levels[0].dev = w.top.dev;
 	w.levels[0].ino = w.top.ino;
@@ -483,6 +511,7 @@ static int walk_dir(int fd)
 	err = walk_run(&w);
 	level_free(&w.levels[0]); /* closes fd */
 	free(w.levels);
+	free(w.batch);
 	if (err) {
 		errno = err;
 		return -1;

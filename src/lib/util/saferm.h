@@ -18,9 +18,15 @@
  *  - a directory that lacks u+rwx is given it before its entries are
  *    removed (it is going away; this matters when not running as root);
  *  - entries that vanish meanwhile (ENOENT) are not failures;
- *  - nesting depth is limited only by memory: the walk is iterative and
- *    holds at most SAFERM_MAX_FDS directory fds, reopening ancestors from
- *    a held one (checked by device and inode) when it climbs back.
+ *  - memory does not grow with the number of entries or the length of
+ *    their names: the only names held are one batch of SAFERM_BATCH_BYTES
+ *    read from the current directory, whose entries are removed as they
+ *    come; a directory is read again from its start while a pass over it
+ *    removed something, SAFERM_MAX_PASSES times at most;
+ *  - nesting depth is limited only by memory (a level costs its name and
+ *    a few words): the walk is iterative and holds at most SAFERM_MAX_FDS
+ *    directory fds, reopening ancestors from a held one (checked by device
+ *    and inode) when it climbs back.
  * Both try to remove everything they can, then return 0 when everything
  * went, or -1 with errno set to the first failure met.
  */
@@ -29,6 +35,12 @@
 
 /* Most directory fds one call holds open at a time. */
 #define SAFERM_MAX_FDS 32
+
+/* The buffer of directory entries one call reads them into (getdents64). */
+#define SAFERM_BATCH_BYTES 32768
+
+/* Most passes over one directory (the second normally finds it empty). */
+#define SAFERM_MAX_PASSES 64
 
 /*
  * Remove name, a single path component (no '/', not "." or ".."), from the

@@ -3,7 +3,7 @@
  * cleanup.c - devns cleanup [--dry-run]: what slurmd's restore removes at
  * start, now.  jobct_restore_run() decides (the one place that does, for
  * slurmd too); this file only says whether a job is alive (a slurmstepd
- * of it answers, alive.c) and prints what restore found and did.
+ * of it may answer, util/stepsock.h) and prints what restore found and did.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -11,6 +11,7 @@
 
 #include "alive.h"
 #include "devns.h"
+#include "print.h"
 #include "util/stepsock.h"
 
 struct cleanup {
@@ -45,8 +46,9 @@ static bool job_alive(uint32_t job_id, void *arg)
 static void print_removal(const struct cleanup *c, uint32_t job_id,
 			  const char *what, const char *path, int procs)
 {
-	printf("job %u %s %s %s", job_id,
-	       c->o->dry_run ? "would remove" : "remove", what, path);
+	printf("job %u %s %s ", job_id,
+	       c->o->dry_run ? "would remove" : "remove", what);
+	print_escaped(stdout, path);
 	if (procs)
 		printf(" (%d process%s inside, %s)", procs,
 		       procs == 1 ? "" : "es",
@@ -61,13 +63,15 @@ static void found(const struct jobct_remains *r, void *arg)
 
 	if (r->alive) {
 		c->kept++;
-		printf("job %u alive: %s answers; kept\n", r->job_id,
-		       c->answered);
+		printf("job %u alive: ", r->job_id);
+		print_escaped(stdout, c->answered);
+		printf(" answers; kept\n");
 		return;
 	}
 	c->ended++;
-	printf("job %u ended: no slurmstepd of it answers in %s\n", r->job_id,
-	       c->o->spool);
+	printf("job %u ended: no slurmstepd of it answers in ", r->job_id);
+	print_escaped(stdout, c->o->spool);
+	putchar('\n');
 	if (r->has_job_dir)
 		print_removal(c, r->job_id, r->ns_id ? "namespace" : "directory",
 			      r->job_dir, r->ns_procs);

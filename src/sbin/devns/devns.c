@@ -13,6 +13,7 @@
 
 #include "devns_config.h"
 #include "devns.h"
+#include "print.h"
 #include "slurmconf.h"
 
 /* Which options a subcommand takes. */
@@ -77,13 +78,16 @@ static int usage_error(const char *fmt, const char *arg)
 
 /* ---- reports --------------------------------------------------------- */
 
+/* Escaped (print.h): messages name paths and cgroups the job chose. */
 static void log_stderr(enum report_level level, const char *msg, void *arg)
 {
 	(void)arg;
-	if (level == REPORT_ERROR)
-		fprintf(stderr, "%s\n", msg);
-	else if (level == REPORT_WARNING)
-		fprintf(stderr, "warning: %s\n", msg);
+	if (level != REPORT_ERROR && level != REPORT_WARNING)
+		return;
+	if (level == REPORT_WARNING)
+		fputs("warning: ", stderr);
+	print_escaped(stderr, msg);
+	fputc('\n', stderr);
 }
 
 void devns_report_init(struct report *rep)

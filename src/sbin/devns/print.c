@@ -3,20 +3,53 @@
  * print.c - devns's "key value" output lines.  See print.h.
  */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 
 #include "print.h"
 
+void print_escaped(FILE *f, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '\\')
+			fputs("\\\\", f);
+		else if (*p >= 0x20 && *p < 0x7f)
+			fputc(*p, f);
+		else
+			fprintf(f, "\\x%02x", *p);
+	}
+}
+
 void print_kv(const char *key, const char *value)
 {
-	printf("%s %s\n", key, value);
+	printf("%s ", key);
+	print_escaped(stdout, value);
+	putchar('\n');
+}
+
+void print_fields(const char *key, ...)
+{
+	const char *field;
+	va_list ap;
+
+	fputs(key, stdout);
+	va_start(ap, key);
+	while ((field = va_arg(ap, const char *))) {
+		putchar(' ');
+		print_escaped(stdout, field);
+	}
+	va_end(ap);
+	putchar('\n');
 }
 
 void print_list(const char *key, const char *const *items)
 {
 	printf("%s ", key);
-	for (size_t i = 0; items && items[i]; i++)
-		printf("%s%s", i ? "," : "", items[i]);
+	for (size_t i = 0; items && items[i]; i++) {
+		if (i)
+			putchar(',');
+		print_escaped(stdout, items[i]);
+	}
 	printf("%s\n", items && items[0] ? "" : "none");
 }
 

@@ -5,19 +5,36 @@
  * device rules print as "device c 195:0 rwm" lines (devrule_format()) and
  * a "default allow|deny" line, so that what devns check computes and
  * what devns show reads back from the kernel compare line for line.
+ *
+ * Every string goes out through print_escaped(): the names and paths
+ * devns show and cleanup print (process names, mount points, cgroup
+ * paths) are chosen by the job's user, who must not be able to send
+ * terminal escapes to the admin's screen or forge an output line.
  */
 #ifndef DEVNS_PRINT_H
 #define DEVNS_PRINT_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "dev/cgroup2.h"
 #include "dev/devpolicy.h"
 
-/* "key value" */
+/*
+ * Writes s to f with printable ASCII (0x20-0x7e) as it is, but a backslash
+ * doubled (\\), and every other byte (control characters, newline, DEL,
+ * any byte >= 0x80) as \xHH in lower-case hex: what comes out is one
+ * line of plain ASCII whatever s holds, and it tells the bytes apart.
+ */
+void print_escaped(FILE *f, const char *s);
+
+/* "key value", the value escaped */
 void print_kv(const char *key, const char *value);
 
-/* "key a,b,c"; "key none" for an empty or NULL list */
+/* "key f1 f2 ...": the NULL-terminated fields, each escaped */
+void print_fields(const char *key, ...) __attribute__((sentinel));
+
+/* "key a,b,c", each item escaped; "key none" for an empty or NULL list */
 void print_list(const char *key, const char *const *items);
 
 /* "key BYTES", "key none" for 0 (unset) */

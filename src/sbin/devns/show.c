@@ -4,9 +4,11 @@
  * kernel: its directory and namespace pins under BasePath, the private
  * mounts inside the namespace and the processes in it; its device
  * cgroup(s) with their processes; the filter attached there with the
- * rules read back from the program's map (devinspect).
+ * rules read back from the program's map (devinspect).  Every name and
+ * path goes out escaped (print.h): the job chose many of them.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,36 +35,52 @@ struct show {
 	int cgroups;	/* cgroups found */
 };
 
+/*
+ * The process's name into comm ("?" when it cannot be read).  The job
+ * chose it: it may hold a newline, so only the one the kernel ends the
+ * file with is taken off, and it is printed escaped.
+ */
+static void read_comm(pid_t pid, char *comm, size_t len)
+{
+	char path[64];
+	ssize_t n = -1;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+		n = read(fd, comm, len - 1);
+		close(fd);
+	}
+	if (n > 0 && comm[n - 1] == '\n')
+		n--;
+	if (n <= 0)
+		n = snprintf(comm, len, "?");
+	comm[n] = '\0';
+}
+
 /* "KEY PID COMM" for each pid. */
 static void print_pids(const char *key, const pid_t *pids, int n)
 {
-	char path[64], comm[64];
-	FILE *f;
+	char id[16], comm[64];
 
 	for (int i = 0; i < n && i < SHOW_MAX_PIDS; i++) {
-		snprintf(path, sizeof(path), "/proc/%d/comm", (int)pids[i]);
-		comm[0] = '\0';
-		if ((f = fopen(path, "re"))) {
-			if (!fgets(comm, sizeof(comm), f))
-				comm[0] = '\0';
-			fclose(f);
-		}
-		comm[strcspn(comm, "\n")] = '\0';
-		printf("%s %d %s\n", key, (int)pids[i], comm[0] ? comm : "?");
+		read_comm(pids[i], comm, sizeof(comm));
+		snprintf(id, sizeof(id), "%d", (int)pids[i]);
+		print_fields(key, id, comm, (char *)NULL);
 	}
 }
 
 static void print_mount(const struct mountinfo_entry *e, void *arg)
 {
 	(void)arg;
-	printf("mount %s %s %s %s%s%s\n", e->point, e->fstype, e->root,
-	       e->options, e->superopts[0] ? " " : "", e->superopts);
+	print_fields("mount", e->point, e->fstype, e->root, e->options,
+		     e->superopts[0] ? e->superopts : NULL, (char *)NULL);
 }
 
 /* The PID namespace (PidNamespace), when the job has one: its pin. */
 static void show_pid_namespace(struct show *s, const struct jobct_remains *r)
 {
-	char pin[PATH_MAX + 8];
+	char pin[PATH_MAX + 8], ns[32];
 	struct stat st;
 
 	snprintf(pin, sizeof(pin), "%s/%s", r->job_dir,
@@ -72,7 +90,8 @@ static void show_pid_namespace(struct show *s, const struct jobct_remains *r)
 		print_kv("pidpin", "none");
 		return;
 	}
-	printf("pidpin %s pid:[%ju]\n", pin, (uintmax_t)st.st_ino);
+	snprintf(ns, sizeof(ns), "pid:[%ju]", (uintmax_t)st.st_ino);
+	print_fields("pidpin", pin, ns, (char *)NULL);
 }
 
 /* The namespace: pin, private mounts, processes inside. */
@@ -80,7 +99,7 @@ static void show_namespace(struct show *s, const struct jobct_remains *r)
 {
 	const struct nsconf *c = s->node->conf;
 	const char *dirs[NSCONF_MAX_DIRS + 2];
-	char pin[PATH_MAX + 8];
+	char pin[PATH_MAX + 8], ns[32];
 	pid_t *pids;
 	size_t n = 0;
 	int fd, count;
@@ -91,7 +110,8 @@ static void show_namespace(struct show *s, const struct jobct_remains *r)
 		return;
 	}
 	snprintf(pin, sizeof(pin), "%s/%s", r->job_dir, NSCONF_PIN_NAME);
-	printf("pin %s mnt:[%" PRIu64 "]\n", pin, r->ns_id);
+	snprintf(ns, sizeof(ns), "mnt:[%" PRIu64 "]", r->ns_id);
+	print_fields("pin", pin, ns, (char *)NULL);
 	show_pid_namespace(s, r);
 	for (size_t i = 0; c->dirs[i] && n < NSCONF_MAX_DIRS; i++)
 		dirs[n++] = c->dirs[i];
@@ -128,6 +148,7 @@ static void show_program(struct show *s, uint32_t id, uint32_t flags)
 {
 	struct bpf_prog_info info;
 	struct devrule_list list;
+	char num[16];
 	int fd = devinspect_prog_open(id);
 
 	if (fd < 0 || devinspect_prog_info(fd, &info) < 0) {
@@ -136,8 +157,9 @@ static void show_program(struct show *s, uint32_t id, uint32_t flags)
 			close(fd);
 		return;
 	}
-	printf("program %u %s %s\n", id, info.name[0] ? info.name : "-",
-	       attach_mode(flags));
+	snprintf(num, sizeof(num), "%u", id);
+	print_fields("program", num, info.name[0] ? info.name : "-",
+		     attach_mode(flags), (char *)NULL);
 	if (devinspect_is_devfilter(&info)) {
 		if (devinspect_rules(fd, &list) < 0) {
 			report_errno(&s->rep, errno,
