@@ -102,6 +102,14 @@ int fdmount_bind(int src_fd, int target_fd, unsigned int attrs)
 	return close_keep_errno(mnt_fd, attach(mnt_fd, target_fd));
 }
 
+int fdmount_setattr(int dir_fd, unsigned int set, unsigned int clear)
+{
+	struct fdmount_attr a = { .attr_set = set, .attr_clr = clear };
+
+	return (int)syscall(SYS_mount_setattr, dir_fd, "", AT_EMPTY_PATH, &a,
+			    sizeof(a));
+}
+
 static int fs_set(int fs_fd, const char *key, const char *value)
 {
 	return (int)syscall(SYS_fsconfig, fs_fd, FSCONFIG_SET_STRING, key,

@@ -53,6 +53,14 @@ int fdmount_tmpfs(int target_fd, const char *mode, const char *size,
 		  unsigned int attrs);
 
 /*
+ * Set the attributes set and clear clear on the mount whose root the
+ * directory dir_fd is (it must be in the caller's namespace, or detached).
+ * Returns 0, or -1 with errno: EBUSY for FDMOUNT_RDONLY while a file on
+ * that mount is open for writing.
+ */
+int fdmount_setattr(int dir_fd, unsigned int set, unsigned int clear);
+
+/*
  * Make the directory dir_fd a private bind mount of itself, so that mounts
  * made below it stay out of the peers of its parent mount.  Returns an
  * O_PATH fd of the new mount's root (create files below it through this
