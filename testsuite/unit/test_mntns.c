@@ -9,7 +9,8 @@
  * are expanded, made safely and removed only when per job, delete
  * leaves no mount and no directory, also after failures, and nothing of
  * an ended job stays reachable through an fd of its directories that
- * another process holds (its tmpfs mounts emptied, read-only, detached).
+ * another process holds (its tmpfs mounts emptied and made read-only),
+ * also while that process swaps links in during the teardown.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -929,6 +930,65 @@ static void test_held_fds_dirs(void)
 	rmdir(tpoint);
 }
 
+/*
+ * Job B swaps, through its fd of A's /dev/shm, a directory "d" and a link
+ * "l" to victim (renameat2 RENAME_EXCHANGE) while root empties it, to make
+ * the removal follow the link.  Runs until killed.
+ */
+static void swapper(int shm, const char *victim)
+{
+	for (;;) {
+		int dir, fd;
+
+		mkdirat(shm, "d", 0700);
+		dir = openat(shm, "d", O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+		if (dir >= 0) {
+			if ((fd = openat(dir, "f", O_CREAT | O_WRONLY, 0600)) >= 0)
+				close(fd);
+			close(dir);
+		}
+		symlinkat(victim, shm, "l");
+		syscall(SYS_renameat2, shm, "d", shm, "l", 2 /* EXCHANGE */);
+	}
+}
+
+static void test_held_fds_swap(void)
+{
+	const char *dirs[] = { "/dev/shm", NULL };
+	struct mntns_spec spec = { .base_path = base, .job_id = 123,
+				   .dirs = dirs };
+	char victim[] = "/var/tmp/test-mntns-victim.XXXXXX", keep[128];
+	int shm = -1, rc;
+	pid_t pid;
+
+	if (!mkdtemp(victim)) {
+		ok(0, "precondition: a victim directory");
+		return;
+	}
+	snprintf(keep, sizeof(keep), "%s/keep", victim);
+	close(open(keep, O_CREAT | O_WRONLY, 0600));
+	rc = mntns_create(&spec, fresh());
+	ok(rc == 0, "create: %s", rc ? rep.msg : "ok");
+	ok(grab_dirs(123, dirs, 1, victim, &shm) == 0,
+	   "precondition: another process holds an fd of A's /dev/shm");
+	if ((pid = fork()) == 0)
+		swapper(shm, victim);
+	usleep(20000);
+	ok(pid > 0 && faccessat(shm, "d", F_OK, AT_SYMLINK_NOFOLLOW) == 0,
+	   "precondition: it swaps a link in and out there");
+	ok(mntns_delete(base, 123) == 0, "delete A meanwhile");
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	ok(faccessat(shm, "secret", F_OK, AT_SYMLINK_NOFOLLOW) < 0 &&
+	   errno == ENOENT, "A's file is gone");
+	ok(access(keep, F_OK) == 0, "the victim's file was not removed");
+	close(shm);
+	unlink(keep);
+	rmdir(victim);
+}
+
 static void test_parse_job_dir(void)
 {
 	uint32_t id = 0;
@@ -982,6 +1042,7 @@ int main(void)
 	test_source_attacks();
 	test_held_fds();
 	test_held_fds_dirs();
+	test_held_fds_swap();
 	rmdir(base);
 	return tap_done();
 }

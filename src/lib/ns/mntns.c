@@ -1033,12 +1033,12 @@ static int unpin_job(const char *base_path, uint32_t job_id,
 }
 
 /*
- * What is left once the job's name no longer holds its namespace: take
- * its tmpfs mounts out of it (which needs ns_fd), drop ns_fd (the
- * teardown, when it was the last reference), kill what still holds the
- * namespace, then remove the Source directories recorded in BasePath/name
- * and that directory, and empty the tmpfs mounts.  ns is NULL when
- * nothing was pinned.
+ * What is left once the job's name no longer holds its namespace: open
+ * its tmpfs mounts (which needs ns_fd), drop ns_fd (the teardown, when it
+ * was the last reference), kill what still holds the namespace, then
+ * remove the Source directories recorded in BasePath/name and that
+ * directory, and empty the tmpfs mounts and make them read-only.  ns is
+ * NULL when nothing was pinned.
  *
  * With an id (Linux 6.11+) ns_fd goes first, and the kernel then tells
  * whether anything still holds the namespace: usually nothing, and then no
@@ -1057,7 +1057,7 @@ static int finish_delete(const char *base_path, const char *name, int ns_fd,
 	 * While the namespace is still ours: its tmpfs mounts, which an fd
 	 * held elsewhere would keep alive after it, are only reached in it.
 	 */
-	if (ns_fd >= 0 && nstmpfs_detach(base_path, name, ns_fd, &tmpfs) < 0)
+	if (ns_fd >= 0 && nstmpfs_open(base_path, name, ns_fd, &tmpfs) < 0)
 		saved = errno;
 	if (ns && ns->id && ns_fd >= 0) {
 		close(ns_fd);
@@ -1070,7 +1070,7 @@ static int finish_delete(const char *base_path, const char *name, int ns_fd,
 		saved = saved ? saved : errno;
 	else if (remove_job_dir(base_path, name, ns) < 0 && !saved)
 		saved = errno;
-	/* Once nothing of the job is left to refill them. */
+	/* Once no process of the job is left to refill them. */
 	if (nstmpfs_empty(&tmpfs) < 0 && !saved)
 		saved = errno;
 	if (ns_fd >= 0)

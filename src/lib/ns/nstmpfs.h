@@ -7,10 +7,10 @@
  * outlives the namespace: a job that sent one to another job of the same
  * user (SCM_RIGHTS) would let that one read and write the ended job's files
  * for as long as it likes, and keep the tmpfs's memory allocated.  So the
- * teardown, while it still holds the namespace, takes each such mount out
- * of it: made read-only (no more writes through any fd of that mount),
- * detached, and then emptied through a clone of it, which frees the pages
- * of every file that no one holds open.
+ * teardown, while it still holds the namespace, opens each such mount's
+ * root, and once the job's processes are gone empties it (the pages of
+ * every file that no one holds open are freed) and makes its file system
+ * read-only (no new file through any fd of it).
  *
  * Which mounts are devns's: mntns_create records their mount points in
  * BasePath/<jobid>/NSCONF_TMPFS_RECORD_NAME ("PATH" lines); teardown acts
@@ -24,7 +24,7 @@
 
 #include "ns/nsconf.h"
 
-/* The clones of the mounts taken out, for nstmpfs_empty(). */
+/* The roots of the job's tmpfs mounts, for nstmpfs_empty(). */
 struct nstmpfs_held {
 	int fds[NSCONF_MAX_DIRS];
 	int count;
@@ -38,20 +38,20 @@ struct nstmpfs_held {
 int nstmpfs_record(int jobfd, const char *const *points, size_t n);
 
 /*
- * In a child that enters the namespace ns_fd: for each mount point that
- * BasePath/name records (deepest first), when a tmpfs is mounted there,
- * make that mount read-only (best effort: EBUSY while a file on it is open
- * for writing), detach it and keep a private clone of it in *held.  No
- * record, or nothing there, is not an error.  *held is set even on
- * failure.  Returns 0, or -1 with errno (the first failure; the others
- * are still tried).
+ * In a child that enters the namespace ns_fd, open the root of the tmpfs
+ * mounted at each mount point that BasePath/name records, into *held; a
+ * point where no tmpfs is mounted (or a link) is left out.  No record is
+ * not an error.  *held is set even on failure.  Returns 0, or -1 with
+ * errno (the first failure; the other points are still tried).
  */
-int nstmpfs_detach(const char *base_path, const char *name, int ns_fd,
-		   struct nstmpfs_held *held);
+int nstmpfs_open(const char *base_path, const char *name, int ns_fd,
+		 struct nstmpfs_held *held);
 
 /*
- * Remove everything in the mounts held (never following a link) and close
- * them.  Returns 0, or -1 with errno (the first failure).
+ * Remove everything in the mounts held, never following a link and never
+ * entering a mount below, then make their file systems read-only (best
+ * effort: EBUSY while a file on one is open for writing), and close them.
+ * Returns 0, or -1 with errno (the first failure).
  */
 int nstmpfs_empty(struct nstmpfs_held *held);
 

@@ -53,12 +53,14 @@ int fdmount_tmpfs(int target_fd, const char *mode, const char *size,
 		  unsigned int attrs);
 
 /*
- * Set the attributes set and clear clear on the mount whose root the
- * directory dir_fd is (it must be in the caller's namespace, or detached).
- * Returns 0, or -1 with errno: EBUSY for FDMOUNT_RDONLY while a file on
- * that mount is open for writing.
+ * Make the file system whose mount root the directory root_fd is (any fd
+ * of it, O_PATH included; the mount may be detached, or in another
+ * namespace) read-only in all its mounts: a reconfiguration of its
+ * superblock (fspick(2), fsconfig(2)).  Returns 0, or -1 with errno:
+ * EBUSY while a file on it is open for writing, EINVAL when root_fd is
+ * not a mount root.
  */
-int fdmount_setattr(int dir_fd, unsigned int set, unsigned int clear);
+int fdmount_remount_ro(int root_fd);
 
 /*
  * Make the directory dir_fd a private bind mount of itself, so that mounts
