@@ -6,8 +6,11 @@
  * a job relies on: its /tmp and /dev/shm are private and shared by all its
  * processes, the namespace lives without a process, ShmSize/TmpSize apply,
  * per-directory settings give the mount options asked for, Source paths
- * are expanded, made safely and removed only when per job, and delete
- * leaves no mount and no directory, also after failures.
+ * are expanded, made safely and removed only when per job, delete
+ * leaves no mount and no directory, also after failures, and nothing of
+ * an ended job stays reachable through an fd of its directories that
+ * another process holds (its tmpfs mounts emptied and made read-only),
+ * also while that process swaps links in during the teardown.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -21,6 +24,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -719,6 +723,275 @@ static void test_source_attacks(void)
 	ok(system(cmd) == 0, "scratch directories removed");
 }
 
+/*
+ * Job B's view of job A's private directories: a child joins A's namespace,
+ * leaves in each of dirs[0..n) a 1 MiB file "secret" and a link "link" to
+ * victim (a directory of the host), opens the directories and sends their
+ * fds here, as A would to another job of its user over a unix socket.
+ * Returns 0 with fds[0..n), or -1.
+ */
+static int grab_dirs(uint32_t job_id, const char *const *dirs, int n,
+		     const char *victim, int *fds)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * 4)];
+		struct cmsghdr align;
+	} ctl;
+	char byte = 0;
+	struct iovec iov = { &byte, 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+			      .msg_control = ctl.buf,
+			      .msg_controllen = sizeof(ctl.buf) };
+	struct cmsghdr *cmsg;
+	int sock[2], status;
+	pid_t pid;
+
+	if (n > 4 || socketpair(AF_UNIX, SOCK_DGRAM, 0, sock) < 0)
+		return -1;
+	if ((pid = fork()) == 0) {
+		static char data[1 << 20];
+		int got[4];
+
+		memset(data, 'x', sizeof(data));
+		if (mntns_join(base, job_id) < 0)
+			_exit(100);
+		for (int i = 0; i < n; i++) {
+			int fd;
+
+			if ((got[i] = open(dirs[i], O_RDONLY | O_DIRECTORY)) < 0 ||
+			    (fd = openat(got[i], "secret", O_CREAT | O_WRONLY,
+					 0600)) < 0 ||
+			    write(fd, data, sizeof(data)) != sizeof(data) ||
+			    close(fd) < 0 || symlinkat(victim, got[i], "link") < 0)
+				_exit(101);
+		}
+		cmsg = CMSG_FIRSTHDR(&msg);
+		cmsg->cmsg_level = SOL_SOCKET;
+		cmsg->cmsg_type = SCM_RIGHTS;
+		cmsg->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)n);
+		msg.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)n);
+		memcpy(CMSG_DATA(cmsg), got, sizeof(int) * (size_t)n);
+		_exit(sendmsg(sock[1], &msg, 0) == 1 ? 0 : 102);
+	}
+	close(sock[1]);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) != 0 || recvmsg(sock[0], &msg, 0) != 1 ||
+	    !(cmsg = CMSG_FIRSTHDR(&msg)) ||
+	    cmsg->cmsg_len != CMSG_LEN(sizeof(int) * (size_t)n)) {
+		close(sock[0]);
+		return -1;
+	}
+	memcpy(fds, CMSG_DATA(cmsg), sizeof(int) * (size_t)n);
+	close(sock[0]);
+	return 0;
+}
+
+/* Entries of the directory fd, "." and ".." aside; -1 on error. */
+static int entries(int fd)
+{
+	int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY);
+	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+	struct dirent *e;
+	int n = 0;
+
+	if (!d) {
+		if (dfd >= 0)
+			close(dfd);
+		return -1;
+	}
+	while ((e = readdir(d)))
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(d);
+	return n;
+}
+
+/* KiB in use on the file system of fd; -1 on error. */
+static long used_kib(int fd)
+{
+	struct statvfs sv;
+
+	if (fstatvfs(fd, &sv) < 0)
+		return -1;
+	return (long)((sv.f_blocks - sv.f_bfree) * sv.f_frsize / 1024);
+}
+
+/* errno of creating a file in the directory fd, 0 when it could. */
+static int create_errno(int fd)
+{
+	int f = openat(fd, "new", O_CREAT | O_EXCL | O_WRONLY, 0600);
+
+	if (f < 0)
+		return errno;
+	close(f);
+	unlinkat(fd, "new", 0);
+	return 0;
+}
+
+/*
+ * Job A sends fds of its /dev/shm and its /tmp to job B of the same user;
+ * after A's teardown B must reach nothing of A through them: no file, no
+ * new file, and A's tmpfs memory is freed.
+ */
+static void test_held_fds(void)
+{
+	const char *dirs[] = { "/tmp", "/dev/shm", NULL };
+	struct mntns_spec spec = { .base_path = base, .job_id = 121,
+				   .dirs = dirs, .shm_size = 4 << 20 };
+	char victim[] = "/var/tmp/test-mntns-victim.XXXXXX", keep[128];
+	int fds[2] = { -1, -1 }, tmp, shm, rc;
+
+	if (!mkdtemp(victim)) {
+		ok(0, "precondition: a victim directory");
+		return;
+	}
+	snprintf(keep, sizeof(keep), "%s/keep", victim);
+	close(open(keep, O_CREAT | O_WRONLY, 0600));
+	rc = mntns_create(&spec, fresh());
+	ok(rc == 0, "create: %s", rc ? rep.msg : "ok");
+	ok(grab_dirs(121, dirs, 2, victim, fds) == 0,
+	   "precondition: another process holds fds of A's /tmp and /dev/shm");
+	tmp = fds[0];
+	shm = fds[1];
+	ok(faccessat(shm, "secret", F_OK, 0) == 0 && used_kib(shm) >= 1024,
+	   "precondition: A's 1 MiB file is in /dev/shm (%ld KiB used)",
+	   used_kib(shm));
+	ok(faccessat(tmp, "secret", F_OK, 0) == 0,
+	   "precondition: A's file is in /tmp");
+
+	ok(mntns_delete(base, 121) == 0, "delete A");
+	is_int(entries(shm), 0, "A's /dev/shm, through the held fd, is empty");
+	ok(faccessat(shm, "secret", F_OK, AT_SYMLINK_NOFOLLOW) < 0 &&
+	   errno == ENOENT, "  A's file is gone");
+	is_int(used_kib(shm), 0, "  its tmpfs memory is freed");
+	is_int(create_errno(shm), EROFS, "  and nothing new is written there");
+	is_int(entries(tmp), 0, "A's /tmp, through the held fd, is empty");
+	ok(faccessat(tmp, "secret", F_OK, AT_SYMLINK_NOFOLLOW) < 0 &&
+	   errno == ENOENT, "  A's file is gone");
+	is_int(create_errno(tmp), ENOENT, "  a new file fails: it was removed");
+	ok(access(keep, F_OK) == 0, "the links A left were not followed");
+	close(tmp);
+	close(shm);
+	ok(mntns_delete(base, 121) == 0, "a second delete is harmless");
+	unlink(keep);
+	rmdir(victim);
+}
+
+/*
+ * The same for tmpfs Dirs entries (a TmpSize /tmp, another tmpfs), beside
+ * a Source directory, the site's: that keeps its files.
+ */
+static void test_held_fds_dirs(void)
+{
+	char victim[] = "/var/tmp/test-mntns-victim.XXXXXX", keep[128];
+	char src[] = "/var/tmp/test-mntns-site.XXXXXX", data[128];
+	char point[] = "/var/tmp/test-mntns-pt.XXXXXX";
+	char tpoint[] = "/var/tmp/test-mntns-tp.XXXXXX";
+	const char *const points[] = { "/tmp", tpoint };
+	struct mntns_dir dirs[3] = {
+		{ .path = "/tmp", .tmpfs = true, .size = 4 << 20,
+		  .options = NSCONF_OPT_ALWAYS },
+		{ .path = tpoint, .tmpfs = true,
+		  .options = NSCONF_OPT_ALWAYS },
+		{ .path = point, .source = src, .fixed_depth = 3,
+		  .options = NSCONF_OPT_ALWAYS },
+	};
+	struct mntns_spec spec = { .base_path = base, .job_id = 122,
+				   .dir_list = dirs, .dir_count = 3 };
+	int fds[2] = { -1, -1 }, rc;
+
+	if (!mkdtemp(victim) || !mkdtemp(src) || !mkdtemp(point) ||
+	    !mkdtemp(tpoint)) {
+		ok(0, "precondition: scratch directories");
+		return;
+	}
+	snprintf(keep, sizeof(keep), "%s/keep", victim);
+	close(open(keep, O_CREAT | O_WRONLY, 0600));
+	snprintf(data, sizeof(data), "%s/data", src);
+	close(open(data, O_CREAT | O_WRONLY, 0600));
+	rc = mntns_create(&spec, fresh());
+	ok(rc == 0, "create: %s", rc ? rep.msg : "ok");
+	ok(grab_dirs(122, points, 2, victim, fds) == 0,
+	   "precondition: another process holds fds of both tmpfs mounts");
+	ok(used_kib(fds[0]) >= 1024 && used_kib(fds[1]) >= 1024,
+	   "precondition: 1 MiB of A's in each");
+	ok(mntns_delete(base, 122) == 0, "delete A");
+	for (int i = 0; i < 2; i++) {
+		is_int(entries(fds[i]), 0, "%s, through the held fd, is empty",
+		       i ? "a tmpfs Dir" : "a TmpSize /tmp");
+		is_int(used_kib(fds[i]), 0, "  its tmpfs memory is freed");
+		is_int(create_errno(fds[i]), EROFS, "  nothing new is written");
+		if (fds[i] >= 0)
+			close(fds[i]);
+	}
+	ok(access(keep, F_OK) == 0, "the links A left were not followed");
+	ok(access(data, F_OK) == 0, "the Source directory keeps its files");
+	unlink(keep);
+	unlink(data);
+	rmdir(victim);
+	rmdir(src);
+	rmdir(point);
+	rmdir(tpoint);
+}
+
+/*
+ * Job B swaps, through its fd of A's /dev/shm, a directory "d" and a link
+ * "l" to victim (renameat2 RENAME_EXCHANGE) while root empties it, to make
+ * the removal follow the link.  Runs until killed.
+ */
+static void swapper(int shm, const char *victim)
+{
+	for (;;) {
+		int dir, fd;
+
+		mkdirat(shm, "d", 0700);
+		dir = openat(shm, "d", O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+		if (dir >= 0) {
+			if ((fd = openat(dir, "f", O_CREAT | O_WRONLY, 0600)) >= 0)
+				close(fd);
+			close(dir);
+		}
+		symlinkat(victim, shm, "l");
+		syscall(SYS_renameat2, shm, "d", shm, "l", 2 /* EXCHANGE */);
+	}
+}
+
+static void test_held_fds_swap(void)
+{
+	const char *dirs[] = { "/dev/shm", NULL };
+	struct mntns_spec spec = { .base_path = base, .job_id = 123,
+				   .dirs = dirs };
+	char victim[] = "/var/tmp/test-mntns-victim.XXXXXX", keep[128];
+	int shm = -1, rc;
+	pid_t pid;
+
+	if (!mkdtemp(victim)) {
+		ok(0, "precondition: a victim directory");
+		return;
+	}
+	snprintf(keep, sizeof(keep), "%s/keep", victim);
+	close(open(keep, O_CREAT | O_WRONLY, 0600));
+	rc = mntns_create(&spec, fresh());
+	ok(rc == 0, "create: %s", rc ? rep.msg : "ok");
+	ok(grab_dirs(123, dirs, 1, victim, &shm) == 0,
+	   "precondition: another process holds an fd of A's /dev/shm");
+	if ((pid = fork()) == 0)
+		swapper(shm, victim);
+	usleep(20000);
+	ok(pid > 0 && faccessat(shm, "d", F_OK, AT_SYMLINK_NOFOLLOW) == 0,
+	   "precondition: it swaps a link in and out there");
+	ok(mntns_delete(base, 123) == 0, "delete A meanwhile");
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	ok(faccessat(shm, "secret", F_OK, AT_SYMLINK_NOFOLLOW) < 0 &&
+	   errno == ENOENT, "A's file is gone");
+	ok(access(keep, F_OK) == 0, "the victim's file was not removed");
+	close(shm);
+	unlink(keep);
+	rmdir(victim);
+}
+
 static void test_parse_job_dir(void)
 {
 	uint32_t id = 0;
@@ -770,6 +1043,9 @@ int main(void)
 	test_non_initial_namespace();
 	test_dir_settings();
 	test_source_attacks();
+	test_held_fds();
+	test_held_fds_dirs();
+	test_held_fds_swap();
 	rmdir(base);
 	return tap_done();
 }

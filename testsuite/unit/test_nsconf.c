@@ -863,6 +863,10 @@ static void test_dir_errors(void)
 	      "t.conf:2: Dir: \"/.ns-sources\" cannot be a private directory: "
 	      "its backing directory name \".ns-sources\" is reserved "
 	      "(.ns-sources is the list of Source directories)");
+	fails("BasePath=/b\nDir=/.ns-tmpfs\n", NULL,
+	      "t.conf:2: Dir: \"/.ns-tmpfs\" cannot be a private directory: "
+	      "its backing directory name \".ns-tmpfs\" is reserved "
+	      "(.ns-tmpfs is the list of tmpfs mounts)");
 	fails("BasePath=/b Dirs=/var/tmp\nDir=/var_tmp\n", NULL,
 	      "t.conf:2: Dir: \"/var/tmp\" and \"/var_tmp\" would share the "
 	      "backing directory \"var_tmp\"");

@@ -11,8 +11,9 @@
  * start before the reap and is not touched by it, that a stop reaps what
  * was queued, that restore's sweep finds what a killed reaper lost, and
  * that the socket takes requests from root alone and names of reaps alone,
- * and that slurmd's pool keeper listens, reaps and leaves nothing at its
- * stop.
+ * that slurmd's pool keeper listens, reaps and leaves nothing at its
+ * stop, and that the reaper empties the job's /dev/shm, which an fd held
+ * by another process would keep alive.
  * Where the kernel cannot name a namespace by id (before Linux 6.11),
  * delete_behind is mntns_delete, and only that is checked.
  */
@@ -27,6 +28,7 @@
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -203,6 +205,90 @@ static void test_hand_over(void)
 	is_int(nsreap_drain(sock, base, fresh()), 0, "nothing more queued");
 	nsreap_close(sock, base, fresh());
 	ok(!socket_exists(), "closing removes the socket");
+}
+
+/*
+ * An fd of job_id's /dev/shm, with a 1 MiB file of the job in it, as
+ * another job of its user would hold one it was sent.  -1 on failure.
+ */
+static int hold_shm(uint32_t job_id)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
+	char byte = 0;
+	struct iovec iov = { &byte, 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+			      .msg_control = ctl.buf,
+			      .msg_controllen = sizeof(ctl.buf) };
+	struct cmsghdr *cmsg;
+	int sock[2], status, fd = -1;
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sock) < 0)
+		return -1;
+	if ((pid = fork()) == 0) {
+		static char data[1 << 20];
+		int dir, f;
+
+		memset(data, 'x', sizeof(data));
+		if (mntns_join(base, job_id) < 0 ||
+		    (dir = open("/dev/shm", O_RDONLY | O_DIRECTORY)) < 0 ||
+		    (f = openat(dir, "secret", O_CREAT | O_WRONLY, 0600)) < 0 ||
+		    write(f, data, sizeof(data)) != sizeof(data) || close(f))
+			_exit(100);
+		cmsg = CMSG_FIRSTHDR(&msg);
+		cmsg->cmsg_level = SOL_SOCKET;
+		cmsg->cmsg_type = SCM_RIGHTS;
+		cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cmsg), &dir, sizeof(int));
+		_exit(sendmsg(sock[1], &msg, 0) == 1 ? 0 : 101);
+	}
+	close(sock[1]);
+	if (pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	    WEXITSTATUS(status) == 0 && recvmsg(sock[0], &msg, 0) == 1 &&
+	    (cmsg = CMSG_FIRSTHDR(&msg)) &&
+	    cmsg->cmsg_len == CMSG_LEN(sizeof(int)))
+		memcpy(&fd, CMSG_DATA(cmsg), sizeof(int));
+	close(sock[0]);
+	return fd;
+}
+
+/* KiB in use on the file system of fd; -1 on error. */
+static long used_kib(int fd)
+{
+	struct statvfs sv;
+
+	if (fstatvfs(fd, &sv) < 0)
+		return -1;
+	return (long)((sv.f_blocks - sv.f_bfree) * sv.f_frsize / 1024);
+}
+
+/* The reaper empties the job's /dev/shm, which an fd held elsewhere keeps. */
+static void test_reap_empties_tmpfs(void)
+{
+	int sock = nsreap_listen(base), shm = -1;
+
+	if (!ok(sock >= 0 && make_job(19) == 0, "job 19 made, reaper up") ||
+	    !ok((shm = hold_shm(19)) >= 0, "precondition: another process "
+		"holds an fd of its /dev/shm")) {
+		nsreap_close(sock, base, fresh());
+		return;
+	}
+	ok(faccessat(shm, "secret", F_OK, 0) == 0 && used_kib(shm) >= 1024,
+	   "precondition: the job's 1 MiB file is there");
+	ok(mntns_delete_behind(base, 19) == 0 && reap_dirs() == 1,
+	   "delete_behind hands it to the reaper");
+	is_int(nsreap_drain(sock, base, fresh()), 1, "the reaper reaps it");
+	ok(faccessat(shm, "secret", F_OK, AT_SYMLINK_NOFOLLOW) < 0 &&
+	   errno == ENOENT, "the job's file is gone from the held fd's view");
+	is_int(used_kib(shm), 0, "  the tmpfs memory is freed");
+	ok(openat(shm, "new", O_CREAT | O_WRONLY, 0600) < 0 && errno == EROFS,
+	   "  nothing new is written there");
+	close(shm);
+	nsreap_close(sock, base, fresh());
+	is_int(reap_dirs(), 0, "nothing is left");
 }
 
 /* A requeued job of the same id starts before the old one is reaped. */
@@ -419,6 +505,7 @@ int main(void)
 		test_sweep();
 		test_refused();
 		test_keeper();
+		test_reap_empties_tmpfs();
 	} else {
 		tap_skip("this kernel cannot name a namespace by id (before "
 			 "6.11): delete_behind deletes at once");

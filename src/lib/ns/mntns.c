@@ -52,6 +52,7 @@
 #include "ns/nspool.h"
 #include "ns/nsreap.h"
 #include "ns/nssource.h"
+#include "ns/nstmpfs.h"
 #include "util/safepath.h"
 #include "util/saferm.h"
 #include "util/vchild.h"
@@ -276,6 +277,18 @@ static int plan_dirs(const struct mntns_spec *spec, int jobfd,
 					    "directory of %s", md->path);
 	}
 	return 0;
+}
+
+/* Record the plan's tmpfs mount points, for the teardown to empty. */
+static int record_tmpfs(int jobfd, const struct ns_plan *plan)
+{
+	const char *points[MNTNS_MAX_DIRS];
+	size_t n = 0;
+
+	for (int i = 0; i < plan->ndirs; i++)
+		if (plan->dirs[i].tmpfs)
+			points[n++] = plan->dirs[i].target;
+	return nstmpfs_record(jobfd, points, n);
 }
 
 /*
@@ -754,6 +767,11 @@ int mntns_create(const struct mntns_spec *spec, struct report *rep)
 	}
 	if (plan_dirs(spec, jobfd, plan, rep) < 0)
 		goto error;
+	if (record_tmpfs(jobfd, plan) < 0) {
+		report_errno(rep, errno, "recording the tmpfs mounts in %s",
+			     jobdir);
+		goto error;
+	}
 	if (make_namespace(spec, plan, pinfd, rep) < 0)
 		goto error;
 	plan_close(plan, false);
@@ -1015,10 +1033,12 @@ static int unpin_job(const char *base_path, uint32_t job_id,
 }
 
 /*
- * What is left once the job's name no longer holds its namespace: drop
- * ns_fd (the teardown, when it was the last reference), kill what still
- * holds the namespace, then remove the Source directories recorded in
- * BasePath/name and that directory.  ns is NULL when nothing was pinned.
+ * What is left once the job's name no longer holds its namespace: open
+ * its tmpfs mounts (which needs ns_fd), drop ns_fd (the teardown, when it
+ * was the last reference), kill what still holds the namespace, then
+ * remove the Source directories recorded in BasePath/name and that
+ * directory, and empty the tmpfs mounts and make them read-only.  ns is
+ * NULL when nothing was pinned.
  *
  * With an id (Linux 6.11+) ns_fd goes first, and the kernel then tells
  * whether anything still holds the namespace: usually nothing, and then no
@@ -1030,8 +1050,15 @@ static int unpin_job(const char *base_path, uint32_t job_id,
 static int finish_delete(const char *base_path, const char *name, int ns_fd,
 			 const struct nsmembers_ns *ns)
 {
+	struct nstmpfs_held tmpfs = { .count = 0 };
 	int saved = 0;
 
+	/*
+	 * While the namespace is still ours: its tmpfs mounts, which an fd
+	 * held elsewhere would keep alive after it, are only reached in it.
+	 */
+	if (ns_fd >= 0 && nstmpfs_open(base_path, name, ns_fd, &tmpfs) < 0)
+		saved = errno;
 	if (ns && ns->id && ns_fd >= 0) {
 		close(ns_fd);
 		ns_fd = -1;
@@ -1042,6 +1069,9 @@ static int finish_delete(const char *base_path, const char *name, int ns_fd,
 	if (nssource_remove_all(base_path, name, remove_source_dir, ns) < 0)
 		saved = saved ? saved : errno;
 	else if (remove_job_dir(base_path, name, ns) < 0 && !saved)
+		saved = errno;
+	/* Once no process of the job is left to refill them. */
+	if (nstmpfs_empty(&tmpfs) < 0 && !saved)
 		saved = errno;
 	if (ns_fd >= 0)
 		close(ns_fd);

@@ -13,6 +13,8 @@
  *                             remove with the job ("DEV INO PATH" lines)
  *   BasePath/<jobid>/.pidns   the PID namespace's pin (ns/pidns.h), which
  *                             delete unpins with the rest
+ *   BasePath/<jobid>/.ns-tmpfs  the mount points of the job's tmpfs
+ *                             mounts, which delete empties (ns/nstmpfs.h)
  *
  * A private dir with a Source (struct mntns_dir) is bound from that path
  * of the node instead: root creates its missing components below the
@@ -128,9 +130,12 @@ int mntns_pin_openat(int dir_fd, const char *path, struct stat *ns);
 int mntns_join(const char *base_path, uint32_t job_id);
 
 /*
- * Tear down a job's namespace: kill what is inside (the PID namespace's
- * init with it), unpin both namespaces, remove the per-job Source
- * directories it recorded and the job's directory, without following any
+ * Tear down a job's namespace: unpin both namespaces, open the job's
+ * tmpfs mounts in it, kill what is inside (the PID namespace's init with
+ * it), remove the per-job Source directories it recorded and the job's
+ * directory, and empty the tmpfs mounts and make them read-only (so that
+ * an fd of one that another process holds reaches nothing of the job, and
+ * their memory is freed: ns/nstmpfs.h), without following any
  * link the job left behind, and clear the disk limit of its project when
  * the directory was in project job_id (so a restore clears the limits of
  * stale job directories too, without knowing the configuration).  Absent
@@ -147,9 +152,10 @@ int mntns_delete(const char *base_path, uint32_t job_id);
  * mntns_delete, leaving the slow part behind when a reaper (ns/nsreap.h:
  * slurmd's pool keeper) takes it: the job's path only unpins, clears the
  * disk limit and renames BasePath/<jobid> to BasePath/.reap-<jobid>-<n>,
- * and the reaper then drops the namespace (the kernel unmounts every copy
- * of the node's mounts), kills what still holds it and removes the
- * directory, as mntns_delete would.  A requeued job of the same id may
+ * and the reaper then opens the job's tmpfs mounts, drops the
+ * namespace (the kernel unmounts every copy of the node's mounts), kills
+ * what still holds it, removes the directory and empties the tmpfs
+ * mounts (read-only after), as mntns_delete would.  A requeued job of the same id may
  * start meanwhile.  Where no reaper takes it, or the kernel cannot name
  * the namespace by id (before Linux 6.11), it is mntns_delete.  Returns 0
  * or -1 with errno, as mntns_delete.
@@ -157,9 +163,12 @@ int mntns_delete(const char *base_path, uint32_t job_id);
 int mntns_delete_behind(const char *base_path, uint32_t job_id);
 
 /*
- * The reaper's part of mntns_delete_behind: drop ns_fd (-1: the reaper
- * that had it is gone), kill what still holds that namespace, remove the
- * Source directories recorded in BasePath/name and that directory.  name
+ * The reaper's part of mntns_delete_behind: open the tmpfs mounts that
+ * BasePath/name records in the namespace ns_fd, drop ns_fd (-1: the
+ * reaper that had it is gone, and with it the namespace), kill what still
+ * holds that namespace, remove the Source directories recorded in
+ * BasePath/name and that directory, and empty the tmpfs mounts
+ * (read-only after).  name
  * must be a reap name (mntns_parse_reap_name); anything else is refused
  * with EINVAL.  Returns 0 or -1 with errno.
  */

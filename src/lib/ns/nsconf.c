@@ -198,6 +198,8 @@ static const char *reserved_why(const char *name)
 		return NSCONF_PIN_NAME " is the namespace pin";
 	if (!strcmp(name, NSCONF_PIDNS_PIN_NAME))
 		return NSCONF_PIDNS_PIN_NAME " is the PID namespace pin";
+	if (!strcmp(name, NSCONF_TMPFS_RECORD_NAME))
+		return NSCONF_TMPFS_RECORD_NAME " is the list of tmpfs mounts";
 	return NSCONF_RECORD_NAME " is the list of Source directories";
 }
 
@@ -217,7 +219,8 @@ int nsconf_backing_name(const char *dir, char *buf, size_t len)
 	buf[n] = '\0';
 	if (!n || !strcmp(buf, ".") || !strcmp(buf, "..")
 	    || !strcmp(buf, NSCONF_PIN_NAME) || !strcmp(buf, NSCONF_RECORD_NAME)
-	    || !strcmp(buf, NSCONF_PIDNS_PIN_NAME))
+	    || !strcmp(buf, NSCONF_PIDNS_PIN_NAME)
+	    || !strcmp(buf, NSCONF_TMPFS_RECORD_NAME))
 		goto invalid;
 	return 0;
 invalid:

@@ -44,6 +44,12 @@
 #define NSCONF_RECORD_NAME ".ns-sources"
 
 /*
+ * The file in BasePath/<jobid> that lists the mount points of the job's
+ * tmpfs mounts, emptied at teardown (ns/nstmpfs.h); reserved likewise.
+ */
+#define NSCONF_TMPFS_RECORD_NAME ".ns-tmpfs"
+
+/*
  * Directories every user may write to: BasePath and Source= must not be
  * in one.
  */

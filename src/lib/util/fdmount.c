@@ -24,6 +24,16 @@
 #define FSCONFIG_SET_STRING 1
 #define FSCONFIG_CMD_CREATE 6
 #endif
+#ifndef FSCONFIG_SET_FLAG
+#define FSCONFIG_SET_FLAG 0
+#endif
+#ifndef FSCONFIG_CMD_RECONFIGURE
+#define FSCONFIG_CMD_RECONFIGURE 7
+#endif
+#ifndef FSPICK_CLOEXEC
+#define FSPICK_CLOEXEC 0x00000001
+#define FSPICK_EMPTY_PATH 0x00000008
+#endif
 #ifndef FSOPEN_CLOEXEC
 #define FSOPEN_CLOEXEC 0x00000001
 #endif
@@ -100,6 +110,22 @@ int fdmount_bind(int src_fd, int target_fd, unsigned int attrs)
 	if (mnt_fd < 0)
 		return -1;
 	return close_keep_errno(mnt_fd, attach(mnt_fd, target_fd));
+}
+
+int fdmount_remount_ro(int root_fd)
+{
+	int fs_fd = (int)syscall(SYS_fspick, root_fd, "",
+				 FSPICK_CLOEXEC | FSPICK_EMPTY_PATH);
+	int rc;
+
+	if (fs_fd < 0)
+		return -1;
+	rc = (int)syscall(SYS_fsconfig, fs_fd, FSCONFIG_SET_FLAG, "ro", NULL,
+			  0);
+	if (rc == 0)
+		rc = (int)syscall(SYS_fsconfig, fs_fd, FSCONFIG_CMD_RECONFIGURE,
+				  NULL, NULL, 0);
+	return close_keep_errno(fs_fd, rc);
 }
 
 static int fs_set(int fs_fd, const char *key, const char *value)

@@ -53,6 +53,16 @@ int fdmount_tmpfs(int target_fd, const char *mode, const char *size,
 		  unsigned int attrs);
 
 /*
+ * Make the file system whose mount root the directory root_fd is (any fd
+ * of it, O_PATH included; the mount may be detached, or in another
+ * namespace) read-only in all its mounts: a reconfiguration of its
+ * superblock (fspick(2), fsconfig(2)).  Returns 0, or -1 with errno:
+ * EBUSY while a file on it is open for writing, EINVAL when root_fd is
+ * not a mount root.
+ */
+int fdmount_remount_ro(int root_fd);
+
+/*
  * Make the directory dir_fd a private bind mount of itself, so that mounts
  * made below it stay out of the peers of its parent mount.  Returns an
  * O_PATH fd of the new mount's root (create files below it through this
