@@ -27,42 +27,49 @@ slurmd_stopped() { "$CLUSTER" status 2>/dev/null | grep -Eq "slurmd $1 +stopped"
 run_job() { cl_as $USER1 srun -w "$1" -n1 sh -c "$2" 2>&1; }
 
 # The report's root exploit: a user plants /var/tmp/<entry> -> a root
-# directory; the next job must not get its private directory mounted there.
+# directory; no job may get its private directory mounted there.  A Dirs
+# mount point in a directory others can write to (sticky /var/tmp) must
+# exist and be root's when slurmd loads its configuration: missing, or a
+# user's link, slurmd does not start; root's, a user cannot swap it.
 test_dirs_link_attack() {
 	local entry=/var/tmp/devns-sec-job victim=/etc/devns-sec-victim
 	local log=$DEVNS_CLUSTER_ROOT/log/slurmd-node2.log out
 	rm -rf "$victim"; rm -f "$entry"; rmdir "$entry" 2>/dev/null
 	mkdir -p "$victim" && chmod 0755 "$victim"
+	: > "$log"
 	conf_with node2 "NodeName=node2 BasePath=$BASE/node2 Dirs=/tmp,/dev/shm,$entry"
+	slurmd_stopped node2
+	ok $? "a Dirs entry missing in sticky /var/tmp: slurmd does not start"
+	like "$(grep -h "$entry" "$log" | head -1)" "does not exist and /var/tmp is writable" \
+		"the slurmd log names the entry and why"
 
 	runuser -u $USER1 -- ln -s "$victim" "$entry"
 	[ "$(readlink "$entry")" = "$victim" ] && [ "$(stat -c %U "$entry")" = $USER1 ] &&
 		[ -d "$victim" ]
 	ok $? "precondition: $USER1 planted $entry -> $victim"
 	: > "$log"
-	out=$(run_job node2 "touch $entry/planted && echo wrote")
-	# The job reached node2 and devns refused it there, for this entry:
-	# only then does "did not run" say anything about the link.
-	wait_for 10 grep -q "$entry" "$log"
-	ok $? "precondition: the job reached node2; the slurmd log names the Dirs entry"
-	like "$(grep "$entry" "$log" | head -1)" "symbolic link" "and says it is a link"
-	! echo "$out" | grep -qx wrote
-	ok $? "a job whose Dirs entry is a planted link does not run"
-	[ ! -e "$victim/planted" ]
-	ok $? "nothing was written into $victim"
+	"$CLUSTER" restart-slurmd node2 >/dev/null 2>&1
+	slurmd_stopped node2
+	ok $? "with the planted link slurmd does not start"
+	like "$(grep -h "$entry" "$log" | head -1)" "symbolic link|not owned by root" \
+		"and the log says it is a link"
+	[ ! -e "$victim/planted" ] && ! grep -q "$victim" /proc/self/mountinfo
+	ok $? "nothing was mounted on or written into $victim"
 	dir_empty "$BASE/node2"
-	ok $? "the refused job leaves no directory"
-	! grep -q "$victim" /proc/self/mountinfo
-	ok $? "nothing is mounted on $victim"
+	ok $? "no job directory was left"
 
-	# With a real directory there the same configuration runs jobs.
+	# With root's directory there the same configuration runs jobs, and
+	# the user cannot remove it (sticky) to plant a link.
 	rm -f "$entry"; mkdir -m 1777 "$entry"
+	"$CLUSTER" restart-slurmd node2 >/dev/null 2>&1
 	cl scontrol update nodename=node2 state=resume >/dev/null 2>&1
 	wait_for 30 node_idle node2
 	out=$(run_job node2 "touch $entry/private && echo wrote")
-	is "$out" "wrote" "precondition: with a directory there the job runs"
+	is "$out" "wrote" "precondition: with root's directory there the job runs"
 	[ ! -e "$entry/private" ]
 	ok $? "and its $entry is private to the job"
+	! runuser -u $USER1 -- rmdir "$entry" 2>/dev/null && [ -d "$entry" ]
+	ok $? "$USER1 cannot remove root's $entry to plant a link"
 	rmdir "$entry"; rm -rf "$victim"
 	conf_restore node2
 }
