@@ -45,6 +45,7 @@
 #include <unistd.h>
 
 #include "util/fdmount.h"
+#include "util/fdpass.h"
 #include "ns/dquota.h"
 #include "ns/mntns.h"
 #include "ns/nsconf.h"
@@ -405,25 +406,7 @@ static int unshare_newer_than(uint64_t parent_id)
 static ssize_t send_result(int sock, const struct child_result *res,
 			   int ns_fd)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} ctl;
-	struct iovec iov = { (void *)res, sizeof(*res) };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
-	struct cmsghdr *cmsg;
-
-	if (ns_fd >= 0) {
-		memset(&ctl, 0, sizeof(ctl));
-		msg.msg_control = ctl.buf;
-		msg.msg_controllen = sizeof(ctl.buf);
-		cmsg = CMSG_FIRSTHDR(&msg);
-		cmsg->cmsg_level = SOL_SOCKET;
-		cmsg->cmsg_type = SCM_RIGHTS;
-		cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(cmsg), &ns_fd, sizeof(int));
-	}
-	return sendmsg(sock, &msg, MSG_NOSIGNAL);
+	return fdpass_send(sock, res, sizeof(*res), &ns_fd, ns_fd >= 0);
 }
 
 /*
@@ -432,30 +415,11 @@ static ssize_t send_result(int sock, const struct child_result *res,
  */
 static int recv_result(int sock, struct child_result *res, int *ns_fd)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} ctl;
-	struct iovec iov = { res, sizeof(*res) };
-	struct msghdr msg = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = ctl.buf,
-		.msg_controllen = sizeof(ctl.buf),
-	};
-	struct cmsghdr *cmsg;
-	ssize_t n;
+	size_t nfds;
+	ssize_t n = fdpass_recv(sock, res, sizeof(*res), ns_fd, 1, &nfds);
 
-	*ns_fd = -1;
-	while ((n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC)) < 0 &&
-	       errno == EINTR)
-		;
-	for (cmsg = n > 0 ? CMSG_FIRSTHDR(&msg) : NULL; cmsg;
-	     cmsg = CMSG_NXTHDR(&msg, cmsg))
-		if (cmsg->cmsg_level == SOL_SOCKET &&
-		    cmsg->cmsg_type == SCM_RIGHTS &&
-		    cmsg->cmsg_len == CMSG_LEN(sizeof(int)))
-			memcpy(ns_fd, CMSG_DATA(cmsg), sizeof(int));
+	if (!nfds)
+		*ns_fd = -1;
 	return n == (ssize_t)sizeof(*res) ? 0 : -1;
 }
 

@@ -21,6 +21,7 @@
 
 #include "util/fdmount.h"
 #include "ns/nsconf.h"
+#include "ns/jobrec.h"
 #include "ns/nssource.h"
 #include "util/safepath.h"
 #include "util/saferm.h"
@@ -298,48 +299,18 @@ bad:
 int nssource_remove_all(const char *base_path, const char *name,
 			nssource_remove_fn *remove, const void *arg)
 {
-	int basefd, jobfd = -1, fd = -1, rc = 0, saved = 0;
-	char *text = NULL, *line, *next;
-	ssize_t len = 0, got;
+	char *text, *line, *next;
+	int saved = 0;
 
-	if ((basefd = safepath_open(base_path)) < 0)
-		return errno == ENOENT ? 0 : -1;
-	jobfd = openat(basefd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW |
-		       O_CLOEXEC);
-	if (jobfd >= 0)
-		fd = openat(jobfd, RECORD_NAME, O_RDONLY | O_NOFOLLOW |
-			    O_CLOEXEC);
-	if (fd < 0) {
-		rc = errno == ENOENT ? 0 : -1;
-		goto out;
-	}
-	if (!(text = malloc(RECORD_MAX + 1))) {
-		rc = -1;
-		goto out;
-	}
-	while (len < RECORD_MAX &&
-	       (got = read(fd, text + len, RECORD_MAX - (size_t)len)) > 0)
-		len += got;
-	text[len] = '\0';
-	for (line = text; *line; line = next) {
-		if (!(next = strchr(line, '\n')))
-			break;	/* cut short by a crash: nothing made after */
+	if (jobrec_read(base_path, name, RECORD_NAME, RECORD_MAX, &text) < 0)
+		return -1;
+	for (line = text; line && *line; line = next) {
+		next = strchr(line, '\n');
 		*next++ = '\0';
 		if (remove_source(line, remove, arg) < 0 && !saved)
 			saved = errno;
 	}
-	if (saved) {
-		errno = saved;
-		rc = -1;
-	}
-out:
-	saved = errno;
 	free(text);
-	if (fd >= 0)
-		close(fd);
-	if (jobfd >= 0)
-		close(jobfd);
-	close(basefd);
 	errno = saved;
-	return rc;
+	return saved ? -1 : 0;
 }

@@ -40,7 +40,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ns/jobrec.h"
 #include "ns/nstmpfs.h"
+#include "util/fdpass.h"
 #include "util/fdmount.h"
 #include "util/safepath.h"
 #include "util/saferm.h"
@@ -117,42 +119,18 @@ int nstmpfs_record(int jobfd, const char *const *points, size_t n)
 static int read_record(const char *base_path, const char *name, char **text,
 		       struct child_args *a)
 {
-	int basefd, jobfd = -1, fd = -1, rc = 0;
-	ssize_t len = 0, got;
 	char *line, *next;
 
-	*text = NULL;
-	if ((basefd = safepath_open(base_path)) < 0)
-		return errno == ENOENT ? 0 : -1;
-	jobfd = openat(basefd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW |
-		       O_CLOEXEC);
-	if (jobfd >= 0)
-		fd = openat(jobfd, RECORD_NAME, O_RDONLY | O_NOFOLLOW |
-			    O_CLOEXEC);
-	if (fd < 0) {
-		rc = errno == ENOENT ? 0 : -1;
-		goto out;
-	}
-	if (!(*text = malloc(RECORD_MAX + 1))) {
-		rc = -1;
-		goto out;
-	}
-	while (len < RECORD_MAX &&
-	       (got = read(fd, *text + len, RECORD_MAX - (size_t)len)) > 0)
-		len += got;
-	(*text)[len] = '\0';
-	for (line = *text; *line && a->count < MAX_POINTS; line = next) {
-		if (!(next = strchr(line, '\n')))
-			break;	/* cut short by a crash: nothing made after */
+	if (jobrec_read(base_path, name, RECORD_NAME, RECORD_MAX, text) < 0)
+		return -1;
+	for (line = *text; line && *line && a->count < MAX_POINTS;
+	     line = next) {
+		next = strchr(line, '\n');
 		*next++ = '\0';
 		if (line[0] == '/')
 			a->points[a->count++] = line;
 	}
-out:
-	close_keep_errno(fd);
-	close_keep_errno(jobfd);
-	close_keep_errno(basefd);
-	return rc;
+	return 0;
 }
 
 /* Whether fd is the root of a tmpfs mount. */
@@ -191,26 +169,9 @@ static int open_tmpfs(const char *point, int *fd)
 /* Send the verdict and the fds in one message. */
 static void send_fds(int sock, int err, const int *fds, int count)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(int) * MAX_POINTS)];
-		struct cmsghdr align;
-	} ctl;
 	struct child_result res = { err };
-	struct iovec iov = { &res, sizeof(res) };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
-	struct cmsghdr *cmsg;
 
-	if (count) {
-		memset(&ctl, 0, sizeof(ctl));
-		msg.msg_control = ctl.buf;
-		msg.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)count);
-		cmsg = CMSG_FIRSTHDR(&msg);
-		cmsg->cmsg_level = SOL_SOCKET;
-		cmsg->cmsg_type = SCM_RIGHTS;
-		cmsg->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)count);
-		memcpy(CMSG_DATA(cmsg), fds, sizeof(int) * (size_t)count);
-	}
-	(void)sendmsg(sock, &msg, MSG_NOSIGNAL);
+	(void)fdpass_send(sock, &res, sizeof(res), fds, (size_t)count);
 }
 
 static int child_main(void *arg)
@@ -238,36 +199,13 @@ static int child_main(void *arg)
 /* The parent's side of send_fds: the verdict, the fds into held. */
 static int recv_fds(int sock, struct nstmpfs_held *held)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(int) * MAX_POINTS)];
-		struct cmsghdr align;
-	} ctl;
 	struct child_result res = { EIO };
-	struct iovec iov = { &res, sizeof(res) };
-	struct msghdr msg = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = ctl.buf,
-		.msg_controllen = sizeof(ctl.buf),
-	};
-	struct cmsghdr *cmsg;
-	ssize_t n;
+	size_t nfds;
+	ssize_t n = fdpass_recv(sock, &res, sizeof(res),
+				held->fds + held->count,
+				MAX_POINTS - (size_t)held->count, &nfds);
 
-	while ((n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC)) < 0 &&
-	       errno == EINTR)
-		;
-	for (cmsg = n > 0 ? CMSG_FIRSTHDR(&msg) : NULL; cmsg;
-	     cmsg = CMSG_NXTHDR(&msg, cmsg)) {
-		size_t count;
-
-		if (cmsg->cmsg_level != SOL_SOCKET ||
-		    cmsg->cmsg_type != SCM_RIGHTS)
-			continue;
-		count = (cmsg->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (size_t i = 0; i < count && held->count < MAX_POINTS; i++)
-			memcpy(&held->fds[held->count++],
-			       CMSG_DATA(cmsg) + i * sizeof(int), sizeof(int));
-	}
+	held->count += (int)nfds;
 	if (n != (ssize_t)sizeof(res))
 		res.err = EIO;	/* the child died before it could say */
 	errno = res.err;
