@@ -208,6 +208,7 @@ ensure_dbus() {
 
 configure_tree() {
 	say "configuring $tree (log: $tree/.devns-configure.log)"
+	rm -f "$tree/.devns-recipe"
 	(cd "$tree" && ./configure -q --prefix="$prefix" --sysconfdir="$prefix/etc" \
 		--with-munge --enable-pam --enable-multiple-slurmd --disable-static \
 		--disable-debug --disable-slurmrestd --disable-sview --disable-x11 \
