@@ -12,6 +12,8 @@ PACKAGES=(
 	# build
 	build-essential autoconf automake libtool pkg-config dpkg-dev
 	libglib2.0-dev libpam0g-dev linux-libc-dev
+	# cgroup/v2 of the Slurm releases built by slurm-release.sh
+	libdbus-1-dev
 	# the Debian package (debian/) and its check
 	debhelper lintian
 	# tests
