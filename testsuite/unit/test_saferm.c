@@ -584,10 +584,23 @@ enum {
 	BIG_SETUP = 8,		/* the tree or the limit could not be made */
 };
 
+/*
+ * Under AddressSanitizer the data limit cannot be set this tight (its
+ * allocator maps shadow memory and keeps freed blocks in quarantine): the
+ * tree is removed without it, and the bound is checked in the other
+ * configurations.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define LIMIT_BINDS 0
+#else
+#define LIMIT_BINDS 1
+#endif
+
 static void big_name(char *buf, int i)
 {
 	memset(buf, 'n', BIG_NAME);
-	snprintf(buf + BIG_NAME - 8, 9, "%08d", i);
+	/* i < 10^8: eight digits and the NUL end the name */
+	snprintf(buf + BIG_NAME - 8, 9, "%08u", (unsigned)i % 100000000u);
 }
 
 /* BIG entries below dirfd/name; every 16th a directory with content. */
@@ -656,7 +669,10 @@ static int big_child(void)
 	    getrlimit(RLIMIT_DATA, &lim) < 0)
 		return BIG_SETUP;
 	lim.rlim_cur = vm_data() + BIG_HEADROOM;
-	if (lim.rlim_cur == BIG_HEADROOM || setrlimit(RLIMIT_DATA, &lim) < 0)
+	if (!LIMIT_BINDS)
+		;	/* see LIMIT_BINDS */
+	else if (lim.rlim_cur == BIG_HEADROOM ||
+		 setrlimit(RLIMIT_DATA, &lim) < 0)
 		return BIG_SETUP;
 	rc = saferm_at(top, "big");
 	if (rc < 0)
@@ -668,7 +684,7 @@ static int big_child(void)
 		if (!(names[i] = strdup(n)))
 			break;
 	}
-	if (i == BIG)
+	if (i == BIG || !LIMIT_BINDS)
 		fails |= BIG_NO_LIMIT;
 	while (i-- > 0)
 		free(names[i]);
@@ -692,14 +708,18 @@ static void test_big(void)
 		BIG, BIG_NAME))
 		diag("exit status %d", status);
 	if (status & BIG_NO_LIMIT)
-		tap_skip("RLIMIT_DATA does not bind malloc here (valgrind)");
+		tap_skip("RLIMIT_DATA does not bind malloc here (%s)",
+			 LIMIT_BINDS ? "valgrind" : "ASan's allocator, whose "
+			 "shadow and quarantine need more than the headroom: "
+			 "the removal runs without the limit");
 	else
 		ok(!(status & BIG_SETUP),
 		   "precondition: under the limit (data + %d KiB) the names "
 		   "cannot all be held", BIG_HEADROOM / 1024);
 	ok(!(status & (BIG_SETUP | BIG_FAILED)),
-	   "saferm_at removes them within that limit: one batch of %d "
-	   "bytes, whatever the directory holds", SAFERM_BATCH_BYTES);
+	   "saferm_at removes them%s: one batch of %d bytes, whatever the "
+	   "directory holds", LIMIT_BINDS ? " within that limit" : "",
+	   SAFERM_BATCH_BYTES);
 	ok(!(status & (BIG_SETUP | BIG_LEFT)), "  the directory is gone");
 	ok(saferm_at(basefd, "bigmnt") == 0 && !exists(basefd, "bigmnt"),
 	   "  (and the empty mount point after the child)");
