@@ -773,6 +773,40 @@ static void test_cleanup(pid_t pid, bool ns)
 	unlink(pid_file);
 }
 
+/*
+ * A job with PidNamespace: its /proc is its PID namespace's, where show's
+ * child has no pid; show still reads the job's mounts (before, it could
+ * not: /proc/self led nowhere).
+ */
+static void test_show_pidns(void)
+{
+	struct jobct_node *n;
+	pid_t pid;
+
+	write_conf("PidNamespace=yes\n");
+	if (!(n = load_node()))
+		return (void)ok(0, "load with PidNamespace: %s", rep.msg);
+	if (!ok(setup_job(n, 203) == 0, "job 203 with a PID namespace sets up: %s",
+		rep.msg) ||
+	    !ok((pid = named_child("devnspid", n, 203)) > 0,
+		"  a process of it runs")) {
+		jobct_release(n, 203, NULL);
+		jobct_node_free(n);
+		write_conf("");
+		return;
+	}
+	is_int(tool("show", "-n", node, "203", NULL), 0, "show 203: %s",
+	       line1(err));
+	ok(!has_line(out, "pidpin none"), "  it has a PID namespace");
+	like(out, "\nmount /tmp ", "  and its mounts are listed: its /tmp");
+	like(out, "\nmount /dev/shm tmpfs ", "  its /dev/shm");
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	jobct_release(n, 203, NULL);
+	jobct_node_free(n);
+	write_conf("");
+}
+
 static void test_jobs(void)
 {
 	struct jobct_node *n;
@@ -810,6 +844,10 @@ static void test_jobs(void)
 	jobct_release(n, 202, NULL);
 	jobct_node_free(n);
 	write_conf("");
+	if (ns)
+		test_show_pidns();
+	else
+		tap_skip("no namespace here (no new mount API under valgrind)");
 }
 
 /* Root, cgroup2 on the hybrid layout, and bpf, or why not. */

@@ -20,15 +20,21 @@
 /* A mountinfo of more than this is not a job namespace's. */
 #define NSMOUNTS_MAX (8 * 1024 * 1024)
 
-/* In the child: join the namespace, copy its mountinfo to out. */
+/*
+ * In the child: join the namespace, copy its mountinfo to out.  The host's
+ * /proc is opened first: with PidNamespace the job's /proc is its PID
+ * namespace's, where the child has no pid and /proc/self leads nowhere;
+ * the host's still names the child, whose mountinfo is now the job's.
+ */
 static void child(int ns_fd, int out)
 {
 	char buf[4096];
 	ssize_t n;
-	int fd;
+	int proc, fd;
 
-	if (setns(ns_fd, CLONE_NEWNS) < 0 ||
-	    (fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC)) < 0)
+	if ((proc = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0 ||
+	    setns(ns_fd, CLONE_NEWNS) < 0 ||
+	    (fd = openat(proc, "self/mountinfo", O_RDONLY | O_CLOEXEC)) < 0)
 		_exit(1);
 	while ((n = read(fd, buf, sizeof(buf))) > 0)
 		if (write(out, buf, (size_t)n) != n)
