@@ -129,7 +129,7 @@ unit_stage() {
 	grep -E '^# (TOTAL|PASS|FAIL|SKIP|ERROR):' "$results/unit-$name.log" | tr '\n' ' '
 	echo
 	# Why: the failed tests' logs are in automake's test-suite.log.
-	[ "$counted" -eq 0 ] || tap_report "$builddir/testsuite/unit/test-suite.log"
+	[ "$counted" -eq 0 ] || tap_report "$builddir/test-suite.log"
 	# make check failing with no failed test counted: a test program did
 	# not build (or the harness broke).  That is a failure, never silence.
 	if [ "$status" -ne 0 ] && [ "$counted" -eq 0 ]; then
