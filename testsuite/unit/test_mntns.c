@@ -950,7 +950,7 @@ static void swapper(int shm, const char *victim)
 				close(fd);
 			close(dir);
 		}
-		symlinkat(victim, shm, "l");
+		(void)!symlinkat(victim, shm, "l");
 		syscall(SYS_renameat2, shm, "d", shm, "l", 2 /* EXCHANGE */);
 	}
 }
