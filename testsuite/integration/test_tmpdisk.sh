@@ -9,7 +9,9 @@
 #    quota,project, mount -o prjquota) as node1's BasePath and
 #    TmpDiskLimit=10M: a job's dd into /tmp stops near 10 MiB with EDQUOT
 #    or ENOSPC, a second job at the same time has a 10 MiB of its own, the
-#    project limits are cleared after the jobs, and nothing is left.  Where
+#    project limits are cleared after the jobs, and nothing is left.  A job
+#    cannot move its files out of its project (chattr -p 0, chattr -P: the
+#    escape of 0.1) and cannot make more files than TmpInodeLimit.  Where
 #    the kernel has no quota support (CONFIG_QUOTA) this part is one skip
 #    with the reason, or a failure with DEVNS_REQUIRE_QUOTA=1 (run-tests.sh
 #    sets it for the guest, whose Debian kernel has quotas).  The loop
@@ -80,12 +82,39 @@ quota_fs_remove() {
 }
 
 # project_clear ID: project ID has no limit and no usage on node1's BasePath.
-project_clear() { [ "$("$HELPERS/dquota_get" "$QFS/node1" "$1" 2>&1)" = "0 0" ]; }
+project_clear() { [ "$("$HELPERS/dquota_get" "$QFS/node1" "$1" 2>&1)" = "0 0 0 0" ]; }
 
 # fill_job TAG: a job on node1 that writes 30 MiB into /tmp, records dd's
 # status, message and the file's size, then waits for $OUT/td-go.
 fill_job() {
 	submit -w node1 -n1 -- "dd if=/dev/zero of=/tmp/fill bs=1M count=30 2> $OUT/td-$1.dd; echo \$? > $OUT/td-$1.rc; stat -c %s /tmp/fill > $OUT/td-$1.size; touch $OUT/td-$1.done; while [ ! -e $OUT/td-go ]; do sleep 0.2; done"
+}
+
+# escape_checks: a job on node1 tries to leave its project as 0.1 let it.
+escape_checks() {
+	local j p
+	j=$(submit -w node1 -n1 -- "touch /tmp/x; mkdir /tmp/d; lsattr -p /tmp/x > $OUT/td-e.before 2>&1; chattr -p 0 /tmp/x > $OUT/td-e.p 2>&1; echo \$? >> $OUT/td-e.p; chattr -P /tmp/d > $OUT/td-e.P 2>&1; echo \$? >> $OUT/td-e.P; lsattr -p /tmp/x > $OUT/td-e.after 2>&1; lsattr -pd /tmp/d >> $OUT/td-e.after 2>&1; touch $OUT/td-e.done")
+	wait_file "$OUT/td-e.done"
+	ok $? "precondition: job $j ran on node1" || return
+	p=$(awk '{print $1; exit}' "$OUT/td-e.before")
+	is "$p" "$j" "  its /tmp/x is in project $j"
+	like "$(cat "$OUT/td-e.p")" "Operation not permitted" "chattr -p 0 /tmp/x in the job is refused"
+	like "$(cat "$OUT/td-e.P")" "Operation not permitted" "chattr -P on a directory in the job is refused"
+	is "$(awk '{print $1}' "$OUT/td-e.after" | sort -u)" "$j" "  both stay in project $j"
+	wait_job_gone "$j"
+}
+
+# inode_checks: node1 has TmpInodeLimit=200; a job makes files until refused.
+inode_checks() {
+	local j n
+	j=$(submit -w node1 -n1 -- "n=0; while [ \$n -lt 400 ] && : > /tmp/f\$n 2>$OUT/td-i.err; do n=\$((n+1)); done; echo \$n > $OUT/td-i.n; touch $OUT/td-i.done")
+	wait_file "$OUT/td-i.done"
+	ok $? "precondition: job $j ran on node1" || return
+	n=$(cat "$OUT/td-i.n")
+	[ "${n:-400}" -lt 200 ]
+	ok $? "with TmpInodeLimit=200 the job made $n files, not 400"
+	like "$(cat "$OUT/td-i.err")" "(Disk quota exceeded|No space left on device)" "  then EDQUOT or ENOSPC"
+	wait_job_gone "$j"
 }
 
 test_limit() {
@@ -101,14 +130,18 @@ test_limit() {
 	fi
 	ok 0 "precondition: a loop-mounted ext4 with prjquota at $QFS"
 	mkdir -m 0755 "$QFS/node1"
-	conf_with node1 "NodeName=node1 BasePath=$QFS/node1 TmpDiskLimit=10M"
-	ok $? "slurmd starts with TmpDiskLimit=10M on it" || { conf_restore node1; quota_fs_remove; return; }
+	conf_with node1 "NodeName=node1 BasePath=$QFS/node1 TmpDiskLimit=10M TmpInodeLimit=200"
+	ok $? "slurmd starts with TmpDiskLimit=10M TmpInodeLimit=200 on it" || { conf_restore node1; quota_fs_remove; return; }
 	if [ -x "$DEVNS" ]; then
 		like "$(devns_check node1)" "tmpdiskquota enforced" \
 			"devns check: node1's BasePath enforces TmpDiskLimit"
 	else
 		skip "devns check: no $DEVNS built"
 	fi
+
+	# Before A and B, which take both of node1's CPUs until td-go.
+	escape_checks
+	inode_checks
 
 	a=$(fill_job a)
 	b=$(fill_job b)
@@ -126,7 +159,7 @@ test_limit() {
 	ok $? "job B, at the same time, has its own 10 MiB: $sb bytes"
 	qa=$("$HELPERS/dquota_get" "$QFS/node1" "$a" 2>&1)
 	qb=$("$HELPERS/dquota_get" "$QFS/node1" "$b" 2>&1)
-	like "$qa" "^$((10 * MiB)) " "job A's project $a has the 10 MiB limit while it runs ($qa)"
+	like "$qa" "^$((10 * MiB)) [0-9]+ 200 " "job A's project $a has the 10 MiB and 200-inode limits while it runs ($qa)"
 	like "$qb" "^$((10 * MiB)) " "job B's project $b too ($qb)"
 
 	touch "$OUT/td-go"
@@ -138,16 +171,17 @@ test_limit() {
 	# dropped the job's namespace, whose mount of /tmp still holds the
 	# directory's inode (and its block in the project) until then.
 	wait_for 30 project_clear "$a" && wait_for 30 project_clear "$b"
-	is "$("$HELPERS/dquota_get" "$QFS/node1" "$a" 2>&1)" "0 0" "job A's project has no limit and no usage left"
-	is "$("$HELPERS/dquota_get" "$QFS/node1" "$b" 2>&1)" "0 0" "job B's project too"
+	is "$("$HELPERS/dquota_get" "$QFS/node1" "$a" 2>&1)" "0 0 0 0" "job A's project has no limit and no usage left"
+	is "$("$HELPERS/dquota_get" "$QFS/node1" "$b" 2>&1)" "0 0 0 0" "job B's project too"
 	! grep -q " $QFS/node1/" /proc/self/mountinfo
 	ok $? "no mount of the jobs is left on the quota filesystem"
 
 	conf_restore node1
 	node_idle node1
 	ok $? "node1 is back on the harness' namespace.conf"
-	[ -z "$(ls -A "$QFS/node1")" ] && rmdir "$QFS/node1"
-	ok $? "node1's BasePath on the quota filesystem is empty"
+	# Root's lock around the project limits stays in BasePath.
+	[ "$(ls -A "$QFS/node1")" = .quota-lock ] && rm "$QFS/node1/.quota-lock" && rmdir "$QFS/node1"
+	ok $? "node1's BasePath on the quota filesystem holds nothing but root's .quota-lock"
 	quota_fs_remove
 	ok $? "the loop filesystem is unmounted, its loop device detached and its files removed"
 }

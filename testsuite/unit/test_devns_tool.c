@@ -269,7 +269,7 @@ static void test_check(void)
 		 "namespacepool 0\n"
 		 "namespacepoolready 0\n"
 		 "shmsize 1073741824\ntmpsize none\ntmpdisklimit none\n"
-		 "tmpdiskquota none\n"
+		 "tmpinodelimit 0\ntmpdiskquota none\n"
 		 "dir /tmp type=bind options=nosuid,nodev\n"
 		 "dir /dev/shm type=tmpfs size=1073741824 options=nosuid,nodev\n"
 		 "devicepolicy strict\n"
@@ -450,8 +450,9 @@ static void test_check_errors(void)
 	     strstr(err, "TmpDiskLimit") ? line1(strstr(err, "TmpDiskLimit"))
 					  : err);
 	ok(has_line(out, "tmpdisklimit 1073741824") &&
+	   has_line(out, "tmpinodelimit 65536") &&
 	   has_line(out, "tmpdiskquota unknown"),
-	   "  tmpdisklimit and tmpdiskquota unknown");
+	   "  tmpdisklimit, tmpinodelimit (its default) and tmpdiskquota unknown");
 
 	write_file(conf, "BasePath=%s\nAutoBasePath=yes\n", dir);
 	ok(!exists(dir), "precondition: an AutoBasePath BasePath is missing");

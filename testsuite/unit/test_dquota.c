@@ -24,8 +24,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <linux/fs.h>
+
+#include "ns/dqguard.h"
 #include "ns/dquota.h"
 #include "ns/mntns.h"
+#include "util/fdpass.h"
 #include "util/safepath.h"
 #include "util/saferm.h"
 #include "tap.h"
@@ -133,14 +139,272 @@ static bool exists(const char *path)
 	return lstat(path, &st) == 0;
 }
 
+/* Become nobody, as a job's task does after joining. */
+static int become_nobody(void)
+{
+	return setgroups(0, NULL) < 0 || setgid(NOBODY) < 0 ||
+	       setuid(NOBODY) < 0 ? -1 : 0;
+}
+
+/* What a job user tries: returns 0 when done, else the errno. */
+typedef int (*attempt_fn)(const void *arg);
+
+/*
+ * Run attempt(arg) as nobody in job_id's namespace, under the filter when
+ * guarded, as jobct_join leaves a task.  Returns its errno (0: it was
+ * done), or -1 when the child could not get there.
+ */
+static int as_job_user(uint32_t job_id, bool guarded, attempt_fn attempt,
+		       const void *arg)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (mntns_join(base, job_id) < 0 ||
+		    (guarded && dqguard_install() < 0) || become_nobody() < 0)
+			_exit(255);
+		_exit(attempt(arg));
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid ||
+	    !WIFEXITED(status) || WEXITSTATUS(status) == 255)
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+static int errno_of(int rc)
+{
+	return rc < 0 ? errno : 0;
+}
+
+static int create_file(const void *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+
+	if (fd >= 0)
+		close(fd);
+	return errno_of(fd);
+}
+
+static int remove_file(const void *path)
+{
+	return errno_of(unlink(path));
+}
+
+static int create_dir(const void *path)
+{
+	return errno_of(mkdir(path, 0700));
+}
+
+/* What to do to a path's project id: set it, or clear PROJINHERIT. */
+struct project_change {
+	const char *path;
+	uint32_t projid;	/* the new project id */
+	bool no_inherit;	/* clear PROJINHERIT instead */
+	bool by_flags;		/* ... with FS_IOC_SETFLAGS (chattr -P) */
+};
+
+static int change_project(const void *arg)
+{
+	const struct project_change *c = arg;
+	int fd = open(c->path, O_RDONLY | O_CLOEXEC), rc;
+	struct fsxattr fx;
+	long flags;
+
+	if (fd < 0)
+		return errno;
+	if (c->by_flags) {
+		rc = ioctl(fd, FS_IOC_GETFLAGS, &flags);
+		flags &= ~(long)FS_PROJINHERIT_FL;
+		if (rc == 0)
+			rc = ioctl(fd, FS_IOC_SETFLAGS, &flags);
+	} else {
+		rc = ioctl(fd, FS_IOC_FSGETXATTR, &fx);
+		if (c->no_inherit)
+			fx.fsx_xflags &= ~FS_XFLAG_PROJINHERIT;
+		else
+			fx.fsx_projid = c->projid;
+		if (rc == 0)
+			rc = ioctl(fd, FS_IOC_FSSETXATTR, &fx);
+	}
+	rc = errno_of(rc);
+	close(fd);
+	return rc;
+}
+
+/* The project id of path, as root sees it from job_id's namespace. */
+static uint32_t project_of(uint32_t job_id, const char *path)
+{
+	int pipefd[2], status;
+	uint32_t projid = UINT32_MAX;
+	pid_t pid;
+
+	if (pipe(pipefd) < 0)
+		return projid;
+	if ((pid = fork()) == 0) {
+		int fd;
+
+		if (mntns_join(base, job_id) < 0 ||
+		    (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 ||
+		    dquota_project(fd, &projid) < 0)
+			projid = UINT32_MAX;
+		(void)!write(pipefd[1], &projid, sizeof(projid));
+		_exit(0);
+	}
+	close(pipefd[1]);
+	if (pid < 0 || read(pipefd[0], &projid, sizeof(projid)) !=
+	    sizeof(projid))
+		projid = UINT32_MAX;
+	close(pipefd[0]);
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	return projid;
+}
+
+/* Files made in /tmp, up to *arg: 0 when all were, else the errno. */
+static int fill_inodes(const void *arg)
+{
+	char name[64];
+	int n, limit = *(const int *)arg, fd = -1;
+
+	for (n = 0; n < limit; n++) {
+		snprintf(name, sizeof(name), "/tmp/i%d", n);
+		if ((fd = open(name, O_WRONLY | O_CREAT | O_CLOEXEC, 0600)) < 0)
+			break;
+		close(fd);
+	}
+	return fd >= 0 ? 0 : errno;
+}
+
+/*
+ * A hard link and a rename from job_id's /tmp into other's: the child
+ * opens other's /tmp first (as root, from its namespace), then goes into
+ * job_id's as the filtered user.  Returns the errno of link (*link_err)
+ * and rename (*rename_err), or -1.
+ */
+static int into_other_job(uint32_t job_id, uint32_t other, int *link_err,
+			  int *rename_err)
+{
+	int pipefd[2], errs[2] = { -1, -1 }, status;
+	pid_t pid;
+
+	if (pipe(pipefd) < 0)
+		return -1;
+	if ((pid = fork()) == 0) {
+		int dfd;
+
+		if (mntns_join(base, other) < 0 ||
+		    (dfd = open("/tmp", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0 ||
+		    mntns_join(base, job_id) < 0 || dqguard_install() < 0 ||
+		    become_nobody() < 0 || create_file("/tmp/l") != 0 ||
+		    create_file("/tmp/r") != 0)
+			_exit(1);
+		errs[0] = errno_of(linkat(AT_FDCWD, "/tmp/l", dfd, "l", 0));
+		errs[1] = errno_of(renameat(AT_FDCWD, "/tmp/r", dfd, "r"));
+		(void)!write(pipefd[1], errs, sizeof(errs));
+		_exit(0);
+	}
+	close(pipefd[1]);
+	if (pid < 0 || read(pipefd[0], errs, sizeof(errs)) != sizeof(errs))
+		errs[0] = errs[1] = -1;
+	close(pipefd[0]);
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	*link_err = errs[0];
+	*rename_err = errs[1];
+	return errs[0] < 0 ? -1 : 0;
+}
+
+/*
+ * A file of job_id's /tmp, made and filled with 1 MiB by the filtered
+ * user, its fd handed out: another job's process keeping it past the job.
+ * Returns the fd (O_WRONLY|O_APPEND), or -1.
+ */
+static int held_file(uint32_t job_id)
+{
+	int sv[2], fd = -1, status;
+	size_t n = 0;
+	pid_t pid;
+	char c;
+
+	/* SEQPACKET: a child that fails before sending gives EOF. */
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return -1;
+	if ((pid = fork()) == 0) {
+		static char block[1 << 20];
+
+		close(sv[0]);
+		if (mntns_join(base, job_id) < 0 || dqguard_install() < 0 ||
+		    become_nobody() < 0 ||
+		    (fd = open("/tmp/held", O_WRONLY | O_CREAT | O_APPEND |
+			       O_CLOEXEC, 0600)) < 0 ||
+		    write(fd, block, sizeof(block)) != sizeof(block) ||
+		    fsync(fd) < 0)
+			_exit(1);
+		(void)fdpass_send(sv[1], "f", 1, &fd, 1);
+		_exit(0);
+	}
+	close(sv[1]);
+	if (pid < 0 || fdpass_recv(sv[0], &c, 1, &fd, 1, &n) != 1 || n != 1)
+		fd = -1;
+	close(sv[0]);
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	return fd;
+}
+
+/*
+ * Write mib MiB into fd as nobody (root's writes ignore quota limits),
+ * outside every job.  Returns 0 or the errno of the failed write.
+ */
+static int write_as_nobody(int fd, int mib)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		static char block[1 << 20];
+
+		if (become_nobody() < 0)
+			_exit(255);
+		for (int i = 0; i < mib; i++)
+			if (write(fd, block, sizeof(block)) != sizeof(block))
+				_exit(errno ? errno : EIO);
+		_exit(errno_of(fsync(fd)));
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+static bool usage_is(int basefd, uint32_t projid, uint64_t bytes_limit,
+		     uint64_t inodes_limit, bool unused)
+{
+	struct dquota_usage u;
+
+	if (dquota_get(basefd, projid, &u) < 0)
+		return false;
+	diag("project %u: limits %ju bytes, %ju inodes; used %ju bytes, %ju inodes",
+	     projid, (uintmax_t)u.bytes_limit, (uintmax_t)u.inodes_limit,
+	     (uintmax_t)u.bytes_used, (uintmax_t)u.inodes_used);
+	return u.bytes_limit == bytes_limit && u.inodes_limit == inodes_limit &&
+	       (!unused || (!u.bytes_used && !u.inodes_used));
+}
+
 static void test_args(void)
 {
 	int fd = open("/", O_RDONLY | O_DIRECTORY);
 
-	ok(dquota_set(fd, 0, MiB, fresh()) < 0 && errno == EINVAL,
+	ok(dquota_set(fd, 0, MiB, 100, fresh()) < 0 && errno == EINVAL,
 	   "dquota_set refuses project 0 (the default project)");
-	ok(dquota_set(fd, 7, 0, fresh()) < 0 && errno == EINVAL,
+	ok(dquota_set(fd, 7, 0, 100, fresh()) < 0 && errno == EINVAL,
 	   "dquota_set refuses a limit of 0 (no limit)");
+	ok(dquota_set(fd, 7, MiB, 0, fresh()) < 0 && errno == EINVAL,
+	   "dquota_set refuses an inode limit of 0 (no limit)");
+	ok(dquota_default_inodes(10 * MiB) == DQUOTA_INODES_MIN &&
+	   dquota_default_inodes(1024 * MiB) == 1024 * MiB / DQUOTA_INODE_RATIO,
+	   "the default inode limit: one per 16 KiB, at least %d",
+	   DQUOTA_INODES_MIN);
 	close(fd);
 }
 
@@ -208,6 +472,96 @@ static int unmount_ext4(void)
 	return sh(cmd, out, sizeof(out)) == 0 && !out[0] ? 0 : -1;
 }
 
+/*
+ * Job 41 (running, 10 MiB) tries to leave its project; job 42 (running)
+ * is the victim whose project id it would borrow, and whose /tmp it would
+ * link into.
+ */
+static void test_escapes(void)
+{
+	struct project_change to_zero = { .path = "/tmp/x", .projid = 0 };
+	struct project_change to_victim = { .path = "/tmp/y", .projid = 42 };
+	struct project_change dir_flag = { .path = "/tmp/d", .no_inherit = true };
+	struct project_change dir_chattr = { .path = "/tmp/d", .no_inherit = true,
+					     .by_flags = true };
+	int link_err = -1, rename_err = -1;
+
+	ok(as_job_user(41, true, create_file, "/tmp/x") == 0 &&
+	   as_job_user(41, true, create_file, "/tmp/y") == 0 &&
+	   as_job_user(41, true, create_dir, "/tmp/d") == 0,
+	   "precondition: job 41's user makes files and a directory in /tmp");
+	ok(project_of(41, "/tmp/x") == 41 && project_of(41, "/tmp/d") == 41,
+	   "  they are in project 41");
+
+	/* The hole: without the filter, the owner leaves the project. */
+	ok(as_job_user(41, false, change_project, &to_zero) == 0 &&
+	   project_of(41, "/tmp/x") == 0,
+	   "without the filter, the owner moves /tmp/x to project 0 (chattr -p 0): the hole");
+	to_zero.path = "/tmp/y";
+	ok(as_job_user(41, true, change_project, &to_zero) == EPERM &&
+	   project_of(41, "/tmp/y") == 41,
+	   "under the filter, chattr -p 0 is refused and /tmp/y stays in project 41");
+	ok(as_job_user(41, true, change_project, &to_victim) == EPERM &&
+	   project_of(41, "/tmp/y") == 41,
+	   "  and so is moving it into the victim job 42's project");
+	ok(as_job_user(41, true, change_project, &dir_flag) == EPERM,
+	   "  and clearing PROJINHERIT on a directory (FS_IOC_FSSETXATTR)");
+	ok(as_job_user(41, true, change_project, &dir_chattr) == EPERM,
+	   "  and through FS_IOC_SETFLAGS (chattr -P)");
+	ok(as_job_user(41, true, create_file, "/tmp/d/inside") == 0 &&
+	   project_of(41, "/tmp/d/inside") == 41,
+	   "  a file made in that directory is in project 41");
+
+	ok(into_other_job(41, 42, &link_err, &rename_err) == 0,
+	   "precondition: job 41's user holds job 42's /tmp");
+	ok(link_err == EXDEV, "a hard link into job 42's /tmp: EXDEV (%s)",
+	   link_err > 0 ? strerror(link_err) : "done");
+	ok(rename_err == EXDEV, "a rename into it: EXDEV (%s)",
+	   rename_err > 0 ? strerror(rename_err) : "done");
+}
+
+/* Job 41 ends while another process holds a file of it open. */
+static void test_held_fd(int basefd)
+{
+	int fd = held_file(41), rc;
+
+	ok(fd >= 0, "precondition: job 41's user made /tmp/held (1 MiB) and handed its fd out");
+	if (fd < 0)
+		return;
+	rc = write_as_nobody(fd, 1);
+	ok(rc == 0, "  the fd's holder writes 1 MiB more while job 41 runs (%s)",
+	   rc > 0 ? strerror(rc) : rc == 0 ? "ok" : "no child");
+	ok(mntns_delete(base, 41) == 0, "job 41 deleted");
+	rc = write_as_nobody(fd, 5);
+	ok(rc == EDQUOT || rc == ENOSPC,
+	   "after it, the holder cannot write through the fd: %s",
+	   rc > 0 ? strerror(rc) : rc == 0 ? "it wrote 5 MiB" : "no child");
+	ok(usage_is(basefd, 41, 1024, 1, false),
+	   "  project 41 stays sealed (1 KiB, 1 inode) while the file is held");
+	close(fd);
+	ok(usage_is(basefd, 41, 1024, 1, true),
+	   "  once it is closed nothing is charged to it; the seal stays");
+}
+
+/* A job with an inode limit of 100 makes files until refused. */
+static void test_inodes(int basefd)
+{
+	const char *dirs[] = { "/tmp", NULL };
+	struct mntns_spec c = { .base_path = base, .job_id = 44, .dirs = dirs,
+				.disk_limit = 10 * MiB, .inode_limit = 100 };
+	int want = 200, rc;
+
+	ok(mntns_create(&c, fresh()) == 0 &&
+	   usage_is(basefd, 44, 10 * MiB, 100, false),
+	   "job 44 with TmpInodeLimit 100");
+	rc = as_job_user(44, true, fill_inodes, &want);
+	ok(rc == EDQUOT || rc == ENOSPC,
+	   "its user cannot make %d files in /tmp: %s", want,
+	   rc > 0 ? strerror(rc) : rc == 0 ? "all were made" : "no child");
+	ok(mntns_delete(base, 44) == 0 && usage_is(basefd, 44, 0, 0, true),
+	   "job 44 deleted: nothing left, no limit");
+}
+
 static void test_quota(void)
 {
 	const char *dirs[] = { "/tmp", "/dev/shm", NULL };
@@ -215,7 +569,6 @@ static void test_quota(void)
 				.disk_limit = 10 * MiB };
 	struct mntns_spec b = { .job_id = 42, .dirs = dirs,
 				.disk_limit = 20 * MiB };
-	uint64_t limit = 1, used = 1;
 	char why[512], job[320];
 	uint32_t projid = 0;
 	int n, err, fd, basefd;
@@ -258,8 +611,8 @@ static void test_quota(void)
 	if (fd >= 0)
 		close(fd);
 	basefd = safepath_open(base);
-	ok(dquota_get(basefd, 41, &limit, NULL) == 0 && limit == 10 * MiB,
-	   "project 41 has a 10 MiB block limit");
+	ok(usage_is(basefd, 41, 10 * MiB, DQUOTA_INODES_MIN, false),
+	   "project 41 has a 10 MiB block limit and the default inode limit");
 
 	n = fill_tmp(41, 30, &err);
 	ok(n >= 8 && n <= 10 && (err == EDQUOT || err == ENOSPC),
@@ -274,20 +627,26 @@ static void test_quota(void)
 	   "job 42 writes again once its file is truncated: %d MiB (%s)", n,
 	   strerror(err));
 
-	ok(mntns_delete(base, 41) == 0, "job 41 deleted");
-	ok(dquota_get(basefd, 41, &limit, &used) == 0 && limit == 0 &&
-	   used == 0, "project 41 has no limit and no usage left");
-	ok(dquota_get(basefd, 42, &limit, NULL) == 0 && limit == 20 * MiB,
-	   "project 42 keeps its limit while job 42 runs");
-	ok(mntns_delete(base, 42) == 0, "job 42 deleted");
-	ok(dquota_get(basefd, 42, &limit, &used) == 0 && limit == 0 &&
-	   used == 0, "project 42 has no limit and no usage left");
+	ok(as_job_user(41, true, remove_file, "/tmp/fill") == 0 &&
+	   as_job_user(42, true, remove_file, "/tmp/fill") == 0,
+	   "both remove what they wrote");
+	test_escapes();
+	test_held_fd(basefd);
 
-	/* A stale job directory (slurmd died) is cleared by a delete. */
+	ok(usage_is(basefd, 42, 20 * MiB, DQUOTA_INODES_MIN, false),
+	   "project 42 keeps its limits while job 42 runs");
+	ok(mntns_delete(base, 42) == 0, "job 42 deleted");
+	ok(usage_is(basefd, 42, 0, 0, true),
+	   "nothing of job 42 was held: project 42 has no limit and no usage left");
+
+	/* A requeued job of the same id: its limits replace the seal. */
 	ok(mntns_create(&a, fresh()) == 0, "job 41 again");
-	ok(mntns_delete(base, 41) == 0 &&
-	   dquota_get(basefd, 41, &limit, NULL) == 0 && limit == 0,
-	   "deleting it clears the limit again");
+	ok(usage_is(basefd, 41, 10 * MiB, DQUOTA_INODES_MIN, false),
+	   "  its limits replace the seal");
+	ok(mntns_delete(base, 41) == 0 && usage_is(basefd, 41, 0, 0, true),
+	   "  deleting it, with nothing held, lifts them");
+
+	test_inodes(basefd);
 
 	/* A failing create leaves neither directory nor limit. */
 	{
@@ -297,11 +656,13 @@ static void test_quota(void)
 
 		ok(mntns_create(&c, fresh()) < 0, "a job that fails");
 		snprintf(job, sizeof(job), "%s/43", base);
-		ok(!exists(job) && dquota_get(basefd, 43, &limit, NULL) == 0 &&
-		   limit == 0, "  leaves no directory and no limit");
+		ok(!exists(job) && usage_is(basefd, 43, 0, 0, true),
+		   "  leaves no directory and no limit");
 	}
+	/* Root's lock around the limits (mntns.c) stays in BasePath. */
+	ok(unlinkat(basefd, MNTNS_QUOTA_LOCK, 0) == 0 && rmdir(base) == 0,
+	   "BasePath holds nothing but root's lock " MNTNS_QUOTA_LOCK);
 	close(basefd);
-	ok(rmdir(base) == 0, "BasePath is empty");
 	ok(unmount_ext4() == 0, "the loop filesystem is unmounted and its "
 	   "loop device detached");
 }

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ns/dquota.h"
 #include "ns/nsconf.h"
 #include "tap.h"
 #include "testrep.h"
@@ -1213,7 +1214,27 @@ static void test_tmp_disk_limit(void)
 	nsconf_free(c);
 	c = parse("BasePath=/b\nTmpDiskLimit=10M\n", NULL);
 	ok(c && c->tmp_disk_limit == 10 * MiB, "TmpDiskLimit=10M");
+	ok(c && c->tmp_inode_limit == DQUOTA_INODES_MIN,
+	   "  with the default inode limit: %d", DQUOTA_INODES_MIN);
 	nsconf_free(c);
+	c = parse("BasePath=/b\nTmpDiskLimit=1G\n", NULL);
+	ok(c && c->tmp_inode_limit == GiB / DQUOTA_INODE_RATIO,
+	   "TmpDiskLimit=1G: one inode per 16 KiB");
+	nsconf_free(c);
+	c = parse("BasePath=/b TmpDiskLimit=1G TmpInodeLimit=5000\n"
+		  "NodeName=n1 TmpInodeLimit=100\n", "n1");
+	ok(c && c->tmp_inode_limit == 100,
+	   "TmpInodeLimit, and a NodeName line overrides it");
+	nsconf_free(c);
+	fails("BasePath=/b TmpDiskLimit=1G\nTmpInodeLimit=10\n", NULL,
+	      "t.conf:2: TmpInodeLimit: invalid count \"10\" (a number of "
+	      "files and directories, at least 64)");
+	fails("BasePath=/b TmpDiskLimit=1G\nTmpInodeLimit=1k\n", NULL,
+	      "t.conf:2: TmpInodeLimit: invalid count \"1k\" (a number of "
+	      "files and directories, at least 64)");
+	fails("BasePath=/b\n\nTmpInodeLimit=100\n", NULL,
+	      "t.conf:3: TmpInodeLimit: no TmpDiskLimit is set, and the "
+	      "inode limit comes with it");
 	c = parse("BasePath=/b\ntmpdisklimit=1KiB\n", NULL);
 	ok(c && c->tmp_disk_limit == 1024, "tmpdisklimit=1KiB, any case");
 	nsconf_free(c);

@@ -21,6 +21,7 @@
 #include "job/jobct.h"
 #include "job/marker.h"
 #include "job/stepcg.h"
+#include "ns/dqguard.h"
 #include "ns/dquota.h"
 #include "ns/nsreap.h"
 #include "ns/pidns.h"
@@ -368,6 +369,7 @@ static int create_namespace(const struct jobct_plan *plan, struct report *rep)
 		.uid = plan->uid,
 		.gid = plan->gid,
 		.disk_limit = c->tmp_disk_limit,
+		.inode_limit = c->tmp_inode_limit,
 		.use_pool = c->namespace_pool > 0,
 	};
 	struct report why;
@@ -572,6 +574,22 @@ static int job_record(const struct jobct_node *node, uint32_t job_id,
 	return state;
 }
 
+/*
+ * With TmpDiskLimit, the job's files must stay in its project: each
+ * process of the job goes under the filter that refuses changing project
+ * ids and PROJINHERIT (ns/dqguard.h).
+ */
+static int guard_disk_limit(const struct jobct_node *node,
+			    struct report *rep)
+{
+	if (!node->conf->tmp_disk_limit || !node->conf->base_path)
+		return 0;
+	if (dqguard_install() < 0)
+		return report_errno(rep, errno,
+				    "cannot keep its files in its disk limit's project");
+	return 0;
+}
+
 int jobct_join(const struct jobct_node *node, uint32_t job_id,
 	       struct report *rep)
 {
@@ -586,7 +604,9 @@ int jobct_join(const struct jobct_node *node, uint32_t job_id,
 	    (unified(node) ? stepcg_join(node, job_id, marked, rep)
 			   : devcg_move(node, job_id, 0, rep)) < 0)
 		return -1;
-	return jobct_join_ns(node, job_id, rep);
+	if (jobct_join_ns(node, job_id, rep) < 0)
+		return -1;
+	return guard_disk_limit(node, rep);
 }
 
 int jobct_join_ns(const struct jobct_node *node, uint32_t job_id,

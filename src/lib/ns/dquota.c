@@ -98,6 +98,13 @@ int dquota_probe(int fd, const char *path, struct report *rep)
 	return 0;
 }
 
+uint64_t dquota_default_inodes(uint64_t bytes)
+{
+	uint64_t n = bytes / DQUOTA_INODE_RATIO;
+
+	return n > DQUOTA_INODES_MIN ? n : DQUOTA_INODES_MIN;
+}
+
 int dquota_project(int fd, uint32_t *projid)
 {
 	struct fsxattr fx;
@@ -108,15 +115,26 @@ int dquota_project(int fd, uint32_t *projid)
 	return 0;
 }
 
-int dquota_set(int dirfd, uint32_t projid, uint64_t bytes,
-	       struct report *rep)
+/* Set the hard limits of projid: 0 removes a limit. */
+static int set_limits(int fd, uint32_t projid, uint64_t kib, uint64_t inodes)
 {
 	struct if_dqblk q;
+
+	memset(&q, 0, sizeof(q));
+	q.dqb_bhardlimit = kib;
+	q.dqb_ihardlimit = inodes;
+	q.dqb_valid = QIF_LIMITS;
+	return quotactl_fd(fd, Q_SETQUOTA, PRJQUOTA, projid, &q);
+}
+
+int dquota_set(int dirfd, uint32_t projid, uint64_t bytes, uint64_t inodes,
+	       struct report *rep)
+{
 	struct fsxattr fx;
 
-	if (projid == 0 || bytes == 0)
-		return report_errno(rep, EINVAL, "project %" PRIu32 ", limit %" PRIu64 " bytes: not a limit",
-				    projid, bytes);
+	if (projid == 0 || bytes == 0 || inodes == 0)
+		return report_errno(rep, EINVAL, "project %" PRIu32 ", limits %" PRIu64 " bytes, %" PRIu64 " inodes: not a limit",
+				    projid, bytes, inodes);
 	if (ioctl(dirfd, FS_IOC_FSGETXATTR, &fx) < 0)
 		return report_errno(rep, errno, "reading the project of the job directory");
 	fx.fsx_projid = projid;
@@ -124,40 +142,55 @@ int dquota_set(int dirfd, uint32_t projid, uint64_t bytes,
 	if (ioctl(dirfd, FS_IOC_FSSETXATTR, &fx) < 0)
 		return report_errno(rep, errno, "putting the job directory into project %" PRIu32,
 				    projid);
-	memset(&q, 0, sizeof(q));
 	/* The generic interface counts limits in 1 KiB blocks. */
-	q.dqb_bhardlimit = bytes / 1024 + (bytes % 1024 != 0);
-	q.dqb_bsoftlimit = 0;
-	q.dqb_valid = QIF_BLIMITS;
-	if (quotactl_fd(dirfd, Q_SETQUOTA, PRJQUOTA, projid, &q) < 0)
-		return report_errno(rep, errno, "setting the block limit of project %" PRIu32,
+	if (set_limits(dirfd, projid, bytes / 1024 + (bytes % 1024 != 0),
+		       inodes) < 0)
+		return report_errno(rep, errno, "setting the limits of project %" PRIu32,
 				    projid);
 	return 0;
 }
 
+/* No quotas here at all: there is no limit to set or clear. */
+static int no_quotas(void)
+{
+	return errno == ENOSYS || errno == ESRCH;
+}
+
 int dquota_clear(int fd, uint32_t projid)
 {
-	struct if_dqblk q;
-
-	memset(&q, 0, sizeof(q));
-	q.dqb_valid = QIF_LIMITS;
-	if (quotactl_fd(fd, Q_SETQUOTA, PRJQUOTA, projid, &q) == 0)
-		return 0;
-	/* No quotas here at all: there is no limit to clear. */
-	if (errno == ENOSYS || errno == ESRCH)
+	if (set_limits(fd, projid, 0, 0) == 0 || no_quotas())
 		return 0;
 	return -1;
 }
 
-int dquota_get(int fd, uint32_t projid, uint64_t *bytes, uint64_t *used)
+int dquota_seal(int fd, uint32_t projid)
+{
+	if (set_limits(fd, projid, 1, 1) == 0 || no_quotas())
+		return 0;
+	return -1;
+}
+
+int dquota_release(int fd, uint32_t projid)
+{
+	struct dquota_usage u;
+
+	if (dquota_get(fd, projid, &u) < 0)
+		return no_quotas() ? 1 : -1;
+	if (u.bytes_used || u.inodes_used)
+		return 0;
+	return dquota_clear(fd, projid) < 0 ? -1 : 1;
+}
+
+int dquota_get(int fd, uint32_t projid, struct dquota_usage *u)
 {
 	struct if_dqblk q;
 
 	memset(&q, 0, sizeof(q));
 	if (quotactl_fd(fd, Q_GETQUOTA, PRJQUOTA, projid, &q) < 0)
 		return -1;
-	*bytes = q.dqb_bhardlimit * 1024;
-	if (used)
-		*used = q.dqb_curspace;
+	u->bytes_limit = q.dqb_bhardlimit * 1024;
+	u->bytes_used = q.dqb_curspace;
+	u->inodes_limit = q.dqb_ihardlimit;
+	u->inodes_used = q.dqb_curinodes;
 	return 0;
 }

@@ -13,6 +13,14 @@
  *
  * Project ids are job ids: on BasePath's filesystem, ids in Slurm's job id
  * range belong to devns (namespace.conf(5)).
+ *
+ * In the initial user namespace a file's owner may change its project id
+ * or clear PROJINHERIT, and so leave the limit: the job's processes run
+ * under ns/dqguard.h, which refuses those calls.  What a job leaves open
+ * past its end (an fd of a deleted file held elsewhere) is still charged
+ * to its project: teardown seals the project (dquota_seal: nothing more
+ * may be written) and lifts the seal only once nothing of it is left
+ * (dquota_release).
  */
 #ifndef DEVNS_DQUOTA_H
 #define DEVNS_DQUOTA_H
@@ -20,6 +28,16 @@
 #include <stdint.h>
 
 #include "util/report.h"
+
+/*
+ * The inode limit that goes with a block limit of bytes when the admin
+ * sets none: one inode per 16 KiB (ext4's default ratio, so that jobs
+ * cannot run BasePath out of inodes before they run it out of blocks),
+ * and never fewer than DQUOTA_INODES_MIN.
+ */
+#define DQUOTA_INODE_RATIO 16384
+#define DQUOTA_INODES_MIN 1024
+uint64_t dquota_default_inodes(uint64_t bytes);
 
 /*
  * Tell whether the filesystem holding fd (any fd, O_PATH too; path names
@@ -33,13 +51,13 @@ int dquota_probe(int fd, const char *path, struct report *rep);
 /*
  * Put the directory dirfd (opened for reading, not O_PATH; nothing in it
  * yet) into project projid with PROJINHERIT and give the project a block
- * hard limit of bytes (rounded up to whole KiB), replacing any limit it
- * had.  projid 0 (the default project) and bytes 0 are refused (EINVAL).
- * Returns 0, or -1 with errno and a message in rep (may be NULL).  On
- * failure the limit is not set (the directory may have the project id:
- * its caller removes it).
+ * hard limit of bytes (rounded up to whole KiB) and an inode hard limit
+ * of inodes, replacing any limits it had.  projid 0 (the default
+ * project), bytes 0 and inodes 0 are refused (EINVAL).  Returns 0, or -1
+ * with errno and a message in rep (may be NULL).  On failure the limit is
+ * not set (the directory may have the project id: its caller removes it).
  */
-int dquota_set(int dirfd, uint32_t projid, uint64_t bytes,
+int dquota_set(int dirfd, uint32_t projid, uint64_t bytes, uint64_t inodes,
 	       struct report *rep);
 
 /*
@@ -56,9 +74,35 @@ int dquota_project(int fd, uint32_t *projid);
 int dquota_clear(int fd, uint32_t projid);
 
 /*
- * The block hard limit of project projid in bytes into *bytes (0: none),
- * and its usage into *used (may be NULL).  Returns 0 or -1 with errno.
+ * Give project projid on the filesystem of fd (any fd) the smallest
+ * limits there are (1 KiB, 1 inode; 0 would mean none): whatever of the
+ * project is still open somewhere cannot grow.  A filesystem without
+ * project quotas is not an error.  Returns 0 or -1 with errno.
  */
-int dquota_get(int fd, uint32_t projid, uint64_t *bytes, uint64_t *used);
+int dquota_seal(int fd, uint32_t projid);
+
+/*
+ * Remove the limits of project projid when nothing is charged to it any
+ * more (no block, no inode: no file of it exists, open or not); leave
+ * them otherwise.  The caller makes sure that nothing can put a file
+ * into the project meanwhile.  Returns 1 when the limits were removed
+ * (or there were none to remove), 0 when something of the project is
+ * left, -1 with errno.
+ */
+int dquota_release(int fd, uint32_t projid);
+
+/* The limits of a project and what is charged to it. */
+struct dquota_usage {
+	uint64_t bytes_limit;	/* block hard limit in bytes, 0: none */
+	uint64_t bytes_used;
+	uint64_t inodes_limit;	/* inode hard limit, 0: none */
+	uint64_t inodes_used;
+};
+
+/*
+ * The limits and usage of project projid on the filesystem of fd into
+ * *u.  Returns 0 or -1 with errno.
+ */
+int dquota_get(int fd, uint32_t projid, struct dquota_usage *u);
 
 #endif /* DEVNS_DQUOTA_H */

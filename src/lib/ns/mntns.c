@@ -37,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -582,6 +583,34 @@ static void plan_close(struct ns_plan *plan, bool remove)
 }
 
 /*
+ * Serialise setting a project's limits (a job's create) with lifting a
+ * sealed one (the end of an earlier job of the same id, maybe in the
+ * reaper): lifting checks that nothing is charged to the project and then
+ * clears it, and a create must not set its limit in between.  The lock
+ * file is root's, in BasePath, held for two quotactl calls: no job user
+ * can open it, so none can make root wait.  Returns the locked fd, or -1
+ * when no lock could be had (the caller goes on: a create is then no
+ * worse than without the lock, and a lift is skipped).
+ */
+static int quota_lock(int basefd)
+{
+	int fd = openat(basefd, MNTNS_QUOTA_LOCK,
+			O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+
+	if (fd >= 0 && flock(fd, LOCK_EX) < 0) {
+		close_keep_errno(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static void quota_unlock(int fd)
+{
+	if (fd >= 0)
+		close_keep_errno(fd);
+}
+
+/*
  * Give the new, still empty job directory name (below basefd) its disk
  * limit: project job_id, inherited by all that is made below it.
  */
@@ -589,7 +618,7 @@ static int limit_job_dir(int basefd, const char *name,
 			 const struct mntns_spec *spec, struct report *rep)
 {
 	struct report why;
-	int fd, rc;
+	int fd, rc, lock;
 
 	fd = openat(basefd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 		    O_CLOEXEC);
@@ -597,7 +626,12 @@ static int limit_job_dir(int basefd, const char *name,
 		return report_errno(rep, errno, "opening %s/%s",
 				    spec->base_path, name);
 	report_init(&why, NULL, NULL);
-	rc = dquota_set(fd, spec->job_id, spec->disk_limit, &why);
+	lock = quota_lock(basefd);
+	rc = dquota_set(fd, spec->job_id, spec->disk_limit,
+			spec->inode_limit ? spec->inode_limit
+					  : dquota_default_inodes(spec->disk_limit),
+			&why);
+	quota_unlock(lock);
 	close_keep_errno(fd);
 	if (rc < 0)
 		return report_error(rep, "TmpDiskLimit on %s/%s: %s",
@@ -954,16 +988,34 @@ static bool job_dir_project(const char *base_path, const char *name,
 	return projid == job_id;
 }
 
-/* Remove the limits of project job_id on BasePath's filesystem. */
-static int clear_limit(const char *base_path, uint32_t job_id)
+/* Seal project job_id on BasePath's filesystem (dquota_seal). */
+static int seal_limit(const char *base_path, uint32_t job_id)
 {
 	int basefd = safepath_open(base_path), rc;
 
 	if (basefd < 0)
 		return -1;
-	rc = dquota_clear(basefd, job_id);
+	rc = dquota_seal(basefd, job_id);
 	close_keep_errno(basefd);
 	return rc;
+}
+
+/*
+ * Lift the seal of project job_id once nothing is charged to it; when an
+ * fd elsewhere still holds a file of it, the seal stays (and with it a
+ * quota record of the project; a later job of this id replaces it).
+ */
+static void release_limit(const char *base_path, uint32_t job_id)
+{
+	int basefd = safepath_open(base_path), lock;
+
+	if (basefd < 0)
+		return;
+	if ((lock = quota_lock(basefd)) >= 0) {
+		(void)dquota_release(basefd, job_id);
+		quota_unlock(lock);
+	}
+	close(basefd);
 }
 
 /*
@@ -1012,7 +1064,7 @@ static int unpin_job(const char *base_path, uint32_t job_id,
  * ns_fd is held until they are done and the teardown comes last.
  */
 static int finish_delete(const char *base_path, const char *name, int ns_fd,
-			 const struct nsmembers_ns *ns)
+			 const struct nsmembers_ns *ns, uint32_t projid)
 {
 	struct nstmpfs_held tmpfs = { .count = 0 };
 	int saved = 0;
@@ -1039,8 +1091,25 @@ static int finish_delete(const char *base_path, const char *name, int ns_fd,
 		saved = errno;
 	if (ns_fd >= 0)
 		close(ns_fd);
+	/* Dropped, the namespace no longer holds the job directory. */
+	if (projid)
+		release_limit(base_path, projid);
 	errno = saved;
 	return saved ? -1 : 0;
+}
+
+/*
+ * The project of the reap name's directory when it is the job's own, as
+ * delete_job found it before the hand-over: 0 when none.
+ */
+static uint32_t reap_project(const char *base_path, const char *name)
+{
+	uint32_t job_id;
+
+	if (sscanf(name + strlen(MNTNS_REAP_PREFIX), "%" SCNu32,
+		   &job_id) != 1)
+		return 0;
+	return job_dir_project(base_path, name, job_id) ? job_id : 0;
 }
 
 int mntns_reap(const char *base_path, const char *name, int ns_fd)
@@ -1054,7 +1123,8 @@ int mntns_reap(const char *base_path, const char *name, int ns_fd)
 		errno = EINVAL;
 		return -1;
 	}
-	return finish_delete(base_path, name, ns_fd, known ? &ns : NULL);
+	return finish_delete(base_path, name, ns_fd, known ? &ns : NULL,
+			     reap_project(base_path, name));
 }
 
 bool mntns_parse_reap_name(const char *name)
@@ -1121,8 +1191,12 @@ static int delete_job(const char *base_path, uint32_t job_id, bool behind)
 	 */
 	if (unpin_job(base_path, job_id, jobdir, pin) < 0 && !saved)
 		saved = errno;
-	/* Before a requeued job of this id may set its own. */
-	if (limited && clear_limit(base_path, job_id) < 0 && !saved)
+	/*
+	 * Nothing of the job may grow any more: what is still open of it,
+	 * here or in an fd sent away, stays charged to its project, whose
+	 * limit is lifted only once nothing of it is left (finish_delete).
+	 */
+	if (limited && seal_limit(base_path, job_id) < 0 && !saved)
 		saved = errno;
 	if (behind && pinned && ns.id &&
 	    hand_over(base_path, job_id, name, sizeof(name), ns_fd,
@@ -1131,8 +1205,8 @@ static int delete_job(const char *base_path, uint32_t job_id, bool behind)
 		errno = saved;
 		return saved ? -1 : 0;
 	}
-	if (finish_delete(base_path, name, ns_fd, pinned ? &ns : NULL) < 0 &&
-	    !saved)
+	if (finish_delete(base_path, name, ns_fd, pinned ? &ns : NULL,
+			  limited ? job_id : 0) < 0 && !saved)
 		saved = errno;
 	errno = saved;
 	return saved ? -1 : 0;

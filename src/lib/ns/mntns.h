@@ -72,6 +72,8 @@ struct mntns_spec {
 	 * this block limit (ns/dquota.h), 0 = none
 	 */
 	uint64_t disk_limit;
+	/* and this inode limit (0: dquota_default_inodes(disk_limit)) */
+	uint64_t inode_limit;
 	/*
 	 * Take a namespace of the pool (ns/nspool.h) when one is ready,
 	 * instead of copying the node's mounts now.
@@ -136,9 +138,11 @@ int mntns_join(const char *base_path, uint32_t job_id);
  * directory, and empty the tmpfs mounts and make them read-only (so that
  * an fd of one that another process holds reaches nothing of the job, and
  * their memory is freed: ns/nstmpfs.h), without following any
- * link the job left behind, and clear the disk limit of its project when
- * the directory was in project job_id (so a restore clears the limits of
- * stale job directories too, without knowing the configuration).  Absent
+ * link the job left behind, and seal the disk limit of its project when
+ * the directory was in project job_id (so a restore handles stale job
+ * directories too, without knowing the configuration): nothing of the
+ * job may grow after it, and the limit is lifted once nothing of the
+ * project is left (ns/dquota.h).  Absent
  * pieces are not an error, so it is safe to call twice; when a Source
  * directory cannot be removed, the job's directory and its record stay for
  * a later call.  Returns 0 or -1 with errno set.
@@ -148,9 +152,12 @@ int mntns_delete(const char *base_path, uint32_t job_id);
 /* The name a job's directory takes while it waits for the reaper. */
 #define MNTNS_REAP_PREFIX ".reap-"
 
+/* Root's lock in BasePath around setting and lifting project limits. */
+#define MNTNS_QUOTA_LOCK ".quota-lock"
+
 /*
  * mntns_delete, leaving the slow part behind when a reaper (ns/nsreap.h:
- * slurmd's pool keeper) takes it: the job's path only unpins, clears the
+ * slurmd's pool keeper) takes it: the job's path only unpins, seals the
  * disk limit and renames BasePath/<jobid> to BasePath/.reap-<jobid>-<n>,
  * and the reaper then opens the job's tmpfs mounts, drops the
  * namespace (the kernel unmounts every copy of the node's mounts), kills

@@ -26,6 +26,7 @@
 #include "util/safepath.h"
 #include "util/hostmatch.h"
 #include "dev/devpolicy.h"
+#include "ns/dquota.h"
 #include "ns/nsconf.h"
 #include "ns/nspool.h"
 #include "util/report.h"
@@ -42,6 +43,7 @@ enum key {
 	KEY_SHM_SIZE,
 	KEY_TMP_SIZE,
 	KEY_TMP_DISK_LIMIT,
+	KEY_TMP_INODE_LIMIT,
 	KEY_PID_NAMESPACE,
 	KEY_NAMESPACE_POOL,
 	KEY_DEVICE_POLICY,
@@ -96,6 +98,7 @@ struct parser {
 	size_t listed;        /* how many private dirs Dirs (or its
 			       * default) gave, before the Dir lines' */
 	int tmp_disk_limit_line;
+	int tmp_inode_limit_line;
 	int pid_namespace_line;
 	int namespace_pool_line;
 };
@@ -573,6 +576,23 @@ static int key_tmp_disk_limit(struct parser *p, struct nsconf *c,
 	return 0;
 }
 
+static int key_tmp_inode_limit(struct parser *p, struct nsconf *c,
+			       const char *key, const char *value)
+{
+	unsigned long long n;
+	char *end;
+
+	errno = 0;
+	n = strtoull(value, &end, 10);
+	if (value[0] < '0' || value[0] > '9' || *end || errno ||
+	    n < NSCONF_INODE_FLOOR)
+		return parse_error(p, "%s: invalid count \"%s\" (a number of "
+				   "files and directories, at least %d)", key,
+				   value, NSCONF_INODE_FLOOR);
+	c->tmp_inode_limit = n;
+	return 0;
+}
+
 static int key_pid_namespace(struct parser *p, struct nsconf *c,
 			     const char *key, const char *value)
 {
@@ -944,6 +964,7 @@ static const struct key_def keys[KEY_COUNT] = {
 	[KEY_SHM_SIZE] = { "ShmSize", key_shm_size },
 	[KEY_TMP_SIZE] = { "TmpSize", key_tmp_size },
 	[KEY_TMP_DISK_LIMIT] = { "TmpDiskLimit", key_tmp_disk_limit },
+	[KEY_TMP_INODE_LIMIT] = { "TmpInodeLimit", key_tmp_inode_limit },
 	[KEY_PID_NAMESPACE] = { "PidNamespace", key_pid_namespace },
 	[KEY_NAMESPACE_POOL] = { "NamespacePool", key_namespace_pool },
 	[KEY_DEVICE_POLICY] = { "DevicePolicy", key_device_policy },
@@ -1001,6 +1022,8 @@ static void key_applied(struct parser *p, enum key k)
 		p->shm_size_line = p->line;
 	else if (k == KEY_TMP_DISK_LIMIT)
 		p->tmp_disk_limit_line = p->line;
+	else if (k == KEY_TMP_INODE_LIMIT)
+		p->tmp_inode_limit_line = p->line;
 	else if (k == KEY_PID_NAMESPACE)
 		p->pid_namespace_line = p->line;
 	else if (k == KEY_NAMESPACE_POOL)
@@ -1346,8 +1369,16 @@ static int tmp_disk_limit_check(struct parser *p)
 	const struct nsconf_dir *tmp;
 	size_t n = 0;
 
+	if (!c->tmp_disk_limit && c->tmp_inode_limit) {
+		p->line = p->tmp_inode_limit_line;
+		return parse_error(p, "TmpInodeLimit: no TmpDiskLimit is set, "
+				   "and the inode limit comes with it");
+	}
 	if (!c->tmp_disk_limit)
 		return 0;
+	if (!c->tmp_inode_limit)
+		p->conf->tmp_inode_limit =
+			dquota_default_inodes(c->tmp_disk_limit);
 	while (c->dirs[n])
 		n++;
 	p->line = p->tmp_disk_limit_line;

@@ -87,6 +87,9 @@ struct nsconf_dir {
 	int line;		/* the Dir= line that set it, 0: none did */
 };
 
+/* TmpInodeLimit's smallest value: what a job's setup makes itself. */
+#define NSCONF_INODE_FLOOR 64
+
 struct nsconf {
 	char *base_path;          /* NULL when BasePath=none */
 	bool auto_base_path;
@@ -98,6 +101,8 @@ struct nsconf {
 	uint64_t tmp_size;        /* bytes, 0 = unset (then /tmp lives on BasePath) */
 	uint64_t tmp_disk_limit;  /* bytes, 0 = unset: project quota limit of
 				   * BasePath/<jobid> (ns/dquota.h) */
+	uint64_t tmp_inode_limit; /* its inode limit: TmpInodeLimit, or
+				   * dquota_default_inodes() of the size */
 	bool pid_namespace;       /* PidNamespace: a PID namespace and /proc
 				   * of its own per job (ns/pidns.h) */
 	unsigned namespace_pool;  /* NamespacePool: namespaces slurmd keeps

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -115,6 +116,7 @@ static void print_settings(const struct devns_opts *o,
 	print_size("shmsize", c->shm_size);
 	print_size("tmpsize", c->tmp_size);
 	print_size("tmpdisklimit", c->tmp_disk_limit);
+	printf("tmpinodelimit %ju\n", (uintmax_t)c->tmp_inode_limit);
 	print_kv("tmpdiskquota", disk_quota_state(c));
 	print_dirs(c);
 	print_kv("devicepolicy", devpolicy_mode_name(c->device_policy));

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * dquota_get PATH PROJID: print "LIMIT USED" (bytes) of project PROJID on
- * the filesystem holding PATH, for test_tmpdisk.sh, which checks that a
- * job's TmpDiskLimit is set while it runs and cleared after it.  Exits 1
+ * dquota_get PATH PROJID: print "LIMIT USED ILIMIT IUSED" of project
+ * PROJID on the filesystem holding PATH (block limit and usage in bytes,
+ * inode limit and usage), for test_tmpdisk.sh, which checks that a job's
+ * TmpDiskLimit and TmpInodeLimit are set while it runs and lifted after.  Exits 1
  * with a message when the quota cannot be read.
  */
 #include <errno.h>
@@ -17,7 +18,7 @@
 
 int main(int argc, char **argv)
 {
-	uint64_t limit, used;
+	struct dquota_usage u;
 	char *end;
 	unsigned long id;
 	int fd;
@@ -33,12 +34,13 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if ((fd = open(argv[1], O_PATH | O_CLOEXEC)) < 0 ||
-	    dquota_get(fd, (uint32_t)id, &limit, &used) < 0) {
+	    dquota_get(fd, (uint32_t)id, &u) < 0) {
 		fprintf(stderr, "dquota_get: %s: %s\n", argv[1],
 			strerror(errno));
 		return 1;
 	}
-	printf("%" PRIu64 " %" PRIu64 "\n", limit, used);
+	printf("%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+	       u.bytes_limit, u.bytes_used, u.inodes_limit, u.inodes_used);
 	close(fd);
 	return 0;
 }
