@@ -11,7 +11,8 @@
 #    or ENOSPC, a second job at the same time has a 10 MiB of its own, the
 #    project limits are cleared after the jobs, and nothing is left.  A job
 #    cannot move its files out of its project (chattr -p 0, chattr -P: the
-#    escape of 0.1) and cannot make more files than TmpInodeLimit.  Where
+#    escape of 0.1), nor can a login adopted with pam_devns, and a job
+#    cannot make more files than TmpInodeLimit.  Where
 #    the kernel has no quota support (CONFIG_QUOTA) this part is one skip
 #    with the reason, or a failure with DEVNS_REQUIRE_QUOTA=1 (run-tests.sh
 #    sets it for the guest, whose Debian kernel has quotas).  The loop
@@ -117,6 +118,30 @@ inode_checks() {
 	wait_job_gone "$j"
 }
 
+# login_checks: while jobs with the limit run on node1, a login adopted
+# by pam_slurm_adopt with pam_devns after it cannot leave the project
+# either.  Without pam_devns it can (README's checklist): shown first.
+login_checks() {
+	local adopt devns out pamdir=$DEVNS_CLUSTER_ROOT/pam-td
+	adopt=$(pam_slurm_adopt_module) devns=$(pam_devns_module)
+	if ! { [ -n "$adopt" ] && [ -n "$devns" ] && [ -x "$HELPERS/pam_adopt" ]; }; then
+		skip "adopted logins: no pam_slurm_adopt.so, pam_devns.so or helpers/pam_adopt here"
+		return
+	fi
+	mkdir -p "$pamdir-plain" "$pamdir"
+	echo "account required $adopt nodename=node1 action_adopt_failure=deny action_no_jobs=deny" \
+		> "$pamdir-plain/sshd"
+	{ cat "$pamdir-plain/sshd"; echo "account required $devns"; } > "$pamdir/sshd"
+	# shellcheck disable=SC2016
+	local try='f=/tmp/login-$$; touch $f && lsattr -p $f | awk "{print \$1}" && chattr -p 0 $f 2>&1; lsattr -p $f | awk "{print \$1}"'
+	out=$(on_node node1 "$HELPERS/pam_adopt" "$pamdir-plain" sshd "$USER1" sh -c "$try" 2>&1)
+	[ "$(echo "$out" | sed -n 1p)" -gt 0 ] 2>/dev/null && [ "$(echo "$out" | sed -n 2p)" = 0 ]
+	ok $? "precondition: a login adopted without pam_devns is in a job's project, and can leave it ($(echo "$out" | tr '\n' ' '))"
+	out=$(on_node node1 "$HELPERS/pam_adopt" "$pamdir" sshd "$USER1" sh -c "$try" 2>&1)
+	like "$out" "Operation not permitted" "with pam_devns, chattr -p 0 in an adopted login is refused ($(echo "$out" | tr '\n' ' '))"
+	rm -rf "$pamdir" "$pamdir-plain"
+}
+
 test_limit() {
 	local why a b sa sb qa qb
 	if ! why=$(quota_fs_make); then
@@ -161,6 +186,8 @@ test_limit() {
 	qb=$("$HELPERS/dquota_get" "$QFS/node1" "$b" 2>&1)
 	like "$qa" "^$((10 * MiB)) [0-9]+ 200 " "job A's project $a has the 10 MiB and 200-inode limits while it runs ($qa)"
 	like "$qb" "^$((10 * MiB)) " "job B's project $b too ($qb)"
+
+	login_checks
 
 	touch "$OUT/td-go"
 	wait_job_gone "$a" && wait_job_gone "$b"
