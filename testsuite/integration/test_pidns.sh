@@ -4,7 +4,8 @@
 # test_pidns.sh - PidNamespace=yes on the real cluster: ps in a job shows
 # only the job's processes; its steps, TaskProlog and TaskEpilog share the
 # namespace; Slurm's signals, scancel, time limits, sstat and process
-# tracking keep working; logins adopted through pam_slurm_adopt and
+# tracking keep working, a hanging --task-epilog is killed at Slurm's
+# timeout; logins adopted through pam_slurm_adopt and
 # pam_devns join it; nothing is left; slurmd refuses to start without the
 # SPANK half (plugstack.conf).
 #
@@ -112,6 +113,31 @@ test_signals_and_scancel() {
 	ok $? "  nor its directory and pins"
 }
 
+# srun --task-epilog runs as the stand-in's child (born outside, forked
+# inside); past its 5 s Slurm kills it with killpg on the stand-in.  The
+# hanging script and its group die then, as they do without PidNamespace.
+test_task_epilog_timeout() {
+	local j
+	cat > "$OUT/pid-hang-epilog" <<EOF
+#!/bin/sh
+sleep 4716 &
+touch $OUT/pid-hang-started
+exec sleep 4715
+EOF
+	chmod 0755 "$OUT/pid-hang-epilog"
+	j=$(submit -w node2 -n1 -- "srun -n1 --task-epilog=$OUT/pid-hang-epilog true; touch $OUT/pid-hang-after")
+	wait_file "$OUT/pid-hang-started"
+	ok $? "precondition: the step's --task-epilog started and hangs" || { cl scancel "$j"; return; }
+	wait_for 60 test -e "$OUT/pid-hang-after"
+	ok $? "Slurm's timeout ends the hanging --task-epilog: srun returns"
+	wait_for 10 no_host_procs 'sleep 4715'
+	ok $? "  the script is killed"
+	wait_for 10 no_host_procs 'sleep 4716'
+	ok $? "  and so is its background process (its process group)"
+	cl scancel "$j" 2>/dev/null
+	wait_job_gone "$j"
+}
+
 # Submitted first, checked after the other jobs: the time limit takes a
 # minute.  It is checked before test_fail_closed, which stops node2's
 # slurmd: a limit reached while slurmd is down reaches the job as a plain
@@ -210,6 +236,7 @@ test_ps_in_job
 test_signals_and_scancel
 test_sstat
 test_process_tracking
+test_task_epilog_timeout
 test_login
 check_time_limit "$limit_job"
 test_fail_closed

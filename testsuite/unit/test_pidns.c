@@ -14,10 +14,12 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -26,6 +28,7 @@
 #include "ns/mntns.h"
 #include "ns/nsconf.h"
 #include "ns/pidns.h"
+#include "ns/pidns_fork.h"
 #include "tap.h"
 #include "testrep.h"
 
@@ -438,6 +441,82 @@ static void test_fork_inside(void)
 	   "a job without one: no fork, ENOENT");
 }
 
+/*
+ * The stand-in's child as slurmstepd's task epilog makes it: a process
+ * group of its own (setpgid after the join) with a second process in it,
+ * and root dropped, which clears PR_SET_PDEATHSIG.  Says 'r' when so.
+ */
+static _Noreturn void epilog_like(uint32_t job_id, int ready_fd)
+{
+	int pdeathsig = -1;
+	char c = 'r';
+	pid_t member;
+
+	if (pidns_fork_inside(base, job_id) < 0)
+		_exit(100);
+	if (setpgid(0, 0) < 0 || (member = fork()) < 0)
+		_exit(101);
+	if (member == 0)
+		for (;;)
+			pause();
+	if (setgid(65534) < 0 || setuid(65534) < 0)
+		c = 'u';
+	else if (prctl(PR_GET_PDEATHSIG, &pdeathsig) < 0 || pdeathsig != 0)
+		c = 'p';
+	(void)!write(ready_fd, &c, 1);
+	for (;;)
+		pause();
+}
+
+/* Whether every writer of the pipe is gone within ms. */
+static bool writers_gone_within(int fd, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	char c;
+
+	return poll(&p, 1, ms) == 1 && read(fd, &c, 1) == 0;
+}
+
+/*
+ * slurmstepd ends a task epilog past its timeout with killpg(SIGKILL) on
+ * the process it forked: here the stand-in.  Its child and the child's
+ * group must die with it, as they would without the PID namespace.  Each
+ * of them holds the write end of a pipe; the read end sees its end.
+ */
+static void test_killed_stand_in(void)
+{
+	int ready[2], alive[2];
+	pid_t pid;
+	char c = 0;
+
+	if (!ok(make_job(18) == 0, "a job for a killed stand-in")) {
+		diag("%s", rep.msg);
+		return;
+	}
+	if (pipe(ready) < 0 || pipe(alive) < 0 || (pid = fork()) < 0) {
+		ok(0, "pipes and a fork");
+		return;
+	}
+	if (pid == 0) {
+		close(ready[0]);
+		close(alive[0]);
+		epilog_like(18, ready[1]);
+	}
+	close(ready[1]);
+	close(alive[1]);
+	if (read(ready[0], &c, 1) != 1)
+		c = 0;
+	close(ready[0]);
+	ok(c == 'r', "precondition: the child inside runs as nobody with no "
+	   "death signal left, leading a group of two (said '%c')", c ? c : '-');
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	ok(writers_gone_within(alive[0], 10000), "a stand-in killed with "
+	   "SIGKILL takes its child and the child's group along");
+	close(alive[0]);
+	ok(mntns_delete(base, 18) == 0, "teardown");
+}
+
 static const char *missing(void)
 {
 	if (geteuid() != 0)
@@ -466,6 +545,7 @@ int main(void)
 	test_failures();
 	test_login();
 	test_fork_inside();
+	test_killed_stand_in();
 	ok(rmdir(base) == 0, "BasePath is empty at the end");
 	return tap_done();
 }

@@ -25,6 +25,7 @@
 #include "ns/dquota.h"
 #include "ns/nsreap.h"
 #include "ns/pidns.h"
+#include "ns/pidns_fork.h"
 #include "util/plugstack.h"
 #include "util/safepath.h"
 

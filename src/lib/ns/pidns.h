@@ -18,7 +18,7 @@
  * a thread whose children would be born elsewhere cannot create threads),
  * and stays outside itself, where Slurm's tracking, signals and accounting
  * keep seeing the tasks by their host PIDs.  Job processes slurmstepd
- * forks at other times go in through pidns_fork_inside().
+ * forks at other times go in through pidns_fork_inside() (pidns_fork.h).
  */
 #ifndef DEVNS_PIDNS_H
 #define DEVNS_PIDNS_H
@@ -52,17 +52,6 @@ int pidns_enter_for_children(const char *base_path, uint32_t job_id);
  * born in its own PID namespace again.  Returns 0 or -1 with errno.
  */
 int pidns_leave_for_children(void);
-
-/*
- * For a process of the job that was born outside the job's PID namespace
- * (slurmstepd forks some outside the SPANK window: TaskEpilog, the extern
- * step's processes, helpers of its other threads): fork a child inside.
- * Returns 0 in the child, which goes on as the job's process; the caller
- * stays behind as its stand-in, forwards every signal it gets to it and
- * ends as it ends, and never returns.  -1 with errno when no child could
- * be made.  The caller must be single-threaded.
- */
-int pidns_fork_inside(const char *base_path, uint32_t job_id);
 
 /*
  * Whether the calling process lives in the job's PID namespace.  Must be
