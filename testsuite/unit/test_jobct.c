@@ -23,12 +23,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stddef.h>
 #include <sys/file.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 
 #include "dev/cgroup2.h"
 #include "dev/devinspect.h"
@@ -36,6 +44,7 @@
 #include "job/jobct.h"
 #include "job/setupgate.h"
 #include "job/stepcg.h"
+#include "util/fdmount.h"
 #include "bpfinspect.h"
 #include "tap.h"
 #include "testrep.h"
@@ -431,6 +440,68 @@ static void test_node_load(void)
 	write_conf("Bogus=1");
 	ok(load(&faulty_ops) == NULL, "an unknown key fails the load");
 	like(rep.msg, conf_path, "naming the file: %s", rep.msg);
+}
+
+/* An older kernel, as far as mount_setattr(2) goes: it answers ENOSYS. */
+static int pretend_no_mount_setattr(void)
+{
+	struct sock_filter insns[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mount_setattr, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = 4, .filter = insns };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return -1;
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+}
+
+/*
+ * A kernel without the whole new mount API (before 5.12): slurmd refuses
+ * to start, naming the kernel and the call, instead of failing every job.
+ * Seen in a child that a seccomp filter gives an older kernel.
+ */
+static void test_kernel_floor(void)
+{
+	char *msg = mmap(NULL, 1024, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	struct utsname u;
+	int status = -1;
+	pid_t pid;
+
+	ok(fdmount_missing_call() == NULL, "precondition: this kernel has "
+	   "the whole new mount API");
+	write_conf("");
+	if (msg == MAP_FAILED || uname(&u) < 0 || (pid = fork()) < 0) {
+		ok(0, "a shared page, uname and a fork");
+		return;
+	}
+	if (pid == 0) {
+		struct jobct_node *node;
+
+		if (pretend_no_mount_setattr() < 0)
+			_exit(3);
+		if (strcmp(fdmount_missing_call() ?: "", "mount_setattr"))
+			_exit(4);
+		node = load(&faulty_ops);
+		snprintf(msg, 1024, "%s", rep.msg);
+		_exit(node == NULL && errno == ENOSYS ? 0 : 5);
+	}
+	waitpid(pid, &status, 0);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 3) {
+		tap_skip("cannot install a seccomp filter here");
+		tap_skip("cannot install a seccomp filter here");
+	} else {
+		is_int(status, 0, "without mount_setattr(2) the node does "
+		       "not load (ENOSYS)");
+		ok(strstr(msg, "mount_setattr(2)") && strstr(msg, u.release) &&
+		   strstr(msg, "5.12"), "  naming the call, the kernel and "
+		   "the release needed: %s", msg);
+	}
+	munmap(msg, 1024);
 }
 
 static void test_base_path_link(void)
@@ -2094,6 +2165,7 @@ int main(void)
 		return 1;
 	}
 	test_node_load();
+	test_kernel_floor();
 	test_base_path_link();
 	test_base_path_squat();
 	test_open_policy();

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -26,6 +27,7 @@
 #include "ns/nsreap.h"
 #include "ns/pidns.h"
 #include "ns/pidns_fork.h"
+#include "util/fdmount.h"
 #include "util/plugstack.h"
 #include "util/safepath.h"
 
@@ -159,6 +161,26 @@ static int check_disk_limit(const struct nsconf *c,
 	return 0;
 }
 
+/*
+ * Job directories are mounted through file descriptors (util/fdmount):
+ * the new mount API, complete from Linux 5.12.  An older kernel would
+ * start slurmd and then fail every job, held: refuse at load instead,
+ * naming the kernel and the call.  BasePath=none mounts nothing.
+ */
+static int check_mount_api(const struct nsconf *c, struct report *rep)
+{
+	struct utsname u;
+	const char *call;
+
+	if (!c->base_path || !(call = fdmount_missing_call()))
+		return 0;
+	if (uname(&u) < 0)
+		snprintf(u.release, sizeof(u.release), "(unknown)");
+	errno = ENOSYS;
+	return report_error(rep, "this kernel (Linux %s) has no %s(2): devns mounts job directories with the new mount API, complete from Linux 5.12 (refusing to start rather than fail every job; BasePath=none keeps device containment alone)",
+			    u.release, call);
+}
+
 /* The node's DeviceAllow resolved, with "FILE:LINE" for its messages. */
 static int load_policy(struct jobct_node *node, const char *proc_devices,
 		       struct report *rep)
@@ -217,7 +239,8 @@ struct jobct_node *jobct_node_load(const struct jobct_node_args *args,
 		goto error;
 	if (!(node->conf = nsconf_load(args->conf_path, args->node_name, rep)))
 		goto error;
-	if (load_policy(node, args->proc_devices, rep) < 0 ||
+	if (check_mount_api(node->conf, rep) < 0 ||
+	    load_policy(node, args->proc_devices, rep) < 0 ||
 	    prepare_base_path(node->conf, args, rep) < 0 ||
 	    check_disk_limit(node->conf, args, rep) < 0)
 		goto error;

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdbool.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -167,4 +168,29 @@ int fdmount_private_self(int dir_fd)
 	if (set_attrs(mnt_fd, 0, PROPAGATION_PRIVATE) < 0)
 		return close_keep_errno(mnt_fd, -1);
 	return mnt_fd;
+}
+
+/* A probe answers ENOSYS only where the kernel has no such call. */
+static bool lacks(long rc)
+{
+	return rc < 0 && errno == ENOSYS;
+}
+
+const char *fdmount_missing_call(void)
+{
+	if (lacks(syscall(SYS_open_tree, -1, "", 0)))
+		return "open_tree";
+	if (lacks(syscall(SYS_move_mount, -1, "", -1, "", 0)))
+		return "move_mount";
+	if (lacks(syscall(SYS_fsopen, NULL, 0)))
+		return "fsopen";
+	if (lacks(syscall(SYS_fsconfig, -1, 0, NULL, NULL, 0)))
+		return "fsconfig";
+	if (lacks(syscall(SYS_fsmount, -1, 0, 0)))
+		return "fsmount";
+	if (lacks(syscall(SYS_fspick, -1, "", 0)))
+		return "fspick";
+	if (lacks(syscall(SYS_mount_setattr, -1, "", 0, NULL, 0)))
+		return "mount_setattr";
+	return NULL;
 }

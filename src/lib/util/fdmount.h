@@ -23,6 +23,14 @@
 #define FDMOUNT_NOEXEC 0x8
 
 /*
+ * The first system call of the new mount API these functions use that the
+ * running kernel lacks (it answers ENOSYS), by name, or NULL when it has
+ * them all (Linux 5.12 or later).  Probes with arguments no call can act
+ * on (a bad fd, a NULL name): nothing changes.
+ */
+const char *fdmount_missing_call(void);
+
+/*
  * Bind-mount the directory src_fd onto the directory target_fd, with attrs.
  * The new mount is private: nothing mounted below it later propagates.
  * Returns 0, or -1 with errno.
