@@ -543,6 +543,9 @@ static void test_held_fd(int basefd)
 	close(fd);
 	ok(usage_is(basefd, 41, 1024, 1, true),
 	   "  once it is closed nothing is charged to it; the seal stays");
+	ok(dquota_release_sealed(basefd) >= 1 &&
+	   usage_is(basefd, 41, 0, 0, true),
+	   "  until a later teardown lifts every empty seal");
 }
 
 /* A job with an inode limit of 100 makes files until refused. */

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -179,6 +180,34 @@ int dquota_release(int fd, uint32_t projid)
 	if (u.bytes_used || u.inodes_used)
 		return 0;
 	return dquota_clear(fd, projid) < 0 ? -1 : 1;
+}
+
+/* A seal's limits (dquota_seal), with nothing charged any more. */
+static bool sealed_and_empty(const struct if_nextdqblk *q)
+{
+	return q->dqb_bhardlimit == 1 && q->dqb_ihardlimit == 1 &&
+	       q->dqb_curspace == 0 && q->dqb_curinodes == 0;
+}
+
+int dquota_release_sealed(int fd)
+{
+	struct if_nextdqblk q;
+	uint32_t id = 1;	/* project 0 is no job's */
+	int lifted = 0;
+
+	for (;;) {
+		memset(&q, 0, sizeof(q));
+		if (quotactl_fd(fd, Q_GETNEXTQUOTA, PRJQUOTA, id, &q) < 0)
+			return errno == ENOENT || no_quotas() ? lifted : -1;
+		if (q.dqb_id && sealed_and_empty(&q)) {
+			if (dquota_clear(fd, q.dqb_id) < 0)
+				return -1;
+			lifted++;
+		}
+		if (q.dqb_id == UINT32_MAX)
+			return lifted;
+		id = q.dqb_id + 1;
+	}
 }
 
 int dquota_get(int fd, uint32_t projid, struct dquota_usage *u)

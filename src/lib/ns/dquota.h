@@ -20,7 +20,8 @@
  * past its end (an fd of a deleted file held elsewhere) is still charged
  * to its project: teardown seals the project (dquota_seal: nothing more
  * may be written) and lifts the seal only once nothing of it is left
- * (dquota_release).
+ * (dquota_release; seals left then are lifted at a later teardown,
+ * dquota_release_sealed).
  */
 #ifndef DEVNS_DQUOTA_H
 #define DEVNS_DQUOTA_H
@@ -90,6 +91,14 @@ int dquota_seal(int fd, uint32_t projid);
  * left, -1 with errno.
  */
 int dquota_release(int fd, uint32_t projid);
+
+/*
+ * dquota_release for every sealed project of fd's filesystem (limits
+ * exactly dquota_seal's): those of ended jobs whose files were still held
+ * open when the job ended, and are not any more.  Same caller's duty as
+ * dquota_release.  Returns how many seals were lifted, or -1 with errno.
+ */
+int dquota_release_sealed(int fd);
 
 /* The limits of a project and what is charged to it. */
 struct dquota_usage {

@@ -43,6 +43,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util/fdmount.h"
@@ -1000,19 +1001,35 @@ static int seal_limit(const char *base_path, uint32_t job_id)
 	return rc;
 }
 
+/* How long a teardown waits for its project to empty: 40 x 50 ms. */
+#define RELEASE_TRIES 40
+#define RELEASE_PAUSE_NS 50000000L
+
 /*
- * Lift the seal of project job_id once nothing is charged to it; when an
- * fd elsewhere still holds a file of it, the seal stays (and with it a
- * quota record of the project; a later job of this id replaces it).
+ * Lift the seal of project job_id once nothing is charged to it.  Killed
+ * processes of the job may still be exiting, holding the namespace and
+ * with it the job's /tmp: a short wait lets them go.  When an fd
+ * elsewhere still holds a file of the project, the seal stays; a later
+ * teardown lifts it once that is gone (dquota_release_sealed), or a
+ * later job of this id replaces it.
  */
 static void release_limit(const char *base_path, uint32_t job_id)
 {
-	int basefd = safepath_open(base_path), lock;
+	const struct timespec pause = { 0, RELEASE_PAUSE_NS };
+	int basefd = safepath_open(base_path), lock, rc = 0;
 
 	if (basefd < 0)
 		return;
+	for (int try = 0; rc == 0 && try < RELEASE_TRIES; try++) {
+		if (try)
+			nanosleep(&pause, NULL);
+		if ((lock = quota_lock(basefd)) < 0)
+			break;
+		rc = dquota_release(basefd, job_id);
+		quota_unlock(lock);
+	}
 	if ((lock = quota_lock(basefd)) >= 0) {
-		(void)dquota_release(basefd, job_id);
+		(void)dquota_release_sealed(basefd);
 		quota_unlock(lock);
 	}
 	close(basefd);
