@@ -109,8 +109,12 @@ escape_checks() {
 inode_checks() {
 	local j n
 	j=$(submit -w node1 -n1 -- "n=0; while [ \$n -lt 400 ] && : > /tmp/f\$n 2>$OUT/td-i.err; do n=\$((n+1)); done; echo \$n > $OUT/td-i.n; touch $OUT/td-i.done")
-	wait_file "$OUT/td-i.done"
-	ok $? "precondition: job $j ran on node1" || return
+	wait_file "$OUT/td-i.done" 90
+	ok $? "precondition: job $j ran on node1" || {
+		diag "$(cl scontrol show job "$j" 2>&1 | grep -E 'JobState|Reason')"
+		diag "$(cat "$OUT/$JOB_OUT_PREFIX-$j.out" "$OUT/td-i.err" 2>&1)"
+		diag "$(tail -n 20 "$DEVNS_CLUSTER_ROOT/log/slurmd-node1.log" 2>&1)"
+		cl scancel "$j"; return; }
 	n=$(cat "$OUT/td-i.n")
 	[ "${n:-400}" -lt 200 ]
 	ok $? "with TmpInodeLimit=200 the job made $n files, not 400"
