@@ -106,9 +106,11 @@ escape_checks() {
 }
 
 # inode_checks: node1 has TmpInodeLimit=200; a job makes files until refused.
+# With true, not the special builtin ':', whose failed redirection would
+# end the script; stderr goes first, so that it catches the error.
 inode_checks() {
 	local j n
-	j=$(submit -w node1 -n1 -- "n=0; while [ \$n -lt 400 ] && : > /tmp/f\$n 2>$OUT/td-i.err; do n=\$((n+1)); done; echo \$n > $OUT/td-i.n; touch $OUT/td-i.done")
+	j=$(submit -w node1 -n1 -- "n=0; while [ \$n -lt 400 ] && true 2>$OUT/td-i.err > /tmp/f\$n; do n=\$((n+1)); done; echo \$n > $OUT/td-i.n; touch $OUT/td-i.done")
 	wait_file "$OUT/td-i.done" 90
 	ok $? "precondition: job $j ran on node1" || {
 		diag "$(cl scontrol show job "$j" 2>&1 | grep -E 'JobState|Reason')"
