@@ -768,6 +768,47 @@ static int load_at(struct devpolicy *p, const char *allow, struct msgs *m)
 }
 
 /* devpolicy_check_gres: naming a GRES device is an error at load. */
+/*
+ * none: devices are Slurm's.  No job is filtered, GRES or not, and a
+ * DeviceAllow beside it is an error rather than a list nothing applies.
+ */
+static void test_none(void)
+{
+	const char *const node[] = { gpu[0], gpu[1], NULL };
+	const char *const job[] = { gpu[0], NULL };
+	struct devpolicy_input in = { .mode = DEVPOLICY_NONE,
+				      .proc_devices = proc_devices };
+	struct msgs m = { .text = "" };
+	struct devpolicy policy;
+	struct devrule_list l;
+	enum devpolicy_mode mode;
+
+	ok(devpolicy_mode_parse("None", &mode) == 0 && mode == DEVPOLICY_NONE,
+	   "mode none, any case");
+	is_str(devpolicy_mode_name(DEVPOLICY_NONE), "none", "its name");
+	if (have_nodes) {
+		in.node_gres = node;
+		in.job_gres = job;
+	}
+	ok(build(&in, &l, &m) == 0 && l.default_allow && l.count == 0 &&
+	   !devrule_list_needs_filter(&l),
+	   "none builds an allow-all list, GRES files%s or not: no filter",
+	   have_nodes ? "" : " (none here: not root)");
+	devrule_list_free(&l);
+	ok(devpolicy_load(&policy, DEVPOLICY_NONE, NULL, NULL, proc_devices,
+			  to(&m)) == 0 && devpolicy_never_filters(&policy) &&
+	   !devpolicy_is_open(&policy), "devpolicy_never_filters says so");
+	devpolicy_free(&policy);
+	memset(&m, 0, sizeof(m));
+	ok(devpolicy_load(&policy, DEVPOLICY_NONE, "/dev/null:rw",
+			  "ns.conf:4", proc_devices, to(&m)) < 0 &&
+	   errno == EINVAL, "none with DeviceAllow fails the load");
+	like(m.text, "ns.conf:4: DeviceAllow=/dev/null:rw has no effect with "
+	     "DevicePolicy=none", "  naming file:line and the value: %s",
+	     m.text);
+	devpolicy_free(&policy);
+}
+
 static void test_check_gres(void)
 {
 	const char *node[] = { gpu[0], gpu[1], gpu[2], gpu[3], NULL };
@@ -1039,6 +1080,7 @@ int main(void)
 	test_gres();
 	test_gres_class();
 	test_check_gres();
+	test_none();
 	test_normalise();
 	teardown();
 	return tap_done();

@@ -588,6 +588,55 @@ static void test_open_policy(void)
 	jobct_node_free(node);
 }
 
+/*
+ * DevicePolicy=none: devices are Slurm's.  A GPU job gets its namespace
+ * and a record, no cgroup, no program; a node without cgroup2 (cgroup v1,
+ * as RHEL 8 boots) with GRES files starts, where any filtering policy is
+ * refused.
+ */
+static void test_none_policy(void)
+{
+	const struct jobct_slurm gres = { .prolog_contain = true,
+					  .node_has_devices = true };
+	const char *real_layout = mountinfo;
+	struct jobct_node *node;
+	struct jobct_plan plan;
+	int e0 = -1, e1 = -1;
+
+	write_conf("DevicePolicy=none");
+	if (!(node = load(&faulty_ops)))
+		return (void)ok(0, "none: load: %s", rep.msg);
+	plan = plan_for(node, 103);
+	inject(OP_NONE, 0, 0);
+	ok(jobct_setup(&plan, fresh()) == 0, "none: a GPU job sets up: %s",
+	   rep.msg);
+	ok(ns_exists && !cgroup_exists(103) && calls[OP_PROG_CREATE] == 0,
+	   "  with a namespace, no cgroup, no program");
+	is_str(marker_text(103), "none", "  its setup record says: no filter");
+	is_int(child_opens(node, 103, &e0, &e1), 0, "  a job process joins");
+	ok(e0 == ENXIO && e1 == ENXIO, "  both GPUs open (Slurm's to contain)");
+	ok(jobct_release(node, 103, fresh()) == 0 && nothing_left(103),
+	   "  released");
+	jobct_node_free(node);
+
+	fake_layout("mi-none", MI_V1);
+	if ((node = load(&faulty_ops))) {
+		ok(jobct_node_check(node, &gres, fresh()) == 0,
+		   "none: a node without cgroup2 and with GRES files starts: %s",
+		   rep.msg);
+	} else {
+		ok(0, "none: load without cgroup2: %s", rep.msg);
+	}
+	jobct_node_free(node);
+	write_conf("DevicePolicy=closed");
+	if ((node = load(&faulty_ops))) {
+		ok(jobct_node_check(node, &gres, fresh()) == -1,
+		   "  where closed is refused (no cgroup2 to filter with)");
+	}
+	jobct_node_free(node);
+	mountinfo = real_layout;
+}
+
 static void test_filter(void)
 {
 	struct jobct_node *node;
@@ -2169,6 +2218,7 @@ int main(void)
 	test_base_path_link();
 	test_base_path_squat();
 	test_open_policy();
+	test_none_policy();
 	test_filter();
 	test_setup_faults();
 	test_join_faults();

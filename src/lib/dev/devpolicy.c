@@ -280,6 +280,7 @@ static const char *const mode_names[] = {
 	[DEVPOLICY_AUTO] = "auto",
 	[DEVPOLICY_CLOSED] = "closed",
 	[DEVPOLICY_STRICT] = "strict",
+	[DEVPOLICY_NONE] = "none",
 };
 
 int devpolicy_mode_parse(const char *name, enum devpolicy_mode *mode)
@@ -691,7 +692,23 @@ static int list_append(struct devrule_list *to, const struct devrule_list *from)
 static bool mode_valid(enum devpolicy_mode mode)
 {
 	return mode == DEVPOLICY_AUTO || mode == DEVPOLICY_CLOSED ||
-	       mode == DEVPOLICY_STRICT;
+	       mode == DEVPOLICY_STRICT || mode == DEVPOLICY_NONE;
+}
+
+/*
+ * "none": every device is allowed, by devns at least.  A DeviceAllow
+ * beside it would be a list the admin believes in and nothing applies.
+ */
+static int load_none(struct devpolicy *policy, const char *where,
+		     struct report *rep)
+{
+	policy->base.default_allow = true;
+	if (!policy->allow || !policy->allow[0])
+		return 0;
+	errno = EINVAL;
+	return report_error(rep, "%s%sDeviceAllow=%s has no effect with DevicePolicy=none (devices are left to Slurm's ConstrainDevices): remove one of them",
+			    where ? where : "", where ? ": " : "",
+			    policy->allow);
 }
 
 int devpolicy_load(struct devpolicy *policy, enum devpolicy_mode mode,
@@ -719,13 +736,18 @@ int devpolicy_load(struct devpolicy *policy, enum devpolicy_mode mode,
 	if ((device_allow && !(policy->allow = strdup(device_allow))) ||
 	    (where && !(policy->where = strdup(where))))
 		goto error;
+	if (mode == DEVPOLICY_NONE) {
+		if (load_none(policy, where, rep) < 0)
+			goto error;
+		return 0;
+	}
 	if ((entries = parse_allow(&ctx, device_allow, &policy->base)) < 0)
 		goto error;
 	policy->allow_entries = entries;
 	ctx.where = NULL;	/* the rest is not DeviceAllow's doing */
 
 	/*
-	 * "auto" without DeviceAllow is the only open mode.  Entries count even
+	 * "auto" without DeviceAllow is the only open mode here.  Entries count even
 	 * when all of them were skipped: the admin asked for a closed list.
 	 */
 	if (mode == DEVPOLICY_AUTO && entries == 0)
@@ -762,6 +784,11 @@ bool devpolicy_is_open(const struct devpolicy *policy)
 	return policy->mode == DEVPOLICY_AUTO && policy->allow_entries == 0;
 }
 
+bool devpolicy_never_filters(const struct devpolicy *policy)
+{
+	return policy->mode == DEVPOLICY_NONE;
+}
+
 int devpolicy_build(const struct devpolicy *policy,
 		    const char *const *node_gres, const char *const *job_gres,
 		    struct devrule_list *out, struct report *rep)
@@ -771,6 +798,8 @@ int devpolicy_build(const struct devpolicy *policy,
 	int saved;
 
 	devrule_list_init(out, policy->base.default_allow);
+	if (devpolicy_never_filters(policy))
+		return 0;
 	if (list_append(out, &policy->base) < 0)
 		goto error;
 	/*

@@ -63,6 +63,7 @@ enum devpolicy_mode {
 	DEVPOLICY_AUTO = 0, /* the default */
 	DEVPOLICY_CLOSED,
 	DEVPOLICY_STRICT,
+	DEVPOLICY_NONE,	    /* devices left to Slurm: no filter, no cgroup2 */
 };
 
 /*
@@ -131,7 +132,10 @@ bool devrule_list_needs_filter(const struct devrule_list *list);
  */
 int devrule_format(const struct devrule *rule, char *buf, size_t size);
 
-/* "auto", "closed", "strict" (case-insensitive) -> mode; -1 with EINVAL. */
+/*
+ * "auto", "closed", "strict", "none" (case-insensitive) -> mode; -1 with
+ * EINVAL.
+ */
 int devpolicy_mode_parse(const char *name, enum devpolicy_mode *mode);
 
 /* The configuration spelling of a mode ("auto", ...); "?" when invalid. */
@@ -182,6 +186,12 @@ void devpolicy_free(struct devpolicy *policy);
  * has GRES device files, so a node without any needs no program at all.
  */
 bool devpolicy_is_open(const struct devpolicy *policy);
+
+/*
+ * True for "none": devns filters no job of the node, whatever its GRES;
+ * devices are Slurm's (ConstrainDevices), and no cgroup2 is needed.
+ */
+bool devpolicy_never_filters(const struct devpolicy *policy);
 
 /*
  * At slurmd start: GRES devices are only ever given to the jobs allocated

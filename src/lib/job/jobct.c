@@ -298,7 +298,8 @@ int jobct_node_check(const struct jobct_node *node,
 		return -1;
 	if (devpolicy_check_gres(&node->policy, slurm->node_devices, rep) < 0)
 		return -1;
-	if (devpolicy_is_open(&node->policy) && !slurm->node_has_devices)
+	if (devpolicy_never_filters(&node->policy) ||
+	    (devpolicy_is_open(&node->policy) && !slurm->node_has_devices))
 		return 0;	/* no job of this node is filtered */
 	snprintf(asks, sizeof(asks), "DevicePolicy=%s%s%s%s%s",
 		 devpolicy_mode_name(c->device_policy),
@@ -455,8 +456,9 @@ int jobct_device_rules(const struct jobct_plan *plan,
 	const struct jobct_node *node = plan->node;
 	struct report why;
 
-	/* auto, no DeviceAllow, no GRES files: nothing to contain */
-	if (devpolicy_is_open(&node->policy) && !plan->node_devices) {
+	/* none; or auto, no DeviceAllow, no GRES files: nothing to contain */
+	if (devpolicy_never_filters(&node->policy) ||
+	    (devpolicy_is_open(&node->policy) && !plan->node_devices)) {
 		devrule_list_init(list, true);
 		return 0;
 	}

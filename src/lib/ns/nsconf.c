@@ -621,8 +621,8 @@ static int key_device_policy(struct parser *p, struct nsconf *c,
 {
 	if (devpolicy_mode_parse(value, &c->device_policy) == 0)
 		return 0;
-	return parse_error(p, "%s: invalid policy \"%s\" (use auto, closed "
-			   "or strict)", key, value);
+	return parse_error(p, "%s: invalid policy \"%s\" (use auto, closed, "
+			   "strict or none)", key, value);
 }
 
 /*
