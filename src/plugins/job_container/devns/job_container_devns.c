@@ -109,9 +109,11 @@ static void warn_auto_without_files(const struct jobct_node *n,
 }
 
 /* Where the layout puts the job's device filter, for the log. */
-static const char *filter_place(enum cgroup2_layout layout)
+static const char *filter_place(const struct jobct_node *n)
 {
-	switch (layout) {
+	if (devpolicy_never_filters(&n->policy))
+		return "DevicePolicy=none: no device filter, devices are Slurm's";
+	switch (n->layout) {
 	case CGROUP2_HYBRID:
 		return "device filters on devns's own cgroup2 tree";
 	case CGROUP2_UNIFIED:
@@ -142,7 +144,7 @@ static int check_node(const struct jobct_node *n, struct report *rep)
 	int rc;
 
 	info("%s: cgroup layout: %s (%s)", plugin_type,
-	     cgroup2_layout_name(n->layout), filter_place(n->layout));
+	     cgroup2_layout_name(n->layout), filter_place(n));
 	warn_auto_without_files(n, slurm.node_has_devices);
 	rc = jobct_node_check(n, &slurm, rep);
 	devns_gres_free(files);
