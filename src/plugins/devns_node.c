@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * devns_node.c - namespace.conf for this node, from Slurm's configuration.
+ * devns_node.c - job_container.conf (or namespace.conf) for this node,
+ * from Slurm's configuration.
  * See devns_node.h.
  */
 #include <errno.h>
@@ -9,9 +10,11 @@
 
 #include "src/common/read_config.h"
 #include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
 #include "src/slurmd/slurmd/slurmd.h"
 
 #include "devns_node.h"
+#include "ns/nsconf_file.h"
 
 /*
  * slurmd and slurmstepd both define 'conf'; this definition only satisfies
@@ -20,20 +23,38 @@
  */
 slurmd_conf_t *conf = NULL;
 
-/* namespace.conf's path (to xfree()), or NULL outside slurmd/slurmstepd. */
-static char *conf_path(struct report *rep)
+/*
+ * The settings' path (to xfree()): job_container.conf or, deprecated,
+ * namespace.conf, each where Slurm finds its files (the configless cache
+ * included); NULL outside slurmd/slurmstepd, or when both or neither
+ * exist.  say_deprecated: warn about namespace.conf (slurmd's start).
+ */
+static char *conf_path(bool say_deprecated, struct report *rep)
 {
+	char *jc, *old, *path = NULL;
+	const char *pick;
+	bool deprecated;
+
 	if (!conf || !conf->node_name) {
 		errno = EINVAL;
 		report_error(rep, "loaded outside slurmd/slurmstepd");
 		return NULL;
 	}
-	return get_extra_conf_path(DEVNS_CONF_NAME);
+	jc = get_extra_conf_path(NSCONF_FILE_NAME);
+	old = get_extra_conf_path(NSCONF_FILE_OLD_NAME);
+	if ((pick = nsconf_file_pick(jc, old, &deprecated, rep)))
+		path = xstrdup(pick);
+	if (pick && deprecated && say_deprecated)
+		report_warning(rep, "reading %s: the name is deprecated, rename it to %s (which slurmctld also ships to configless nodes)",
+			       old, NSCONF_FILE_NAME);
+	xfree(jc);
+	xfree(old);
+	return path;
 }
 
 struct jobct_node *devns_node_load(bool make_base_path, struct report *rep)
 {
-	char *path = conf_path(rep);
+	char *path = conf_path(make_base_path, rep);
 	struct jobct_node *n;
 	struct jobct_node_args args = {
 		.conf_path = path,
@@ -51,7 +72,7 @@ struct jobct_node *devns_node_load(bool make_base_path, struct report *rep)
 
 struct nsconf *devns_conf_load(struct report *rep)
 {
-	char *path = conf_path(rep);
+	char *path = conf_path(false, rep);
 	struct nsconf *c;
 
 	if (!path)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * devns_node.h - namespace.conf for this node as the devns plugins that run
- * in slurmd and slurmstepd load it: job_container/devns and the SPANK
+ * devns_node.h - the node's settings (job_container.conf, or namespace.conf
+ * by its deprecated name: ns/nsconf_file.h) as the devns plugins that run
+ * in slurmd and slurmstepd load them: job_container/devns and the SPANK
  * plugin devns_pidns read the same file the same way.
  */
 #ifndef DEVNS_PLUGINS_NODE_H
@@ -11,19 +12,19 @@
 
 #include "job/jobct.h"
 
-/* namespace.conf, next to slurm.conf. */
-#define DEVNS_CONF_NAME "namespace.conf"
+/* The settings' file, for messages. */
+#define DEVNS_CONF_NAME "job_container.conf"
 
 /*
- * Load namespace.conf for the node this daemon runs for (Slurm's node name
+ * Load the settings for the node this daemon runs for (Slurm's node name
  * and spool directory).  make_base_path: AutoBasePath may create BasePath
- * (slurmd only).  Returns a node to free with jobct_node_free(), or NULL
+ * (slurmd only; it also warns about the deprecated namespace.conf).  Returns a node to free with jobct_node_free(), or NULL
  * with errno and the reason in rep (file and line for a bad file).
  */
 struct jobct_node *devns_node_load(bool make_base_path, struct report *rep);
 
 /*
- * Only parse namespace.conf for this node: for a caller that needs its
+ * Only parse the settings for this node: for a caller that needs its
  * settings and none of what jobct_node_load() derives from them (the
  * device policy, BasePath's checks, the cgroup layout).  Returns a conf to
  * free with nsconf_free(), or NULL with errno and rep.

@@ -16,7 +16,7 @@
 #   lib/packages.sh  Debian packages to install; the Slurm under DEVNS_SLURM_PREFIX
 #   lib/users.sh     the test users and groups; `run -u`'s working directory
 #   lib/root.sh      the cluster root: layout, fake device nodes, removal
-#   lib/config.sh    slurm.conf, cgroup.conf, gres.conf, namespace.conf, ...
+#   lib/config.sh    slurm.conf, cgroup.conf, gres.conf, job_container.conf, ...
 #   lib/netns.sh     network namespaces, bridge, addresses
 #   lib/daemons.sh   munged, slurmctld, slurmd: start, restart, stop
 #   lib/client.sh    what slurmctld reports: node readiness, slurmd registration, jobs

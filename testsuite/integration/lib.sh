@@ -21,10 +21,10 @@ export DEVNS_CLUSTER_ROOT
 eval "$("$CLUSTER" env)"
 PATH=$DEVNS_SLURM_PREFIX/sbin:$DEVNS_SLURM_PREFIX/bin:$PATH
 # The jobs' output folder (1777), BasePath's parent (a folder per node) and
-# the namespace.conf every node reads.
+# devns's settings every node reads (job_container.conf).
 OUT=$DEVNS_CLUSTER_ROOT/out
 BASE=$DEVNS_CLUSTER_ROOT/base
-CONF=$DEVNS_CLUSTER_ROOT/etc/namespace.conf
+CONF=$DEVNS_CLUSTER_ROOT/etc/job_container.conf
 
 # Test helpers (testsuite/integration/helpers), built with the plugins.
 for _d in "$TOP/build" "$TOP/build-24.11"; do
@@ -145,15 +145,15 @@ wait_node_idle() { wait_for "${2:-${NODE_IDLE_WAIT:-60}}" node_idle "$1"; }
 wait_file() { wait_for "${2:-${FILE_WAIT:-30}}" test -e "$1"; }
 
 # out_setup PREFIX: $OUT without the files PREFIX-* of an earlier run, and
-# namespace.conf saved as $CONF_SAVED for conf_with and conf_restore.
+# devns's settings saved as $CONF_SAVED for conf_with and conf_restore.
 out_setup() {
 	mkdir -p "$OUT" && chmod 1777 "$OUT"
 	rm -f "$OUT/$1"-*
-	CONF_SAVED=$OUT/namespace.conf.$1-orig
+	CONF_SAVED=$OUT/job_container.conf.$1-orig
 	cp "$CONF" "$CONF_SAVED"
 }
 
-# conf_with NODE LINES...: the saved namespace.conf plus LINES; NODE's
+# conf_with NODE LINES...: the saved settings plus LINES; NODE's
 # slurmd restarted on it and idle again.  conf_restore NODE: as saved.
 conf_with() {
 	local node=$1; shift

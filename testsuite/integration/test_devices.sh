@@ -239,8 +239,8 @@ test_fail_closed() {
 	line=$(wc -l < "$CONF")
 	: > "$log"
 	"$CLUSTER" restart-slurmd node2 >/dev/null 2>&1
-	wait_for 10 grep -q "namespace.conf:$line: DeviceAllow" "$log"
-	ok $? "malformed DeviceAllow: slurmd logs namespace.conf:$line"
+	wait_for 10 grep -q "job_container.conf:$line: DeviceAllow" "$log"
+	ok $? "malformed DeviceAllow: slurmd logs job_container.conf:$line"
 	like "$(grep -m1 "DeviceAllow" "$log")" "rwx" "and names the bad value"
 	"$CLUSTER" status 2>/dev/null | grep -Eq "slurmd node2 +stopped"
 	ok $? "and does not run (cluster.sh status: stopped)"

@@ -96,8 +96,8 @@ test_bad_combination() {
 	line=$(wc -l < "$CONF")
 	: > "$log"
 	"$CLUSTER" restart-slurmd node1 >/dev/null 2>&1
-	wait_for 10 grep -q "namespace.conf:$line: Dir=$MNT: Size is only for Type=tmpfs" "$log"
-	ok $? "Size with Type=bind: slurmd logs namespace.conf:$line and why"
+	wait_for 10 grep -q "job_container.conf:$line: Dir=$MNT: Size is only for Type=tmpfs" "$log"
+	ok $? "Size with Type=bind: slurmd logs job_container.conf:$line and why"
 	"$CLUSTER" status 2>/dev/null | grep -Eq "slurmd node1 +stopped"
 	ok $? "  slurmd does not run"
 	conf_restore node1

@@ -125,20 +125,38 @@ test_shm_size() {
 }
 
 test_broken_conf() {
-	local log=$DEVNS_CLUSTER_ROOT/log/slurmd-node3.log
+	local log=$DEVNS_CLUSTER_ROOT/log/slurmd-node3.log old=$DEVNS_CLUSTER_ROOT/etc/namespace.conf
 	{ echo "# broken on purpose"; echo "BasePath=$BASE/node3"; echo "BasPath=/oops"; } > "$CONF"
 	: > "$log"
 	"$CLUSTER" restart-slurmd node3 >/dev/null 2>&1
-	wait_for 10 grep -q "namespace.conf:3" "$log"
-	ok $? "a broken namespace.conf is reported with file:line in the slurmd log"
-	like "$(grep namespace.conf:3 "$log" | head -1)" 'BasPath' "the message names the bad key"
+	wait_for 10 grep -q "job_container.conf:3" "$log"
+	ok $? "a broken job_container.conf is reported with file:line in the slurmd log"
+	like "$(grep job_container.conf:3 "$log" | head -1)" 'BasPath' "the message names the bad key"
 	"$CLUSTER" status 2>/dev/null | grep -Eq "slurmd node3 +stopped"
-	ok $? "slurmd does not run with a broken namespace.conf"
+	ok $? "slurmd does not run with a broken job_container.conf"
 	rm -f "$CONF"
 	: > "$log"
 	"$CLUSTER" restart-slurmd node3 >/dev/null 2>&1
-	wait_for 10 grep -Eq "namespace.conf.*(No such file|cannot open)" "$log"
-	ok $? "a missing namespace.conf is a clear error"
+	wait_for 10 grep -Eq "job_container.conf.*namespace.conf.*No such file" "$log"
+	ok $? "a missing job_container.conf is a clear error, naming the old name too"
+
+	# namespace.conf, devns 0.1's name: read alone, with a warning.
+	cp "$CONF_SAVED" "$old"
+	: > "$log"
+	"$CLUSTER" restart-slurmd node3 >/dev/null 2>&1
+	wait_node_idle node3
+	ok $? "namespace.conf alone (0.1's name): node3 runs"
+	grep -q "namespace.conf: the name is deprecated" "$log"
+	ok $? "  and slurmd logs that the name is deprecated"
+	# Both: which one counts would be a guess.
+	cp "$CONF_SAVED" "$CONF"
+	: > "$log"
+	"$CLUSTER" restart-slurmd node3 >/dev/null 2>&1
+	wait_for 10 grep -q "both .*job_container.conf and .*namespace.conf exist" "$log"
+	ok $? "job_container.conf and namespace.conf both: slurmd logs both names"
+	"$CLUSTER" status 2>/dev/null | grep -Eq "slurmd node3 +stopped"
+	ok $? "  and does not run"
+	rm -f "$old"
 	conf_restore node3
 }
 

@@ -177,7 +177,7 @@ static bool exists(const char *path)
 	return lstat(path, &st) == 0;
 }
 
-/* The namespace.conf most tests use: strict, so the rules are exact. */
+/* The job_container.conf most tests use: strict, so the rules are exact. */
 static void write_conf(const char *extra)
 {
 	write_file(conf, "BasePath=%s\nDevicePolicy=strict\n"
@@ -202,7 +202,7 @@ static int make_scratch(void)
 		return -1;
 	snprintf(etc, sizeof(etc), "%s/etc", tmp);
 	snprintf(slurm_conf, sizeof(slurm_conf), "%s/slurm.conf", etc);
-	snprintf(conf, sizeof(conf), "%s/namespace.conf", etc);
+	snprintf(conf, sizeof(conf), "%s/job_container.conf", etc);
 	snprintf(gres_conf, sizeof(gres_conf), "%s/gres.conf", etc);
 	snprintf(base, sizeof(base), "%s/base", tmp);
 	snprintf(dev, sizeof(dev), "%s/dev", tmp);
@@ -305,7 +305,24 @@ static void test_check(void)
 		   "  as node %s, which no NodeName line names", host);
 	}
 	snprintf(want, sizeof(want), "file %s", conf);
-	ok(has_line(out, want), "  namespace.conf found beside $SLURM_CONF");
+	ok(has_line(out, want), "  job_container.conf found beside $SLURM_CONF");
+	{
+		char old[PATH_MAX + 32];
+
+		snprintf(old, sizeof(old), "%s/namespace.conf", etc);
+		ok(link(conf, old) == 0, "precondition: namespace.conf beside it");
+		is_int(tool("check", NULL), 1, "check: both job_container.conf "
+		       "and namespace.conf: exit 1");
+		ok(strstr(err, conf) && strstr(err, old) &&
+		   strstr(err, "both"), "  naming both: %s", err);
+		ok(unlink(conf) == 0, "precondition: only namespace.conf");
+		is_int(tool("check", NULL), 0, "check: namespace.conf alone "
+		       "is read (0.1's name)");
+		snprintf(want, sizeof(want), "file %s", old);
+		ok(has_line(out, want) && strstr(err, "deprecated"),
+		   "  with a warning that the name is deprecated: %s", err);
+		rename(old, conf);
+	}
 
 	write_slurm_conf("PrologFlags=Alloc");
 	is_int(tool("check", "--node", node, NULL), 1,

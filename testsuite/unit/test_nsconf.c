@@ -457,7 +457,7 @@ static void test_policy(void)
 	}
 	fails("BasePath=/b DevicePolicy=open", NULL,
 	      "t.conf:1: DevicePolicy: invalid policy \"open\" (use auto, "
-	      "closed or strict)");
+	      "closed, strict or none)");
 	fails("BasePath=/b DeviceAllow=", NULL,
 	      "t.conf:1: DeviceAllow: empty value");
 	fails("BasePath=/b DeviceAllow=\"\"", NULL,

@@ -13,6 +13,7 @@
 
 #include "devns_config.h"
 #include "devns.h"
+#include "ns/nsconf_file.h"
 #include "print.h"
 #include "slurmconf.h"
 
@@ -115,6 +116,32 @@ static int copy(char *dst, size_t len, const char *src)
 	return snprintf(dst, len, "%s", src) >= (int)len ? -1 : 0;
 }
 
+/*
+ * The settings slurmd reads: job_container.conf beside slurm.conf, or
+ * namespace.conf, its deprecated name (ns/nsconf_file.h).  -1 after
+ * saying why.
+ */
+static int default_conf(struct devns_opts *o)
+{
+	char jc[sizeof(o->conf_path)], old[sizeof(o->conf_path)];
+	const char *pick;
+	struct report rep;
+	bool deprecated;
+
+	if (beside(jc, sizeof(jc), o->slurm_conf, NSCONF_FILE_NAME) < 0 ||
+	    beside(old, sizeof(old), o->slurm_conf, NSCONF_FILE_OLD_NAME) < 0) {
+		usage_error("%s", "a path is too long");
+		return -1;
+	}
+	devns_report_init(&rep);
+	if (!(pick = nsconf_file_pick(jc, old, &deprecated, &rep)))
+		return -1;
+	if (deprecated)
+		report_warning(&rep, "%s: the name is deprecated, rename it to %s",
+			       old, NSCONF_FILE_NAME);
+	return copy(o->conf_path, sizeof(o->conf_path), pick);
+}
+
 /* The defaults slurmd would use for what the command line left out. */
 static int fill_defaults(struct devns_opts *o, const char *file,
 			 const char *node, const char *spool)
@@ -132,11 +159,12 @@ static int fill_defaults(struct devns_opts *o, const char *file,
 	o->host[strcspn(o->host, ".")] = '\0';
 	if (copy(o->slurm_conf, sizeof(o->slurm_conf),
 		 env && *env ? env : DEVNS_SLURM_CONF) < 0 ||
-	    (file ? copy(o->conf_path, sizeof(o->conf_path), file)
-		  : beside(o->conf_path, sizeof(o->conf_path), o->slurm_conf,
-			   "namespace.conf")) < 0 ||
 	    copy(o->node, sizeof(o->node), node ? node : o->host) < 0)
 		return usage_error("%s", "a path or name is too long");
+	if (file ? copy(o->conf_path, sizeof(o->conf_path), file) < 0
+		 : default_conf(o) < 0)
+		return file ? usage_error("%s", "a path is too long")
+			    : DEVNS_EXIT_FAIL;
 	if (!o->gres_conf_given &&
 	    beside(o->gres_conf, sizeof(o->gres_conf), o->conf_path,
 		   "gres.conf") < 0)

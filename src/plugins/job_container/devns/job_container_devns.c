@@ -152,7 +152,7 @@ static int check_node(const struct jobct_node *n, struct report *rep)
 	return rc;
 }
 
-/* namespace.conf for this node; every error is logged with file and line. */
+/* The node's settings; every error is logged with file and line. */
 static struct jobct_node *load_node(void)
 {
 	struct jobct_node *n;
@@ -426,8 +426,7 @@ extern void container_p_reconfig(void)
 
 	/* A broken file on reconfigure keeps the running configuration. */
 	if (!n) {
-		error("%s: keeping the previous %s", plugin_type,
-		      DEVNS_CONF_NAME);
+		error("%s: keeping the previous settings", plugin_type);
 		return;
 	}
 	/* Clearing and copying again is for a pool that changed. */

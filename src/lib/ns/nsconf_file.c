@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * nsconf_file.c - which file holds a node's devns settings.  See
+ * nsconf_file.h.
+ */
+#include <errno.h>
+#include <sys/stat.h>
+
+#include "ns/nsconf_file.h"
+
+/* Only "no such file" means absent: anything else is for the loader. */
+static bool exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 || (errno != ENOENT && errno != ENOTDIR);
+}
+
+const char *nsconf_file_pick(const char *jc_path, const char *old_path,
+			     bool *deprecated, struct report *rep)
+{
+	bool jc = exists(jc_path), old = exists(old_path);
+
+	*deprecated = false;
+	if (jc && old) {
+		errno = EEXIST;
+		report_error(rep, "both %s and %s exist: devns reads one file, %s (namespace.conf is its old name); merge them into %s and remove %s",
+			     jc_path, old_path, NSCONF_FILE_NAME,
+			     NSCONF_FILE_NAME, old_path);
+		return NULL;
+	}
+	if (jc)
+		return jc_path;
+	if (old) {
+		*deprecated = true;
+		return old_path;
+	}
+	errno = ENOENT;
+	report_error(rep, "cannot open %s (nor %s, its old name): No such file or directory",
+		     jc_path, old_path);
+	return NULL;
+}
