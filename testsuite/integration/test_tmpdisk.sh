@@ -192,6 +192,13 @@ test_limit() {
 	qb=$("$HELPERS/dquota_get" "$QFS/node1" "$b" 2>&1)
 	like "$qa" "^$((10 * MiB)) [0-9]+ 200 " "job A's project $a has the 10 MiB and 200-inode limits while it runs ($qa)"
 	like "$qb" "^$((10 * MiB)) " "job B's project $b too ($qb)"
+	if [ -x "$DEVNS" ]; then
+		like "$(SLURM_CONF=$DEVNS_CLUSTER_ETC/slurm.conf "$DEVNS" list -f "$CONF" -n node1 2>&1)" \
+			"job $a alive namespace yes processes [0-9]+ pidns no filter (yes|no) disk [0-9]+/$((10 * MiB)) inodes [0-9]+/200" \
+			"devns list shows job A's disk use and limits"
+	else
+		skip "devns list: no $DEVNS built"
+	fi
 
 	login_checks
 

@@ -488,6 +488,11 @@ static void test_check_errors(void)
 	is_int(tool("check", "--bogus", NULL), 2, "usage: unknown option: exit 2");
 	like(err, "--bogus: unknown option", "  saying so: %s", line1(err));
 	is_int(tool("show", NULL), 2, "usage: show without JOBID: exit 2");
+	is_int(tool("list", "7", NULL), 2, "usage: list takes no JOBID");
+	is_int(tool("--version", NULL), 0, "--version: exit 0");
+	ok(!strncmp(out, "devns (slurm-devns) ", 20) &&
+	   strstr(out, ", built for Slurm "),
+	   "  names the package's and Slurm's versions: %s", out);
 	is_int(tool("show", "12x", NULL), 2, "usage: a JOBID that is no number");
 	is_int(tool("frob", NULL), 2, "usage: unknown command: exit 2");
 	is_int(tool("--help", NULL), 0, "--help: exit 0");
@@ -749,6 +754,18 @@ static void test_cleanup(pid_t pid, bool ns)
 	   "  and sums up");
 	ok(job_whole(202, ns),
 	   "  and removes nothing: 202's directory, cgroup, marker are there");
+
+	is_int(tool("list", "-n", node, NULL), 0, "list: %s", line1(err));
+	like(out, ns ? "job 201 alive namespace yes processes "
+		     : "job 201 alive namespace no processes 0 ",
+	     "  job 201: alive, with its namespace and the process in it");
+	like(out, " pidns no filter yes disk none\njob 202 ended namespace ",
+	     "  filtered, no disk limit; job 202 ended");
+	like(out, ns ? "job 202 ended namespace yes processes 0 pidns no filter yes disk none"
+		     : "job 202 ended namespace no processes 0 pidns no filter yes disk none",
+	     "  with what it left");
+	ok(has_line(out, "2 jobs"), "  and counts them");
+	ok(job_whole(202, ns), "  and removes nothing");
 
 	/* slurmd running: a real cleanup refuses */
 	slurmd = named_child("slurmd", NULL, 0);

@@ -772,6 +772,26 @@ int jobct_release(const struct jobct_node *node, uint32_t job_id,
 
 /* ---- what a job left, and restore --------------------------------------- */
 
+/* TmpDiskLimit: the job's project record on BasePath, when it has one. */
+static void disk_usage(const struct jobct_node *node, uint32_t job_id,
+		       struct jobct_remains *r)
+{
+	struct dquota_usage u;
+	int fd;
+
+	if (!node->conf->tmp_disk_limit ||
+	    (fd = safepath_open(node->conf->base_path)) < 0)
+		return;
+	if (dquota_get(fd, job_id, &u) == 0 && u.bytes_limit) {
+		r->has_disk_limit = true;
+		r->disk_limit = u.bytes_limit;
+		r->disk_used = u.bytes_used;
+		r->inode_limit = u.inodes_limit;
+		r->inodes_used = u.inodes_used;
+	}
+	close(fd);
+}
+
 int jobct_remains(const struct jobct_node *node, uint32_t job_id,
 		  struct jobct_remains *r)
 {
@@ -795,6 +815,16 @@ int jobct_remains(const struct jobct_node *node, uint32_t job_id,
 	}
 	marker_path(node, job_id, r->marker, sizeof(r->marker));
 	r->has_marker = node->ops->marker_stat(r->marker, &st) == 0;
+	if (r->has_marker) {
+		char text[PATH_MAX];
+
+		r->filtered = marker_state(node, job_id, text, sizeof(text)) ==
+			      MARKER_FILTERED;
+	}
+	if (base) {
+		r->has_pidns = pidns_exists(base, job_id);
+		disk_usage(node, job_id, r);
+	}
 	if (unified(node))
 		return 0;	/* the cgroups are Slurm's */
 	if (devcg_path(node, job_id, r->cgroup, sizeof(r->cgroup)) < 0)

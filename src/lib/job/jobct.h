@@ -292,6 +292,11 @@ struct jobct_remains {
 	int cgroup_procs;	   /* processes in it */
 	bool has_marker;	   /* its filter marker exists */
 	char marker[PATH_MAX];
+	bool filtered;		   /* the marker says: a device filter */
+	bool has_pidns;		   /* a pinned PID namespace */
+	bool has_disk_limit;	   /* TmpDiskLimit: its project's record */
+	uint64_t disk_limit, disk_used;	    /* bytes */
+	uint64_t inode_limit, inodes_used;
 };
 
 /*

@@ -42,6 +42,8 @@ static const struct command {
 	  false },
 	{ "show", devns_show, OPT_FILE | OPT_NODE | OPT_SPOOL | OPT_CGROUP,
 	  true },
+	{ "list", devns_list, OPT_FILE | OPT_NODE | OPT_SPOOL | OPT_CGROUP,
+	  false },
 	{ "cleanup", devns_cleanup, OPT_FILE | OPT_NODE | OPT_SPOOL |
 	  OPT_CGROUP | OPT_DRY_RUN | OPT_FORCE, false },
 };
@@ -63,8 +65,10 @@ static void usage(FILE *f)
 {
 	fputs("usage: devns check [-f FILE] [-n NODE] [-g SPEC] [--gres-conf FILE]\n"
 	      "       devns show [-f FILE] [-n NODE] [-s DIR] [--cgroup DIR] JOBID\n"
+	      "       devns list [-f FILE] [-n NODE] [-s DIR] [--cgroup DIR]\n"
 	      "       devns cleanup [--dry-run] [--force] [-f FILE] [-n NODE] [-s DIR]\n"
 	      "                     [--cgroup DIR]\n"
+	      "       devns --version\n"
 	      "See devns(8).\n", f);
 }
 
@@ -297,6 +301,11 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
 	    !strcmp(argv[1], "help")) {
 		usage(stdout);
+		return DEVNS_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("devns (slurm-devns) %s, built for Slurm %s\n",
+		       PACKAGE_VERSION, DEVNS_SLURM_VERSION);
 		return DEVNS_EXIT_OK;
 	}
 	if ((rc = devns_options(argc - 1, argv + 1, &o)) != DEVNS_EXIT_OK)

@@ -4,10 +4,12 @@
  *
  *   devns check [-f FILE] [--node NAME] [--gres SPEC] [--gres-conf FILE]
  *   devns show [options] JOBID
+ *   devns list [options]
+ *   devns --version
  *   devns cleanup [--dry-run] [--force] [options]
  *
  * Every subcommand loads the node's settings with jobct_node_load(), the
- * call slurmd and slurmstepd make, so the tool sees namespace.conf, the
+ * call slurmd and slurmstepd make, so the tool sees the settings, the
  * device policy and BasePath as they do.  See devns(8).
  *
  * Exit status: DEVNS_EXIT_OK, DEVNS_EXIT_FAIL (a configuration error, a
@@ -29,9 +31,9 @@
 
 /* The command line, with the defaults filled in (devns_options). */
 struct devns_opts {
-	const char *command;		/* check, show, cleanup */
+	const char *command;		/* check, show, list, cleanup */
 	char slurm_conf[PATH_MAX];	/* $SLURM_CONF or Slurm's default */
-	char conf_path[PATH_MAX];	/* -f, or namespace.conf beside it */
+	char conf_path[PATH_MAX];	/* -f, or job_container.conf beside it */
 	char node[256];			/* --node, or the short host */
 	char host[256];			/* the short host name (%h) */
 	char spool[PATH_MAX];		/* --spool, or SlurmdSpoolDir */
@@ -69,6 +71,7 @@ void devns_report_init(struct report *rep);
 /* The subcommands; each returns the exit status. */
 int devns_check(const struct devns_opts *o);
 int devns_show(const struct devns_opts *o);
+int devns_list(const struct devns_opts *o);
 int devns_cleanup(const struct devns_opts *o);
 
 #endif /* DEVNS_TOOL_H */
