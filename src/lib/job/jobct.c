@@ -164,15 +164,15 @@ static int check_disk_limit(const struct nsconf *c,
 /*
  * Job directories are mounted through file descriptors (util/fdmount):
  * the new mount API, complete from Linux 5.12.  An older kernel would
- * start slurmd and then fail every job, held: refuse at load instead,
- * naming the kernel and the call.  BasePath=none mounts nothing.
+ * start slurmd and then fail every job, held: slurmd refuses to start
+ * instead, naming the kernel and the call.  BasePath=none mounts nothing.
  */
-static int check_mount_api(const struct nsconf *c, struct report *rep)
+int jobct_kernel_check(const struct jobct_node *node, struct report *rep)
 {
 	struct utsname u;
 	const char *call;
 
-	if (!c->base_path || !(call = fdmount_missing_call()))
+	if (!node->conf->base_path || !(call = fdmount_missing_call()))
 		return 0;
 	if (uname(&u) < 0)
 		snprintf(u.release, sizeof(u.release), "(unknown)");
@@ -239,8 +239,7 @@ struct jobct_node *jobct_node_load(const struct jobct_node_args *args,
 		goto error;
 	if (!(node->conf = nsconf_load(args->conf_path, args->node_name, rep)))
 		goto error;
-	if (check_mount_api(node->conf, rep) < 0 ||
-	    load_policy(node, args->proc_devices, rep) < 0 ||
+	if (load_policy(node, args->proc_devices, rep) < 0 ||
 	    prepare_base_path(node->conf, args, rep) < 0 ||
 	    check_disk_limit(node->conf, args, rep) < 0)
 		goto error;

@@ -135,6 +135,13 @@ struct jobct_slurm {
 };
 
 /*
+ * slurmd start: whether this kernel has what the node's settings need
+ * (with a BasePath, the whole new mount API: Linux 5.12).  Returns 0, or
+ * -1 with errno ENOSYS and rep naming the kernel and the missing call.
+ */
+int jobct_kernel_check(const struct jobct_node *node, struct report *rep);
+
+/*
  * At slurmd start: can this node contain its jobs as configured?  Setup
  * runs in the extern step, so PrologFlags=Contain is required.  A job is
  * filtered when the policy is not "auto without DeviceAllow" or the node

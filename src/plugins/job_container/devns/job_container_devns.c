@@ -146,7 +146,9 @@ static int check_node(const struct jobct_node *n, struct report *rep)
 	info("%s: cgroup layout: %s (%s)", plugin_type,
 	     cgroup2_layout_name(n->layout), filter_place(n));
 	warn_auto_without_files(n, slurm.node_has_devices);
-	rc = jobct_node_check(n, &slurm, rep);
+	rc = jobct_kernel_check(n, rep);
+	if (rc == 0)
+		rc = jobct_node_check(n, &slurm, rep);
 	devns_gres_free(files);
 	xfree(plugstack);
 	return rc;
