@@ -10,10 +10,11 @@ PACKAGES=(
 	slurmctld slurmd slurm-client munge libpam-slurm-adopt
 	libslurm-dev libmunge-dev
 	# build
-	build-essential autoconf automake libtool pkg-config dpkg-dev
-	libglib2.0-dev libpam0g-dev linux-libc-dev
+	build-essential autoconf automake libtool dpkg-dev
+	libpam0g-dev linux-libc-dev
+	# Slurm's own configure (slurm-source.sh, slurm-release.sh) and the
 	# cgroup/v2 of the Slurm releases built by slurm-release.sh
-	libdbus-1-dev
+	pkg-config libdbus-1-dev
 	# the Debian package (debian/) and its check
 	debhelper lintian
 	# tests

@@ -141,7 +141,7 @@ do_install() {
 	[ -s "$dir/saved.list" ] &&
 		echo "kept, to put back after removal: $(tr '\n' ' ' <"$dir/saved.list")" | diag
 
-	# Its dependencies are the installed Slurm's and libc/glib, all from
+	# Its dependencies are the installed Slurm's and libc, all from
 	# this machine's archive; apt-get -f only where dpkg lacked one.
 	dpkg -i "$deb" >"$dir/install.log" 2>&1 ||
 		apt-get install -f -y -q --no-install-recommends >>"$dir/install.log" 2>&1

@@ -152,7 +152,7 @@ static void test_one_lookup_per_user(void)
 	is_int(s.expirations, 0, "nothing expired");
 	is_int(s.users, 2, "two users held");
 
-	/* uid 0 is the NULL key of the hash table: it must be cached too. */
+	/* uid 0, a key of all zero bits, must be cached too. */
 	groupcache_is_member(gc, 0, 0);
 	groupcache_is_member(gc, 0, 0);
 	is_int(f.user_calls, 3, "uid 0 is looked up once");

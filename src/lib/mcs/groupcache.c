@@ -2,13 +2,14 @@
 /*
  * groupcache.c - the expiring uid -> group set cache behind mcs/devgroup.
  *
- * Two GHashTables under one GRWLock: users (uid -> sorted gid array) and
- * groups (label text -> gid).  Entries are immutable once stored, so readers
- * answer under the read lock and never copy.  A miss calls the backend with no
- * lock held - an LDAP lookup can take long and must not stall every other
- * slurmctld thread - and then stores the result under the write lock, unless
- * a flush happened meanwhile (generation counter), in which case the result
- * answers only the caller that asked for it.
+ * Two hash tables (util/hashtab) under one read-write lock: users (uid ->
+ * sorted gid array) and groups (label text -> gid).  Each entry holds its own
+ * key, so storing one is one allocation.  Entries are immutable once stored,
+ * so readers answer under the read lock and never copy.  A miss calls the
+ * backend with no lock held - an LDAP lookup can take long and must not stall
+ * every other slurmctld thread - and then stores the result under the write
+ * lock, unless a flush happened meanwhile (generation counter), in which case
+ * the result answers only the caller that asked for it.
  *
  * Two threads missing on the same user at once both ask the backend; that
  * costs one extra lookup and keeps the code free of waiting.
@@ -19,17 +20,21 @@
  * table holds at most max_entries (make_room_locked).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <glib.h>
+#include <time.h>
 
 #include "mcs/groupcache.h"
+#include "util/hashtab.h"
+
+#define USEC_PER_SEC 1000000LL
 
 typedef struct user_entry {
 	int64_t expires;	/* clock value after which it is stale */
+	uid_t uid;		/* the key of the users table */
 	int error;		/* errno of a failed lookup, 0 when it worked */
 	size_t ngids;
 	gid_t gids[];		/* sorted, unique */
@@ -39,12 +44,13 @@ typedef struct group_entry {
 	int64_t expires;
 	bool exists;
 	gid_t gid;
+	char name[];		/* the key of the groups table */
 } group_entry_t;
 
 struct groupcache {
-	GRWLock lock;
-	GHashTable *users;	/* GUINT_TO_POINTER(uid) -> user_entry_t */
-	GHashTable *groups;	/* char * -> group_entry_t */
+	pthread_rwlock_t lock;
+	hashtab_t *users;	/* &entry->uid -> user_entry_t */
+	hashtab_t *groups;	/* entry->name -> group_entry_t */
 	uint64_t generation;	/* bumped by flush; under lock */
 	int64_t next_sweep;	/* when to drop expired entries; under lock */
 	_Atomic int64_t ttl_us;
@@ -60,8 +66,11 @@ struct groupcache {
 
 static int64_t clock_monotonic(void *ctx)
 {
+	struct timespec ts;
+
 	(void)ctx;
-	return g_get_monotonic_time();
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * USEC_PER_SEC + ts.tv_nsec / 1000;
 }
 
 static int64_t now(groupcache_t *gc)
@@ -74,38 +83,58 @@ static void count(_Atomic uint64_t *counter)
 	atomic_fetch_add_explicit(counter, 1, memory_order_relaxed);
 }
 
+static uint64_t uid_hash(const void *key)
+{
+	return *(const uid_t *)key;
+}
+
+static bool uid_equal(const void *a, const void *b)
+{
+	return *(const uid_t *)a == *(const uid_t *)b;
+}
+
 groupcache_t *groupcache_create(const groupcache_options_t *opts)
 {
 	groupcache_t *gc = calloc(1, sizeof(*gc));
+	int rc;
 
 	if (!gc)
 		return NULL;
-	g_rw_lock_init(&gc->lock);
-	gc->users = g_hash_table_new_full(g_direct_hash, g_direct_equal,
-					  NULL, free);
-	gc->groups = g_hash_table_new_full(g_str_hash, g_str_equal,
-					   free, free);
+	if ((rc = pthread_rwlock_init(&gc->lock, NULL))) {
+		free(gc);
+		errno = rc;
+		return NULL;
+	}
+	gc->users = hashtab_create(uid_hash, uid_equal, free);
+	gc->groups = hashtab_create(hashtab_hash_str, hashtab_equal_str, free);
+	if (!gc->users || !gc->groups)
+		goto error;
 	gc->backend = (opts && opts->backend) ? *opts->backend : groupcache_nss;
 	gc->clock = (opts && opts->clock) ? opts->clock : clock_monotonic;
 	gc->clock_ctx = opts ? opts->clock_ctx : NULL;
 	groupcache_set_ttl(gc, opts ? opts->ttl_seconds : GROUPCACHE_DEFAULT_TTL);
 	groupcache_set_max(gc, opts ? opts->max_entries : 0);
 	return gc;
+
+error:
+	groupcache_destroy(gc);
+	errno = ENOMEM;
+	return NULL;
 }
 
 void groupcache_destroy(groupcache_t *gc)
 {
 	if (!gc)
 		return;
-	g_hash_table_destroy(gc->users);
-	g_hash_table_destroy(gc->groups);
-	g_rw_lock_clear(&gc->lock);
+	hashtab_destroy(gc->users);
+	hashtab_destroy(gc->groups);
+	pthread_rwlock_destroy(&gc->lock);
 	free(gc);
 }
 
 void groupcache_set_ttl(groupcache_t *gc, unsigned int ttl_seconds)
 {
-	atomic_store(&gc->ttl_us, (int64_t)ttl_seconds * G_USEC_PER_SEC);
+	atomic_store(&gc->ttl_us, (int64_t)ttl_seconds * USEC_PER_SEC);
 }
 
 void groupcache_set_max(groupcache_t *gc, size_t max_entries)
@@ -119,7 +148,7 @@ void groupcache_set_max(groupcache_t *gc, size_t max_entries)
 static int64_t negative_ttl(groupcache_t *gc)
 {
 	int64_t ttl = atomic_load(&gc->ttl_us);
-	int64_t neg = (int64_t)GROUPCACHE_NEGATIVE_TTL * G_USEC_PER_SEC;
+	int64_t neg = (int64_t)GROUPCACHE_NEGATIVE_TTL * USEC_PER_SEC;
 
 	return ttl < neg ? ttl : neg;
 }
@@ -136,14 +165,16 @@ static bool entry_has(const user_entry_t *e, gid_t gid)
 	return bsearch(&gid, e->gids, e->ngids, sizeof(gid_t), cmp_gid) != NULL;
 }
 
-/* A new entry from the backend's (unsorted, maybe repetitive) list. */
-static user_entry_t *entry_new(const gid_t *gids, size_t n, int64_t expires)
+/* A new entry of uid from the backend's (unsorted, maybe repetitive) list. */
+static user_entry_t *entry_new(uid_t uid, const gid_t *gids, size_t n,
+			       int64_t expires)
 {
 	user_entry_t *e = malloc(sizeof(*e) + n * sizeof(gid_t));
 	size_t i, out = 0;
 
 	if (!e)
 		return NULL;
+	e->uid = uid;
 	e->error = 0;
 	if (n)
 		memcpy(e->gids, gids, n * sizeof(gid_t));
@@ -161,16 +192,33 @@ static bool is_stale(int64_t expires, int64_t t)
 	return t >= expires;
 }
 
-static gboolean user_expired(gpointer key, gpointer value, gpointer t)
+static bool user_expired(const void *key, void *value, void *t)
 {
 	(void)key;
 	return is_stale(((user_entry_t *)value)->expires, *(int64_t *)t);
 }
 
-static gboolean group_expired(gpointer key, gpointer value, gpointer t)
+static bool group_expired(const void *key, void *value, void *t)
 {
 	(void)key;
 	return is_stale(((group_entry_t *)value)->expires, *(int64_t *)t);
+}
+
+/* The lock calls cannot fail here: the lock is initialized, and a thread
+ * never takes it twice nor releases one it does not hold. */
+static void read_lock(groupcache_t *gc)
+{
+	pthread_rwlock_rdlock(&gc->lock);
+}
+
+static void write_lock(groupcache_t *gc)
+{
+	pthread_rwlock_wrlock(&gc->lock);
+}
+
+static void unlock(groupcache_t *gc)
+{
+	pthread_rwlock_unlock(&gc->lock);
 }
 
 /*
@@ -183,9 +231,9 @@ static void sweep_locked(groupcache_t *gc, int64_t t)
 
 	if (t < gc->next_sweep)
 		return;
-	g_hash_table_foreach_remove(gc->users, user_expired, &t);
-	g_hash_table_foreach_remove(gc->groups, group_expired, &t);
-	gc->next_sweep = t + (ttl > G_USEC_PER_SEC ? ttl : G_USEC_PER_SEC);
+	hashtab_remove_if(gc->users, user_expired, &t);
+	hashtab_remove_if(gc->groups, group_expired, &t);
+	gc->next_sweep = t + (ttl > USEC_PER_SEC ? ttl : USEC_PER_SEC);
 }
 
 /*
@@ -195,18 +243,34 @@ static void sweep_locked(groupcache_t *gc, int64_t t)
  * table only fills up when far more users than usual are asked about within
  * one TTL, and each full pass is paid for by max/2 inserts.
  */
-static void make_room_locked(groupcache_t *gc, GHashTable *table,
-			     gconstpointer key, GHRFunc expired, int64_t t)
+static void make_room_locked(groupcache_t *gc, hashtab_t *table,
+			     const void *key, hashtab_pred_fn expired,
+			     int64_t t)
 {
 	size_t max = atomic_load(&gc->max_entries);
 
-	if (g_hash_table_size(table) < max || g_hash_table_contains(table, key))
+	if (hashtab_size(table) < max || hashtab_lookup(table, key))
 		return;
-	g_hash_table_foreach_remove(table, expired, &t);
-	if (g_hash_table_size(table) > max / 2) {
-		g_hash_table_remove_all(table);
+	hashtab_remove_if(table, expired, &t);
+	if (hashtab_size(table) > max / 2) {
+		hashtab_clear(table);
 		count(&gc->evictions);
 	}
+}
+
+/*
+ * Stores e in table under key (write lock held), making room first and
+ * sweeping after.  false when there was no memory for it: the caller keeps
+ * e, and its answer is right all the same, just not kept.
+ */
+static bool store_locked(groupcache_t *gc, hashtab_t *table, const void *key,
+			 void *e, hashtab_pred_fn expired, int64_t t)
+{
+	make_room_locked(gc, table, key, expired, t);
+	if (hashtab_replace(table, key, e) < 0)
+		return false;
+	sweep_locked(gc, t);
+	return true;
 }
 
 /*
@@ -221,8 +285,8 @@ static int member_cached(groupcache_t *gc, uid_t uid, gid_t gid, int64_t t,
 	const user_entry_t *e;
 	int rc = -2;
 
-	g_rw_lock_reader_lock(&gc->lock);
-	e = g_hash_table_lookup(gc->users, GUINT_TO_POINTER(uid));
+	read_lock(gc);
+	e = hashtab_lookup(gc->users, &uid);
 	*expired = e && is_stale(e->expires, t);
 	if (e && !*expired) {
 		rc = e->error ? -1 : entry_has(e, gid);
@@ -230,7 +294,7 @@ static int member_cached(groupcache_t *gc, uid_t uid, gid_t gid, int64_t t,
 			errno = e->error;
 	}
 	*gen = gc->generation;
-	g_rw_lock_reader_unlock(&gc->lock);
+	unlock(gc);
 	return rc;
 }
 
@@ -258,7 +322,7 @@ static user_entry_t *fill_user(groupcache_t *gc, uid_t uid, int64_t t)
 		n = 0;
 		expires = t + negative_ttl(gc);
 	}
-	e = entry_new(gids, n, expires);
+	e = entry_new(uid, gids, n, expires);
 	if (e)
 		e->error = error;
 	saved = errno;
@@ -289,16 +353,11 @@ int groupcache_is_member(groupcache_t *gc, uid_t uid, gid_t gid)
 	error = e->error;
 	rc = error ? -1 : entry_has(e, gid);
 	if (e->expires > t) {
-		g_rw_lock_writer_lock(&gc->lock);
-		if (gc->generation == gen) {
-			make_room_locked(gc, gc->users, GUINT_TO_POINTER(uid),
-					 user_expired, t);
-			g_hash_table_replace(gc->users, GUINT_TO_POINTER(uid),
-					     e);
+		write_lock(gc);
+		if (gc->generation == gen &&
+		    store_locked(gc, gc->users, &e->uid, e, user_expired, t))
 			e = NULL;
-			sweep_locked(gc, t);
-		}
-		g_rw_lock_writer_unlock(&gc->lock);
+		unlock(gc);
 	}
 	free(e);
 	if (error)
@@ -306,14 +365,37 @@ int groupcache_is_member(groupcache_t *gc, uid_t uid, gid_t gid)
 	return rc;
 }
 
+/*
+ * Keeps the backend's answer about name for ttl, unless a flush happened
+ * since generation gen was seen.  Called with no lock held.
+ */
+static void group_store(groupcache_t *gc, const char *name, bool exists,
+			gid_t gid, int64_t t, int64_t ttl, uint64_t gen)
+{
+	size_t len = strlen(name) + 1;
+	group_entry_t *e = malloc(sizeof(*e) + len);
+
+	/* Without memory the answer is right all the same; it is not kept. */
+	if (!e)
+		return;
+	e->expires = t + ttl;
+	e->exists = exists;
+	e->gid = gid;
+	memcpy(e->name, name, len);
+	write_lock(gc);
+	if (gc->generation == gen &&
+	    store_locked(gc, gc->groups, e->name, e, group_expired, t))
+		e = NULL;
+	unlock(gc);
+	free(e);
+}
+
 int groupcache_group_gid(groupcache_t *gc, const char *name, gid_t *gid)
 {
 	int64_t t = now(gc), ttl;
 	const group_entry_t *e;
-	group_entry_t *fresh;
 	uint64_t gen;
 	bool expired, exists = false;
-	char *key;
 	gid_t found = 0;
 
 	if (!name) {
@@ -321,15 +403,15 @@ int groupcache_group_gid(groupcache_t *gc, const char *name, gid_t *gid)
 		return -1;
 	}
 
-	g_rw_lock_reader_lock(&gc->lock);
-	e = g_hash_table_lookup(gc->groups, name);
+	read_lock(gc);
+	e = hashtab_lookup(gc->groups, name);
 	expired = e && is_stale(e->expires, t);
 	if (e && !expired) {
 		exists = e->exists;
 		found = e->gid;
 	}
 	gen = gc->generation;
-	g_rw_lock_reader_unlock(&gc->lock);
+	unlock(gc);
 
 	if (e && !expired) {
 		count(&gc->hits);
@@ -348,29 +430,8 @@ int groupcache_group_gid(groupcache_t *gc, const char *name, gid_t *gid)
 	}
 
 	ttl = exists ? atomic_load(&gc->ttl_us) : negative_ttl(gc);
-	if (ttl <= 0)
-		goto answer;
-	fresh = malloc(sizeof(*fresh));
-	key = strdup(name);
-	if (!fresh || !key) {
-		/* The answer is right; it just is not kept. */
-		free(fresh);
-		free(key);
-		goto answer;
-	}
-	*fresh = (group_entry_t){ .expires = t + ttl, .exists = exists,
-				  .gid = found };
-	g_rw_lock_writer_lock(&gc->lock);
-	if (gc->generation == gen) {
-		make_room_locked(gc, gc->groups, key, group_expired, t);
-		g_hash_table_replace(gc->groups, key, fresh);
-		key = NULL;
-		fresh = NULL;
-		sweep_locked(gc, t);
-	}
-	g_rw_lock_writer_unlock(&gc->lock);
-	free(fresh);
-	free(key);
+	if (ttl > 0)
+		group_store(gc, name, exists, found, t, ttl, gen);
 
 answer:
 	if (!exists) {
@@ -393,11 +454,11 @@ int groupcache_group_name(groupcache_t *gc, gid_t gid, char **name)
 
 void groupcache_flush(groupcache_t *gc)
 {
-	g_rw_lock_writer_lock(&gc->lock);
-	g_hash_table_remove_all(gc->users);
-	g_hash_table_remove_all(gc->groups);
+	write_lock(gc);
+	hashtab_clear(gc->users);
+	hashtab_clear(gc->groups);
 	gc->generation++;
-	g_rw_lock_writer_unlock(&gc->lock);
+	unlock(gc);
 	count(&gc->flushes);
 }
 
@@ -410,8 +471,8 @@ void groupcache_get_stats(groupcache_t *gc, groupcache_stats_t *stats)
 	stats->nss_failures = atomic_load(&gc->nss_failures);
 	stats->flushes = atomic_load(&gc->flushes);
 	stats->evictions = atomic_load(&gc->evictions);
-	g_rw_lock_reader_lock(&gc->lock);
-	stats->users = g_hash_table_size(gc->users);
-	stats->groups = g_hash_table_size(gc->groups);
-	g_rw_lock_reader_unlock(&gc->lock);
+	read_lock(gc);
+	stats->users = hashtab_size(gc->users);
+	stats->groups = hashtab_size(gc->groups);
+	unlock(gc);
 }

@@ -54,7 +54,7 @@ typedef struct groupcache_options {
 	unsigned int ttl_seconds;	 /* 0: keep nothing, always ask */
 	size_t max_entries;	/* per table; 0: GROUPCACHE_DEFAULT_MAX */
 	const groupcache_backend_t *backend; /* NULL: NSS (groupcache_nss) */
-	groupcache_clock_t clock;	 /* NULL: g_get_monotonic_time */
+	groupcache_clock_t clock;	 /* NULL: CLOCK_MONOTONIC */
 	void *clock_ctx;
 } groupcache_options_t;
 
