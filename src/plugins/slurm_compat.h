@@ -6,7 +6,7 @@
  * generation maps them onto what its release provides.  Adding a release
  * means adding a block here (and the configure check), not copying a plugin.
  *
- * Generations (README.md, "Slurm releases"):
+ * Generations (doc/slurm-releases.md):
  *   22.05           container_p_* take a job id; no allocation reaches the
  *                   plugin, so the job's GRES come from the controller.
  *   24.11.1+        container_p_stepd_create(job_id, step) gives the step

@@ -60,7 +60,7 @@
 # JobContainerType line), DEVNS_SLURM_PREFIX (/usr: Debian's 22.05;
 # /opt/slurm-24.11.5), DEVNS_SLURM_CONF_EXTRA (passed to cluster.sh; on the
 # loaded 2-core VM 22.05's slurmd drained node1 under the array, with no
-# job container too, until MessageTimeout=30: README), DEVNS_BENCH_LOG (a directory for the cluster logs of
+# job container too, until MessageTimeout=30: doc/benchmarks.md), DEVNS_BENCH_LOG (a directory for the cluster logs of
 # each start and slurmctld's and node1's logs of each run, default a fresh
 # one under /tmp).
 set -euo pipefail

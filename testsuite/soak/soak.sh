@@ -136,7 +136,7 @@ act_on_running() {
 	# comes back to the node it ran on meets a Slurm 22.05 bug (slurmd keeps
 	# the revoked credential's record, src/common/slurm_cred.c, and then
 	# runs neither the prolog nor the extern step, so no job container can
-	# join; see README, Tests), which is Slurm's and not what this soak
+	# join; see doc/testing.md), which is Slurm's and not what this soak
 	# measures.  The requeue itself, and the new namespace on the other
 	# node, are.
 	for e in "${requeue_ids[@]}"; do

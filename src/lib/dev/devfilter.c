@@ -15,7 +15,7 @@
  * jhash and walks a bucket.  Measured with the kernel's run-time statistics
  * (testsuite/bench/bench_devfilter): the hash map program cost about 110 ns
  * per device open, this one about as much as a compare tree of the rules;
- * see README.md, Benchmarks.  The table is placed in user space (a few
+ * see doc/benchmarks.md.  The table is placed in user space (a few
  * microseconds for 1000 rules), and at most a quarter to a third of the
  * slots are used, which keeps the placement from looping.
  *
