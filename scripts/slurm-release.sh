@@ -55,10 +55,10 @@ configure_only=no
 if [ "${1:-}" = --configure-only ]; then
 	configure_only=yes
 	shift
-	[ $# -ge 1 ] && [ $# -le 2 ] || {
+	if [ $# -lt 1 ] || [ $# -gt 2 ]; then
 		echo "usage: slurm-release.sh --configure-only VERSION [DIR]" >&2
 		exit 2
-	}
+	fi
 fi
 version=${1:-24.11.5}
 prefix=${SLURM_RELEASE_PREFIX:-/opt/slurm-$version}
