@@ -528,9 +528,11 @@ extern int container_p_join(uint32_t job_id, uid_t uid)
  * stepd's list frees no entry and closes no fd (slurmstepd/req.c), so the
  * entry is static and the fd stays cached (step_ns_fd).  -1 refuses the
  * adoption: the stepd then closes the connection without an answer.
- * But 25.11's and 26.05's pam_slurm_adopt do not pass that failure on to
- * the PAM result (a block-local rc in _adopt_process): the login goes on,
- * outside the namespace (doc/slurm-26.05-port.md, section 2).
+ * But 25.11's and 26.05's pam_slurm_adopt handle that badly
+ * (doc/slurm-26.05-port.md, section 2): stepd_get_namespace_fds and
+ * _adopt_process both free the list (glibc usually aborts the PAM process
+ * on the double free), and a block-local rc in _adopt_process would report
+ * the adoption as successful: the login would go on outside the namespace.
  */
 extern int namespace_p_join_external(slurm_step_id_t *step_id,
 				     list_t *fd_map)
