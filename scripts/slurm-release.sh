@@ -6,6 +6,16 @@
 # against it beside the installed 22.05.
 #
 #   scripts/slurm-release.sh [VERSION]      (default 24.11.5)
+#   scripts/slurm-release.sh --configure-only VERSION [DIR]
+#
+# --configure-only fetches, verifies and unpacks the source as below and runs
+# Slurm's configure with the full build's options (the same prefix and
+# recipe), then stops: a configured tree (config.h, slurm/slurm_version.h) is
+# all the plugins need to compile (scripts/build-matrix.sh).  The tree is
+# DIR, by default $SLURM_SRC_CACHE/slurm-VERSION, the one a full build uses:
+# a full build later reuses it as configured.  Prints the tree; a warm run
+# (configured by this recipe) returns at once.  Nothing is built or
+# installed, and no prefix is needed.
 #
 # Where the source comes from:
 #
@@ -41,9 +51,18 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 : "${SLURM_SRC_CACHE:=/var/cache/slurm-devns}"
 shared=${SLURM_SHARED_DIR:-$(dirname "$top")/shared/slurm}
+configure_only=no
+if [ "${1:-}" = --configure-only ]; then
+	configure_only=yes
+	shift
+	if [ $# -lt 1 ] || [ $# -gt 2 ]; then
+		echo "usage: slurm-release.sh --configure-only VERSION [DIR]" >&2
+		exit 2
+	fi
+fi
 version=${1:-24.11.5}
 prefix=${SLURM_RELEASE_PREFIX:-/opt/slurm-$version}
-tree=$SLURM_SRC_CACHE/slurm-$version
+tree=${2:-$SLURM_SRC_CACHE/slurm-$version}
 stamp=$prefix/.slurm-devns-build
 # Bump when the options below change so that cached builds are redone (v3:
 # cgroup/v2, which v2's builds lack for want of libdbus-1-dev).  24.11.x
@@ -137,6 +156,7 @@ fetch_debian() {
 	mkdir "$work/src"
 	tar -C "$work/src" -xf "$tarball"
 	rm -rf "$tree"
+	mkdir -p "$(dirname "$tree")"
 	mv "$work"/src/* "$tree"
 	rm -rf "$work"
 	work=
@@ -184,6 +204,7 @@ fetch_shared() {
 	[ -f "$work/src/slurm-$version/configure" ] ||
 		die "$tarball does not hold slurm-$version/configure"
 	rm -rf "$tree"
+	mkdir -p "$(dirname "$tree")"
 	mv "$work/src/slurm-$version" "$tree"
 	rm -rf "$work"
 	work=
@@ -242,22 +263,45 @@ build_and_install() {
 		die "Slurm $version was built without pam_slurm_adopt ($prefix/lib/security/pam_slurm_adopt.so is missing); see $log"
 }
 
+# The tree is configured by this recipe for this prefix.
+tree_configured() {
+	[ -f "$tree/config.h" ] && [ -f "$tree/slurm/slurm_version.h" ] &&
+	grep -q "$prefix" "$tree/config.log" 2>/dev/null &&
+	[ "$(cat "$tree/.devns-recipe" 2>/dev/null)" = "$recipe" ]
+}
+
+# One run per tree at a time: a second waits rather than unpacking or
+# configuring the tree under the first.
+lock_tree() {
+	mkdir -p "$SLURM_SRC_CACHE"
+	exec 9>"$SLURM_SRC_CACHE/.lock-slurm-$version"
+	flock 9
+}
+
 main() {
 	[[ $version =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] ||
 		die "'$version' is not a Slurm release (MAJOR.MINOR.MICRO)"
+	if [ "$configure_only" = yes ]; then
+		if ! tree_configured; then
+			lock_tree
+			[ -f "$tree/src/common/xmalloc.h" ] || fetch_tree
+			ensure_dbus
+			tree_configured || configure_tree
+		fi
+		echo "$tree"
+		return
+	fi
 	if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$recipe" ] &&
 	   [ -x "$prefix/sbin/slurmd" ] && [ -f "$tree/config.h" ]; then
 		echo "$prefix"
 		return
 	fi
+	lock_tree
 	[ -f "$tree/src/common/xmalloc.h" ] || fetch_tree
 	ensure_dbus
 	# A tree configured by another recipe (24.11.5's of v2, without dbus)
 	# is configured again, or cgroup/v2 would stay out of the build.
-	# shellcheck disable=SC2015 # configure unless all three hold
-	[ -f "$tree/config.h" ] && grep -q "$prefix" "$tree/config.log" 2>/dev/null &&
-	[ "$(cat "$tree/.devns-recipe" 2>/dev/null)" = "$recipe" ] ||
-		configure_tree
+	tree_configured || configure_tree
 	rm -f "$stamp"
 	build_and_install
 	echo "$recipe" >"$stamp"

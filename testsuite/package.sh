@@ -184,6 +184,7 @@ do_install() {
 		# SPANK plugins have hooks where the others have init and fini.
 		case $type in
 		job_container/*) hooks="init fini" want_sym=container_p_ ;;
+		namespace/*) hooks="init fini" want_sym=namespace_p_ ;;
 		mcs/*) hooks="init fini" want_sym=mcs_p_ ;;
 		spank) hooks="spank_plugin_version" want_sym=slurm_spank_ ;;
 		*) hooks="init fini" want_sym= ;;

@@ -6,13 +6,26 @@
  * generation maps them onto what its release provides.  Adding a release
  * means adding a block here (and the configure check), not copying a plugin.
  *
- * Generations (doc/slurm-releases.md):
- *   22.05           container_p_* take a job id; no allocation reaches the
+ * Generations (DEVNS_API, one per Slurm major.minor; configure.ac's list):
+ *   2205  22.05     container_p_* take a job id; no allocation reaches the
  *                   plugin, so the job's GRES come from the controller.
- *   24.11.1+        container_p_stepd_create(job_id, step) gives the step
- *                   (and its job_gres_list); container_p_join takes the
- *                   step id and a step_create flag; create/add_cont/delete/
- *                   reconfig are gone; send_stepd/recv_stepd are new.
+ *   2302  23.02     container_p_stepd_create(job_id, step) gives the step
+ *                   (and its job_gres_list); send_stepd/recv_stepd are new;
+ *                   headers moved to src/interfaces.
+ *   2311  23.11     as 23.02 for the plugins.
+ *   2405  24.05     create/add_cont/delete/reconfig are gone;
+ *                   SlurmdParameters=contain_spank is new; whole_node
+ *                   is a bit field.
+ *   2411  24.11.1+  container_p_join takes the step id and a step_create
+ *                   flag (24.11.0 still took the job id: refused).
+ *   2505  25.05     as 24.11 for the plugins.
+ *   2511  25.11     the interface is renamed namespace: namespace_p_*,
+ *                   namespace_devns.so, plugin_type "namespace/devns";
+ *                   stepd_create(step), stepd_delete(step_id),
+ *                   join_external(step_id, fd list); can_bpf and
+ *                   setup_bpf_token are new; DebugFlags bit JobContainer is
+ *                   named Namespace.
+ *   2605  26.05     namespace_p_stepd_delete takes the step record.
  */
 #ifndef DEVNS_SLURM_COMPAT_H
 #define DEVNS_SLURM_COMPAT_H
@@ -21,63 +34,125 @@
 
 #define DEVNS_SLURM_AT_LEAST(a, b, c) \
 	(SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(a, b, c))
+/* The tree is release a.b (any micro). */
+#define DEVNS_SLURM_IS(a, b) \
+	(DEVNS_SLURM_AT_LEAST(a, b, 0) && !DEVNS_SLURM_AT_LEAST(a, (b) + 1, 0))
 
-/* The same releases as configure.ac's check: 22.05 and 24.11.1 to 24.11.x. */
-#if DEVNS_SLURM_AT_LEAST(24, 11, 1) && !DEVNS_SLURM_AT_LEAST(24, 12, 0)
-#define DEVNS_API_24_11 1
-#elif DEVNS_SLURM_AT_LEAST(22, 5, 0) && !DEVNS_SLURM_AT_LEAST(22, 6, 0)
-#define DEVNS_API_22_05 1
+/* The same releases as configure.ac's check. */
+#if DEVNS_SLURM_IS(22, 5)
+#define DEVNS_API 2205
+#elif DEVNS_SLURM_IS(23, 2)
+#define DEVNS_API 2302
+#elif DEVNS_SLURM_IS(23, 11)
+#define DEVNS_API 2311
+#elif DEVNS_SLURM_IS(24, 5)
+#define DEVNS_API 2405
+#elif DEVNS_SLURM_IS(24, 11) && DEVNS_SLURM_AT_LEAST(24, 11, 1)
+#define DEVNS_API 2411
+#elif DEVNS_SLURM_IS(25, 5)
+#define DEVNS_API 2505
+#elif DEVNS_SLURM_IS(25, 11)
+#define DEVNS_API 2511
+#elif DEVNS_SLURM_IS(26, 5)
+#define DEVNS_API 2605
 #else
-#error "this Slurm release is not supported (22.05 and 24.11.1+ are)"
+#error "this Slurm release is not supported (22.05, 23.02, 23.11, 24.05, 24.11.1+, 25.05, 25.11 and 26.05 are)"
 #endif
 
-/*
- * mcs: the interface header moved to src/interfaces in 23.02, and
- * details->whole_node became a bit field (WHOLE_NODE_MCS 3 -> bit 0x04).
+/* ==== 23.02 =============================================================
+ * - mcs, gres: the interface headers moved to src/interfaces.
+ * - mcs_p_check_mcs_label: every release declares (user_id, mcs_label,
+ *   assoc_locked), but 22.05's mcs_g_check_mcs_label calls the plugin
+ *   through a two-argument pointer (slurm_mcs.c), so there the third
+ *   argument is whatever the register holds: never read it on 22.05.
+ * - list.h has the struct typedef list_t beside the pointer typedef List.
+ * - log.h has warning(); 22.05's log has none.
+ * - job_container: container_p_stepd_create(job_id, step) passes the step
+ *   record, whose job_gres_list is the job's allocation on the node
+ *   (DEVNS_JC_STEP_RECORD); slurmd hands each new slurmstepd its plugins'
+ *   configuration (container_p_send_stepd/recv_stepd, DEVNS_JC_SEND_RECV).
  */
-#if DEVNS_API_22_05
-#define DEVNS_MCS_HEADER "src/common/slurm_mcs.h"
-#define DEVNS_WHOLE_NODE_MCS(whole_node) ((whole_node) == WHOLE_NODE_MCS)
-#else
+#if DEVNS_API >= 2302
 #define DEVNS_MCS_HEADER "src/interfaces/mcs.h"
-#define DEVNS_WHOLE_NODE_MCS(whole_node) ((whole_node) & WHOLE_NODE_MCS)
-#endif
-
-/*
- * mcs_p_check_mcs_label: every release declares (user_id, mcs_label,
- * assoc_locked), but 22.05's mcs_g_check_mcs_label calls the plugin
- * through a two-argument pointer (slurm_mcs.c), so there the third
- * argument is whatever the register holds: never read it on 22.05.
- */
-#if DEVNS_API_22_05
-#define DEVNS_MCS_ASSOC_LOCKED(assoc_locked) ((void)(assoc_locked), false)
-#else
 #define DEVNS_MCS_ASSOC_LOCKED(assoc_locked) (assoc_locked)
-#endif
-
-/*
- * Headers that moved to src/interfaces in 23.02, and the list type: 23.11
- * replaced the pointer typedef "List" by the struct typedef "list_t".
- */
-#if DEVNS_API_22_05
+#define DEVNS_GRES_HEADER "src/interfaces/gres.h"
+#define devns_warning(fmt, ...) warning(fmt, ##__VA_ARGS__)
+#define DEVNS_JC_STEP_RECORD 1
+#define DEVNS_JC_SEND_RECV 1
+#else	/* 22.05 */
+#define DEVNS_MCS_HEADER "src/common/slurm_mcs.h"
+#define DEVNS_MCS_ASSOC_LOCKED(assoc_locked) ((void)(assoc_locked), false)
 #define DEVNS_GRES_HEADER "src/common/gres.h"
 typedef struct xlist list_t;
-#else
-#define DEVNS_GRES_HEADER "src/interfaces/gres.h"
-#endif
-
-/* 22.05's log has no warning(); later releases print "warning: " themselves. */
-#if DEVNS_API_22_05
 #define devns_warning(fmt, ...) info("warning: " fmt, ##__VA_ARGS__)
-#else
-#define devns_warning(fmt, ...) warning(fmt, ##__VA_ARGS__)
+#define DEVNS_JC_STEP_RECORD 0
+#define DEVNS_JC_SEND_RECV 0
 #endif
 
-/* SlurmdParameters=contain_spank (24.11: SPANK hooks run in a clone). */
-#if DEVNS_API_24_11
+/* ==== 24.05 =============================================================
+ * - job_container: container_p_create, _add_cont, _delete and _reconfig
+ *   are gone (DEVNS_JC_JOB_CALLS: slurmd's per-job calls); the extern
+ *   step's stepd_delete is the only teardown, and reconfigure restarts
+ *   slurmd.
+ * - SlurmdParameters=contain_spank: SPANK hooks run in a clone.
+ * - mcs: details->whole_node became a bit field (WHOLE_NODE_MCS, the
+ *   value 3 up to 23.11, is the bit 0x04; mcs/group follows).
+ */
+#if DEVNS_API >= 2405
+#define DEVNS_JC_JOB_CALLS 0
 #define DEVNS_CONTAIN_SPANK(flags) (((flags) & CONF_FLAG_CONTAIN_SPANK) != 0)
+#define DEVNS_WHOLE_NODE_MCS(whole_node) (((whole_node) & WHOLE_NODE_MCS) != 0)
 #else
+#define DEVNS_JC_JOB_CALLS 1
 #define DEVNS_CONTAIN_SPANK(flags) ((void)(flags), false)
+#define DEVNS_WHOLE_NODE_MCS(whole_node) ((whole_node) == WHOLE_NODE_MCS)
+#endif
+
+/* ==== 24.11.1 ===========================================================
+ * - job_container: container_p_join(step_id, uid, step_create): slurmd
+ *   also calls it (step_create) in the fork that becomes a new slurmstepd
+ *   (DEVNS_JC_JOIN_STEP_ID).  24.11.0 still passed the job id: refused.
+ */
+#if DEVNS_API >= 2411
+#define DEVNS_JC_JOIN_STEP_ID 1
+#else
+#define DEVNS_JC_JOIN_STEP_ID 0
+#endif
+
+/* ==== 25.11 =============================================================
+ * - job_container is renamed namespace (src/interfaces/namespace.c): the
+ *   plugin is namespace_devns.so (Makemodule.am), plugin_type
+ *   "namespace/devns" (DEVNS_JC_TYPE), entry points namespace_p_*
+ *   (DEVNS_JC(name)); JobContainerType=job_container/devns loads it too.
+ * - namespace_p_stepd_create(step): the job id is the step's;
+ *   namespace_p_stepd_delete(step_id); namespace_p_join_external(step_id,
+ *   fd_map) fills a list of {CLONE_NEW*, fd} (ns_fd_map_t) and returns its
+ *   length; namespace_p_can_bpf and namespace_p_setup_bpf_token are new
+ *   (all DEVNS_JC_NAMESPACE).
+ * - DEBUG_FLAG_JOB_CONT is DEBUG_FLAG_NAMESPACE (same bit, DebugFlags=
+ *   JobContainer still accepted): devns_log_flag().
+ */
+#if DEVNS_API >= 2511
+#define DEVNS_JC_NAMESPACE 1
+#define DEVNS_JC(name) namespace_p_##name
+#define DEVNS_JC_INTERFACE "namespace"
+#define devns_log_flag(fmt, ...) log_flag(NAMESPACE, fmt, ##__VA_ARGS__)
+#else
+#define DEVNS_JC_NAMESPACE 0
+#define DEVNS_JC(name) container_p_##name
+#define DEVNS_JC_INTERFACE "job_container"
+#define devns_log_flag(fmt, ...) log_flag(JOB_CONT, fmt, ##__VA_ARGS__)
+#endif
+#define DEVNS_JC_TYPE DEVNS_JC_INTERFACE "/devns"
+
+/* ==== 26.05 =============================================================
+ * - namespace_p_stepd_delete(step) takes the step record, not its id
+ *   (DEVNS_JC_DELETE_STEP_RECORD).
+ */
+#if DEVNS_API >= 2605
+#define DEVNS_JC_DELETE_STEP_RECORD 1
+#else
+#define DEVNS_JC_DELETE_STEP_RECORD 0
 #endif
 
 #endif /* DEVNS_SLURM_COMPAT_H */

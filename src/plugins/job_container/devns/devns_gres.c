@@ -13,8 +13,8 @@
  * Each index counts the devices of its own GRES name, so the indices are
  * handed back to Slurm as a job GRES list keyed by plugin id and Slurm's own
  * gres_g_get_devices() maps them per name, as for a job it launched itself.
- * On releases that pass the step record (24.11) the job's GRES list is
- * used directly.
+ * On releases that pass the step record (23.02 and later) the job's GRES
+ * list is used directly.
  */
 #include <errno.h>
 
@@ -67,7 +67,7 @@ char **devns_gres_node_devices(void)
 	return paths;
 }
 
-#if DEVNS_API_22_05
+#if !DEVNS_JC_STEP_RECORD
 /* This node's entry of the job's gres_detail_str, or NULL with none. */
 static int job_detail_of_node(slurm_job_info_t *job, const char **detail)
 {
@@ -118,8 +118,8 @@ static int held_from_controller(uint32_t job_id, struct gresidx_set *held)
 		      plugin_type, job_id, detail);
 		goto out;
 	}
-	log_flag(JOB_CONT, "job_container/devns: job %u GRES on %s: %s", job_id,
-		 conf->node_name, detail ? detail : "none");
+	devns_log_flag("%s: job %u GRES on %s: %s", plugin_type, job_id,
+		       conf->node_name, detail ? detail : "none");
 	rc = 0;
 out:
 	slurm_free_job_info_msg(msg);

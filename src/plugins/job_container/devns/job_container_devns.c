@@ -11,11 +11,15 @@
  * (run_command), asking slurmstepds whether they live (restore), the GRES
  * lookups (devns_gres.c).
  *
- * The entry points that differ between releases are at the end of the
- * file, one #if block per API generation (slurm_compat.h).
+ * From Slurm 25.11 the interface is called namespace: the same file is
+ * namespace_devns.so with plugin_type "namespace/devns" and namespace_p_*
+ * entry points (DEVNS_JC(), slurm_compat.h).  The entry points whose
+ * arguments differ between releases are at the end of the file, one #if
+ * block per change of the interface (slurm_compat.h names each).
  */
 #include <errno.h>
 #include <pwd.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -23,6 +27,7 @@
 
 #include "src/common/slurm_xlator.h"
 #include "src/common/env.h"
+#include "src/common/list.h"
 #include "src/common/log.h"
 #include "src/common/node_conf.h"
 #include "src/common/read_config.h"
@@ -39,8 +44,8 @@
 #include "devns_gres.h"
 #include "devns_node.h"
 
-const char plugin_name[] = "job_container devns plugin";
-const char plugin_type[] = "job_container/devns";
+const char plugin_name[] = DEVNS_JC_INTERFACE " devns plugin";
+const char plugin_type[] = DEVNS_JC_TYPE;
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
 static struct jobct_node *node;
@@ -73,7 +78,7 @@ static void log_line(enum report_level level, const char *msg, void *arg)
 		devns_warning("%s: %s%s", plugin_type, job, msg);
 		break;
 	case REPORT_INFO:
-		log_flag(JOB_CONT, "%s: %s%s", plugin_type, job, msg);
+		devns_log_flag("%s: %s%s", plugin_type, job, msg);
 		break;
 	}
 }
@@ -173,9 +178,9 @@ extern int init(void)
 {
 	if (!(node = load_node()))
 		return SLURM_ERROR;
-	log_flag(JOB_CONT, "%s: BasePath=%s DevicePolicy=%s", plugin_type,
-		 node->conf->base_path ? node->conf->base_path : "none",
-		 devpolicy_mode_name(node->conf->device_policy));
+	devns_log_flag("%s: BasePath=%s DevicePolicy=%s", plugin_type,
+		       node->conf->base_path ? node->conf->base_path : "none",
+		       devpolicy_mode_name(node->conf->device_policy));
 	return SLURM_SUCCESS;
 }
 
@@ -206,6 +211,13 @@ static void release_node(void)
 	node = NULL;
 }
 
+/* The loader ignores fini's value (26.05's own plugins return void). */
+extern int fini(void)
+{
+	release_node();
+	return SLURM_SUCCESS;
+}
+
 /* ---- restore ------------------------------------------------------------- */
 
 /*
@@ -223,7 +235,7 @@ static bool job_is_alive(uint32_t job_id, void *arg)
 				  NULL, 0) != 0;
 }
 
-extern int container_p_restore(char *dir_name, bool recover)
+extern int DEVNS_JC(restore)(char *dir_name, bool recover)
 {
 	struct report rep;
 	int rc;
@@ -379,9 +391,10 @@ static int join(uint32_t job_id, uid_t uid)
  * returns the namespace fd for the process to setns() into, 0 when the
  * job has no namespace, or -1 when the process could not be contained
  * (pam_slurm_adopt then reports the adoption as failed, and denies the
- * login with action_adopt_failure=deny).
+ * login with action_adopt_failure=deny; from 25.11 see
+ * namespace_p_join_external).
  */
-extern int container_p_join_external(uint32_t job_id)
+static int join_external(uint32_t job_id)
 {
 	struct report rep;
 
@@ -407,19 +420,10 @@ static int release(uint32_t job_id)
 						      : SLURM_SUCCESS;
 }
 
-extern int container_p_stepd_delete(uint32_t job_id)
-{
-	return release(job_id);
-}
+/* ==== entry points whose arguments differ (slurm_compat.h) ============== */
 
-/* ==== Slurm 22.05 ========================================================= */
-#if DEVNS_API_22_05
-
-extern int fini(void)
-{
-	release_node();
-	return SLURM_SUCCESS;
-}
+#if DEVNS_JC_JOB_CALLS
+/* 22.05 to 23.11: slurmd's calls for each job, and reconfigure. */
 
 extern void container_p_reconfig(void)
 {
@@ -455,64 +459,136 @@ extern int container_p_add_cont(uint32_t job_id, uint64_t cont_id)
 	return SLURM_SUCCESS;
 }
 
-/* 22.05 passes no gid: the plan gets the job's uid only. */
-extern int container_p_stepd_create(uint32_t job_id, uid_t uid)
-{
-	return stepd_create(job_id, uid, (gid_t)-1, NULL);
-}
-
-extern int container_p_join(uint32_t job_id, uid_t uid)
-{
-	return join(job_id, uid);
-}
-
 /* slurmd's call after the job's steps are gone: a backstop, idempotent. */
 extern int container_p_delete(uint32_t job_id)
 {
 	return release(job_id);
 }
+#endif
 
-/* ==== Slurm 24.11.1+ ====================================================== */
-#elif DEVNS_API_24_11
-
-extern int fini(void)
+/* The extern step's setup. */
+#if DEVNS_JC_NAMESPACE
+extern int namespace_p_stepd_create(stepd_step_rec_t *step)
 {
-	release_node();
-	return SLURM_SUCCESS;
+	return stepd_create(step->step_id.job_id, step->uid, step->gid, step);
 }
-
+#elif DEVNS_JC_STEP_RECORD
 extern int container_p_stepd_create(uint32_t job_id, stepd_step_rec_t *step)
 {
 	return stepd_create(job_id, step->uid, step->gid, step);
 }
+#else
+/* 22.05 passes no gid: the plan gets the job's uid only. */
+extern int container_p_stepd_create(uint32_t job_id, uid_t uid)
+{
+	return stepd_create(job_id, uid, (gid_t)-1, NULL);
+}
+#endif
 
+/* The extern step's end. */
+#if DEVNS_JC_DELETE_STEP_RECORD
+extern int namespace_p_stepd_delete(stepd_step_rec_t *step)
+{
+	return release(step->step_id.job_id);
+}
+#elif DEVNS_JC_NAMESPACE
+extern int namespace_p_stepd_delete(slurm_step_id_t *step_id)
+{
+	return release(step_id->job_id);
+}
+#else
+extern int container_p_stepd_delete(uint32_t job_id)
+{
+	return release(job_id);
+}
+#endif
+
+#if DEVNS_JC_JOIN_STEP_ID
 /*
  * step_create: slurmd joins in the fork that becomes a new slurmstepd
  * (tmpfs's EntireStepInNS).  devns keeps the stepd itself outside and
  * contains the step's processes, which join in their own forks.
  */
-extern int container_p_join(slurm_step_id_t *step_id, uid_t uid,
-			    bool step_create)
+extern int DEVNS_JC(join)(slurm_step_id_t *step_id, uid_t uid,
+			  bool step_create)
 {
 	if (step_create)
 		return SLURM_SUCCESS;
 	return join(step_id->job_id, uid);
 }
+#else
+extern int container_p_join(uint32_t job_id, uid_t uid)
+{
+	return join(job_id, uid);
+}
+#endif
+
+#if DEVNS_JC_NAMESPACE
+/*
+ * The namespaces for pam_slurm_adopt to setns() into, appended to fd_map:
+ * the job's mount namespace, none when the node has no BasePath.  The
+ * stepd's list frees no entry and closes no fd (slurmstepd/req.c), so the
+ * entry is static and the fd stays cached (step_ns_fd).  -1 refuses the
+ * adoption: the stepd then closes the connection without an answer.
+ * But 25.11's and 26.05's pam_slurm_adopt handle that badly
+ * (doc/slurm-26.05-port.md, section 2): stepd_get_namespace_fds and
+ * _adopt_process both free the list (glibc usually aborts the PAM process
+ * on the double free), and a block-local rc in _adopt_process would report
+ * the adoption as successful: the login would go on outside the namespace.
+ */
+extern int namespace_p_join_external(slurm_step_id_t *step_id,
+				     list_t *fd_map)
+{
+	static ns_fd_map_t mnt_ns = { .type = CLONE_NEWNS, .fd = -1 };
+	int fd = join_external(step_id->job_id);
+
+	if (fd < 0)
+		return -1;
+	if (fd > 0) {
+		mnt_ns.fd = fd;
+		list_append(fd_map, &mnt_ns);
+	}
+	return list_count(fd_map);
+}
 
 /*
- * slurmd hands its plugins' configuration to each new slurmstepd; devns's
- * stepd reads namespace.conf itself in init(), so nothing travels.
+ * task/cgroup leaves the job's devices unconstrained when this is false and
+ * there is no BPF token: devns makes no user namespace, so Slurm's own
+ * device programs always work.
  */
-extern int container_p_send_stepd(int fd)
+extern bool namespace_p_can_bpf(stepd_step_rec_t *step)
+{
+	(void)step;
+	return true;
+}
+
+/* No BPF token is needed (can_bpf is always true). */
+extern int namespace_p_setup_bpf_token(stepd_step_rec_t *step)
+{
+	(void)step;
+	return SLURM_SUCCESS;
+}
+#else
+extern int container_p_join_external(uint32_t job_id)
+{
+	return join_external(job_id);
+}
+#endif
+
+#if DEVNS_JC_SEND_RECV
+/*
+ * slurmd hands its plugins' configuration to each new slurmstepd; devns's
+ * stepd reads job_container.conf itself in init(), so nothing travels.
+ */
+extern int DEVNS_JC(send_stepd)(int fd)
 {
 	(void)fd;
 	return SLURM_SUCCESS;
 }
 
-extern int container_p_recv_stepd(int fd)
+extern int DEVNS_JC(recv_stepd)(int fd)
 {
 	(void)fd;
 	return SLURM_SUCCESS;
 }
-
 #endif
