@@ -34,7 +34,9 @@
 # name matches (e.g. DEVNS_TESTS=namespace), in stage 3 too; DEVNS_SKIP_UNIT=1
 # skips stage 2 (its guest part too), DEVNS_SKIP_GUEST=1 every guest part
 # (stages 2 and 3); DEVNS_GUEST_INTEGRATION="test_a test_b" picks the tests
-# of stage 3; DEVNS_SKIP_DISTCHECK=1 skips stage 4; DEVNS_RELEASES="22.05"
+# of stage 3; DEVNS_SKIP_DISTCHECK=1 skips stage 4; DEVNS_SKIP_MATRIX=1 the
+# build against every other release (DEVNS_MATRIX_RELEASES picks them);
+# DEVNS_RELEASES="22.05"
 # (default "22.05 24.11") picks the releases of stage 5 ("none": none);
 # DEVNS_SKIP_PACKAGE=1 tests 22.05 with `make install` instead of the
 # package.
@@ -338,6 +340,25 @@ integration_run() {
 		{ echo "cluster stop failed"; failed=$((failed + 1)); }
 }
 
+# The plugins compiled against every other Slurm release in shared/slurm
+# (scripts/build-matrix.sh: a configured tree each, plugin_version and
+# entry points checked), one check per release.  About 6 min on a fresh
+# machine, seconds with its caches.
+matrix_stage() {
+	local log=$results/build-matrix.log status=0 ok bad
+	say "plugins built against every Slurm release (scripts/build-matrix.sh)"
+	"$top/scripts/build-matrix.sh" ${DEVNS_MATRIX_RELEASES:-} >"$log" 2>&1 || status=$?
+	grep -E '^(release|[0-9]+\.[0-9]+)' "$log"
+	ok=$(grep -Ec '^[0-9]+\.[0-9]+\.[0-9]+ .*plugin_version OK' "$log")
+	bad=$(grep -Ec '^[0-9]+\.[0-9]+\.[0-9]+ ' "$log")
+	bad=$((bad - ok))
+	if [ "$status" -ne 0 ] && [ "$bad" -eq 0 ]; then
+		echo "not ok - build-matrix.sh failed (status $status):"; tail -20 "$log"
+		bad=1
+	fi
+	passed=$((passed + ok)) failed=$((failed + bad))
+}
+
 main() {
 	local asan="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
 
@@ -358,6 +379,7 @@ main() {
 		guest_stop
 	fi
 	[ -n "${DEVNS_SKIP_DISTCHECK:-}" ] || distcheck_stage
+	[ -n "${DEVNS_SKIP_MATRIX:-}" ] || matrix_stage
 	local releases=${DEVNS_RELEASES:-22.05 24.11}
 	[ "$releases" = none ] && releases=
 	for release in $releases; do
