@@ -694,35 +694,75 @@ static bool mode_valid(enum devpolicy_mode mode)
 	       mode == DEVPOLICY_STRICT;
 }
 
-int devpolicy_load(struct devpolicy *policy, enum devpolicy_mode mode,
-		   const char *device_allow, const char *where,
-		   const char *proc_devices, struct report *rep)
+/* Keep a copy of the lines (and of their text, joined).  0 or -1. */
+static int lines_keep(struct devpolicy *policy,
+		      const struct devpolicy_allow *lines, size_t count)
+{
+	size_t len = 1, used = 0;
+
+	if (!count)
+		return 0;
+	if (!(policy->lines = calloc(count, sizeof(*policy->lines))))
+		return -1;
+	policy->line_count = count;
+	for (size_t i = 0; i < count; i++) {
+		struct devpolicy_line *l = &policy->lines[i];
+
+		len += strlen(lines[i].value) + 1;
+		if (!(l->value = strdup(lines[i].value)) ||
+		    (lines[i].where && !(l->where = strdup(lines[i].where))))
+			return -1;
+	}
+	if (!(policy->allow = malloc(len)))
+		return -1;
+	for (size_t i = 0; i < count; i++)
+		used += (size_t)sprintf(policy->allow + used, "%s%s",
+					i ? "," : "", lines[i].value);
+	if (lines[0].where && !(policy->where = strdup(lines[0].where)))
+		return -1;
+	return 0;
+}
+
+/* Every line's entries into policy->base.  Returns their count, or -1. */
+static int lines_parse(struct parse_ctx *ctx, struct devpolicy *policy)
+{
+	int entries = 0, n;
+
+	for (size_t i = 0; i < policy->line_count; i++) {
+		ctx->where = policy->lines[i].where;
+		n = parse_allow(ctx, policy->lines[i].value, &policy->base);
+		if (n < 0)
+			return -1;
+		entries += n;
+	}
+	ctx->where = NULL;	/* the rest is not DeviceAllow's doing */
+	return entries;
+}
+
+int devpolicy_load_lines(struct devpolicy *policy, enum devpolicy_mode mode,
+			 const struct devpolicy_allow *lines, size_t count,
+			 const char *proc_devices, struct report *rep)
 {
 	struct parse_ctx ctx = {
 		.proc_devices = proc_devices,
 		.rep = rep,
-		.where = where,
 	};
 	bool with_pseudo;
 	int entries, saved;
 
+	memset(policy, 0, sizeof(*policy));
 	policy->mode = mode;
-	policy->allow_entries = 0;
-	policy->allow = NULL;
-	policy->where = NULL;
 	devrule_list_init(&policy->base, false);
 	if (!mode_valid(mode)) {
 		errno = EINVAL;
 		return report_error(rep, "DevicePolicy: unknown mode %d",
 				    (int)mode);
 	}
-	if ((device_allow && !(policy->allow = strdup(device_allow))) ||
-	    (where && !(policy->where = strdup(where))))
+	if (lines_keep(policy, lines, count) < 0)
 		goto error;
-	if ((entries = parse_allow(&ctx, device_allow, &policy->base)) < 0)
+	if ((entries = lines_parse(&ctx, policy)) < 0)
 		goto error;
 	policy->allow_entries = entries;
-	ctx.where = NULL;	/* the rest is not DeviceAllow's doing */
 
 	/*
 	 * "auto" without DeviceAllow is the only open mode.  Entries count even
@@ -748,11 +788,28 @@ error:
 	return -1;
 }
 
+int devpolicy_load(struct devpolicy *policy, enum devpolicy_mode mode,
+		   const char *device_allow, const char *where,
+		   const char *proc_devices, struct report *rep)
+{
+	struct devpolicy_allow line = { device_allow, where };
+
+	return devpolicy_load_lines(policy, mode, &line, device_allow ? 1 : 0,
+				    proc_devices, rep);
+}
+
 void devpolicy_free(struct devpolicy *policy)
 {
 	devrule_list_free(&policy->base);
+	for (size_t i = 0; i < policy->line_count; i++) {
+		free(policy->lines[i].value);
+		free(policy->lines[i].where);
+	}
+	free(policy->lines);
 	free(policy->allow);
 	free(policy->where);
+	policy->lines = NULL;
+	policy->line_count = 0;
 	policy->allow = NULL;
 	policy->where = NULL;
 }
@@ -895,7 +952,7 @@ static void note_classes(struct parse_ctx *ctx, const struct devpolicy *policy,
 int devpolicy_check_gres(const struct devpolicy *policy,
 			 const char *const *node_gres, struct report *rep)
 {
-	struct parse_ctx ctx = { .rep = rep, .where = policy->where };
+	struct parse_ctx ctx = { .rep = rep };
 	struct gres_dev *devs;
 	size_t i, n = 0;
 
@@ -918,11 +975,16 @@ int devpolicy_check_gres(const struct devpolicy *policy,
 				 sizeof(why)) != 1)
 			d->type = 0;
 	}
-	if (check_paths(&ctx, policy->allow, devs, n) < 0) {
-		free(devs);
-		errno = ENOMEM;
-		return -1;
+	for (i = 0; i < policy->line_count; i++) {
+		ctx.where = policy->lines[i].where;
+		if (check_paths(&ctx, policy->lines[i].value, devs, n) < 0) {
+			free(devs);
+			errno = ENOMEM;
+			return -1;
+		}
 	}
+	/* A class's rule no longer says which line it came from. */
+	ctx.where = policy->line_count == 1 ? policy->where : NULL;
 	note_classes(&ctx, policy, devs, n);
 	free(devs);
 	if (ctx.errors) {

@@ -74,8 +74,24 @@ struct devpolicy {
 	enum devpolicy_mode mode;
 	int allow_entries;	  /* DeviceAllow entries written, skipped ones too */
 	struct devrule_list base; /* DeviceAllow, plus the standard devices */
-	char *allow;		  /* DeviceAllow as written, NULL: none */
-	char *where;		  /* its "FILE:LINE", NULL: not known */
+	char *allow;		  /* DeviceAllow as written, its lines joined
+				   * by ",", NULL: none */
+	char *where;		  /* the first line's "FILE:LINE", NULL: not
+				   * known */
+	struct devpolicy_line *lines; /* each line, for devpolicy_check_gres */
+	size_t line_count;
+};
+
+/* One DeviceAllow line, and where it was written. */
+struct devpolicy_allow {
+	const char *value;	/* "SPEC:ACCESS,..." */
+	const char *where;	/* "FILE:LINE" for its messages, NULL: none */
+};
+
+/* The copy a loaded policy keeps of one line. */
+struct devpolicy_line {
+	char *value;
+	char *where;
 };
 
 /* Empty list with the given default verdict; never fails. */
@@ -175,6 +191,15 @@ int devpolicy_load(struct devpolicy *policy, enum devpolicy_mode mode,
 		   const char *device_allow, const char *where,
 		   const char *proc_devices, struct report *rep);
 
+/*
+ * devpolicy_load() from several DeviceAllow lines, as namespace.conf adds
+ * them up (count 0: no DeviceAllow): their entries make one list, and the
+ * messages about an entry start with its own line's where.
+ */
+int devpolicy_load_lines(struct devpolicy *policy, enum devpolicy_mode mode,
+			 const struct devpolicy_allow *lines, size_t count,
+			 const char *proc_devices, struct report *rep);
+
 void devpolicy_free(struct devpolicy *policy);
 
 /*
@@ -190,7 +215,8 @@ bool devpolicy_is_open(const struct devpolicy *policy);
  * of the same device node, is an error, reported as "FILE:LINE: DeviceAllow
  * entry 'SPEC:ACCESS' names GRES device ...", every such entry.  A class
  * covering GRES devices is no error (devpolicy_build leaves them out): an
- * info line says so.  A GRES file that cannot be resolved is left to
+ * info line says so.  Each message starts with the "FILE:LINE" of the
+ * entry's line.  A GRES file that cannot be resolved is left to
  * devpolicy_build, which fails on it.  Returns 0, or -1 with EINVAL after
  * reporting, or ENOMEM.
  */

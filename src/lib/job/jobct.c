@@ -120,7 +120,7 @@ static int prepare_base_path(const struct nsconf *c,
 	if (rc < 0)
 		report_error(rep, "%s:%d: BasePath %s cannot hold job directories: %s",
 			     c->file ? c->file : "namespace.conf",
-			     c->base_path_line, c->base_path, why.msg);
+			     c->lines.base_path, c->base_path, why.msg);
 	return rc < 0 ? -1 : 0;
 }
 
@@ -159,18 +159,37 @@ static int check_disk_limit(const struct nsconf *c,
 	return 0;
 }
 
-/* The node's DeviceAllow resolved, with "FILE:LINE" for its messages. */
+/*
+ * The node's DeviceAllow lines resolved, each entry's messages starting
+ * with the "FILE:LINE" of its line.
+ */
 static int load_policy(struct jobct_node *node, const char *proc_devices,
 		       struct report *rep)
 {
 	const struct nsconf *c = node->conf;
-	char where[4096];
+	struct devpolicy_allow *lines = NULL;
+	char (*where)[PATH_MAX + 16] = NULL;
+	size_t n = c->allow_count;
+	int rc = -1;
 
-	snprintf(where, sizeof(where), "%s:%d",
-		 c->device_allow_file ? c->device_allow_file : "namespace.conf",
-		 c->device_allow_line);
-	return devpolicy_load(&node->policy, c->device_policy, c->device_allow,
-			      where, proc_devices, rep);
+	if (n && (!(lines = calloc(n, sizeof(*lines))) ||
+		  !(where = calloc(n, sizeof(*where))))) {
+		report_errno(rep, ENOMEM, "loading namespace.conf");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		snprintf(where[i], sizeof(where[i]), "%s:%d",
+			 c->file ? c->file : "namespace.conf",
+			 c->allow[i].line);
+		lines[i].value = c->allow[i].value;
+		lines[i].where = where[i];
+	}
+	rc = devpolicy_load_lines(&node->policy, c->device_policy, lines, n,
+				  proc_devices, rep);
+out:
+	free(lines);
+	free(where);
+	return rc;
 }
 
 /*
@@ -280,7 +299,7 @@ int jobct_node_check(const struct jobct_node *node,
 	snprintf(asks, sizeof(asks), "DevicePolicy=%s%s%s%s%s",
 		 devpolicy_mode_name(c->device_policy),
 		 c->device_allow ? " with DeviceAllow (" : "",
-		 c->device_allow ? c->device_allow_file : "",
+		 c->device_allow ? c->file : "",
 		 c->device_allow ? ")" : "",
 		 slurm->node_has_devices ? " and GRES device files on the node"
 					 : "");

@@ -33,8 +33,10 @@ void nsconf_clear(struct nsconf *c)
 	free(c->base_path);
 	nsconf_dirs_free(c->dirs);
 	free(c->init_script);
-	free(c->device_allow);
-	free(c->device_allow_file);
+	nsconf_allow_free(c);
+	for (size_t i = 0; i < c->scope_count; i++)
+		free(c->scopes[i].hostlist);
+	free(c->scopes);
 	free(c->file);
 	memset(c, 0, sizeof(*c));
 }
@@ -61,17 +63,17 @@ static int base_path_dirs_check(struct parser *p)
 	for (i = 0; base && p->conf->dirs[i]; i++) {
 		if (!nsconf_path_within(base, p->conf->dirs[i]))
 			continue;
-		p->line = p->base_path_line;
+		p->line = p->conf->lines.base_path;
 		if (i >= p->listed)
 			return nsconf_error(p, "BasePath: \"%s\" is in \"%s\", "
 					   "a private directory of Dir (line "
 					   "%d)", base, p->conf->dirs[i],
 					   p->conf->dir_conf[i].line);
-		if (p->dirs_line)
+		if (p->conf->lines.dirs)
 			return nsconf_error(p, "BasePath: \"%s\" is in \"%s\", "
 					   "a private directory of Dirs (line "
 					   "%d)", base, p->conf->dirs[i],
-					   p->dirs_line);
+					   p->conf->lines.dirs);
 		return nsconf_error(p, "BasePath: \"%s\" is in \"%s\", a "
 				   "private directory of the default Dirs",
 				   base, p->conf->dirs[i]);
@@ -92,7 +94,7 @@ static int tmp_disk_limit_check(struct parser *p)
 	size_t n = 0;
 
 	if (!c->tmp_disk_limit && c->tmp_inode_limit) {
-		p->line = p->tmp_inode_limit_line;
+		p->line = p->conf->lines.tmp_inode_limit;
 		return nsconf_error(p, "TmpInodeLimit: no TmpDiskLimit is set, "
 				   "and the inode limit comes with it");
 	}
@@ -103,24 +105,26 @@ static int tmp_disk_limit_check(struct parser *p)
 			dquota_default_inodes(c->tmp_disk_limit);
 	while (c->dirs[n])
 		n++;
-	p->line = p->tmp_disk_limit_line;
+	p->line = p->conf->lines.tmp_disk_limit;
 	if (!c->base_path)
 		return nsconf_error(p, "TmpDiskLimit: BasePath is none (line "
 				   "%d): there is no job directory on disk "
-				   "to limit", p->base_path_line);
-	if (c->tmp_size)
-		return nsconf_error(p, "TmpDiskLimit: TmpSize (line %d) makes "
-				   "/tmp a tmpfs, whose size TmpSize already "
-				   "limits; set one of them", p->tmp_size_line);
+				   "to limit", p->conf->lines.base_path);
 	if (!nsconf_dirs_have(c->dirs, n, "/tmp"))
 		return nsconf_error(p, "TmpDiskLimit: /tmp is not in Dirs, so "
 				   "the job has no private /tmp to limit");
 	tmp = nsconf_dir_find(c, "/tmp");
-	if (tmp && tmp->type == NSCONF_DIR_TMPFS)
+	/* The /tmp the node gets: a more specific line may have won. */
+	if (tmp->type == NSCONF_DIR_TMPFS && tmp->shorthand_line)
+		return nsconf_error(p, "TmpDiskLimit: TmpSize (line %d) makes "
+				   "/tmp a tmpfs, whose size TmpSize already "
+				   "limits; set one of them",
+				   tmp->shorthand_line);
+	if (tmp->type == NSCONF_DIR_TMPFS)
 		return nsconf_error(p, "TmpDiskLimit: Dir=/tmp (line %d) makes "
 				   "/tmp a tmpfs, whose Size limits it; set one "
 				   "of them", tmp->line);
-	if (tmp && tmp->source)
+	if (tmp->source)
 		return nsconf_error(p, "TmpDiskLimit: Dir=/tmp (line %d) binds "
 				   "/tmp from Source=%s, outside BasePath, "
 				   "where the limit does not reach", tmp->line,
@@ -139,12 +143,12 @@ static int pid_namespace_check(struct parser *p)
 
 	if (!c->pid_namespace)
 		return 0;
-	p->line = p->pid_namespace_line;
+	p->line = p->conf->lines.pid_namespace;
 	if (!c->base_path)
 		return nsconf_error(p, "PidNamespace: BasePath is none (line "
 				   "%d): the job's /proc lives in its mount "
 				   "namespace, which BasePath=none turns off",
-				   p->base_path_line);
+				   p->conf->lines.base_path);
 	for (size_t i = 0; c->dirs[i]; i++) {
 		if (nsconf_path_within(c->dirs[i], "/proc"))
 			return nsconf_error(p, "PidNamespace: %s is a private "
@@ -160,10 +164,10 @@ static int namespace_pool_check(struct parser *p)
 {
 	if (!p->conf->namespace_pool || p->conf->base_path)
 		return 0;
-	p->line = p->namespace_pool_line;
+	p->line = p->conf->lines.namespace_pool;
 	return nsconf_error(p, "NamespacePool: BasePath is none (line %d): "
 			   "there are no namespaces to copy ahead",
-			   p->base_path_line);
+			   p->conf->lines.base_path);
 }
 
 /* Fill in what no line set; BasePath must have been. */
@@ -196,6 +200,8 @@ static int conf_finish(struct parser *p)
 		return -1;
 	if (pid_namespace_check(p) < 0 || namespace_pool_check(p) < 0)
 		return -1;
+	if (nsconf_allow_join(p->conf) < 0)
+		return -1;
 	return tmp_disk_limit_check(p);
 }
 
@@ -226,13 +232,11 @@ struct nsconf *nsconf_parse(const char *text, const char *name,
 	}
 	if (!(p.conf = calloc(1, sizeof(*p.conf))))
 		goto error;
-	if (nsconf_text_parse(&p, text, false) < 0 || nsconf_text_parse(&p, text, true) < 0
-	    || conf_finish(&p) < 0)
+	if (nsconf_text_parse(&p, text, false) < 0 ||
+	    nsconf_text_parse(&p, text, true) < 0 || conf_finish(&p) < 0)
 		goto error;
 	if (!(p.conf->file = strdup(p.name)))
 		goto error;
-	p.conf->base_path_line = p.base_path_line;
-	p.conf->dirs_line = p.dirs_line;
 	parser_free(&p);
 	return p.conf;
 error:

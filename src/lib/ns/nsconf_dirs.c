@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * nsconf_dirs.c - Dir lines (Dir, Type, Size, Options, Source), and each
- * private directory of the node resolved from Dirs, its Dir line and the
- * TmpSize/ShmSize shorthands.  See nsconf_int.h.
+ * nsconf_dirs.c - Dir lines: their keys (Dir, Type, Size, Options,
+ * Source), each line checked as a whole and filed by its scope.  What
+ * they make of each private directory is nsconf_resolve.c's.  See
+ * nsconf_int.h.
  */
 #include <errno.h>
 #include <limits.h>
@@ -68,7 +69,7 @@ void nsconf_decl_list_free(struct decl_list *l)
 }
 
 /* The Dir line of l for path, or NULL. */
-static struct dir_decl *decl_find(struct decl_list *l, const char *path)
+struct dir_decl *nsconf_decl_find(struct decl_list *l, const char *path)
 {
 	for (size_t i = 0; i < l->n; i++) {
 		if (!strcmp(l->v[i].path, path))
@@ -237,7 +238,7 @@ int nsconf_decl_file(struct parser *p, bool scoped)
 		return -1;
 	if (p->pass2) {
 		l = &p->node;
-		if ((old = decl_find(l, d->path))) {
+		if ((old = nsconf_decl_find(l, d->path))) {
 			nsconf_decl_clear(old);
 			*old = *d;
 			memset(d, 0, sizeof(*d));
@@ -258,144 +259,4 @@ int nsconf_decl_file(struct parser *p, bool scoped)
 				   scoped ? d->scope : "", l->v[i].line);
 	}
 	return decl_push(l, d);
-}
-
-/*
- * Add the directories that Dir lines name and Dirs does not to the end of
- * conf->dirs: the global lines' first, then this node's.
- */
-static int dirs_merge(struct parser *p)
-{
-	struct decl_list *lists[] = { &p->global, &p->node };
-	size_t n = nsconf_dirs_count(p->conf->dirs);
-	char **dirs;
-
-	for (size_t l = 0; l < 2; l++) {
-		for (size_t i = 0; i < lists[l]->n; i++) {
-			struct dir_decl *d = &lists[l]->v[i];
-
-			if (nsconf_dirs_have(p->conf->dirs, n, d->path))
-				continue;
-			p->line = d->line;
-			if (n == NSCONF_MAX_DIRS)
-				return nsconf_error(p, "Dir=%s: more than %d "
-						   "private directories",
-						   d->path, NSCONF_MAX_DIRS);
-			dirs = realloc(p->conf->dirs, (n + 2) * sizeof(*dirs));
-			if (!dirs)
-				return -1;
-			p->conf->dirs = dirs;
-			dirs[n + 1] = NULL;
-			if (!(dirs[n] = strdup(d->path)))
-				return -1;
-			if (nsconf_dir_backing_check(p, "Dir", dirs, n) < 0)
-				return -1; /* dirs[n] is freed with dirs */
-			n++;
-		}
-	}
-	return 0;
-}
-
-/*
- * The settings of private directory path: its Dir line (this node's, else
- * the global one), then the TmpSize/ShmSize shorthands, then the defaults.
- */
-static int dir_resolve(struct parser *p, const char *path,
-		       struct nsconf_dir *nd)
-{
-	struct dir_decl *d = decl_find(&p->node, path);
-	const char *shorthand = NULL;
-	uint64_t sh_size = 0;
-	int sh_line = 0;
-
-	if (!d)
-		d = decl_find(&p->global, path);
-	if (!strcmp(path, "/tmp")) {
-		shorthand = "TmpSize";
-		sh_size = p->conf->tmp_size;
-		sh_line = p->tmp_size_line;
-	} else if (!strcmp(path, "/dev/shm")) {
-		shorthand = "ShmSize";
-		sh_size = p->conf->shm_size;
-		sh_line = p->shm_size_line;
-	}
-	if (!(nd->path = strdup(path)))
-		return -1;
-	nd->options = NSCONF_OPT_ALWAYS | (d ? d->options : 0);
-	nd->line = d ? d->line : 0;
-	if (d && d->type_set)
-		nd->type = d->type;
-	else if (d && (d->size || d->source))
-		nd->type = d->size ? NSCONF_DIR_TMPFS : NSCONF_DIR_BIND;
-	else if (sh_size || !strcmp(path, "/dev/shm"))
-		nd->type = NSCONF_DIR_TMPFS;
-	else
-		nd->type = NSCONF_DIR_BIND;
-	p->line = nd->line;
-	if (nd->type == NSCONF_DIR_BIND && sh_size)
-		return nsconf_error(p, "Dir=%s: a bind mount, but %s= (line "
-				   "%d) asks for a tmpfs", path, shorthand,
-				   sh_line);
-	if (nd->type == NSCONF_DIR_TMPFS)
-		nd->size = d && d->size ? d->size : sh_size;
-	if (d && d->source && !(nd->source = strdup(d->source)))
-		return -1;
-	return 0;
-}
-
-/*
- * A Source must lie outside every private directory (it is bound from the
- * node's tree, where another job's private directory is its own) and
- * outside BasePath (root's alone).
- */
-static int source_place_check(struct parser *p, const struct nsconf_dir *nd)
-{
-	const char *base = p->conf->base_path;
-
-	if (!nd->source)
-		return 0;
-	p->line = nd->line;
-	for (size_t i = 0; p->conf->dirs[i]; i++) {
-		if (nsconf_path_within(nd->source, p->conf->dirs[i]))
-			return nsconf_error(p, "Dir=%s: Source \"%s\" is in %s, "
-					   "a private directory", nd->path,
-					   nd->source, p->conf->dirs[i]);
-	}
-	if (base && (nsconf_path_within(nd->source, base) ||
-		     nsconf_path_within(base, nd->source)))
-		return nsconf_error(p, "Dir=%s: Source \"%s\" and BasePath "
-				   "\"%s\" overlap", nd->path, nd->source,
-				   base);
-	return 0;
-}
-
-/* Fill conf->dir_conf, one entry per conf->dirs entry. */
-int nsconf_dirs_resolve(struct parser *p)
-{
-	size_t n;
-
-	if (dirs_merge(p) < 0)
-		return -1;
-	n = nsconf_dirs_count(p->conf->dirs);
-	if (!(p->conf->dir_conf = calloc(n + 1, sizeof(*p->conf->dir_conf))))
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		if (dir_resolve(p, p->conf->dirs[i], &p->conf->dir_conf[i]) < 0)
-			return -1;
-	}
-	for (size_t i = 0; i < n; i++) {
-		if (source_place_check(p, &p->conf->dir_conf[i]) < 0)
-			return -1;
-	}
-	return 0;
-}
-
-const struct nsconf_dir *nsconf_dir_find(const struct nsconf *conf,
-					 const char *dir)
-{
-	for (size_t i = 0; conf && conf->dirs && conf->dirs[i]; i++) {
-		if (!strcmp(conf->dirs[i], dir))
-			return &conf->dir_conf[i];
-	}
-	return NULL;
 }

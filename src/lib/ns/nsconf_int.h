@@ -75,12 +75,9 @@ struct parser {
 	struct report *rep;
 	int line;             /* line of the key being handled */
 	bool pass2;           /* reading the NodeName lines for this node */
-	struct nsconf *conf;  /* the result */
+	struct nsconf *conf;  /* the result; conf->lines says where */
 	unsigned set;         /* keys set in conf, one bit per enum key */
-	int base_path_line;   /* where conf's BasePath and Dirs were set */
-	int dirs_line;
-	int tmp_size_line;    /* and TmpSize, ShmSize */
-	int shm_size_line;
+	unsigned node_set;    /* those a NodeName line set (pass 2) */
 	struct decl_list global;   /* global Dir lines */
 	struct decl_list scoped;   /* pass 1: every NodeName Dir line */
 	struct decl_list node;     /* pass 2: those that name this node */
@@ -88,10 +85,6 @@ struct parser {
 	struct dir_decl decl; /* the Dir line being read */
 	size_t listed;        /* how many private dirs Dirs (or its
 			       * default) gave, before the Dir lines' */
-	int tmp_disk_limit_line;
-	int tmp_inode_limit_line;
-	int pid_namespace_line;
-	int namespace_pool_line;
 };
 
 typedef int (*key_parse_fn)(struct parser *p, struct nsconf *c,
@@ -100,6 +93,8 @@ typedef int (*key_parse_fn)(struct parser *p, struct nsconf *c,
 struct key_def {
 	const char *name;
 	key_parse_fn parse;
+	/* where in struct nsconf_lines its line goes, -1: nowhere */
+	int line_at;
 };
 
 /* Free what c holds and reset it to the defaults of an empty file. */
@@ -198,8 +193,32 @@ void nsconf_decl_list_free(struct decl_list *l);
  */
 int nsconf_decl_file(struct parser *p, bool scoped);
 
-/* Fill conf->dir_conf, one entry per conf->dirs entry. */
+/* The Dir line of l for path, or NULL. */
+struct dir_decl *nsconf_decl_find(struct decl_list *l, const char *path);
+
+/* ---- private directories (nsconf_resolve.c) -------------------------- */
+
+/*
+ * Complete conf->dirs with the directories Dir lines add, and fill
+ * conf->dir_conf, one entry per conf->dirs entry, each from its Dir line,
+ * the TmpSize/ShmSize shorthands and the defaults: where a Dir line and
+ * a shorthand disagree, the more specific wins (a NodeName line over a
+ * global one), and on lines of one kind it is an error.  Returns 0, or
+ * -1 with errno (and a message for EINVAL).
+ */
 int nsconf_dirs_resolve(struct parser *p);
+
+/* ---- DeviceAllow (nsconf_allow.c) ------------------------------------ */
+
+/* The DeviceAllow key: checked on pass 1, added up into c. */
+int nsconf_key_device_allow(struct parser *p, struct nsconf *c,
+			    const char *key, const char *value);
+
+/* Set c->device_allow to the values of c->allow joined.  0 or -1. */
+int nsconf_allow_join(struct nsconf *c);
+
+/* Free c's DeviceAllow lines and their joined value. */
+void nsconf_allow_free(struct nsconf *c);
 
 /* ---- lines (nsconf_lines.c) ------------------------------------------ */
 

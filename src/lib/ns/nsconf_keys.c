@@ -5,6 +5,7 @@
  * every key.  See nsconf_int.h.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -207,59 +208,36 @@ static int key_device_policy(struct parser *p, struct nsconf *c,
 			   "or strict)", key, value);
 }
 
-/*
- * Kept raw: it is resolved with this node's devices when the policy is
- * loaded (devpolicy_load).  Its syntax is checked here, on pass 1, which
- * sees every line once: a typo on another node's line must stop this
- * slurmd too, as every other error in the file does, not wait for that
- * node to start.  Devices are not looked at: this node need not have them.
- */
-static int key_device_allow(struct parser *p, struct nsconf *c,
-			    const char *key, const char *value)
-{
-	char *allow, *file;
-
-	struct report check;
-
-	(void)key;
-	report_init(&check, NULL, NULL);
-	if (!p->pass2 && devpolicy_check_allow(value, &check) < 0)
-		return errno == ENOMEM ? -1 : nsconf_error(p, "%s", check.msg);
-	allow = strdup(value);
-	file = strdup(p->name);
-	if (!allow || !file) {
-		free(allow);
-		free(file);
-		return -1;
-	}
-	free(c->device_allow);
-	free(c->device_allow_file);
-	c->device_allow = allow;
-	c->device_allow_file = file;
-	c->device_allow_line = p->line;
-	return 0;
-}
-
 /* Indexed by enum key. */
+#define AT(field) ((int)offsetof(struct nsconf_lines, field))
+
 const struct key_def nsconf_keys[KEY_COUNT] = {
-	[KEY_BASE_PATH] = { "BasePath", key_base_path },
-	[KEY_AUTO_BASE_PATH] = { "AutoBasePath", key_auto_base_path },
-	[KEY_DIRS] = { "Dirs", key_dirs },
-	[KEY_INIT_SCRIPT] = { "InitScript", key_init_script },
-	[KEY_SHARED] = { "Shared", key_shared },
-	[KEY_SHM_SIZE] = { "ShmSize", key_shm_size },
-	[KEY_TMP_SIZE] = { "TmpSize", key_tmp_size },
-	[KEY_TMP_DISK_LIMIT] = { "TmpDiskLimit", key_tmp_disk_limit },
-	[KEY_TMP_INODE_LIMIT] = { "TmpInodeLimit", key_tmp_inode_limit },
-	[KEY_PID_NAMESPACE] = { "PidNamespace", key_pid_namespace },
-	[KEY_NAMESPACE_POOL] = { "NamespacePool", key_namespace_pool },
-	[KEY_DEVICE_POLICY] = { "DevicePolicy", key_device_policy },
-	[KEY_DEVICE_ALLOW] = { "DeviceAllow", key_device_allow },
-	[KEY_DIR] = { "Dir", nsconf_key_dir },
-	[KEY_TYPE] = { "Type", nsconf_key_type },
-	[KEY_SIZE] = { "Size", nsconf_key_size },
-	[KEY_OPTIONS] = { "Options", nsconf_key_options },
-	[KEY_SOURCE] = { "Source", nsconf_key_source },
+	[KEY_BASE_PATH] = { "BasePath", key_base_path, AT(base_path) },
+	[KEY_AUTO_BASE_PATH] = { "AutoBasePath", key_auto_base_path,
+				 AT(auto_base_path) },
+	[KEY_DIRS] = { "Dirs", key_dirs, AT(dirs) },
+	[KEY_INIT_SCRIPT] = { "InitScript", key_init_script, AT(init_script) },
+	[KEY_SHARED] = { "Shared", key_shared, AT(shared) },
+	[KEY_SHM_SIZE] = { "ShmSize", key_shm_size, AT(shm_size) },
+	[KEY_TMP_SIZE] = { "TmpSize", key_tmp_size, AT(tmp_size) },
+	[KEY_TMP_DISK_LIMIT] = { "TmpDiskLimit", key_tmp_disk_limit,
+				 AT(tmp_disk_limit) },
+	[KEY_TMP_INODE_LIMIT] = { "TmpInodeLimit", key_tmp_inode_limit,
+				  AT(tmp_inode_limit) },
+	[KEY_PID_NAMESPACE] = { "PidNamespace", key_pid_namespace,
+				AT(pid_namespace) },
+	[KEY_NAMESPACE_POOL] = { "NamespacePool", key_namespace_pool,
+				 AT(namespace_pool) },
+	[KEY_DEVICE_POLICY] = { "DevicePolicy", key_device_policy,
+				AT(device_policy) },
+	/* one line each: struct nsconf_allow */
+	[KEY_DEVICE_ALLOW] = { "DeviceAllow", nsconf_key_device_allow, -1 },
+	/* the Dir line's: struct nsconf_dir */
+	[KEY_DIR] = { "Dir", nsconf_key_dir, -1 },
+	[KEY_TYPE] = { "Type", nsconf_key_type, -1 },
+	[KEY_SIZE] = { "Size", nsconf_key_size, -1 },
+	[KEY_OPTIONS] = { "Options", nsconf_key_options, -1 },
+	[KEY_SOURCE] = { "Source", nsconf_key_source, -1 },
 };
 
 /* Returns the key called name (any case), or KEY_COUNT if none is. */

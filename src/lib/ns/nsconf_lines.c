@@ -9,12 +9,38 @@
  * Key=Value pairs are cut by util/confread.
  */
 #include <errno.h>
+#include <stdlib.h>
+#include <string.h>
 #include <strings.h>
 
 #include "ns/nsconf_int.h"
 #include "util/hostmatch.h"
 
 /* ---- lines ----------------------------------------------------------- */
+
+/*
+ * Keep a NodeName value of the file and its line (pass 1 sees each once),
+ * for devns check's comparison with slurm.conf's node names.
+ */
+static int scope_push(struct parser *p, const char *value)
+{
+	struct nsconf *c = p->conf;
+	struct nsconf_scope *v;
+	char *copy = strdup(value);
+
+	if (!copy)
+		return -1;
+	v = realloc(c->scopes, (c->scope_count + 1) * sizeof(*v));
+	if (!v) {
+		free(copy);
+		return -1;
+	}
+	c->scopes = v;
+	v[c->scope_count].hostlist = copy;
+	v[c->scope_count].line = p->line;
+	c->scope_count++;
+	return 0;
+}
 
 /*
  * Handle the NodeName=value that starts a line.  Sets *applies when the
@@ -27,6 +53,8 @@ static int nodename_check(struct parser *p, const char *value, bool *applies)
 
 	if (hostmatch_validate(value) < 0)
 		return nsconf_error(p, "NodeName: invalid hostlist \"%s\"", value);
+	if (!p->pass2 && scope_push(p, value) < 0)
+		return -1;
 	/* Out of memory must fail the file, not skip the node's line. */
 	if (p->nodename && (rc = hostmatch_match(value, p->nodename)) < 0)
 		return -1;
@@ -34,26 +62,19 @@ static int nodename_check(struct parser *p, const char *value, bool *applies)
 	return 0;
 }
 
-/* Note that key k of the current line now holds in the result. */
+/*
+ * Note that key k of the current line now holds in the result, set by
+ * this line: its line is the key's provenance, and on pass 2 a NodeName
+ * line set it (a more specific setting than any global line's).
+ */
 static void key_applied(struct parser *p, enum key k)
 {
 	p->set |= 1u << k;
-	if (k == KEY_BASE_PATH)
-		p->base_path_line = p->line;
-	else if (k == KEY_DIRS)
-		p->dirs_line = p->line;
-	else if (k == KEY_TMP_SIZE)
-		p->tmp_size_line = p->line;
-	else if (k == KEY_SHM_SIZE)
-		p->shm_size_line = p->line;
-	else if (k == KEY_TMP_DISK_LIMIT)
-		p->tmp_disk_limit_line = p->line;
-	else if (k == KEY_TMP_INODE_LIMIT)
-		p->tmp_inode_limit_line = p->line;
-	else if (k == KEY_PID_NAMESPACE)
-		p->pid_namespace_line = p->line;
-	else if (k == KEY_NAMESPACE_POOL)
-		p->namespace_pool_line = p->line;
+	if (p->pass2)
+		p->node_set |= 1u << k;
+	if (nsconf_keys[k].line_at >= 0)
+		*(int *)((char *)&p->conf->lines + nsconf_keys[k].line_at) =
+			p->line;
 }
 
 /* The end of a line: file its Dir settings, if it has any. */
@@ -123,8 +144,10 @@ static int line_parse(struct parser *p, struct confread *r, bool pass2,
 					   "it)", nsconf_keys[k].name);
 		seen |= 1u << k;
 		if (!*t.value)
-			return nsconf_error(p, "%s: empty value", nsconf_keys[k].name);
-		if (nsconf_keys[k].parse(p, target, nsconf_keys[k].name, t.value) < 0)
+			return nsconf_error(p, "%s: empty value",
+					    nsconf_keys[k].name);
+		if (nsconf_keys[k].parse(p, target, nsconf_keys[k].name,
+					 t.value) < 0)
 			return -1;
 		if (target == p->conf)
 			key_applied(p, k);

@@ -48,7 +48,7 @@ int nsconf_paths_check(const struct nsconf *conf, struct report *rep)
 
 	for (size_t i = 0; conf->dirs && conf->dirs[i]; i++) {
 		const struct nsconf_dir *d = &conf->dir_conf[i];
-		int line = d->line ? d->line : conf->dirs_line;
+		int line = d->line ? d->line : conf->lines.dirs;
 
 		report_init(&why, NULL, NULL);
 		if (safepath_check_mount_point(d->path, &why) < 0)
