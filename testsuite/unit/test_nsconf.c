@@ -1072,6 +1072,59 @@ static void test_precedence_dirs(void)
 	nsconf_free(c);
 }
 
+/*
+ * Traps refused at load (issue 30): NodeName=DEFAULT, which in slurm.conf
+ * sets defaults but here named a node called DEFAULT; a private directory
+ * that hides a system directory of the node.
+ */
+static void test_load_traps(void)
+{
+	static const char *const system[] = {
+		"/etc", "/usr", "/var", "/bin", "/sbin", "/boot", "/dev",
+		"/run", "/lib", "/lib64", "/lib32", "/libx32",
+	};
+	static const char *const kernel[] = {
+		"/proc", "/proc/sys", "/sys", "/sys/fs/cgroup",
+	};
+	char text[256], msg[512];
+	struct nsconf *c;
+
+	fails("BasePath=/b\nNodeName=DEFAULT ShmSize=1G\n", "n1",
+	      "t.conf:2: NodeName=DEFAULT: DEFAULT names no node here: the "
+	      "lines without NodeName= are the defaults of every node");
+	fails("BasePath=/b\nNodeName=n[1-2],default Dir=/x\n", "n1",
+	      "t.conf:2: NodeName=n[1-2],default: DEFAULT names no node "
+	      "here: the lines without NodeName= are the defaults of every "
+	      "node");
+	c = parse("BasePath=/b\nNodeName=defaults,n1default ShmSize=1G\n",
+		  "n1");
+	ok(c != NULL, "names that only contain default are fine");
+	nsconf_free(c);
+	for (size_t i = 0; i < sizeof(system) / sizeof(*system); i++) {
+		snprintf(text, sizeof(text), "BasePath=/b\nDirs=/tmp,%s\n",
+			 system[i]);
+		snprintf(msg, sizeof(msg), "t.conf:2: Dirs: \"%s\" is a system "
+			 "directory: the job's empty private %s would hide the "
+			 "node's", system[i], system[i]);
+		fails(text, NULL, msg);
+	}
+	for (size_t i = 0; i < sizeof(kernel) / sizeof(*kernel); i++) {
+		snprintf(text, sizeof(text), "BasePath=/b\nNodeName=other "
+			 "Dir=%s\n", kernel[i]);
+		snprintf(msg, sizeof(msg), "t.conf:2: Dir: \"%s\" is in %s, "
+			 "the kernel's: a private directory would hide what "
+			 "the kernel shows there", kernel[i],
+			 kernel[i][1] == 'p' ? "/proc" : "/sys");
+		fails(text, "n1", msg);
+	}
+	fails("BasePath=/b\nDir=//etc\n", NULL,
+	      "t.conf:2: Dir: \"//etc\" has a doubled slash");
+	c = parse("BasePath=/b Dirs=/tmp,/var/tmp,/dev/shm,/etc/x,/usr/local,"
+		  "/library/x,/run/user,/systems\n", NULL);
+	ok(c != NULL, "below a system directory (not /proc, /sys) is fine");
+	nsconf_free(c);
+}
+
 /* Each key remembers the line it came from; 0 for a default. */
 static void test_provenance(void)
 {
@@ -1369,17 +1422,14 @@ static void test_pid_namespace(void)
 	      "t.conf:2: PidNamespace: BasePath is none (line 1): the job's "
 	      "/proc lives in its mount namespace, which BasePath=none turns "
 	      "off");
+	/* No private directory may cover /proc, with or without it. */
 	fails("BasePath=/b Dirs=/tmp,/proc/sys\nPidNamespace=yes\n", NULL,
-	      "t.conf:2: PidNamespace: /proc/sys is a private directory; the "
-	      "job's /proc must stay its own proc mount");
+	      "t.conf:1: Dirs: \"/proc/sys\" is in /proc, the kernel's: a "
+	      "private directory would hide what the kernel shows there");
 	fails("BasePath=/b Dirs=/tmp,/.pidns\n", NULL,
 	      "t.conf:1: Dirs: \"/.pidns\" cannot be a private directory: "
 	      "its backing directory name \".pidns\" is reserved (.pidns is "
 	      "the PID namespace pin)");
-	/* Without PidNamespace, nothing is said about /proc. */
-	c = parse("BasePath=/b Dirs=/tmp,/proc/sys\n", NULL);
-	ok(c != NULL, "a private dir below /proc without PidNamespace");
-	nsconf_free(c);
 }
 
 static void test_namespace_pool(void)
@@ -1529,6 +1579,7 @@ int main(void)
 	test_precedence();
 	test_precedence_dirs();
 	test_provenance();
+	test_load_traps();
 	test_source_expand();
 	test_load();
 	test_load_paths();

@@ -102,7 +102,9 @@ int nsconf_key_dir(struct parser *p, struct nsconf *c, const char *key,
 		return -1;
 	if (!(dirs[0] = nsconf_path_normalize(p, key, value)))
 		return -1;
-	rc = nsconf_dir_backing_check(p, key, dirs, 0);
+	rc = nsconf_dir_system_check(p, key, dirs[0]);
+	if (rc == 0)
+		rc = nsconf_dir_backing_check(p, key, dirs, 0);
 	if (rc < 0) {
 		free(dirs[0]);
 		return -1;

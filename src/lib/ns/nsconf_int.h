@@ -157,6 +157,14 @@ int nsconf_dir_spelling_check(struct parser *p, const char *key,
 			      const char *item);
 
 /*
+ * Refuse a private directory (path normalised) that is a system directory
+ * (/, /etc, /usr, /var, /lib*, ...) or in /proc or /sys.  Returns 0, or
+ * -1 after reporting.
+ */
+int nsconf_dir_system_check(struct parser *p, const char *key,
+			    const char *path);
+
+/*
  * Check that dirs[n], added after dirs[0..n), gets a backing directory of
  * its own in BasePath/<jobid>: a valid name, not the pin's, not another
  * entry's ("/var/tmp" and "/var_tmp" would share one directory).

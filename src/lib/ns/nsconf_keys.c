@@ -69,6 +69,10 @@ static int dir_add(struct parser *p, const char *key, const char *item,
 		return -1;
 	if (!(path = nsconf_path_normalize(p, key, item)))
 		return -1;
+	if (nsconf_dir_system_check(p, key, path) < 0) {
+		free(path);
+		return -1;
+	}
 	if (nsconf_dirs_have(dirs, *n, path)) {
 		free(path);
 		return nsconf_error(p, "%s: \"%s\" is listed twice", key, item);

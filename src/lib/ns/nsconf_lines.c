@@ -43,6 +43,30 @@ static int scope_push(struct parser *p, const char *value)
 }
 
 /*
+ * Tell whether an element of the hostlist (commas outside brackets cut
+ * them) is DEFAULT, in any case.
+ */
+static bool names_default(const char *value)
+{
+	const char *s = value;
+	int depth = 0;
+
+	for (const char *e = value; ; e++) {
+		if (*e == '[')
+			depth++;
+		else if (*e == ']')
+			depth--;
+		if ((*e == ',' && !depth) || !*e) {
+			if (e - s == 7 && !strncasecmp(s, "default", 7))
+				return true;
+			if (!*e)
+				return false;
+			s = e + 1;
+		}
+	}
+}
+
+/*
  * Handle the NodeName=value that starts a line.  Sets *applies when the
  * node is named.  Returns 0, or -1 after reporting a bad hostlist, or with
  * errno = ENOMEM.
@@ -53,6 +77,11 @@ static int nodename_check(struct parser *p, const char *value, bool *applies)
 
 	if (hostmatch_validate(value) < 0)
 		return nsconf_error(p, "NodeName: invalid hostlist \"%s\"", value);
+	/* In slurm.conf it sets defaults; here it would name no node. */
+	if (names_default(value))
+		return nsconf_error(p, "NodeName=%s: DEFAULT names no node "
+				    "here: the lines without NodeName= are "
+				    "the defaults of every node", value);
 	if (!p->pass2 && scope_push(p, value) < 0)
 		return -1;
 	/* Out of memory must fail the file, not skip the node's line. */

@@ -6,6 +6,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -258,6 +259,39 @@ int nsconf_dir_spelling_check(struct parser *p, const char *key,
 				   item);
 	if (len > 1 && item[len - 1] == '/')
 		return nsconf_error(p, "%s: \"%s\" ends with a slash", key, item);
+	return 0;
+}
+
+/*
+ * Directories the node's system lives in: a job's empty private copy would
+ * hide the node's programs, libraries or configuration from the job.
+ * "/lib*" stands for /lib, /lib32, /lib64, /libx32, /libexec.
+ */
+static const char *const system_dirs[] = {
+	"/bin", "/boot", "/dev", "/etc", "/lib*", "/run", "/sbin", "/usr",
+	"/var", NULL,
+};
+
+/* The kernel's trees: nothing below them is a directory of files. */
+static const char *const kernel_dirs[] = { "/proc", "/sys", NULL };
+
+int nsconf_dir_system_check(struct parser *p, const char *key,
+			    const char *path)
+{
+	for (size_t i = 0; kernel_dirs[i]; i++) {
+		if (nsconf_path_within(path, kernel_dirs[i]))
+			return nsconf_error(p, "%s: \"%s\" is in %s, the "
+					    "kernel's: a private directory "
+					    "would hide what the kernel shows "
+					    "there", key, path, kernel_dirs[i]);
+	}
+	for (size_t i = 0; system_dirs[i]; i++) {
+		if (fnmatch(system_dirs[i], path, FNM_PATHNAME) == 0)
+			return nsconf_error(p, "%s: \"%s\" is a system "
+					    "directory: the job's empty private "
+					    "%s would hide the node's", key,
+					    path, path);
+	}
 	return 0;
 }
 
