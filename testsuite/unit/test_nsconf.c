@@ -415,7 +415,7 @@ static void test_device_allow_all(void)
 	fails("BasePath=/b\nNodeName=other DeviceAllow=/dev/x:rwz\n", "n1",
 	      "t.conf:2: DeviceAllow entry '/dev/x:rwz': bad access 'rwz' (want a non-empty subset of rwm, each letter once)");
 	fails("BasePath=/b\nNodeName=n[1-2] \\\n  DeviceAllow=bogus:r\n",
-	      "n7", "t.conf:3: DeviceAllow entry 'bogus:r': 'bogus' is neither an absolute device path nor char-NAME/block-NAME");
+	      "n7", "t.conf:3: DeviceAllow entry 'bogus:r': 'bogus' is neither an absolute device path, char-NAME/block-NAME nor TYPE MAJOR:MINOR");
 	c = parse("BasePath=/b", "n1");
 	ok(c && !c->device_allow && !c->allow_count,
 	   "no DeviceAllow: none");
@@ -462,6 +462,22 @@ static void test_device_allow_add(void)
 	   "a node's none empties the node's set, and the global one is "
 	   "still replaced");
 	nsconf_free(c);
+	c = parse("BasePath=/b\nDeviceAllow=\"/dev/fuse rw, c 195:* rwm\"\n"
+		  "DeviceAllow=\"b 8:0 r\"\n", NULL);
+	ok(c && !strcmp(c->device_allow, "/dev/fuse rw, c 195:* rwm,b 8:0 r"),
+	   "systemd's \"PATH rw\" and the tool's \"c 195:* rwm\" forms");
+	nsconf_free(c);
+	fails("BasePath=/b\nDeviceAllow=/dev/fuse rw\n", NULL,
+	      "t.conf:2: DeviceAllow entry '/dev/fuse' has no ':ACCESS' (want "
+	      "SPEC:ACCESS or SPEC ACCESS, ACCESS from rwm); a value with "
+	      "blanks needs quotes: DeviceAllow=\"/dev/fuse rw\"");
+	fails("BasePath=/b\nDeviceAllow=/dev/fuse:rw rw\n", NULL,
+	      "t.conf:2: expected Key=Value, got \"rw\" (DeviceAllow's \"SPEC "
+	      "ACCESS\" form needs quotes: DeviceAllow=\"/dev/fuse rw\")");
+	fails("BasePath=/b\nDeviceAllow=\"c 195:x rw\"\n", NULL,
+	      "t.conf:2: DeviceAllow entry 'c 195:x rw': 'c 195:x' is not "
+	      "TYPE MAJOR:MINOR (c or b, then numbers up to 4095:1048575, "
+	      "'*' for any minor)");
 	fails("BasePath=/b\nDeviceAllow=\"none,/dev/fuse:rw\"\n", NULL,
 	      "t.conf:2: DeviceAllow: \"none\" empties the list and stands "
 	      "alone, not in \"none,/dev/fuse:rw\"");

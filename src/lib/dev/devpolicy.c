@@ -6,6 +6,7 @@
  * devallow.c's, the rule lists devrule.c's.
  */
 #include <errno.h>
+#include <glob.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -324,7 +325,73 @@ static const struct gres_dev *names_gres(const char *spec,
 	return NULL;
 }
 
-/* Reports every DeviceAllow path entry that names a GRES device. */
+/* The GRES device an exact "TYPE MAJOR:MINOR" names, NULL: none. */
+static const struct gres_dev *numbers_gres(const char *spec,
+					   const struct gres_dev *devs,
+					   size_t ndevs)
+{
+	struct devrule r;
+
+	if (devallow_numbers_parse(spec, &r) < 0 || r.any_minor)
+		return NULL;
+	for (size_t i = 0; i < ndevs; i++) {
+		if (r.type == devs[i].type && r.major == devs[i].major &&
+		    r.minor == devs[i].minor)
+			return &devs[i];
+	}
+	return NULL;
+}
+
+/* The first GRES device of the node a path pattern matches, NULL: none. */
+static const struct gres_dev *glob_gres(const char *spec,
+					const struct gres_dev *devs,
+					size_t ndevs)
+{
+	const struct gres_dev *d = NULL;
+	glob_t g;
+
+	memset(&g, 0, sizeof(g));
+	if (glob(spec, 0, NULL, &g) == 0) {
+		for (size_t i = 0; !d && i < g.gl_pathc; i++)
+			d = names_gres(g.gl_pathv[i], devs, ndevs);
+	}
+	globfree(&g);
+	return d;
+}
+
+/*
+ * One entry: an error when it names a GRES device by a path or by its
+ * numbers; an info line when a pattern covers one (pinning leaves the
+ * device out of it, as for a class).
+ */
+static void check_entry(struct parse_ctx *ctx, char *item,
+			const struct gres_dev *devs, size_t ndevs)
+{
+	char written[PATH_MAX + 64], *spec, *acc;
+	const struct gres_dev *d = NULL;
+	int sep;
+
+	if ((sep = devallow_split(devallow_trim(item), &spec, &acc)) < 0)
+		return;		/* load reported it */
+	devallow_name(sep, spec, acc, written, sizeof(written));
+	if (devallow_is_numbers(spec))
+		d = numbers_gres(spec, devs, ndevs);
+	else if (spec[0] == '/' && devallow_is_pattern(spec)) {
+		if ((d = glob_gres(spec, devs, ndevs)))
+			report_info(ctx->rep, "%s%sDeviceAllow's '%s' matches GRES device %s: left out of it, only the jobs allocated it get it",
+				    ctx->where ? ctx->where : "",
+				    ctx->where ? ": " : "", written, d->path);
+		return;
+	} else if (spec[0] == '/')
+		d = names_gres(spec, devs, ndevs);
+	if (!d)
+		return;
+	devallow_report(ctx, REPORT_ERROR,
+	       "DeviceAllow entry '%s' names GRES device %s (%c %u:%u): GRES devices are given only to the jobs allocated them (remove the entry)",
+	       written, d->path, d->type, d->major, d->minor);
+}
+
+/* Reports every DeviceAllow entry that names a GRES device. */
 static int check_paths(struct parse_ctx *ctx, const char *text,
 		       const struct gres_dev *devs, size_t ndevs)
 {
@@ -333,21 +400,9 @@ static int check_paths(struct parse_ctx *ctx, const char *text,
 	if (!(copy = strdup(text)))
 		return -1;
 	for (item = copy; item; item = next) {
-		const struct gres_dev *d;
-		char *colon, *spec;
-
 		if ((next = strchr(item, ',')))
 			*next++ = '\0';
-		if (!(colon = strrchr(item, ':')))
-			continue;	/* load reported it */
-		*colon = '\0';
-		spec = devallow_trim(item);
-		if (spec[0] != '/' || !(d = names_gres(spec, devs, ndevs)))
-			continue;
-		devallow_report(ctx, REPORT_ERROR,
-		       "DeviceAllow entry '%s:%s' names GRES device %s (%c %u:%u): GRES devices are given only to the jobs allocated them (remove the entry)",
-		       spec, devallow_trim(colon + 1), d->path, d->type, d->major,
-		       d->minor);
+		check_entry(ctx, item, devs, ndevs);
 	}
 	free(copy);
 	return 0;

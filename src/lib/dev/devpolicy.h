@@ -154,11 +154,17 @@ int devpolicy_mode_parse(const char *name, enum devpolicy_mode *mode);
 const char *devpolicy_mode_name(enum devpolicy_mode mode);
 
 /*
- * Parses a DeviceAllow value ("SPEC:ACCESS,SPEC:ACCESS,...") and appends the
- * resolved rules to out; NULL or "" is an empty list.  Every problem is
- * reported (all of them, not only the first).  Missing device paths and
- * unknown classes are warnings and their entry is skipped; anything malformed
- * is an error.  Returns the number of entries in the text (skipped ones
+ * Parses a DeviceAllow value and appends the resolved rules to out; NULL
+ * or "" is an empty list.  Entries are separated by commas, each written
+ * "SPEC:ACCESS", "SPEC ACCESS" (systemd's form) or "TYPE MAJOR:MINOR
+ * ACCESS" (devrule_format()'s, "c 195:* rwm": the rule as it is, no
+ * device looked at).  SPEC is an absolute device path, which may be a
+ * glob (* ? [: every device node it matches now, other files passed
+ * over), or char-NAME or block-NAME, a class of /proc/devices (NAME may
+ * be a pattern: every class it matches).  ACCESS is a non-empty subset
+ * of rwm.  Every problem is reported (all of them, not only the first).
+ * Missing device paths, globs and classes that match nothing are
+ * warnings and their entry is skipped; anything malformed is an error.  Returns the number of entries in the text (skipped ones
  * included, so that "auto" can tell whether DeviceAllow was set), or -1 with
  * EINVAL when an error was reported (an unreadable /proc/devices is one) or
  * ENOMEM; out may then hold some rules and must still be freed.
@@ -168,14 +174,28 @@ int devpolicy_parse_allow(const char *text, const char *proc_devices,
 
 /*
  * Checks the syntax of a DeviceAllow value as devpolicy_parse_allow() does
- * (SPEC:ACCESS entries, SPEC an absolute path, char-NAME or block-NAME,
- * ACCESS a non-empty subset of rwm), without looking at any device or at
+ * (its three forms, SPEC an absolute path, char-NAME or block-NAME, the
+ * numbers within Linux's limits, ACCESS a non-empty subset of rwm),
+ * without looking at any device or at
  * /proc/devices: for the values of other nodes' lines, whose devices this
  * node need not have.  Every error is reported; nothing is a warning.
  * Returns the number of entries, or -1 with EINVAL when an error was
  * reported, or ENOMEM.
  */
 int devpolicy_check_allow(const char *text, struct report *rep);
+
+/*
+ * devns check's look at this node's devices: each glob of the DeviceAllow
+ * value (a device path with * ? [) must match a device node of the node,
+ * and each class (char-NAME or block-NAME, NAME maybe a pattern) a class
+ * of proc_devices (NULL: /proc/devices); one that matches nothing is an
+ * error, "WHERE: DeviceAllow entry '...': no ...", where the load only
+ * warns.  Paths and numbers are not looked at (devpolicy_load() warns
+ * about a missing path).  Returns 0, or -1 with EINVAL after reporting,
+ * or ENOMEM.
+ */
+int devpolicy_check_patterns(const char *text, const char *where,
+			     const char *proc_devices, struct report *rep);
 
 /*
  * Resolves a node's policy: the DeviceAllow value (messages about it start

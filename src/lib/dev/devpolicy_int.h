@@ -29,6 +29,8 @@ struct parse_ctx {
 	bool classes_read;
 	bool classes_failed; /* reported once; later classes fail quietly */
 	bool syntax_only;    /* check the spelling, resolve nothing */
+	bool patterns_only;  /* resolve only globs and classes, and report
+			      * one that matches nothing as an error */
 	int errors;
 	const char *where;   /* put before each message: "FILE:LINE" */
 	struct report *rep;
@@ -63,6 +65,33 @@ int devallow_resolve_path(const char *path, char *type, uint32_t *major,
 
 /* Strips blanks at both ends in place. */
 char *devallow_trim(char *s);
+
+/*
+ * Cuts one entry (trimmed, not empty) into its device and its access, in
+ * place, whichever way it is written: "SPEC:ACCESS" (the last ':', since
+ * by-path names hold some), "SPEC ACCESS" (systemd's), or the numbers
+ * that devrule_format() prints, "c 195:* rwm".  Returns the separator
+ * to name it by (':' or ' ', see devallow_name), or -1 when there is no
+ * access part.
+ */
+int devallow_split(char *item, char **spec, char **acc);
+
+/* An entry's name in messages: "SPEC:ACCESS" or "SPEC ACCESS" again. */
+void devallow_name(int sep, const char *spec, const char *acc, char *buf,
+		   size_t len);
+
+/* Tell whether a spec (as cut) is the numbers form, "c 195:*". */
+bool devallow_is_numbers(const char *spec);
+
+/*
+ * "c MAJOR:MINOR" or "b MAJOR:MINOR" into r's type and numbers, MINOR a
+ * number or '*' (any_minor), as devrule_format() prints them.  Returns 0,
+ * or -1 when malformed or beyond Linux's 12-bit major, 20-bit minor.
+ */
+int devallow_numbers_parse(const char *spec, struct devrule *r);
+
+/* Tell whether a path or class name holds glob characters (* ? [). */
+bool devallow_is_pattern(const char *s);
 
 /*
  * Every entry of a DeviceAllow value into out, problems reported in ctx.

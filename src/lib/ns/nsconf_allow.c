@@ -88,10 +88,15 @@ static int allow_check(struct parser *p, const char *key, const char *value)
 	if (!strcasecmp(value, "none"))
 		return 0;
 	report_init(&check, NULL, NULL);
-	if (devpolicy_check_allow(value, &check) < 0)
-		return errno == ENOMEM ? -1 : nsconf_error(p, "%s",
-							   check.msg);
-	return 0;
+	if (devpolicy_check_allow(value, &check) >= 0)
+		return 0;
+	if (errno == ENOMEM)
+		return -1;
+	/* DeviceAllow=/dev/fuse rw: the blank ended the value. */
+	if (strstr(check.msg, "has no ':ACCESS'") && !strpbrk(value, " \t"))
+		return nsconf_error(p, "%s; a value with blanks needs quotes: "
+				    "%s=\"/dev/fuse rw\"", check.msg, key);
+	return nsconf_error(p, "%s", check.msg);
 }
 
 int nsconf_key_device_allow(struct parser *p, struct nsconf *c,

@@ -135,13 +135,18 @@ static int line_parse(struct parser *p, struct confread *r, bool pass2,
 	struct confpair t;
 	char err[REPORT_MSG_MAX];
 	bool first = true, applies = false, scoped = false;
-	enum key k;
+	enum key k = KEY_COUNT;
 	int rc;
 
 	nsconf_decl_clear(&p->decl);
 	for (;; first = false) {
 		rc = confread_pair(r, &t, err, sizeof(err));
 		p->line = t.line;
+		if (rc < 0 && k == KEY_DEVICE_ALLOW)
+			return nsconf_error(p, "%s (DeviceAllow's \"SPEC "
+					    "ACCESS\" form needs quotes: "
+					    "DeviceAllow=\"/dev/fuse rw\")",
+					    err);
 		if (rc < 0)
 			return nsconf_error(p, "%s", err);
 		if (!t.key)
