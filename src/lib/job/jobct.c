@@ -23,6 +23,7 @@
 #include "job/stepcg.h"
 #include "ns/dqguard.h"
 #include "ns/dquota.h"
+#include "ns/nscheck.h"
 #include "ns/nsreap.h"
 #include "ns/pidns.h"
 #include "ns/pidns_fork.h"
@@ -160,6 +161,19 @@ static int check_disk_limit(const struct nsconf *c,
 }
 
 /*
+ * What fails every job although the file parses (ns/nscheck.h): a
+ * missing InitScript refuses the node, a missing Source= part is a
+ * warning.  devns check (check_only) makes these checks itself, strictly.
+ */
+static int check_node(const struct nsconf *c,
+		      const struct jobct_node_args *args, struct report *rep)
+{
+	struct nscheck_args check = { .proc_devices = args->proc_devices };
+
+	return args->check_only ? 0 : nscheck_run(c, &check, rep);
+}
+
+/*
  * The node's DeviceAllow lines resolved, each entry's messages starting
  * with the "FILE:LINE" of its line.
  */
@@ -238,7 +252,8 @@ struct jobct_node *jobct_node_load(const struct jobct_node_args *args,
 		goto error;
 	if (load_policy(node, args->proc_devices, rep) < 0 ||
 	    prepare_base_path(node->conf, args, rep) < 0 ||
-	    check_disk_limit(node->conf, args, rep) < 0)
+	    check_disk_limit(node->conf, args, rep) < 0 ||
+	    check_node(node->conf, args, rep) < 0)
 		goto error;
 	return node;
 error:
