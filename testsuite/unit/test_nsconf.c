@@ -1387,6 +1387,68 @@ static void test_example(void)
 	nsconf_free(c);
 }
 
+/*
+ * namespace.conf(5)'s EXAMPLE must parse and mean what it says: its GPU
+ * nodes get 64 GiB of /dev/shm (issue 30: the global Dir=/dev/shm line's
+ * Size=64M used to win, giving them 64 MiB).
+ */
+static void test_man_example(void)
+{
+	const char *srcdir = getenv("srcdir");
+	char path[4096], *text, *s, *e, *o;
+	const struct nsconf_dir *d;
+	struct nsconf *c;
+	FILE *f;
+	long n;
+
+	if (!srcdir) {
+		tap_skip("srcdir not set: run through make check");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/doc/man/namespace.conf.5", srcdir);
+	if (!(f = fopen(path, "r")) || fseek(f, 0, SEEK_END) < 0 ||
+	    (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) < 0 ||
+	    !(text = calloc(1, (size_t)n + 1)) ||
+	    fread(text, 1, (size_t)n, f) != (size_t)n) {
+		printf("Bail out! cannot read %s\n", path);
+		exit(1);
+	}
+	fclose(f);
+	s = strstr(text, ".SH EXAMPLE\n.nf\n");
+	e = s ? strstr(s, "\n.fi\n") : NULL;
+	if (!ok(s && e, "the man page has an EXAMPLE")) {
+		free(text);
+		return;
+	}
+	/* roff to text: \- is a '-', \e a '\' */
+	s += strlen(".SH EXAMPLE\n.nf\n");
+	for (o = text; s < e; s++) {
+		if (s[0] == '\\' && (s[1] == '-' || s[1] == 'e'))
+			*o++ = *++s == '-' ? '-' : '\\';
+		else
+			*o++ = *s;
+	}
+	*o = '\0';
+	c = parse(text, "gpu02");
+	if (ok(c != NULL, "namespace.conf(5)'s EXAMPLE parses")) {
+		ok((d = dir_of(c, "/dev/shm")) && d->size == 64 * GiB &&
+		   (d->options & NSCONF_OPT_NOEXEC), "  a GPU node's /dev/shm "
+		   "is 64 GiB, noexec");
+		ok((d = dir_of(c, "/tmp")) && d->type == NSCONF_DIR_TMPFS &&
+		   d->size == 100 * GiB, "  its /tmp a tmpfs of 100 GiB");
+		is_int(c->allow_count, 2, "  its two DeviceAllow lines replace "
+		       "the global one");
+	}
+	nsconf_free(c);
+	c = parse(text, "cpu042");
+	ok(c && (d = dir_of(c, "/dev/shm")) && d->size == 8 * GiB &&
+	   c->tmp_disk_limit == 200 * GiB &&
+	   !strcmp(c->device_allow, "/dev/fuse:rw"),
+	   "  a CPU node: 8 GiB of /dev/shm, TmpDiskLimit, /dev/fuse");
+	nsconf_free(c);
+	free(text);
+}
+
 static void test_api_edges(void)
 {
 	struct nsconf *c;
@@ -1600,6 +1662,7 @@ int main(void)
 	test_load();
 	test_load_paths();
 	test_example();
+	test_man_example();
 	test_api_edges();
 	test_tmp_disk_limit();
 	test_pid_namespace();
