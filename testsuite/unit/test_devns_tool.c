@@ -924,7 +924,7 @@ static void test_check_traps(void)
 	/* check's own rules, pasted back as DeviceAllow, give them again. */
 	{
 		static const char *const dev[] = { "device ", NULL };
-		char rules[2048], allow[2048] = "";
+		char rules[2048], allow[2048] = "", pasted[2100];
 		size_t n = 0;
 
 		write_conf("DeviceAllow=\"char-pts rw, /dev/null rw\"\n");
@@ -937,12 +937,12 @@ static void test_check_traps(void)
 			n += snprintf(allow + n, sizeof(allow) - n, "%s%s",
 				      n ? "," : "", line);
 		}
-		snprintf(text, sizeof(text), "DeviceAllow=\"%s\"\n", allow);
-		write_conf(text);
+		snprintf(pasted, sizeof(pasted), "DeviceAllow=\"%s\"\n", allow);
+		write_conf(pasted);
 		is_int(tool("check", "-n", node, NULL), 0, "its device lines "
 		       "as DeviceAllow: %s", allow);
-		lines_of(out, dev, text, sizeof(text));
-		is_str(text, rules, "  give the same rules");
+		lines_of(out, dev, pasted, sizeof(pasted));
+		is_str(pasted, rules, "  give the same rules");
 	}
 	write_conf("");
 }

@@ -7,7 +7,9 @@
  * separated Key=Value pairs, keys case-insensitive, '#' starts a comment
  * (outside double quotes), a trailing '\' joins the next line, values may
  * be double-quoted.  Lines that start with NodeName=<hostlist> apply only
- * to the nodes named; see namespace.conf(5) for the keys.  Every error
+ * to the nodes named, and beat the global lines for every key (the most
+ * specific setting wins; DeviceAllow lines add up per kind); see
+ * namespace.conf(5) for the keys and PRECEDENCE.  Every error
  * (unknown key, malformed line, bad value) is fatal and named by file and
  * line, so that slurmd never starts on a file it misread.
  */

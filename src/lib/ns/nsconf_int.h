@@ -7,9 +7,12 @@
  *                    on the node's result (keys from different lines)
  *   nsconf_lines.c   logical lines, NodeName scopes, the two passes
  *   nsconf_keys.c    the keys of global and NodeName lines, their table
- *   nsconf_dirs.c    Dir lines, and each private directory resolved
+ *   nsconf_allow.c   DeviceAllow lines, added up per kind
+ *   nsconf_dirs.c    Dir lines, checked and filed by scope
+ *   nsconf_resolve.c each private directory of the node, the most
+ *                    specific setting winning
  *   nsconf_values.c  values: paths, booleans, sizes, Source templates,
- *                    and the messages
+ *                    system directories, and the messages
  *   nsconf_paths.c   the checks on the node's filesystem
  */
 #ifndef DEVNS_NSCONF_INT_H
