@@ -189,6 +189,20 @@ test_strict() {
 	is "$(cat $OUT/dev-mknod)" "made" "with m: mknod is allowed"
 }
 
+# DeviceAllow lines add up, as in systemd (a second line used to replace
+# the first), in systemd's "PATH ACCESS" form and in the "c MAJOR:MINOR
+# ACCESS" form devns check prints (issue 30).
+test_allow_lines() {
+	conf_with node2 "NodeName=node2 DevicePolicy=strict DeviceAllow=/dev/zero:r" \
+		"NodeName=node2 DeviceAllow=\"/dev/null rw\"" \
+		"NodeName=node2 DeviceAllow=\"c 1:7 r\""
+	ok $? "precondition: node2 runs with three DeviceAllow lines" || return
+	cl_as $USER1 srun -w node2 -i none -o none sh -c \
+		"{ $PROBE /dev/zero /dev/null /dev/full; $PROBE w /dev/null; $PROBE w /dev/zero; } > $OUT/dev-lines" >/dev/null 2>&1
+	is "$(echo $(cat $OUT/dev-lines 2>/dev/null))" "ok ok ok ok EPERM" \
+		"the three lines add up: /dev/zero (r), /dev/null (rw, systemd's form), /dev/full (c 1:7 r); /dev/zero not writable"
+}
+
 test_every_process_path() {
 	local j
 	conf_with node2 "NodeName=node2 DevicePolicy=closed"
@@ -406,6 +420,7 @@ test_gpu_jobs
 test_gres_names
 test_closed
 test_strict
+test_allow_lines
 test_every_process_path
 test_fail_closed
 conf_restore node2

@@ -5,7 +5,9 @@
 # the real cluster: mount options a job sees (findmnt), no program runs
 # from a noexec /tmp, a tmpfs Size, a per-job Source directory expanded
 # from %n/%u/%j that holds the job's writes and goes with the job, a
-# read-only Source, and a bad combination stopping slurmd with file:line.
+# read-only Source, and a bad combination stopping slurmd with file:line;
+# a node's ShmSize over a global Dir line's Size, and NodeName=DEFAULT or
+# a system directory stopping slurmd (issue 30).
 source "$(dirname "$0")/lib.sh"
 
 USER1=dnalice
@@ -104,6 +106,38 @@ test_bad_combination() {
 	ok $? "node1 is back with the default namespace.conf"
 }
 
+# The more specific setting wins (issue 30): node1's ShmSize beats a
+# global "Dir=/dev/shm Size=" (namespace.conf(5)'s own example gave its GPU
+# nodes 64 MiB this way), node2 keeps the global Size.
+test_precedence() {
+	local j
+	conf_with node1 "Dir=/dev/shm Type=tmpfs Size=64M" "NodeName=node1 ShmSize=32M"
+	ok $? "precondition: node1 runs with a global Dir=/dev/shm Size=64M and its own ShmSize=32M" || return
+	j=$(submit -w node1 -n1 -- "df -k --output=size /dev/shm | tail -1 | tr -d ' ' > $OUT/dirs-prec")
+	[[ $j =~ ^[0-9]+$ ]] && wait_job_gone "$j"
+	is "$(cat "$OUT/dirs-prec" 2>/dev/null)" 32768 "the node's ShmSize wins: the job's /dev/shm is 32M"
+	conf_restore node1
+}
+
+# What used to apply to no node, or would hide the node's own system from
+# every job, stops slurmd with file:line (issue 30).
+test_load_traps() {
+	local log=$DEVNS_CLUSTER_ROOT/log/slurmd-node1.log line bad
+	for bad in "NodeName=DEFAULT ShmSize=1G" "Dirs=/tmp,/dev/shm,/etc" "NodeName=node1 Dir=/usr"; do
+		cp "$CONF_SAVED" "$CONF"
+		echo "$bad" >> "$CONF"
+		line=$(wc -l < "$CONF")
+		: > "$log"
+		"$CLUSTER" restart-slurmd node1 >/dev/null 2>&1
+		wait_for 10 grep -q "namespace.conf:$line: " "$log"
+		ok $? "$bad: slurmd logs namespace.conf:$line: $(grep -m1 "namespace.conf:$line: " "$log")"
+		"$CLUSTER" status 2>/dev/null | grep -Eq "slurmd node1 +stopped"
+		ok $? "  slurmd does not run"
+	done
+	conf_restore node1
+	ok $? "node1 is back with the default namespace.conf"
+}
+
 # Whatever stopped a test early, the node gets the default file back.
 cleanup() {
 	cmp -s "$CONF_SAVED" "$CONF" || conf_restore node1
@@ -115,5 +149,7 @@ cleanup() {
 setup
 test_dir_settings
 test_bad_combination
+test_precedence
+test_load_traps
 cleanup
 tap_done

@@ -6,9 +6,12 @@
  * beside it, fake GPUs (char 195:0 and 195:1) and a fake device (240:7)
  * in a scratch directory.
  *
- *   check    the whole output for a node and a GRES, NodeName lines,
- *            every SPEC form, and each kind of error with its exit
- *            status and exact message
+ *   check    the whole output for a node and a GRES, each setting
+ *            with the file:line it came from, NodeName lines, every
+ *            SPEC form, and each kind of error with its exit status and
+ *            exact message, those of ns/nscheck (a missing InitScript or
+ *            Source part, a DeviceAllow pattern matching nothing, a
+ *            NodeName that is slurm.conf's in another case) included
  *   show     a real job made with jobct_setup() (namespace, cgroup,
  *            filter) and a process joined to it: the pin, the private
  *            mounts, the process in the namespace and the cgroup, the
@@ -128,6 +131,22 @@ static bool has_line(const char *text, const char *line)
 	for (const char *p = text; (p = strstr(p, line)); p++)
 		if ((p == text || p[-1] == '\n') &&
 		    (p[len] == '\n' || p[len] == '\0'))
+			return true;
+	return false;
+}
+
+/*
+ * Whether text holds the setting "key value" as check prints it: the
+ * whole line, or followed by where it came from, " (...)".
+ */
+static bool has_setting(const char *text, const char *kv)
+{
+	size_t len = strlen(kv);
+
+	for (const char *p = text; (p = strstr(p, kv)); p++)
+		if ((p == text || p[-1] == '\n') &&
+		    (p[len] == '\n' || p[len] == '\0' ||
+		     !strncmp(p + len, " (", 2)))
 			return true;
 	return false;
 }
@@ -262,31 +281,37 @@ static void test_check(void)
 {
 	char want[8192];
 
+	/* Each setting with where it came from (issue 30): file:line. */
 	snprintf(want, sizeof(want),
-		 "file %s\nnode %s\nbasepath %s\nautobasepath no\n"
-		 "dirs /tmp,/dev/shm\ninitscript none\nshared no\n"
-		 "pidnamespace no\n"
-		 "namespacepool 0\n"
+		 "file %s\nnode %s\nbasepath %s (%s:1)\n"
+		 "autobasepath no (default)\n"
+		 "dirs /tmp,/dev/shm (default)\ninitscript none (default)\n"
+		 "shared no (default)\n"
+		 "pidnamespace no (default)\n"
+		 "namespacepool 0 (default)\n"
 		 "namespacepoolready 0\n"
-		 "shmsize 1073741824\ntmpsize none\ntmpdisklimit none\n"
-		 "tmpinodelimit 0\ntmpdiskquota none\n"
-		 "dir /tmp type=bind options=nosuid,nodev\n"
-		 "dir /dev/shm type=tmpfs size=1073741824 options=nosuid,nodev\n"
-		 "devicepolicy strict\n"
-		 "deviceallow %s:rw\ncgrouplayout %s\ngrescfg %s\n"
+		 "shmsize 1073741824 (%s:4)\ntmpsize none (default)\n"
+		 "tmpdisklimit none (default)\n"
+		 "tmpinodelimit 0 (default)\ntmpdiskquota none\n"
+		 "dir /tmp type=bind options=nosuid,nodev (default)\n"
+		 "dir /dev/shm type=tmpfs size=1073741824 options=nosuid,nodev "
+		 "(ShmSize %s:4)\n"
+		 "devicepolicy strict (%s:2)\n"
+		 "deviceallow %s:rw (%s:3)\ncgrouplayout %s\ngrescfg %s\n"
 		 "nodedevice %s\nnodedevice %s\njobdevice %s\nfilter yes\n"
 		 "device c 195:1 rwm\ndevice c 240:7 rw\ndefault deny\n",
-		 conf, node, base, fake, layout, gres_conf, gpu0, gpu1, gpu1);
+		 conf, node, base, conf, conf, conf, conf, fake, conf, layout,
+		 gres_conf, gpu0, gpu1, gpu1);
 	is_int(tool("check", "--node", node, "--gres", "gpu:1(IDX:1)", NULL),
 	       0, "check: a good file passes");
-	is_str(out, want, "  the node's settings and the job's rules, one "
-	       "key value line each");
+	is_str(out, want, "  the node's settings, each with its file:line, and "
+	       "the job's rules, one key value line each");
 	is_str(err, "", "  nothing on stderr");
 
 	is_int(tool("check", "-f", conf, "-n", other, NULL), 0,
 	       "check -n: another node");
-	ok(has_line(out, "shmsize 2147483648") &&
-	   has_line(out, "tmpsize 3221225472"),
+	ok(has_setting(out, "shmsize 2147483648") &&
+	   has_setting(out, "tmpsize 3221225472"),
 	   "  its NodeName line applies");
 	ok(!has_line(out, "device c 195:0 rwm") &&
 	   !has_line(out, "device c 195:1 rwm"),
@@ -301,7 +326,7 @@ static void test_check(void)
 		gethostname(host, sizeof(host));
 		host[strcspn(host, ".")] = '\0';
 		snprintf(line, sizeof(line), "node %s", host);
-		ok(has_line(out, line) && has_line(out, "shmsize none"),
+		ok(has_line(out, line) && has_setting(out, "shmsize none"),
 		   "  as node %s, which no NodeName line names", host);
 	}
 	snprintf(want, sizeof(want), "file %s", conf);
@@ -466,8 +491,8 @@ static void test_check_errors(void)
 	     "known", "  with a warning naming TmpDiskLimit: %s",
 	     strstr(err, "TmpDiskLimit") ? line1(strstr(err, "TmpDiskLimit"))
 					  : err);
-	ok(has_line(out, "tmpdisklimit 1073741824") &&
-	   has_line(out, "tmpinodelimit 65536") &&
+	ok(has_setting(out, "tmpdisklimit 1073741824") &&
+	   has_setting(out, "tmpinodelimit 65536") &&
 	   has_line(out, "tmpdiskquota unknown"),
 	   "  tmpdisklimit, tmpinodelimit (its default) and tmpdiskquota unknown");
 
@@ -842,6 +867,120 @@ static void test_show_pidns(void)
 	write_conf("");
 }
 
+/*
+ * Issue 30's traps: what parses but fails every job or applies to no
+ * node is an error of check (exit 1, file:line); every effective value
+ * says where it came from.
+ */
+static void test_check_traps(void)
+{
+	char want[1024], text[1024], line[512];
+
+	write_conf("InitScript=/nonexistent/devns-init.sh\n");
+	is_int(tool("check", "-n", node, NULL), 1, "a missing InitScript: "
+	       "exit 1");
+	snprintf(want, sizeof(want), "%s:6: InitScript /nonexistent/devns-"
+		 "init.sh: No such file or directory", conf);
+	like(err, want, "  file:line: %s", line1(err));
+
+	write_conf("Dir=/devns-scratch Source=/nonexistent-devns/%u/%j\n");
+	is_int(tool("check", "-n", node, NULL), 1, "a Source whose fixed part "
+	       "is missing: exit 1");
+	snprintf(want, sizeof(want), "%s:6: Dir=/devns-scratch: Source "
+		 "\"/nonexistent-devns/%%u/%%j\": /nonexistent-devns: No such "
+		 "file or directory", conf);
+	like(err, want, "  file:line: %s", line1(err));
+
+	write_conf("Dirs=/tmp,/etc\n");
+	is_int(tool("check", "-n", node, NULL), 1, "Dirs naming /etc: exit 1");
+	snprintf(want, sizeof(want), "%s:6: Dirs: \"/etc\" is a system "
+		 "directory", conf);
+	like(err, want, "  file:line: %s", line1(err));
+
+	write_conf("NodeName=DEFAULT Shared=yes\n");
+	is_int(tool("check", "-n", node, NULL), 1, "NodeName=DEFAULT: exit 1");
+	like(err, ":6: NodeName=DEFAULT: DEFAULT names no node here",
+	     "  file:line: %s", line1(err));
+
+	write_conf("DeviceAllow=char-devns-no-such*:r\n"
+		   "DeviceAllow=\"/dev/devns-no-such* rw\"\n");
+	is_int(tool("check", "-n", node, NULL), 1, "a DeviceAllow class and "
+	       "glob that match nothing: exit 1");
+	snprintf(want, sizeof(want), "%s:6: DeviceAllow entry "
+		 "'char-devns-no-such*:r': no character device class matches "
+		 "'devns-no-such*' in /proc/devices", conf);
+	like(err, want, "  the class, with file:line: %s", line1(err));
+	snprintf(want, sizeof(want), "%s:7: DeviceAllow entry '/dev/devns-no-"
+		 "such* rw': no device node matches /dev/devns-no-such*", conf);
+	like(err, want, "  and the glob, not a warning");
+
+	/* NodeName compared with slurm.conf's names, case and all. */
+	snprintf(text, sizeof(text), "PrologFlags=Contain\nNodeName=%s "
+		 "CPUs=1", node);
+	write_slurm_conf(text);
+	snprintf(text, sizeof(text), "NodeName=UT%s TmpSize=1G\n",
+		 node + 2);
+	write_conf(text);
+	is_int(tool("check", "-n", node, NULL), 1, "a NodeName that differs "
+	       "from slurm.conf's only by case: exit 1");
+	snprintf(want, sizeof(want), "%s:6: NodeName=UT%s: UT%s is no node of "
+		 "slurm.conf, whose NodeName=%s has it in another case", conf,
+		 node + 2, node + 2, node);
+	like(err, want, "  naming both: %s", line1(err));
+	write_slurm_conf("PrologFlags=Contain");
+
+	/* The more specific wins; each line says where it came from. */
+	write_conf("Dir=/dev/shm Type=tmpfs Size=64M Options=noexec\n"
+		   "DeviceAllow=/dev/null:rw\n");
+	snprintf(text, sizeof(text), "NodeName=%s DeviceAllow=\"/dev/zero r\"\n"
+		 "NodeName=%s DeviceAllow=\"c 1:7 rwm\"\n", node, node);
+	{
+		FILE *f = fopen(conf, "a");
+
+		if (f) {
+			fputs(text, f);
+			fclose(f);
+		}
+	}
+	is_int(tool("check", "-n", node, NULL), 0, "a node's ShmSize and a "
+	       "global Dir=/dev/shm Size=: %s", line1(err));
+	snprintf(want, sizeof(want), "dir /dev/shm type=tmpfs size=1073741824 "
+		 "options=nosuid,nodev,noexec (Dir %s:6, ShmSize %s:4)", conf,
+		 conf);
+	ok(has_line(out, want), "  the node's ShmSize wins, both lines named");
+	snprintf(want, sizeof(want), "deviceallow /dev/zero r (%s:8)\n"
+		 "deviceallow c 1:7 rwm (%s:9)\n", conf, conf);
+	like(out, want, "  the node's two DeviceAllow lines, each with its "
+	     "line, replace the global one");
+	ok(has_line(out, "device c 1:5 r") && has_line(out, "device c 1:7 rwm")
+	   && !has_line(out, "device c 1:3 rw"), "  and make the rules");
+
+	/* check's own rules, pasted back as DeviceAllow, give them again. */
+	{
+		static const char *const dev[] = { "device ", NULL };
+		char rules[2048], allow[2048] = "", pasted[2100];
+		size_t n = 0;
+
+		write_conf("DeviceAllow=\"char-pts rw, /dev/null rw\"\n");
+		is_int(tool("check", "-n", node, NULL), 0, "a DeviceAllow in "
+		       "systemd's form");
+		lines_of(out, dev, rules, sizeof(rules));
+		for (char *p = rules; *p; p += strcspn(p, "\n") + 1) {
+			snprintf(line, sizeof(line), "%.*s",
+				 (int)strcspn(p, "\n") - 7, p + 7);
+			n += snprintf(allow + n, sizeof(allow) - n, "%s%s",
+				      n ? "," : "", line);
+		}
+		snprintf(pasted, sizeof(pasted), "DeviceAllow=\"%s\"\n", allow);
+		write_conf(pasted);
+		is_int(tool("check", "-n", node, NULL), 0, "its device lines "
+		       "as DeviceAllow: %s", allow);
+		lines_of(out, dev, pasted, sizeof(pasted));
+		is_str(pasted, rules, "  give the same rules");
+	}
+	write_conf("");
+}
+
 static void test_jobs(void)
 {
 	struct jobct_node *n;
@@ -920,6 +1059,7 @@ int main(void)
 	test_check();
 	test_check_gres();
 	test_check_errors();
+	test_check_traps();
 	test_jobs();
 	remove_scratch();
 	return tap_done();

@@ -879,6 +879,178 @@ static void test_check_gres(void)
 	ok(p.allow == NULL && p.where == NULL, "devpolicy_free clears the copies");
 }
 
+/* Parses text into a fresh list; the list as list_str() writes it. */
+static const char *parsed(const char *text, struct msgs *m, int *rc)
+{
+	struct devrule_list l;
+	const char *s;
+
+	devrule_list_init(&l, false);
+	*rc = devpolicy_parse_allow(text, proc_devices, &l, to(m));
+	s = list_str(&l);
+	devrule_list_free(&l);
+	return s;
+}
+
+/*
+ * The spellings issue 30 adds: systemd's "PATH rw" (path, blank, access)
+ * and the tool's own output, "c 195:* rwm" (devrule_format()).  Today's
+ * code refuses both ("has no ':ACCESS'", "'c 195' is neither ...").
+ */
+static void test_forms(void)
+{
+	struct msgs m = { .text = "" };
+	int rc;
+
+	is_str(parsed("/dev/null rw", &m, &rc), "c 1:3 rw",
+	       "systemd's form: /dev/null rw");
+	is_str(parsed("  /dev/zero \t r , /dev/full:rwm, char-pts rw", &m, &rc),
+	       "c 1:5 r; c 1:7 rwm; c 136:* rw",
+	       "mixed with SPEC:ACCESS, blanks and a class");
+	is_int(rc, 3, "  three entries");
+	is_str(parsed("c 195:* rwm", &m, &rc), "c 195:* rwm",
+	       "the tool's output form: c 195:* rwm");
+	is_str(parsed("b 8:0 r,c 1:3 rw, c\t10:200 m", &m, &rc),
+	       "b 8:0 r; c 1:3 rw; c 10:200 m", "  b 8:0 r, c 1:3 rw");
+	is_int(m.errors + m.warnings, 0, "  no messages");
+	is_str(parsed("c 4095:1048575 r", &m, &rc), "c 4095:1048575 r",
+	       "  Linux's largest device numbers");
+	parse_fails("c 195:x rw", "DeviceAllow entry 'c 195:x rw': 'c 195:x' "
+		    "is not TYPE MAJOR:MINOR", "numbers form: bad minor");
+	parse_fails("c 4096:0 r", "'c 4096:0' is not TYPE MAJOR:MINOR",
+		    "numbers form: major beyond 12 bits");
+	parse_fails("b 1:1048576 r", "'b 1:1048576' is not TYPE MAJOR:MINOR",
+		    "numbers form: minor beyond 20 bits");
+	parse_fails("c *:* rwm", "'c *:*' is not TYPE MAJOR:MINOR",
+		    "numbers form: any major");
+	parse_fails("c 1:3", "DeviceAllow entry 'c 1:3' has no access",
+		    "numbers form without access");
+	parse_fails("c 1:3 -", "bad access '-'", "the tool's '-' (no access)");
+	parse_fails("a 1:3 rw", "'a 1:3' is neither", "type a");
+	parse_fails("/dev/null rx", "DeviceAllow entry '/dev/null rx': bad "
+		    "access 'rx'", "systemd's form: bad access");
+	parse_fails("/dev/null", "'/dev/null' has no ':ACCESS' (want "
+		    "SPEC:ACCESS or SPEC ACCESS", "neither form");
+	ok(devpolicy_check_allow("/dev/x rw, c 195:* rwm, b 8:0 r,"
+				 "/dev/nvidia* rw, char-nvidia* rw",
+				 to(&m)) == 5 && m.errors == 0,
+	   "the syntax check takes every form");
+	check_fails("c 195 rw", "'c 195' is not TYPE MAJOR:MINOR");
+}
+
+/* What check prints ("device c 195:* rw") reads back as the same rules. */
+static void test_forms_round_trip(void)
+{
+	struct devrule_list l, back;
+	struct msgs m = { .text = "" };
+	char text[4096] = "", rule[64], want[4096];
+	size_t n = 0;
+
+	devrule_list_init(&l, false);
+	devpolicy_parse_allow("/dev/null:rw,char-nvidia:r,block-loop:rwm,"
+			      "/dev/zero:m", proc_devices, &l, to(&m));
+	devrule_list_normalise(&l);
+	snprintf(want, sizeof(want), "%s", list_str(&l));
+	for (size_t i = 0; i < l.count; i++) {
+		devrule_format(&l.rules[i], rule, sizeof(rule));
+		n += snprintf(text + n, sizeof(text) - n, "%s%s", i ? "," : "",
+			      rule);
+	}
+	devrule_list_init(&back, false);
+	ok(devpolicy_parse_allow(text, proc_devices, &back, to(&m)) ==
+	   (int)l.count && m.errors == 0, "devns check's rules parse: %s",
+	   text);
+	devrule_list_normalise(&back);
+	is_str(list_str(&back), want, "  into the same list");
+	devrule_list_free(&l);
+	devrule_list_free(&back);
+}
+
+/*
+ * Globs in paths and patterns in class names: what they match now; one
+ * that matches nothing is skipped with a warning at load, and is an error
+ * in devpolicy_check_patterns() (devns check).
+ */
+static void test_patterns(void)
+{
+	struct msgs m = { .text = "" };
+	char text[PATH_MAX + 64], want[PATH_MAX + 256];
+	int rc;
+
+	is_str(parsed("char-nvidia*:rw", &m, &rc), "c 195:* rw; c 195:* rw; "
+	       "c 234:* rw", "char-nvidia*: every class it matches");
+	is_str(parsed("char-nv?dia-uvm r", &m, &rc), "c 234:* r",
+	       "  ? matches one character");
+	is_int(m.warnings, 0, "  no warning");
+	memset(&m, 0, sizeof(m));
+	is_str(parsed("block-zz*:r", &m, &rc), "",
+	       "a class pattern that matches nothing");
+	like(m.text, "W: DeviceAllow entry 'block-zz*:r': no block device "
+	     "class matches 'zz*' in ", "  is a warning at load: %s", m.text);
+
+	memset(&m, 0, sizeof(m));
+	snprintf(text, sizeof(text), "char-nope:r,block-zz*:r,%s/none*:r,"
+		 "/dev/null*:rw,/dev/no-such-devns:r,c 1:3 r,char-pts:rw",
+		 tmpdir);
+	rc = devpolicy_check_patterns(text, "t.conf:4", proc_devices, to(&m));
+	ok(rc == -1 && errno == EINVAL && m.errors == 3 && m.warnings == 0,
+	   "check_patterns: a class, a class pattern and a glob that match "
+	   "nothing are three errors; a missing path is not looked at");
+	like(m.text, "E: t.conf:4: DeviceAllow entry 'char-nope:r': no "
+	     "character device class 'nope' in ", "  file:line, entry: %s",
+	     m.text);
+	snprintf(want, sizeof(want), "E: t.conf:4: DeviceAllow entry "
+		 "'%s/none*:r': no device node matches %s/none*\n", tmpdir,
+		 tmpdir);
+	like(m.text, want, "  the glob's message");
+	memset(&m, 0, sizeof(m));
+	ok(devpolicy_check_patterns("char-nvidia*:rw,/dev/nu?l:r", NULL,
+				    proc_devices, to(&m)) == 0 &&
+	   m.errors + m.warnings == 0, "patterns that match pass");
+
+	if (!have_nodes) {
+		tap_skip("globs of device nodes need mknod (root)");
+		return;
+	}
+	memset(&m, 0, sizeof(m));
+	snprintf(text, sizeof(text), "%s/nvidia[0-2]:rw", tmpdir);
+	is_str(parsed(text, &m, &rc), "c 195:0 rw; c 195:1 rw; c 195:2 rw",
+	       "a glob: every device node it matches");
+	snprintf(text, sizeof(text), "%s/pla* r", tmpdir);
+	is_str(parsed(text, &m, &rc), "", "a glob matching no device node");
+	snprintf(want, sizeof(want), "W: DeviceAllow entry '%s/pla* r': no "
+		 "device node matches %s/pla*, entry skipped", tmpdir, tmpdir);
+	like(m.text, want, "  is a warning at load (a plain file is no "
+	     "device)");
+}
+
+/* GRES devices named by numbers are an error; a glob leaves them out. */
+static void test_check_gres_forms(void)
+{
+	const char *node[] = { gpu[0], gpu[1], gpu[2], gpu[3], NULL };
+	char allow[PATH_MAX + 64];
+	struct devpolicy p;
+	struct msgs m = { .text = "" };
+
+	if (!have_nodes) {
+		tap_skip("GRES tests need mknod (root)");
+		tap_skip("GRES tests need mknod (root)");
+		return;
+	}
+	ok(load_at(&p, "c 195:3 rw, /dev/null rw", &m) == 0 &&
+	   devpolicy_check_gres(&p, node, to(&m)) == -1 && m.errors == 1,
+	   "naming a GRES device by its numbers is an error");
+	like(m.text, "E: namespace.conf:12: DeviceAllow entry 'c 195:3 rw' "
+	     "names GRES device", "  saying so: %s", m.text);
+	devpolicy_free(&p);
+	memset(&m, 0, sizeof(m));
+	snprintf(allow, sizeof(allow), "%s/nvidia* rw", tmpdir);
+	ok(load_at(&p, allow, &m) == 0 &&
+	   devpolicy_check_gres(&p, node, to(&m)) == 0 && m.errors == 0 &&
+	   m.infos == 1, "a glob covering GRES devices: an info line");
+	devpolicy_free(&p);
+}
+
 static void test_normalise(void)
 {
 	struct devrule_list l;
@@ -1081,6 +1253,10 @@ int main(void)
 	test_gres_class();
 	test_check_gres();
 	test_none();
+	test_forms();
+	test_forms_round_trip();
+	test_patterns();
+	test_check_gres_forms();
 	test_normalise();
 	teardown();
 	return tap_done();

@@ -440,6 +440,18 @@ static void test_node_load(void)
 	write_conf("Bogus=1");
 	ok(load(&faulty_ops) == NULL, "an unknown key fails the load");
 	like(rep.msg, conf_path, "naming the file: %s", rep.msg);
+
+	/* issue 30: every job would fail; now the node does not start */
+	write_conf("InitScript=/nonexistent/devns-init.sh");
+	ok(load(&faulty_ops) == NULL && errno == EINVAL,
+	   "a missing InitScript fails the load");
+	like(rep.msg, ":3: InitScript /nonexistent/devns-init.sh: No such "
+	     "file or directory", "  naming file:line: %s", rep.msg);
+	write_conf("Dir=/scratch Source=/nonexistent/devns/%u");
+	node = load(&faulty_ops);
+	ok(node != NULL && rep.warnings == 1, "a missing Source= part only "
+	   "warns at load: %s", rep.msg);
+	jobct_node_free(node);
 }
 
 /* An older kernel, as far as mount_setattr(2) goes: it answers ENOSYS. */

@@ -70,8 +70,8 @@ static void test_defaults(void)
 	is_int(c->tmp_size, 0, "TmpSize unset");
 	is_int(c->device_policy, DEVPOLICY_AUTO, "DevicePolicy auto");
 	is_str(c->device_allow, NULL, "DeviceAllow unset");
-	is_str(c->device_allow_file, NULL, "  no file");
-	is_int(c->device_allow_line, 0, "  no line");
+	is_int(c->allow_count, 0, "  no DeviceAllow line");
+	is_int(c->allow_none_line, 0, "  nor a DeviceAllow=none");
 	nsconf_free(c);
 }
 
@@ -102,8 +102,8 @@ static void test_all_keys(void)
 	is_int(c->device_policy, DEVPOLICY_CLOSED, "DevicePolicy");
 	is_str(c->device_allow, "/dev/fuse:rw,char-nvidia-caps:r",
 	       "DeviceAllow kept raw");
-	is_str(c->device_allow_file, "t.conf", "  with its file");
-	is_int(c->device_allow_line, 10, "  and its line");
+	is_str(c->file, "t.conf", "  with its file");
+	ok(c->allow_count == 1 && c->allow[0].line == 10, "  and its line");
 	nsconf_free(c);
 
 	c = parse("basepath=/a AUTOBASEPATH=1 dIrS=/x sHaReD=0", NULL);
@@ -390,8 +390,10 @@ static void test_control_bytes(void)
 }
 
 /*
- * Every DeviceAllow of the file is checked, whichever node its line names;
- * the effective value is the last line that applies to the node.
+ * Every DeviceAllow of the file is checked, whichever node its line names.
+ * The lines that apply add up, as systemd's DeviceAllow= lines do: the
+ * node's lines, together, replace the global ones (issue 30: a second
+ * line used to replace the first, silently).
  */
 static void test_device_allow_all(void)
 {
@@ -403,20 +405,82 @@ static void test_device_allow_all(void)
 				 "   DeviceAllow=block-loop:r\n", "n1");
 
 	if (ok(c != NULL, "DeviceAllow on several lines")) {
-		is_str(c->device_allow, "block-loop:r",
-		       "  effective value: the last matching line");
-		is_int(c->device_allow_line, 6, "  on its physical line");
-		is_str(c->device_allow_file, "t.conf", "  and file");
+		is_str(c->device_allow, "char-nvidia:rw,block-loop:r",
+		       "  the node's lines add up and replace the global one");
+		ok(c->allow_count == 2 && c->allow[0].line == 4 &&
+		   c->allow[1].line == 6, "  each on its physical line");
+		is_str(c->file, "t.conf", "  and file");
 	}
 	nsconf_free(c);
 	fails("BasePath=/b\nNodeName=other DeviceAllow=/dev/x:rwz\n", "n1",
 	      "t.conf:2: DeviceAllow entry '/dev/x:rwz': bad access 'rwz' (want a non-empty subset of rwm, each letter once)");
 	fails("BasePath=/b\nNodeName=n[1-2] \\\n  DeviceAllow=bogus:r\n",
-	      "n7", "t.conf:3: DeviceAllow entry 'bogus:r': 'bogus' is neither an absolute device path nor char-NAME/block-NAME");
+	      "n7", "t.conf:3: DeviceAllow entry 'bogus:r': 'bogus' is neither an absolute device path, char-NAME/block-NAME nor TYPE MAJOR:MINOR");
 	c = parse("BasePath=/b", "n1");
-	ok(c && !c->device_allow && !c->device_allow_file,
+	ok(c && !c->device_allow && !c->allow_count,
 	   "no DeviceAllow: none");
 	nsconf_free(c);
+}
+
+/* Repeated lines add up; a node's set replaces the global one; none. */
+static void test_device_allow_add(void)
+{
+	static const char text[] =
+		"BasePath=/b\n"				/* 1 */
+		"DeviceAllow=/dev/fuse:rw\n"			/* 2 */
+		"NodeName=gpu1 DeviceAllow=char-nvidia:rw\n"	/* 3 */
+		"DeviceAllow=/dev/kvm:rw\n"			/* 4 */
+		"NodeName=gpu[1-2] DeviceAllow=/dev/fuse:rw\n"	/* 5 */
+		"NodeName=cpu1 DeviceAllow=none\n";		/* 6 */
+	struct nsconf *c;
+
+	c = parse(text, "n1");
+	if (ok(c != NULL, "two global DeviceAllow lines")) {
+		is_str(c->device_allow, "/dev/fuse:rw,/dev/kvm:rw",
+		       "  add up (the first is not replaced)");
+		ok(c->allow_count == 2 && c->allow[0].line == 2 &&
+		   c->allow[1].line == 4, "  each with its line");
+	}
+	nsconf_free(c);
+	c = parse(text, "gpu1");
+	ok(c && !strcmp(c->device_allow, "char-nvidia:rw,/dev/fuse:rw"),
+	   "a node's lines add up and replace the global set, whatever the "
+	   "order: %s", c ? c->device_allow : "");
+	nsconf_free(c);
+	c = parse(text, "cpu1");
+	ok(c && !c->device_allow && c->allow_count == 0 &&
+	   c->allow_none_line == 6, "a node's DeviceAllow=none: no entry");
+	nsconf_free(c);
+	c = parse("BasePath=/b\nDeviceAllow=/dev/a:r\nDeviceAllow=NONE\n"
+		  "DeviceAllow=/dev/b:r\n", NULL);
+	ok(c && !strcmp(c->device_allow, "/dev/b:r") && !c->allow_none_line,
+	   "none empties what came before, of its kind");
+	nsconf_free(c);
+	c = parse("BasePath=/b\nDeviceAllow=/dev/a:r\nNodeName=n1 "
+		  "DeviceAllow=/dev/b:r\nNodeName=n1 DeviceAllow=none\n", "n1");
+	ok(c && !c->device_allow && c->allow_none_line == 4,
+	   "a node's none empties the node's set, and the global one is "
+	   "still replaced");
+	nsconf_free(c);
+	c = parse("BasePath=/b\nDeviceAllow=\"/dev/fuse rw, c 195:* rwm\"\n"
+		  "DeviceAllow=\"b 8:0 r\"\n", NULL);
+	ok(c && !strcmp(c->device_allow, "/dev/fuse rw, c 195:* rwm,b 8:0 r"),
+	   "systemd's \"PATH rw\" and the tool's \"c 195:* rwm\" forms");
+	nsconf_free(c);
+	fails("BasePath=/b\nDeviceAllow=/dev/fuse rw\n", NULL,
+	      "t.conf:2: DeviceAllow entry '/dev/fuse' has no ':ACCESS' (want "
+	      "SPEC:ACCESS or SPEC ACCESS, ACCESS from rwm); a value with "
+	      "blanks needs quotes: DeviceAllow=\"/dev/fuse rw\"");
+	fails("BasePath=/b\nDeviceAllow=/dev/fuse:rw rw\n", NULL,
+	      "t.conf:2: expected Key=Value, got \"rw\" (DeviceAllow's \"SPEC "
+	      "ACCESS\" form needs quotes: DeviceAllow=\"/dev/fuse rw\")");
+	fails("BasePath=/b\nDeviceAllow=\"c 195:x rw\"\n", NULL,
+	      "t.conf:2: DeviceAllow entry 'c 195:x rw': 'c 195:x' is not "
+	      "TYPE MAJOR:MINOR (c or b, then numbers up to 4095:1048575, "
+	      "'*' for any minor)");
+	fails("BasePath=/b\nDeviceAllow=\"none,/dev/fuse:rw\"\n", NULL,
+	      "t.conf:2: DeviceAllow: \"none\" empties the list and stands "
+	      "alone, not in \"none,/dev/fuse:rw\"");
 }
 
 static void test_paths(void)
@@ -480,7 +544,8 @@ static void test_syntax(void)
 		       "  quoted value keeps spaces and #");
 		is_str(c->device_allow, "/dev/a:rw, /dev/b:r",
 		       "  quoted DeviceAllow kept raw");
-		is_int(c->device_allow_line, 7, "  DeviceAllow line");
+		ok(c->allow_count == 1 && c->allow[0].line == 7,
+		   "  DeviceAllow line");
 		ok(c->shared && c->auto_base_path, "  tab-separated pairs");
 	}
 	nsconf_free(c);
@@ -499,8 +564,8 @@ static void test_syntax(void)
 		  "ShmSize=1G", NULL);
 	if (ok(c != NULL, "continuation lines")) {
 		ok(c->shared, "  joined pair applies");
-		is_int(c->device_allow_line, 3,
-		       "  DeviceAllow line is the physical line");
+		ok(c->allow_count == 1 && c->allow[0].line == 3,
+		   "  DeviceAllow line is the physical line");
 		is_int(c->shm_size, GiB, "  the next line is separate");
 	}
 	nsconf_free(c);
@@ -598,7 +663,8 @@ static void test_overrides(void)
 		is_int(c->tmp_size, 3 * GiB,
 		       "  node TmpSize wins over later global ones");
 		is_str(c->device_allow, "/dev/kvm:rw", "  global DeviceAllow");
-		is_int(c->device_allow_line, 11, "  from line 11");
+		ok(c->allow_count == 1 && c->allow[0].line == 11,
+		   "  from line 11");
 	}
 	nsconf_free(c);
 
@@ -608,7 +674,8 @@ static void test_overrides(void)
 		is_int(c->shm_size, 8 * GiB, "  later NodeName line wins");
 		is_int(c->tmp_size, 2 * GiB, "  later global line wins");
 		is_str(c->device_allow, "/dev/fuse:rw", "  node DeviceAllow");
-		is_int(c->device_allow_line, 5, "  from line 5");
+		ok(c->allow_count == 1 && c->allow[0].line == 5,
+		   "  from line 5");
 	}
 	nsconf_free(c);
 
@@ -895,6 +962,217 @@ static void test_dir_errors(void)
 	}
 }
 
+/*
+ * The most specific setting wins, for every part of a private directory
+ * (issue 30): a NodeName line's shorthand over a global Dir line, a node's
+ * Dir line over a global shorthand, a node's Dirs over the global Dir
+ * lines' additions; on lines of one kind a disagreement is an error.
+ */
+static void test_precedence(void)
+{
+	const struct nsconf_dir *d;
+	struct nsconf *c;
+
+	c = parse("BasePath=/b\n"
+		  "Dir=/dev/shm Type=tmpfs Size=64M Options=noexec\n"
+		  "NodeName=gpu1 ShmSize=64G\n", "gpu1");
+	if (ok(c != NULL, "node ShmSize, global Dir=/dev/shm Size=") &&
+	    (d = dir_of(c, "/dev/shm"))) {
+		is_int(d->size, 64 * GiB, "  the node's ShmSize wins");
+		is_int(d->shorthand_line, 3, "  from line 3");
+		is_int(d->options, NSCONF_OPT_ALWAYS | NSCONF_OPT_NOEXEC,
+		       "  the global line's Options still apply");
+	}
+	nsconf_free(c);
+	c = parse("BasePath=/b\n"
+		  "Dir=/dev/shm Type=tmpfs Size=64M Options=noexec\n"
+		  "NodeName=gpu1 ShmSize=64G\n", "cpu1");
+	ok(c && (d = dir_of(c, "/dev/shm")) && d->size == 64 * MiB &&
+	   !d->shorthand_line, "  other nodes keep the Dir line's Size");
+	nsconf_free(c);
+	c = parse("NodeName=gpu1 ShmSize=64G\nBasePath=/b\n"
+		  "Dir=/dev/shm Size=64M\n", "gpu1");
+	ok(c && (d = dir_of(c, "/dev/shm")) && d->size == 64 * GiB,
+	   "  whatever the order of the lines");
+	nsconf_free(c);
+	c = parse("BasePath=/b\nShmSize=8G\n"
+		  "NodeName=gpu1 Dir=/dev/shm Size=1G\n", "gpu1");
+	ok(c && (d = dir_of(c, "/dev/shm")) && d->size == GiB &&
+	   !d->shorthand_line, "a node's Dir Size= beats a global ShmSize");
+	nsconf_free(c);
+
+	c = parse("BasePath=/b TmpSize=1G\nNodeName=n1 Dir=/tmp Type=bind\n",
+		  "n1");
+	if (ok(c != NULL, "global TmpSize, node Dir=/tmp Type=bind (was an "
+	       "error)") && (d = dir_of(c, "/tmp"))) {
+		is_int(d->type, NSCONF_DIR_BIND, "  the node's bind wins");
+		is_int(d->size, 0, "  no size");
+		is_int(d->shorthand_line, 0, "  TmpSize played no part");
+	}
+	nsconf_free(c);
+	c = parse("BasePath=/b TmpSize=1G\nNodeName=n1 Dir=/tmp Type=bind\n",
+		  "n2");
+	ok(c && (d = dir_of(c, "/tmp")) && d->type == NSCONF_DIR_TMPFS &&
+	   d->size == GiB, "  other nodes keep TmpSize's tmpfs");
+	nsconf_free(c);
+	c = parse("BasePath=/b\nDir=/tmp Source=/local/%j Options=noexec\n"
+		  "NodeName=n1 TmpSize=2G\n", "n1");
+	if (ok(c != NULL, "node TmpSize, global Dir=/tmp Source= (was an "
+	       "error)") && (d = dir_of(c, "/tmp"))) {
+		is_int(d->type, NSCONF_DIR_TMPFS, "  a tmpfs");
+		is_int(d->size, 2 * GiB, "  of TmpSize");
+		is_str(d->source, NULL, "  without the Source");
+		ok(d->options & NSCONF_OPT_NOEXEC, "  with the Options");
+	}
+	nsconf_free(c);
+	c = parse("BasePath=/b TmpSize=3G\nNodeName=n1 Dir=/tmp Type=tmpfs "
+		  "Options=noexec\n", "n1");
+	ok(c && (d = dir_of(c, "/tmp")) && d->type == NSCONF_DIR_TMPFS &&
+	   d->size == 3 * GiB && d->shorthand_line == 1,
+	   "a node's Dir line without Size: the global TmpSize's size");
+	nsconf_free(c);
+	c = parse("BasePath=/b\nTmpSize=1G\nNodeName=n1 Dir=/tmp Type=bind "
+		  "\nNodeName=n1 TmpDiskLimit=1G\n", "n1");
+	ok(c && c->tmp_disk_limit == GiB, "TmpDiskLimit with the node's bind "
+	   "/tmp over a global TmpSize (was an error)");
+	nsconf_free(c);
+
+	fails("BasePath=/b ShmSize=8G\nDir=/dev/shm Size=64M\n", NULL,
+	      "t.conf:2: Dir=/dev/shm: Size= and ShmSize= (line 1) both set "
+	      "its size; set one of them");
+	fails("BasePath=/b\nNodeName=n1 Dir=/tmp Size=1G\n"
+	      "NodeName=n[1-2] TmpSize=2G\n", "n1",
+	      "t.conf:2: Dir=/tmp: Size= and TmpSize= (line 3) both set its "
+	      "size; set one of them");
+	fails("BasePath=/b\nNodeName=n1 TmpSize=1G\nNodeName=n1 Dir=/tmp "
+	      "Type=bind\n", "n1",
+	      "t.conf:3: Dir=/tmp: a bind mount, but TmpSize= (line 2) asks "
+	      "for a tmpfs");
+	fails("BasePath=/b\nDir=/tmp Source=/srv/ro Options=ro\n"
+	      "NodeName=n1 TmpSize=1G\n", "n1",
+	      "t.conf:2: Dir=/tmp: Options=ro needs Source=, but TmpSize= "
+	      "(line 3), more specific, makes it a tmpfs");
+}
+
+/* A node's Dirs lists the node's private directories. */
+static void test_precedence_dirs(void)
+{
+	static const char text[] =
+		"BasePath=/b\n"					/* 1 */
+		"Dir=/scratch Source=/local/%u/%j\n"		/* 2 */
+		"Dir=/tmp Options=noexec\n"			/* 3 */
+		"NodeName=n1 Dirs=/tmp,/dev/shm\n"		/* 4 */
+		"NodeName=n2 Dirs=/tmp,/dev/shm,/scratch\n"	/* 5 */
+		"NodeName=n3 Dir=/fast Type=tmpfs\n";		/* 6 */
+	const struct nsconf_dir *d;
+	struct nsconf *c;
+
+	c = parse(text, "n1");
+	if (ok(c != NULL, "a node's Dirs, global Dir lines")) {
+		is_int(ndirs(c), 2, "  a global Dir line adds nothing to it "
+		       "(it added /scratch)");
+		ok((d = dir_of(c, "/tmp")) && (d->options & NSCONF_OPT_NOEXEC)
+		   && d->line == 3, "  but refines what it lists");
+		is_int(c->lines.dirs, 4, "  Dirs from line 4");
+	}
+	nsconf_free(c);
+	c = parse(text, "n2");
+	ok(c && ndirs(c) == 3 && (d = dir_of(c, "/scratch")) && d->source &&
+	   d->line == 2, "a node's Dirs that lists /scratch gets its global "
+	   "Dir line");
+	nsconf_free(c);
+	c = parse(text, "n3");
+	ok(c && ndirs(c) == 4 && !strcmp(c->dirs[2], "/scratch") &&
+	   !strcmp(c->dirs[3], "/fast") && c->lines.dirs == 0,
+	   "global Dirs (the default): global, then the node's Dir lines add");
+	nsconf_free(c);
+}
+
+/*
+ * Traps refused at load (issue 30): NodeName=DEFAULT, which in slurm.conf
+ * sets defaults but here named a node called DEFAULT; a private directory
+ * that hides a system directory of the node.
+ */
+static void test_load_traps(void)
+{
+	static const char *const system[] = {
+		"/etc", "/usr", "/var", "/bin", "/sbin", "/boot", "/dev",
+		"/run", "/lib", "/lib64", "/lib32", "/libx32",
+	};
+	static const char *const kernel[] = {
+		"/proc", "/proc/sys", "/sys", "/sys/fs/cgroup",
+	};
+	char text[256], msg[512];
+	struct nsconf *c;
+
+	fails("BasePath=/b\nNodeName=DEFAULT ShmSize=1G\n", "n1",
+	      "t.conf:2: NodeName=DEFAULT: DEFAULT names no node here: the "
+	      "lines without NodeName= are the defaults of every node");
+	fails("BasePath=/b\nNodeName=n[1-2],default Dir=/x\n", "n1",
+	      "t.conf:2: NodeName=n[1-2],default: DEFAULT names no node "
+	      "here: the lines without NodeName= are the defaults of every "
+	      "node");
+	c = parse("BasePath=/b\nNodeName=defaults,n1default ShmSize=1G\n",
+		  "n1");
+	ok(c != NULL, "names that only contain default are fine");
+	nsconf_free(c);
+	for (size_t i = 0; i < sizeof(system) / sizeof(*system); i++) {
+		snprintf(text, sizeof(text), "BasePath=/b\nDirs=/tmp,%s\n",
+			 system[i]);
+		snprintf(msg, sizeof(msg), "t.conf:2: Dirs: \"%s\" is a system "
+			 "directory: the job's empty private %s would hide the "
+			 "node's", system[i], system[i]);
+		fails(text, NULL, msg);
+	}
+	for (size_t i = 0; i < sizeof(kernel) / sizeof(*kernel); i++) {
+		snprintf(text, sizeof(text), "BasePath=/b\nNodeName=other "
+			 "Dir=%s\n", kernel[i]);
+		snprintf(msg, sizeof(msg), "t.conf:2: Dir: \"%s\" is in %s, "
+			 "the kernel's: a private directory would hide what "
+			 "the kernel shows there", kernel[i],
+			 kernel[i][1] == 'p' ? "/proc" : "/sys");
+		fails(text, "n1", msg);
+	}
+	fails("BasePath=/b\nDir=//etc\n", NULL,
+	      "t.conf:2: Dir: \"//etc\" has a doubled slash");
+	c = parse("BasePath=/b Dirs=/tmp,/var/tmp,/dev/shm,/etc/x,/usr/local,"
+		  "/library/x,/run/user,/systems\n", NULL);
+	ok(c != NULL, "below a system directory (not /proc, /sys) is fine");
+	nsconf_free(c);
+}
+
+/* Each key remembers the line it came from; 0 for a default. */
+static void test_provenance(void)
+{
+	struct nsconf *c = parse("BasePath=/b\n"			/* 1 */
+				 "NodeName=n1 AutoBasePath=yes\n"	/* 2 */
+				 "Dirs=/tmp,/dev/shm\n"			/* 3 */
+				 "InitScript=/x Shared=yes\n"		/* 4 */
+				 "NodeName=n1 ShmSize=1G TmpSize=2G\n"	/* 5 */
+				 "ShmSize=3G PidNamespace=yes\n"	/* 6 */
+				 "NamespacePool=2 DevicePolicy=closed\n" /* 7 */
+				 "NodeName=n1 BasePath=/c\n",		/* 8 */
+				 "n1");
+
+	if (!ok(c != NULL, "a file for provenance"))
+		return;
+	is_int(c->lines.base_path, 8, "BasePath: the node's line 8");
+	is_int(c->lines.auto_base_path, 2, "AutoBasePath: line 2");
+	is_int(c->lines.dirs, 3, "Dirs: line 3");
+	is_int(c->lines.init_script, 4, "InitScript: line 4");
+	is_int(c->lines.shared, 4, "Shared: line 4");
+	is_int(c->lines.shm_size, 5, "ShmSize: the node's line 5, not 6");
+	is_int(c->lines.tmp_size, 5, "TmpSize: line 5");
+	is_int(c->lines.pid_namespace, 6, "PidNamespace: line 6");
+	is_int(c->lines.namespace_pool, 7, "NamespacePool: line 7");
+	is_int(c->lines.device_policy, 7, "DevicePolicy: line 7");
+	is_int(c->lines.tmp_disk_limit, 0, "TmpDiskLimit: default");
+	is_int(c->lines.tmp_inode_limit, 0, "TmpInodeLimit: default");
+	ok(c->scope_count == 3 && !strcmp(c->scopes[1].hostlist, "n1") &&
+	   c->scopes[1].line == 5, "every NodeName value, with its line");
+	nsconf_free(c);
+}
+
 static void test_source_expand(void)
 {
 	char buf[256];
@@ -954,7 +1232,7 @@ static void test_load(void)
 	c = nsconf_load(path, "gpu03", fresh());
 	if (ok(c != NULL, "nsconf_load reads a file")) {
 		is_int(c->shm_size, 8 * GiB, "  and applies overrides");
-		is_str(c->device_allow_file, path, "  DeviceAllow file");
+		is_str(c->file, path, "  its file");
 		is_str(rep.msg, "", "  no message");
 	}
 	nsconf_free(c);
@@ -1109,6 +1387,68 @@ static void test_example(void)
 	nsconf_free(c);
 }
 
+/*
+ * namespace.conf(5)'s EXAMPLE must parse and mean what it says: its GPU
+ * nodes get 64 GiB of /dev/shm (issue 30: the global Dir=/dev/shm line's
+ * Size=64M used to win, giving them 64 MiB).
+ */
+static void test_man_example(void)
+{
+	const char *srcdir = getenv("srcdir");
+	char path[4096], *text, *s, *e, *o;
+	const struct nsconf_dir *d;
+	struct nsconf *c;
+	FILE *f;
+	long n;
+
+	if (!srcdir) {
+		tap_skip("srcdir not set: run through make check");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/doc/man/namespace.conf.5", srcdir);
+	if (!(f = fopen(path, "r")) || fseek(f, 0, SEEK_END) < 0 ||
+	    (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) < 0 ||
+	    !(text = calloc(1, (size_t)n + 1)) ||
+	    fread(text, 1, (size_t)n, f) != (size_t)n) {
+		printf("Bail out! cannot read %s\n", path);
+		exit(1);
+	}
+	fclose(f);
+	s = strstr(text, ".SH EXAMPLE\n.nf\n");
+	e = s ? strstr(s, "\n.fi\n") : NULL;
+	if (!ok(s && e, "the man page has an EXAMPLE")) {
+		free(text);
+		return;
+	}
+	/* roff to text: \- is a '-', \e a '\' */
+	s += strlen(".SH EXAMPLE\n.nf\n");
+	for (o = text; s < e; s++) {
+		if (s[0] == '\\' && (s[1] == '-' || s[1] == 'e'))
+			*o++ = *++s == '-' ? '-' : '\\';
+		else
+			*o++ = *s;
+	}
+	*o = '\0';
+	c = parse(text, "gpu02");
+	if (ok(c != NULL, "namespace.conf(5)'s EXAMPLE parses")) {
+		ok((d = dir_of(c, "/dev/shm")) && d->size == 64 * GiB &&
+		   (d->options & NSCONF_OPT_NOEXEC), "  a GPU node's /dev/shm "
+		   "is 64 GiB, noexec");
+		ok((d = dir_of(c, "/tmp")) && d->type == NSCONF_DIR_TMPFS &&
+		   d->size == 100 * GiB, "  its /tmp a tmpfs of 100 GiB");
+		is_int(c->allow_count, 2, "  its two DeviceAllow lines replace "
+		       "the global one");
+	}
+	nsconf_free(c);
+	c = parse(text, "cpu042");
+	ok(c && (d = dir_of(c, "/dev/shm")) && d->size == 8 * GiB &&
+	   c->tmp_disk_limit == 200 * GiB &&
+	   !strcmp(c->device_allow, "/dev/fuse:rw"),
+	   "  a CPU node: 8 GiB of /dev/shm, TmpDiskLimit, /dev/fuse");
+	nsconf_free(c);
+	free(text);
+}
+
 static void test_api_edges(void)
 {
 	struct nsconf *c;
@@ -1160,17 +1500,14 @@ static void test_pid_namespace(void)
 	      "t.conf:2: PidNamespace: BasePath is none (line 1): the job's "
 	      "/proc lives in its mount namespace, which BasePath=none turns "
 	      "off");
+	/* No private directory may cover /proc, with or without it. */
 	fails("BasePath=/b Dirs=/tmp,/proc/sys\nPidNamespace=yes\n", NULL,
-	      "t.conf:2: PidNamespace: /proc/sys is a private directory; the "
-	      "job's /proc must stay its own proc mount");
+	      "t.conf:1: Dirs: \"/proc/sys\" is in /proc, the kernel's: a "
+	      "private directory would hide what the kernel shows there");
 	fails("BasePath=/b Dirs=/tmp,/.pidns\n", NULL,
 	      "t.conf:1: Dirs: \"/.pidns\" cannot be a private directory: "
 	      "its backing directory name \".pidns\" is reserved (.pidns is "
 	      "the PID namespace pin)");
-	/* Without PidNamespace, nothing is said about /proc. */
-	c = parse("BasePath=/b Dirs=/tmp,/proc/sys\n", NULL);
-	ok(c != NULL, "a private dir below /proc without PidNamespace");
-	nsconf_free(c);
 }
 
 static void test_namespace_pool(void)
@@ -1308,6 +1645,7 @@ int main(void)
 	test_base_path_shared();
 	test_control_bytes();
 	test_device_allow_all();
+	test_device_allow_add();
 	test_paths();
 	test_policy();
 	test_syntax();
@@ -1316,10 +1654,15 @@ int main(void)
 	test_dir_defaults();
 	test_dir_lines();
 	test_dir_errors();
+	test_precedence();
+	test_precedence_dirs();
+	test_provenance();
+	test_load_traps();
 	test_source_expand();
 	test_load();
 	test_load_paths();
 	test_example();
+	test_man_example();
 	test_api_edges();
 	test_tmp_disk_limit();
 	test_pid_namespace();

@@ -75,8 +75,24 @@ struct devpolicy {
 	enum devpolicy_mode mode;
 	int allow_entries;	  /* DeviceAllow entries written, skipped ones too */
 	struct devrule_list base; /* DeviceAllow, plus the standard devices */
-	char *allow;		  /* DeviceAllow as written, NULL: none */
-	char *where;		  /* its "FILE:LINE", NULL: not known */
+	char *allow;		  /* DeviceAllow as written, its lines joined
+				   * by ",", NULL: none */
+	char *where;		  /* the first line's "FILE:LINE", NULL: not
+				   * known */
+	struct devpolicy_line *lines; /* each line, for devpolicy_check_gres */
+	size_t line_count;
+};
+
+/* One DeviceAllow line, and where it was written. */
+struct devpolicy_allow {
+	const char *value;	/* "SPEC:ACCESS,..." */
+	const char *where;	/* "FILE:LINE" for its messages, NULL: none */
+};
+
+/* The copy a loaded policy keeps of one line. */
+struct devpolicy_line {
+	char *value;
+	char *where;
 };
 
 /* Empty list with the given default verdict; never fails. */
@@ -142,11 +158,17 @@ int devpolicy_mode_parse(const char *name, enum devpolicy_mode *mode);
 const char *devpolicy_mode_name(enum devpolicy_mode mode);
 
 /*
- * Parses a DeviceAllow value ("SPEC:ACCESS,SPEC:ACCESS,...") and appends the
- * resolved rules to out; NULL or "" is an empty list.  Every problem is
- * reported (all of them, not only the first).  Missing device paths and
- * unknown classes are warnings and their entry is skipped; anything malformed
- * is an error.  Returns the number of entries in the text (skipped ones
+ * Parses a DeviceAllow value and appends the resolved rules to out; NULL
+ * or "" is an empty list.  Entries are separated by commas, each written
+ * "SPEC:ACCESS", "SPEC ACCESS" (systemd's form) or "TYPE MAJOR:MINOR
+ * ACCESS" (devrule_format()'s, "c 195:* rwm": the rule as it is, no
+ * device looked at).  SPEC is an absolute device path, which may be a
+ * glob (* ? [: every device node it matches now, other files passed
+ * over), or char-NAME or block-NAME, a class of /proc/devices (NAME may
+ * be a pattern: every class it matches).  ACCESS is a non-empty subset
+ * of rwm.  Every problem is reported (all of them, not only the first).
+ * Missing device paths, globs and classes that match nothing are
+ * warnings and their entry is skipped; anything malformed is an error.  Returns the number of entries in the text (skipped ones
  * included, so that "auto" can tell whether DeviceAllow was set), or -1 with
  * EINVAL when an error was reported (an unreadable /proc/devices is one) or
  * ENOMEM; out may then hold some rules and must still be freed.
@@ -156,14 +178,28 @@ int devpolicy_parse_allow(const char *text, const char *proc_devices,
 
 /*
  * Checks the syntax of a DeviceAllow value as devpolicy_parse_allow() does
- * (SPEC:ACCESS entries, SPEC an absolute path, char-NAME or block-NAME,
- * ACCESS a non-empty subset of rwm), without looking at any device or at
+ * (its three forms, SPEC an absolute path, char-NAME or block-NAME, the
+ * numbers within Linux's limits, ACCESS a non-empty subset of rwm),
+ * without looking at any device or at
  * /proc/devices: for the values of other nodes' lines, whose devices this
  * node need not have.  Every error is reported; nothing is a warning.
  * Returns the number of entries, or -1 with EINVAL when an error was
  * reported, or ENOMEM.
  */
 int devpolicy_check_allow(const char *text, struct report *rep);
+
+/*
+ * devns check's look at this node's devices: each glob of the DeviceAllow
+ * value (a device path with * ? [) must match a device node of the node,
+ * and each class (char-NAME or block-NAME, NAME maybe a pattern) a class
+ * of proc_devices (NULL: /proc/devices); one that matches nothing is an
+ * error, "WHERE: DeviceAllow entry '...': no ...", where the load only
+ * warns.  Paths and numbers are not looked at (devpolicy_load() warns
+ * about a missing path).  Returns 0, or -1 with EINVAL after reporting,
+ * or ENOMEM.
+ */
+int devpolicy_check_patterns(const char *text, const char *where,
+			     const char *proc_devices, struct report *rep);
 
 /*
  * Resolves a node's policy: the DeviceAllow value (messages about it start
@@ -178,6 +214,15 @@ int devpolicy_check_allow(const char *text, struct report *rep);
 int devpolicy_load(struct devpolicy *policy, enum devpolicy_mode mode,
 		   const char *device_allow, const char *where,
 		   const char *proc_devices, struct report *rep);
+
+/*
+ * devpolicy_load() from several DeviceAllow lines, as namespace.conf adds
+ * them up (count 0: no DeviceAllow): their entries make one list, and the
+ * messages about an entry start with its own line's where.
+ */
+int devpolicy_load_lines(struct devpolicy *policy, enum devpolicy_mode mode,
+			 const struct devpolicy_allow *lines, size_t count,
+			 const char *proc_devices, struct report *rep);
 
 void devpolicy_free(struct devpolicy *policy);
 
@@ -200,7 +245,8 @@ bool devpolicy_never_filters(const struct devpolicy *policy);
  * of the same device node, is an error, reported as "FILE:LINE: DeviceAllow
  * entry 'SPEC:ACCESS' names GRES device ...", every such entry.  A class
  * covering GRES devices is no error (devpolicy_build leaves them out): an
- * info line says so.  A GRES file that cannot be resolved is left to
+ * info line says so.  Each message starts with the "FILE:LINE" of the
+ * entry's line.  A GRES file that cannot be resolved is left to
  * devpolicy_build, which fails on it.  Returns 0, or -1 with EINVAL after
  * reporting, or ENOMEM.
  */

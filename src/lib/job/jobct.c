@@ -24,6 +24,7 @@
 #include "job/stepcg.h"
 #include "ns/dqguard.h"
 #include "ns/dquota.h"
+#include "ns/nscheck.h"
 #include "ns/nsreap.h"
 #include "ns/pidns.h"
 #include "ns/pidns_fork.h"
@@ -122,7 +123,7 @@ static int prepare_base_path(const struct nsconf *c,
 	if (rc < 0)
 		report_error(rep, "%s:%d: BasePath %s cannot hold job directories: %s",
 			     c->file ? c->file : "namespace.conf",
-			     c->base_path_line, c->base_path, why.msg);
+			     c->lines.base_path, c->base_path, why.msg);
 	return rc < 0 ? -1 : 0;
 }
 
@@ -181,18 +182,50 @@ int jobct_kernel_check(const struct jobct_node *node, struct report *rep)
 			    u.release, call);
 }
 
-/* The node's DeviceAllow resolved, with "FILE:LINE" for its messages. */
+/*
+ * What fails every job although the file parses (ns/nscheck.h): a
+ * missing InitScript refuses the node, a missing Source= part is a
+ * warning.  devns check (check_only) makes these checks itself, strictly.
+ */
+static int check_node(const struct nsconf *c,
+		      const struct jobct_node_args *args, struct report *rep)
+{
+	struct nscheck_args check = { .proc_devices = args->proc_devices };
+
+	return args->check_only ? 0 : nscheck_run(c, &check, rep);
+}
+
+/*
+ * The node's DeviceAllow lines resolved, each entry's messages starting
+ * with the "FILE:LINE" of its line.
+ */
 static int load_policy(struct jobct_node *node, const char *proc_devices,
 		       struct report *rep)
 {
 	const struct nsconf *c = node->conf;
-	char where[4096];
+	struct devpolicy_allow *lines = NULL;
+	char (*where)[PATH_MAX + 16] = NULL;
+	size_t n = c->allow_count;
+	int rc = -1;
 
-	snprintf(where, sizeof(where), "%s:%d",
-		 c->device_allow_file ? c->device_allow_file : "namespace.conf",
-		 c->device_allow_line);
-	return devpolicy_load(&node->policy, c->device_policy, c->device_allow,
-			      where, proc_devices, rep);
+	if (n && (!(lines = calloc(n, sizeof(*lines))) ||
+		  !(where = calloc(n, sizeof(*where))))) {
+		report_errno(rep, ENOMEM, "loading namespace.conf");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		snprintf(where[i], sizeof(where[i]), "%s:%d",
+			 c->file ? c->file : "namespace.conf",
+			 c->allow[i].line);
+		lines[i].value = c->allow[i].value;
+		lines[i].where = where[i];
+	}
+	rc = devpolicy_load_lines(&node->policy, c->device_policy, lines, n,
+				  proc_devices, rep);
+out:
+	free(lines);
+	free(where);
+	return rc;
 }
 
 /*
@@ -241,7 +274,8 @@ struct jobct_node *jobct_node_load(const struct jobct_node_args *args,
 		goto error;
 	if (load_policy(node, args->proc_devices, rep) < 0 ||
 	    prepare_base_path(node->conf, args, rep) < 0 ||
-	    check_disk_limit(node->conf, args, rep) < 0)
+	    check_disk_limit(node->conf, args, rep) < 0 ||
+	    check_node(node->conf, args, rep) < 0)
 		goto error;
 	return node;
 error:
@@ -303,7 +337,7 @@ int jobct_node_check(const struct jobct_node *node,
 	snprintf(asks, sizeof(asks), "DevicePolicy=%s%s%s%s%s",
 		 devpolicy_mode_name(c->device_policy),
 		 c->device_allow ? " with DeviceAllow (" : "",
-		 c->device_allow ? c->device_allow_file : "",
+		 c->device_allow ? c->file : "",
 		 c->device_allow ? ")" : "",
 		 slurm->node_has_devices ? " and GRES device files on the node"
 					 : "");

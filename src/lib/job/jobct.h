@@ -110,7 +110,10 @@ struct jobct_node_args {
  * args->check_only, checking what exists of it).  With TmpDiskLimit,
  * BasePath's filesystem must enforce project quotas (ns/dquota.h), or the
  * load fails naming TmpDiskLimit, BasePath and what is missing (with
- * args->check_only a BasePath not made yet is a warning).
+ * args->check_only a BasePath not made yet is a warning).  Then, unless
+ * args->check_only (devns check makes them itself, strictly), the checks
+ * of ns/nscheck.h that are safe at start: a missing or non-executable
+ * InitScript fails the load, a missing Source= fixed part warns.
  * Returns a node to free with jobct_node_free(), or NULL with errno.
  */
 struct jobct_node *jobct_node_load(const struct jobct_node_args *args,

@@ -7,7 +7,9 @@
  * separated Key=Value pairs, keys case-insensitive, '#' starts a comment
  * (outside double quotes), a trailing '\' joins the next line, values may
  * be double-quoted.  Lines that start with NodeName=<hostlist> apply only
- * to the nodes named; see namespace.conf(5) for the keys.  Every error
+ * to the nodes named, and beat the global lines for every key (the most
+ * specific setting wins; DeviceAllow lines add up per kind); see
+ * namespace.conf(5) for the keys and PRECEDENCE.  Every error
  * (unknown key, malformed line, bad value) is fatal and named by file and
  * line, so that slurmd never starts on a file it misread.
  */
@@ -85,6 +87,44 @@ struct nsconf_dir {
 	 */
 	char *source;
 	int line;		/* the Dir= line that set it, 0: none did */
+	/*
+	 * The TmpSize= or ShmSize= line that gave its type and size (a tmpfs
+	 * of that size), 0: none did, or a more specific Dir line won
+	 */
+	int shorthand_line;
+};
+
+/*
+ * The line of the file that set each key of struct nsconf for this node
+ * (0: none did, the default holds).  A NodeName line that names the node
+ * wins over the global lines for every key, wherever it stands; among
+ * lines of one kind the later wins.
+ */
+struct nsconf_lines {
+	int base_path;
+	int auto_base_path;
+	int dirs;
+	int init_script;
+	int shared;
+	int shm_size;
+	int tmp_size;
+	int tmp_disk_limit;
+	int tmp_inode_limit;
+	int pid_namespace;
+	int namespace_pool;
+	int device_policy;
+};
+
+/* One DeviceAllow line that applies to the node. */
+struct nsconf_allow {
+	char *value;		/* as written, "SPEC ACCESS,..." */
+	int line;
+};
+
+/* A NodeName= value of the file, whichever node it names. */
+struct nsconf_scope {
+	char *hostlist;
+	int line;
 };
 
 /* TmpInodeLimit's smallest value: what a job's setup makes itself. */
@@ -109,22 +149,27 @@ struct nsconf {
 				   * copied ahead (ns/nspool.h), 0 = none */
 	enum devpolicy_mode device_policy;
 	/*
-	 * This node's DeviceAllow, raw ("SPEC:ACCESS,..." or NULL), and where
-	 * it was set: devpolicy_load() resolves it.  The syntax of every
-	 * DeviceAllow of the file, whichever node its line names, has been
-	 * checked by the parser.
+	 * This node's DeviceAllow lines: the global ones add up, and the
+	 * NodeName lines that name the node add up and replace them;
+	 * DeviceAllow=none empties the set of its kind.  devpolicy_load()
+	 * resolves them.  The syntax of every DeviceAllow of the file,
+	 * whichever node its line names, has been checked by the parser.
 	 */
-	char *device_allow;
-	char *device_allow_file;
-	int device_allow_line;
+	struct nsconf_allow *allow;
+	size_t allow_count;
+	int allow_none_line;	  /* the DeviceAllow=none that emptied the
+				   * set, 0: none did (or one came after) */
+	char *device_allow;	  /* the values joined by ",", NULL: none */
 	/*
-	 * The file the settings come from and the lines of this node's
-	 * BasePath and Dirs (0: the default), for messages about them that
-	 * come after parsing (jobct's BasePath checks).
+	 * The file the settings come from and the line of each, for
+	 * messages about them that come after parsing (jobct's BasePath
+	 * checks) and for devns check.
 	 */
 	char *file;
-	int base_path_line;
-	int dirs_line;
+	struct nsconf_lines lines;
+	/* Every NodeName value of the file (devns check's names check). */
+	struct nsconf_scope *scopes;
+	size_t scope_count;
 };
 
 /*
@@ -141,10 +186,6 @@ struct nsconf *nsconf_load(const char *path, const char *nodename,
 			   struct report *rep);
 
 /*
- * The same from the text of a file; name stands for the file in messages
- * and in device_allow_file.
- */
-/*
  * The checks nsconf_load() makes on the node's filesystem after parsing
  * (nsconf_parse() makes none): each private directory's mount point
  * (safepath_check_mount_point: root-owned ancestors no other user may
@@ -159,6 +200,10 @@ struct nsconf *nsconf_load(const char *path, const char *nodename,
  */
 int nsconf_paths_check(const struct nsconf *conf, struct report *rep);
 
+/*
+ * nsconf_load() from the text of a file, without its filesystem checks;
+ * name stands for the file in messages and in conf->file.
+ */
 struct nsconf *nsconf_parse(const char *text, const char *name,
 			    const char *nodename, struct report *rep);
 

@@ -1,21 +1,25 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * check.c - devns check: namespace.conf validated by the code slurmd runs
- * (jobct_node_load, jobct_node_check), then the node's effective settings
- * and the device rules a job with the given GRES would get
- * (jobct_device_rules), one "key value" line each, like sshd -T.
+ * (jobct_node_load, jobct_node_check) and, strictly, against the node
+ * and slurm.conf's node names (nscheck_run), then the node's effective
+ * settings, each with the line it came from, and the device rules a job
+ * with the given GRES would get (jobct_device_rules), one "key value"
+ * line each, like sshd -T.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "devns.h"
 #include "gresconf.h"
 #include "print.h"
 #include "ns/dquota.h"
+#include "ns/nscheck.h"
 #include "ns/nspool.h"
 #include "util/safepath.h"
 
@@ -53,16 +57,58 @@ static int gres_load(const struct devns_opts *o, struct gres_lists *g,
 	return 0;
 }
 
+/* "dirs /tmp,/dev/shm (FROM)": the Dirs list, before the Dir lines'. */
+static void print_dirs_list(const struct nsconf *c)
+{
+	char from[PATH_MAX + 32];
+
+	printf("dirs ");
+	for (size_t i = 0; c->dirs[i]; i++) {
+		if (i)
+			putchar(',');
+		print_escaped(stdout, c->dirs[i]);
+	}
+	print_escaped(stdout, print_from(c->file, c->lines.dirs, from,
+					 sizeof(from)));
+	putchar('\n');
+}
+
+/*
+ * Where a private directory's settings came from: its Dir line, the
+ * TmpSize/ShmSize line that gave its size, else the Dirs line that lists
+ * it; " (default)" when none did.
+ */
+static void dir_from(const struct nsconf *c, const struct nsconf_dir *d,
+		     char *buf, size_t len)
+{
+	const char *shorthand = strcmp(d->path, "/tmp") ? "ShmSize"
+							: "TmpSize";
+	size_t n = 0;
+
+	buf[0] = '\0';
+	if (d->line)
+		n += (size_t)snprintf(buf, len, "Dir %s:%d", c->file, d->line);
+	if (d->shorthand_line && n < len)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s %s:%d",
+				      n ? ", " : "", shorthand, c->file,
+				      d->shorthand_line);
+	/* Without a Dir line the directory is one of the Dirs list. */
+	if (!n && c->lines.dirs)
+		snprintf(buf, len, "Dirs %s:%d", c->file, c->lines.dirs);
+	else if (!n)
+		snprintf(buf, len, "default");
+}
+
 /*
  * One line per private directory, as jobs get it: "dir PATH type=bind
- * options=nosuid,nodev[ source=TEMPLATE]" or "dir PATH type=tmpfs
- * size=BYTES|default options=...".
+ * options=nosuid,nodev[ source=TEMPLATE] (FROM)" or "dir PATH type=tmpfs
+ * size=BYTES|default options=... (FROM)".
  */
 static void print_dirs(const struct nsconf *c)
 {
 	for (size_t i = 0; c->dirs[i]; i++) {
 		const struct nsconf_dir *d = &c->dir_conf[i];
-		char opts[64], size[32] = "";
+		char opts[64], size[32] = "", from[2 * PATH_MAX + 64];
 
 		nsconf_options_format(d->options, opts, sizeof(opts));
 		if (d->type == NSCONF_DIR_TMPFS) {
@@ -72,11 +118,30 @@ static void print_dirs(const struct nsconf *c)
 			else
 				snprintf(size, sizeof(size), " size=default");
 		}
-		printf("dir %s type=%s%s options=%s%s%s\n", d->path,
+		dir_from(c, d, from, sizeof(from));
+		printf("dir %s type=%s%s options=%s%s", d->path,
 		       d->type == NSCONF_DIR_TMPFS ? "tmpfs" : "bind", size,
-		       opts, d->source ? " source=" : "",
-		       d->source ? d->source : "");
+		       opts, d->source ? " source=" : "");
+		if (d->source)
+			print_escaped(stdout, d->source);
+		fputs(" (", stdout);
+		print_escaped(stdout, from);
+		fputs(")\n", stdout);
 	}
+}
+
+/*
+ * One line per DeviceAllow line that applies, as written, with its line;
+ * "deviceallow none" when none does.
+ */
+static void print_allow(const struct nsconf *c)
+{
+	for (size_t i = 0; i < c->allow_count; i++)
+		print_kv_from("deviceallow", c->allow[i].value, c->file,
+			      c->allow[i].line);
+	if (!c->allow_count)
+		print_kv_from("deviceallow", "none", c->file,
+			      c->allow_none_line);
 }
 
 /*
@@ -97,30 +162,42 @@ static const char *disk_quota_state(const struct nsconf *c)
 	return rc == 0 ? "enforced" : "not enforced";
 }
 
+/* The node's settings, each with the line it came from. */
 static void print_settings(const struct devns_opts *o,
 			   const struct jobct_node *node)
 {
 	const struct nsconf *c = node->conf;
+	const struct nsconf_lines *l = &c->lines;
+	const char *f = c->file;
+	char n[32];
 
 	print_kv("file", o->conf_path);
 	print_kv("node", o->node);
-	print_kv("basepath", c->base_path ? c->base_path : "none");
-	print_kv("autobasepath", c->auto_base_path ? "yes" : "no");
-	print_list("dirs", (const char *const *)c->dirs);
-	print_kv("initscript", c->init_script ? c->init_script : "none");
-	print_kv("shared", c->shared ? "yes" : "no");
-	print_kv("pidnamespace", c->pid_namespace ? "yes" : "no");
-	printf("namespacepool %u\n", c->namespace_pool);
+	print_kv_from("basepath", c->base_path ? c->base_path : "none", f,
+		      l->base_path);
+	print_kv_from("autobasepath", c->auto_base_path ? "yes" : "no", f,
+		      l->auto_base_path);
+	print_dirs_list(c);
+	print_kv_from("initscript", c->init_script ? c->init_script : "none",
+		      f, l->init_script);
+	print_kv_from("shared", c->shared ? "yes" : "no", f, l->shared);
+	print_kv_from("pidnamespace", c->pid_namespace ? "yes" : "no", f,
+		      l->pid_namespace);
+	snprintf(n, sizeof(n), "%u", c->namespace_pool);
+	print_kv_from("namespacepool", n, f, l->namespace_pool);
 	printf("namespacepoolready %d\n",
 	       c->base_path ? nspool_ready(c->base_path) : 0);
-	print_size("shmsize", c->shm_size);
-	print_size("tmpsize", c->tmp_size);
-	print_size("tmpdisklimit", c->tmp_disk_limit);
-	printf("tmpinodelimit %ju\n", (uintmax_t)c->tmp_inode_limit);
+	print_size_from("shmsize", c->shm_size, f, l->shm_size);
+	print_size_from("tmpsize", c->tmp_size, f, l->tmp_size);
+	print_size_from("tmpdisklimit", c->tmp_disk_limit, f,
+			l->tmp_disk_limit);
+	snprintf(n, sizeof(n), "%ju", (uintmax_t)c->tmp_inode_limit);
+	print_kv_from("tmpinodelimit", n, f, l->tmp_inode_limit);
 	print_kv("tmpdiskquota", disk_quota_state(c));
 	print_dirs(c);
-	print_kv("devicepolicy", devpolicy_mode_name(c->device_policy));
-	print_kv("deviceallow", c->device_allow ? c->device_allow : "none");
+	print_kv_from("devicepolicy", devpolicy_mode_name(c->device_policy), f,
+		      l->device_policy);
+	print_allow(c);
 	print_kv("cgrouplayout", print_layout(node->layout));
 }
 
@@ -131,6 +208,21 @@ static void print_gres(const struct devns_opts *o, const struct gres_lists *g)
 		print_kv("nodedevice", g->node[i]);
 	for (size_t i = 0; g->job && g->job[i]; i++)
 		print_kv("jobdevice", g->job[i]);
+}
+
+/*
+ * What parses but would fail every job, or apply to no node
+ * (ns/nscheck.h), strictly: every problem an error, each reported.
+ */
+static int node_check(const struct devns_opts *o,
+		      const struct jobct_node *node, struct report *rep)
+{
+	struct nscheck_args args = {
+		.strict = true,
+		.slurm_nodes = (const char *const *)o->slurm_nodes,
+	};
+
+	return nscheck_run(node->conf, &args, rep);
 }
 
 int devns_check(const struct devns_opts *o)
@@ -151,7 +243,7 @@ int devns_check(const struct devns_opts *o)
 	devns_report_init(&rep);
 	if (!(node = devns_node_load(o)))
 		return DEVNS_EXIT_FAIL;
-	if (gres_load(o, &g, &rep) < 0)
+	if (node_check(o, node, &rep) < 0 || gres_load(o, &g, &rep) < 0)
 		goto out;
 	slurm.node_has_devices = g.node != NULL;
 	slurm.node_devices = g.node;

@@ -182,6 +182,7 @@ static int fill_defaults(struct devns_opts *o, const char *file,
 	o->step_cgroups = sc.proctrack_cgroup;
 	o->contain_spank = sc.contain_spank;
 	o->prolog_contain = sc.prolog_contain;
+	o->slurm_nodes = sc.node_names;	/* now o's */
 	if ((sc.plugstack[0] ? copy(o->plugstack, sizeof(o->plugstack),
 				    sc.plugstack)
 			     : beside(o->plugstack, sizeof(o->plugstack),
@@ -276,6 +277,14 @@ int devns_options(int argc, char **argv, struct devns_opts *o)
 	return fill_defaults(o, file, node, spool);
 }
 
+void devns_options_free(struct devns_opts *o)
+{
+	for (size_t i = 0; o->slurm_nodes && o->slurm_nodes[i]; i++)
+		free(o->slurm_nodes[i]);
+	free(o->slurm_nodes);
+	o->slurm_nodes = NULL;
+}
+
 struct jobct_node *devns_node_load(const struct devns_opts *o)
 {
 	struct jobct_node_args args = {
@@ -308,10 +317,14 @@ int main(int argc, char **argv)
 		       PACKAGE_VERSION, DEVNS_SLURM_VERSION);
 		return DEVNS_EXIT_OK;
 	}
-	if ((rc = devns_options(argc - 1, argv + 1, &o)) != DEVNS_EXIT_OK)
+	if ((rc = devns_options(argc - 1, argv + 1, &o)) != DEVNS_EXIT_OK) {
+		devns_options_free(&o);
 		return rc;
+	}
+	rc = DEVNS_EXIT_USAGE;
 	for (size_t i = 0; i < sizeof(commands) / sizeof(*commands); i++)
 		if (!strcmp(o.command, commands[i].name))
-			return commands[i].run(&o);
-	return DEVNS_EXIT_USAGE;
+			rc = commands[i].run(&o);
+	devns_options_free(&o);
+	return rc;
 }

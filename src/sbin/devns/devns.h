@@ -42,6 +42,8 @@ struct devns_opts {
 	char plugstack[PATH_MAX];	/* PlugStackConfig, or beside slurm.conf */
 	bool contain_spank;		/* SlurmdParameters=contain_spank */
 	bool prolog_contain;		/* PrologFlags=Contain */
+	char **slurm_nodes;		/* slurm.conf's NodeName values,
+					 * NULL: no slurm.conf */
 	const char *cgroup_root;	/* --cgroup, NULL: the system's */
 	const char *gres;		/* check --gres SPEC */
 	char gres_conf[PATH_MAX];	/* --gres-conf, or beside -f */
@@ -57,6 +59,9 @@ struct devns_opts {
  * Returns DEVNS_EXIT_OK, or the exit status after printing why.
  */
 int devns_options(int argc, char **argv, struct devns_opts *o);
+
+/* Free what devns_options() allocated. */
+void devns_options_free(struct devns_opts *o);
 
 /*
  * The node's settings as jobct_node_load() gives them to slurmd (nothing

@@ -3,6 +3,7 @@
  * print.c - devns's "key value" output lines.  See print.h.
  */
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -59,6 +60,38 @@ void print_size(const char *key, uint64_t bytes)
 		printf("%s %" PRIu64 "\n", key, bytes);
 	else
 		print_kv(key, "none");
+}
+
+const char *print_from(const char *file, int line, char *buf, size_t len)
+{
+	if (line)
+		snprintf(buf, len, " (%s:%d)", file, line);
+	else
+		snprintf(buf, len, " (default)");
+	return buf;
+}
+
+void print_kv_from(const char *key, const char *value, const char *file,
+		   int line)
+{
+	char from[PATH_MAX + 32];
+
+	printf("%s ", key);
+	print_escaped(stdout, value);
+	print_escaped(stdout, print_from(file, line, from, sizeof(from)));
+	putchar('\n');
+}
+
+void print_size_from(const char *key, uint64_t bytes, const char *file,
+		     int line)
+{
+	char value[32];
+
+	if (bytes)
+		snprintf(value, sizeof(value), "%" PRIu64, bytes);
+	else
+		snprintf(value, sizeof(value), "none");
+	print_kv_from(key, value, file, line);
 }
 
 const char *print_layout(enum cgroup2_layout layout)

@@ -14,6 +14,7 @@
 #ifndef DEVNS_PRINT_H
 #define DEVNS_PRINT_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -39,6 +40,20 @@ void print_list(const char *key, const char *const *items);
 
 /* "key BYTES", "key none" for 0 (unset) */
 void print_size(const char *key, uint64_t bytes);
+
+/*
+ * Where a setting came from, for check's lines: " (FILE:LINE)", or
+ * " (default)" for line 0, into buf[len].  Returns buf.
+ */
+const char *print_from(const char *file, int line, char *buf, size_t len);
+
+/* "key value (FILE:LINE)": print_kv() with where it came from */
+void print_kv_from(const char *key, const char *value, const char *file,
+		   int line);
+
+/* "key BYTES (FILE:LINE)", "key none (default)" */
+void print_size_from(const char *key, uint64_t bytes, const char *file,
+		     int line);
 
 /* "none", "hybrid" or "unified" */
 const char *print_layout(enum cgroup2_layout layout);

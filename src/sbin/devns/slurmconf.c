@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * slurmconf.c - SlurmdSpoolDir and SlurmdPidFile from slurm.conf.  See
- * slurmconf.h.
+ * slurmconf.c - SlurmdSpoolDir, SlurmdPidFile and the other settings the
+ * tool needs from slurm.conf.  See slurmconf.h.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -44,10 +44,6 @@ static int expand(const char *value, const char *node, const char *host,
 	return 0;
 }
 
-/*
- * Sets the fields of sc from the keys of text, the last value of each
- * winning as in Slurm.  Returns 0, or -1 with ENAMETOOLONG.
- */
 /* Whether the comma-separated list holds word (any case). */
 static bool has_word(const char *list, const char *word)
 {
@@ -62,6 +58,28 @@ static bool has_word(const char *list, const char *word)
 	return false;
 }
 
+/* Add a NodeName value to sc->node_names.  Returns 0 or -1 (ENOMEM). */
+static int node_name_add(struct slurmconf *sc, const char *value)
+{
+	size_t n = 0;
+	char **v;
+
+	if (!strcasecmp(value, "DEFAULT"))
+		return 0;	/* defaults for the lines after it */
+	while (sc->node_names && sc->node_names[n])
+		n++;
+	if (!(v = realloc(sc->node_names, (n + 2) * sizeof(*v))))
+		return -1;
+	sc->node_names = v;
+	v[n + 1] = NULL;
+	return (v[n] = strdup(value)) ? 0 : -1;
+}
+
+/*
+ * Sets the fields of sc from the keys of text, the last value of each
+ * winning as in Slurm, every NodeName value collected.  Returns 0, or -1
+ * with ENAMETOOLONG or ENOMEM.
+ */
 static int read_keys(const char *text, const char *node, const char *host,
 		     struct slurmconf *sc)
 {
@@ -75,7 +93,9 @@ static int read_keys(const char *text, const char *node, const char *host,
 	while (rc == 0 && confread_line(&r) > 0) {
 		while (rc == 0 &&
 		       confread_pair(&r, &p, err, sizeof(err)) == 1) {
-			if (!strcasecmp(p.key, "SlurmdSpoolDir"))
+			if (!strcasecmp(p.key, "NodeName"))
+				rc = node_name_add(sc, p.value);
+			else if (!strcasecmp(p.key, "SlurmdSpoolDir"))
 				rc = expand(p.value, node, host, sc->spool_dir,
 					    sizeof(sc->spool_dir));
 			else if (!strcasecmp(p.key, "SlurmdPidFile"))
@@ -118,6 +138,7 @@ int slurmconf_read(const char *path, const char *node, const char *host,
 	sc->plugstack[0] = '\0';
 	sc->contain_spank = false;
 	sc->prolog_contain = false;
+	sc->node_names = NULL;
 	report_init(&why, NULL, NULL);
 	if (!(text = confread_file(path, SLURMCONF_MAX_SIZE, &why))) {
 		if (errno != ENOENT)
@@ -125,10 +146,26 @@ int slurmconf_read(const char *path, const char *node, const char *host,
 		sc->prolog_contain = true;	/* nothing to judge by */
 		return 0;
 	}
-	rc = read_keys(text, node, host, sc);
+	/* A file without NodeName lines (configless, Include) names none. */
+	if (!(sc->node_names = calloc(1, sizeof(*sc->node_names))))
+		rc = -1;
+	else
+		rc = read_keys(text, node, host, sc);
 	free(text);
-	if (rc < 0)
-		return report_errno(rep, errno,
-				    "%s: SlurmdSpoolDir or SlurmdPidFile", path);
+	if (rc < 0) {
+		int saved = errno;
+
+		slurmconf_free(sc);
+		return report_errno(rep, saved, "%s: SlurmdSpoolDir, "
+				    "SlurmdPidFile or NodeName", path);
+	}
 	return 0;
+}
+
+void slurmconf_free(struct slurmconf *sc)
+{
+	for (size_t i = 0; sc->node_names && sc->node_names[i]; i++)
+		free(sc->node_names[i]);
+	free(sc->node_names);
+	sc->node_names = NULL;
 }

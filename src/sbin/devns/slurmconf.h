@@ -4,7 +4,8 @@
  * slurmd reads them: SlurmdSpoolDir (the jobs' filter markers, the
  * slurmstepd sockets), SlurmdPidFile (is slurmd running?) and
  * ProctrackType (has every step cgroups of its own, which the filter
- * needs on the unified layout?).
+ * needs on the unified layout?), and its node names (devns check compares
+ * namespace.conf's with them).
  *
  * Only the file itself is read (an Include is not followed): a setting
  * made in an included file is missed, and --spool sets it by hand.
@@ -27,6 +28,11 @@ struct slurmconf {
 	bool prolog_contain;	/* PrologFlags has Contain (or X11 or
 				 * RunInJob, which imply it); true when
 				 * there is no slurm.conf to tell */
+	/*
+	 * The values of its NodeName lines (hostlists, DEFAULT left out),
+	 * NULL-terminated; NULL when there is no slurm.conf
+	 */
+	char **node_names;
 };
 
 /*
@@ -38,5 +44,8 @@ struct slurmconf {
  */
 int slurmconf_read(const char *path, const char *node, const char *host,
 		   struct slurmconf *sc, struct report *rep);
+
+/* Free what slurmconf_read() allocated (node_names); sc stays usable. */
+void slurmconf_free(struct slurmconf *sc);
 
 #endif /* DEVNS_SLURMCONF_H */

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * devpolicy_int.h - what devallow.c (DeviceAllow text -> rules) shares
+ * with devpolicy.c (a node's policy, a job's list, GRES checks): the
+ * state of one parse, and the helpers both use.  Nothing else uses it.
+ */
+#ifndef DEVNS_DEVPOLICY_INT_H
+#define DEVNS_DEVPOLICY_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dev/devpolicy.h"
+#include "util/report.h"
+
+/* One "MAJOR NAME" line of /proc/devices. */
+struct devclass {
+	char type;
+	uint32_t major;
+	char *name;
+};
+
+/* State shared by the entries of one parse or build call. */
+struct parse_ctx {
+	const char *proc_devices;
+	struct devclass *classes; /* read on first use */
+	size_t nclasses;
+	bool classes_read;
+	bool classes_failed; /* reported once; later classes fail quietly */
+	bool syntax_only;    /* check the spelling, resolve nothing */
+	bool patterns_only;  /* resolve only globs and classes, and report
+			      * one that matches nothing as an error */
+	int errors;
+	const char *where;   /* put before each message: "FILE:LINE" */
+	struct report *rep;
+};
+
+/*
+ * Report a problem of an entry: an error (counted in ctx->errors) or a
+ * warning, the message after ctx->where ("FILE:LINE: ").
+ */
+__attribute__((format(printf, 3, 4)))
+void devallow_report(struct parse_ctx *ctx, enum report_level level,
+		     const char *fmt, ...);
+
+/* Release the classes read from /proc/devices. */
+void devallow_classes_free(struct parse_ctx *ctx);
+
+/*
+ * Adds one wildcard rule per major registered under name.  Returns the
+ * number of rules added (0: unknown class), or -1 (EIO: /proc/devices
+ * unreadable, reported).
+ */
+int devallow_add_class(struct parse_ctx *ctx, char type, const char *name,
+		       unsigned access, struct devrule_list *out);
+
+/*
+ * stat()s an absolute path.  Returns 1 with type and numbers, 0 when it
+ * does not exist, -1 with a message in why (not a device, other stat
+ * errors).
+ */
+int devallow_resolve_path(const char *path, char *type, uint32_t *major,
+			  uint32_t *minor, char *why, size_t whysize);
+
+/* Strips blanks at both ends in place. */
+char *devallow_trim(char *s);
+
+/*
+ * Cuts one entry (trimmed, not empty) into its device and its access, in
+ * place, whichever way it is written: "SPEC:ACCESS" (the last ':', since
+ * by-path names hold some), "SPEC ACCESS" (systemd's), or the numbers
+ * that devrule_format() prints, "c 195:* rwm".  Returns the separator
+ * to name it by (':' or ' ', see devallow_name), or -1 when there is no
+ * access part.
+ */
+int devallow_split(char *item, char **spec, char **acc);
+
+/* An entry's name in messages: "SPEC:ACCESS" or "SPEC ACCESS" again. */
+void devallow_name(int sep, const char *spec, const char *acc, char *buf,
+		   size_t len);
+
+/* Tell whether a spec (as cut) is the numbers form, "c 195:*". */
+bool devallow_is_numbers(const char *spec);
+
+/*
+ * "c MAJOR:MINOR" or "b MAJOR:MINOR" into r's type and numbers, MINOR a
+ * number or '*' (any_minor), as devrule_format() prints them.  Returns 0,
+ * or -1 when malformed or beyond Linux's 12-bit major, 20-bit minor.
+ */
+int devallow_numbers_parse(const char *spec, struct devrule *r);
+
+/* Tell whether a path or class name holds glob characters (* ? [). */
+bool devallow_is_pattern(const char *s);
+
+/*
+ * Every entry of a DeviceAllow value into out, problems reported in ctx.
+ * Returns the number of entries, or -1 (ENOMEM).
+ */
+int devallow_parse(struct parse_ctx *ctx, const char *text,
+		   struct devrule_list *out);
+
+#endif /* DEVNS_DEVPOLICY_INT_H */

@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * nscheck.c - the checks of namespace.conf against the node as it is now
+ * and against slurm.conf's node names.  See nscheck.h.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "dev/devpolicy.h"
+#include "ns/nscheck.h"
+#include "util/hostexpand.h"
+#include "util/hostmatch.h"
+
+/*
+ * The most names of one NodeName value compared with slurm.conf: a value
+ * with more (n[0-999999999]) is not a list of real nodes, and is skipped.
+ */
+#define NSCHECK_MAX_NAMES 100000
+
+/* The state of one run: errors are counted, every one is reported. */
+struct check {
+	const struct nsconf *conf;
+	const struct nscheck_args *args;
+	struct report *rep;
+	int errors;
+};
+
+/* "FILE:LINE" of conf's line into buf[len]. */
+static const char *where(const struct check *k, int line, char *buf,
+			 size_t len)
+{
+	snprintf(buf, len, "%s:%d", k->conf->file ? k->conf->file
+						  : "namespace.conf", line);
+	return buf;
+}
+
+/*
+ * The InitScript runs as root before every job: missing, or not a
+ * program, every job of the node would fail.
+ */
+static void init_script_check(struct check *k)
+{
+	const char *path = k->conf->init_script;
+	char at[PATH_MAX + 16];
+	struct stat st;
+
+	if (!path)
+		return;
+	where(k, k->conf->lines.init_script, at, sizeof(at));
+	if (stat(path, &st) < 0) {
+		k->errors++;
+		report_error(k->rep, "%s: InitScript %s: %s (every job of the "
+			     "node would fail)", at, path, strerror(errno));
+	} else if (!S_ISREG(st.st_mode)) {
+		k->errors++;
+		report_error(k->rep, "%s: InitScript %s is not a regular file",
+			     at, path);
+	} else if (!(st.st_mode & 0111)) {
+		k->errors++;
+		report_error(k->rep, "%s: InitScript %s is not executable "
+			     "(mode %04o): every job of the node would fail",
+			     at, path, (unsigned)(st.st_mode & 07777));
+	}
+}
+
+/*
+ * The part of a Source template that must exist (the components before
+ * the first one with a %, or all of them) into buf[len].
+ */
+static void source_fixed(const char *tmpl, char *buf, size_t len)
+{
+	const char *s = tmpl;
+	int fixed, job;
+
+	nsconf_source_depths(tmpl, &fixed, &job);
+	for (int depth = 0; *s && depth < fixed; depth++) {
+		s += strspn(s, "/");
+		s += strcspn(s, "/");
+	}
+	snprintf(buf, len, "%.*s", (int)(s - tmpl), tmpl);
+}
+
+/* Each Source= fixed part must be a directory of the node. */
+static void sources_check(struct check *k)
+{
+	char at[PATH_MAX + 16], fixed[PATH_MAX];
+	struct stat st;
+
+	for (size_t i = 0; k->conf->dirs && k->conf->dirs[i]; i++) {
+		const struct nsconf_dir *d = &k->conf->dir_conf[i];
+		const char *why;
+		int rc;
+
+		if (!d->source)
+			continue;
+		source_fixed(d->source, fixed, sizeof(fixed));
+		if ((rc = stat(fixed, &st)) == 0 && S_ISDIR(st.st_mode))
+			continue;
+		why = rc == 0 ? "not a directory" : strerror(errno);
+		where(k, d->line, at, sizeof(at));
+		if (!k->args->strict) {
+			report_warning(k->rep, "%s: Dir=%s: Source \"%s\": %s: "
+				       "%s (jobs fail until it is there)", at,
+				       d->path, d->source, fixed, why);
+			continue;
+		}
+		k->errors++;
+		report_error(k->rep, "%s: Dir=%s: Source \"%s\": %s: %s (every "
+			     "job would fail)", at, d->path, d->source, fixed,
+			     why);
+	}
+}
+
+/* Each DeviceAllow glob or class of the node must match something. */
+static int devices_check(struct check *k)
+{
+	char at[PATH_MAX + 16];
+
+	for (size_t i = 0; i < k->conf->allow_count; i++) {
+		where(k, k->conf->allow[i].line, at, sizeof(at));
+		if (devpolicy_check_patterns(k->conf->allow[i].value, at,
+					     k->args->proc_devices,
+					     k->rep) == 0)
+			continue;
+		if (errno == ENOMEM)
+			return -1;
+		k->errors++;
+	}
+	return 0;
+}
+
+/* One NodeName value's names against slurm.conf's. */
+struct names {
+	const char *const *slurm;
+	size_t count;		/* names of the value */
+	size_t cased;		/* those slurm.conf has in another case only */
+	char first[1024];	/* the first of them */
+	const char *hit;	/* and the slurm.conf value that has it */
+};
+
+/* A copy of s in lower case into buf[len]. */
+static const char *lower(const char *s, char *buf, size_t len)
+{
+	size_t i;
+
+	for (i = 0; s[i] && i + 1 < len; i++)
+		buf[i] = (char)tolower((unsigned char)s[i]);
+	buf[i] = '\0';
+	return buf;
+}
+
+static int name_count(const char *name, void *arg)
+{
+	(void)name;
+	((struct names *)arg)->count++;
+	return 0;
+}
+
+/*
+ * Note a name of the value that no slurm.conf node has, but one has in
+ * another case: Slurm never calls the node so.
+ */
+static int name_check(const char *name, void *arg)
+{
+	struct names *n = arg;
+	char lname[1024], lexpr[4096];
+	const char *hit = NULL;
+
+	for (size_t i = 0; n->slurm[i]; i++) {
+		int rc = hostmatch_match(n->slurm[i], name);
+
+		if (rc < 0 && errno == ENOMEM)
+			return -1;
+		if (rc == 1)
+			return 0;
+		if (!hit && hostmatch_match(lower(n->slurm[i], lexpr,
+						  sizeof(lexpr)),
+					    lower(name, lname,
+						  sizeof(lname))) == 1)
+			hit = n->slurm[i];
+	}
+	if (hit && !n->cased++) {
+		snprintf(n->first, sizeof(n->first), "%s", name);
+		n->hit = hit;
+	}
+	return 0;
+}
+
+/* One NodeName value: an error when names of it differ only by case. */
+static int scope_check(struct check *k, const struct nsconf_scope *s)
+{
+	struct names n = { .slurm = k->args->slurm_nodes };
+	char at[PATH_MAX + 16], more[64] = "";
+
+	/* E2BIG: too many to be real nodes; EINVAL: cannot be. */
+	if (hostexpand(s->hostlist, NSCHECK_MAX_NAMES, name_count, &n) < 0 ||
+	    hostexpand(s->hostlist, NSCHECK_MAX_NAMES, name_check, &n) < 0)
+		return errno == ENOMEM ? -1 : 0;
+	if (!n.cased)
+		return 0;
+	if (n.cased > 1)
+		snprintf(more, sizeof(more), " (and %zu more)", n.cased - 1);
+	k->errors++;
+	report_error(k->rep, "%s: NodeName=%s: %s%s is no node of slurm.conf, "
+		     "whose NodeName=%s has it in another case (node names "
+		     "are case-sensitive: the line applies to no such node)",
+		     where(k, s->line, at, sizeof(at)), s->hostlist, n.first,
+		     more, n.hit);
+	return 0;
+}
+
+/* Every NodeName value of the file against slurm.conf's node names. */
+static int node_names_check(struct check *k)
+{
+	for (size_t i = 0; i < k->conf->scope_count; i++) {
+		if (scope_check(k, &k->conf->scopes[i]) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int nscheck_run(const struct nsconf *conf, const struct nscheck_args *args,
+		struct report *rep)
+{
+	struct check k = { .conf = conf, .args = args, .rep = rep };
+
+	init_script_check(&k);
+	sources_check(&k);
+	if (args->strict && devices_check(&k) < 0)
+		goto nomem;
+	if (args->slurm_nodes && node_names_check(&k) < 0)
+		goto nomem;
+	if (!k.errors)
+		return 0;
+	errno = EINVAL;
+	return -1;
+nomem:
+	return report_errno(rep, ENOMEM, "checking %s", conf->file);
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * nscheck.h - what a namespace.conf can say that parses, yet fails every
+ * job or applies to no node: checks that depend on the node as it is now
+ * or on slurm.conf, which the parser (ns/nsconf.h) cannot see.
+ *
+ *   InitScript       missing, no regular file, or executable by nobody:
+ *                    every job of the node would fail
+ *   Source=          a fixed part (the components before the first %, or
+ *                    the whole path without one) that does not exist as
+ *                    a directory: every job with the Dir would fail
+ *   DeviceAllow      a glob or class that matches nothing on the node
+ *                    (devpolicy_check_patterns): a typo matches nothing
+ *   NodeName         a name that differs from one of slurm.conf's only by
+ *                    case: the line applies to no node (names are
+ *                    case-sensitive, in Slurm as here)
+ *
+ * devns check makes them all, as errors (exit 1).  slurmd makes those that
+ * cannot be wrong at start and right a moment later: InitScript an error
+ * (the node could run no job), Source= a warning (a disk or automount may
+ * come later); the DeviceAllow patterns are devpolicy_load()'s warnings
+ * there, and slurmd does not read slurm.conf's node list.
+ *
+ * Every message starts "FILE:LINE: " with the line of the setting.
+ */
+#ifndef DEVNS_NSCHECK_H
+#define DEVNS_NSCHECK_H
+
+#include <stdbool.h>
+
+#include "ns/nsconf.h"
+#include "util/report.h"
+
+struct nscheck_args {
+	/*
+	 * devns check: every check, and a Source= whose fixed part is
+	 * missing is an error; false (slurmd): InitScript and Source= only,
+	 * the latter a warning
+	 */
+	bool strict;
+	const char *proc_devices;	  /* NULL: /proc/devices */
+	/* slurm.conf's NodeName values (hostlists); NULL: not compared */
+	const char *const *slurm_nodes;
+};
+
+/*
+ * Run the checks args asks for on the node's settings conf.  Every
+ * problem is reported, not only the first.  Returns 0, or -1 with errno
+ * EINVAL after reporting an error (warnings do not fail it), or ENOMEM.
+ */
+int nscheck_run(const struct nsconf *conf, const struct nscheck_args *args,
+		struct report *rep);
+
+#endif /* DEVNS_NSCHECK_H */

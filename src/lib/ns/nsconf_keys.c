@@ -1,0 +1,257 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * nsconf_keys.c - the keys of global and NodeName lines (BasePath, Dirs,
+ * ..., DeviceAllow), each parsed into struct nsconf, and the table of
+ * every key.  See nsconf_int.h.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "dev/devpolicy.h"
+#include "ns/nsconf_int.h"
+#include "ns/nspool.h"
+
+static const char *const shared_dirs[] = NSCONF_SHARED_DIRS;
+
+/* ---- keys ------------------------------------------------------------ */
+
+/*
+ * Jobs' directories under BasePath must be out of every user's reach: in a
+ * world-writable sticky directory a user could make the path first, or
+ * replace a component, and steer root's mounts and removals.
+ */
+static int key_base_path(struct parser *p, struct nsconf *c, const char *key,
+			 const char *value)
+{
+	char *path;
+	int i;
+
+	if (!strcasecmp(value, "none")) {
+		free(c->base_path);
+		c->base_path = NULL;
+		return 0;
+	}
+	if (!(path = nsconf_path_normalize(p, key, value)))
+		return -1;
+	for (i = 0; shared_dirs[i]; i++) {
+		if (!strcmp(path, shared_dirs[i])) {
+			free(path);
+			return nsconf_error(p, "%s: \"%s\" is %s, which every "
+					   "user can write to (use a directory "
+					   "only root can write to, such as "
+					   "/var/tmp/devns or "
+					   "/var/spool/slurm/devns)", key,
+					   value, shared_dirs[i]);
+		}
+	}
+	free(c->base_path);
+	c->base_path = path;
+	return 0;
+}
+
+static int key_auto_base_path(struct parser *p, struct nsconf *c,
+			      const char *key, const char *value)
+{
+	return nsconf_bool_parse(p, &c->auto_base_path, key, value);
+}
+
+/* Check one Dirs entry and add it as dirs[*n].  Returns 0 or -1. */
+static int dir_add(struct parser *p, const char *key, const char *item,
+		   char **dirs, size_t *n)
+{
+	char *path;
+
+	if (nsconf_dir_spelling_check(p, key, item) < 0)
+		return -1;
+	if (!(path = nsconf_path_normalize(p, key, item)))
+		return -1;
+	if (nsconf_dir_system_check(p, key, path) < 0) {
+		free(path);
+		return -1;
+	}
+	if (nsconf_dirs_have(dirs, *n, path)) {
+		free(path);
+		return nsconf_error(p, "%s: \"%s\" is listed twice", key, item);
+	}
+	dirs[*n] = path;
+	if (nsconf_dir_backing_check(p, key, dirs, *n) < 0)
+		return -1; /* dirs[*n] is freed with dirs */
+	(*n)++;
+	return 0;
+}
+
+static int key_dirs(struct parser *p, struct nsconf *c, const char *key,
+		    const char *value)
+{
+	size_t n = 0, max = 1;
+	const char *s;
+	char **dirs;
+	char *item = NULL;
+
+	for (s = value; *s; s++)
+		max += *s == ',';
+	/* mntns plans every mount before fork(), in a fixed array. */
+	if (max > NSCONF_MAX_DIRS)
+		return nsconf_error(p, "%s: %zu entries in \"%s\", at most %d "
+				   "are supported", key, max, value,
+				   NSCONF_MAX_DIRS);
+	if (!(dirs = calloc(max + 1, sizeof(*dirs))))
+		return -1;
+	for (s = value; ; s++) {
+		size_t len = strcspn(s, ",");
+
+		if (len == 0) {
+			nsconf_error(p, "%s: empty entry in \"%s\"", key, value);
+			goto error;
+		}
+		if (!(item = strndup(s, len)))
+			goto error;
+		if (dir_add(p, key, item, dirs, &n) < 0)
+			goto error;
+		free(item);
+		item = NULL;
+		s += len;
+		if (!*s)
+			break;
+	}
+	nsconf_dirs_free(c->dirs);
+	c->dirs = dirs;
+	return 0;
+error:
+	free(item);
+	nsconf_dirs_free(dirs);
+	return -1;
+}
+
+static int key_init_script(struct parser *p, struct nsconf *c,
+			   const char *key, const char *value)
+{
+	return nsconf_path_set(p, &c->init_script, key, value);
+}
+
+static int key_shared(struct parser *p, struct nsconf *c, const char *key,
+		      const char *value)
+{
+	return nsconf_bool_parse(p, &c->shared, key, value);
+}
+
+static int key_shm_size(struct parser *p, struct nsconf *c, const char *key,
+			const char *value)
+{
+	return nsconf_size_set(p, &c->shm_size, key, value);
+}
+
+static int key_tmp_size(struct parser *p, struct nsconf *c, const char *key,
+			const char *value)
+{
+	return nsconf_size_set(p, &c->tmp_size, key, value);
+}
+
+static int key_tmp_disk_limit(struct parser *p, struct nsconf *c,
+			      const char *key, const char *value)
+{
+	if (nsconf_size_set(p, &c->tmp_disk_limit, key, value) < 0)
+		return -1;
+	/* Project quotas count 1 KiB blocks: 0 would mean no limit. */
+	if (c->tmp_disk_limit < 1024)
+		return nsconf_error(p, "%s: \"%s\" is below 1K, the smallest "
+				   "limit a project quota takes", key, value);
+	return 0;
+}
+
+static int key_tmp_inode_limit(struct parser *p, struct nsconf *c,
+			       const char *key, const char *value)
+{
+	unsigned long long n;
+	char *end;
+
+	errno = 0;
+	n = strtoull(value, &end, 10);
+	if (value[0] < '0' || value[0] > '9' || *end || errno ||
+	    n < NSCONF_INODE_FLOOR)
+		return nsconf_error(p, "%s: invalid count \"%s\" (a number of "
+				   "files and directories, at least %d)", key,
+				   value, NSCONF_INODE_FLOOR);
+	c->tmp_inode_limit = n;
+	return 0;
+}
+
+static int key_pid_namespace(struct parser *p, struct nsconf *c,
+			     const char *key, const char *value)
+{
+	return nsconf_bool_parse(p, &c->pid_namespace, key, value);
+}
+
+static int key_namespace_pool(struct parser *p, struct nsconf *c,
+			      const char *key, const char *value)
+{
+	unsigned long n;
+	char *end;
+
+	errno = 0;
+	n = strtoul(value, &end, 10);
+	if (value[0] < '0' || value[0] > '9' || *end || errno ||
+	    n > NSPOOL_MAX)
+		return nsconf_error(p, "%s: invalid count \"%s\" (0 to %d "
+				   "namespaces kept ready)", key, value,
+				   NSPOOL_MAX);
+	c->namespace_pool = (unsigned)n;
+	return 0;
+}
+
+static int key_device_policy(struct parser *p, struct nsconf *c,
+			     const char *key, const char *value)
+{
+	if (devpolicy_mode_parse(value, &c->device_policy) == 0)
+		return 0;
+	return nsconf_error(p, "%s: invalid policy \"%s\" (use auto, closed, "
+			   "strict or none)", key, value);
+}
+
+/* Indexed by enum key. */
+#define AT(field) ((int)offsetof(struct nsconf_lines, field))
+
+const struct key_def nsconf_keys[KEY_COUNT] = {
+	[KEY_BASE_PATH] = { "BasePath", key_base_path, AT(base_path) },
+	[KEY_AUTO_BASE_PATH] = { "AutoBasePath", key_auto_base_path,
+				 AT(auto_base_path) },
+	[KEY_DIRS] = { "Dirs", key_dirs, AT(dirs) },
+	[KEY_INIT_SCRIPT] = { "InitScript", key_init_script, AT(init_script) },
+	[KEY_SHARED] = { "Shared", key_shared, AT(shared) },
+	[KEY_SHM_SIZE] = { "ShmSize", key_shm_size, AT(shm_size) },
+	[KEY_TMP_SIZE] = { "TmpSize", key_tmp_size, AT(tmp_size) },
+	[KEY_TMP_DISK_LIMIT] = { "TmpDiskLimit", key_tmp_disk_limit,
+				 AT(tmp_disk_limit) },
+	[KEY_TMP_INODE_LIMIT] = { "TmpInodeLimit", key_tmp_inode_limit,
+				  AT(tmp_inode_limit) },
+	[KEY_PID_NAMESPACE] = { "PidNamespace", key_pid_namespace,
+				AT(pid_namespace) },
+	[KEY_NAMESPACE_POOL] = { "NamespacePool", key_namespace_pool,
+				 AT(namespace_pool) },
+	[KEY_DEVICE_POLICY] = { "DevicePolicy", key_device_policy,
+				AT(device_policy) },
+	/* one line each: struct nsconf_allow */
+	[KEY_DEVICE_ALLOW] = { "DeviceAllow", nsconf_key_device_allow, -1 },
+	/* the Dir line's: struct nsconf_dir */
+	[KEY_DIR] = { "Dir", nsconf_key_dir, -1 },
+	[KEY_TYPE] = { "Type", nsconf_key_type, -1 },
+	[KEY_SIZE] = { "Size", nsconf_key_size, -1 },
+	[KEY_OPTIONS] = { "Options", nsconf_key_options, -1 },
+	[KEY_SOURCE] = { "Source", nsconf_key_source, -1 },
+};
+
+/* Returns the key called name (any case), or KEY_COUNT if none is. */
+enum key nsconf_key_find(const char *name)
+{
+	int k;
+
+	for (k = 0; k < KEY_COUNT; k++) {
+		if (!strcasecmp(name, nsconf_keys[k].name))
+			break;
+	}
+	return (enum key)k;
+}

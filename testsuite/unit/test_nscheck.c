@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * test_nscheck.c - unit tests of nscheck_run(): a missing, non-regular or
+ * non-executable InitScript, a Source= whose fixed part is missing (an
+ * error for devns check, a warning for slurmd), a DeviceAllow glob or
+ * class that matches nothing, and a NodeName that differs from
+ * slurm.conf's names only by case; each message with file:line; every
+ * problem reported, not only the first.  Files live in a scratch
+ * directory; classes come from a fake /proc/devices.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ns/nscheck.h"
+#include "tap.h"
+#include "testrep.h"
+
+/*
+ * Source= may not be in /tmp or /var/tmp: the scratch directory is made
+ * in /var/lib as root, else in the build directory (the tests' cwd).
+ */
+static char tmp[PATH_MAX / 2];
+static bool sources_ok;
+static char proc_devices[PATH_MAX];
+
+/* Messages of the last run, one per line: "E: ..." or "W: ...". */
+static char msgs[8192];
+static int errors, warnings;
+
+static void collect(enum report_level level, const char *msg, void *arg)
+{
+	size_t n = strlen(msgs);
+
+	(void)arg;
+	if (level == REPORT_INFO)
+		return;
+	errors += level == REPORT_ERROR;
+	warnings += level == REPORT_WARNING;
+	snprintf(msgs + n, sizeof(msgs) - n, "%s: %s\n",
+		 level == REPORT_ERROR ? "E" : "W", msg);
+}
+
+static const char *at(const char *rel)
+{
+	static char buf[4][PATH_MAX];
+	static int i;
+
+	i = (i + 1) % 4;
+	snprintf(buf[i], sizeof(buf[i]), "%s/%s", tmp, rel);
+	return buf[i];
+}
+
+static void write_file(const char *path, const char *text, mode_t mode)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f || fputs(text, f) < 0 || fclose(f) != 0 ||
+	    chmod(path, mode) < 0) {
+		printf("Bail out! cannot write %s\n", path);
+		exit(1);
+	}
+}
+
+/*
+ * Parse text (as "t.conf", for node n1) and run the checks; the return
+ * of nscheck_run, or -2 when the text did not parse.
+ */
+static int check(const char *text, bool strict, const char *const *slurm)
+{
+	struct nscheck_args args = {
+		.strict = strict,
+		.proc_devices = proc_devices,
+		.slurm_nodes = slurm,
+	};
+	struct report r;
+	struct nsconf *c = nsconf_parse(text, "t.conf", "n1", fresh());
+	int rc;
+
+	msgs[0] = '\0';
+	errors = warnings = 0;
+	if (!c) {
+		diag("parse error: %s", rep.msg);
+		return -2;
+	}
+	report_init(&r, collect, NULL);
+	errno = 0;
+	rc = nscheck_run(c, &args, &r);
+	nsconf_free(c);
+	return rc;
+}
+
+static void test_init_script(void)
+{
+	char text[PATH_MAX * 2], want[PATH_MAX * 2];
+
+	snprintf(text, sizeof(text), "BasePath=/b\nInitScript=%s\n",
+		 at("init.sh"));
+	ok(check(text, true, NULL) == 0 && !errors, "an executable InitScript "
+	   "passes: %s", msgs);
+	ok(check(text, false, NULL) == 0, "  for slurmd too");
+
+	snprintf(text, sizeof(text), "BasePath=/b\n\nInitScript=%s\n",
+		 at("missing.sh"));
+	ok(check(text, false, NULL) == -1 && errno == EINVAL && errors == 1,
+	   "a missing InitScript is an error, for slurmd too");
+	snprintf(want, sizeof(want), "E: t.conf:3: InitScript %s: No such "
+		 "file or directory (every job of the node would fail)\n",
+		 at("missing.sh"));
+	is_str(msgs, want, "  naming file:line and the path");
+
+	snprintf(text, sizeof(text), "BasePath=/b\nInitScript=%s\n",
+		 at("noexec.sh"));
+	ok(check(text, true, NULL) == -1 && errors == 1,
+	   "a non-executable InitScript is an error");
+	snprintf(want, sizeof(want), "E: t.conf:2: InitScript %s is not "
+		 "executable (mode 0644): every job of the node would fail\n",
+		 at("noexec.sh"));
+	is_str(msgs, want, "  with its mode");
+
+	snprintf(text, sizeof(text), "BasePath=/b\nNodeName=n1 InitScript=%s\n",
+		 tmp);
+	ok(check(text, true, NULL) == -1 && errors == 1,
+	   "a directory as InitScript is an error");
+	snprintf(want, sizeof(want), "E: t.conf:2: InitScript %s is not a "
+		 "regular file\n", tmp);
+	is_str(msgs, want, "  on the node's line");
+}
+
+static void test_sources(void)
+{
+	char text[PATH_MAX * 4], want[PATH_MAX * 2];
+
+	if (!sources_ok) {
+		tap_skip("the scratch directory is in /tmp: no Source there");
+		return;
+	}
+	snprintf(text, sizeof(text), "BasePath=/b\nDir=/scratch Source=%s/%%u"
+		 "/%%j\nDir=/ref Source=%s Options=ro\n", at("src"),
+		 at("src"));
+	ok(check(text, true, NULL) == 0 && !errors && !warnings,
+	   "Sources whose fixed parts exist pass: %s", msgs);
+
+	snprintf(text, sizeof(text), "BasePath=/b\nDir=/scratch Source=%s/x/"
+		 "%%u/%%j\n", at("nonexistent"));
+	ok(check(text, true, NULL) == -1 && errors == 1,
+	   "devns check: a missing fixed part is an error");
+	snprintf(want, sizeof(want), "E: t.conf:2: Dir=/scratch: Source "
+		 "\"%s/x/%%u/%%j\": %s/x: No such file or directory (every job "
+		 "would fail)\n", at("nonexistent"), at("nonexistent"));
+	is_str(msgs, want, "  naming file:line, the Source and the part");
+	ok(check(text, false, NULL) == 0 && warnings == 1 && !errors,
+	   "slurmd: a warning (a disk may come later)");
+	like(msgs, "W: t.conf:2: Dir=/scratch: Source ", "  %s", msgs);
+
+	snprintf(text, sizeof(text), "BasePath=/b\nDir=/ref Source=%s\n",
+		 at("init.sh"));
+	ok(check(text, true, NULL) == -1 && errors == 1,
+	   "a Source without %% must be a directory");
+	like(msgs, "init.sh: not a directory", "  saying so: %s", msgs);
+}
+
+static void test_devices(void)
+{
+	char text[PATH_MAX * 2];
+
+	snprintf(text, sizeof(text), "BasePath=/b\nDeviceAllow=char-nvidia*:rw"
+		 "\nDeviceAllow=\"%s/nul?:r, /dev/null rw\"\n", "/dev");
+	ok(check(text, true, NULL) == 0 && !errors,
+	   "a class pattern and a glob that match pass: %s", msgs);
+	ok(check("BasePath=/b\nDeviceAllow=char-nvidia-uv:rw\n"
+		 "DeviceAllow=/dev/nonexistent-devns*:r\n"
+		 "DeviceAllow=/dev/nonexistent-devns:r\n", true, NULL) == -1 &&
+	   errors == 2, "a class and a glob that match nothing: two errors; a "
+	   "missing path is none");
+	like(msgs, "E: t.conf:2: DeviceAllow entry 'char-nvidia-uv:rw': no "
+	     "character device class 'nvidia-uv' in ", "  each with its "
+	     "line: %s", msgs);
+	like(msgs, "E: t.conf:3: DeviceAllow entry '/dev/nonexistent-devns*:r': "
+	     "no device node matches /dev/nonexistent-devns*", "  ...");
+	ok(check("BasePath=/b\nDeviceAllow=char-nvidia-uv:rw\n", false,
+		 NULL) == 0 && !errors, "  slurmd leaves them to the policy's "
+	   "warnings");
+	ok(check("BasePath=/b\nDeviceAllow=char-x:rw\nNodeName=n1 "
+		 "DeviceAllow=char-pts:rw\n", true, NULL) == 0,
+	   "  only the lines that apply to the node");
+}
+
+static void test_node_names(void)
+{
+	static const char *const slurm[] = { "gpu[01-16]", "login1",
+					     "cpu[001-100]", NULL };
+
+	ok(check("BasePath=/b\nNodeName=gpu[01-04] ShmSize=1G\n"
+		 "NodeName=login1,other ShmSize=1G\n", true, slurm) == 0 &&
+	   !errors, "names as in slurm.conf, and names it lacks, pass: %s",
+	   msgs);
+	ok(check("BasePath=/b\nNodeName=GPU[01-02] ShmSize=1G\n"
+		 "NodeName=Login1 Shared=yes\n", true, slurm) == -1 &&
+	   errors == 2, "names that differ only by case: an error per line");
+	like(msgs, "E: t.conf:2: NodeName=GPU[01-02]: GPU01 (and 1 more) is no "
+	     "node of slurm.conf, whose NodeName=gpu[01-16] has it in another "
+	     "case "
+	     "(node names are case-sensitive: the line applies to no such "
+	     "node)\n", "  naming file:line, the name and slurm.conf's: %s",
+	     msgs);
+	like(msgs, "E: t.conf:3: NodeName=Login1: Login1 is no node", "  ...");
+	ok(check("BasePath=/b\nNodeName=GPU[01-02] ShmSize=1G\n", true,
+		 NULL) == 0, "without slurm.conf's names: not compared");
+	ok(check("BasePath=/b\nNodeName=Cpu[0-999999999] ShmSize=1G\n", true,
+		 slurm) == 0, "a hostlist too large to be real nodes: skipped");
+}
+
+/* Every problem is reported, not only the first. */
+static void test_all(void)
+{
+	static const char *const slurm[] = { "n1", NULL };
+	char text[PATH_MAX * 4];
+
+	snprintf(text, sizeof(text), "BasePath=/b\nInitScript=%s\n"
+		 "DeviceAllow=char-none:r\nNodeName=N1 Shared=yes\n",
+		 at("missing.sh"));
+	ok(check(text, true, slurm) == -1 && errors == 3,
+	   "three problems, three errors: %s", msgs);
+}
+
+int main(void)
+{
+	char cwd[PATH_MAX / 2 - 32];
+
+	snprintf(tmp, sizeof(tmp), "/var/lib/test_nscheck.XXXXXX");
+	if (!mkdtemp(tmp)) {
+		if (!getcwd(cwd, sizeof(cwd))) {
+			printf("Bail out! getcwd\n");
+			return 1;
+		}
+		snprintf(tmp, sizeof(tmp), "%s/test_nscheck.XXXXXX", cwd);
+		if (!mkdtemp(tmp)) {
+			printf("Bail out! mkdtemp %s\n", tmp);
+			return 1;
+		}
+	}
+	chmod(tmp, 0755);
+	sources_ok = strncmp(tmp, "/tmp/", 5) && strncmp(tmp, "/var/tmp/", 9) &&
+		     strncmp(tmp, "/dev/shm/", 9);
+	snprintf(proc_devices, sizeof(proc_devices), "%s/devices", tmp);
+	write_file(proc_devices, "Character devices:\n  1 mem\n136 pts\n"
+		   "195 nvidia\n234 nvidia-uvm\n\nBlock devices:\n  7 loop\n",
+		   0644);
+	write_file(at("init.sh"), "#!/bin/sh\n", 0755);
+	write_file(at("noexec.sh"), "#!/bin/sh\n", 0644);
+	if (mkdir(at("src"), 0755) < 0) {
+		printf("Bail out! mkdir\n");
+		return 1;
+	}
+	test_init_script();
+	test_sources();
+	test_devices();
+	test_node_names();
+	test_all();
+	unlink(proc_devices);
+	unlink(at("init.sh"));
+	unlink(at("noexec.sh"));
+	rmdir(at("src"));
+	ok(rmdir(tmp) == 0, "scratch directory removed");
+	return tap_done();
+}
