@@ -225,6 +225,14 @@ static void test_dirs(void)
 	      "t.conf:1: Dirs: \"//\" has a doubled slash");
 	fails("BasePath=/b Dirs=tmp", NULL,
 	      "t.conf:1: Dirs: \"tmp\" is not an absolute path");
+	/* Per-user or per-job mount points: not supported, never literal. */
+	fails("BasePath=/b Dirs=/tmp,/scratch/%u", NULL,
+	      "t.conf:1: Dirs: \"/scratch/%u\": % in a private directory's "
+	      "mount point is not supported (only Source= expands %j, %u, %n)");
+	fails("BasePath=/b\nDir=/home/%u/scratch Source=/s/%u\n", NULL,
+	      "t.conf:2: Dir: \"/home/%u/scratch\": % in a private "
+	      "directory's mount point is not supported (only Source= "
+	      "expands %j, %u, %n)");
 	fails("BasePath=/b Dirs=/tmp,,/x", NULL,
 	      "t.conf:1: Dirs: empty entry in \"/tmp,,/x\"");
 	fails("BasePath=/b Dirs=/tmp,", NULL,

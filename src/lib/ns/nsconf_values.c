@@ -278,6 +278,15 @@ static const char *const kernel_dirs[] = { "/proc", "/sys", NULL };
 int nsconf_dir_system_check(struct parser *p, const char *key,
 			    const char *path)
 {
+	/*
+	 * Per-user or per-job mount points (%u, %j) are not supported: taken
+	 * literally, every job would fail at its start.  Source= expands.
+	 */
+	if (strchr(path, '%'))
+		return nsconf_error(p, "%s: \"%s\": %% in a private "
+				    "directory's mount point is not "
+				    "supported (only Source= expands %%j, "
+				    "%%u, %%n)", key, path);
 	for (size_t i = 0; kernel_dirs[i]; i++) {
 		if (nsconf_path_within(path, kernel_dirs[i]))
 			return nsconf_error(p, "%s: \"%s\" is in %s, the "
