@@ -1,30 +1,46 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# deps.sh - install what building and testing slurm-devns needs, from
-# Debian's archive.  Idempotent: does nothing when everything is there.
+# deps.sh - install what building slurm-devns needs, from Debian's archive.
+#   scripts/deps.sh          build: compilers, autotools, headers, debhelper
+#   scripts/deps.sh --test   also the test rig: Slurm's daemons and munge for
+#                            the local cluster, valgrind, QEMU and debootstrap
+#                            for the guest, ... (testsuite/run-tests.sh calls
+#                            this; an admin building on a compute node does
+#                            not need it and installs no daemon or emulator)
+# Idempotent: does nothing when everything is there.  The plugins are built
+# against the Slurm installed on the machine (configure asks its slurmd or
+# slurmctld), which the build step never installs.
 set -euo pipefail
 
-PACKAGES=(
-	# Slurm and its authentication, the release the plugins are built for
-	slurmctld slurmd slurm-client munge libpam-slurm-adopt
-	libslurm-dev libmunge-dev
-	# build
+BUILD=(
 	build-essential autoconf automake libtool dpkg-dev
-	libpam0g-dev linux-libc-dev
+	libpam0g-dev linux-libc-dev libslurm-dev libmunge-dev
 	# Slurm's own configure (slurm-source.sh, slurm-release.sh) and the
 	# cgroup/v2 of the Slurm releases built by slurm-release.sh
 	pkg-config libdbus-1-dev
-	# the Debian package (debian/) and its check
-	debhelper lintian
+	# the Debian package (debian/)
+	debhelper
+)
+TEST=(
+	# Slurm and its authentication, the release the plugins are built for
+	slurmctld slurmd slurm-client munge libpam-slurm-adopt
+	# the Debian package's check
+	lintian
 	# tests
 	valgrind iproute2 util-linux procps psmisc pamtester bpftool
 	# the pure cgroup-v2 guest of testsuite/vm/vm.sh (QEMU/TCG, image from debootstrap)
 	qemu-system-x86 debootstrap cpio openssh-client
 )
 
+case "${1:-}" in
+"") packages=("${BUILD[@]}") ;;
+--test) packages=("${BUILD[@]}" "${TEST[@]}") ;;
+*) echo "usage: deps.sh [--test]" >&2; exit 2 ;;
+esac
+
 missing=()
-for p in "${PACKAGES[@]}"; do
+for p in "${packages[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
 		missing+=("$p")
 done

@@ -105,7 +105,7 @@ do_build() {
 		ok $? "lintian: no error or warning" || true
 		grep -v 'running with root privileges' "$dir/lintian.log" | diag
 	else
-		skip "lintian is not installed (scripts/deps.sh installs it)"
+		skip "lintian is not installed (scripts/deps.sh --test installs it)"
 	fi
 	done_testing
 }

@@ -362,6 +362,11 @@ matrix_stage() {
 main() {
 	local asan="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
 
+	# The test rig (Slurm's daemons, munge, valgrind, QEMU, ...) beside
+	# the build's packages, which build.sh installs on its own.
+	"$top/scripts/deps.sh" --test >"$results/deps.log" 2>&1 ||
+		{ echo "deps.sh --test failed:"; tail -20 "$results/deps.log"; failed=$((failed + 1)); }
+
 	if [ -z "${DEVNS_SKIP_UNIT:-}" ]; then
 		# test_groupcache's NSS part needs the cluster's users (one of
 		# more than 128 groups); a fresh machine has them only once a
