@@ -10,6 +10,8 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cluster=$top/testsuite/cluster/cluster.sh
 
+# The cluster's Slurm and munge too: the plugins are built for them.
+"$top/scripts/deps.sh" --test
 "$top/scripts/build.sh" "$top/build"
 "$cluster" start
 
