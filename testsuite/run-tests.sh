@@ -48,21 +48,25 @@ mkdir -p "$results"
 passed=0 failed=0 skipped=0
 
 # Each stage's heading carries the time since the run began; when the next
-# stage begins, the previous one's duration is printed, and kept for the
-# summary at the end.
-stage='' stage_t0=0 stage_times=()
+# stage begins, the previous one's duration and its own counts are
+# printed, and kept for the summary at the end: each configuration (unit
+# tests plain, under ASan/UBSan, under valgrind, in the guest; each
+# cluster) has its own totals there, beside the grand total.
+stage='' stage_t0=0 stage_times=() stage_p0=0 stage_f0=0 stage_s0=0
 mmss() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
 end_stage() {
 	[ -n "$stage" ] || return 0
-	local d=$((SECONDS - stage_t0))
-	printf '=== took %s: %s\n' "$(mmss $d)" "$stage"
-	stage_times+=("$(printf '%8s  %s' "$(mmss $d)" "$stage")")
+	local d=$((SECONDS - stage_t0)) counts
+	counts="$((passed - stage_p0)) passed, $((failed - stage_f0)) failed, $((skipped - stage_s0)) skipped"
+	printf '=== took %s: %s (%s)\n' "$(mmss $d)" "$stage" "$counts"
+	stage_times+=("$(printf '%8s  %-60s %s' "$(mmss $d)" "$stage" "$counts")")
 	stage=
 }
 say() {
 	end_stage
 	printf '\n=== [%s] %s\n' "$(mmss $SECONDS)" "$*"
 	stage=$* stage_t0=$SECONDS
+	stage_p0=$passed stage_f0=$failed stage_s0=$skipped
 }
 
 # Count automake's per-check lines (PASS:, FAIL:, SKIP:, ERROR:, XPASS:);
@@ -152,8 +156,11 @@ guest_stage() {
 	say "pure cgroup-v2 guest: start"
 	"$vm" start >"$results/guest-start.log" 2>&1 || status=$?
 	if [ "$status" -eq 77 ]; then
-		echo "SKIP: guest: $(tail -n1 "$results/guest-start.log")"
-		skipped=$((skipped + 1))
+		# Every test file the guest stood for is a skip, with the reason.
+		for t in $GUEST_TESTS; do
+			echo "SKIP: pure cgroup-v2 guest: $t: $(tail -n1 "$results/guest-start.log")"
+			skipped=$((skipped + 1))
+		done
 		return
 	fi
 	if [ "$status" -ne 0 ]; then
@@ -206,8 +213,10 @@ guest_integration_stage() {
 	# warned about by start.
 	DEVNS_CLUSTER_VM=1 "$cluster" restart >"$out/cluster-start.log" 2>&1 || status=$?
 	if [ "$status" -eq 77 ]; then
-		echo "SKIP: guest integration: $(grep 'skipped:' "$out/cluster-start.log" | tail -n1)"
-		skipped=$((skipped + 1))
+		for t in $GUEST_INTEGRATION; do
+			echo "SKIP: guest integration: $t.sh: $(grep 'skipped:' "$out/cluster-start.log" | tail -n1)"
+			skipped=$((skipped + 1))
+		done
 		return
 	fi
 	grep -E 'ready in|running:' "$out/cluster-start.log"
@@ -392,8 +401,11 @@ main() {
 	done
 	end_stage
 	printf '\n=== [%s] done\n' "$(mmss $SECONDS)"
-	echo "stage durations:"
+	echo "stages (duration, checks):"
 	printf '%s\n' "${stage_times[@]}"
+	echo "The same unit checks run once per configuration (plain, ASan/UBSan,"
+	echo "valgrind, the guest) and count once in each; the line below is the"
+	echo "grand total of every stage."
 	echo "$passed passed, $failed failed, $skipped skipped"
 	[ "$failed" -eq 0 ]
 }
