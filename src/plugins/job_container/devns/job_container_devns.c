@@ -18,6 +18,7 @@
  * block per change of the interface (slurm_compat.h names each).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pwd.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -411,11 +412,33 @@ static int join_external(uint32_t job_id)
 	return step_ns_fd;
 }
 
+/*
+ * The extern stepd's cached namespace fd goes before the teardown: while
+ * it is open the namespace lives on, and with it the job's /tmp (whose
+ * TmpDiskLimit project then stays sealed) and its memory.  Slurm may be
+ * sending that fd's number to a login at this moment, so the number stays
+ * valid: it is made to name /dev/null (dup3 is atomic), which setns(2)
+ * refuses, and is never opened again (step_ns_fd stays > 0).
+ */
+static void drop_step_ns_fd(void)
+{
+	int null_fd;
+
+	if (step_ns_fd <= 0)
+		return;
+	null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (null_fd < 0)
+		return;
+	(void)dup3(null_fd, step_ns_fd, O_CLOEXEC);
+	close(null_fd);
+}
+
 static int release(uint32_t job_id)
 {
 	struct report rep;
 
 	report_start(&rep, &job_id);
+	drop_step_ns_fd();
 	return jobct_release(node, job_id, &rep) < 0 ? SLURM_ERROR
 						      : SLURM_SUCCESS;
 }
