@@ -25,8 +25,8 @@ BUILD=(
 TEST=(
 	# Slurm and its authentication, the release the plugins are built for
 	slurmctld slurmd slurm-client munge libpam-slurm-adopt
-	# the Debian package's check
-	lintian
+	# the Debian package's check; rpmbuild for the RPM's (testsuite/rpm.sh)
+	lintian rpm
 	# tests
 	valgrind iproute2 util-linux procps psmisc pamtester bpftool
 	# the pure cgroup-v2 guest of testsuite/vm/vm.sh (QEMU/TCG, image from debootstrap)

@@ -13,7 +13,10 @@
 #      systemd with CgroupPlugin=cgroup/v2 and ConstrainRAMSpace, Cores and
 #      Devices, as on a real node
 #   4. make distcheck (one check: the tarball builds out of tree, its unit
-#      tests pass, it installs, uninstalls and cleans up)
+#      tests pass, it installs, uninstalls and cleans up); the plugins
+#      built against every other release (scripts/build-matrix.sh); the RPM
+#      built from the tarball with Debian's rpmbuild against 22.05, its
+#      file list and dependencies checked (testsuite/rpm.sh)
 #   5. for each Slurm release, a real local cluster (testsuite/cluster) and
 #      every integration test in testsuite/integration/test_*.sh against it:
 #      22.05.8 (Debian 12's packages) and 24.11.5 (Debian 13's source, built
@@ -36,6 +39,7 @@
 # (stages 2 and 3); DEVNS_GUEST_INTEGRATION="test_a test_b" picks the tests
 # of stage 3; DEVNS_SKIP_DISTCHECK=1 skips stage 4; DEVNS_SKIP_MATRIX=1 the
 # build against every other release (DEVNS_MATRIX_RELEASES picks them);
+# DEVNS_SKIP_RPM=1 the RPM;
 # DEVNS_RELEASES="22.05"
 # (default "22.05 24.11") picks the releases of stage 5 ("none": none);
 # DEVNS_SKIP_PACKAGE=1 tests 22.05 with `make install` instead of the
@@ -368,6 +372,14 @@ matrix_stage() {
 	passed=$((passed + ok)) failed=$((failed + bad))
 }
 
+# The RPM (slurm-devns.spec): rpmbuild -ta on the release tarball against
+# the installed 22.05 and its tree, then its file list, Requires and
+# plugins checked (testsuite/rpm.sh).  About 40 s.
+rpm_stage() {
+	run_tap "$results/rpm.log" "RPM: rpmbuild -ta against the installed Slurm (testsuite/rpm.sh)" \
+		"$top/testsuite/rpm.sh" "$results/rpm"
+}
+
 main() {
 	local asan="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
 
@@ -394,6 +406,7 @@ main() {
 	fi
 	[ -n "${DEVNS_SKIP_DISTCHECK:-}" ] || distcheck_stage
 	[ -n "${DEVNS_SKIP_MATRIX:-}" ] || matrix_stage
+	[ -n "${DEVNS_SKIP_RPM:-}" ] || rpm_stage
 	local releases=${DEVNS_RELEASES:-22.05 24.11}
 	[ "$releases" = none ] && releases=
 	for release in $releases; do
