@@ -509,7 +509,11 @@ static void test_killed_stand_in(void)
 	close(ready[0]);
 	ok(c == 'r', "precondition: the child inside runs as nobody with no "
 	   "death signal left, leading a group of two (said '%c')", c ? c : '-');
-	kill(pid, SIGKILL);
+	/* As slurmstepd does: killpg on the PID of the process it forked. */
+	ok(killpg(pid, SIGKILL) == 0, "killpg(stand-in, SIGKILL) reaches the "
+	   "stand-in: it leads a process group of its own");
+	if (kill(pid, 0) == 0)
+		kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	ok(writers_gone_within(alive[0], 10000), "a stand-in killed with "
 	   "SIGKILL takes its child and the child's group along");

@@ -5,7 +5,8 @@
  *
  * Order matters.  The guard is forked first, while the caller's children
  * are still born in the host's namespace, so that it sees the child by
- * its host PID.  The child is forked next, inside, and waits until the
+ * its host PID, and before the stand-in makes its own process group, so
+ * that a killpg() of that group spares it.  The child is forked next, inside, and waits until the
  * guard holds a pidfd of it: a stand-in killed before that leaves a child
  * that ends itself instead of running unguarded.
  */
@@ -188,6 +189,14 @@ int pidns_fork_inside(const char *base_path, uint32_t job_id)
 		close(sock[0]);
 		goto error;
 	}
+	/*
+	 * The stand-in leads a process group of its own, as the process it
+	 * stands for would once it called setpgid(0, 0): slurmstepd kills a
+	 * task epilog past its timeout with killpg() on its PID, which must
+	 * reach the stand-in (the guard, forked before, stays outside the
+	 * group).  A session leader cannot, and needs not.
+	 */
+	(void)setpgid(0, 0);
 	if (pidns_enter_for_children(base_path, job_id) < 0)
 		goto error_guard;
 	if (pipe2(go, O_CLOEXEC) < 0 || (child = fork()) < 0)

@@ -13,7 +13,8 @@
  * ends as the child ends.
  *
  * One signal cannot be passed on: SIGKILL, which slurmstepd sends with
- * killpg(2) when a task epilog outlives its timeout.  The child's own
+ * killpg(2) when a task epilog outlives its timeout (the stand-in leads a
+ * process group of its own for that killpg to reach it).  The child's own
  * PR_SET_PDEATHSIG does not cover it either: slurmstepd drops the child's
  * privileges after the join, and a change of credentials clears that
  * setting.  So a third process, the guard, born before the child and
