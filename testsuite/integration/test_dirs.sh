@@ -103,7 +103,7 @@ test_bad_combination() {
 	"$CLUSTER" status 2>/dev/null | grep -Eq "slurmd node1 +stopped"
 	ok $? "  slurmd does not run"
 	conf_restore node1
-	ok $? "node1 is back with the default namespace.conf"
+	ok $? "node1 is back with the default settings"
 }
 
 # The more specific setting wins (issue 30): node1's ShmSize beats a
@@ -129,13 +129,13 @@ test_load_traps() {
 		line=$(wc -l < "$CONF")
 		: > "$log"
 		"$CLUSTER" restart-slurmd node1 >/dev/null 2>&1
-		wait_for 10 grep -q "namespace.conf:$line: " "$log"
-		ok $? "$bad: slurmd logs namespace.conf:$line: $(grep -m1 "namespace.conf:$line: " "$log")"
+		wait_for 10 grep -q "job_container.conf:$line: " "$log"
+		ok $? "$bad: slurmd logs job_container.conf:$line: $(grep -m1 "job_container.conf:$line: " "$log")"
 		"$CLUSTER" status 2>/dev/null | grep -Eq "slurmd node1 +stopped"
 		ok $? "  slurmd does not run"
 	done
 	conf_restore node1
-	ok $? "node1 is back with the default namespace.conf"
+	ok $? "node1 is back with the default settings"
 }
 
 # Whatever stopped a test early, the node gets the default file back.
