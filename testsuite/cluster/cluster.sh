@@ -170,6 +170,14 @@ do_start() {
 
 # do_stop - the orderly way first (Slurm cancels the jobs), then ever less polite: daemons,
 # whatever is left in the namespaces, munged, mounts, the namespaces, cgroups, the root.
+# The host directories a configless slurmd needed and found missing (lib/configless-slurmd.sh).
+remove_configless_dirs() {
+	local d
+	[[ -f $RUN/configless-made ]] || return 0
+	while IFS= read -r d; do rmdir -- "$d" 2>/dev/null || true; done <"$RUN/configless-made"
+	rm -f -- "$RUN/configless-made"
+}
+
 do_stop() {
 	cancel_jobs
 	stop_daemons
@@ -178,6 +186,7 @@ do_stop() {
 	umount_leftovers
 	teardown_network
 	remove_cgroups
+	remove_configless_dirs
 	remove_root
 	reap_wait
 }

@@ -110,11 +110,20 @@ start_slurmctld() {
 	wait_pid "$CTL_NS" "$RUN/slurmctld.pid" slurmctld "$STDIO_LOG" "$LOG/slurmctld.log"
 }
 
+# configless NODE: NODE's slurmd takes its configuration from slurmctld (DEVNS_CONFIGLESS_NODES).
+configless() { [[ " ${DEVNS_CONFIGLESS_NODES:-} " == *" $1 "* ]]; }
+
 start_slurmd() {
 	local n=$1
 	# -N: multiple-slurmd builds name the node explicitly (it also matches the hostname).
-	start_in_ns "$(slurmd_unit "$n")" "$(node_ns "$n")" "$n" slurmd -f "$CONF" -N "$n" ||
-		die_with_logs "slurmd on $n failed to start" "$STDIO_LOG" "$(slurmd_log "$n")"
+	if configless "$n"; then
+		start_in_ns "$(slurmd_unit "$n")" "$(node_ns "$n")" "$n" \
+			"$LIB/configless-slurmd.sh" "$MUNGE_SOCKET" "$RUN" slurmd --conf-server "$CTL_ADDR:6817" -N "$n" ||
+			die_with_logs "slurmd on $n (configless) failed to start" "$STDIO_LOG" "$(slurmd_log "$n")"
+	else
+		start_in_ns "$(slurmd_unit "$n")" "$(node_ns "$n")" "$n" slurmd -f "$CONF" -N "$n" ||
+			die_with_logs "slurmd on $n failed to start" "$STDIO_LOG" "$(slurmd_log "$n")"
+	fi
 	wait_pid "$(node_ns "$n")" "$(slurmd_pidfile "$n")" slurmd "$STDIO_LOG" "$(slurmd_log "$n")"
 }
 

@@ -172,6 +172,10 @@ static struct jobct_node *load_node(void)
 		jobct_node_free(n);
 		n = NULL;
 	}
+	/* Which file, for configless nodes (the cache) above all. */
+	if (n && running_in_slurmd())
+		info("%s: settings from %s", plugin_type,
+		     n->conf->file ? n->conf->file : "(none)");
 	return n;
 }
 
