@@ -26,21 +26,8 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 PKG=slurm-devns
 : "${DEVNS_BUILD:=$TOP/build}"
 
-_n=0 _failed=0
-ok() {
-	local status=$1; shift
-	_n=$((_n + 1))
-	if [ "$status" -eq 0 ]; then
-		echo "ok $_n - $*"
-		return 0
-	fi
-	echo "not ok $_n - $*"
-	_failed=$((_failed + 1))
-	return 1
-}
-skip() { _n=$((_n + 1)); echo "ok $_n - # SKIP $*"; }
-diag() { sed 's/^/# /'; }
-done_testing() { echo "1..$_n"; [ "$_failed" -eq 0 ]; }
+# shellcheck source=testsuite/tap.sh
+source "$TOP/testsuite/tap.sh"
 die() { echo "package.sh: $*" >&2; exit 2; }
 
 # The Debian version of the installed Slurm (slurmd's, else slurmctld's).
