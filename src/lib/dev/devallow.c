@@ -538,23 +538,34 @@ int devpolicy_parse_allow(const char *text, const char *proc_devices,
 	return rc;
 }
 
+/*
+ * Parse text with ctx for its reports only (the rules are dropped): the
+ * entry count, or -1 (EINVAL when an error was reported).
+ */
+static int check_only(struct parse_ctx *ctx, const char *text)
+{
+	struct devrule_list unused;
+	int rc;
+
+	devrule_list_init(&unused, false);
+	rc = devallow_parse(ctx, text, &unused);
+	devrule_list_free(&unused);
+	devallow_classes_free(ctx);
+	if (rc >= 0 && ctx->errors) {
+		errno = EINVAL;
+		return -1;
+	}
+	return rc;
+}
+
 int devpolicy_check_allow(const char *text, struct report *rep)
 {
 	struct parse_ctx ctx = {
 		.syntax_only = true,
 		.rep = rep,
 	};
-	struct devrule_list unused;
-	int rc;
 
-	devrule_list_init(&unused, false);
-	rc = devallow_parse(&ctx, text, &unused);
-	devrule_list_free(&unused);
-	if (rc >= 0 && ctx.errors) {
-		errno = EINVAL;
-		return -1;
-	}
-	return rc;
+	return check_only(&ctx, text);
 }
 
 int devpolicy_check_patterns(const char *text, const char *where,
@@ -566,16 +577,6 @@ int devpolicy_check_patterns(const char *text, const char *where,
 		.where = where,
 		.rep = rep,
 	};
-	struct devrule_list unused;
-	int rc;
 
-	devrule_list_init(&unused, false);
-	rc = devallow_parse(&ctx, text, &unused);
-	devrule_list_free(&unused);
-	devallow_classes_free(&ctx);
-	if (rc >= 0 && ctx.errors) {
-		errno = EINVAL;
-		return -1;
-	}
-	return rc < 0 ? -1 : 0;
+	return check_only(&ctx, text) < 0 ? -1 : 0;
 }
