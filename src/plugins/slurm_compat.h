@@ -131,17 +131,22 @@ typedef struct xlist list_t;
  *   (all DEVNS_JC_NAMESPACE).
  * - DEBUG_FLAG_JOB_CONT is DEBUG_FLAG_NAMESPACE (same bit, DebugFlags=
  *   JobContainer still accepted): devns_log_flag().
+ * - slurm_step_id_t carries the job's SLUID (DEVNS_STEP_SLUID), which
+ *   26.05's cgroup/v2 names the job's cgroup after; 0 where Slurm has none
+ *   to give (slurmd's join for a new stepd).
  */
 #if DEVNS_API >= 2511
 #define DEVNS_JC_NAMESPACE 1
 #define DEVNS_JC(name) namespace_p_##name
 #define DEVNS_JC_INTERFACE "namespace"
 #define devns_log_flag(fmt, ...) log_flag(NAMESPACE, fmt, ##__VA_ARGS__)
+#define DEVNS_STEP_SLUID(step_id) ((uint64_t)(step_id)->sluid)
 #else
 #define DEVNS_JC_NAMESPACE 0
 #define DEVNS_JC(name) container_p_##name
 #define DEVNS_JC_INTERFACE "job_container"
 #define devns_log_flag(fmt, ...) log_flag(JOB_CONT, fmt, ##__VA_ARGS__)
+#define DEVNS_STEP_SLUID(step_id) ((void)(step_id), (uint64_t)0)
 #endif
 #define DEVNS_JC_TYPE DEVNS_JC_INTERFACE "/devns"
 

@@ -44,6 +44,7 @@
 #include "job/jobct.h"
 #include "job/setupgate.h"
 #include "job/stepcg.h"
+#include "util/sluid.h"
 #include "util/fdmount.h"
 #include "bpfinspect.h"
 #include "tap.h"
@@ -1339,6 +1340,24 @@ static void slurm_cg(char *buf, size_t len, const char *rel, bool mk)
 		}
 }
 
+/*
+ * The SLUID Slurm's cgroup/v2 names the jobs' cgroups after (26.05's
+ * default), 0: job_<id> (up to 25.11, or CgroupJobIdPaths=yes).  Job n's
+ * SLUID is tree_sluid + n.
+ */
+static uint64_t tree_sluid;
+
+/* The name of job_id's cgroup in Slurm's tree, as tree_sluid says. */
+static const char *job_cg(uint32_t job_id)
+{
+	static char name[32];
+
+	if (!tree_sluid || sluid_format(tree_sluid + job_id, name,
+					sizeof(name)) < 0)
+		snprintf(name, sizeof(name), "job_%u", job_id);
+	return name;
+}
+
 /* Slurm's cgroups of a job: extern step and step 0, as cgroup/v2 has them. */
 static void slurm_job_tree(uint32_t job_id)
 {
@@ -1349,7 +1368,7 @@ static void slurm_job_tree(uint32_t job_id)
 	char rel[128], path[PATH_MAX];
 
 	for (size_t i = 0; i < sizeof(leaves) / sizeof(leaves[0]); i++) {
-		snprintf(rel, sizeof(rel), "job_%u/%s", job_id, leaves[i]);
+		snprintf(rel, sizeof(rel), "%s/%s", job_cg(job_id), leaves[i]);
 		slurm_cg(path, sizeof(path), rel, true);
 	}
 }
@@ -1365,7 +1384,7 @@ static void slurm_job_tree_remove(uint32_t job_id)
 	char rel[128], path[PATH_MAX];
 
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-		snprintf(rel, sizeof(rel), "job_%u/%s", job_id, dirs[i]);
+		snprintf(rel, sizeof(rel), "%s/%s", job_cg(job_id), dirs[i]);
 		slurm_cg(path, sizeof(path), rel, false);
 		rmdir(path);
 	}
@@ -1374,8 +1393,8 @@ static void slurm_job_tree_remove(uint32_t job_id)
 /* Where a process of the job "is": self_path for jobct. */
 static void be_in(uint32_t job_id, const char *rel)
 {
-	snprintf(self_path, sizeof(self_path), "%s/job_%u/%s", scope, job_id,
-		 rel);
+	snprintf(self_path, sizeof(self_path), "%s/%s/%s", scope,
+		 job_cg(job_id), rel);
 }
 
 /* How many programs are attached directly to a cgroup of the job. */
@@ -1385,7 +1404,7 @@ static int attached(uint32_t job_id, const char *rel)
 	uint32_t ids[8];
 	int fd, n;
 
-	snprintf(jrel, sizeof(jrel), "job_%u/%s", job_id, rel);
+	snprintf(jrel, sizeof(jrel), "%s/%s", job_cg(job_id), rel);
 	slurm_cg(path, sizeof(path), jrel, false);
 	if ((fd = cgroup2_open(path)) < 0)
 		return -1;
@@ -1412,7 +1431,7 @@ static int slurm_attach(uint32_t job_id, const char *rel, int only,
 				 DEVRULE_RWM);
 	prog_fd = devprog_create(&l, NULL, 0);
 	devrule_list_free(&l);
-	snprintf(jrel, sizeof(jrel), "job_%u/%s", job_id, rel);
+	snprintf(jrel, sizeof(jrel), "%s/%s", job_cg(job_id), rel);
 	slurm_cg(path, sizeof(path), jrel, false);
 	cg_fd = cgroup2_open(path);
 	if (prog_fd >= 0 && cg_fd >= 0) {
@@ -1442,7 +1461,7 @@ static int task_opens(const struct jobct_node *node, uint32_t job_id,
 	int status, fd;
 	pid_t pid;
 
-	snprintf(rel, sizeof(rel), "job_%u/step_0/user/task_0", job_id);
+	snprintf(rel, sizeof(rel), "%s/step_0/user/task_0", job_cg(job_id));
 	slurm_cg(path, sizeof(path), rel, false);
 	be_in(job_id, "step_0/slurm");
 	if ((pid = fork()) == 0) {
@@ -1487,25 +1506,41 @@ static void test_unified_parse(void)
 	char job[64], step[32];
 
 	ok(stepcg_parse("system.slice/n1_slurmstepd.scope/job_7/step_0/user/task_1",
-			7, job, sizeof(job), step, sizeof(step)) == 0,
+			7, 0, job, sizeof(job), step, sizeof(step)) == 0,
 	   "a task's cgroup parses");
 	is_str(job, "system.slice/n1_slurmstepd.scope/job_7", "  the job's");
 	is_str(step, "step_0", "  the step");
-	ok(stepcg_parse("s/job_7/step_extern/slurm", 7, job, sizeof(job), step,
-			sizeof(step)) == 0 && !strcmp(step, "step_extern"),
+	ok(stepcg_parse("s/job_7/step_extern/slurm", 7, 0, job, sizeof(job),
+			step, sizeof(step)) == 0 && !strcmp(step, "step_extern"),
 	   "the extern stepd's parses");
-	ok(stepcg_parse("s/job_77/step_0/slurm", 7, job, sizeof(job), step,
+	ok(stepcg_parse("s/job_77/step_0/slurm", 7, 0, job, sizeof(job), step,
 			sizeof(step)) == -1 && errno == EINVAL,
 	   "job_77 is not job_7");
-	ok(stepcg_parse("s/job_7", 7, job, sizeof(job), step,
+	ok(stepcg_parse("s/job_7", 7, 0, job, sizeof(job), step,
 			sizeof(step)) == -1, "a job without a step is not a step");
-	ok(stepcg_parse("user.slice/job_7x/step_0", 7, job, sizeof(job), step,
-			sizeof(step)) == -1, "job_7x is not job_7");
-	ok(stepcg_parse("a/job_7/step_0", 7, job, 4, step, sizeof(step)) == -1 &&
+	ok(stepcg_parse("user.slice/job_7x/step_0", 7, 0, job, sizeof(job),
+			step, sizeof(step)) == -1, "job_7x is not job_7");
+	ok(stepcg_parse("a/job_7/step_0", 7, 0, job, 4, step, sizeof(step)) == -1 &&
 	   errno == ENAMETOOLONG, "too long a path is an error");
+	ok(stepcg_parse("s/sEKNKTV3WPV500/step_0/user/task_0", 7,
+			UINT64_C(0xe9d67ad8f96d9400), job, sizeof(job), step,
+			sizeof(step)) == 0 && !strcmp(job, "s/sEKNKTV3WPV500") &&
+	   !strcmp(step, "step_0"), "26.05: a cgroup named after the job's SLUID parses");
+	ok(stepcg_parse("s/sEKNKTV3WPV500/step_0/user/task_0", 7, 0, job,
+			sizeof(job), step, sizeof(step)) == -1 && errno == EINVAL,
+	   "  not without the SLUID (slurmd's join passes 0)");
+	ok(stepcg_parse("s/sEKNKTV3WPV501/step_0", 7,
+			UINT64_C(0xe9d67ad8f96d9400), job, sizeof(job), step,
+			sizeof(step)) == -1, "  nor another job's SLUID");
+	ok(stepcg_parse("s/job_7/step_0", 7, UINT64_C(0xe9d67ad8f96d9400), job,
+			sizeof(job), step, sizeof(step)) == 0,
+	   "  job_7 still parses with a SLUID given (CgroupJobIdPaths=yes)");
 }
 
-/* Setup, join, adopt and release on Slurm's own step cgroups. */
+/*
+ * Setup, join, adopt and release on Slurm's own step cgroups, named
+ * job_<id> or after the job's SLUID as tree_sluid says.
+ */
 static void test_unified_filter(void)
 {
 	struct jobct_node *node = load_unified();
@@ -1520,8 +1555,20 @@ static void test_unified_filter(void)
 	be_in(190, "step_extern/slurm");
 	plan = plan_for(node, 190);
 	inject(OP_NONE, 0, 0);
-	ok(jobct_setup(&plan, fresh()) == 0, "unified: a GPU job sets up: %s",
-	   rep.msg);
+	if (tree_sluid) {
+		/* Found from the SLUID Slurm gives, never guessed. */
+		ok(jobct_setup(&plan, fresh()) == -1 &&
+		   attached(190, "step_extern") == 0 && !marker_exists(190),
+		   "SLUID names: setup without the job's SLUID finds no cgroup of the job, attaches nothing: %s",
+		   rep.msg);
+		plan.sluid = tree_sluid + 191;
+		ok(jobct_setup(&plan, fresh()) == -1 &&
+		   attached(190, "step_extern") == 0,
+		   "  nor with another job's SLUID");
+		plan.sluid = tree_sluid + 190;
+	}
+	ok(jobct_setup(&plan, fresh()) == 0, "unified (%s): a GPU job sets up: %s",
+	   job_cg(190), rep.msg);
 	ok(attached(190, "step_extern") == 1,
 	   "  its filter is on the extern step's cgroup");
 	ok(attached(190, "step_0") == 0, "  and not yet on step 0");
@@ -1537,7 +1584,7 @@ static void test_unified_filter(void)
 			fclose(f);
 		}
 	}
-	snprintf(path, sizeof(path), "%s/job_190", scope);
+	snprintf(path, sizeof(path), "%s/%s", scope, job_cg(190));
 	is_str(text, path, "  holding the job's cgroup");
 	snprintf(path, sizeof(path), "%s/devns", cg_mount);
 	ok(!exists(path) || !cgroup_exists(190), "  no devns cgroup is made");
@@ -1548,7 +1595,8 @@ static void test_unified_filter(void)
 	 */
 	ok(slurm_attach(190, "", -1, BPF_F_ALLOW_OVERRIDE) == 0 &&
 	   slurm_attach(190, "step_0/user", -1, BPF_F_ALLOW_OVERRIDE) == 0,
-	   "Slurm's programs attach to job_190 and step_0/user (ALLOW_OVERRIDE)");
+	   "Slurm's programs attach to %s and step_0/user (ALLOW_OVERRIDE)",
+	   job_cg(190));
 	rc = task_opens(node, 190, &e0, &e1);
 	is_int(rc, 0, "a task of step 0 joins and is moved into task_0");
 	is_int(e0, ENXIO, "  its own GPU opens (ENXIO: no driver here)");
@@ -1561,7 +1609,12 @@ static void test_unified_filter(void)
 		uint32_t id = 0;
 		int fd;
 
-		slurm_cg(p2, sizeof(p2), "job_190/step_0/slurm", false);
+		{
+			char r2[64];
+
+			snprintf(r2, sizeof(r2), "%s/step_0/slurm", job_cg(190));
+			slurm_cg(p2, sizeof(p2), r2, false);
+		}
 		if ((fd = cgroup2_open(p2)) >= 0) {
 			if (devinspect_query(fd, &id, 1, NULL) == 1) {
 				int pfd = devinspect_prog_open(id);
@@ -1590,7 +1643,8 @@ static void test_unified_filter(void)
 	   "an adopted login: the extern step has the filter: %s", rep.msg);
 
 	/* A task left running when the job ends is killed, then detached. */
-	slurm_cg(path, sizeof(path), "job_190/step_0/user/task_0", false);
+	snprintf(text, sizeof(text), "%s/step_0/user/task_0", job_cg(190));
+	slurm_cg(path, sizeof(path), text, false);
 	if ((sleeper = fork()) == 0) {
 		int cg = cgroup2_open(path);
 
@@ -1608,7 +1662,8 @@ static void test_unified_filter(void)
 	is_int(attached(190, "step_0/user/task_0"), 1,
 	       "  Slurm's own program stays");
 	ok(!marker_exists(190), "  the marker is gone");
-	slurm_cg(path, sizeof(path), "job_190/step_0/user/task_0", false);
+	snprintf(text, sizeof(text), "%s/step_0/user/task_0", job_cg(190));
+	slurm_cg(path, sizeof(path), text, false);
 	ok(exists(path), "  Slurm's cgroups are Slurm's to remove");
 	slurm_job_tree_remove(190);
 	ok(jobct_release(node, 190, fresh()) == 0, "releasing twice is fine");
@@ -1660,7 +1715,7 @@ static void test_unified_faults(void)
 	snprintf(self_path, sizeof(self_path), "%s/job_1910/step_0/slurm", scope);
 	ok(jobct_join(node, 191, fresh()) == -1,
 	   "a process in another job's cgroup is refused");
-	like(rep.msg, "not a step of job 191", "  saying why: %s", rep.msg);
+	like(rep.msg, "not in the one its filter was set up for", "  saying why: %s", rep.msg);
 	be_in(191, "step_extern/slurm");
 	inject(OP_PROG_FIND, 1, ENOENT);
 	ok(jobct_adopt(node, 191, fresh()) == -1,
@@ -2261,6 +2316,9 @@ int main(void)
 	test_gres_allow();
 	test_unified_parse();
 	test_unified_filter();
+	tree_sluid = UINT64_C(0xe9d67ad8f96d9400);	/* sEKNKTV3WPV500 */
+	test_unified_filter();
+	tree_sluid = 0;
 	test_unified_faults();
 	test_unified_restore();
 	test_unified_release_race();

@@ -533,7 +533,7 @@ static struct mntns_dir source_dir(const char *point, const char *tmpl,
 {
 	struct mntns_dir d = { .path = point, .options = options };
 
-	if (nsconf_source_expand(tmpl, job, "alice", "node1", buf, 512) < 0)
+	if (nsconf_source_expand(tmpl, job, 0, "alice", "node1", buf, 512) < 0)
 		buf[0] = '\0';
 	d.source = buf;
 	nsconf_source_depths(tmpl, &d.fixed_depth, &d.job_depth);

@@ -228,11 +228,11 @@ static void test_dirs(void)
 	/* Per-user or per-job mount points: not supported, never literal. */
 	fails("BasePath=/b Dirs=/tmp,/scratch/%u", NULL,
 	      "t.conf:1: Dirs: \"/scratch/%u\": % in a private directory's "
-	      "mount point is not supported (only Source= expands %j, %u, %n)");
+	      "mount point is not supported (only Source= expands %j, %S, %u, %n)");
 	fails("BasePath=/b\nDir=/home/%u/scratch Source=/s/%u\n", NULL,
 	      "t.conf:2: Dir: \"/home/%u/scratch\": % in a private "
 	      "directory's mount point is not supported (only Source= "
-	      "expands %j, %u, %n)");
+	      "expands %j, %S, %u, %n)");
 	fails("BasePath=/b Dirs=/tmp,,/x", NULL,
 	      "t.conf:1: Dirs: empty entry in \"/tmp,,/x\"");
 	fails("BasePath=/b Dirs=/tmp,", NULL,
@@ -879,7 +879,7 @@ static void test_dir_errors(void)
 	      "t.conf:2: Source: \"/%u/%j\" needs a fixed directory before "
 	      "the first %");
 	fails("BasePath=/b\nDir=/x Source=/s/%x\n", NULL,
-	      "t.conf:2: Source: unknown \"%x\" in \"/s/%x\" (use %j, %u, %n "
+	      "t.conf:2: Source: unknown \"%x\" in \"/s/%x\" (use %j, %S, %u, %n "
 	      "or %%)");
 	fails("BasePath=/b\nDir=/x Source=/s/a%\n", NULL,
 	      "t.conf:2: Source: \"/s/a%\" ends with a lone %");
@@ -1186,23 +1186,23 @@ static void test_source_expand(void)
 	char buf[256];
 	int fixed, job;
 
-	ok(nsconf_source_expand("/l/%n/%u/%j", 42, "alice", "gpu01", buf,
+	ok(nsconf_source_expand("/l/%n/%u/%j", 42, 0, "alice", "gpu01", buf,
 				sizeof(buf)) == 0, "expand");
 	is_str(buf, "/l/gpu01/alice/42", "  %%n, %%u, %%j");
-	ok(nsconf_source_expand("/l/100%%/j%j.d", 7, NULL, NULL, buf,
+	ok(nsconf_source_expand("/l/100%%/j%j.d", 7, 0, NULL, NULL, buf,
 				sizeof(buf)) == 0, "  %%%% and %%j in a name");
 	is_str(buf, "/l/100%/j7.d", "  ...");
-	ok(nsconf_source_expand("/l/%u", 1, "../x", "n", buf, sizeof(buf)) < 0
+	ok(nsconf_source_expand("/l/%u", 1, 0, "../x", "n", buf, sizeof(buf)) < 0
 	   && errno == EINVAL, "a user name with a slash is refused");
-	ok(nsconf_source_expand("/l/%u", 1, "..", "n", buf, sizeof(buf)) < 0
+	ok(nsconf_source_expand("/l/%u", 1, 0, "..", "n", buf, sizeof(buf)) < 0
 	   && errno == EINVAL, "  \"..\" too");
-	ok(nsconf_source_expand("/l/%u", 1, NULL, "n", buf, sizeof(buf)) < 0
+	ok(nsconf_source_expand("/l/%u", 1, 0, NULL, "n", buf, sizeof(buf)) < 0
 	   && errno == EINVAL, "  no user name with %%u fails");
-	ok(nsconf_source_expand("/l/%n", 1, "u", "", buf, sizeof(buf)) < 0
+	ok(nsconf_source_expand("/l/%n", 1, 0, "u", "", buf, sizeof(buf)) < 0
 	   && errno == EINVAL, "  an empty node name too");
-	ok(nsconf_source_expand("/l/%u", 1, "a\nb", "n", buf, sizeof(buf)) < 0
+	ok(nsconf_source_expand("/l/%u", 1, 0, "a\nb", "n", buf, sizeof(buf)) < 0
 	   && errno == EINVAL, "  a control character too");
-	ok(nsconf_source_expand("/l/%j", 123456, "u", "n", buf, 6) < 0 &&
+	ok(nsconf_source_expand("/l/%j", 123456, 0, "u", "n", buf, 6) < 0 &&
 	   errno == ENAMETOOLONG, "too long for the buffer");
 	nsconf_source_depths("/l/%n/%u/%j", &fixed, &job);
 	ok(fixed == 1 && job == 4, "depths of /l/%%n/%%u/%%j: 1 and 4");
@@ -1214,6 +1214,15 @@ static void test_source_expand(void)
 	ok(fixed == 1 && job == 0, "%%%%j is no job id");
 	nsconf_source_depths("/srv/data", &fixed, &job);
 	ok(fixed == 2 && job == 0, "a path without %% is all fixed");
+	ok(nsconf_source_expand("/l/%u/%S", 42, UINT64_C(0xe9d67ad8f96d9400),
+				"alice", "n", buf, sizeof(buf)) == 0,
+	   "%%S expands (26.05)");
+	is_str(buf, "/l/alice/sEKNKTV3WPV500", "  to the job's SLUID");
+	ok(nsconf_source_expand("/l/%S", 42, 0, "alice", "n", buf,
+				sizeof(buf)) < 0 && errno == EINVAL,
+	   "  no SLUID given (before 25.11) with %%S fails");
+	nsconf_source_depths("/a/b/%S/%u", &fixed, &job);
+	ok(fixed == 2 && job == 3, "%%S is the job's own directory as %%j is");
 }
 
 static char *write_temp(const char *text, size_t len)

@@ -391,7 +391,7 @@ static int job_dirs(const struct jobct_plan *plan, struct mntns_dir *dirs,
 		md->options = nd->options;
 		if (!nd->source)
 			continue;
-		if (nsconf_source_expand(nd->source, plan->job_id,
+		if (nsconf_source_expand(nd->source, plan->job_id, plan->sluid,
 					 plan->user_name,
 					 plan->node->node_name, paths[n],
 					 PATH_MAX) < 0)
@@ -518,7 +518,8 @@ static int contain_devices(const struct jobct_plan *plan, struct report *rep)
 		return -1;
 	if (rc) {
 		report_rules(&list, rep);
-		rc = unified(node) ? stepcg_apply(node, plan->job_id, &list, rep)
+		rc = unified(node) ? stepcg_apply(node, plan->job_id, plan->sluid,
+						    &list, rep)
 				   : devcg_apply(node, plan->job_id, &list, rep);
 	} else {
 		/* The record that setup is done, with no filter needed. */
@@ -660,7 +661,7 @@ int jobct_join(const struct jobct_node *node, uint32_t job_id,
 	if ((state = job_record(node, job_id, marked, sizeof(marked), rep)) < 0)
 		return -1;
 	if (state == MARKER_FILTERED &&
-	    (unified(node) ? stepcg_join(node, job_id, marked, rep)
+	    (unified(node) ? stepcg_join(node, marked, rep)
 			   : devcg_move(node, job_id, 0, rep)) < 0)
 		return -1;
 	if (jobct_join_ns(node, job_id, rep) < 0)

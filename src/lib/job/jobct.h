@@ -166,6 +166,8 @@ int jobct_node_check(const struct jobct_node *node,
 struct jobct_plan {
 	const struct jobct_node *node;
 	uint32_t job_id;
+	/* the job's SLUID from 26.05 on (util/sluid.h), 0: none given */
+	uint64_t sluid;
 	uid_t uid;
 	gid_t gid;
 	/* the job user's name, from Slurm's uid (for %u), NULL: unknown */

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,6 +18,7 @@
 #include "job/devcg.h"
 #include "job/marker.h"
 #include "job/stepcg.h"
+#include "util/sluid.h"
 
 #define EXTERN_STEP "step_extern"
 
@@ -30,28 +32,47 @@ static const char *const step_leaves[] = { "user", "slurm" };
 /* How long release waits for killed job processes to exit. */
 #define KILL_WAIT_MS 2000
 
-int stepcg_parse(const char *path, uint32_t job_id, char *job_rel,
-		 size_t job_rel_size, char *step, size_t step_size)
+/* Whether the len bytes at c name the job's cgroup: job_<id>, or (from
+ * 26.05, unless CgroupJobIdPaths=yes) its SLUID. */
+static bool is_job_cgroup(const char *c, size_t len, uint32_t job_id,
+			  uint64_t sluid)
 {
-	char job[32];
-	size_t jlen = (size_t)snprintf(job, sizeof(job), "job_%u", job_id);
+	char name[32];
+	size_t n = (size_t)snprintf(name, sizeof(name), "job_%u", job_id);
 
+	if (len == n && !strncmp(c, name, n))
+		return true;
+	return sluid_format(sluid, name, sizeof(name)) == 0 &&
+	       len == SLUID_LEN && !strncmp(c, name, len);
+}
+
+/* Copies the n bytes at src into dst (size bytes) as a string. */
+static int copy_part(char *dst, size_t size, const char *src, size_t n)
+{
+	if (n >= size) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+	return 0;
+}
+
+int stepcg_parse(const char *path, uint32_t job_id, uint64_t sluid,
+		 char *job_rel, size_t job_rel_size, char *step,
+		 size_t step_size)
+{
 	for (const char *c = path; *c; ) {
 		const char *next = strchrnul(c, '/'), *s, *s_end;
 
-		if ((size_t)(next - c) == jlen && !strncmp(c, job, jlen) &&
+		if (is_job_cgroup(c, (size_t)(next - c), job_id, sluid) &&
 		    *next == '/' && !strncmp(next + 1, "step_", 5)) {
 			s = next + 1;
 			s_end = strchrnul(s, '/');
-			if ((size_t)(next - path) >= job_rel_size ||
-			    (size_t)(s_end - s) >= step_size) {
-				errno = ENAMETOOLONG;
+			if (copy_part(job_rel, job_rel_size, path,
+				      (size_t)(next - path)) < 0 ||
+			    copy_part(step, step_size, s, (size_t)(s_end - s)) < 0)
 				return -1;
-			}
-			memcpy(job_rel, path, (size_t)(next - path));
-			job_rel[next - path] = '\0';
-			memcpy(step, s, (size_t)(s_end - s));
-			step[s_end - s] = '\0';
 			return 0;
 		}
 		c = *next ? next + 1 : next;
@@ -62,18 +83,44 @@ int stepcg_parse(const char *path, uint32_t job_id, char *job_rel,
 
 /* Where the calling process is: its job's cgroup and its step. */
 static int self_step(const struct jobct_node *node, uint32_t job_id,
-		     char *job_rel, size_t job_rel_size, char *step,
-		     size_t step_size, struct report *rep)
+		     uint64_t sluid, char *job_rel, size_t job_rel_size,
+		     char *step, size_t step_size, struct report *rep)
 {
 	char self[PATH_MAX];
 
 	if (node->ops->self_cgroup(self, sizeof(self)) < 0)
 		return report_errno(rep, errno, "cannot read its own cgroup");
-	if (stepcg_parse(self, job_id, job_rel, job_rel_size, step,
+	if (stepcg_parse(self, job_id, sluid, job_rel, job_rel_size, step,
 			 step_size) < 0)
 		return report_errno(rep, errno,
 				    "its cgroup /%s is not a step of job %u in Slurm's cgroup/v2 tree (devns needs ProctrackType=proctrack/cgroup on this layout)",
 				    self, job_id);
+	return 0;
+}
+
+/*
+ * The step of the calling process, which must be in the job's cgroup
+ * job_rel (the marker's: setup found it from the extern step's SLUID or
+ * id, so a later process needs neither).
+ */
+static int self_step_in(const struct jobct_node *node, const char *job_rel,
+			char *step, size_t step_size, struct report *rep)
+{
+	char self[PATH_MAX];
+	size_t len = strlen(job_rel);
+	const char *s;
+
+	if (node->ops->self_cgroup(self, sizeof(self)) < 0)
+		return report_errno(rep, errno, "cannot read its own cgroup");
+	s = self + len + 1;
+	if (strncmp(self, job_rel, len) || self[len] != '/' ||
+	    strncmp(s, "step_", 5)) {
+		errno = EINVAL;
+		return report_error(rep, "its cgroup /%s is not in the one its filter was set up for (/%s)",
+				    self, job_rel);
+	}
+	if (copy_part(step, step_size, s, strcspn(s, "/")) < 0)
+		return report_errno(rep, errno, "its cgroup /%s", self);
 	return 0;
 }
 
@@ -138,12 +185,13 @@ static int attach_step(const struct jobct_node *node, int step_fd,
 }
 
 int stepcg_apply(const struct jobct_node *node, uint32_t job_id,
-		 const struct devrule_list *list, struct report *rep)
+		 uint64_t sluid, const struct devrule_list *list,
+		 struct report *rep)
 {
 	char job_rel[PATH_MAX], step[NAME_MAX + 1];
 	int step_fd, prog_fd = -1, saved;
 
-	if (self_step(node, job_id, job_rel, sizeof(job_rel), step,
+	if (self_step(node, job_id, sluid, job_rel, sizeof(job_rel), step,
 		      sizeof(step), rep) < 0)
 		return -1;
 	if (strcmp(step, EXTERN_STEP)) {
@@ -206,41 +254,37 @@ static int job_prog(const struct jobct_node *node, const char *job_rel,
 static int marker_job_rel(const struct jobct_node *node, uint32_t job_id,
 			  char *job_rel, size_t size)
 {
-	char step[NAME_MAX + 1], probe[PATH_MAX + 32];
 	int found = marker_read(node, job_id, job_rel, size);
+	const char *last;
 
 	if (found <= 0 || !strcmp(job_rel, MARKER_NO_FILTER))
 		return found < 0 ? -1 : 0;
-	/* job_rel must end in job_<id>: parse it as a step path. */
-	snprintf(probe, sizeof(probe), "%s/step_0", job_rel);
+	/* A relative path ending in job_<id> or a SLUID (setup knew which). */
+	last = strrchr(job_rel, '/');
+	last = last ? last + 1 : job_rel;
 	if (job_rel[0] == '/' || strstr(job_rel, "..") ||
-	    stepcg_parse(probe, job_id, job_rel, size, step, sizeof(step)) < 0) {
+	    !(is_job_cgroup(last, strlen(last), job_id, 0) ||
+	      sluid_is_form(last, strlen(last)))) {
 		errno = EINVAL;
 		return -1;
 	}
 	return 1;
 }
 
-int stepcg_join(const struct jobct_node *node, uint32_t job_id,
-		const char *marked, struct report *rep)
+int stepcg_join(const struct jobct_node *node, const char *marked,
+		struct report *rep)
 {
-	char job_rel[PATH_MAX], step[NAME_MAX + 1];
+	char step[NAME_MAX + 1];
 	int step_fd, prog_fd, rc;
 
-	if (self_step(node, job_id, job_rel, sizeof(job_rel), step,
-		      sizeof(step), rep) < 0)
+	if (self_step_in(node, marked, step, sizeof(step), rep) < 0)
 		return -1;
-	if (strcmp(marked, job_rel)) {
-		errno = EINVAL;
-		return report_error(rep, "its cgroup /%s is not the one its filter was set up for",
-				    job_rel);
-	}
-	if ((prog_fd = job_prog(node, job_rel, rep)) < 0)
+	if ((prog_fd = job_prog(node, marked, rep)) < 0)
 		return -1;
-	if ((step_fd = open_step(node, job_rel, step)) < 0) {
+	if ((step_fd = open_step(node, marked, step)) < 0) {
 		close(prog_fd);
 		return report_errno(rep, errno, "cannot open its cgroup /%s/%s",
-				    job_rel, step);
+				    marked, step);
 	}
 	rc = attach_step(node, step_fd, step, prog_fd, rep);
 	close(step_fd);

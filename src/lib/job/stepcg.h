@@ -10,6 +10,12 @@
  *   <scope>/job_<id>/step_<s>/slurm           slurmstepd and what it forks
  *                                             (TaskEpilog, X11 setup)
  *
+ * where 26.05 names the job's cgroup after its SLUID instead of job_<id>
+ * (<scope>/sEKNKTV3WPV500/step_0/..., util/sluid.h) unless cgroup.conf has
+ * CgroupJobIdPaths=yes.  Setup finds the job's cgroup in the extern
+ * stepd's own path by either name, from the id and SLUID Slurm gives it,
+ * and the marker keeps what it found: later processes need neither.
+ *
  * devns never moves a process out of them.  It attaches the job's program
  * with BPF_F_ALLOW_MULTI to each step's cgroup step_<s>, where Slurm
  * attaches nothing: Slurm's ConstrainDevices (22.05 to 24.11) attaches with
@@ -38,13 +44,15 @@
 #include "util/report.h"
 
 /*
- * Pure: finds the components "job_<job_id>/step_<s>" in the cgroup path
- * (relative to the root, as cgroup2_proc_path gives it) and writes the
- * path up to and with job_<id> into job_rel and "step_<s>" into step.
- * Returns 0, or -1 with EINVAL (not such a path) or ENAMETOOLONG.
+ * Pure: finds the components "<job>/step_<s>" in the cgroup path (relative
+ * to the root, as cgroup2_proc_path gives it), where <job> is job_<job_id>
+ * or, when sluid is not 0, the SLUID's text, and writes the path up to and
+ * with <job> into job_rel and "step_<s>" into step.  Returns 0, or -1 with
+ * EINVAL (not such a path) or ENAMETOOLONG.
  */
-int stepcg_parse(const char *path, uint32_t job_id, char *job_rel,
-		 size_t job_rel_size, char *step, size_t step_size);
+int stepcg_parse(const char *path, uint32_t job_id, uint64_t sluid,
+		 char *job_rel, size_t job_rel_size, char *step,
+		 size_t step_size);
 
 /*
  * In the extern slurmstepd: load the filter of list and attach it to the
@@ -52,7 +60,8 @@ int stepcg_parse(const char *path, uint32_t job_id, char *job_rel,
  * left attached.  0 or -1.
  */
 int stepcg_apply(const struct jobct_node *node, uint32_t job_id,
-		 const struct devrule_list *list, struct report *rep);
+		 uint64_t sluid, const struct devrule_list *list,
+		 struct report *rep);
 
 /*
  * In a process of the job, before it runs anything of the user's: make
@@ -63,8 +72,8 @@ int stepcg_apply(const struct jobct_node *node, uint32_t job_id,
  * same program twice on a cgroup (EEXIST), which is success here.  A
  * failure means the process must not run.
  */
-int stepcg_join(const struct jobct_node *node, uint32_t job_id,
-		const char *job_rel, struct report *rep);
+int stepcg_join(const struct jobct_node *node, const char *job_rel,
+		struct report *rep);
 
 /*
  * For a process slurmd forks as the job's user outside every step

@@ -227,19 +227,21 @@ const struct nsconf_dir *nsconf_dir_find(const struct nsconf *conf,
 
 /*
  * Write into buf[len] the Source= template tmpl (as the parser accepted
- * it) with %j made job_id, %u user, %n node and %% a '%'.  user and node
- * must be single path components (not empty, ".", "..", no '/' and no
- * control character); they may be NULL when tmpl does not use them.
- * Returns 0, or -1 with errno = EINVAL (a bad or missing user or node
- * name, a bad template) or ENAMETOOLONG.
+ * it) with %j made job_id, %S the job's SLUID (util/sluid.h), %u user, %n
+ * node and %% a '%'.  user and node must be single path components (not
+ * empty, ".", "..", no '/' and no control character); they may be NULL
+ * when tmpl does not use them, and sluid 0 (before Slurm 25.11) when it
+ * has no %S.  Returns 0, or -1 with errno = EINVAL (a bad or missing user
+ * or node name or SLUID, a bad template) or ENAMETOOLONG.
  */
-int nsconf_source_expand(const char *tmpl, uint32_t job_id, const char *user,
-			 const char *node, char *buf, size_t len);
+int nsconf_source_expand(const char *tmpl, uint32_t job_id, uint64_t sluid,
+			 const char *user, const char *node, char *buf,
+			 size_t len);
 
 /*
  * The shape of a Source= template: *fixed gets how many leading path
  * components hold no '%' (they must exist; the rest is created), *job the
- * number (from 1) of the first component that holds %j, the job's own
+ * number (from 1) of the first component that holds %j or %S, the job's own
  * directory that goes at the job's end (0: none, everything persists).
  */
 void nsconf_source_depths(const char *tmpl, int *fixed, int *job);

@@ -16,6 +16,7 @@
 #include <strings.h>
 
 #include "ns/nsconf_int.h"
+#include "util/sluid.h"
 
 /* ---- messages -------------------------------------------------------- */
 
@@ -286,7 +287,7 @@ int nsconf_dir_system_check(struct parser *p, const char *key,
 		return nsconf_error(p, "%s: \"%s\": %% in a private "
 				    "directory's mount point is not "
 				    "supported (only Source= expands %%j, "
-				    "%%u, %%n)", key, path);
+				    "%%S, %%u, %%n)", key, path);
 	for (size_t i = 0; kernel_dirs[i]; i++) {
 		if (nsconf_path_within(path, kernel_dirs[i]))
 			return nsconf_error(p, "%s: \"%s\" is in %s, the "
@@ -347,7 +348,7 @@ int nsconf_size_set(struct parser *p, uint64_t *field, const char *key,
 	return nsconf_error(p, "%s: invalid size \"%s\"", key, value);
 }
 
-/* Check the % sequences of a Source template: only %j %u %n %%. */
+/* Check the % sequences of a Source template: only %j %S %u %n %%. */
 int nsconf_source_escapes_check(struct parser *p, const char *key,
 				const char *value)
 {
@@ -355,12 +356,12 @@ int nsconf_source_escapes_check(struct parser *p, const char *key,
 		if (*s != '%')
 			continue;
 		s++;
-		if (*s != 'j' && *s != 'u' && *s != 'n' && *s != '%') {
+		if (!*s || !strchr("jSun%", *s)) {
 			if (!*s)
 				return nsconf_error(p, "%s: \"%s\" ends with a "
 						   "lone %%", key, value);
 			return nsconf_error(p, "%s: unknown \"%%%c\" in \"%s\" "
-					   "(use %%j, %%u, %%n or %%%%)", key,
+					   "(use %%j, %%S, %%u, %%n or %%%%)", key,
 					   *s, value);
 		}
 	}
@@ -389,7 +390,7 @@ void nsconf_source_depths(const char *tmpl, int *fixed, int *job)
 		if (!variable)
 			*fixed = depth;
 		for (size_t i = 0; !*job && i + 1 < len; i++) {
-			if (s[i] == '%' && s[i + 1] == 'j')
+			if (s[i] == '%' && (s[i + 1] == 'j' || s[i + 1] == 'S'))
 				*job = depth;
 			if (s[i] == '%')
 				i++;	/* "%%j" is a '%' and a 'j' */
@@ -410,17 +411,19 @@ static bool component_ok(const char *s)
 	return true;
 }
 
-int nsconf_source_expand(const char *tmpl, uint32_t job_id, const char *user,
-			 const char *node, char *buf, size_t len)
+int nsconf_source_expand(const char *tmpl, uint32_t job_id, uint64_t sluid,
+			 const char *user, const char *node, char *buf,
+			 size_t len)
 {
 	size_t used = 0;
-	char job[16];
+	char job[16], sluid_text[SLUID_LEN + 1];
 
 	if (!tmpl || !buf || !len || tmpl[0] != '/') {
 		errno = EINVAL;
 		return -1;
 	}
 	snprintf(job, sizeof(job), "%" PRIu32, job_id);
+	(void)sluid_format(sluid, sluid_text, sizeof(sluid_text));
 	for (const char *s = tmpl; *s; s++) {
 		const char *add = NULL;
 		char one[2] = { *s, '\0' };
@@ -432,6 +435,7 @@ int nsconf_source_expand(const char *tmpl, uint32_t job_id, const char *user,
 			s++;
 			switch (*s) {
 			case 'j': add = job; break;
+			case 'S': add = sluid_text[0] ? sluid_text : NULL; break;
 			case 'u': add = component_ok(user) ? user : NULL; break;
 			case 'n': add = component_ok(node) ? node : NULL; break;
 			case '%': add = "%"; break;

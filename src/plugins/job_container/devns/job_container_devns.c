@@ -324,15 +324,17 @@ static char *user_name(uid_t uid)
 /*
  * The extern step: InitScript, then the core's setup with the GRES device
  * files Slurm knows of.  step is the step record where the release passes
- * one (NULL on 22.05).
+ * one (NULL on 22.05); sluid the job's SLUID, 0 before 25.11.
  */
-static int stepd_create(uint32_t job_id, uid_t uid, gid_t gid, void *step)
+static int stepd_create(uint32_t job_id, uint64_t sluid, uid_t uid,
+			gid_t gid, void *step)
 {
 	char **node_devices = devns_gres_node_devices();
 	char **job_devices = NULL;
 	struct jobct_plan plan = {
 		.node = node,
 		.job_id = job_id,
+		.sluid = sluid,
 		.uid = uid,
 		.gid = gid,
 		.node_devices = (const char *const *)node_devices,
@@ -497,18 +499,20 @@ extern int container_p_delete(uint32_t job_id)
 #if DEVNS_JC_NAMESPACE
 extern int namespace_p_stepd_create(stepd_step_rec_t *step)
 {
-	return stepd_create(step->step_id.job_id, step->uid, step->gid, step);
+	return stepd_create(step->step_id.job_id, DEVNS_STEP_SLUID(&step->step_id),
+			    step->uid, step->gid, step);
 }
 #elif DEVNS_JC_STEP_RECORD
 extern int container_p_stepd_create(uint32_t job_id, stepd_step_rec_t *step)
 {
-	return stepd_create(job_id, step->uid, step->gid, step);
+	return stepd_create(job_id, DEVNS_STEP_SLUID(&step->step_id), step->uid,
+			    step->gid, step);
 }
 #else
 /* 22.05 passes no gid: the plan gets the job's uid only. */
 extern int container_p_stepd_create(uint32_t job_id, uid_t uid)
 {
-	return stepd_create(job_id, uid, (gid_t)-1, NULL);
+	return stepd_create(job_id, 0, uid, (gid_t)-1, NULL);
 }
 #endif
 
