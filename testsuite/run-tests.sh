@@ -47,6 +47,8 @@
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+RELEASES=${DEVNS_RELEASES:-22.05 26.05 25.11 24.11}
+[ "$RELEASES" = none ] && RELEASES=
 results=$top/test-results
 mkdir -p "$results"
 passed=0 failed=0 skipped=0
@@ -155,10 +157,27 @@ unit_stage() {
 # seen in the guest at the same path.  No guest here: one skip, with why.
 GUEST_TESTS="test_cgroup2 test_devfilter_kernel test_mntns test_nsmembers test_nspool test_nsreap test_dquota test_dqguard test_jobct test_pidns"
 
+# The Slurm the guest's cluster runs (stage 3): DEVNS_GUEST_RELEASE, by
+# default 26.05 (26.05.3 built on the host by slurm-release.sh, which vm.sh
+# shares with the guest at the same path); 22.05 is the guest's own
+# Debian package.  The guest boots with it in stage 2 already: one boot.
+GUEST_RELEASE=${DEVNS_GUEST_RELEASE:-26.05}
+
+# guest_prefix: that Slurm's prefix on the host, built when missing.
+guest_prefix() {
+	local version
+	[ "$GUEST_RELEASE" != 22.05 ] || { echo /usr; return; }
+	version=$(release_version "$GUEST_RELEASE") || return 1
+	"$top/scripts/slurm-release.sh" "$version"
+}
+
 guest_stage() {
-	local vm=$top/testsuite/vm/vm.sh t status=0
+	local vm=$top/testsuite/vm/vm.sh t status=0 prefix
 	say "pure cgroup-v2 guest: start"
-	"$vm" start >"$results/guest-start.log" 2>&1 || status=$?
+	prefix=$(guest_prefix 2>"$results/guest-slurm.log") ||
+		{ echo "not ok - building Slurm $GUEST_RELEASE for the guest failed:"; tail -20 "$results/guest-slurm.log"
+		  failed=$((failed + 1)); return; }
+	DEVNS_SLURM_PREFIX=$prefix "$vm" start >"$results/guest-start.log" 2>&1 || status=$?
 	if [ "$status" -eq 77 ]; then
 		# Every test file the guest stood for is a skip, with the reason.
 		for t in $GUEST_TESTS; do
@@ -203,19 +222,28 @@ guest_stop() {
 GUEST_INTEGRATION=${DEVNS_GUEST_INTEGRATION:-test_namespace test_tmpdisk test_devices test_adopt test_cgroupv2 test_pidns test_pool}
 
 guest_integration_stage() {
-	local out=$results/guest-integration t status=0
+	local out=$results/guest-integration t status=0 prefix build
 	local cluster=$top/testsuite/cluster/cluster.sh
 	mkdir -p "$out"
 	say "guest integration: build"
-	if ! "$top/scripts/build.sh" --no-install "$top/build" >"$out/build.log" 2>&1; then
+	build=$(release_build_dir "$GUEST_RELEASE")
+	if [ "$GUEST_RELEASE" = 22.05 ]; then
+		prefix=/usr
+		"$top/scripts/build.sh" --no-install "$build" >"$out/build.log" 2>&1 || prefix=
+	else
+		prefix=$(build_for_release "$GUEST_RELEASE" 2>"$out/build.log") || prefix=
+	fi
+	if [ -z "$prefix" ]; then
 		echo "building the plugins failed:"; tail -30 "$out/build.log"
 		failed=$((failed + 1))
 		return
 	fi
-	say "guest integration: boot and cluster (Slurm 22.05.8, cgroup/v2)"
+	# The guest's cluster.sh and the tests: that Slurm, these plugins.
+	local genv=(DEVNS_CLUSTER_VM=1 DEVNS_SLURM_PREFIX="$prefix" DEVNS_BUILD_DIR="$build")
+	say "guest integration: boot and cluster (Slurm $GUEST_RELEASE, $prefix, cgroup/v2)"
 	# restart: a cluster left running with other settings would only be
 	# warned about by start.
-	DEVNS_CLUSTER_VM=1 "$cluster" restart >"$out/cluster-start.log" 2>&1 || status=$?
+	env "${genv[@]}" "$cluster" restart >"$out/cluster-start.log" 2>&1 || status=$?
 	if [ "$status" -eq 77 ]; then
 		for t in $GUEST_INTEGRATION; do
 			echo "SKIP: guest integration: $t.sh: $(grep 'skipped:' "$out/cluster-start.log" | tail -n1)"
@@ -227,17 +255,17 @@ guest_integration_stage() {
 	if [ "$status" -ne 0 ]; then
 		echo "not ok - the guest's cluster did not start:"; tail -40 "$out/cluster-start.log"
 		failed=$((failed + 1))
-		DEVNS_CLUSTER_VM=1 DEVNS_VM_KEEP=1 "$cluster" stop >/dev/null 2>&1
+		env "${genv[@]}" DEVNS_VM_KEEP=1 "$cluster" stop >/dev/null 2>&1
 		return
 	fi
 	for t in $GUEST_INTEGRATION; do
 		[ -n "${DEVNS_TESTS:-}" ] && [[ "$t" != *$DEVNS_TESTS* ]] && continue
 		run_tap "$out/$t.log" "guest integration: $t.sh" \
-			env DEVNS_CLUSTER_VM=1 DEVNS_MANY_JOBS="${DEVNS_GUEST_MANY_JOBS:-30}" DEVNS_REQUIRE_QUOTA=1 \
+			env "${genv[@]}" DEVNS_MANY_JOBS="${DEVNS_GUEST_MANY_JOBS:-30}" DEVNS_REQUIRE_QUOTA=1 \
 			timeout 1800 bash "$top/testsuite/integration/$t.sh"
 	done
 	say "guest integration: cluster stop"
-	DEVNS_CLUSTER_VM=1 DEVNS_VM_KEEP=1 "$cluster" stop >"$out/cluster-stop.log" 2>&1 ||
+	env "${genv[@]}" DEVNS_VM_KEEP=1 "$cluster" stop >"$out/cluster-stop.log" 2>&1 ||
 		{ echo "guest cluster stop failed"; failed=$((failed + 1)); }
 }
 
@@ -284,26 +312,69 @@ package_install() {
 	fi
 }
 
+# The micro release CI runs of each release that Debian 12 does not ship:
+# 24.11.5 from Debian 13, the others from shared/slurm (slurm-release.sh).
+release_version() {
+	case $1 in
+	24.11) echo 24.11.5 ;;
+	25.11) echo 25.11.7 ;;
+	26.05) echo 26.05.3 ;;
+	*) return 1 ;;
+	esac
+}
+
+# The plugins' build for release NAME ($top/build for Debian's 22.05).
+release_build_dir() {
+	if [ "$1" = 22.05 ]; then echo "$top/build"; else echo "$top/build-$1"; fi
+}
+
 # build_for_release NAME: build Slurm NAME where Debian has no package for it,
 # then build and install the plugins for it (22.05 in package mode: build
 # only, the package installs them); prints the Slurm prefix.
 build_for_release() {
-	local name=$1 prefix
-	case $name in
-	22.05)
+	local name=$1 prefix version
+	if [ "$name" = 22.05 ]; then
 		if package_mode "$name"; then
 			"$top/scripts/build.sh" --no-install "$top/build" >&2 || return 1
 		else
 			"$top/scripts/build.sh" "$top/build" >&2 || return 1
 		fi
-		prefix=/usr ;;
-	24.11)
-		prefix=$("$top/scripts/slurm-release.sh" 24.11.5) || return 1
-		"$top/scripts/build.sh" --slurm "$prefix" "$top/build-24.11" >&2 || return 1 ;;
-	*)
-		echo "unknown release $name" >&2; return 1 ;;
-	esac
+		echo /usr
+		return
+	fi
+	version=$(release_version "$name") || { echo "unknown release $name" >&2; return 1; }
+	prefix=$("$top/scripts/slurm-release.sh" "$version") || return 1
+	"$top/scripts/build.sh" --slurm "$prefix" "$(release_build_dir "$name")" >&2 || return 1
 	echo "$prefix"
+}
+
+# release_tests NAME: the integration tests run against release NAME: all of
+# them, but for 24.11 (superseded by 25.11 and 26.05) the namespace, device
+# and adoption tests (DEVNS_RELEASE_TESTS_24_11 overrides).
+release_tests() {
+	local t list
+	case $1 in
+	24.11) list=${DEVNS_RELEASE_TESTS_24_11:-test_namespace test_devices test_adopt} ;;
+	*) list= ;;
+	esac
+	for t in "$top"/testsuite/integration/test_*.sh; do
+		[ -z "$list" ] || [[ " $list " == *" $(basename "$t" .sh) "* ]] || continue
+		echo "$t"
+	done
+}
+
+# The release the soak runs on: 26.05, the one current sites run, where
+# DEVNS_RELEASES has it; else the first (DEVNS_SOAK_RELEASE overrides).
+soak_release() {
+	local releases=" $1 "
+	if [ -n "${DEVNS_SOAK_RELEASE:-}" ]; then
+		echo "$DEVNS_SOAK_RELEASE"
+	elif [[ $releases == *" 26.05 "* ]]; then
+		echo 26.05
+	else
+		set -- $1
+		echo "${1:-}"
+	fi
 }
 
 integration_stage() {
@@ -316,9 +387,10 @@ integration_stage() {
 		return
 	fi
 	package_mode "$name" && package_install "$out"
-	export DEVNS_SLURM_PREFIX=$prefix
+	export DEVNS_SLURM_PREFIX=$prefix DEVNS_BUILD_DIR
+	DEVNS_BUILD_DIR=$(release_build_dir "$name")
 	integration_run "$name" "$out"
-	unset DEVNS_SLURM_PREFIX
+	unset DEVNS_SLURM_PREFIX DEVNS_BUILD_DIR
 	if package_mode "$name"; then
 		run_tap "$out/package-remove.log" "Slurm $name: package: remove" \
 			"$top/testsuite/package.sh" remove "$out/package"
@@ -335,14 +407,13 @@ integration_run() {
 		"$top/testsuite/cluster/cluster.sh" stop >/dev/null 2>&1
 		return
 	fi
-	for t in "$top"/testsuite/integration/test_*.sh; do
+	for t in $(release_tests "$name"); do
 		[ -n "${DEVNS_TESTS:-}" ] && [[ "$(basename "$t")" != *$DEVNS_TESTS* ]] && continue
 		run_tap "$out/$(basename "$t" .sh).log" \
 			"Slurm $name: $(basename "$t")" timeout 1200 bash "$t"
 	done
-	# The soak on the first release only: DEVNS_SOAK_JOBS jobs (0: none).
-	local releases=${DEVNS_RELEASES:-22.05 24.11}
-	if [ "$name" = "${releases%% *}" ] && [ "${DEVNS_SOAK_JOBS:-200}" -gt 0 ] &&
+	# The soak on one release only: DEVNS_SOAK_JOBS jobs (0: none).
+	if [ "$name" = "$(soak_release "$RELEASES")" ] && [ "${DEVNS_SOAK_JOBS:-200}" -gt 0 ] &&
 		[ -z "${DEVNS_TESTS:-}" ]; then
 		run_tap "$out/soak.log" "Slurm $name: soak (${DEVNS_SOAK_JOBS:-200} jobs)" \
 			timeout 1800 bash "$top/testsuite/soak/soak.sh" "${DEVNS_SOAK_JOBS:-200}"
@@ -407,9 +478,7 @@ main() {
 	[ -n "${DEVNS_SKIP_DISTCHECK:-}" ] || distcheck_stage
 	[ -n "${DEVNS_SKIP_MATRIX:-}" ] || matrix_stage
 	[ -n "${DEVNS_SKIP_RPM:-}" ] || rpm_stage
-	local releases=${DEVNS_RELEASES:-22.05 24.11}
-	[ "$releases" = none ] && releases=
-	for release in $releases; do
+	for release in $RELEASES; do
 		integration_stage "$release"
 	done
 	end_stage

@@ -26,8 +26,9 @@ OUT=$DEVNS_CLUSTER_ROOT/out
 BASE=$DEVNS_CLUSTER_ROOT/base
 CONF=$DEVNS_CLUSTER_ROOT/etc/job_container.conf
 
-# Test helpers (testsuite/integration/helpers), built with the plugins.
-for _d in "$TOP/build" "$TOP/build-24.11"; do
+# Test helpers (testsuite/integration/helpers), built with the plugins: the
+# build of DEVNS_BUILD_DIR first, else one in the repository.
+for _d in ${DEVNS_BUILD_DIR:+"$DEVNS_BUILD_DIR"} "$TOP/build" "$TOP"/build-[0-9]*; do
 	[ -x "$_d/testsuite/integration/helpers/pam_adopt" ] || continue
 	: "${HELPERS:=$_d/testsuite/integration/helpers}"
 done

@@ -35,7 +35,7 @@ ok $? "  and without a slurm.conf of its own (-f)"
 ok $? "precondition: slurmd fetched slurm.conf into its cache $CACHE"
 cmp -s "$CACHE/job_container.conf" "$CONF"
 ok $? "slurmctld sent devns's job_container.conf into the cache"
-grep -q "job_container/devns: settings from $CACHE/job_container.conf" "$LOG"
+grep -Eq "(job_container|namespace)/devns: settings from $CACHE/job_container.conf" "$LOG"
 ok $? "node3's slurmd read devns's settings from its cache" ||
 	diag "$(grep 'settings from' "$LOG" | tail -n 2)"
 

@@ -80,6 +80,22 @@ readonly INITRD_MODULES=(virtio_pci 9pnet_virtio 9p overlay)
 # 9p transfer size: the largest virtio allows in 6.1; the default (128 KiB) is slower.
 readonly MSIZE=512000
 
+# host_shares - the host directories besides the repository that the guest sees at the same
+# path, read-only, one per line: the Slurm under DEVNS_SLURM_PREFIX (a release built by
+# scripts/slurm-release.sh; /usr is the guest's own Debian 22.05) and the plugins' build
+# DEVNS_BUILD_DIR where it lies outside the repository. The guest is booted with them: a
+# guest running with other shares is restarted by start.
+host_shares() {
+	local dir
+	for dir in "${DEVNS_SLURM_PREFIX:-}" "${DEVNS_BUILD_DIR:-}"; do
+		[[ -n $dir && -d $dir ]] || continue
+		dir=$(cd -- "$dir" && pwd -P)
+		case $dir/ in /usr/ | "$REPO"/*) continue ;; esac
+		[[ $dir != *[[:space:],]* ]] || die "cannot share '$dir' with the guest: blanks or commas"
+		echo "$dir"
+	done
+}
+
 # The guest's fixed name, also the alias its host key is pinned under.
 readonly GUEST_NAME=devns-vm
 
@@ -528,10 +544,33 @@ qemu_args() {
 		-device virtio-9p-pci,fsdev=rootfs,mount_tag=rootfs \
 		-fsdev "local,id=repo,path=$REPO,security_model=passthrough,multidevs=remap" \
 		-device virtio-9p-pci,fsdev=repo,mount_tag=repo \
+		$(share_args) \
 		-netdev "user,id=net0,hostfwd=tcp:127.0.0.1:$port-:22" \
 		-device virtio-net-pci,netdev=net0 \
 		-device virtio-rng-pci \
 		-daemonize -pidfile "$STATE/qemu.pid"
+}
+
+# share_args - the QEMU options of host_shares (read-only on QEMU's side too), one per line;
+# their tags are host0, host1, ... in the order of $STATE/shares.
+share_args() {
+	local i=0 dir
+	while read -r dir; do
+		printf '%s\n' -fsdev "local,id=host$i,path=$dir,security_model=passthrough,readonly=on" \
+			-device "virtio-9p-pci,fsdev=host$i,mount_tag=host$i"
+		i=$((i + 1))
+	done <"$STATE/shares"
+}
+
+# mount_shares - in the booted guest, each host share at its host path, read-only.
+mount_shares() {
+	local i=0 dir
+	while read -r dir; do
+		guest_ssh -- "mkdir -p $(printf '%q' "$dir") &&
+			mount -t 9p -o ro,trans=virtio,version=9p2000.L,msize=$MSIZE,cache=loose host$i $(printf '%q' "$dir")" ||
+			boot_failed "cannot mount the host's $dir in the guest"
+		i=$((i + 1))
+	done <"$STATE/shares"
 }
 
 # launch IMAGE - start QEMU in the background (it daemonizes once the machine is set up, so
@@ -602,7 +641,7 @@ cmd_image() {
 }
 
 cmd_start() {
-	local img t0=$SECONDS
+	local img shares t0=$SECONDS
 	is_root || skip "the guest needs root (9p passthrough keeps real owners)"
 	[[ $REPO != *[[:space:]]* ]] || skip "repository path '$REPO' has blanks (kernel command line)"
 	ensure_host_packages || skip "cannot install $(missing_host_packages | xargs) from Debian's archive"
@@ -610,20 +649,27 @@ cmd_start() {
 	# the build. It takes the lock itself (before ours, or the two would deadlock).
 	img=$("$SELF" image) || skip "no guest image can be built here (see $CACHE/build.log)"
 	take_lock
+	shares=$(host_shares)
 	if qemu_pid >/dev/null; then
-		if guest_ssh -- true 2>/dev/null; then
+		if [[ $shares != "$(cat "$STATE/shares" 2>/dev/null)" ]]; then
+			say "the guest runs with other host shares; restarting it"
+			kill_qemu
+		elif guest_ssh -- true 2>/dev/null; then
 			say "already running"
 			return 0
+		else
+			say "a guest runs but does not answer; stopping it first"
+			kill_qemu
 		fi
-		say "a guest runs but does not answer; stopping it first"
-		kill_qemu
 	fi
 
 	mkdir -p -- "$STATE"
 	rm -f -- "$STATE/ssh.ctl" "$STATE/ssh.log"
 	echo "$img" >"$STATE/image"
+	printf '%s' "$shares${shares:+$'\n'}" >"$STATE/shares"
 	launch "$img" || skip "QEMU does not start: $(tail -n 1 "$STATE/qemu.log" 2>/dev/null)"
 	wait_ready
+	mount_shares
 	say "ready in $((SECONDS - t0))s (ssh 127.0.0.1:$(cat "$STATE/port"), console $CONSOLE_LOG)"
 }
 

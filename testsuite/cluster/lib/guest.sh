@@ -94,17 +94,21 @@ forward() {
 	esac
 }
 
-# Slurm's PluginDir in the guest is Debian's; the plugins built on the host (same release,
-# checked when the image is built) are installed into it at every start. The guest's root is
-# an overlay on tmpfs, so nothing of this outlives the guest.
+# Slurm's PluginDir in the guest is Debian's, or that of the host's release under
+# DEVNS_SLURM_PREFIX (shared read-only by vm.sh, where the host's scripts/build.sh --slurm
+# installed the plugins already). The plugins built on the host (same release, checked when
+# the image is built) are installed into it at every start where they differ. The guest's
+# root is an overlay on tmpfs, so nothing of this outlives the guest.
 install_built_plugins() {
 	local build=${DEVNS_BUILD_DIR:-$TOP/build} dir so n=0
 	dir=$(slurm_plugindir)
 	[[ -n $dir ]] || die "no Slurm PluginDir found in the guest"
-	for so in job_container_devns.so devns_pidns.so mcs_devgroup.so; do
+	for so in job_container_devns.so namespace_devns.so devns_pidns.so mcs_devgroup.so; do
 		[[ -f $build/.libs/$so ]] || continue
-		install -m 0644 -- "$build/.libs/$so" "$dir/$so"
 		n=$((n + 1))
+		cmp -s -- "$build/.libs/$so" "$dir/$so" && continue
+		install -m 0644 -- "$build/.libs/$so" "$dir/$so" ||
+			die "cannot install $so into $dir (a release from the host: install the plugins there, scripts/build.sh --slurm $SLURM_PREFIX)"
 	done
 	if ((n == 0)) && [[ $JOB_CONTAINER == job_container/devns ]]; then
 		die "no plugins built in $build (scripts/build.sh on the host, or DEVNS_BUILD_DIR)"

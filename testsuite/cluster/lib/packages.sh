@@ -42,7 +42,9 @@ slurm_plugindir() {
 	local d
 	for d in "$SLURM_PREFIX"/lib/*-linux-gnu/slurm-wlm "$SLURM_PREFIX/lib/slurm" \
 		"$SLURM_PREFIX/lib64/slurm"; do
-		[[ -f $d/job_container_tmpfs.so ]] && { printf '%s\n' "$d"; return; }
+		# Slurm's own tmpfs plugin marks it: job_container_ up to 25.05, namespace_ after.
+		[[ -f $d/job_container_tmpfs.so || -f $d/namespace_tmpfs.so ]] &&
+			{ printf '%s\n' "$d"; return; }
 	done
 }
 
