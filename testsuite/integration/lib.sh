@@ -52,6 +52,12 @@ pam_devns_module() {
 	done
 }
 
+# slurm_at_least X.Y[.Z]: the running Slurm (DEVNS_SLURM_VERSION) is that
+# release or a later one.
+slurm_at_least() {
+	[ "$(printf '%s\n%s\n' "$1" "$DEVNS_SLURM_VERSION" | sort -V | head -n1)" = "$1" ]
+}
+
 _tap_n=0
 _tap_failed=0
 

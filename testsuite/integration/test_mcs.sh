@@ -11,6 +11,7 @@
 # cluster restarts with that MCSParameters and checks:
 #   - labels chosen or refused at submission (held jobs), with and without
 #     --mcs-label and --exclusive=mcs, and the exact messages of sbatch/srun;
+#     from 25.05 a held job's label changed with scontrol update;
 #   - whether jobs of devgrpa and devgrpb share a node, and the node's
 #     MCS_label while held and after (scontrol show node);
 # then privatedata (PrivateData=jobs,nodes) for users in one group, both,
@@ -223,6 +224,31 @@ check_labels() {
 	fi
 	out=$(cl_as dnalice srun -n1 --mcs-label=devgrpb true 2>&1 | tail -1)
 	is "$out" "$REJECT_SRUN" "$MODE: dnalice srun --mcs-label=devgrpb: refused"
+}
+
+# From 25.05 a pending job's label can be changed (scontrol update
+# MCSLabel=), through the plugin's set_mcs_label; an empty value asks it to
+# choose again, as at submission without --mcs-label.
+check_update() {
+	local enforced=$1 j out
+	slurm_at_least 25.05 || return 0
+	j=$(submit_held dncarol --mcs-label=devgrpa)
+	[[ $j =~ ^[0-9]+$ ]]
+	ok $? "$MODE: precondition: a held job of dncarol labelled devgrpa ($j)" || return
+	cl_as dncarol scontrol update jobid="$j" MCSLabel=devgrpb
+	ok $? "$MODE: update of a pending job to another group of the user: accepted"
+	is "$(label_of "$j")" devgrpb "$MODE:   its label is devgrpb"
+	out=$(cl_as dncarol scontrol update jobid="$j" MCSLabel=devgrpc 2>&1)
+	[ $? -ne 0 ]
+	ok $? "$MODE: update to a group the user is not in: refused ($out)"
+	is "$(label_of "$j")" devgrpb "$MODE:   the label stays devgrpb"
+	cl_as dncarol scontrol update jobid="$j" MCSLabel=
+	ok $? "$MODE: update with an empty label: accepted"
+	# Chosen again: enforced gives the user's first group; ondemand
+	# without --exclusive=mcs keeps the label (mcs/group does the same).
+	is "$(label_of "$j")" "$([ "$enforced" = 1 ] && echo devgrpa || echo devgrpb)" \
+		"$MODE:   its label is chosen again"
+	cl scancel "$j" 2>/dev/null
 }
 
 # Do a devgrpa job and a devgrpb job share node1?  WANT: share | separate.
@@ -439,6 +465,7 @@ for plugin in $PLUGINS; do
 			case " ${DEVNS_MCS_MODES:-$enf,$sel} " in *" $enf,$sel "*) ;; *) continue ;; esac
 			start_mode "$plugin" "$enf,$sel:$GROUPS_CONF" || continue
 			check_labels "$plugin" "$([ $enf = enforced ] && echo 1 || echo 0)"
+			check_update "$([ $enf = enforced ] && echo 1 || echo 0)"
 			# Plain jobs are labelled only when enforced; only select
 			# mode keeps labelled plain jobs apart.
 			if [ $enf,$sel = enforced,select ]; then

@@ -939,9 +939,22 @@ static void test_adopt(void)
 	ok(jobct_adopt(node, 140, fresh()) == -1,
 	   "the extern step cannot be found: the login is refused");
 	like(rep.msg, "extern step", "  saying why: %s", rep.msg);
-	inject(OP_CG_MOVE, 1, EACCES);
-	ok(jobct_adopt(node, 140, fresh()) == -1,
-	   "the move fails: the login is refused");
+	{
+		pid_t login = fork(), kept = adopt_pid;
+
+		if (login == 0) {
+			pause();
+			_exit(0);
+		}
+		adopt_pid = login;
+		inject(OP_CG_MOVE, 1, EACCES);
+		ok(login > 0 && jobct_adopt(node, 140, fresh()) == -1,
+		   "the move fails: the login is refused");
+		like(rep.msg, "killed", "  saying so: %s", rep.msg);
+		ok(reaped_within(login, TAP_WAIT_MS),
+		   "  and the process that could not be contained is killed, whatever PAM does with the refusal");
+		adopt_pid = kept;
+	}
 	inject(OP_MARKER_STAT, 1, EIO);
 	ok(jobct_adopt(node, 140, fresh()) == -1,
 	   "the marker cannot be read: the login is refused");

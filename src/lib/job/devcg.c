@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -210,12 +211,15 @@ int devcg_adopt(const struct jobct_node *node, uint32_t job_id,
 		goto out;
 	}
 	rc = 0;
-	for (int i = 0; i < n; i++)
-		if (node->ops->cg_move_pid(job_fd, pids[i]) < 0 &&
-		    errno != ESRCH)
-			rc = report_errno(rep, errno,
-					  "cannot move adopted pid %d into its device cgroup",
-					  (int)pids[i]);
+	for (int i = 0; i < n; i++) {
+		if (node->ops->cg_move_pid(job_fd, pids[i]) == 0 ||
+		    errno == ESRCH)
+			continue;
+		rc = report_errno(rep, errno,
+				  "cannot move adopted pid %d into its device cgroup: killed",
+				  (int)pids[i]);
+		(void)kill(pids[i], SIGKILL);
+	}
 out:
 	if (job_fd >= 0)
 		close(job_fd);

@@ -50,7 +50,14 @@ int devcg_apply(const struct jobct_node *node, uint32_t job_id,
 int devcg_move(const struct jobct_node *node, uint32_t job_id, pid_t pid,
 	       struct report *rep);
 
-/* Move the extern step's processes into the job's cgroup.  0 or -1. */
+/*
+ * Move the extern step's processes (pam_slurm_adopt's logins) into the
+ * job's cgroup.  One that cannot be moved is killed (SIGKILL): from 25.11
+ * pam_slurm_adopt may go on with the login whatever the plugin answers
+ * (doc/slurm-26.05-port.md), so containment cannot rest on its error
+ * handling.  0, or -1 when a process could not be moved (it is killed) or
+ * the processes cannot be found.
+ */
 int devcg_adopt(const struct jobct_node *node, uint32_t job_id,
 		struct report *rep);
 

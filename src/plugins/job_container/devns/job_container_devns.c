@@ -398,8 +398,10 @@ static int join(uint32_t job_id, uid_t uid)
  * returns the namespace fd for the process to setns() into, 0 when the
  * job has no namespace, or -1 when the process could not be contained
  * (pam_slurm_adopt then reports the adoption as failed, and denies the
- * login with action_adopt_failure=deny; from 25.11 see
- * namespace_p_join_external).
+ * login with action_adopt_failure=deny).  From 25.11 pam_slurm_adopt
+ * cannot be trusted with -1 (namespace_p_join_external): a job whose
+ * namespace exists always gets its fd, and a process that could not be
+ * put under the filter has been killed by jobct_adopt instead.
  */
 static int join_external(uint32_t job_id)
 {
@@ -411,7 +413,7 @@ static int join_external(uint32_t job_id)
 		      plugin_type, job_id);
 		return -1;
 	}
-	if (jobct_adopt(node, job_id, &rep) < 0)
+	if (jobct_adopt(node, job_id, &rep) < 0 && !DEVNS_JC_NAMESPACE)
 		return -1;
 	if (step_ns_fd <= 0)
 		step_ns_fd = jobct_ns_open(node, job_id, &rep);
@@ -566,6 +568,9 @@ extern int container_p_join(uint32_t job_id, uid_t uid)
  * _adopt_process both free the list (glibc usually aborts the PAM process
  * on the double free), and a block-local rc in _adopt_process would report
  * the adoption as successful: the login would go on outside the namespace.
+ * So -1 comes only when the job has no namespace to give (its setup
+ * failed: Slurm ends the job, and the login with it); containment never
+ * rests on PAM's error path (join_external).
  */
 extern int namespace_p_join_external(slurm_step_id_t *step_id,
 				     list_t *fd_map)
