@@ -151,6 +151,23 @@ static bool has_setting(const char *text, const char *kv)
 	return false;
 }
 
+/*
+ * Whether text has the device rule "device RULE PATH" for some PATH (the
+ * device's file, or "-"): the rule whatever file it names.
+ */
+static bool has_rule(const char *text, const char *rule)
+{
+	char line[128];
+	size_t len;
+
+	len = (size_t)snprintf(line, sizeof(line), "device %s ", rule);
+	for (const char *p = text; (p = strstr(p, line)); p++)
+		if ((p == text || p[-1] == '\n') && p[len] && p[len] != '\n' &&
+		    p[len] != ' ')
+			return true;
+	return false;
+}
+
 /* The lines of text that start with one of the prefixes, in order. */
 static void lines_of(const char *text, const char *const *prefixes,
 		     char *buf, size_t len)
@@ -299,13 +316,14 @@ static void test_check(void)
 		 "devicepolicy strict (%s:2)\n"
 		 "deviceallow %s:rw (%s:3)\ncgrouplayout %s\ngrescfg %s\n"
 		 "nodedevice %s\nnodedevice %s\njobdevice %s\nfilter yes\n"
-		 "device c 195:1 rwm\ndevice c 240:7 rw\ndefault deny\n",
+		 "device c 195:1 rwm %s\ndevice c 240:7 rw %s\ndefault deny\n",
 		 conf, node, base, conf, conf, conf, conf, fake, conf, layout,
-		 gres_conf, gpu0, gpu1, gpu1);
+		 gres_conf, gpu0, gpu1, gpu1, gpu1, fake);
 	is_int(tool("check", "--node", node, "--gres", "gpu:1(IDX:1)", NULL),
 	       0, "check: a good file passes");
 	is_str(out, want, "  the node's settings, each with its file:line, and "
-	       "the job's rules, one key value line each");
+	       "the job's rules, one key value line each, with the device's "
+	       "file (gres.conf's, DeviceAllow's)");
 	is_str(err, "", "  nothing on stderr");
 
 	is_int(tool("check", "-f", conf, "-n", other, NULL), 0,
@@ -313,8 +331,8 @@ static void test_check(void)
 	ok(has_setting(out, "shmsize 2147483648") &&
 	   has_setting(out, "tmpsize 3221225472"),
 	   "  its NodeName line applies");
-	ok(!has_line(out, "device c 195:0 rwm") &&
-	   !has_line(out, "device c 195:1 rwm"),
+	ok(!has_rule(out, "c 195:0 rwm") &&
+	   !has_rule(out, "c 195:1 rwm"),
 	   "  without --gres neither GPU is allowed");
 	ok(has_line(out, "jobdevice") == false && has_line(out, "default deny"),
 	   "  no job device, default deny");
@@ -366,21 +384,21 @@ static void test_check_gres(void)
 
 	is_int(tool("check", "-n", node, "-g", "gpu:2", NULL), 0, "--gres gpu:2");
 	snprintf(line, sizeof(line), "jobdevice %s", gpu0);
-	ok(has_line(out, line) && has_line(out, "device c 195:0 rwm") &&
-	   has_line(out, "device c 195:1 rwm"), "  both GPUs");
+	ok(has_line(out, line) && has_rule(out, "c 195:0 rwm") &&
+	   has_rule(out, "c 195:1 rwm"), "  both GPUs");
 	is_int(tool("check", "-n", node, "-g", "gpu:fake:1", NULL), 0,
 	       "--gres gpu:fake:1");
-	ok(has_line(out, line) && !has_line(out, "device c 195:1 rwm"),
+	ok(has_line(out, line) && !has_rule(out, "c 195:1 rwm"),
 	   "  the first GPU of that type");
 	is_int(tool("check", "-n", node, "-g", gpu1, NULL), 0,
 	       "--gres DEVICE-PATH");
 	snprintf(line, sizeof(line), "jobdevice %s", gpu1);
-	ok(has_line(out, line) && has_line(out, "device c 195:1 rwm") &&
-	   !has_line(out, "device c 195:0 rwm"), "  that device only");
+	ok(has_line(out, line) && has_rule(out, "c 195:1 rwm") &&
+	   !has_rule(out, "c 195:0 rwm"), "  that device only");
 	is_int(tool("check", "-n", node, "-g", "gpu:2(IDX:0-1),none", NULL), 0,
 	       "--gres Slurm's detail form with a range");
-	ok(has_line(out, "device c 195:0 rwm") &&
-	   has_line(out, "device c 195:1 rwm"), "  both GPUs");
+	ok(has_rule(out, "c 195:0 rwm") &&
+	   has_rule(out, "c 195:1 rwm"), "  both GPUs");
 
 	is_int(tool("check", "-n", node, "-g", "gpu:3", NULL), 1,
 	       "--gres gpu:3 on a node with two: exit 1");
@@ -399,8 +417,8 @@ static void test_check_gres(void)
 	write_file(conf, "BasePath=%s\n", base);
 	is_int(tool("check", "-n", node, "-g", "gpu:1(IDX:0)", NULL), 0,
 	       "DevicePolicy=auto with GRES");
-	ok(has_line(out, "filter yes") && has_line(out, "device c 195:1 -") &&
-	   !has_line(out, "device c 195:0 -") && has_line(out, "default allow"),
+	ok(has_line(out, "filter yes") && has_rule(out, "c 195:1 -") &&
+	   !has_rule(out, "c 195:0 -") && has_line(out, "default allow"),
 	   "  denies the other GPU, allows everything else");
 	is_int(tool("check", "-n", node, "--gres-conf", "/nonexistent/gres.conf",
 		    NULL), 1, "--gres-conf naming a missing file: exit 1");
@@ -409,7 +427,7 @@ static void test_check_gres(void)
 	unlink(gres_conf);
 	is_int(tool("check", "-n", node, NULL), 0, "auto without gres.conf");
 	ok(has_line(out, "grescfg none") && has_line(out, "filter no") &&
-	   has_line(out, "default allow") && !has_line(out, "device c"),
+	   has_line(out, "default allow") && !has_rule(out, "c"),
 	   "  no filter at all");
 	write_file(gres_conf, "NodeName=%s Name=gpu File=%s/nvidia[0-1]\n"
 		   "Name=gpu File=%s/nvidia[0-1\n", node, dev, dev);
@@ -668,8 +686,9 @@ static void test_show(pid_t pid, bool ns)
 	is_int(tool("check", "-n", node, "-g", gpu0, NULL), 0,
 	       "check for the same GRES");
 	lines_of(out, rules, check_rules, sizeof(check_rules));
-	ok(strstr(show_rules, "device c 195:0 rwm\n") != NULL,
-	   "  the rules read back allow its GPU");
+	snprintf(want, sizeof(want), "device c 195:0 rwm %s\n", gpu0);
+	ok(strstr(show_rules, want) != NULL,
+	   "  the rules read back allow its GPU, named by gres.conf's file");
 	is_str(show_rules, check_rules,
 	       "  the rules read back from the kernel are those check computes");
 
@@ -952,10 +971,13 @@ static void test_check_traps(void)
 		 "deviceallow c 1:7 rwm (%s:9)\n", conf, conf);
 	like(out, want, "  the node's two DeviceAllow lines, each with its "
 	     "line, replace the global one");
-	ok(has_line(out, "device c 1:5 r") && has_line(out, "device c 1:7 rwm")
-	   && !has_line(out, "device c 1:3 rw"), "  and make the rules");
+	ok(has_rule(out, "c 1:5 r") && has_rule(out, "c 1:7 rwm")
+	   && !has_rule(out, "c 1:3 rw"), "  and make the rules");
 
-	/* check's own rules, pasted back as DeviceAllow, give them again. */
+	/*
+	 * check's own rules, pasted back as DeviceAllow (the rule is the
+	 * three fields after "device", the file follows), give them again.
+	 */
 	{
 		static const char *const dev[] = { "device ", NULL };
 		char rules[2048], allow[2048] = "", pasted[2100];
@@ -966,8 +988,10 @@ static void test_check_traps(void)
 		       "systemd's form");
 		lines_of(out, dev, rules, sizeof(rules));
 		for (char *p = rules; *p; p += strcspn(p, "\n") + 1) {
+			const char *path = memrchr(p, ' ', strcspn(p, "\n"));
+
 			snprintf(line, sizeof(line), "%.*s",
-				 (int)strcspn(p, "\n") - 7, p + 7);
+				 path ? (int)(path - p) - 7 : 0, p + 7);
 			n += snprintf(allow + n, sizeof(allow) - n, "%s%s",
 				      n ? "," : "", line);
 		}
