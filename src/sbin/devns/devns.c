@@ -148,11 +148,14 @@ void devns_error(const char *fmt, ...)
 }
 
 /*
- * The length of msg's "FILE:LINE: " prefix, with *line set, or 0 when it
- * has none: the libraries start a message about a file's line so.
+ * The length of msg's "FILE:LINE: " prefix, with *line set, or of its
+ * "/FILE: " prefix, *line 0, or 0 when it has neither: the libraries start
+ * a message about a file (and its line) so.
  */
 static size_t file_line_prefix(const char *msg, long *line)
 {
+	const char *colon = strstr(msg, ": ");
+
 	for (const char *p = strchr(msg, ':'); p; p = strchr(p + 1, ':')) {
 		char *end;
 
@@ -162,7 +165,8 @@ static size_t file_line_prefix(const char *msg, long *line)
 		if (end[0] == ':' && end[1] == ' ')
 			return (size_t)(p - msg);
 	}
-	return 0;
+	*line = 0;
+	return msg[0] == '/' && colon ? (size_t)(colon - msg) : 0;
 }
 
 /* "errors" or "warnings": [{"file", "line", "message"}] (devns(8)). */
@@ -181,7 +185,10 @@ static void json_messages(struct json *j, const char *key, bool errors)
 		if ((n = file_line_prefix(msg, &line)) && n < sizeof(file)) {
 			snprintf(file, sizeof(file), "%.*s", (int)n, msg);
 			json_string(j, "file", file);
-			json_int(j, "line", line);
+			if (line)
+				json_int(j, "line", line);
+			else
+				json_null(j, "line");
 		} else {
 			json_null(j, "file");
 			json_null(j, "line");
