@@ -104,7 +104,10 @@ static int parse_string(struct parser *ps, char **out)
 	}
 	ps->p++;
 	buf[n] = '\0';
-	*out = buf;
+	/* sized for the rest of the text: give back what it did not use */
+	*out = realloc(buf, n + 1);
+	if (!*out)
+		*out = buf;
 	return 0;
 }
 
@@ -175,17 +178,17 @@ static int parse_container(struct parser *ps, struct jv *v, char close)
 	for (;;) {
 		if (grow(ps, v) < 0)
 			return -1;
+		v->count++;	/* counted now, so jv_free() frees it */
 		skip_ws(ps);
 		if (v->type == JV_OBJECT) {
 			if (*ps->p != '"')
 				return fail(ps, "a member name must be a string");
-			if (parse_string(ps, &v->keys[v->count]) < 0)
+			if (parse_string(ps, &v->keys[v->count - 1]) < 0)
 				return -1;
 			skip_ws(ps);
 			if (*ps->p++ != ':')
 				return fail(ps, "':' expected");
 		}
-		v->count++;
 		if (parse_value(ps, &v->items[v->count - 1]) < 0)
 			return -1;
 		skip_ws(ps);
