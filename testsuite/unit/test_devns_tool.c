@@ -19,6 +19,11 @@
  *            process name and a mount point the job chose with a terminal
  *            escape, a newline, a backslash and a byte that is no UTF-8
  *            come out escaped, one line each
+ *   --json   each command's output read back by a strict JSON reader
+ *            (testsuite/lib/jsonread.h): one object, nothing else on
+ *            stdout, the documented keys with the values the text
+ *            output has (rules with their device files, errors with
+ *            file and line), the job's escaped names back byte for byte
  *   cleanup  a live job (a listening stepd socket) and a dead one (a
  *            stale socket): --dry-run lists the dead one and removes
  *            nothing; with slurmd running it refuses; then it removes
@@ -52,6 +57,8 @@
 #include "ns/dquota.h"
 #include "util/safepath.h"
 #include "util/saferm.h"
+#include "devns_config.h"
+#include "jsonread.h"
 #include "tap.h"
 #include "testrep.h"
 
@@ -151,6 +158,23 @@ static bool has_setting(const char *text, const char *kv)
 	return false;
 }
 
+/*
+ * Whether text has the device rule "device RULE PATH" for some PATH (the
+ * device's file, or "-"): the rule whatever file it names.
+ */
+static bool has_rule(const char *text, const char *rule)
+{
+	char line[128];
+	size_t len;
+
+	len = (size_t)snprintf(line, sizeof(line), "device %s ", rule);
+	for (const char *p = text; (p = strstr(p, line)); p++)
+		if ((p == text || p[-1] == '\n') && p[len] && p[len] != '\n' &&
+		    p[len] != ' ')
+			return true;
+	return false;
+}
+
 /* The lines of text that start with one of the prefixes, in order. */
 static void lines_of(const char *text, const char *const *prefixes,
 		     char *buf, size_t len)
@@ -171,6 +195,55 @@ static void lines_of(const char *text, const char *const *prefixes,
 			}
 		p += l + (p[l] == '\n');
 	}
+}
+
+/*
+ * The last run's stdout as JSON: it must be one object and nothing else.
+ * Returns it (free with jv_free()), or NULL after a failed test.
+ */
+static struct jv *json_out(const char *what)
+{
+	char why[128];
+	struct jv *v = jv_parse(out, why, sizeof(why));
+
+	if (!ok(v && v->type == JV_OBJECT, "  %s: stdout is one JSON object%s%s",
+		what, v ? "" : ": ", why)) {
+		diag("stdout: %s", out);
+		jv_free(v);
+		return NULL;
+	}
+	return v;
+}
+
+/* The boolean at path is want (false when it is no boolean). */
+static bool jv_is(const struct jv *v, const char *path, bool want)
+{
+	const struct jv *b = jv_get(v, path);
+
+	return b && b->type == JV_BOOL && b->boolean == want;
+}
+
+/* The number at path as written ("" when it is no number). */
+static const char *jv_num(const struct jv *v, const char *path)
+{
+	const struct jv *n = jv_get(v, path);
+
+	return n && n->type == JV_NUMBER ? n->text : "";
+}
+
+/* The element of the array at path whose member key has value, or NULL. */
+static const struct jv *jv_find(const struct jv *v, const char *path,
+				const char *key, const char *value)
+{
+	const struct jv *a = jv_get(v, path);
+
+	for (size_t i = 0; a && a->type == JV_ARRAY && i < a->count; i++) {
+		const char *s = jv_str(&a->items[i], key);
+
+		if (s && !strcmp(s, value))
+			return &a->items[i];
+	}
+	return NULL;
 }
 
 /* ---- the scratch node ---------------------------------------------------- */
@@ -299,13 +372,14 @@ static void test_check(void)
 		 "devicepolicy strict (%s:2)\n"
 		 "deviceallow %s:rw (%s:3)\ncgrouplayout %s\ngrescfg %s\n"
 		 "nodedevice %s\nnodedevice %s\njobdevice %s\nfilter yes\n"
-		 "device c 195:1 rwm\ndevice c 240:7 rw\ndefault deny\n",
+		 "device c 195:1 rwm %s\ndevice c 240:7 rw %s\ndefault deny\n",
 		 conf, node, base, conf, conf, conf, conf, fake, conf, layout,
-		 gres_conf, gpu0, gpu1, gpu1);
+		 gres_conf, gpu0, gpu1, gpu1, gpu1, fake);
 	is_int(tool("check", "--node", node, "--gres", "gpu:1(IDX:1)", NULL),
 	       0, "check: a good file passes");
 	is_str(out, want, "  the node's settings, each with its file:line, and "
-	       "the job's rules, one key value line each");
+	       "the job's rules, one key value line each, with the device's "
+	       "file (gres.conf's, DeviceAllow's)");
 	is_str(err, "", "  nothing on stderr");
 
 	is_int(tool("check", "-f", conf, "-n", other, NULL), 0,
@@ -313,8 +387,8 @@ static void test_check(void)
 	ok(has_setting(out, "shmsize 2147483648") &&
 	   has_setting(out, "tmpsize 3221225472"),
 	   "  its NodeName line applies");
-	ok(!has_line(out, "device c 195:0 rwm") &&
-	   !has_line(out, "device c 195:1 rwm"),
+	ok(!has_rule(out, "c 195:0 rwm") &&
+	   !has_rule(out, "c 195:1 rwm"),
 	   "  without --gres neither GPU is allowed");
 	ok(has_line(out, "jobdevice") == false && has_line(out, "default deny"),
 	   "  no job device, default deny");
@@ -359,6 +433,139 @@ static void test_check(void)
 	write_slurm_conf("PrologFlags=Contain");
 }
 
+/* check --json: the keys devns(8) documents, with the text's values. */
+static void test_check_json(void)
+{
+	const struct jv *set, *dev;
+	char where[PATH_MAX];
+	struct jv *v;
+
+	is_int(tool("check", "--json", "--node", node, "--gres", "gpu:1(IDX:1)",
+		    NULL), 0, "check --json: exit 0");
+	is_str(err, "", "  nothing on stderr");
+	if (!(v = json_out("check --json")))
+		return;
+	is_str(jv_str(v, "command"), "check", "  command");
+	ok(jv_is(v, "ok", true), "  ok: true");
+	is_str(jv_str(v, "file"), conf, "  file");
+	is_str(jv_str(v, "node"), node, "  node");
+	set = jv_find(v, "settings", "key", "shmsize");
+	snprintf(where, sizeof(where), "%s:4", conf);
+	ok(set && !strcmp(jv_str(set, "value"), "1073741824") &&
+	   !strcmp(jv_str(set, "source"), where),
+	   "  settings: shmsize 1073741824 from %s", where);
+	set = jv_find(v, "settings", "key", "tmpsize");
+	ok(set && !strcmp(jv_str(set, "value"), "none") &&
+	   !strcmp(jv_str(set, "source"), "default"),
+	   "  settings: tmpsize none, default");
+	set = jv_find(v, "dirs", "path", "/dev/shm");
+	ok(set && !strcmp(jv_str(set, "type"), "tmpfs") &&
+	   !strcmp(jv_num(set, "size"), "1073741824") &&
+	   jv_get(set, "source")->type == JV_NULL,
+	   "  dirs: /dev/shm, a tmpfs of 1G, no Source");
+	is_str(jv_str(v, "cgrouplayout"), layout, "  cgrouplayout");
+	is_str(jv_str(v, "grescfg"), gres_conf, "  grescfg");
+	is_str(jv_str(v, "nodedevices.1"), gpu1, "  nodedevices");
+	is_str(jv_str(v, "jobdevices.0"), gpu1, "  jobdevices");
+	ok(jv_get(v, "jobdevices")->count == 1, "  one job device");
+	ok(jv_is(v, "filter", true) && jv_is(v, "autodetect", false) &&
+	   jv_get(v, "filter_note")->type == JV_NULL,
+	   "  filter: true, no AutoDetect, no note");
+	is_str(jv_str(v, "rules.default"), "deny", "  rules.default");
+	dev = jv_get(v, "rules.devices.0");
+	ok(dev && !strcmp(jv_str(dev, "rule"), "c 195:1 rwm") &&
+	   !strcmp(jv_str(dev, "type"), "c") &&
+	   !strcmp(jv_num(dev, "major"), "195") &&
+	   !strcmp(jv_num(dev, "minor"), "1") &&
+	   !strcmp(jv_str(dev, "access"), "rwm") &&
+	   jv_str(dev, "path") && !strcmp(jv_str(dev, "path"), gpu1),
+	   "  rules.devices: c 195:1 rwm, its file gres.conf's %s", gpu1);
+	is_str(jv_str(v, "rules.devices.1.path"), fake,
+	       "  and c 240:7 DeviceAllow's %s", fake);
+	ok(jv_get(v, "rules.devices")->count == 2, "  two rules, as the text");
+	ok(jv_get(v, "errors")->count == 0 && jv_get(v, "warnings")->count == 0,
+	   "  no errors, no warnings");
+	jv_free(v);
+
+	/* an error: exit 1, stderr as before, the error in the object */
+	write_conf("ShmSize=12Q\n");
+	is_int(tool("check", "--json", "-n", node, NULL), 1,
+	       "check --json of a bad file: exit 1");
+	like(err, ":6: ShmSize", "  the error still on stderr: %s", line1(err));
+	if ((v = json_out("check --json, refused"))) {
+		ok(jv_is(v, "ok", false), "  ok: false");
+		is_str(jv_str(v, "errors.0.file"), conf, "  errors: the file");
+		is_str(jv_num(v, "errors.0.line"), "6", "  the line");
+		like(jv_str(v, "errors.0.message"), ":6: ShmSize",
+		     "  the message as on stderr");
+		ok(!jv_has(v, "", "settings"), "  and no settings");
+		jv_free(v);
+	}
+	write_conf("");
+
+	is_int(tool("check", "--json", "--bogus", NULL), 2,
+	       "a usage error with --json: exit 2");
+	is_str(out, "", "  nothing on stdout");
+	is_int(tool("check", "--json", "-f", "/nonexistent/jc.conf", "-n", node,
+		    NULL), 1, "check --json of a missing file: exit 1");
+	if ((v = json_out("missing file"))) {
+		ok(jv_is(v, "ok", false) && jv_get(v, "errors")->count == 1,
+		   "  ok: false, one error");
+		jv_free(v);
+	}
+}
+
+/*
+ * gres.conf with AutoDetect: the node's devices are Slurm's to find, so
+ * check cannot say "filter no" as if nothing were filtered: from 23.02 the
+ * job is filtered (the devices devns does not know), on 22.05 it is not
+ * (AutoDetect devices without File= are not contained), and check says
+ * which, and why.
+ */
+static void test_check_autodetect(void)
+{
+	bool filtered = strtoul(DEVNS_SLURM_VERSION, NULL, 10) >= 23;
+	char want[256];
+	struct jv *v;
+
+	write_file(conf, "BasePath=%s\n", base);
+	write_file(gres_conf, "AutoDetect=nvml\nNodeName=%s Name=gpu Count=2\n",
+		   node);
+	is_int(tool("check", "-n", node, NULL), 0,
+	       "DevicePolicy=auto, gres.conf AutoDetect=nvml");
+	snprintf(want, sizeof(want), "filter %s", filtered
+		 ? "yes (devices from AutoDetect: not known to devns)"
+		 : "no (AutoDetect devices without File= are not contained on Slurm 22.05)");
+	ok(has_line(out, want), "  %s (Slurm %s)", want, DEVNS_SLURM_VERSION);
+	ok(!has_line(out, "filter no"), "  never a bare \"filter no\"");
+	is_int(tool("check", "--json", "-n", node, NULL), 0, "  --json");
+	if ((v = json_out("AutoDetect"))) {
+		ok(jv_is(v, "autodetect", true) && jv_is(v, "filter", filtered) &&
+		   jv_str(v, "filter_note") &&
+		   strstr(want, jv_str(v, "filter_note")),
+		   "  autodetect: true, filter: %s, the note", filtered ? "true"
+									 : "false");
+		jv_free(v);
+	}
+	write_file(gres_conf, "NodeName=other Name=gpu Count=2 AutoDetect=nvml\n");
+	is_int(tool("check", "-n", node, NULL), 0,
+	       "AutoDetect on another node's line");
+	ok(has_line(out, "filter no"), "  is not this node's: filter no");
+	write_file(gres_conf, "AutoDetect=off\nNodeName=%s Name=gpu Count=2\n",
+		   node);
+	is_int(tool("check", "-n", node, NULL), 0, "AutoDetect=off");
+	ok(has_line(out, "filter no"), "  finds nothing: filter no");
+	write_file(conf, "BasePath=%s\nDevicePolicy=none\n", base);
+	write_file(gres_conf, "AutoDetect=nvml\n");
+	is_int(tool("check", "-n", node, NULL), 0,
+	       "DevicePolicy=none with AutoDetect");
+	ok(has_line(out, "filter no"), "  never filters: filter no");
+	write_file(gres_conf, "# two fake GPUs on the test nodes\n"
+		   "NodeName=%s,%s Name=gpu Type=fake File=%s/nvidia[0-1]\n"
+		   "AutoDetect=off\nName=mps Count=100\n", node, other, dev);
+	write_conf("");
+}
+
 /* Every SPEC form, and SPECs the node cannot give. */
 static void test_check_gres(void)
 {
@@ -366,21 +573,21 @@ static void test_check_gres(void)
 
 	is_int(tool("check", "-n", node, "-g", "gpu:2", NULL), 0, "--gres gpu:2");
 	snprintf(line, sizeof(line), "jobdevice %s", gpu0);
-	ok(has_line(out, line) && has_line(out, "device c 195:0 rwm") &&
-	   has_line(out, "device c 195:1 rwm"), "  both GPUs");
+	ok(has_line(out, line) && has_rule(out, "c 195:0 rwm") &&
+	   has_rule(out, "c 195:1 rwm"), "  both GPUs");
 	is_int(tool("check", "-n", node, "-g", "gpu:fake:1", NULL), 0,
 	       "--gres gpu:fake:1");
-	ok(has_line(out, line) && !has_line(out, "device c 195:1 rwm"),
+	ok(has_line(out, line) && !has_rule(out, "c 195:1 rwm"),
 	   "  the first GPU of that type");
 	is_int(tool("check", "-n", node, "-g", gpu1, NULL), 0,
 	       "--gres DEVICE-PATH");
 	snprintf(line, sizeof(line), "jobdevice %s", gpu1);
-	ok(has_line(out, line) && has_line(out, "device c 195:1 rwm") &&
-	   !has_line(out, "device c 195:0 rwm"), "  that device only");
+	ok(has_line(out, line) && has_rule(out, "c 195:1 rwm") &&
+	   !has_rule(out, "c 195:0 rwm"), "  that device only");
 	is_int(tool("check", "-n", node, "-g", "gpu:2(IDX:0-1),none", NULL), 0,
 	       "--gres Slurm's detail form with a range");
-	ok(has_line(out, "device c 195:0 rwm") &&
-	   has_line(out, "device c 195:1 rwm"), "  both GPUs");
+	ok(has_rule(out, "c 195:0 rwm") &&
+	   has_rule(out, "c 195:1 rwm"), "  both GPUs");
 
 	is_int(tool("check", "-n", node, "-g", "gpu:3", NULL), 1,
 	       "--gres gpu:3 on a node with two: exit 1");
@@ -399,8 +606,8 @@ static void test_check_gres(void)
 	write_file(conf, "BasePath=%s\n", base);
 	is_int(tool("check", "-n", node, "-g", "gpu:1(IDX:0)", NULL), 0,
 	       "DevicePolicy=auto with GRES");
-	ok(has_line(out, "filter yes") && has_line(out, "device c 195:1 -") &&
-	   !has_line(out, "device c 195:0 -") && has_line(out, "default allow"),
+	ok(has_line(out, "filter yes") && has_rule(out, "c 195:1 -") &&
+	   !has_rule(out, "c 195:0 -") && has_line(out, "default allow"),
 	   "  denies the other GPU, allows everything else");
 	is_int(tool("check", "-n", node, "--gres-conf", "/nonexistent/gres.conf",
 		    NULL), 1, "--gres-conf naming a missing file: exit 1");
@@ -409,7 +616,7 @@ static void test_check_gres(void)
 	unlink(gres_conf);
 	is_int(tool("check", "-n", node, NULL), 0, "auto without gres.conf");
 	ok(has_line(out, "grescfg none") && has_line(out, "filter no") &&
-	   has_line(out, "default allow") && !has_line(out, "device c"),
+	   has_line(out, "default allow") && !has_rule(out, "c"),
 	   "  no filter at all");
 	write_file(gres_conf, "NodeName=%s Name=gpu File=%s/nvidia[0-1]\n"
 		   "Name=gpu File=%s/nvidia[0-1\n", node, dev, dev);
@@ -629,6 +836,74 @@ static bool job_gone(uint32_t job_id)
 	return !exists(dir) && !exists(cg) && !exists(marker);
 }
 
+/* show --json of job 201 (test_show's), and of a job the node lacks. */
+static void test_show_json(pid_t pid, bool ns, const char *dir,
+			   const char *cg, const char *marker)
+{
+	const struct jv *c, *p;
+	char want[PATH_MAX + 16];
+	struct jv *v;
+
+	is_int(tool("show", "--json", "-n", node, "201", NULL), 0,
+	       "show --json 201: %s", line1(err));
+	if (!(v = json_out("show --json")))
+		return;
+	ok(!strcmp(jv_str(v, "command"), "show") && jv_is(v, "ok", true) &&
+	   !strcmp(jv_num(v, "job"), "201") && !strcmp(jv_str(v, "node"), node),
+	   "  command, ok, job, node");
+	if (ns) {
+		snprintf(want, sizeof(want), "%s/.ns", dir);
+		ok(!strcmp(jv_str(v, "jobdir"), dir) &&
+		   !strcmp(jv_str(v, "pin.pin"), want) &&
+		   !strncmp(jv_str(v, "pin.id"), "mnt:[", 5),
+		   "  jobdir, pin: its path and namespace");
+		ok(jv_get(v, "pidpin")->type == JV_NULL, "  pidpin: null");
+		ok(jv_find(v, "mounts", "point", "/dev/shm") &&
+		   !strcmp(jv_str(jv_find(v, "mounts", "point", "/dev/shm"),
+				  "fstype"), "tmpfs"),
+		   "  mounts: its /dev/shm tmpfs");
+		p = jv_find(v, "nsprocs", "comm", "devnsjob");
+		snprintf(want, sizeof(want), "%d", (int)pid);
+		ok(p && !strcmp(jv_num(p, "pid"), want),
+		   "  nsprocs: the job's process");
+	} else {
+		tap_skip("no namespace here (no new mount API under valgrind)");
+		tap_skip("no namespace here (no new mount API under valgrind)");
+		tap_skip("no namespace here (no new mount API under valgrind)");
+		tap_skip("no namespace here (no new mount API under valgrind)");
+	}
+	is_str(jv_str(v, "marker"), marker, "  marker");
+	is_str(jv_str(v, "filter"), "yes", "  filter: yes, as its marker says");
+	ok(jv_get(v, "disk") && jv_get(v, "disk")->type == JV_NULL,
+	   "  disk: null (no TmpDiskLimit)");
+	c = jv_find(v, "cgroups", "path", cg);
+	ok(c != NULL, "  cgroups: its cgroup");
+	snprintf(want, sizeof(want), "%d", (int)pid);
+	p = c ? jv_get(c, "procs.0") : NULL;
+	ok(p && !strcmp(jv_num(p, "pid"), want) &&
+	   !strcmp(jv_str(p, "comm"), "devnsjob"), "  its process");
+	p = c ? jv_find(c, "programs", "attach", "multi") : NULL;
+	ok(p && jv_is(p, "devns", true) &&
+	   !strcmp(jv_str(p, "rules.default"), "deny"),
+	   "  its devns program, ALLOW_MULTI, default deny");
+	p = p ? jv_find(p, "rules.devices", "rule", "c 195:0 rwm") : NULL;
+	ok(p && jv_str(p, "path") && !strcmp(jv_str(p, "path"), gpu0),
+	   "  the rule of its GPU with the GPU's file: %s", gpu0);
+	jv_free(v);
+
+	is_int(tool("show", "--json", "-n", node, "299", NULL), 1,
+	       "show --json of a job the node does not have: exit 1");
+	if ((v = json_out("show 299"))) {
+		snprintf(want, sizeof(want), "job 299 has nothing on node %s",
+			 node);
+		ok(jv_is(v, "ok", false) &&
+		   !strcmp(jv_str(v, "errors.0.message"), want) &&
+		   jv_get(v, "errors.0.file")->type == JV_NULL,
+		   "  ok: false, the error (no file:line)");
+		jv_free(v);
+	}
+}
+
 static void test_show(pid_t pid, bool ns)
 {
 	static const char *const rules[] = { "device ", "default ", NULL };
@@ -668,8 +943,9 @@ static void test_show(pid_t pid, bool ns)
 	is_int(tool("check", "-n", node, "-g", gpu0, NULL), 0,
 	       "check for the same GRES");
 	lines_of(out, rules, check_rules, sizeof(check_rules));
-	ok(strstr(show_rules, "device c 195:0 rwm\n") != NULL,
-	   "  the rules read back allow its GPU");
+	snprintf(want, sizeof(want), "device c 195:0 rwm %s\n", gpu0);
+	ok(strstr(show_rules, want) != NULL,
+	   "  the rules read back allow its GPU, named by gres.conf's file");
 	is_str(show_rules, check_rules,
 	       "  the rules read back from the kernel are those check computes");
 
@@ -678,6 +954,7 @@ static void test_show(pid_t pid, bool ns)
 	snprintf(want, sizeof(want), "devns: job 299 has nothing on node %s\n",
 		 node);
 	is_str(err, want, "  saying so");
+	test_show_json(pid, ns, dir, cg, marker);
 }
 
 /* What a job may name a process (15 bytes) and a mount point. */
@@ -733,8 +1010,75 @@ static void test_show_escapes(struct jobct_node *n, bool ns)
 	}
 	snprintf(want, sizeof(want), "proc %d " EVIL_COMM_SHOWN, (int)evil);
 	ok(has_line(out, want), "  in its cgroup too: %s", want);
+	is_int(tool("show", "--json", "-n", node, "201", NULL), 0,
+	       "show --json 201");
+	ok(!strchr(out, '\x1b') && !strstr(out, "\nfake line"),
+	   "  no escape character and no forged line in the JSON either");
+	{
+		struct jv *v = json_out("show --json, names the job chose");
+
+		ok(v && jv_find(v, "cgroups.0.procs", "comm", EVIL_COMM),
+		   "  the name reads back byte for byte");
+		if (ns)
+			ok(v && jv_find(v, "mounts", "point",
+					"/tmp/" EVIL_DIR),
+			   "  the mount point too (no UTF-8 byte included)");
+		else
+			tap_skip("no namespace here (no new mount API under valgrind)");
+		jv_free(v);
+	}
 	kill(evil, SIGKILL);
 	waitpid(evil, NULL, 0);
+}
+
+/* list --json and cleanup --dry-run --json, with test_cleanup's jobs. */
+static void test_list_cleanup_json(bool ns, const char *live,
+				   const char *d202, const char *m202)
+{
+	const struct jv *j;
+	struct jv *v;
+
+	is_int(tool("list", "--json", "-n", node, NULL), 0, "list --json");
+	if ((v = json_out("list --json"))) {
+		ok(!strcmp(jv_str(v, "command"), "list") &&
+		   jv_is(v, "ok", true) && !strcmp(jv_str(v, "node"), node) &&
+		   jv_get(v, "jobs")->count == 2, "  command, ok, node, 2 jobs");
+		j = jv_get(v, "jobs.0");
+		ok(j && !strcmp(jv_num(j, "job"), "201") &&
+		   jv_is(j, "alive", true) && jv_is(j, "namespace", ns) &&
+		   jv_is(j, "pidns", false) &&
+		   !strcmp(jv_str(j, "filter"), "yes") &&
+		   jv_get(j, "disk")->type == JV_NULL &&
+		   jv_get(j, "processes")->type == JV_NUMBER,
+		   "  job 201: alive, namespace, no pidns, filter yes, no disk");
+		ok(!strcmp(jv_num(v, "jobs.1.job"), "202") &&
+		   jv_is(v, "jobs.1.alive", false), "  job 202: ended");
+		jv_free(v);
+	}
+	is_int(tool("cleanup", "--json", "--dry-run", "-n", node, NULL), 0,
+	       "cleanup --json --dry-run");
+	if ((v = json_out("cleanup --json"))) {
+		ok(jv_is(v, "dry_run", true) && !strcmp(jv_num(v, "kept"), "1") &&
+		   !strcmp(jv_num(v, "ended"), "1") &&
+		   !strcmp(jv_str(v, "spool"), spool),
+		   "  dry_run, 1 kept, 1 ended, the spool");
+		ok(!strcmp(jv_str(v, "jobs.0.answered"), live) &&
+		   jv_get(v, "jobs.0.removals")->count == 0,
+		   "  job 201 kept: its socket answered, nothing to remove");
+		ok(jv_find(v, "jobs.1.removals", "path", m202) &&
+		   !strcmp(jv_str(jv_find(v, "jobs.1.removals", "path", m202),
+				  "what"), "marker"),
+		   "  job 202: its marker to remove");
+		if (ns)
+			ok(jv_find(v, "jobs.1.removals", "path", d202) &&
+			   !strcmp(jv_str(jv_find(v, "jobs.1.removals", "path",
+						  d202), "what"), "namespace"),
+			   "  and its namespace");
+		else
+			tap_skip("no namespace here (no new mount API under valgrind)");
+		jv_free(v);
+	}
+	ok(job_whole(202, ns), "  and removes nothing");
 }
 
 static void test_cleanup(pid_t pid, bool ns)
@@ -791,6 +1135,7 @@ static void test_cleanup(pid_t pid, bool ns)
 	     "  with what it left");
 	ok(has_line(out, "2 jobs"), "  and counts them");
 	ok(job_whole(202, ns), "  and removes nothing");
+	test_list_cleanup_json(ns, live, d202, m202);
 
 	/* slurmd running: a real cleanup refuses */
 	slurmd = named_child("slurmd", NULL, 0);
@@ -802,6 +1147,17 @@ static void test_cleanup(pid_t pid, bool ns)
 		 (int)slurmd, pid_file);
 	like(err, want, "  saying so: %s", line1(err));
 	ok(job_whole(202, ns), "  removing nothing");
+	is_int(tool("cleanup", "--json", "-n", node, NULL), 1,
+	       "  with --json: exit 1");
+	{
+		struct jv *v = json_out("cleanup while slurmd runs");
+
+		like(v ? jv_str(v, "errors.0.message") : NULL, want + 7,
+		     "  the error in the object");
+		ok(v && jv_is(v, "ok", false) && !jv_has(v, "", "jobs"),
+		   "  ok: false, no jobs looked at");
+		jv_free(v);
+	}
 	kill(slurmd, SIGKILL);
 	waitpid(slurmd, NULL, 0);
 	is_int(tool("cleanup", "-n", node, NULL), 0,
@@ -952,10 +1308,13 @@ static void test_check_traps(void)
 		 "deviceallow c 1:7 rwm (%s:9)\n", conf, conf);
 	like(out, want, "  the node's two DeviceAllow lines, each with its "
 	     "line, replace the global one");
-	ok(has_line(out, "device c 1:5 r") && has_line(out, "device c 1:7 rwm")
-	   && !has_line(out, "device c 1:3 rw"), "  and make the rules");
+	ok(has_rule(out, "c 1:5 r") && has_rule(out, "c 1:7 rwm")
+	   && !has_rule(out, "c 1:3 rw"), "  and make the rules");
 
-	/* check's own rules, pasted back as DeviceAllow, give them again. */
+	/*
+	 * check's own rules, pasted back as DeviceAllow (the rule is the
+	 * three fields after "device", the file follows), give them again.
+	 */
 	{
 		static const char *const dev[] = { "device ", NULL };
 		char rules[2048], allow[2048] = "", pasted[2100];
@@ -966,8 +1325,10 @@ static void test_check_traps(void)
 		       "systemd's form");
 		lines_of(out, dev, rules, sizeof(rules));
 		for (char *p = rules; *p; p += strcspn(p, "\n") + 1) {
+			const char *path = memrchr(p, ' ', strcspn(p, "\n"));
+
 			snprintf(line, sizeof(line), "%.*s",
-				 (int)strcspn(p, "\n") - 7, p + 7);
+				 path ? (int)(path - p) - 7 : 0, p + 7);
 			n += snprintf(allow + n, sizeof(allow) - n, "%s%s",
 				      n ? "," : "", line);
 		}
@@ -1057,6 +1418,8 @@ int main(void)
 		return 1;
 	}
 	test_check();
+	test_check_json();
+	test_check_autodetect();
 	test_check_gres();
 	test_check_errors();
 	test_check_traps();

@@ -852,8 +852,10 @@ int jobct_remains(const struct jobct_node *node, uint32_t job_id,
 	if (r->has_marker) {
 		char text[PATH_MAX];
 
-		r->filtered = marker_state(node, job_id, text, sizeof(text)) ==
-			      MARKER_FILTERED;
+		int state = marker_state(node, job_id, text, sizeof(text));
+
+		r->filtered = state == MARKER_FILTERED;
+		r->marker_unknown = state < 0;
 	}
 	if (base) {
 		r->has_pidns = pidns_exists(base, job_id);

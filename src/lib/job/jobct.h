@@ -305,6 +305,10 @@ struct jobct_remains {
 	bool has_marker;	   /* its filter marker exists */
 	char marker[PATH_MAX];
 	bool filtered;		   /* the marker says: a device filter */
+	bool marker_unknown;	   /* it cannot be read (not root's plain
+				    * file, an I/O error): filtered is not
+				    * known, and the job's processes are
+				    * refused */
 	bool has_pidns;		   /* a pinned PID namespace */
 	bool has_disk_limit;	   /* TmpDiskLimit: its project's record */
 	uint64_t disk_limit, disk_used;	    /* bytes */

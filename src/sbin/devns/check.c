@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "devns_config.h"
 #include "devns.h"
 #include "gresconf.h"
 #include "print.h"
@@ -210,6 +211,184 @@ static void print_gres(const struct devns_opts *o, const struct gres_lists *g)
 		print_kv("jobdevice", g->job[i]);
 }
 
+/* ---- --json: the same, as members of the output object (devns(8)) ---- */
+
+/* {"key", "value", "source": "FILE:LINE" or "default"} */
+static void json_setting(struct json *j, const char *key, const char *value,
+			 const char *file, int line)
+{
+	char from[PATH_MAX + 32];
+
+	if (line)
+		snprintf(from, sizeof(from), "%s:%d", file, line);
+	else
+		snprintf(from, sizeof(from), "default");
+	json_object_begin(j, NULL);
+	json_string(j, "key", key);
+	json_string(j, "value", value);
+	json_string(j, "source", from);
+	json_object_end(j);
+}
+
+static void json_size_setting(struct json *j, const char *key, uint64_t bytes,
+			      const char *file, int line)
+{
+	char value[32];
+
+	if (bytes)
+		snprintf(value, sizeof(value), "%" PRIu64, bytes);
+	else
+		snprintf(value, sizeof(value), "none");
+	json_setting(j, key, value, file, line);
+}
+
+/* "settings": each of the file's settings with where it came from. */
+static void json_settings(struct json *j, const struct nsconf *c)
+{
+	const struct nsconf_lines *l = &c->lines;
+	const char *f = c->file;
+	char n[32], *dirs;
+	size_t len = 1;
+
+	json_array_begin(j, "settings");
+	json_setting(j, "basepath", c->base_path ? c->base_path : "none", f,
+		     l->base_path);
+	json_setting(j, "autobasepath", c->auto_base_path ? "yes" : "no", f,
+		     l->auto_base_path);
+	for (size_t i = 0; c->dirs[i]; i++)
+		len += strlen(c->dirs[i]) + 1;
+	if ((dirs = calloc(1, len))) {
+		for (size_t i = 0; c->dirs[i]; i++)
+			strcat(strcat(dirs, i ? "," : ""), c->dirs[i]);
+		json_setting(j, "dirs", dirs, f, l->dirs);
+		free(dirs);
+	}
+	json_setting(j, "initscript", c->init_script ? c->init_script : "none",
+		     f, l->init_script);
+	json_setting(j, "shared", c->shared ? "yes" : "no", f, l->shared);
+	json_setting(j, "pidnamespace", c->pid_namespace ? "yes" : "no", f,
+		     l->pid_namespace);
+	snprintf(n, sizeof(n), "%u", c->namespace_pool);
+	json_setting(j, "namespacepool", n, f, l->namespace_pool);
+	json_size_setting(j, "shmsize", c->shm_size, f, l->shm_size);
+	json_size_setting(j, "tmpsize", c->tmp_size, f, l->tmp_size);
+	json_size_setting(j, "tmpdisklimit", c->tmp_disk_limit, f,
+			  l->tmp_disk_limit);
+	snprintf(n, sizeof(n), "%ju", (uintmax_t)c->tmp_inode_limit);
+	json_setting(j, "tmpinodelimit", n, f, l->tmp_inode_limit);
+	json_setting(j, "devicepolicy", devpolicy_mode_name(c->device_policy),
+		     f, l->device_policy);
+	for (size_t i = 0; i < c->allow_count; i++)
+		json_setting(j, "deviceallow", c->allow[i].value, f,
+			     c->allow[i].line);
+	if (!c->allow_count)
+		json_setting(j, "deviceallow", "none", f, c->allow_none_line);
+	json_array_end(j);
+}
+
+/* "dirs": each private directory as jobs get it. */
+static void json_dirs(struct json *j, const struct nsconf *c)
+{
+	json_array_begin(j, "dirs");
+	for (size_t i = 0; c->dirs[i]; i++) {
+		const struct nsconf_dir *d = &c->dir_conf[i];
+		char opts[64], from[2 * PATH_MAX + 64];
+
+		nsconf_options_format(d->options, opts, sizeof(opts));
+		dir_from(c, d, from, sizeof(from));
+		json_object_begin(j, NULL);
+		json_string(j, "path", d->path);
+		json_string(j, "type", d->type == NSCONF_DIR_TMPFS ? "tmpfs"
+								  : "bind");
+		if (d->type == NSCONF_DIR_TMPFS && d->size)
+			json_uint(j, "size", d->size);
+		else
+			json_null(j, "size");
+		json_string(j, "options", opts);
+		json_string(j, "source", d->source);
+		json_string(j, "from", from);
+		json_object_end(j);
+	}
+	json_array_end(j);
+}
+
+static void json_files(struct json *j, const char *key,
+		       const char *const *files)
+{
+	json_array_begin(j, key);
+	for (size_t i = 0; files && files[i]; i++)
+		json_string(j, NULL, files[i]);
+	json_array_end(j);
+}
+
+/* The text output: "key value" lines (devns(8)). */
+static void print_check(const struct devns_opts *o,
+			const struct jobct_node *node,
+			const struct gres_lists *g, bool filter,
+			const char *note, const struct devrule_list *list,
+			const struct devnames *names)
+{
+	print_settings(o, node);
+	print_gres(o, g);
+	if (note)
+		printf("filter %s (%s)\n", filter ? "yes" : "no", note);
+	else
+		print_kv("filter", filter ? "yes" : "no");
+	print_rules(list, names);
+}
+
+/* The --json output's members (devns(8)). */
+static void json_check(const struct devns_opts *o,
+		       const struct jobct_node *node,
+		       const struct gres_lists *g, bool filter,
+		       const char *note, const struct devrule_list *list,
+		       const struct devnames *names)
+{
+	struct json *j = o->out;
+	const struct nsconf *c = node->conf;
+
+	json_string(j, "file", o->conf_path);
+	json_string(j, "node", o->node);
+	json_settings(j, c);
+	json_int(j, "namespacepoolready",
+		 c->base_path ? nspool_ready(c->base_path) : 0);
+	json_string(j, "tmpdiskquota", disk_quota_state(c));
+	json_dirs(j, c);
+	json_string(j, "cgrouplayout", print_layout(node->layout));
+	json_string(j, "grescfg", g->loaded ? o->gres_conf : NULL);
+	json_bool(j, "autodetect", g->conf.autodetect);
+	json_files(j, "nodedevices", g->node);
+	json_files(j, "jobdevices", (const char *const *)g->job);
+	json_bool(j, "filter", filter);
+	json_string(j, "filter_note", note);
+	json_object_begin(j, "rules");
+	print_rules_json(j, list, names);
+	json_object_end(j);
+}
+
+/*
+ * Whether the job gets a filter, *filter, and the note that says why
+ * devns cannot be sure (NULL: it can).  On a node whose gres.conf has
+ * AutoDetect, Slurm finds devices that devns cannot see: from 23.02 the
+ * extern step gets them (the job's GRES list) and the job is filtered even
+ * where devns computed no filter; 22.05 gives the step no AutoDetect
+ * device without File= (doc/slurm-releases.md), so nothing of them is
+ * contained and slurmd warns at start.  Never "no" for a node that filters.
+ */
+static const char *filter_state(const struct jobct_node *node,
+				const struct gres_lists *g, int filtered,
+				bool *filter)
+{
+	*filter = filtered > 0;
+	if (!g->conf.autodetect || devpolicy_never_filters(&node->policy))
+		return NULL;
+	if (filtered || strtoul(DEVNS_SLURM_VERSION, NULL, 10) >= 23) {
+		*filter = true;
+		return "devices from AutoDetect: not known to devns";
+	}
+	return "AutoDetect devices without File= are not contained on Slurm 22.05";
+}
+
 /*
  * What parses but would fail every job, or apply to no node
  * (ns/nscheck.h), strictly: every problem an error, each reported.
@@ -235,9 +414,12 @@ int devns_check(const struct devns_opts *o)
 		.contain_spank = o->contain_spank,
 	};
 	struct devrule_list list;
+	struct devnames names;
 	struct jobct_node *node;
 	struct jobct_plan plan;
 	struct report rep;
+	const char *note;
+	bool filter;
 	int filtered, rc = DEVNS_EXIT_FAIL;
 
 	devns_report_init(&rep);
@@ -256,12 +438,19 @@ int devns_check(const struct devns_opts *o)
 	};
 	if ((filtered = jobct_device_rules(&plan, &list, &rep)) < 0)
 		goto out;
-	print_settings(o, node);
-	print_gres(o, &g);
-	print_kv("filter", filtered ? "yes" : "no");
-	print_rules(&list);
+	if (print_names_load(&names, node->conf, g.node) < 0) {
+		report_errno(&rep, ENOMEM, "device names");
+	} else {
+		note = filter_state(node, &g, filtered, &filter);
+		if (o->out)
+			json_check(o, node, &g, filter, note, &list, &names);
+		else
+			print_check(o, node, &g, filter, note, &list, &names);
+		rc = o->out || fflush(stdout) == 0 ? DEVNS_EXIT_OK
+						  : DEVNS_EXIT_FAIL;
+	}
+	devnames_free(&names);
 	devrule_list_free(&list);
-	rc = fflush(stdout) == 0 ? DEVNS_EXIT_OK : DEVNS_EXIT_FAIL;
 out:
 	gres_lists_free(&g);
 	jobct_node_free(node);

@@ -46,6 +46,14 @@ static bool job_alive(uint32_t job_id, void *arg)
 static void print_removal(const struct cleanup *c, uint32_t job_id,
 			  const char *what, const char *path, int procs)
 {
+	if (c->o->out) {
+		json_object_begin(c->o->out, NULL);
+		json_string(c->o->out, "what", what);
+		json_string(c->o->out, "path", path);
+		json_int(c->o->out, "processes", procs);
+		json_object_end(c->o->out);
+		return;
+	}
 	printf("job %u %s %s ", job_id,
 	       c->o->dry_run ? "would remove" : "remove", what);
 	print_escaped(stdout, path);
@@ -56,11 +64,38 @@ static void print_removal(const struct cleanup *c, uint32_t job_id,
 	printf("\n");
 }
 
+/* found() with --json: one job of "jobs" (devns(8)). */
+static void found_json(struct cleanup *c, const struct jobct_remains *r)
+{
+	struct json *j = c->o->out;
+
+	json_object_begin(j, NULL);
+	json_uint(j, "job", r->job_id);
+	json_bool(j, "alive", r->alive);
+	json_string(j, "answered", r->alive ? c->answered : NULL);
+	json_array_begin(j, "removals");
+	if (!r->alive && r->has_job_dir)
+		print_removal(c, r->job_id, r->ns_id ? "namespace" : "directory",
+			      r->job_dir, r->ns_procs);
+	if (!r->alive && r->has_cgroup)
+		print_removal(c, r->job_id, "cgroup", r->cgroup,
+			      r->cgroup_procs);
+	if (!r->alive && r->has_marker)
+		print_removal(c, r->job_id, "marker", r->marker, 0);
+	json_array_end(j);
+	json_object_end(j);
+}
+
 /* jobct_restore_run's found(): what the job left and what happens to it. */
 static void found(const struct jobct_remains *r, void *arg)
 {
 	struct cleanup *c = arg;
 
+	if (c->o->out) {
+		c->kept += r->alive;
+		c->ended += !r->alive;
+		return found_json(c, r);
+	}
 	if (r->alive) {
 		c->kept++;
 		printf("job %u alive: ", r->job_id);
@@ -90,11 +125,11 @@ static int slurmd_stopped(const struct devns_opts *o)
 	if (pid == 0 || o->force)
 		return 0;
 	if (pid < 0)
-		fprintf(stderr, "devns: cannot read SlurmdPidFile %s: %s; use --force if slurmd is stopped\n",
-			o->pid_file, strerror(errno));
+		devns_error("cannot read SlurmdPidFile %s: %s; use --force if slurmd is stopped",
+			    o->pid_file, strerror(errno));
 	else
-		fprintf(stderr, "devns: slurmd (pid %d, %s) is running: it removes what ended jobs left when it starts; use --dry-run, or stop slurmd, or --force\n",
-			(int)pid, o->pid_file);
+		devns_error("slurmd (pid %d, %s) is running: it removes what ended jobs left when it starts; use --dry-run, or stop slurmd, or --force",
+			    (int)pid, o->pid_file);
 	return -1;
 }
 
@@ -115,9 +150,22 @@ int devns_cleanup(const struct devns_opts *o)
 		return DEVNS_EXIT_FAIL;
 	if (!(node = devns_node_load(o)))
 		return DEVNS_EXIT_FAIL;
+	if (o->out) {
+		json_string(o->out, "node", o->node);
+		json_string(o->out, "spool", o->spool);
+		json_bool(o->out, "dry_run", o->dry_run);
+		json_array_begin(o->out, "jobs");
+	}
 	rc = jobct_restore_run(node, &args, &c.rep);
-	printf("%d job%s kept, %d ended%s\n", c.kept, c.kept == 1 ? "" : "s",
-	       c.ended, o->dry_run ? " (dry run: nothing removed)" : "");
+	if (o->out) {
+		json_array_end(o->out);
+		json_int(o->out, "kept", c.kept);
+		json_int(o->out, "ended", c.ended);
+	} else {
+		printf("%d job%s kept, %d ended%s\n", c.kept,
+		       c.kept == 1 ? "" : "s", c.ended,
+		       o->dry_run ? " (dry run: nothing removed)" : "");
+	}
 	fflush(stdout);
 	jobct_node_free(node);
 	return rc < 0 || c.rep.errors ? DEVNS_EXIT_FAIL : DEVNS_EXIT_OK;

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * devns.c - the devns admin tool: the command line, the defaults slurmd
- * would use, and the node's settings loaded as slurmd loads them.  The
- * subcommands are check.c, show.c and cleanup.c.  See devns(8).
+ * would use, the node's settings loaded as slurmd loads them, and the
+ * --json envelope.  The subcommands are check.c, show.c, list.c and
+ * cleanup.c.  See devns(8).
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,7 @@
 #include "ns/nsconf_file.h"
 #include "print.h"
 #include "slurmconf.h"
+#include "util/json.h"
 
 /* Which options a subcommand takes. */
 enum {
@@ -27,10 +30,12 @@ enum {
 	OPT_GRES_CONF = 1 << 5,
 	OPT_DRY_RUN = 1 << 6,
 	OPT_FORCE = 1 << 7,
+	OPT_JSON = 1 << 8,
 };
 
 /* getopt_long's values for the options without a short form. */
-enum { LONG_CGROUP = 256, LONG_GRES_CONF, LONG_DRY_RUN, LONG_FORCE };
+enum { LONG_CGROUP = 256, LONG_GRES_CONF, LONG_DRY_RUN, LONG_FORCE,
+       LONG_JSON };
 
 static const struct command {
 	const char *name;
@@ -38,14 +43,14 @@ static const struct command {
 	unsigned opts;
 	bool job_id;	/* takes JOBID */
 } commands[] = {
-	{ "check", devns_check, OPT_FILE | OPT_NODE | OPT_GRES | OPT_GRES_CONF,
-	  false },
-	{ "show", devns_show, OPT_FILE | OPT_NODE | OPT_SPOOL | OPT_CGROUP,
-	  true },
-	{ "list", devns_list, OPT_FILE | OPT_NODE | OPT_SPOOL | OPT_CGROUP,
-	  false },
+	{ "check", devns_check, OPT_FILE | OPT_NODE | OPT_GRES | OPT_GRES_CONF |
+	  OPT_JSON, false },
+	{ "show", devns_show, OPT_FILE | OPT_NODE | OPT_SPOOL | OPT_CGROUP |
+	  OPT_JSON, true },
+	{ "list", devns_list, OPT_FILE | OPT_NODE | OPT_SPOOL | OPT_CGROUP |
+	  OPT_JSON, false },
 	{ "cleanup", devns_cleanup, OPT_FILE | OPT_NODE | OPT_SPOOL |
-	  OPT_CGROUP | OPT_DRY_RUN | OPT_FORCE, false },
+	  OPT_CGROUP | OPT_DRY_RUN | OPT_FORCE | OPT_JSON, false },
 };
 
 static const struct option long_opts[] = {
@@ -57,17 +62,18 @@ static const struct option long_opts[] = {
 	{ "gres-conf", required_argument, NULL, LONG_GRES_CONF },
 	{ "dry-run", no_argument, NULL, LONG_DRY_RUN },
 	{ "force", no_argument, NULL, LONG_FORCE },
+	{ "json", no_argument, NULL, LONG_JSON },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
 static void usage(FILE *f)
 {
-	fputs("usage: devns check [-f FILE] [-n NODE] [-g SPEC] [--gres-conf FILE]\n"
-	      "       devns show [-f FILE] [-n NODE] [-s DIR] [--cgroup DIR] JOBID\n"
-	      "       devns list [-f FILE] [-n NODE] [-s DIR] [--cgroup DIR]\n"
-	      "       devns cleanup [--dry-run] [--force] [-f FILE] [-n NODE] [-s DIR]\n"
-	      "                     [--cgroup DIR]\n"
+	fputs("usage: devns check [--json] [-f FILE] [-n NODE] [-g SPEC] [--gres-conf FILE]\n"
+	      "       devns show [--json] [-f FILE] [-n NODE] [-s DIR] [--cgroup DIR] JOBID\n"
+	      "       devns list [--json] [-f FILE] [-n NODE] [-s DIR] [--cgroup DIR]\n"
+	      "       devns cleanup [--json] [--dry-run] [--force] [-f FILE] [-n NODE]\n"
+	      "                     [-s DIR] [--cgroup DIR]\n"
 	      "       devns --version\n"
 	      "See devns(8).\n", f);
 }
@@ -83,6 +89,35 @@ static int usage_error(const char *fmt, const char *arg)
 
 /* ---- reports --------------------------------------------------------- */
 
+/*
+ * With --json, every error and warning is kept as well, for the output's
+ * "errors" and "warnings" (json_messages); text output needs none.
+ */
+static struct messages {
+	bool keep;
+	char **msgs;
+	bool *is_error;
+	size_t count;
+} messages;
+
+/* Keeps msg; one that cannot be kept is still on stderr. */
+static void keep_message(enum report_level level, const char *msg)
+{
+	size_t n = messages.count;
+	char **msgs = realloc(messages.msgs, (n + 1) * sizeof(*msgs));
+	bool *is_error;
+
+	if (msgs)
+		messages.msgs = msgs;
+	is_error = realloc(messages.is_error, (n + 1) * sizeof(*is_error));
+	if (is_error)
+		messages.is_error = is_error;
+	if (!msgs || !is_error || !(msgs[n] = strdup(msg)))
+		return;
+	is_error[n] = level == REPORT_ERROR;
+	messages.count++;
+}
+
 /* Escaped (print.h): messages name paths and cgroups the job chose. */
 static void log_stderr(enum report_level level, const char *msg, void *arg)
 {
@@ -93,6 +128,84 @@ static void log_stderr(enum report_level level, const char *msg, void *arg)
 		fputs("warning: ", stderr);
 	print_escaped(stderr, msg);
 	fputc('\n', stderr);
+	if (messages.keep)
+		keep_message(level, msg);
+}
+
+void devns_error(const char *fmt, ...)
+{
+	char msg[REPORT_MSG_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fputs("devns: ", stderr);
+	print_escaped(stderr, msg);
+	fputc('\n', stderr);
+	if (messages.keep)
+		keep_message(REPORT_ERROR, msg);
+}
+
+/*
+ * The length of msg's "FILE:LINE: " prefix, with *line set, or of its
+ * "/FILE: " prefix, *line 0, or 0 when it has neither: the libraries start
+ * a message about a file (and its line) so.
+ */
+static size_t file_line_prefix(const char *msg, long *line)
+{
+	const char *colon = strstr(msg, ": ");
+
+	for (const char *p = strchr(msg, ':'); p; p = strchr(p + 1, ':')) {
+		char *end;
+
+		if (p == msg || p[1] < '1' || p[1] > '9')
+			continue;
+		*line = strtol(p + 1, &end, 10);
+		if (end[0] == ':' && end[1] == ' ')
+			return (size_t)(p - msg);
+	}
+	*line = 0;
+	return msg[0] == '/' && colon ? (size_t)(colon - msg) : 0;
+}
+
+/* "errors" or "warnings": [{"file", "line", "message"}] (devns(8)). */
+static void json_messages(struct json *j, const char *key, bool errors)
+{
+	json_array_begin(j, key);
+	for (size_t i = 0; i < messages.count; i++) {
+		const char *msg = messages.msgs[i];
+		char file[PATH_MAX];
+		long line = 0;
+		size_t n;
+
+		if (messages.is_error[i] != errors)
+			continue;
+		json_object_begin(j, NULL);
+		if ((n = file_line_prefix(msg, &line)) && n < sizeof(file)) {
+			snprintf(file, sizeof(file), "%.*s", (int)n, msg);
+			json_string(j, "file", file);
+			if (line)
+				json_int(j, "line", line);
+			else
+				json_null(j, "line");
+		} else {
+			json_null(j, "file");
+			json_null(j, "line");
+		}
+		json_string(j, "message", msg);
+		json_object_end(j);
+	}
+	json_array_end(j);
+}
+
+static void messages_free(void)
+{
+	for (size_t i = 0; i < messages.count; i++)
+		free(messages.msgs[i]);
+	free(messages.msgs);
+	free(messages.is_error);
+	memset(&messages, 0, sizeof(messages));
 }
 
 void devns_report_init(struct report *rep)
@@ -155,8 +268,7 @@ static int fill_defaults(struct devns_opts *o, const char *file,
 	struct report rep;
 
 	if (gethostname(o->host, sizeof(o->host)) < 0) {
-		fprintf(stderr, "devns: cannot get the host name: %s\n",
-			strerror(errno));
+		devns_error("cannot get the host name: %s", strerror(errno));
 		return DEVNS_EXIT_FAIL;
 	}
 	o->host[sizeof(o->host) - 1] = '\0';
@@ -244,6 +356,7 @@ int devns_options(int argc, char **argv, struct devns_opts *o)
 			given |= OPT_DRY_RUN;
 			break;
 		case LONG_FORCE: o->force = true; given |= OPT_FORCE; break;
+		case LONG_JSON: o->json = true; given |= OPT_JSON; break;
 		case 'h': usage(stdout); exit(DEVNS_EXIT_OK);
 		case ':':
 			return usage_error("%s: missing argument",
@@ -256,7 +369,7 @@ int devns_options(int argc, char **argv, struct devns_opts *o)
 	if (given & ~cmd->opts) {
 		static const char *const names[] = {
 			"-f", "-n", "-s", "--cgroup", "-g", "--gres-conf",
-			"--dry-run", "--force",
+			"--dry-run", "--force", "--json",
 		};
 		unsigned bad = given & ~cmd->opts;
 		int bit = __builtin_ctz(bad);
@@ -274,6 +387,7 @@ int devns_options(int argc, char **argv, struct devns_opts *o)
 		return usage_error("unexpected argument \"%s\"", argv[optind]);
 	if (node && !*node)
 		return usage_error("%s", "--node: empty name");
+	messages.keep = o->json;
 	return fill_defaults(o, file, node, spool);
 }
 
@@ -300,6 +414,42 @@ struct jobct_node *devns_node_load(const struct devns_opts *o)
 	return jobct_node_load(&args, &rep);
 }
 
+/*
+ * Runs the subcommand (with --json inside the one object every command
+ * prints: "command", its own members, "ok", "errors", "warnings").
+ * options_rc is devns_options()'s: a command whose defaults could not be
+ * filled in prints the envelope alone.
+ */
+static int run(struct devns_opts *o, int options_rc)
+{
+	struct json j;
+	int rc = options_rc;
+
+	if (o->json) {
+		json_init(&j, stdout);
+		o->out = &j;
+		json_object_begin(&j, NULL);
+		json_string(&j, "command", o->command);
+	}
+	for (size_t i = 0; rc == DEVNS_EXIT_OK &&
+	     i < sizeof(commands) / sizeof(*commands); i++)
+		if (!strcmp(o->command, commands[i].name))
+			rc = commands[i].run(o);
+	if (!o->json)
+		return rc;
+	json_bool(&j, "ok", rc == DEVNS_EXIT_OK);
+	json_messages(&j, "errors", true);
+	json_messages(&j, "warnings", false);
+	json_object_end(&j);
+	if (json_finish(&j) < 0) {
+		fprintf(stderr, "devns: writing the output: %s\n",
+			strerror(errno));
+		rc = DEVNS_EXIT_FAIL;
+	}
+	o->out = NULL;
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct devns_opts o;
@@ -317,14 +467,11 @@ int main(int argc, char **argv)
 		       PACKAGE_VERSION, DEVNS_SLURM_VERSION);
 		return DEVNS_EXIT_OK;
 	}
-	if ((rc = devns_options(argc - 1, argv + 1, &o)) != DEVNS_EXIT_OK) {
-		devns_options_free(&o);
-		return rc;
-	}
-	rc = DEVNS_EXIT_USAGE;
-	for (size_t i = 0; i < sizeof(commands) / sizeof(*commands); i++)
-		if (!strcmp(o.command, commands[i].name))
-			rc = commands[i].run(&o);
+	rc = devns_options(argc - 1, argv + 1, &o);
+	/* a usage error prints no JSON: the command line was not understood */
+	if (rc != DEVNS_EXIT_USAGE)
+		rc = run(&o, rc);
 	devns_options_free(&o);
+	messages_free();
 	return rc;
 }

@@ -2,11 +2,12 @@
 /*
  * devns.h - the devns admin tool: what its subcommands share.
  *
- *   devns check [-f FILE] [--node NAME] [--gres SPEC] [--gres-conf FILE]
- *   devns show [options] JOBID
- *   devns list [options]
+ *   devns check [--json] [-f FILE] [--node NAME] [--gres SPEC]
+ *               [--gres-conf FILE]
+ *   devns show [--json] [options] JOBID
+ *   devns list [--json] [options]
+ *   devns cleanup [--json] [--dry-run] [--force] [options]
  *   devns --version
- *   devns cleanup [--dry-run] [--force] [options]
  *
  * Every subcommand loads the node's settings with jobct_node_load(), the
  * call slurmd and slurmstepd make, so the tool sees the settings, the
@@ -23,6 +24,7 @@
 #include <stdint.h>
 
 #include "job/jobct.h"
+#include "util/json.h"
 #include "util/report.h"
 
 #define DEVNS_EXIT_OK 0
@@ -50,6 +52,9 @@ struct devns_opts {
 	bool gres_conf_given;
 	bool dry_run;			/* cleanup --dry-run */
 	bool force;			/* cleanup --force */
+	bool json;			/* --json */
+	struct json *out;		/* with --json, the output object the
+					 * command adds its members to */
 	uint32_t job_id;		/* show JOBID */
 };
 
@@ -70,8 +75,14 @@ void devns_options_free(struct devns_opts *o);
  */
 struct jobct_node *devns_node_load(const struct devns_opts *o);
 
-/* A report whose errors and warnings go to stderr as they come. */
+/*
+ * A report whose errors and warnings go to stderr as they come (and, with
+ * --json, to the output's "errors" and "warnings").
+ */
 void devns_report_init(struct report *rep);
+
+/* "devns: MESSAGE" on stderr, escaped, and an error of the --json output. */
+void devns_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* The subcommands; each returns the exit status. */
 int devns_check(const struct devns_opts *o);

@@ -155,6 +155,7 @@ static int expand_files(char *value, struct expansion *x)
 struct gres_line {
 	const char *nodename, *name, *type, *file;
 	bool multiple;		/* file came from MultipleFiles= */
+	bool autodetect;	/* AutoDetect= other than off */
 	struct gresconf *g;
 	unsigned index;		/* the next index of name */
 };
@@ -219,6 +220,8 @@ static int line_apply(struct confread *r, const char *path, const char *node,
 			l.file = p.value;
 		else if (!strcasecmp(p.key, "MultipleFiles"))
 			l.file = p.value, l.multiple = true;
+		else if (!strcasecmp(p.key, "AutoDetect"))
+			l.autodetect = strcasecmp(p.value, "off") != 0;
 	}
 	if (rc < 0)
 		return report_error(rep, "%s:%d: %s", path, p.line, err);
@@ -229,6 +232,7 @@ static int line_apply(struct confread *r, const char *path, const char *node,
 					    line, l.nodename);
 		return 0;	/* another node's line */
 	}
+	g->autodetect = g->autodetect || l.autodetect;
 	if (!l.file)
 		return 0;	/* no device files: count-only, AutoDetect */
 	if (!l.name || !*l.name || strlen(l.name) >= GRESIDX_MAX_NAME) {

@@ -9,7 +9,9 @@
  * hostlist form (/dev/nvidia[0-3],/dev/nvidia[6,8]).  Indices count the
  * files of each GRES name in the order gres.conf lists them, as Slurm's
  * GRES plugins do (every file of a MultipleFiles= line shares one index).
- * AutoDetect without File= names no file (as for the 22.05 plugin).
+ * AutoDetect without File= names no file (as for the 22.05 plugin); that a
+ * line of the node has AutoDetect (other than off) is noted: Slurm finds
+ * devices there that devns cannot know.
  *
  * SPEC is a comma-separated list of:
  *   /dev/PATH                      a device file given to the job
@@ -22,6 +24,7 @@
 #ifndef DEVNS_GRESCONF_H
 #define DEVNS_GRESCONF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "util/report.h"
@@ -37,6 +40,8 @@ struct gresconf {
 	struct gresconf_dev *devs;	/* in gres.conf order */
 	size_t count;
 	size_t alloc;
+	bool autodetect;		/* a line of the node has AutoDetect=
+					 * other than off */
 };
 
 /*

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "devns.h"
+#include "print.h"
 #include "util/stepsock.h"
 
 struct list {
@@ -24,31 +25,36 @@ static bool job_alive(uint32_t job_id, void *arg)
 	return stepsock_job_alive(l->o->spool, l->o->node, job_id, NULL, 0) != 0;
 }
 
-/* "disk USED/LIMIT inodes USED/LIMIT", or "disk none". */
-static void print_disk(const struct jobct_remains *r)
+/* One job of "jobs" (devns(8)). */
+static void found_json(struct json *j, const struct jobct_remains *r)
 {
-	if (!r->has_disk_limit) {
-		printf(" disk none");
-		return;
-	}
-	printf(" disk %" PRIu64 "/%" PRIu64 " inodes %" PRIu64 "/%" PRIu64,
-	       r->disk_used, r->disk_limit, r->inodes_used, r->inode_limit);
+	json_object_begin(j, NULL);
+	json_uint(j, "job", r->job_id);
+	json_bool(j, "alive", r->alive);
+	json_bool(j, "namespace", r->ns_id != 0);
+	json_int(j, "processes", r->ns_procs);
+	json_bool(j, "pidns", r->has_pidns);
+	json_string(j, "filter", print_filter_state(r));
+	print_disk_json(j, r);
+	json_object_end(j);
 }
 
 /*
  * "job N alive|ended namespace yes|no processes K pidns yes|no
- * filter yes|no|unset" and the disk: key value pairs in a fixed order.
+ * filter yes|no|unset|unknown" and the disk: key value pairs in a fixed
+ * order.
  */
 static void found(const struct jobct_remains *r, void *arg)
 {
 	struct list *l = arg;
 
 	l->jobs++;
-	printf("job %" PRIu32 " %s namespace %s processes %d pidns %s filter %s",
+	if (l->o->out)
+		return found_json(l->o->out, r);
+	printf("job %" PRIu32 " %s namespace %s processes %d pidns %s filter %s disk",
 	       r->job_id, r->alive ? "alive" : "ended",
 	       r->ns_id ? "yes" : "no", r->ns_procs,
-	       r->has_pidns ? "yes" : "no",
-	       !r->has_marker ? "unset" : r->filtered ? "yes" : "no");
+	       r->has_pidns ? "yes" : "no", print_filter_state(r));
 	print_disk(r);
 	putchar('\n');
 }
@@ -69,8 +75,15 @@ int devns_list(const struct devns_opts *o)
 	if (!(node = devns_node_load(o)))
 		return DEVNS_EXIT_FAIL;
 	devns_report_init(&rep);
+	if (o->out) {
+		json_string(o->out, "node", o->node);
+		json_array_begin(o->out, "jobs");
+	}
 	rc = jobct_restore_run(node, &args, &rep);
-	printf("%d job%s\n", l.jobs, l.jobs == 1 ? "" : "s");
+	if (o->out)
+		json_array_end(o->out);
+	else
+		printf("%d job%s\n", l.jobs, l.jobs == 1 ? "" : "s");
 	fflush(stdout);
 	jobct_node_free(node);
 	return rc < 0 ? DEVNS_EXIT_FAIL : DEVNS_EXIT_OK;

@@ -2,10 +2,13 @@
 /*
  * print.c - devns's "key value" output lines.  See print.h.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "print.h"
 
@@ -94,6 +97,39 @@ void print_size_from(const char *key, uint64_t bytes, const char *file,
 	print_kv_from(key, value, file, line);
 }
 
+const char *print_filter_state(const struct jobct_remains *r)
+{
+	if (!r->has_marker)
+		return "unset";
+	if (r->marker_unknown)
+		return "unknown";
+	return r->filtered ? "yes" : "no";
+}
+
+void print_disk(const struct jobct_remains *r)
+{
+	if (!r->has_disk_limit) {
+		printf(" none");
+		return;
+	}
+	printf(" %" PRIu64 "/%" PRIu64 " inodes %" PRIu64 "/%" PRIu64,
+	       r->disk_used, r->disk_limit, r->inodes_used, r->inode_limit);
+}
+
+void print_disk_json(struct json *j, const struct jobct_remains *r)
+{
+	if (!r->has_disk_limit) {
+		json_null(j, "disk");
+		return;
+	}
+	json_object_begin(j, "disk");
+	json_uint(j, "used", r->disk_used);
+	json_uint(j, "limit", r->disk_limit);
+	json_uint(j, "inodes_used", r->inodes_used);
+	json_uint(j, "inode_limit", r->inode_limit);
+	json_object_end(j);
+}
+
 const char *print_layout(enum cgroup2_layout layout)
 {
 	switch (layout) {
@@ -106,12 +142,92 @@ const char *print_layout(enum cgroup2_layout layout)
 	}
 }
 
-void print_rules(const struct devrule_list *list)
+/* The file of rule r, NULL when none is known (or it is for any minor). */
+static const char *rule_path(const struct devrule *r,
+			     const struct devnames *names)
+{
+	return r->any_minor ? NULL
+			    : devnames_find(names, r->type, r->major, r->minor);
+}
+
+void print_rules(const struct devrule_list *list,
+		 const struct devnames *names)
 {
 	char buf[64];
 
-	for (size_t i = 0; i < list->count; i++)
+	for (size_t i = 0; i < list->count; i++) {
+		const char *path = rule_path(&list->rules[i], names);
+
 		if (devrule_format(&list->rules[i], buf, sizeof(buf)) >= 0)
-			print_kv("device", buf);
+			print_fields("device", buf, path ? path : "-",
+				     (char *)NULL);
+	}
 	print_kv("default", list->default_allow ? "allow" : "deny");
+}
+
+void print_rules_json(struct json *j, const struct devrule_list *list,
+		      const struct devnames *names)
+{
+	char buf[64];
+
+	json_string(j, "default", list->default_allow ? "allow" : "deny");
+	json_array_begin(j, "devices");
+	for (size_t i = 0; i < list->count; i++) {
+		const struct devrule *r = &list->rules[i];
+		char type[2] = { r->type, '\0' };
+
+		if (devrule_format(r, buf, sizeof(buf)) < 0)
+			continue;
+		json_object_begin(j, NULL);
+		json_string(j, "rule", buf);
+		json_string(j, "type", type);
+		json_uint(j, "major", r->major);
+		if (r->any_minor)
+			json_null(j, "minor");
+		else
+			json_uint(j, "minor", r->minor);
+		/* devrule_format()'s third field: "rwm", "-" for none */
+		json_string(j, "access", strrchr(buf, ' ') + 1);
+		json_string(j, "path", rule_path(r, names));
+		json_object_end(j);
+	}
+	json_array_end(j);
+}
+
+/*
+ * Adds the literal path of each entry of a DeviceAllow value ("SPEC:ACC"
+ * or "SPEC ACC", comma-separated); globs, classes and numbers name none.
+ */
+static int names_of_allow(struct devnames *names, const char *value)
+{
+	char *copy = strdup(value), *save = NULL;
+	int rc = 0;
+
+	if (!copy)
+		return -1;
+	for (char *e = strtok_r(copy, ",", &save); e && rc == 0;
+	     e = strtok_r(NULL, ",", &save)) {
+		e += strspn(e, " \t");
+		e[strcspn(e, ": \t")] = '\0';
+		if (e[0] == '/' && !strpbrk(e, "*?["))
+			rc = devnames_add(names, e);
+	}
+	free(copy);
+	return rc;
+}
+
+int print_names_load(struct devnames *names, const struct nsconf *c,
+		     const char *const *gres_files)
+{
+	devnames_init(names);
+	for (size_t i = 0; gres_files && gres_files[i]; i++)
+		if (devnames_add(names, gres_files[i]) < 0)
+			return -1;
+	for (size_t i = 0; i < c->allow_count; i++)
+		if (names_of_allow(names, c->allow[i].value) < 0)
+			return -1;
+	/* /dev unreadable: no names, the rules print with "-" */
+	if (devnames_scan(names, "/dev") < 0 && errno == ENOMEM)
+		return -1;
+	return 0;
 }

@@ -2,9 +2,11 @@
 /*
  * print.h - the "key value" lines of devns's output, one per item: keys
  * in lower case, a list's items on repeated keys or comma-joined.  The
- * device rules print as "device c 195:0 rwm" lines (devrule_format()) and
- * a "default allow|deny" line, so that what devns check computes and
- * what devns show reads back from the kernel compare line for line.
+ * device rules print as "device c 195:0 rwm /dev/nvidia0" lines
+ * (devrule_format() and the device's file, "-" when none is known) and a
+ * "default allow|deny" line, so that what devns check computes and what
+ * devns show reads back from the kernel compare line for line; with
+ * --json as print_rules_json() writes them.
  *
  * Every string goes out through print_escaped(): the names and paths
  * devns show and cleanup print (process names, mount points, cgroup
@@ -19,7 +21,11 @@
 #include <stdio.h>
 
 #include "dev/cgroup2.h"
+#include "dev/devname.h"
 #include "dev/devpolicy.h"
+#include "job/jobct.h"
+#include "ns/nsconf.h"
+#include "util/json.h"
 
 /*
  * Writes s to f with printable ASCII (0x20-0x7e) as it is, but a backslash
@@ -55,10 +61,48 @@ void print_kv_from(const char *key, const char *value, const char *file,
 void print_size_from(const char *key, uint64_t bytes, const char *file,
 		     int line);
 
+/*
+ * The job's filter as its marker records it: "yes", "no" (its policy
+ * needs none), "unset" (no marker: not set up, or released), "unknown" (a
+ * marker that cannot be read, which slurmstepd refuses processes for).
+ */
+const char *print_filter_state(const struct jobct_remains *r);
+
+/* " USED/LIMIT inodes USED/LIMIT" (bytes, inodes), or " none" */
+void print_disk(const struct jobct_remains *r);
+
+/*
+ * "disk": {"used", "limit", "inodes_used", "inode_limit"}, or null
+ * without TmpDiskLimit.
+ */
+void print_disk_json(struct json *j, const struct jobct_remains *r);
+
 /* "none", "hybrid" or "unified" */
 const char *print_layout(enum cgroup2_layout layout);
 
-/* "device TYPE MAJOR:MINOR ACCESS" per rule, then "default allow|deny" */
-void print_rules(const struct devrule_list *list);
+/*
+ * "device TYPE MAJOR:MINOR ACCESS PATH" per rule (PATH from names, "-"
+ * when none is known or the rule is for any minor), then "default
+ * allow|deny".
+ */
+void print_rules(const struct devrule_list *list,
+		 const struct devnames *names);
+
+/*
+ * The rules as members of the open object: "default": "allow"|"deny",
+ * "devices": [{"rule", "type", "major", "minor" (null: any), "access",
+ * "path" (null: not known)}] (devns(8)).
+ */
+void print_rules_json(struct json *j, const struct devrule_list *list,
+		      const struct devnames *names);
+
+/*
+ * The device names the rules print with: the files gres_files (NULL-
+ * terminated, NULL: none) and the DeviceAllow lines of c name (literal
+ * paths only, no globs), then /dev's (dev/devname.h).  A name that cannot
+ * be found is left out: it prints as "-".  Returns 0, or -1 with ENOMEM.
+ */
+int print_names_load(struct devnames *names, const struct nsconf *c,
+		     const char *const *gres_files);
 
 #endif /* DEVNS_PRINT_H */

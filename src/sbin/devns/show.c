@@ -4,8 +4,10 @@
  * kernel: its directory and namespace pins under BasePath, the private
  * mounts inside the namespace and the processes in it; its device
  * cgroup(s) with their processes; the filter attached there with the
- * rules read back from the program's map (devinspect).  Every name and
- * path goes out escaped (print.h): the job chose many of them.
+ * rules read back from the program's map (devinspect), each with the
+ * device file it stands for; the job's filter state and disk limit as
+ * devns list prints them.  Every name and path goes out escaped (print.h,
+ * or util/json.h with --json): the job chose many of them.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +22,7 @@
 #include "ns/pidns.h"
 #include "util/mountinfo.h"
 #include "devns.h"
+#include "gresconf.h"
 #include "nsmounts.h"
 #include "print.h"
 
@@ -33,6 +36,8 @@ struct show {
 	const struct jobct_node *node;
 	struct report rep;
 	int cgroups;	/* cgroups found */
+	struct json *j;	/* --json, NULL: text */
+	struct devnames names;	/* of the rules' devices */
 };
 
 /*
@@ -58,23 +63,79 @@ static void read_comm(pid_t pid, char *comm, size_t len)
 	comm[n] = '\0';
 }
 
-/* "KEY PID COMM" for each pid. */
-static void print_pids(const char *key, const pid_t *pids, int n)
+/* "KEY PID COMM" for each pid; JSON: "KEYs": [{"pid", "comm"}]. */
+static void print_pids(struct show *s, const char *key, const pid_t *pids,
+		       int n)
 {
-	char id[16], comm[64];
+	char id[16], comm[64], array[16];
 
+	if (s->j) {
+		snprintf(array, sizeof(array), "%ss", key);
+		json_array_begin(s->j, array);
+	}
 	for (int i = 0; i < n && i < SHOW_MAX_PIDS; i++) {
 		read_comm(pids[i], comm, sizeof(comm));
+		if (s->j) {
+			json_object_begin(s->j, NULL);
+			json_int(s->j, "pid", pids[i]);
+			json_string(s->j, "comm", comm);
+			json_object_end(s->j);
+			continue;
+		}
 		snprintf(id, sizeof(id), "%d", (int)pids[i]);
 		print_fields(key, id, comm, (char *)NULL);
 	}
+	if (s->j)
+		json_array_end(s->j);
 }
 
 static void print_mount(const struct mountinfo_entry *e, void *arg)
 {
-	(void)arg;
-	print_fields("mount", e->point, e->fstype, e->root, e->options,
-		     e->superopts[0] ? e->superopts : NULL, (char *)NULL);
+	struct show *s = arg;
+
+	if (!s->j) {
+		print_fields("mount", e->point, e->fstype, e->root, e->options,
+			     e->superopts[0] ? e->superopts : NULL,
+			     (char *)NULL);
+		return;
+	}
+	json_object_begin(s->j, NULL);
+	json_string(s->j, "point", e->point);
+	json_string(s->j, "fstype", e->fstype);
+	json_string(s->j, "root", e->root);
+	json_string(s->j, "options", e->options);
+	json_string(s->j, "superoptions", e->superopts);
+	json_object_end(s->j);
+}
+
+/* "KEY PIN ID" or "KEY none"; JSON: "KEY": {"pin", "id"} or null. */
+static void print_pin(struct show *s, const char *key, const char *pin,
+		      const char *id)
+{
+	if (!s->j) {
+		if (pin)
+			print_fields(key, pin, id, (char *)NULL);
+		else
+			print_kv(key, "none");
+		return;
+	}
+	if (!pin) {
+		json_null(s->j, key);
+		return;
+	}
+	json_object_begin(s->j, key);
+	json_string(s->j, "pin", pin);
+	json_string(s->j, "id", id);
+	json_object_end(s->j);
+}
+
+/* "KEY VALUE" or "KEY none"; JSON: "KEY": "VALUE" or null. */
+static void print_path(struct show *s, const char *key, const char *value)
+{
+	if (s->j)
+		json_string(s->j, key, value);
+	else
+		print_kv(key, value ? value : "none");
 }
 
 /* The PID namespace (PidNamespace), when the job has one: its pin. */
@@ -87,11 +148,26 @@ static void show_pid_namespace(struct show *s, const struct jobct_remains *r)
 		 NSCONF_PIDNS_PIN_NAME);
 	if (!pidns_exists(s->node->conf->base_path, r->job_id) ||
 	    stat(pin, &st) < 0) {
-		print_kv("pidpin", "none");
+		print_pin(s, "pidpin", NULL, NULL);
 		return;
 	}
 	snprintf(ns, sizeof(ns), "pid:[%ju]", (uintmax_t)st.st_ino);
-	print_fields("pidpin", pin, ns, (char *)NULL);
+	print_pin(s, "pidpin", pin, ns);
+}
+
+/*
+ * With --json, what a job without a namespace lacks: the members are
+ * there all the same (devns(8)), null or empty.
+ */
+static void json_no_namespace(struct show *s)
+{
+	if (!s->j)
+		return;
+	json_null(s->j, "pidpin");
+	json_array_begin(s->j, "mounts");
+	json_array_end(s->j);
+	json_array_begin(s->j, "nsprocs");
+	json_array_end(s->j);
 }
 
 /* The namespace: pin, private mounts, processes inside. */
@@ -104,25 +180,30 @@ static void show_namespace(struct show *s, const struct jobct_remains *r)
 	size_t n = 0;
 	int fd, count;
 
-	print_kv("jobdir", r->has_job_dir ? r->job_dir : "none");
+	print_path(s, "jobdir", r->has_job_dir ? r->job_dir : NULL);
 	if (!r->ns_id) {
-		print_kv("pin", "none");
+		print_pin(s, "pin", NULL, NULL);
+		json_no_namespace(s);
 		return;
 	}
 	snprintf(pin, sizeof(pin), "%s/%s", r->job_dir, NSCONF_PIN_NAME);
 	snprintf(ns, sizeof(ns), "mnt:[%" PRIu64 "]", r->ns_id);
-	print_fields("pin", pin, ns, (char *)NULL);
+	print_pin(s, "pin", pin, ns);
 	show_pid_namespace(s, r);
 	for (size_t i = 0; c->dirs[i] && n < NSCONF_MAX_DIRS; i++)
 		dirs[n++] = c->dirs[i];
 	dirs[n++] = c->base_path;	/* hidden under a tmpfs inside */
 	dirs[n] = NULL;
+	if (s->j)
+		json_array_begin(s->j, "mounts");
 	if ((fd = jobct_ns_open(s->node, r->job_id, &s->rep)) > 0) {
-		if (nsmounts_each(fd, dirs, print_mount, NULL) < 0)
+		if (nsmounts_each(fd, dirs, print_mount, s) < 0)
 			report_errno(&s->rep, errno,
 				     "cannot read the mounts of its namespace");
 		close(fd);
 	}
+	if (s->j)
+		json_array_end(s->j);
 	if (!(pids = calloc(SHOW_MAX_PIDS, sizeof(*pids))))
 		return (void)report_errno(&s->rep, ENOMEM, "show");
 	count = mntns_members(c->base_path, r->job_id, pids, SHOW_MAX_PIDS,
@@ -130,7 +211,7 @@ static void show_namespace(struct show *s, const struct jobct_remains *r)
 	if (count < 0)
 		report_errno(&s->rep, errno,
 			     "cannot list the processes in its namespace");
-	print_pids("nsproc", pids, count);
+	print_pids(s, "nsproc", pids, count);
 	free(pids);
 }
 
@@ -157,18 +238,37 @@ static void show_program(struct show *s, uint32_t id, uint32_t flags)
 			close(fd);
 		return;
 	}
-	snprintf(num, sizeof(num), "%u", id);
-	print_fields("program", num, info.name[0] ? info.name : "-",
-		     attach_mode(flags), (char *)NULL);
-	if (devinspect_is_devfilter(&info)) {
-		if (devinspect_rules(fd, &list) < 0) {
-			report_errno(&s->rep, errno,
-				     "cannot read the rules of program %u", id);
-		} else {
-			print_rules(&list);
-			devrule_list_free(&list);
-		}
+	if (s->j) {
+		json_object_begin(s->j, NULL);
+		json_uint(s->j, "id", id);
+		json_string(s->j, "name", info.name);
+		json_string(s->j, "attach", attach_mode(flags));
+		json_bool(s->j, "devns", devinspect_is_devfilter(&info));
+	} else {
+		snprintf(num, sizeof(num), "%u", id);
+		print_fields("program", num, info.name[0] ? info.name : "-",
+			     attach_mode(flags), (char *)NULL);
 	}
+	if (!devinspect_is_devfilter(&info)) {
+		if (s->j)
+			json_null(s->j, "rules");
+	} else if (devinspect_rules(fd, &list) < 0) {
+		report_errno(&s->rep, errno,
+			     "cannot read the rules of program %u", id);
+		if (s->j)
+			json_null(s->j, "rules");
+	} else {
+		if (s->j) {
+			json_object_begin(s->j, "rules");
+			print_rules_json(s->j, &list, &s->names);
+			json_object_end(s->j);
+		} else {
+			print_rules(&list, &s->names);
+		}
+		devrule_list_free(&list);
+	}
+	if (s->j)
+		json_object_end(s->j);
 	close(fd);
 }
 
@@ -181,22 +281,71 @@ static int show_cgroup(const char *path, int cg_fd, void *arg)
 	int n;
 
 	s->cgroups++;
-	print_kv("cgroup", path);
-	if (!pids)
-		return report_errno(&s->rep, ENOMEM, "show");
+	if (s->j) {
+		json_object_begin(s->j, NULL);
+		json_string(s->j, "path", path);
+	} else {
+		print_kv("cgroup", path);
+	}
+	if (!pids) {
+		n = report_errno(&s->rep, ENOMEM, "show");
+		goto out;
+	}
 	if ((n = cgroup2_list_pids(cg_fd, pids, SHOW_MAX_PIDS)) < 0)
 		report_errno(&s->rep, errno, "cannot list the processes of %s",
 			     path);
-	print_pids("proc", pids, n);
+	print_pids(s, "proc", pids, n);
 	free(pids);
-	if ((n = devinspect_query(cg_fd, ids, SHOW_MAX_PROGS, &flags)) < 0)
-		return report_errno(&s->rep, errno,
-				    "cannot query the programs of %s", path);
-	if (n == 0)
+	if (s->j)
+		json_array_begin(s->j, "programs");
+	if ((n = devinspect_query(cg_fd, ids, SHOW_MAX_PROGS, &flags)) < 0) {
+		report_errno(&s->rep, errno, "cannot query the programs of %s",
+			     path);
+	} else if (n == 0 && !s->j) {
 		print_kv("program", "none");
+	}
 	for (int i = 0; i < n && i < SHOW_MAX_PROGS; i++)
 		show_program(s, ids[i], flags);
-	return 0;
+	if (s->j)
+		json_array_end(s->j);
+out:
+	if (s->j)
+		json_object_end(s->j);
+	return n < 0 ? -1 : 0;
+}
+
+/* "filter STATE" and "disk ..." as devns list prints them. */
+static void show_filter_disk(struct show *s, const struct jobct_remains *r)
+{
+	if (!s->j) {
+		print_kv("filter", print_filter_state(r));
+		fputs("disk", stdout);
+		print_disk(r);
+		putchar('\n');
+		return;
+	}
+	json_string(s->j, "filter", print_filter_state(r));
+	print_disk_json(s->j, r);
+}
+
+/*
+ * The names of the rules' devices: gres.conf's files of the node (when
+ * there is a gres.conf: errors in it are check's business, so it is read
+ * quietly), DeviceAllow's, /dev's.
+ */
+static int load_names(const struct devns_opts *o, struct show *s)
+{
+	struct gresconf g;
+	const char **files = NULL;
+	int rc;
+
+	if (gresconf_load(o->gres_conf, o->node, &g, NULL) < 0 ||
+	    gresconf_node_files(&g, &files) < 0)
+		files = NULL;
+	rc = print_names_load(&s->names, s->node->conf, files);
+	free(files);
+	gresconf_free(&g);
+	return rc;
 }
 
 int devns_show(const struct devns_opts *o)
@@ -207,6 +356,8 @@ int devns_show(const struct devns_opts *o)
 	int rc = DEVNS_EXIT_FAIL;
 
 	devns_report_init(&s.rep);
+	devnames_init(&s.names);
+	s.j = o->out;
 	if (!(node = devns_node_load(o)))
 		return DEVNS_EXIT_FAIL;
 	s.node = node;
@@ -214,24 +365,44 @@ int devns_show(const struct devns_opts *o)
 		report_errno(&s.rep, errno, "job %u", o->job_id);
 		goto out;
 	}
-	printf("job %u\n", o->job_id);
-	print_kv("node", o->node);
-	if (node->conf->base_path)
+	if (load_names(o, &s) < 0) {
+		report_errno(&s.rep, ENOMEM, "device names");
+		goto out;
+	}
+	if (s.j) {
+		json_uint(s.j, "job", o->job_id);
+		json_string(s.j, "node", o->node);
+	} else {
+		printf("job %u\n", o->job_id);
+		print_kv("node", o->node);
+	}
+	if (node->conf->base_path) {
 		show_namespace(&s, &r);
-	print_kv("marker", r.has_marker ? r.marker : "none");
+	} else if (s.j) {
+		json_null(s.j, "jobdir");
+		json_null(s.j, "pin");
+		json_no_namespace(&s);
+	}
+	print_path(&s, "marker", r.has_marker ? r.marker : NULL);
+	show_filter_disk(&s, &r);
+	if (s.j)
+		json_array_begin(s.j, "cgroups");
 	if (jobct_each_cgroup(node, o->job_id, show_cgroup, &s) < 0)
 		report_errno(&s.rep, errno, "cannot look at its cgroups");
-	if (!s.cgroups)
+	if (s.j)
+		json_array_end(s.j);
+	else if (!s.cgroups)
 		print_kv("cgroup", "none");
 	if (!r.has_job_dir && !r.ns_id && !r.has_marker && !s.cgroups) {
-		fprintf(stderr, "devns: job %u has nothing on node %s\n",
-			o->job_id, o->node);
+		devns_error("job %u has nothing on node %s", o->job_id,
+			    o->node);
 		goto out;
 	}
 	if (!s.rep.errors)
 		rc = DEVNS_EXIT_OK;
 out:
 	fflush(stdout);
+	devnames_free(&s.names);
 	jobct_node_free(node);
 	return rc;
 }
