@@ -591,7 +591,7 @@ static int bench_ready(size_t nrules, struct ready *r)
 		if ((map_fd = devprog_map_create(&t)) < 0)
 			return -1;
 		t2 = now_ms();
-		if (devfilter_build(&t, map_fd, &insns, &n) < 0)
+		if (devfilter_build(&t, map_fd, -1, &insns, &n) < 0)
 			return -1;
 		t3 = now_ms();
 		if ((prog_fd = devprog_load(insns, n, NULL, 0)) < 0)
