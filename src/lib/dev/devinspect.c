@@ -425,18 +425,12 @@ int devinspect_denials(int prog_fd, struct devinspect_denial **out)
 int devinspect_denial_format(const struct devinspect_denial *d, char *buf,
 			     size_t len)
 {
-	char acc[4];
-	size_t k = 0;
+	struct devrule r = {
+		.type = d->type, .major = d->major, .minor = d->minor,
+		.access = d->access,
+	};
 
 	if (!d->type)
 		return snprintf(buf, len, "other devices (the record was full)");
-	if (d->access & DEVRULE_R)
-		acc[k++] = 'r';
-	if (d->access & DEVRULE_W)
-		acc[k++] = 'w';
-	if (d->access & DEVRULE_M)
-		acc[k++] = 'm';
-	acc[k] = '\0';
-	return snprintf(buf, len, "%c %u:%u %s", d->type, d->major, d->minor,
-			k ? acc : "-");
+	return devrule_format(&r, buf, len);
 }

@@ -77,9 +77,10 @@ struct devinspect_denial {
 int devinspect_denials(int prog_fd, struct devinspect_denial **out);
 
 /*
- * Writes "c 195:1 rw" (type, major:minor, the access asked for) or, for
- * the entry of a full map, "other devices (the record was full)" into
- * buf.  Returns snprintf's value.
+ * Writes "c 195:1 rw" (type, major:minor, the access asked for, as
+ * devrule_format() writes a rule) or, for the entry of a full map, "other
+ * devices (the record was full)" into buf.  Returns snprintf's value, or
+ * -1 with EINVAL.
  */
 int devinspect_denial_format(const struct devinspect_denial *d, char *buf,
 			     size_t len);

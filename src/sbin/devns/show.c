@@ -4,7 +4,8 @@
  * kernel: its directory and namespace pins under BasePath, the private
  * mounts inside the namespace and the processes in it; its device
  * cgroup(s) with their processes; the filter attached there with the
- * rules read back from the program's map (devinspect).  Every name and
+ * rules read back from the program's map (devinspect) and the device
+ * opens it denied (its map of denials).  Every name and
  * path goes out escaped (print.h): the job chose many of them.
  */
 #include <errno.h>
@@ -17,6 +18,7 @@
 #include <unistd.h>
 
 #include "dev/devinspect.h"
+#include "dev/devname.h"
 #include "ns/pidns.h"
 #include "util/mountinfo.h"
 #include "devns.h"
@@ -33,6 +35,8 @@ struct show {
 	const struct jobct_node *node;
 	struct report rep;
 	int cgroups;	/* cgroups found */
+	struct devnames names;	/* /dev, scanned for the first denial */
+	bool scanned;
 };
 
 /*
@@ -143,6 +147,49 @@ static const char *attach_mode(uint32_t flags)
 	return "exclusive";
 }
 
+/*
+ * "denied TYPE MAJ:MIN ACCESS COUNT PATH" for each device and access the
+ * program denied (PATH "-" when /dev has no name for it), "denied none",
+ * or "denied not-counted" for a program that keeps no count.
+ */
+static void show_denials(struct show *s, int prog_fd, uint32_t id)
+{
+	struct devinspect_denial *d;
+	char dev[64], count[24];
+	int n = devinspect_denials(prog_fd, &d);
+
+	if (n < 0 && errno == ENOENT)
+		return print_kv("denied", "not-counted");
+	if (n < 0)
+		return (void)report_errno(&s->rep, errno,
+					  "cannot read the denials of program %u",
+					  id);
+	if (n == 0)
+		print_kv("denied", "none");
+	for (int i = 0; i < n; i++) {
+		const char *name = NULL;
+
+		if (!d[i].type) {
+			snprintf(count, sizeof(count), "%" PRIu64, d[i].count);
+			print_fields("denied", "other", count, (char *)NULL);
+			continue;
+		}
+		if (!s->scanned) {
+			s->scanned = true;
+			(void)devnames_scan(&s->names, s->node->dev_dir
+						       ? s->node->dev_dir
+						       : "/dev");
+		}
+		name = devnames_find(&s->names, d[i].type, d[i].major,
+				     d[i].minor);
+		devinspect_denial_format(&d[i], dev, sizeof(dev));
+		snprintf(count, sizeof(count), "%" PRIu64, d[i].count);
+		print_fields("denied", dev, count, name ? name : "-",
+			     (char *)NULL);
+	}
+	free(d);
+}
+
 /* One attached program: id, name, and its rules when devfilter made it. */
 static void show_program(struct show *s, uint32_t id, uint32_t flags)
 {
@@ -168,6 +215,7 @@ static void show_program(struct show *s, uint32_t id, uint32_t flags)
 			print_rules(&list);
 			devrule_list_free(&list);
 		}
+		show_denials(s, fd, id);
 	}
 	close(fd);
 }
@@ -201,12 +249,13 @@ static int show_cgroup(const char *path, int cg_fd, void *arg)
 
 int devns_show(const struct devns_opts *o)
 {
-	struct show s = { .cgroups = 0 };
+	struct show s = { .cgroups = 0, .scanned = false };
 	struct jobct_node *node;
 	struct jobct_remains r;
 	int rc = DEVNS_EXIT_FAIL;
 
 	devns_report_init(&s.rep);
+	devnames_init(&s.names);
 	if (!(node = devns_node_load(o)))
 		return DEVNS_EXIT_FAIL;
 	s.node = node;
@@ -232,6 +281,7 @@ int devns_show(const struct devns_opts *o)
 		rc = DEVNS_EXIT_OK;
 out:
 	fflush(stdout);
+	devnames_free(&s.names);
 	jobct_node_free(node);
 	return rc;
 }
