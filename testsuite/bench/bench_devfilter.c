@@ -6,6 +6,7 @@
  * For 10 / 100 / 1000 rules (median of RUNS runs each):
  *   build    devfilter_table_build + devfilter_build (pure, user space)
  *   map      devprog_map_create: BPF_MAP_CREATE + batch fill + freeze
+ *   denied   devprog_denied_create: the map the program counts denials in
  *   load     devprog_load (verifier + JIT)
  *   attach   devprog_attach to a fresh cgroup
  *   ready    all of the above, timed as one
@@ -14,7 +15,8 @@
  * tree and a flat chain of per-rule checks, load time only; the chain is
  * also tried at sizes where the verifier may refuse it.
  * Then the cost of open("/dev/null") + close() in a child inside a cgroup
- * with no filter, with the map filter, with the tree and with the chain
+ * with no filter, with the map filter (counting denials, and without the
+ * count: an allowed open must cost the same), with the tree and the chain
  * (where /dev/null is the last rule, the chain's worst case), and the time
  * of one program run from the kernel's BPF run-time statistics, which is
  * free of the noise that other load puts on the open(2) timings.
@@ -562,14 +564,15 @@ static int timed_load(const struct bpf_insn *insns, size_t n, double *ms)
 }
 
 struct ready {
-	double build, map, load, attach, total;
+	double build, map, dmap, load, attach, total;
 	size_t insns;
 };
 
 /* The devfilter way, step by step, RUNS times; medians in *r. */
 static int bench_ready(size_t nrules, struct ready *r)
 {
-	double build[RUNS], map[RUNS], load[RUNS], attach[RUNS], total[RUNS];
+	double build[RUNS], map[RUNS], dmap[RUNS], load[RUNS], attach[RUNS];
+	double total[RUNS];
 	struct devrule_list l;
 	int run, cg;
 
@@ -581,8 +584,8 @@ static int bench_ready(size_t nrules, struct ready *r)
 		struct devfilter_table t;
 		struct bpf_insn *insns;
 		size_t n;
-		int map_fd, prog_fd;
-		double t0, t1, t2, t3, t4, t5;
+		int map_fd, denied_fd, prog_fd;
+		double t0, t1, t2, t2d, t3, t4, t5;
 
 		t0 = now_ms();
 		if (devfilter_table_build(&l, &t) < 0)
@@ -591,7 +594,10 @@ static int bench_ready(size_t nrules, struct ready *r)
 		if ((map_fd = devprog_map_create(&t)) < 0)
 			return -1;
 		t2 = now_ms();
-		if (devfilter_build(&t, map_fd, &insns, &n) < 0)
+		if ((denied_fd = devprog_denied_create()) < 0)
+			return -1;
+		t2d = now_ms();
+		if (devfilter_build(&t, map_fd, denied_fd, &insns, &n) < 0)
 			return -1;
 		t3 = now_ms();
 		if ((prog_fd = devprog_load(insns, n, NULL, 0)) < 0)
@@ -600,8 +606,9 @@ static int bench_ready(size_t nrules, struct ready *r)
 		if (devprog_attach(prog_fd, cg) < 0)
 			return -1;
 		t5 = now_ms();
-		build[run] = (t1 - t0) + (t3 - t2);
+		build[run] = (t1 - t0) + (t3 - t2d);
 		map[run] = t2 - t1;
+		dmap[run] = t2d - t2;
 		load[run] = t4 - t3;
 		attach[run] = t5 - t4;
 		total[run] = t5 - t0;
@@ -609,6 +616,7 @@ static int bench_ready(size_t nrules, struct ready *r)
 		devprog_detach(prog_fd, cg);
 		close(prog_fd);
 		close(map_fd);
+		close(denied_fd);
 		free(insns);
 		devfilter_table_free(&t);
 	}
@@ -617,6 +625,7 @@ static int bench_ready(size_t nrules, struct ready *r)
 	devrule_list_free(&l);
 	r->build = median(build, RUNS);
 	r->map = median(map, RUNS);
+	r->dmap = median(dmap, RUNS);
 	r->load = median(load, RUNS);
 	r->attach = median(attach, RUNS);
 	r->total = median(total, RUNS);
@@ -695,6 +704,28 @@ struct open_case {
 	double ns[OPEN_ROUNDS];
 };
 
+/* devprog_create's program without its map of denials (what devns loaded
+ * before it counted them). */
+static int uncounted_create(const struct devrule_list *l)
+{
+	struct devfilter_table t;
+	struct bpf_insn *insns;
+	size_t n;
+	int map_fd, fd = -1;
+
+	if (devfilter_table_build(l, &t) < 0)
+		return -1;
+	if ((map_fd = devprog_map_create(&t)) >= 0 &&
+	    devfilter_build(&t, map_fd, -1, &insns, &n) == 0) {
+		fd = devprog_load(insns, n, NULL, 0);
+		free(insns);
+	}
+	if (map_fd >= 0)
+		close(map_fd);
+	devfilter_table_free(&t);
+	return fd;
+}
+
 /* Makes the case's cgroup and attaches its program; -1 on failure. */
 static int open_case_setup(struct open_case *c, int idx)
 {
@@ -718,6 +749,8 @@ static int open_case_setup(struct open_case *c, int idx)
 	}
 	if (!strcmp(c->kind, "devns") || !strcmp(c->kind, "allow")) {
 		c->prog = devprog_create(&l, NULL, 0);
+	} else if (!strcmp(c->kind, "uncntd")) {
+		c->prog = uncounted_create(&l);
 	} else {
 		if (!strcmp(c->kind, "tree")) {
 			devrule_list_normalise(&l);
@@ -753,10 +786,12 @@ static void open_case_teardown(struct open_case *c, int idx)
 
 /*
  * One child visits every case's cgroup in turn, OPEN_ROUNDS times, and
- * times OPEN_ITERS open("/dev/null") + close() in each, so that drift and
+ * times OPEN_ITERS open(path) + close() in each (denied: each open must
+ * fail with EPERM), so that drift and
  * noise from other load hit all cases alike.  Fills c[i].ns; -1 on failure.
  */
-static int open_costs(struct open_case *c, size_t ncases, size_t rounds)
+static int open_costs_of(struct open_case *c, size_t ncases, size_t rounds,
+			 const char *path, bool denied)
 {
 	size_t total = ncases * rounds;
 	double *ns = calloc(total, sizeof(*ns));
@@ -777,10 +812,11 @@ static int open_costs(struct open_case *c, size_t ncases, size_t rounds)
 					_exit(1);
 				t0 = now_ms();
 				for (k = 0; k < OPEN_ITERS; k++) {
-					int fd = open("/dev/null",
+					int fd = open(path,
 						      O_RDONLY | O_CLOEXEC);
 
-					if (fd < 0)
+					if (denied ? fd >= 0 || errno != EPERM
+						   : fd < 0)
 						_exit(2);
 					close(fd);
 				}
@@ -803,6 +839,56 @@ static int open_costs(struct open_case *c, size_t ncases, size_t rounds)
 	waitpid(pid, &status, 0);
 	free(ns);
 	return rc;
+}
+
+/* open_costs_of() for the allowed /dev/null. */
+static int open_costs(struct open_case *c, size_t ncases, size_t rounds)
+{
+	return open_costs_of(c, ncases, rounds, "/dev/null", false);
+}
+
+/*
+ * What counting adds to a denied open: /dev/zero, which no rule names,
+ * with and without counting (10 rules, default deny).
+ */
+static void denied_costs(void)
+{
+	struct open_case cases[] = {
+		{ .kind = "devns", .nrules = 10 },
+		{ .kind = "uncntd", .nrules = 10 },
+	};
+	size_t nc = sizeof(cases) / sizeof(*cases), i;
+	int ready = 1;
+
+	printf("\nCost of a denied open(\"/dev/zero\") (EPERM) in the cgroup, ns (%d rounds x %d opens)\n",
+	       OPEN_ROUNDS, OPEN_ITERS);
+	for (i = 0; i < nc; i++)
+		if (open_case_setup(&cases[i], (int)(100 + i)) < 0)
+			ready = 0;
+	if (ready && open_costs_of(cases, nc, OPEN_ROUNDS, "/dev/zero",
+				   true) == 0) {
+		double run_ns[2] = { -1, -1 };
+		int stats = enable_stats();
+
+		for (i = 0; i < nc; i++)
+			qsort(cases[i].ns, OPEN_ROUNDS, sizeof(double),
+			      cmp_double);
+		if (stats >= 0 && open_costs_of(cases, nc, 1, "/dev/zero",
+						true) == 0)
+			for (i = 0; i < nc; i++)
+				run_ns[i] = prog_ns_per_run(cases[i].prog);
+		if (stats >= 0)
+			close(stats);
+		for (i = 0; i < nc; i++)
+			printf("  %-6s %5zu   median %8.1f  min %8.1f  program run %6.1f\n",
+			       cases[i].kind, cases[i].nrules,
+			       median(cases[i].ns, OPEN_ROUNDS), cases[i].ns[0],
+			       run_ns[i]);
+	} else {
+		printf("  measurement failed: %s\n", strerror(errno));
+	}
+	for (i = 0; i < nc; i++)
+		open_case_teardown(&cases[i], (int)(100 + i));
 }
 
 int main(void)
@@ -840,8 +926,8 @@ int main(void)
 
 	printf("Filter ready, devfilter (array map + fixed program), median of %d runs, ms\n",
 	       RUNS);
-	printf("%6s %7s %8s %8s %8s %8s %8s\n", "rules", "insns", "build",
-	       "map", "load", "attach", "ready");
+	printf("%6s %7s %8s %8s %8s %8s %8s %8s\n", "rules", "insns", "build",
+	       "map", "denied", "load", "attach", "ready");
 	for (i = 0; i < sizeof(sizes) / sizeof(*sizes); i++) {
 		struct ready r;
 
@@ -849,10 +935,12 @@ int main(void)
 			printf("%6zu  failed: %s\n", sizes[i], strerror(errno));
 			continue;
 		}
-		printf("%6zu %7zu %8.3f %8.3f %8.3f %8.3f %8.3f\n", sizes[i],
-		       r.insns, r.build, r.map, r.load, r.attach, r.total);
+		printf("%6zu %7zu %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f\n",
+		       sizes[i], r.insns, r.build, r.map, r.dmap, r.load,
+		       r.attach, r.total);
 	}
-	printf("  build = rules -> table + program (user space); map = create + batch fill + freeze\n\n");
+	printf("  build = rules -> table + program (user space); map = create + batch fill + freeze;\n"
+	       "  denied = the map of denials (create + its one entry)\n\n");
 
 	printf("Alternatives not used: rules as instructions, load (verifier + JIT) only, ms\n");
 	printf("%6s %9s %9s %9s %9s\n", "rules", "tree-ins", "tree", "chain-ins",
@@ -891,6 +979,8 @@ int main(void)
 			{ .kind = "devns", .nrules = 10 },
 			{ .kind = "devns", .nrules = 100 },
 			{ .kind = "devns", .nrules = 1000 },
+			{ .kind = "uncntd", .nrules = 10 },
+			{ .kind = "uncntd", .nrules = 1000 },
 			{ .kind = "hash", .nrules = 10 },
 			{ .kind = "hash", .nrules = 1000 },
 			{ .kind = "tree", .nrules = 1000 },
@@ -944,7 +1034,9 @@ int main(void)
 				       cases[i].kind, cases[i].nrules, med, min,
 				       med - base, min - base_min, run);
 			}
-			printf("  devns = devfilter's array program; allow = a two-instruction program (the floor);\n"
+			printf("  devns = devfilter's array program, counting denials; uncntd = the same without counting\n"
+			       "  (an allowed open runs the same instructions: the count is on the deny path only);\n"
+			       "  allow = a two-instruction program (the floor);\n"
 			       "  hash = the hash-map program devns used before; program run = ns per invocation from the\n"
 			       "  kernel's BPF run-time statistics, and over allow's\n");
 		} else if (ready) {
@@ -954,6 +1046,7 @@ int main(void)
 			open_case_teardown(&cases[i], (int)i);
 	}
 
+	denied_costs();
 	close(bench_fd);
 	cgroup2_remove(mount_fd, name);
 	close(mount_fd);

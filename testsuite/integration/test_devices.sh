@@ -85,6 +85,21 @@ same_count() {
 	return 1
 }
 
+# lines_in N PATTERN FILE: FILE has N lines matching PATTERN (fixed string).
+lines_in() { [ "$(grep -cF -- "$2" "$3")" = "$1" ]; }
+
+# A job without GPUs is denied each of the four once: at its end slurmd's
+# log has one line per GPU, naming the job.
+test_denied_logged() {
+	local out j log=$DEVNS_CLUSTER_ROOT/log/slurmd-node1.log
+	out=$(cl_as $USER1 srun -w node1 sh -c "echo \$SLURM_JOB_ID; $PROBE $GPUS")
+	j=$(echo "$out" | head -1)
+	is "$(echo "$out" | tail -1)" "EPERM EPERM EPERM EPERM" "precondition: job $j is denied all four GPUs"
+	wait_for 20 lines_in 4 "job $j: denied 1 opens of c 195:" "$log"
+	ok $? "at its end slurmd logs one line per denied GPU: job $j: denied 1 opens of c 195:N"
+	grep -F "job $j: denied" "$log" | head -4 | while read -r l; do diag "  $l"; done
+}
+
 test_gpu_jobs() {
 	local out idx gpus a b ia ib
 	out=$(cl_as $USER1 srun -w node1 --gres=gpu:1 sh -c "echo $GPU_IDX; $PROBE $GPUS")
@@ -95,6 +110,7 @@ test_gpu_jobs() {
 	is "$(echo "$gpus" | tr ' ' '\n' | grep -c EPERM)" "3" "and gets EPERM on the three others"
 	gpus=$(cl_as $USER1 srun -w node1 $PROBE $GPUS)
 	is "$gpus" "EPERM EPERM EPERM EPERM" "a job without GPUs gets EPERM on all four"
+	test_denied_logged
 	is "$(cl_as $USER1 srun -w node1 $PROBE $DEV/other /dev/null)" "ENXIO ok" \
 		"auto without DeviceAllow: devices that are no GRES stay allowed"
 

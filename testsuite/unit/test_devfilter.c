@@ -279,7 +279,7 @@ static int built_make(struct built *b, const struct devrule_list *l)
 	memset(b, 0, sizeof(*b));
 	if (devfilter_table_build(l, &b->t) < 0)
 		return -1;
-	if (devfilter_build(&b->t, FAKE_MAP_FD, &b->insns, &b->n) < 0) {
+	if (devfilter_build(&b->t, FAKE_MAP_FD, -1, &b->insns, &b->n) < 0) {
 		devfilter_table_free(&b->t);
 		return -1;
 	}
@@ -566,7 +566,7 @@ static void test_table(void)
 	ok(t.keys[1].type == BPF_DEVCG_DEV_CHAR && t.keys[1].major == 195 &&
 	   t.keys[1].minor == 1 && t.access[1] == (R | W | M),
 	   "char key {2, 195, 1} -> rwm");
-	devfilter_build(&t, 5, &insns, &n);
+	devfilter_build(&t, 5, -1, &insns, &n);
 	{
 		size_t fds = 0;
 
@@ -602,23 +602,57 @@ static void test_table(void)
 	for (i = 0; i < 5000; i++)
 		devrule_list_add(&l, 'c', 1 + i / 100, (uint32_t)i % 100, false, R);
 	devfilter_table_build(&l, &t);
-	devfilter_build(&t, 5, &insns, &n_plain);
+	devfilter_build(&t, 5, -1, &insns, &n_plain);
 	free(insns);
 	devfilter_table_free(&t);
 	devrule_list_free(&l);
 	devrule_list_add(&l, 'c', 1, 3, false, R);
 	devfilter_table_build(&l, &t);
-	devfilter_build(&t, 5, &insns, &n);
+	devfilter_build(&t, 5, -1, &insns, &n);
 	free(insns);
 	devfilter_table_free(&t);
 	ok(n == n_plain, "1 rule and 5000 rules: same program (%zu insns)", n);
 	devrule_list_add(&l, 'c', 2, 0, true, R);
 	devfilter_table_build(&l, &t);
-	devfilter_build(&t, 5, &insns, &n);
+	devfilter_build(&t, 5, -1, &insns, &n);
 	free(insns);
 	devfilter_table_free(&t);
 	ok(n > n_plain && n < 96, "with a wildcard: %zu insns", n);
+	{
+		/* Counting: the rule map in the probes, the map of denials
+		 * only in the count block (4 helper calls), and still short. */
+		size_t rules = 0, denied = 0;
+
+		devfilter_table_build(&l, &t);
+		devfilter_build(&t, 5, 9, &insns, &n);
+		for (size_t k = 0; k < n; k++)
+			if (insns[k].code == (BPF_LD | BPF_DW | BPF_IMM) &&
+			    insns[k].src_reg == BPF_PSEUDO_MAP_FD)
+				*(insns[k].imm == 5 ? &rules : &denied) += 1;
+		free(insns);
+		devfilter_table_free(&t);
+		ok(rules == 4 && denied == 4 && n < 160,
+		   "counting: rule map 4 times, map of denials 4 times, %zu insns",
+		   n);
+	}
 	devrule_list_free(&l);
+	{
+		/* Nothing to deny, nothing to count; deny all is counted. */
+		struct devrule_list none;
+
+		devrule_list_init(&none, true);
+		devfilter_table_build(&none, &t);
+		devfilter_build(&t, 5, 9, &insns, &n);
+		ok(n == 2 && insns[0].imm == 1, "counting, allow all: two instructions");
+		free(insns);
+		devfilter_table_free(&t);
+		none.default_allow = false;
+		devfilter_table_build(&none, &t);
+		devfilter_build(&t, 5, 9, &insns, &n);
+		ok(n > 2, "counting, deny all: the count block (%zu insns)", n);
+		free(insns);
+		devfilter_table_free(&t);
+	}
 
 	l.rules = &bad;
 	l.count = 1;

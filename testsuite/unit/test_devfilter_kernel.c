@@ -29,13 +29,14 @@
 #include <unistd.h>
 
 #include "dev/cgroup2.h"
+#include "dev/devfilter.h"
 #include "dev/devinspect.h"
 #include "dev/devprog.h"
 #include "bpfinspect.h"
 #include "dev/devpolicy.h"
 #include "tap.h"
 
-#define KTESTS 69
+#define KTESTS 87
 
 static char tmpdir[] = "/tmp/test_devfilter_k.XXXXXX";
 /* cgroup.procs of a v1 devices cgroup the child also joins, when set. */
@@ -683,6 +684,209 @@ static void test_read_back(int mount_fd)
 		close(fd);
 }
 
+/* The id of the program's map of denials, or 0. */
+static uint32_t denied_map_id(int prog_fd)
+{
+	uint32_t ids[4] = { 0 };
+	struct bpf_prog_info info;
+	union bpf_attr attr;
+
+	memset(&info, 0, sizeof(info));
+	info.nr_map_ids = 4;
+	info.map_ids = devprog_ptr(ids);
+	memset(&attr, 0, sizeof(attr));
+	attr.info.bpf_fd = (uint32_t)prog_fd;
+	attr.info.info_len = sizeof(info);
+	attr.info.info = devprog_ptr(&info);
+	if (devprog_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr) < 0)
+		return 0;
+	for (uint32_t i = 0; i < info.nr_map_ids && i < 4; i++) {
+		struct bpf_map_info mi;
+		int fd;
+
+		memset(&attr, 0, sizeof(attr));
+		attr.map_id = ids[i];
+		if ((fd = devprog_bpf(BPF_MAP_GET_FD_BY_ID, &attr)) < 0)
+			continue;
+		memset(&mi, 0, sizeof(mi));
+		memset(&attr, 0, sizeof(attr));
+		attr.info.bpf_fd = (uint32_t)fd;
+		attr.info.info_len = sizeof(mi);
+		attr.info.info = devprog_ptr(&mi);
+		if (devprog_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr) == 0 &&
+		    !strcmp(mi.name, DEVFILTER_DENIED_NAME)) {
+			close(fd);
+			return ids[i];
+		}
+		close(fd);
+	}
+	return 0;
+}
+
+/* Waits up to TAP_WAIT_MS for the map with that id to be freed. */
+static int map_gone_soon(uint32_t id)
+{
+	for (int i = 0; i < TAP_WAIT_MS / 10; i++) {
+		union bpf_attr attr;
+		int fd;
+
+		memset(&attr, 0, sizeof(attr));
+		attr.map_id = id;
+		if ((fd = devprog_bpf(BPF_MAP_GET_FD_BY_ID, &attr)) < 0)
+			return errno == ENOENT;
+		close(fd);
+		usleep(10000);
+	}
+	return 0;
+}
+
+/* The denials of prog_fd as "c 195:1 r=3; ..." ("" for none). */
+static int denials_text(int prog_fd, char *buf, size_t len)
+{
+	struct devinspect_denial *d;
+	size_t k = 0;
+	int n = devinspect_denials(prog_fd, &d);
+
+	buf[0] = '\0';
+	for (int i = 0; i < n && k < len; i++) {
+		char one[64];
+
+		devinspect_denial_format(&d[i], one, sizeof(one));
+		k += (size_t)snprintf(buf + k, len - k, "%s%s=%llu",
+				      i ? "; " : "", one,
+				      (unsigned long long)d[i].count);
+	}
+	free(d);
+	return n;
+}
+
+/*
+ * Denied opens are counted per device and access, allowed ones not; the
+ * counts read back (devns show, the log at the job's end); the map goes
+ * with the program; a program made without counting says so (ENOENT).
+ */
+static void test_denials(int mount_fd)
+{
+	struct devrule_list a, b;
+	struct devfilter_table t;
+	struct bpf_insn *insns;
+	struct devinspect_denial *d;
+	char top[64], text[512];
+	uint32_t id = 0, map_id;
+	size_t count;
+	int top_fd, cg_fd, fd, map_fd, n;
+
+	snprintf(top, sizeof(top), "devns-denied-%d", (int)getpid());
+	top_fd = cgroup2_open_at(mount_fd, top, true);
+	cg_fd = top_fd >= 0 ? cgroup2_job_open(top_fd, 1, true) : -1;
+	devrule_list_init(&a, false);
+	devrule_list_add(&a, 'c', 195, 0, false, DEVRULE_RWM);
+	devrule_list_add(&a, 'c', 195, 2, false, DEVRULE_R);
+	devrule_list_add(&a, 'c', 1, 3, false, DEVRULE_R | DEVRULE_W);
+	devrule_list_normalise(&a);
+	fd = load(&a, &id, "counting: default deny");
+	map_id = fd >= 0 ? denied_map_id(fd) : 0;
+	ok(map_id != 0, "the program holds a map named " DEVFILTER_DENIED_NAME);
+	n = denials_text(fd, text, sizeof(text));
+	ok(n == 0, "nothing is counted before any open (%d: %s)", n, text);
+	ok(cg_fd >= 0 && devprog_attach(fd, cg_fd) == 0, "attached to %s/job_1",
+	   top);
+	{
+		const struct op ops[] = {
+			{ "open 195:0 rw (allowed)", OPEN, gpu[0], O_RDWR, 0, ENXIO },
+			{ "open 195:1 r (denied)", OPEN, gpu[1], O_RDONLY, 0, EPERM },
+			{ "open 195:1 r again", OPEN, gpu[1], O_RDONLY, 0, EPERM },
+			{ "open 195:1 r a third time", OPEN, gpu[1], O_RDONLY, 0, EPERM },
+			{ "open 195:2 r (allowed)", OPEN, gpu[2], O_RDONLY, 0, ENXIO },
+			{ "open 195:2 w (denied)", OPEN, gpu[2], O_WRONLY, 0, EPERM },
+			{ "open /dev/null rw (allowed)", OPEN, "/dev/null", O_RDWR, 0, 0 },
+			{ "open /dev/zero r (the default)", OPEN, "/dev/zero", O_RDONLY, 0, EPERM },
+		};
+		is_int(run_in_cgroup(cg_fd, ops, sizeof(ops) / sizeof(*ops),
+				     "counted"),
+		       0, "counting changes no verdict");
+	}
+	n = denials_text(fd, text, sizeof(text));
+	if (n < 0)
+		diag("reading the denials: %s", strerror(errno));
+	is_str(text, "c 1:5 r=1; c 195:1 r=3; c 195:2 w=1",
+	       "each denied device and access counted once per open, allowed opens not at all");
+	n = devinspect_denials(fd, &d);
+	ok(n == 3 && d[1].type == 'c' && d[1].major == 195 && d[1].minor == 1 &&
+	   d[1].access == DEVRULE_R && d[1].count == 3,
+	   "read back as entries: c 195:1, access r, count 3");
+	free(d);
+	{
+		struct devrule_list back;
+		char want[512], got[512];
+
+		list_text(&a, want, sizeof(want));
+		ok(devinspect_rules(fd, &back) == 0, "the rules of a counting program read back");
+		list_text(&back, got, sizeof(got));
+		is_str(got, want, "the same rules beside the map of denials");
+		devrule_list_free(&back);
+	}
+	/* The map goes with the program: detached, closed, cgroup gone. */
+	ok(devprog_detach(fd, cg_fd) == 0, "detached");
+	close(fd);
+	ok(gone_soon(id) && map_gone_soon(map_id),
+	   "program %u and its map of denials %u are freed together", id,
+	   map_id);
+
+	/* Default allow, one GPU denied: only its opens count. */
+	devrule_list_init(&b, true);
+	devrule_list_add(&b, 'c', 195, 1, false, 0);
+	fd = load(&b, &id, "counting: default allow, 195:1 denied");
+	ok(fd >= 0 && devprog_attach(fd, cg_fd) == 0, "attached");
+	{
+		const struct op ops[] = {
+			{ "open 195:1 rw (denied)", OPEN, gpu[1], O_RDWR, 0, EPERM },
+			{ "open 195:0 rw (allowed)", OPEN, gpu[0], O_RDWR, 0, ENXIO },
+			{ "open /dev/zero r (allowed)", OPEN, "/dev/zero", O_RDONLY, 0, 0 },
+		};
+		is_int(run_in_cgroup(cg_fd, ops, 3, "counted, default allow"),
+		       0, "default allow: the denied GPU still refused");
+	}
+	denials_text(fd, text, sizeof(text));
+	is_str(text, "c 195:1 rw=1", "default allow: only the denied GPU's open counted");
+	map_id = denied_map_id(fd);
+	devprog_detach(fd, cg_fd);
+	close(fd);
+	close(cg_fd);
+	cg_fd = -1;
+	ok(cgroup2_job_remove(top_fd, 1) == 0 && gone_soon(id) &&
+	   map_gone_soon(map_id), "with its cgroup gone, no program or map is left");
+
+	/* A program made without counting (what an older devns made). */
+	devfilter_table_build(&a, &t);
+	map_fd = devprog_map_create(&t);
+	fd = -1;
+	if (map_fd >= 0 && devfilter_build(&t, map_fd, -1, &insns, &count) == 0) {
+		fd = devprog_load(insns, count, NULL, 0);
+		free(insns);
+	}
+	errno = 0;
+	ok(fd >= 0 && devinspect_denials(fd, &d) == -1 && errno == ENOENT &&
+	   d == NULL, "a program without counting: ENOENT");
+	{
+		struct devrule_list back;
+
+		ok(fd >= 0 && devinspect_rules(fd, &back) == 0 &&
+		   back.count == a.count, "and its rules read back as before");
+		devrule_list_free(&back);
+	}
+	if (fd >= 0)
+		close(fd);
+	if (map_fd >= 0)
+		close(map_fd);
+	devfilter_table_free(&t);
+	if (top_fd >= 0)
+		close(top_fd);
+	cgroup2_remove(mount_fd, top);
+	devrule_list_free(&a);
+	devrule_list_free(&b);
+}
+
 static void test_limits(void)
 {
 	struct devrule_list l;
@@ -733,6 +937,7 @@ int main(void)
 	test_log();
 	test_limits();
 	test_read_back(mount_fd);
+	test_denials(mount_fd);
 	after = bpfinspect_count_loaded();
 	/* Others may load devns programs meanwhile: the ids above decide. */
 	diag("devns programs loaded after: %d", after);

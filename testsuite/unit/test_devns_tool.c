@@ -886,6 +886,13 @@ static void test_show_json(pid_t pid, bool ns, const char *dir,
 	ok(p && jv_is(p, "devns", true) &&
 	   !strcmp(jv_str(p, "rules.default"), "deny"),
 	   "  its devns program, ALLOW_MULTI, default deny");
+	ok(p && jv_get(p, "denied.0") && !jv_get(p, "denied.1") &&
+	   !strcmp(jv_str(p, "denied.0.type"), "c") &&
+	   !strcmp(jv_num(p, "denied.0.major"), "195") &&
+	   !strcmp(jv_num(p, "denied.0.minor"), "1") &&
+	   !strcmp(jv_str(p, "denied.0.access"), "rw") &&
+	   !strcmp(jv_num(p, "denied.0.count"), "2"),
+	   "  denied: the other GPU's two rw opens, nothing else");
 	p = p ? jv_find(p, "rules.devices", "rule", "c 195:0 rwm") : NULL;
 	ok(p && jv_str(p, "path") && !strcmp(jv_str(p, "path"), gpu0),
 	   "  the rule of its GPU with the GPU's file: %s", gpu0);
@@ -904,14 +911,54 @@ static void test_show_json(pid_t pid, bool ns, const char *dir,
 	}
 }
 
-static void test_show(pid_t pid, bool ns)
+/*
+ * A process of job_id opens gpu0 once and gpu1 twice (read-write); its
+ * exit status is the number of gpu1's opens that were denied (EPERM).
+ */
+static int denied_opens(struct jobct_node *n, uint32_t job_id)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int denied = 0, fd;
+
+		if (jobct_join(n, job_id, NULL) < 0)
+			_exit(99);
+		if ((fd = open(gpu0, O_RDWR)) >= 0)
+			close(fd);
+		for (int i = 0; i < 2; i++)
+			if ((fd = open(gpu1, O_RDWR)) < 0 && errno == EPERM)
+				denied++;
+			else if (fd >= 0)
+				close(fd);
+		_exit(denied);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+static void test_show(struct jobct_node *n, pid_t pid, bool ns)
 {
 	static const char *const rules[] = { "device ", "default ", NULL };
+	static const char *const denied[] = { "denied ", NULL };
 	char want[PATH_MAX * 2], dir[PATH_MAX], cg[PATH_MAX], marker[PATH_MAX];
-	char check_rules[4096], show_rules[4096];
+	char check_rules[4096], show_rules[4096], show_denied[1024];
 
 	job_paths(201, dir, cg, marker);
 	is_int(tool("show", "-n", node, "201", NULL), 0, "show 201: %s", line1(err));
+	ok(has_line(out, "denied none"), "  no device denied yet");
+	is_int(denied_opens(n, 201), 2,
+	       "a process of job 201 opens its GPU, and the other twice: denied");
+	is_int(tool("show", "-n", node, "201", NULL), 0, "show 201: %s", line1(err));
+	lines_of(out, denied, show_denied, sizeof(show_denied));
+	/* the path: the node's /dev name of 195:1, "-" where it has none */
+	if (!ok(!strncmp(show_denied, "denied c 195:1 rw 2 ", 20) &&
+		strchr(show_denied, '\n') ==
+			show_denied + strlen(show_denied) - 1,
+		"  lists the other GPU's two denied opens (type major:minor access count path), nothing else"))
+		diag("got: %s", show_denied);
 	ok(has_line(out, "job 201"), "  the job");
 	if (ns) {
 		snprintf(want, sizeof(want), "jobdir %s", dir);
@@ -1372,7 +1419,7 @@ static void test_jobs(void)
 		jobct_node_free(n);
 		return;
 	}
-	test_show(pid, ns);
+	test_show(n, pid, ns);
 	test_show_escapes(n, ns);
 	test_cleanup(pid, ns);
 	jobct_release(n, 201, NULL);

@@ -301,6 +301,7 @@ static struct jobct_node *load(const struct jobct_ops *ops)
 		.spool_dir = spool,
 		.make_base_path = true,
 		.cgroup_root = cg_mount,
+		.dev_dir = tmp,		/* where the fake GPUs are */
 		.ops = ops,
 	};
 
@@ -409,6 +410,26 @@ static int child_opens(const struct jobct_node *node, uint32_t job_id,
 	*err0 = WEXITSTATUS(status) >> 4;
 	*err1 = WEXITSTATUS(status) & 0xf;
 	return 0;
+}
+
+/* The notices a report made (the log's lines at its default level). */
+static char notices[2048];
+
+static void note(enum report_level level, const char *msg, void *arg)
+{
+	size_t n = strlen(notices);
+
+	(void)arg;
+	if (level == REPORT_NOTICE)
+		snprintf(notices + n, sizeof(notices) - n, "%s\n", msg);
+}
+
+/* fresh(), collecting its notices in notices[]. */
+static struct report *noting(void)
+{
+	notices[0] = '\0';
+	report_init(&rep, note, NULL);
+	return &rep;
 }
 
 /* ---- tests ------------------------------------------------------------- */
@@ -708,7 +729,10 @@ static void test_filter(void)
 		   WIFEXITED(status) && WEXITSTATUS(status) == 0,
 		   "slurmd's Epilog joins the namespace only: every GPU opens");
 	}
-	ok(jobct_release(node, 102, fresh()) == 0, "released: %s", rep.msg);
+	ok(jobct_release(node, 102, noting()) == 0, "released: %s", rep.msg);
+	snprintf(path, sizeof(path), "denied 1 opens of c 195:1 (%s)\n", gpu1);
+	is_str(notices, path,
+	       "  the log has the one denied open, of the other GPU, named; none of its own GPU");
 	ok(nothing_left(102), "  nothing left");
 	for (int i = 0; i < TAP_WAIT_MS / 10 && bpfinspect_prog_alive(id) == 1; i++)
 		usleep(10000);
@@ -1054,11 +1078,21 @@ static void test_restore(void)
 	ok(jobct_setup(&plan, fresh()) == 0, "job 160 sets up");
 	plan = plan_for(node, 161);
 	ok(jobct_setup(&plan, fresh()) == 0, "job 161 sets up");
+	{
+		int e0 = -1, e1 = -1;
+
+		ok(child_opens(node, 161, &e0, &e1) == 0 && e1 == EPERM,
+		   "  a process of job 161 is denied the other GPU");
+	}
 	/* a job dir under BasePath from before a restart */
 	snprintf(dir, sizeof(dir), "%s/162", base);
 	ok(mkdir(dir, 0700) == 0, "a stale job directory is planted");
-	ok(jobct_restore(node, only_160_alive, NULL, fresh()) == 0,
+	ok(jobct_restore(node, only_160_alive, NULL, noting()) == 0,
 	   "restore: %s", rep.msg[0] ? rep.msg : "ok");
+	snprintf(dir, sizeof(dir), "job 161: denied 1 opens of c 195:1 (%s)\n",
+		 gpu1);
+	is_str(notices, dir, "  the ended job's denials are logged, naming it");
+	snprintf(dir, sizeof(dir), "%s/162", base);
 	ok(cgroup_exists(160) && marker_exists(160), "  the live job is kept");
 	ok(!cgroup_exists(161) && !marker_exists(161),
 	   "  the ended job's cgroup and marker are gone");
@@ -1668,7 +1702,10 @@ static void test_unified_filter(void)
 	}
 	usleep(100000);
 	ok(sleeper > 0 && kill(sleeper, 0) == 0, "a task is still running");
-	ok(jobct_release(node, 190, fresh()) == 0, "released: %s", rep.msg);
+	ok(jobct_release(node, 190, noting()) == 0, "released: %s", rep.msg);
+	snprintf(text, sizeof(text), "denied 2 opens of c 195:1 (%s)\n", gpu1);
+	is_str(notices, text,
+	       "  the log has the other GPU's two denied opens (one program on two steps, read once)");
 	ok(reaped_within(sleeper, TAP_WAIT_MS), "  the task left running is killed");
 	ok(attached(190, "step_0") == 0 && attached(190, "step_extern") == 0,
 	   "  our filter is off every step cgroup");

@@ -30,6 +30,15 @@
  * The array program is the same 40-80 instructions whatever the table
  * holds, so its load time stays flat.
  *
+ * Counting denials (devfilter.h, DEVFILTER_DENIED_NAME): every way to a
+ * "no" goes through one block that adds 1 to the denied device's count in
+ * a BPF hash map (lookup and atomic add; the first denial of a device
+ * makes its entry), so an allowed access runs exactly the instructions it
+ * ran without counting: a hit's check jumps to the block only when a bit
+ * is missing, and a miss falls into it only under a deny default.  A hash
+ * map because the keys are the devices a job happens to be denied, which
+ * no table made in advance holds; its cost is paid on the deny path only.
+ *
  * Purity: this file computes data and instructions only; the map fd enters
  * the program as an argument (the loader resolves BPF_PSEUDO_MAP_FD), and
  * the kernel calls live in devprog.c.
@@ -46,9 +55,11 @@ _Static_assert(DEVRULE_R == BPF_DEVCG_ACC_READ, "DEVRULE_R");
 _Static_assert(DEVRULE_W == BPF_DEVCG_ACC_WRITE, "DEVRULE_W");
 _Static_assert(sizeof(struct devfilter_key) == 12, "key layout");
 
-/* Stack slot of the key, below the frame pointer r10, and its fields. */
 /* Stack slot of the array index, below the frame pointer r10. */
 #define INDEX_OFF (-4)
+/* Stack slots of the denied map's key and of a new entry's count. */
+#define DENIED_KEY_OFF (-16)
+#define DENIED_ONE_OFF (-24)
 
 /* Fields of a packed key (devfilter_pack). */
 #define PACK_TYPE_SHIFT 48
@@ -309,6 +320,11 @@ static struct bpf_insn insn(uint8_t code, uint8_t dst, uint8_t src,
 #define LDX_W(dst, src, off) insn(BPF_LDX | BPF_MEM | BPF_W, dst, src, off, 0)
 #define LDX_DW(dst, src, off) insn(BPF_LDX | BPF_MEM | BPF_DW, dst, src, off, 0)
 #define STX_W(dst, src, off) insn(BPF_STX | BPF_MEM | BPF_W, dst, src, off, 0)
+#define STX_DW(dst, src, off) insn(BPF_STX | BPF_MEM | BPF_DW, dst, src, off, 0)
+#define ST_DW(dst, off, imm) insn(BPF_ST | BPF_MEM | BPF_DW, dst, 0, off, imm)
+/* lock *(u64 *)(dst + off) += src (BPF_XADD's encoding, any kernel) */
+#define XADD_DW(dst, src, off) \
+	insn(BPF_STX | BPF_ATOMIC | BPF_DW, dst, src, off, BPF_ADD)
 #define MOV_X(dst, src) insn(BPF_ALU64 | BPF_MOV | BPF_X, dst, src, 0, 0)
 #define MOV_K(dst, imm) insn(BPF_ALU64 | BPF_MOV | BPF_K, dst, 0, 0, imm)
 #define ALU_K(op, dst, imm) insn(BPF_ALU64 | (op) | BPF_K, dst, 0, 0, imm)
@@ -319,8 +335,8 @@ static struct bpf_insn insn(uint8_t code, uint8_t dst, uint8_t src,
 #define CALL(fn) insn(BPF_JMP | BPF_CALL, 0, 0, 0, fn)
 #define EXIT() insn(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)
 
-/* The most instructions devfilter_build emits (four probes and the rest). */
-#define PROG_MAX 96
+/* The most instructions devfilter_build emits (four probes, the count). */
+#define PROG_MAX 160
 
 /* dst = a 64-bit constant (the 16-byte load); src_reg tags map fds. */
 static size_t emit_ld64(struct bpf_insn *p, size_t n, uint8_t dst,
@@ -361,26 +377,75 @@ static size_t emit_probe(struct bpf_insn *p, size_t n,
 	return n;
 }
 
-int devfilter_build(const struct devfilter_table *t, int map_fd,
-		    struct bpf_insn **insns, size_t *count)
+/* r1 = the denied map, r2 = its key's address (the helpers' arguments). */
+static size_t emit_denied_args(struct bpf_insn *p, size_t n, int denied_fd)
 {
-	struct bpf_insn *p;
-	size_t n = 0, jump[4], njumps = 0, out_of_range[2], check, i;
-	int32_t dflt = t->default_allow ? 1 : 0;
+	n = emit_ld64(p, n, BPF_REG_1, BPF_PSEUDO_MAP_FD, (uint32_t)denied_fd);
+	p[n++] = MOV_X(BPF_REG_2, BPF_REG_10);
+	p[n++] = ALU_K(BPF_ADD, BPF_REG_2, DENIED_KEY_OFF);
+	return n;
+}
 
-	if (!(p = calloc(PROG_MAX, sizeof(*p))))
-		return -1;
-	if (t->count == 0) {
-		/* Nothing to look up: the verdict is the default. */
-		p[n++] = MOV_K(BPF_REG_0, dflt);
-		p[n++] = EXIT();
-		goto done;
-	}
+/*
+ * The deny path when denials are counted: key = r6 (the requested access)
+ * << DEVFILTER_DENIED_ACCESS_SHIFT | r7 (the packed device); add 1 to its
+ * count, making the entry when it is the first (BPF_NOEXIST: another CPU
+ * may make it meanwhile, then its entry is looked up again); a full map
+ * counts under DEVFILTER_DENIED_OTHER.  Ends in "r0 = 0; exit", the
+ * program's first "r0 = K; exit" when the default is deny (devinspect
+ * reads the default from it).
+ */
+static size_t emit_count(struct bpf_insn *p, size_t n, int denied_fd)
+{
+	size_t add[2], to_deny[2];
 
-	/*
-	 * r6 = requested access, r7 = the device's packed key, r8 = its
-	 * wildcard's (callee-saved: they survive the helper calls).
-	 */
+	p[n++] = MOV_X(BPF_REG_1, BPF_REG_6);
+	p[n++] = ALU_K(BPF_LSH, BPF_REG_1, DEVFILTER_DENIED_ACCESS_SHIFT);
+	p[n++] = ALU_X(BPF_OR, BPF_REG_1, BPF_REG_7);
+	p[n++] = STX_DW(BPF_REG_10, BPF_REG_1, DENIED_KEY_OFF);
+	n = emit_denied_args(p, n, denied_fd);
+	p[n++] = CALL(BPF_FUNC_map_lookup_elem);
+	add[0] = n;
+	p[n++] = JMP_K(BPF_JNE, BPF_REG_0, 0, 0);
+	p[n++] = ST_DW(BPF_REG_10, DENIED_ONE_OFF, 1);
+	n = emit_denied_args(p, n, denied_fd);
+	p[n++] = MOV_X(BPF_REG_3, BPF_REG_10);
+	p[n++] = ALU_K(BPF_ADD, BPF_REG_3, DENIED_ONE_OFF);
+	p[n++] = MOV_K(BPF_REG_4, BPF_NOEXIST);
+	p[n++] = CALL(BPF_FUNC_map_update_elem);
+	to_deny[0] = n;
+	p[n++] = JMP_K(BPF_JEQ, BPF_REG_0, 0, 0);
+	/* Made by another CPU meanwhile (EEXIST), or the map is full. */
+	n = emit_denied_args(p, n, denied_fd);
+	p[n++] = CALL(BPF_FUNC_map_lookup_elem);
+	add[1] = n;
+	p[n++] = JMP_K(BPF_JNE, BPF_REG_0, 0, 0);
+	p[n++] = ST_DW(BPF_REG_10, DENIED_KEY_OFF, (int32_t)DEVFILTER_DENIED_OTHER);
+	n = emit_denied_args(p, n, denied_fd);
+	p[n++] = CALL(BPF_FUNC_map_lookup_elem);
+	to_deny[1] = n;
+	p[n++] = JMP_K(BPF_JEQ, BPF_REG_0, 0, 0);
+	for (int i = 0; i < 2; i++)
+		p[add[i]].off = (int16_t)(n - add[i] - 1);
+	p[n++] = MOV_K(BPF_REG_1, 1);
+	p[n++] = XADD_DW(BPF_REG_0, BPF_REG_1, 0);
+	for (int i = 0; i < 2; i++)
+		p[to_deny[i]].off = (int16_t)(n - to_deny[i] - 1);
+	p[n++] = MOV_K(BPF_REG_0, 0);
+	p[n++] = EXIT();
+	return n;
+}
+
+/*
+ * r6 = requested access, r7 = the device's packed key, r8 = its wildcard's
+ * (when the table has wildcards; callee-saved: they survive the helper
+ * calls).  Devices beyond dev_t's ranges jump to out_of_range[0..1],
+ * patched by the caller (no rule names one: table_build).
+ */
+static size_t emit_prologue(struct bpf_insn *p, size_t n,
+			    const struct devfilter_table *t,
+			    size_t *out_of_range)
+{
 	p[n++] = LDX_W(BPF_REG_6, BPF_REG_1,
 		       offsetof(struct bpf_cgroup_dev_ctx, access_type));
 	p[n++] = MOV_X(BPF_REG_7, BPF_REG_6);
@@ -390,7 +455,6 @@ int devfilter_build(const struct devfilter_table *t, int map_fd,
 		       offsetof(struct bpf_cgroup_dev_ctx, major));
 	p[n++] = LDX_W(BPF_REG_3, BPF_REG_1,
 		       offsetof(struct bpf_cgroup_dev_ctx, minor));
-	/* No rule names a device beyond dev_t's ranges (table_build). */
 	out_of_range[0] = n;
 	p[n++] = JMP_K(BPF_JGT, BPF_REG_2, DEVFILTER_MAJOR_MAX, 0);
 	out_of_range[1] = n;
@@ -405,28 +469,86 @@ int devfilter_build(const struct devfilter_table *t, int map_fd,
 		p[n++] = ALU_X(BPF_OR, BPF_REG_8, BPF_REG_1);
 	}
 	p[n++] = ALU_X(BPF_OR, BPF_REG_7, BPF_REG_3);
+	return n;
+}
 
-	n = emit_probe(p, n, t, map_fd, BPF_REG_7, 0, &jump[njumps++]);
-	n = emit_probe(p, n, t, map_fd, BPF_REG_7, 1, &jump[njumps++]);
+/*
+ * Layout: prologue, probes; on a miss the default ("r0 = 1; exit", or with
+ * counting and a deny default the count block itself); the count block
+ * ending in "r0 = 0; exit"; for a device out of dev_t's range under a deny
+ * default, a count as DEVFILTER_DENIED_OTHER; then the check of a found
+ * entry's access, which goes to the count block (or its own "r0 = 0;
+ * exit") when a bit is missing.  The default's "r0 = K; exit" comes first,
+ * as devinspect expects.
+ */
+int devfilter_build(const struct devfilter_table *t, int map_fd,
+		    int denied_fd, struct bpf_insn **insns, size_t *count)
+{
+	struct bpf_insn *p;
+	size_t n = 0, jump[4], njumps = 0, out_of_range[2], oor_to, check;
+	size_t deny = 0, i;
+	int32_t dflt = t->default_allow ? 1 : 0;
+	/* Counting needs a program that can deny. */
+	bool counted = denied_fd >= 0 && (!t->default_allow || t->count);
+
+	if (!(p = calloc(PROG_MAX, sizeof(*p))))
+		return -1;
+	if (!counted && t->count == 0) {
+		/* Nothing to look up, nothing to count: the default. */
+		p[n++] = MOV_K(BPF_REG_0, dflt);
+		p[n++] = EXIT();
+		goto done;
+	}
+	n = emit_prologue(p, n, t, out_of_range);
+	if (t->count) {
+		n = emit_probe(p, n, t, map_fd, BPF_REG_7, 0, &jump[njumps++]);
+		n = emit_probe(p, n, t, map_fd, BPF_REG_7, 1, &jump[njumps++]);
+	}
 	/* Only tables with wildcards pay for the second key. */
 	if (t->has_wildcard) {
 		n = emit_probe(p, n, t, map_fd, BPF_REG_8, 0, &jump[njumps++]);
 		n = emit_probe(p, n, t, map_fd, BPF_REG_8, 1, &jump[njumps++]);
 	}
+	oor_to = n;
+	if (!counted || t->default_allow) {
+		p[n++] = MOV_K(BPF_REG_0, dflt);
+		p[n++] = EXIT();
+	}
+	if (counted) {
+		deny = n;
+		n = emit_count(p, n, denied_fd);
+		if (!t->default_allow) {
+			/* Counted under DEVFILTER_DENIED_OTHER (key 0). */
+			oor_to = n;
+			p[n++] = MOV_K(BPF_REG_6, 0);
+			p[n++] = MOV_K(BPF_REG_7, 0);
+			p[n] = JA(0);
+			p[n].off = (int16_t)(deny - n - 1);
+			n++;
+		}
+	}
 	for (i = 0; i < 2; i++)
-		p[out_of_range[i]].off = (int16_t)(n - out_of_range[i] - 1);
-	p[n++] = MOV_K(BPF_REG_0, dflt);
-	p[n++] = EXIT();
+		p[out_of_range[i]].off = (int16_t)(oor_to - out_of_range[i] - 1);
+	if (!t->count)
+		goto done;
 
 	/* Found (r1 = its access): deny when the request holds a bit more. */
 	check = n;
 	p[n++] = ALU_K(BPF_XOR, BPF_REG_1, -1);
 	p[n++] = ALU_X(BPF_AND, BPF_REG_1, BPF_REG_6);
-	p[n++] = JMP_K(BPF_JNE, BPF_REG_1, 0, 2);
-	p[n++] = MOV_K(BPF_REG_0, 1);
-	p[n++] = EXIT();
-	p[n++] = MOV_K(BPF_REG_0, 0);
-	p[n++] = EXIT();
+	if (counted) {
+		p[n] = JMP_K(BPF_JNE, BPF_REG_1, 0, 0);
+		p[n].off = (int16_t)(deny - n - 1);
+		n++;
+		p[n++] = MOV_K(BPF_REG_0, 1);
+		p[n++] = EXIT();
+	} else {
+		p[n++] = JMP_K(BPF_JNE, BPF_REG_1, 0, 2);
+		p[n++] = MOV_K(BPF_REG_0, 1);
+		p[n++] = EXIT();
+		p[n++] = MOV_K(BPF_REG_0, 0);
+		p[n++] = EXIT();
+	}
 	for (i = 0; i < njumps; i++)
 		p[jump[i]].off = (int16_t)(check - jump[i] - 1);
 done:

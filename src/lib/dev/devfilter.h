@@ -19,8 +19,21 @@
 
 #include "dev/devpolicy.h"
 
-/* The name of every program and map devfilter makes. */
+/* The name of every program and rule map devfilter makes. */
 #define DEVFILTER_NAME "devns"
+
+/*
+ * The record of denied accesses: a BPF hash map named DEVFILTER_DENIED_NAME
+ * that the program updates on its deny path only.  Its key is the device's
+ * devfilter_pack() form with the requested access bits (DEVRULE_*) at
+ * DEVFILTER_DENIED_ACCESS_SHIFT, its value a 64-bit count.  The key
+ * DEVFILTER_DENIED_OTHER, put in when the map is made, counts the denials
+ * that found the map full (DEVFILTER_DENIED_MAX keys).
+ */
+#define DEVFILTER_DENIED_NAME "devns_denied"
+#define DEVFILTER_DENIED_ACCESS_SHIFT 40
+#define DEVFILTER_DENIED_OTHER 0ull
+#define DEVFILTER_DENIED_MAX 1024
 
 /* The minor of a rule key that stands for "any minor of this major". */
 #define DEVFILTER_ANY_MINOR UINT32_MAX
@@ -97,11 +110,15 @@ void devfilter_table_free(struct devfilter_table *t);
  * Emits the program for t into a malloc()ed array (*insns, *count; free with
  * free()) (pure).  It looks devices up in the array map map_fd, which must
  * hold t's slots (devprog_map_create); an empty table needs no map (map_fd
- * is then ignored) and gives a two-instruction program with the default
- * verdict.  The program is the same 40-70 instructions whatever the size
- * of the table.  Returns 0, or -1 with ENOMEM.
+ * is then ignored).  With denied_fd >= 0 (a map as described at
+ * DEVFILTER_DENIED_NAME) every denial is counted there before the program
+ * says no; allowed accesses run the same instructions as without it.  An
+ * empty table without counting (or allowing everything) gives a
+ * two-instruction program with the default verdict.  The program is the
+ * same 40-110 instructions whatever the size of the table.  Returns 0, or
+ * -1 with ENOMEM.
  */
 int devfilter_build(const struct devfilter_table *t, int map_fd,
-		    struct bpf_insn **insns, size_t *count);
+		    int denied_fd, struct bpf_insn **insns, size_t *count);
 
 #endif /* DEVNS_DEVFILTER_H */

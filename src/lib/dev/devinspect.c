@@ -4,6 +4,7 @@
  * devfilter's programs back from the kernel.  See devinspect.h.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -144,10 +145,9 @@ error:
 	return -1;
 }
 
-/* Opens the map by id, read-only, checking it is a devfilter table. */
-static int map_open(uint32_t id)
+/* Opens the map by id, read-only, with the kernel's info about it. */
+static int map_open(uint32_t id, struct bpf_map_info *info)
 {
-	struct bpf_map_info info;
 	union bpf_attr attr;
 	int fd, saved;
 
@@ -156,20 +156,67 @@ static int map_open(uint32_t id)
 	attr.open_flags = BPF_F_RDONLY;
 	if ((fd = devprog_bpf(BPF_MAP_GET_FD_BY_ID, &attr)) < 0)
 		return -1;
-	memset(&info, 0, sizeof(info));
-	if (obj_info(fd, &info, sizeof(info)) < 0)
-		goto error;
-	if (info.type != BPF_MAP_TYPE_ARRAY ||
-	    info.key_size != sizeof(uint32_t) ||
-	    info.value_size != sizeof(struct devfilter_slot) ||
-	    strncmp(info.name, DEVFILTER_NAME, sizeof(info.name))) {
-		errno = EMEDIUMTYPE;
-		goto error;
-	}
-	return fd;
-error:
+	memset(info, 0, sizeof(*info));
+	if (obj_info(fd, info, sizeof(*info)) == 0)
+		return fd;
 	saved = errno;
 	close(fd);
+	errno = saved;
+	return -1;
+}
+
+/* Whether info is that of a devfilter rule table (devprog_map_create). */
+static bool is_rule_map(const struct bpf_map_info *info)
+{
+	return info->type == BPF_MAP_TYPE_ARRAY &&
+	       info->key_size == sizeof(uint32_t) &&
+	       info->value_size == sizeof(struct devfilter_slot) &&
+	       !strncmp(info->name, DEVFILTER_NAME, sizeof(info->name));
+}
+
+/* Whether info is that of a map of denials (devprog_denied_create). */
+static bool is_denied_map(const struct bpf_map_info *info)
+{
+	return info->type == BPF_MAP_TYPE_HASH &&
+	       info->key_size == sizeof(uint64_t) &&
+	       info->value_size == sizeof(uint64_t) &&
+	       !strncmp(info->name, DEVFILTER_DENIED_NAME, sizeof(info->name));
+}
+
+/*
+ * Opens the one map of the program that want() accepts: its fd, or -1
+ * with errno (ENOENT: none; EMEDIUMTYPE: a map devfilter never makes, or
+ * two of the kind).
+ */
+static int map_find(const uint32_t *ids, uint32_t n,
+		    bool (*want)(const struct bpf_map_info *))
+{
+	struct bpf_map_info info;
+	int found = -1, saved;
+
+	for (uint32_t i = 0; i < n; i++) {
+		int fd = map_open(ids[i], &info);
+
+		if (fd < 0)
+			goto error;
+		if ((!is_rule_map(&info) && !is_denied_map(&info)) ||
+		    (want(&info) && found >= 0)) {
+			close(fd);
+			errno = EMEDIUMTYPE;
+			goto error;
+		}
+		if (want(&info))
+			found = fd;
+		else
+			close(fd);
+	}
+	if (found < 0)
+		errno = ENOENT;
+	return found;
+error:
+	saved = errno;
+	if (found >= 0)
+		close(found);
 	errno = saved;
 	return -1;
 }
@@ -235,12 +282,11 @@ int devinspect_rules(int prog_fd, struct devrule_list *out)
 	if ((verdict = default_verdict(insns, count)) < 0)
 		goto error;
 	out->default_allow = verdict == 1;
-	if (nr_maps > 1) {
-		errno = EMEDIUMTYPE;
+	/* No rule map: an empty table (its denials may have a map). */
+	if ((map_fd = map_find(map_ids, nr_maps, is_rule_map)) < 0 &&
+	    errno != ENOENT)
 		goto error;
-	}
-	if (nr_maps && ((map_fd = map_open(map_ids[0])) < 0 ||
-			map_dump(map_fd, out) < 0))
+	if (map_fd >= 0 && map_dump(map_fd, out) < 0)
 		goto error;
 	devrule_list_normalise(out);
 	if (map_fd >= 0)
@@ -255,4 +301,136 @@ error:
 	devrule_list_free(out);
 	errno = saved;
 	return -1;
+}
+
+/* The ids of the program's maps (at most MAX_MAPS) into ids, their count
+ * into *n, when it is one of devfilter's.  0 or -1 (errno). */
+static int prog_maps(int prog_fd, uint32_t *ids, uint32_t *n)
+{
+	struct bpf_prog_info info;
+
+	if (devinspect_prog_info(prog_fd, &info) < 0)
+		return -1;
+	if (!devinspect_is_devfilter(&info) || info.nr_map_ids > MAX_MAPS) {
+		errno = EMEDIUMTYPE;
+		return -1;
+	}
+	*n = info.nr_map_ids;
+	memset(&info, 0, sizeof(info));
+	info.nr_map_ids = *n;
+	info.map_ids = devprog_ptr(ids);
+	return obj_info(prog_fd, &info, sizeof(info));
+}
+
+static int denial_cmp(const void *a, const void *b)
+{
+	const struct devinspect_denial *x = a, *y = b;
+
+	/* The entry of a full map (type 0) last. */
+	if (x->type != y->type)
+		return !x->type ? 1 : !y->type ? -1 : x->type - y->type;
+	if (x->major != y->major)
+		return x->major < y->major ? -1 : 1;
+	if (x->minor != y->minor)
+		return x->minor < y->minor ? -1 : 1;
+	return (int)x->access - (int)y->access;
+}
+
+/* The entry of one key and count; -1 (EMEDIUMTYPE) for a key never made. */
+static int denial_of(uint64_t key, uint64_t count, struct devinspect_denial *d)
+{
+	struct devfilter_key k;
+	/* The access bits sit between the packed minor..major and type. */
+	uint64_t bits = 0xffull << DEVFILTER_DENIED_ACCESS_SHIFT;
+
+	memset(d, 0, sizeof(*d));
+	d->count = count;
+	if (key == DEVFILTER_DENIED_OTHER)
+		return 0;
+	d->access = (unsigned)((key & bits) >> DEVFILTER_DENIED_ACCESS_SHIFT);
+	if (devfilter_unpack(key & ~bits, &k) < 0 ||
+	    k.minor == DEVFILTER_ANY_MINOR || (d->access & ~DEVRULE_RWM)) {
+		errno = EMEDIUMTYPE;
+		return -1;
+	}
+	d->type = k.type == BPF_DEVCG_DEV_CHAR ? 'c' : 'b';
+	d->major = k.major;
+	d->minor = k.minor;
+	return 0;
+}
+
+/* Every entry of the map of denials with a count, into out (room for
+ * DEVFILTER_DENIED_MAX).  Returns how many, or -1 with errno. */
+static int denied_dump(int map_fd, struct devinspect_denial *out)
+{
+	uint64_t key, next, count;
+	union bpf_attr attr;
+	int n = 0;
+
+	for (bool first = true;; first = false) {
+		memset(&attr, 0, sizeof(attr));
+		attr.map_fd = (uint32_t)map_fd;
+		attr.key = first ? 0 : devprog_ptr(&key);
+		attr.next_key = devprog_ptr(&next);
+		if (devprog_bpf(BPF_MAP_GET_NEXT_KEY, &attr) < 0)
+			return errno == ENOENT ? n : -1;
+		key = next;
+		memset(&attr, 0, sizeof(attr));
+		attr.map_fd = (uint32_t)map_fd;
+		attr.key = devprog_ptr(&key);
+		attr.value = devprog_ptr(&count);
+		if (devprog_bpf(BPF_MAP_LOOKUP_ELEM, &attr) < 0) {
+			if (errno == ENOENT)
+				continue;
+			return -1;
+		}
+		if (!count)
+			continue;
+		if (n == DEVFILTER_DENIED_MAX) {
+			errno = E2BIG;	/* more keys than it is made for */
+			return -1;
+		}
+		if (denial_of(key, count, &out[n]) < 0)
+			return -1;
+		n++;
+	}
+}
+
+int devinspect_denials(int prog_fd, struct devinspect_denial **out)
+{
+	uint32_t map_ids[MAX_MAPS] = { 0 }, nr_maps = 0;
+	int map_fd, n, saved;
+
+	*out = NULL;
+	if (prog_maps(prog_fd, map_ids, &nr_maps) < 0 ||
+	    (map_fd = map_find(map_ids, nr_maps, is_denied_map)) < 0)
+		return -1;
+	if (!(*out = calloc(DEVFILTER_DENIED_MAX, sizeof(**out)))) {
+		close(map_fd);
+		return -1;
+	}
+	n = denied_dump(map_fd, *out);
+	saved = errno;
+	close(map_fd);
+	if (n <= 0) {
+		free(*out);
+		*out = NULL;
+		errno = saved;
+		return n;
+	}
+	qsort(*out, (size_t)n, sizeof(**out), denial_cmp);
+	return n;
+}
+
+int devinspect_denial_format(const struct devinspect_denial *d, char *buf,
+			     size_t len)
+{
+	struct devrule r = {
+		.type = d->type, .major = d->major, .minor = d->minor,
+		.access = d->access,
+	};
+
+	if (!d->type)
+		return snprintf(buf, len, "other devices (the record was full)");
+	return devrule_format(&r, buf, len);
 }

@@ -9,6 +9,8 @@
  * key, access bits; devfilter.h) and its default verdict in the first
  * "r0 = K; exit" pair of the instructions (devfilter.c): the used slots
  * are read back, the verdict from the program as the verifier left it.
+ * A second map, a hash named DEVFILTER_DENIED_NAME, holds the counts of
+ * the accesses it denied (devinspect_denials).
  */
 #ifndef DEVNS_DEVINSPECT_H
 #define DEVNS_DEVINSPECT_H
@@ -54,5 +56,33 @@ bool devinspect_is_devfilter(const struct bpf_prog_info *info);
  * instructions, or the kernel's.
  */
 int devinspect_rules(int prog_fd, struct devrule_list *out);
+
+/* One device and access that a filter denied, and how often. */
+struct devinspect_denial {
+	char type;	  /* 'c' or 'b'; 0: denials that found the map full */
+	uint32_t major;
+	uint32_t minor;
+	unsigned access;  /* DEVRULE_* bits of the request */
+	uint64_t count;
+};
+
+/*
+ * Reads the denials the devfilter program prog_fd counted (devfilter.h,
+ * DEVFILTER_DENIED_NAME) into *out (malloc()ed, free() it; NULL when
+ * none): the entries with a count, sorted by type, major, minor and
+ * access, the entry of a full map last.  Needs root.  Returns how many,
+ * or -1 with errno: ENOENT when the program counts nothing (made without
+ * counting), EMEDIUMTYPE as devinspect_rules, or the kernel's.
+ */
+int devinspect_denials(int prog_fd, struct devinspect_denial **out);
+
+/*
+ * Writes "c 195:1 rw" (type, major:minor, the access asked for, as
+ * devrule_format() writes a rule) or, for the entry of a full map, "other
+ * devices (the record was full)" into buf.  Returns snprintf's value, or
+ * -1 with EINVAL.
+ */
+int devinspect_denial_format(const struct devinspect_denial *d, char *buf,
+			     size_t len);
 
 #endif /* DEVNS_DEVINSPECT_H */

@@ -8,6 +8,7 @@
  * job's rules once it is set up.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -130,6 +131,38 @@ error:
 	return -1;
 }
 
+int devprog_denied_create(void)
+{
+	uint64_t key = DEVFILTER_DENIED_OTHER, zero = 0;
+	union bpf_attr attr;
+	int fd, saved;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.map_type = BPF_MAP_TYPE_HASH;
+	attr.key_size = sizeof(uint64_t);
+	attr.value_size = sizeof(uint64_t);
+	attr.max_entries = DEVFILTER_DENIED_MAX;
+	/* Memory for the devices a job is denied, not for the most it may. */
+	attr.map_flags = BPF_F_NO_PREALLOC;
+	memcpy(attr.map_name, DEVFILTER_DENIED_NAME,
+	       sizeof(DEVFILTER_DENIED_NAME));
+	if ((fd = devprog_bpf(BPF_MAP_CREATE, &attr)) < 0)
+		return -1;
+	/* The entry a full map's denials go to must be there already. */
+	memset(&attr, 0, sizeof(attr));
+	attr.map_fd = (uint32_t)fd;
+	attr.key = devprog_ptr(&key);
+	attr.value = devprog_ptr(&zero);
+	attr.flags = BPF_NOEXIST;
+	if (devprog_bpf(BPF_MAP_UPDATE_ELEM, &attr) < 0) {
+		saved = errno;
+		close(fd);
+		errno = saved;
+		return -1;
+	}
+	return fd;
+}
+
 int devprog_load(const struct bpf_insn *insns, size_t count, char *log,
 		   size_t log_size)
 {
@@ -169,13 +202,41 @@ int devprog_load(const struct bpf_insn *insns, size_t count, char *log,
 	return -1;
 }
 
+/* Emits and loads t's program (denied_fd < 0: without counting). */
+static int build_load(const struct devfilter_table *t, int map_fd,
+		      int denied_fd, char *log, size_t log_size)
+{
+	struct bpf_insn *insns = NULL;
+	size_t count;
+	int fd, saved;
+
+	if (devfilter_build(t, map_fd, denied_fd, &insns, &count) < 0)
+		return -1;
+	fd = devprog_load(insns, count, log, log_size);
+	saved = errno;
+	free(insns);
+	errno = saved;
+	return fd;
+}
+
+/* Says in log (when there is one) why denials go uncounted. */
+static void note_uncounted(char *log, size_t log_size, const char *what,
+			   int err)
+{
+	if (log && log_size)
+		snprintf(log, log_size, "%s: %s", what, strerror(err));
+}
+
+/*
+ * Counting is a record, not the containment: when the kernel refuses the
+ * map or the counting program, the job gets the same filter without it
+ * (the log says why), never no filter.
+ */
 int devprog_create(const struct devrule_list *list, char *log,
 		     size_t log_size)
 {
 	struct devfilter_table t;
-	struct bpf_insn *insns = NULL;
-	size_t count;
-	int map_fd = -1, fd = -1, saved;
+	int map_fd = -1, denied_fd, fd = -1, saved;
 
 	if (log && log_size)
 		log[0] = '\0';
@@ -183,15 +244,29 @@ int devprog_create(const struct devrule_list *list, char *log,
 		return -1;
 	if (t.count && (map_fd = devprog_map_create(&t)) < 0)
 		goto out;
-	if (devfilter_build(&t, map_fd, &insns, &count) < 0)
-		goto out;
-	fd = devprog_load(insns, count, log, log_size);
+	if (!t.count && t.default_allow) {
+		denied_fd = -1;	/* it denies nothing: nothing to count */
+	} else if ((denied_fd = devprog_denied_create()) < 0) {
+		note_uncounted(log, log_size,
+			       "the kernel refused the map of denied opens",
+			       errno);
+	} else {
+		fd = build_load(&t, map_fd, denied_fd, NULL, 0);
+		saved = errno;
+		close(denied_fd);
+		if (fd >= 0)
+			goto out;
+		note_uncounted(log, log_size,
+			       "the kernel refused the counting program",
+			       saved);
+	}
+	/* The log keeps the reason unless this load fails too. */
+	fd = build_load(&t, map_fd, -1, log, log_size);
 out:
-	/* The program holds the map now; our fd is no longer needed. */
+	/* The program holds the maps now; our fds are no longer needed. */
 	saved = errno;
 	if (map_fd >= 0)
 		close(map_fd);
-	free(insns);
 	devfilter_table_free(&t);
 	errno = saved;
 	return fd;

@@ -29,6 +29,13 @@ uint64_t devprog_ptr(const void *p);
 int devprog_map_create(const struct devfilter_table *t);
 
 /*
+ * Creates the map in which a program counts its denials (devfilter.h,
+ * DEVFILTER_DENIED_NAME), empty but for the DEVFILTER_DENIED_OTHER entry.
+ * Returns its fd (close-on-exec), or -1 with the kernel's errno.
+ */
+int devprog_denied_create(void);
+
+/*
  * Loads a BPF_PROG_TYPE_CGROUP_DEVICE program (license "GPL") and returns its
  * fd (close-on-exec).  On failure returns -1 with the kernel's errno; when
  * log is not NULL (log_size >= 128) the load is repeated with the verifier
@@ -39,9 +46,13 @@ int devprog_load(const struct bpf_insn *insns, size_t count, char *log,
 		   size_t log_size);
 
 /*
- * The whole way from a rule list to a program fd: table, map, program, load.
- * The map lives as long as the program (which holds it); no other fd stays
- * open.  Returns the prog fd, or -1 with errno (and log as devprog_load).
+ * The whole way from a rule list to a program fd: table, rule map, map of
+ * denials, program, load.  The maps live as long as the program (which
+ * holds them); no other fd stays open.  Counting denials is a record, not
+ * the containment: when the kernel refuses the map of denials or the
+ * counting program, the same filter is loaded without counting, and log
+ * (when not NULL) says why; otherwise a successful call leaves log empty.
+ * Returns the prog fd, or -1 with errno (and log as devprog_load).
  */
 int devprog_create(const struct devrule_list *list, char *log,
 		     size_t log_size);

@@ -118,6 +118,10 @@ int devcg_prog_create(const struct jobct_node *node,
 		free(vlog);
 		return -1;
 	}
+	/* Loaded, the log can only say why denials go uncounted. */
+	if (vlog[0])
+		report_warning(rep, "its denied device opens are not counted: %s",
+			       vlog);
 	free(vlog);
 	return prog_fd;
 }

@@ -34,7 +34,8 @@ int devcg_open_root(const struct jobct_node *node);
 
 /*
  * Builds and loads the program for list; on failure rep says why, with
- * the verifier's log.  Returns the program fd, or -1 with errno.
+ * the verifier's log.  A program that cannot count its denials (devprog.h)
+ * is a warning.  Returns the program fd, or -1 with errno.
  */
 int devcg_prog_create(const struct jobct_node *node,
 		      const struct devrule_list *list, struct report *rep);

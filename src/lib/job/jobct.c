@@ -18,6 +18,7 @@
 
 #include "dev/cgroup2.h"
 #include "dev/devprog.h"
+#include "job/denied.h"
 #include "job/devcg.h"
 #include "job/jobct.h"
 #include "job/marker.h"
@@ -79,6 +80,7 @@ void jobct_node_free(struct jobct_node *node)
 	free(node->node_name);
 	free(node->spool_dir);
 	free(node->cgroup_root);
+	free(node->dev_dir);
 	nsconf_free(node->conf);
 	devpolicy_free(&node->policy);
 	free(node);
@@ -260,7 +262,8 @@ struct jobct_node *jobct_node_load(const struct jobct_node_args *args,
 	node->ops = args->ops ? args->ops : &jobct_real_ops;
 	if (strdup_opt(&node->node_name, args->node_name) < 0 ||
 	    strdup_opt(&node->spool_dir, args->spool_dir) < 0 ||
-	    strdup_opt(&node->cgroup_root, args->cgroup_root) < 0) {
+	    strdup_opt(&node->cgroup_root, args->cgroup_root) < 0 ||
+	    strdup_opt(&node->dev_dir, args->dev_dir) < 0) {
 		report_errno(rep, ENOMEM, "loading namespace.conf");
 		goto error;
 	}
@@ -770,12 +773,18 @@ static bool refused_for_privilege(int err)
 	return err == EPERM || err == EACCES;
 }
 
-int jobct_release(const struct jobct_node *node, uint32_t job_id,
-		  struct report *rep)
+/*
+ * jobct_release; name_job: rep does not name the job (restore's), so the
+ * lines of its denials do.
+ */
+static int release_job(const struct jobct_node *node, uint32_t job_id,
+		       bool name_job, struct report *rep)
 {
 	struct release_errors e;
 	struct release_times t = { 0, 0 };
 	struct timespec start;
+	/* Nobody to tell (a failed setup's cleanup): nothing to read. */
+	bool denials_read = !rep || !rep->log;
 
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (int waited = 0; ; waited += 10) {
@@ -784,6 +793,12 @@ int jobct_release(const struct jobct_node *node, uint32_t job_id,
 		if (geteuid() != 0 && !last) {
 			usleep(10000);
 			continue;
+		}
+		/* Once, with the privilege back, while the filter is on:
+		 * its counts go with it. */
+		if (!denials_read) {
+			(void)denied_report(node, job_id, name_job, rep);
+			denials_read = true;
 		}
 		if (release_once(node, job_id, &e, &t)) {
 			report_info(rep, "released in %.2f ms (namespace %.2f ms, device cgroup %.2f ms)",
@@ -802,6 +817,12 @@ int jobct_release(const struct jobct_node *node, uint32_t job_id,
 		report_errno(rep, e.dev, "cannot remove its device cgroup");
 	errno = e.ns ? e.ns : e.dev;
 	return -1;
+}
+
+int jobct_release(const struct jobct_node *node, uint32_t job_id,
+		  struct report *rep)
+{
+	return release_job(node, job_id, false, rep);
 }
 
 /* ---- what a job left, and restore --------------------------------------- */
@@ -956,7 +977,7 @@ static int restore_job(const struct jobct_node *node, uint32_t job_id,
 		return 0;
 	}
 	report_info(rep, "job %u ended, removing what it left", job_id);
-	if (jobct_release(node, job_id, rep) < 0)
+	if (release_job(node, job_id, true, rep) < 0)
 		return report_error(rep, "job %u: not removed", job_id);
 	return 0;
 }

@@ -78,6 +78,7 @@ struct jobct_node {
 	char *node_name;
 	char *spool_dir;	/* root's: holds the jobs' filter markers */
 	char *cgroup_root;	/* the cgroup2 mount; NULL: none at load */
+	char *dev_dir;		/* where devices are named; NULL: /dev */
 	struct nsconf *conf;
 	struct devpolicy policy;
 	enum cgroup2_layout layout;	/* as found at load */
@@ -97,6 +98,7 @@ struct jobct_node_args {
 	 */
 	bool check_only;
 	const char *cgroup_root;   /* NULL: the system's cgroup2 mount */
+	const char *dev_dir;	   /* NULL: /dev (names of denied devices) */
 	const char *proc_devices;  /* NULL: /proc/devices */
 	const char *mountinfo;	   /* NULL: /proc/self/mountinfo */
 	const struct jobct_ops *ops; /* NULL: jobct_real_ops */
@@ -273,7 +275,9 @@ int jobct_ns_open(const struct jobct_node *node, uint32_t job_id,
  * Remove everything of the job: its namespace and directory, its device
  * cgroup (killing what is left in it) or, on the unified layout, its
  * filter on Slurm's step cgroups (killing the tasks left there), its
- * marker.
+ * marker.  First the device opens its filter denied go to rep, one
+ * report_notice() line per device: "denied 3 opens of c 195:1
+ * (/dev/nvidia1)" (job/denied.h).
  * Idempotent.  Waits (up to 5 s) for a caller that lost its effective uid
  * 0 on another thread to get it back (Slurm 24.11's extern stepd does so
  * briefly for X11), and retries what was refused for privilege.

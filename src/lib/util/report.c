@@ -40,7 +40,7 @@ static void record_keep_errno(struct report *r, enum report_level level,
 {
 	int saved = errno;
 
-	if (r && (level != REPORT_INFO || r->log))
+	if (r && ((level != REPORT_INFO && level != REPORT_NOTICE) || r->log))
 		record(r, level, 0, fmt, ap);
 	errno = saved;
 }
@@ -83,5 +83,14 @@ void report_info(struct report *r, const char *fmt, ...)
 
 	va_start(ap, fmt);
 	record_keep_errno(r, REPORT_INFO, fmt, ap);
+	va_end(ap);
+}
+
+void report_notice(struct report *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	record_keep_errno(r, REPORT_NOTICE, fmt, ap);
 	va_end(ap);
 }

@@ -21,6 +21,8 @@ enum report_level {
 	REPORT_ERROR,
 	REPORT_WARNING,
 	REPORT_INFO,	/* what was done, for a debug log */
+	REPORT_NOTICE,	/* what happened that the log should always show
+			 * (a job's denied device opens) */
 };
 
 typedef void (*report_log_f)(enum report_level level, const char *msg,
@@ -59,6 +61,13 @@ void report_warning(struct report *r, const char *fmt, ...)
 
 /* Passes a line about what was done to r->log.  r may be NULL. */
 void report_info(struct report *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
+ * Passes a line that the log shows at its default level to r->log; not
+ * an error, not counted as a warning.  r may be NULL.
+ */
+void report_notice(struct report *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 #endif /* DEVNS_REPORT_H */

@@ -5,8 +5,9 @@
  * mounts inside the namespace and the processes in it; its device
  * cgroup(s) with their processes; the filter attached there with the
  * rules read back from the program's map (devinspect), each with the
- * device file it stands for; the job's filter state and disk limit as
- * devns list prints them.  Every name and path goes out escaped (print.h,
+ * device file it stands for, and the device opens it denied (its map of
+ * denials); the job's filter state and disk limit as devns list prints
+ * them.  Every name and path goes out escaped (print.h,
  * or util/json.h with --json): the job chose many of them.
  */
 #include <errno.h>
@@ -224,6 +225,82 @@ static const char *attach_mode(uint32_t flags)
 	return "exclusive";
 }
 
+/* One denial as a JSON object; type null for the entry of a full map. */
+static void show_denial_json(struct json *j, const struct devinspect_denial *d,
+			     const char *name)
+{
+	char type[2] = { d->type, '\0' }, text[64];
+	const char *access;
+
+	json_object_begin(j, NULL);
+	if (d->type) {
+		/* "c 195:1 rw": the access is its last word */
+		devinspect_denial_format(d, text, sizeof(text));
+		access = strrchr(text, ' ');
+		json_string(j, "type", type);
+		json_uint(j, "major", d->major);
+		json_uint(j, "minor", d->minor);
+		json_string(j, "access", access ? access + 1 : "");
+	} else {
+		json_null(j, "type");
+	}
+	json_uint(j, "count", d->count);
+	if (name)
+		json_string(j, "path", name);
+	else
+		json_null(j, "path");
+	json_object_end(j);
+}
+
+/*
+ * The opens the devns program prog_fd denied, counted per device and
+ * access by the program itself: "denied c 195:1 rw COUNT PATH" lines, or
+ * the JSON member "denied" (null when the program does not count).
+ */
+static void show_denials(struct show *s, int prog_fd, uint32_t id)
+{
+	struct devinspect_denial *d;
+	char dev[64], count[24];
+	int n = devinspect_denials(prog_fd, &d);
+
+	if (n < 0 && errno != ENOENT)
+		report_errno(&s->rep, errno,
+			     "cannot read the denials of program %u", id);
+	if (n < 0) {
+		if (s->j)
+			json_null(s->j, "denied");
+		else if (errno == ENOENT)
+			print_kv("denied", "not-counted");
+		return;
+	}
+	if (s->j)
+		json_array_begin(s->j, "denied");
+	else if (n == 0)
+		print_kv("denied", "none");
+	for (int i = 0; i < n; i++) {
+		const char *name = d[i].type ? devnames_find(&s->names, d[i].type,
+							     d[i].major,
+							     d[i].minor)
+					     : NULL;
+
+		if (s->j) {
+			show_denial_json(s->j, &d[i], name);
+			continue;
+		}
+		snprintf(count, sizeof(count), "%" PRIu64, d[i].count);
+		if (!d[i].type) {
+			print_fields("denied", "other", count, (char *)NULL);
+			continue;
+		}
+		devinspect_denial_format(&d[i], dev, sizeof(dev));
+		print_fields("denied", dev, count, name ? name : "-",
+			     (char *)NULL);
+	}
+	if (s->j)
+		json_array_end(s->j);
+	free(d);
+}
+
 /* One attached program: id, name, and its rules when devfilter made it. */
 static void show_program(struct show *s, uint32_t id, uint32_t flags)
 {
@@ -267,6 +344,8 @@ static void show_program(struct show *s, uint32_t id, uint32_t flags)
 		}
 		devrule_list_free(&list);
 	}
+	if (devinspect_is_devfilter(&info))
+		show_denials(s, fd, id);
 	if (s->j)
 		json_object_end(s->j);
 	close(fd);

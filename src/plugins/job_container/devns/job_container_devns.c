@@ -81,6 +81,9 @@ static void log_line(enum report_level level, const char *msg, void *arg)
 	case REPORT_INFO:
 		devns_log_flag("%s: %s%s", plugin_type, job, msg);
 		break;
+	case REPORT_NOTICE:
+		info("%s: %s%s", plugin_type, job, msg);
+		break;
 	}
 }
 
