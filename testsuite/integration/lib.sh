@@ -33,6 +33,9 @@ for _d in ${DEVNS_BUILD_DIR:+"$DEVNS_BUILD_DIR"} "$TOP/build" "$TOP"/build-[0-9]
 	: "${HELPERS:=$_d/testsuite/integration/helpers}"
 done
 
+# The devns tool of the same build as the helpers.
+DEVNS_TOOL=${HELPERS:+${HELPERS%/testsuite/integration/helpers}/devns}
+
 # pam_slurm_adopt_module: the path of the running Slurm's pam_slurm_adopt.so,
 # nothing when it has none; pam_devns_module: devns's PAM module, installed
 # (make install or the package, beside pam_unix.so) or else as built beside

@@ -24,7 +24,7 @@ NODE_IDLE_WAIT=120 FILE_WAIT=120
 JOB_OUT_PREFIX=pool
 POOL=$BASE/node1/.pool
 LATE=$DEVNS_CLUSTER_ROOT/pool-late
-DEVNS=$TOP/build/devns
+DEVNS=${DEVNS_TOOL:-$TOP/build/devns}
 
 setup() {
 	out_setup pool

@@ -26,7 +26,7 @@ JOB_OUT_PREFIX=td
 QIMG=$DEVNS_CLUSTER_ROOT/tmpdisk.img
 QFS=$DEVNS_CLUSTER_ROOT/tmpdisk
 MiB=1048576
-DEVNS=$TOP/build/devns
+DEVNS=${DEVNS_TOOL:-$TOP/build/devns}
 # devns check: what slurmd would make of namespace.conf on NODE.
 devns_check() { SLURM_CONF=$DEVNS_CLUSTER_ETC/slurm.conf "$DEVNS" check -f "$CONF" -n "$1" 2>&1; }
 
