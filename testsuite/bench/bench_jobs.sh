@@ -128,9 +128,9 @@ start() {
 		devices=("DEVNS_CONSTRAIN_DEVICES=$SLURM_DEVICES")
 	env "${devices[@]}" DEVNS_JOB_CONTAINER="$c" "$CLUSTER" restart >"$log" 2>&1 ||
 		{ tail -20 "$log" >&2; die "the cluster did not start with $c (log $log)"; }
-	grep -qx "JobContainerType=$c" "$DEVNS_CLUSTER_ETC/slurm.conf" ||
-		[ "$c" = job_container/none ] ||
-		die "slurm.conf has no JobContainerType=$c"
+	grep -qx -e "JobContainerType=$c" -e "NamespaceType=namespace/${c#*/}" \
+		"$DEVNS_CLUSTER_ETC/slurm.conf" || [ "$c" = job_container/none ] ||
+		die "slurm.conf has neither JobContainerType=$c nor NamespaceType=namespace/${c#*/}"
 	((${#devices[@]} == 0)) ||
 		grep -qx "ConstrainDevices=$SLURM_DEVICES" "$DEVNS_CLUSTER_ETC/cgroup.conf" ||
 		die "cgroup.conf has no ConstrainDevices=$SLURM_DEVICES"

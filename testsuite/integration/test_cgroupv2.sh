@@ -42,7 +42,8 @@ setup() {
 		echo "1..0 # SKIP the cluster runs ${plugin:-no cgroup plugin}, not Slurm's cgroup/v2: this test is for the pure cgroup-v2 guest (DEVNS_CLUSTER_VM=1)"
 		exit 0
 	fi
-	if [ "$(conf_value slurm.conf JobContainerType)" != job_container/devns ]; then
+	if [ "$(conf_value slurm.conf JobContainerType)" != job_container/devns ] &&
+		[ "$(conf_value slurm.conf NamespaceType)" != namespace/devns ]; then
 		echo "1..0 # SKIP the cluster does not run job_container/devns"
 		exit 0
 	fi

@@ -246,8 +246,14 @@ test_no_contain() {
 	"$CLUSTER" restart-slurmd node3 >/dev/null 2>&1
 	slurmd_stopped node3
 	ok $? "without PrologFlags=Contain slurmd does not start"
-	like "$(grep -h 'PrologFlags=Contain' "$log" | head -1)" "PrologFlags=Contain is not set" \
-		"the slurmd log says why"
+	if slurm_at_least 25.11; then
+		# Slurm's own rule from 25.11 (read_config.c: any NamespaceType
+		# needs Contain): slurmd is fatal before it loads a plugin.
+		skip "the slurmd log says why: Slurm $DEVNS_SLURM_VERSION refuses on its own, before devns loads"
+	else
+		like "$(grep -h 'PrologFlags=Contain' "$log" | head -1)" "PrologFlags=Contain is not set" \
+			"the slurmd log says why"
+	fi
 	cp "$OUT/slurm.conf.sec-orig" "$conf"
 	"$CLUSTER" restart-slurmd node3 >/dev/null 2>&1
 	cl scontrol update nodename=node3 state=resume >/dev/null 2>&1

@@ -36,6 +36,19 @@ select_parameters() {
 	fi
 }
 
+# The job container's line: JobContainerType up to 25.11 (25.11 still maps it onto the
+# namespace interface, which the 25.11 runs check), NamespaceType=namespace/NAME from 26.05.
+job_container_line() {
+	[[ $JOB_CONTAINER == job_container/none ]] && return
+	local version
+	version=$(slurm_version)
+	if [[ $(printf '%s\n26.05\n' "$version" | sort -V | head -n1) == 26.05 ]]; then
+		echo "NamespaceType=namespace/${JOB_CONTAINER#*/}"
+	else
+		echo "JobContainerType=$JOB_CONTAINER"
+	fi
+}
+
 # The default slurm.conf, one setting per line. Keys named in DEVNS_SLURM_CONF_EXTRA replace
 # the default line (Slurm would take the later value too, but logs an error for each repeat).
 default_slurm_conf() {
@@ -60,7 +73,7 @@ SlurmdDebug=debug
 ProctrackType=proctrack/cgroup
 TaskPlugin=task/cgroup,task/affinity
 PrologFlags=Contain
-$([[ $JOB_CONTAINER == job_container/none ]] || echo "JobContainerType=$JOB_CONTAINER")
+$(job_container_line)
 SelectType=select/cons_tres
 $(select_parameters)
 GresTypes=gpu,nic
