@@ -977,6 +977,16 @@ static void test_adopt(void)
 		like(rep.msg, "killed", "  saying so: %s", rep.msg);
 		ok(reaped_within(login, TAP_WAIT_MS),
 		   "  and the process that could not be contained is killed, whatever PAM does with the refusal");
+		if ((login = fork()) == 0) {
+			pause();
+			_exit(0);
+		}
+		adopt_pid = login;
+		inject(OP_CG_OPEN, 1, ENOENT);
+		ok(login > 0 && jobct_adopt(node, 140, fresh()) == -1 &&
+		   reaped_within(login, TAP_WAIT_MS),
+		   "the job's device cgroup is gone: the login is refused and killed: %s",
+		   rep.msg);
 		adopt_pid = kept;
 	}
 	inject(OP_MARKER_STAT, 1, EIO);

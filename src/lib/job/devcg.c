@@ -191,19 +191,25 @@ int devcg_move(const struct jobct_node *node, uint32_t job_id, pid_t pid,
 	return rc;
 }
 
+/* Kills the adopted pid that cannot be contained (never the caller, the
+ * extern slurmstepd); -1 with rep. */
+static int kill_uncontained(pid_t pid, int err, struct report *rep)
+{
+	if (pid != getpid())
+		(void)kill(pid, SIGKILL);
+	return report_errno(rep, err,
+			    "adopted pid %d cannot be put under its device filter: killed",
+			    (int)pid);
+}
+
 int devcg_adopt(const struct jobct_node *node, uint32_t job_id,
 		struct report *rep)
 {
 	pid_t *pids = calloc(ADOPT_MAX_PIDS, sizeof(*pids));
-	int job_fd = -1, n, rc = -1;
+	int job_fd = -1, n, rc = -1, err;
 
 	if (!pids)
 		return report_errno(rep, ENOMEM, "adopting");
-	if ((job_fd = open_job_cgroup(node, job_id, false)) < 0) {
-		report_errno(rep, errno,
-			     "cannot open its device cgroup for an adopted process");
-		goto out;
-	}
 	n = node->ops->extern_pids(job_id, pids, ADOPT_MAX_PIDS);
 	if (n < 0) {
 		report_errno(rep, errno,
@@ -214,16 +220,19 @@ int devcg_adopt(const struct jobct_node *node, uint32_t job_id,
 		report_errno(rep, E2BIG, "%d processes in the extern step", n);
 		goto out;
 	}
-	rc = 0;
-	for (int i = 0; i < n; i++) {
-		if (node->ops->cg_move_pid(job_fd, pids[i]) == 0 ||
-		    errno == ESRCH)
-			continue;
-		rc = report_errno(rep, errno,
-				  "cannot move adopted pid %d into its device cgroup: killed",
-				  (int)pids[i]);
-		(void)kill(pids[i], SIGKILL);
+	if ((job_fd = open_job_cgroup(node, job_id, false)) < 0) {
+		err = errno;
+		report_errno(rep, err,
+			     "cannot open its device cgroup for an adopted process");
+		for (int i = 0; i < n; i++)
+			kill_uncontained(pids[i], err, rep);
+		goto out;
 	}
+	rc = 0;
+	for (int i = 0; i < n; i++)
+		if (node->ops->cg_move_pid(job_fd, pids[i]) < 0 &&
+		    errno != ESRCH)
+			rc = kill_uncontained(pids[i], errno, rep);
 out:
 	if (job_fd >= 0)
 		close(job_fd);

@@ -53,7 +53,8 @@ int devcg_move(const struct jobct_node *node, uint32_t job_id, pid_t pid,
 
 /*
  * Move the extern step's processes (pam_slurm_adopt's logins) into the
- * job's cgroup.  One that cannot be moved is killed (SIGKILL): from 25.11
+ * job's cgroup.  One that cannot be moved, or all when the job's cgroup
+ * is gone, is killed (SIGKILL; never the caller): from 25.11
  * pam_slurm_adopt may go on with the login whatever the plugin answers
  * (doc/slurm-26.05-port.md), so containment cannot rest on its error
  * handling.  0, or -1 when a process could not be moved (it is killed) or
