@@ -11,7 +11,7 @@
 # cluster restarts with that MCSParameters and checks:
 #   - labels chosen or refused at submission (held jobs), with and without
 #     --mcs-label and --exclusive=mcs, and the exact messages of sbatch/srun;
-#     from 25.05 a held job's label changed with scontrol update;
+#     from 25.05 scontrol update MCSLabel= of a held job;
 #   - whether jobs of devgrpa and devgrpb share a node, and the node's
 #     MCS_label while held and after (scontrol show node);
 # then privatedata (PrivateData=jobs,nodes) for users in one group, both,
@@ -226,28 +226,29 @@ check_labels() {
 	is "$out" "$REJECT_SRUN" "$MODE: dnalice srun --mcs-label=devgrpb: refused"
 }
 
-# From 25.05 a pending job's label can be changed (scontrol update
-# MCSLabel=), through the plugin's set_mcs_label; an empty value asks it to
-# choose again, as at submission without --mcs-label.
+# From 25.05 scontrol update MCSLabel= of a pending job calls the plugin's
+# set_mcs_label: an explicit label is checked as at submission (a group the
+# user is not in is refused) but, with both plugins alike, not stored (the
+# job keeps its label: Slurm copies the label only at submission); an empty
+# one chooses again, as at submission without --mcs-label.
 check_update() {
 	local enforced=$1 j out
 	slurm_at_least 25.05 || return 0
-	j=$(submit_held dncarol --mcs-label=devgrpa)
-	[[ $j =~ ^[0-9]+$ ]]
-	ok $? "$MODE: precondition: a held job of dncarol labelled devgrpa ($j)" || return
-	cl_as dncarol scontrol update jobid="$j" MCSLabel=devgrpb
+	j=$(submit_held dncarol --mcs-label=devgrpb)
+	[[ $j =~ ^[0-9]+$ ]] && [ "$(label_of "$j")" = devgrpb ]
+	ok $? "$MODE: precondition: a held job of dncarol labelled devgrpb ($j)" || return
+	cl_as dncarol scontrol update jobid="$j" MCSLabel=devgrpa
 	ok $? "$MODE: update of a pending job to another group of the user: accepted"
-	is "$(label_of "$j")" devgrpb "$MODE:   its label is devgrpb"
+	is "$(label_of "$j")" devgrpb "$MODE:   the job keeps its label"
 	out=$(cl_as dncarol scontrol update jobid="$j" MCSLabel=devgrpc 2>&1)
 	[ $? -ne 0 ]
 	ok $? "$MODE: update to a group the user is not in: refused ($out)"
-	is "$(label_of "$j")" devgrpb "$MODE:   the label stays devgrpb"
 	cl_as dncarol scontrol update jobid="$j" MCSLabel=
 	ok $? "$MODE: update with an empty label: accepted"
-	# Chosen again: enforced gives the user's first group; ondemand
-	# without --exclusive=mcs keeps the label (mcs/group does the same).
+	# enforced: the user's first group; ondemand without --exclusive=mcs:
+	# no label is chosen, the job keeps its own.
 	is "$(label_of "$j")" "$([ "$enforced" = 1 ] && echo devgrpa || echo devgrpb)" \
-		"$MODE:   its label is chosen again"
+		"$MODE:   the label is chosen again"
 	cl scancel "$j" 2>/dev/null
 }
 
