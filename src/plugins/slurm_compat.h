@@ -134,6 +134,8 @@ typedef struct xlist list_t;
  * - slurm_step_id_t carries the job's SLUID (DEVNS_STEP_SLUID), which
  *   26.05's cgroup/v2 names the job's cgroup after; 0 where Slurm has none
  *   to give (slurmd's join for a new stepd).
+ * - job_desc_msg_t names its job by step_id, not job_id
+ *   (DEVNS_JOB_DESC_SET_ID).
  */
 #if DEVNS_API >= 2511
 #define DEVNS_JC_NAMESPACE 1
@@ -141,12 +143,14 @@ typedef struct xlist list_t;
 #define DEVNS_JC_INTERFACE "namespace"
 #define devns_log_flag(fmt, ...) log_flag(NAMESPACE, fmt, ##__VA_ARGS__)
 #define DEVNS_STEP_SLUID(step_id) ((uint64_t)(step_id)->sluid)
+#define DEVNS_JOB_DESC_SET_ID(desc, id) ((desc)->step_id.job_id = (id))
 #else
 #define DEVNS_JC_NAMESPACE 0
 #define DEVNS_JC(name) container_p_##name
 #define DEVNS_JC_INTERFACE "job_container"
 #define devns_log_flag(fmt, ...) log_flag(JOB_CONT, fmt, ##__VA_ARGS__)
 #define DEVNS_STEP_SLUID(step_id) ((void)(step_id), (uint64_t)0)
+#define DEVNS_JOB_DESC_SET_ID(desc, id) ((desc)->job_id = (id))
 #endif
 #define DEVNS_JC_TYPE DEVNS_JC_INTERFACE "/devns"
 

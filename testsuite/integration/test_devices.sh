@@ -325,6 +325,11 @@ test_vanished_cgroup() {
 }
 
 # job_refused_on_node2 NAME: a job on node2 does not run.
+# admin_comment JOBID: the job's AdminComment (scontrol show job), empty
+# when unset.
+admin_comment() { cl scontrol show job "$1" 2>/dev/null | grep -o 'AdminComment=.*' | cut -d= -f2-; }
+admin_comment_set() { [ -n "$(admin_comment "$1")" ]; }
+
 job_refused_on_node2() {
 	local out
 	out=$(cl_as $USER1 srun -w node2 -n1 echo ran 2>&1)
@@ -354,7 +359,7 @@ refused_without_trace() {
 # preloaded into slurmd and its slurmstepd) and a real attach refusal (an
 # exclusive device program on the node's cgroup forbids attaching below).
 test_kernel_refusals() {
-	local log=$DEVNS_CLUSTER_ROOT/log/slurmd-node2.log p0 cgs
+	local log=$DEVNS_CLUSTER_ROOT/log/slurmd-node2.log p0 cgs j
 	p0=$(progs_settled)
 	: > "$log"
 	DEVNS_DAEMON_ENV="LD_PRELOAD=$HELPERS/.libs/bpf_fault.so DEVNS_FAULT=prog_load" \
@@ -394,6 +399,16 @@ test_kernel_refusals() {
 		"job [0-9]+: cannot attach the device filter[^:]*: Operation not permitted" \
 		"attach refused: slurmd logs the reason"
 	refused_without_trace "attach refused" "$p0"
+	# The reason reaches the job too: a batch job is requeued held with
+	# it in its AdminComment (scontrol show job), not in slurmd's log alone.
+	cl scontrol update nodename=node2 state=resume >/dev/null 2>&1
+	wait_for 30 node_idle node2
+	j=$(cl_as $USER1 sbatch --parsable -w node2 -n1 -o /dev/null --wrap 'echo ran')
+	wait_for 60 admin_comment_set "$j"
+	like "$(admin_comment "$j")" "devns on node2: cannot attach the device filter" \
+		"attach refused: the batch job $j is held, its AdminComment saying why"
+	cl scancel "$j" 2>/dev/null
+	wait_job_gone "$j"
 	"$HELPERS/cg_exclusive" detach "$cgs"
 	cl scontrol update nodename=node2 state=resume >/dev/null 2>&1
 	wait_for 30 node_idle node2

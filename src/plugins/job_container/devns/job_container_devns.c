@@ -325,6 +325,28 @@ static char *user_name(uid_t uid)
 }
 
 /*
+ * Where an admin looks first: the job's AdminComment ("scontrol show job")
+ * gets the reason its containment failed, beside slurmd's log, before
+ * Slurm requeues it held.  The extern stepd asks slurmctld as root, which
+ * may set it.  Best effort: a failure here is only logged.
+ */
+static void note_failure(uint32_t job_id, const char *why)
+{
+	job_desc_msg_t desc;
+	char *comment = NULL;
+
+	slurm_init_job_desc_msg(&desc);
+	DEVNS_JOB_DESC_SET_ID(&desc, job_id);
+	xstrfmtcat(comment, "devns on %s: %s", conf->node_name,
+		   why[0] ? why : "containment failed (see slurmd's log)");
+	desc.admin_comment = comment;
+	if (slurm_update_job(&desc) != SLURM_SUCCESS)
+		error("%s: job %u: cannot record the reason in its AdminComment: %m",
+		      plugin_type, job_id);
+	xfree(comment);
+}
+
+/*
  * The extern step: InitScript, then the core's setup with the GRES device
  * files Slurm knows of.  step is the step record where the release passes
  * one (NULL on 22.05); sluid the job's SLUID, 0 before 25.11.
@@ -349,19 +371,23 @@ static int stepd_create(uint32_t job_id, uint64_t sluid, uid_t uid,
 	plan.user_name = user;
 	report_start(&rep, &job_id);
 	setupgate_begin(&setup_gate);
-	if (node->conf->init_script && run_init_script(job_id) != SLURM_SUCCESS)
+	if (node->conf->init_script && run_init_script(job_id) != SLURM_SUCCESS) {
+		report_error(&rep, "refusing the job: InitScript %s failed",
+			     node->conf->init_script);
 		goto out;
+	}
 	/* No GRES files on the node: the job cannot hold any. */
 	if (node_devices &&
 	    devns_gres_job_devices(job_id, step, &job_devices) < 0) {
-		error("%s: job %u: refusing the job: its GRES devices cannot be known",
-		      plugin_type, job_id);
+		report_error(&rep, "refusing the job: its GRES devices cannot be known");
 		goto out;
 	}
 	plan.job_devices = (const char *const *)job_devices;
 	if (jobct_setup(&plan, &rep) == 0)
 		rc = SLURM_SUCCESS;
 out:
+	if (rc != SLURM_SUCCESS)
+		note_failure(job_id, rep.msg);
 	setupgate_end(&setup_gate, rc == SLURM_SUCCESS);
 	devns_gres_free(node_devices);
 	devns_gres_free(job_devices);
