@@ -245,6 +245,32 @@ job_cgroups() {
 	fi
 }
 
+# Slurm's cgroup/v2 names a job's cgroup after the job's SLUID from 26.05
+# (".../sEKNKTV3WPV500/step_0") unless cgroup.conf has CgroupJobIdPaths=yes;
+# devns's own cgroups (hybrid) and earlier releases use job_<id>.
+slurm_cg_by_sluid() {
+	cgroup_unified && slurm_at_least 26.05 &&
+		! grep -qix 'CgroupJobIdPaths=yes' "$DEVNS_CLUSTER_ETC/cgroup.conf"
+}
+
+# job_cg JOBID: the name of the job's cgroup under job_cgroups NODE.  With
+# SLUID names it asks squeue (-O SLUID): call it while slurmctld knows the
+# job.  Prints nothing and fails when the SLUID cannot be had, so that a
+# check for a cgroup's absence cannot pass on a name that never existed.
+job_cg() {
+	local s
+	slurm_cg_by_sluid || { echo "job_$1"; return 0; }
+	s=$(cl squeue -h -j "$1" -O SLUID 2>/dev/null | tr -d ' ')
+	[[ $s =~ ^s[0-9A-Z]{13}$ ]] || return 1
+	echo "$s"
+}
+
+# job_cg_re JOBID: an extended regex for the job's cgroup name, for a job
+# that may have ended (its SLUID only by its form).
+job_cg_re() {
+	if slurm_cg_by_sluid; then echo 's[0-9A-Z]{13}'; else echo "job_$1"; fi
+}
+
 # dir_empty DIR: DIR exists and lists nothing.  A missing DIR is not
 # "empty": it proves nothing about what a job left behind.
 dir_empty() { [ -d "$1" ] && [ -z "$(ls "$1")" ]; }

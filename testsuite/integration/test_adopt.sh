@@ -52,7 +52,7 @@ start_job() {
 }
 
 test_adopted_login() {
-	local j gpu out want
+	local j gpu out want name
 	j=$(start_job)
 	gpu=$(cat "$OUT/adopt-ready" 2>/dev/null)
 	out=$(login node1 'cat /tmp/adopt-marker; id -un; cat /proc/self/cgroup | grep "^0::"; '"$GPU_PROBE" 2>&1)
@@ -60,7 +60,7 @@ test_adopted_login() {
 		"an adopted login sees the job's private /tmp"
 	is "$(echo "$out" | sed -n 2p)" "$USER1" "and runs as the user"
 	if cgroup_unified; then
-		like "$(echo "$out" | sed -n 3p)" "^0::/system.slice/node1_slurmstepd.scope/job_$j/step_extern/" \
+		like "$(echo "$out" | sed -n 3p)" "^0::/system.slice/node1_slurmstepd.scope/$(job_cg "$j")/step_extern/" \
 			"it is in Slurm's extern step cgroup of the job"
 	else
 		is "$(echo "$out" | sed -n 3p)" "0::/devns/node1/job_$j" \
@@ -80,9 +80,10 @@ test_adopted_login() {
 	# seen on 24.11.5), before it can clean up.  A login ends long before
 	# its job in real life: let the poll see it go first.
 	sleep 2
+	name=$(job_cg "$j")
 	cl scancel "$j"
 	wait_job_gone "$j"
-	wait_for 20 test ! -e "$(job_cgroups node1)/job_$j"
+	wait_for 20 test ! -e "$(job_cgroups node1)/$name"
 	ok $? "after the job, its device cgroup is gone, adopted processes included"
 }
 

@@ -78,19 +78,20 @@ scope() { echo "/sys/fs/cgroup/system.slice/$1_slurmstepd.scope"; }
 # ---- where a job's processes are -------------------------------------
 
 test_step_cgroup() {
-	local out j cg
+	local out j cg name
 	out=$(cl_as $USER1 srun -w node1 -n1 sh -c 'echo $SLURM_JOB_ID; cat /proc/self/cgroup')
 	j=$(echo "$out" | sed -n 1p)
-	is "$(echo "$out" | sed -n 2p)" "0::/system.slice/node1_slurmstepd.scope/job_$j/step_0/user/task_0" \
-		"an srun step's /proc/self/cgroup is Slurm's job_$j/step_0/user/task_0"
+	like "$(echo "$out" | sed -n 2p)" "^0::/system.slice/node1_slurmstepd.scope/$(job_cg_re "$j")/step_0/user/task_0\$" \
+		"an srun step's /proc/self/cgroup is Slurm's $(job_cg_re "$j")/step_0/user/task_0"
 
 	rm -f "$OUT/cg-batch"
 	j=$(cl_as $USER1 sbatch --parsable -w node1 -n1 --gres=gpu:1 -o /dev/null --wrap \
 		"cat /proc/self/cgroup > $OUT/cg-batch.tmp; mv $OUT/cg-batch.tmp $OUT/cg-batch; sleep 120")
 	wait_for 60 test -s "$OUT/cg-batch"
 	cg=$(cat "$OUT/cg-batch" 2>/dev/null)
-	is "$cg" "0::/system.slice/node1_slurmstepd.scope/job_$j/step_batch/user/task_0" \
-		"a batch script's /proc/self/cgroup is Slurm's job_$j/step_batch/user/task_0"
+	name=$(job_cg "$j")
+	is "$cg" "0::/system.slice/node1_slurmstepd.scope/$name/step_batch/user/task_0" \
+		"a batch script's /proc/self/cgroup is Slurm's $name/step_batch/user/task_0 (named after job $j's SLUID from 26.05)"
 	! echo "$cg" | grep -q devns
 	ok $? "and no cgroup of devns"
 	# bpftool names the programs that run for the task's cgroup: Slurm's
@@ -177,20 +178,21 @@ test_oom_none() {
 user_procs() { pgrep -u "$USER1" -a; }
 
 test_scancel() {
-	local j
+	local j name
 	rm -f "$OUT/cancel-ready"
 	# children, a grandchild in its own session, a double-forked orphan
 	j=$(cl_as $USER1 sbatch --parsable -w node2 -n1 -o /dev/null --wrap \
 		"sleep 300 & setsid sleep 301 & (sleep 302 &); srun sleep 303 & sleep 1; touch $OUT/cancel-ready; wait")
 	wait_for 60 test -e "$OUT/cancel-ready"
-	[ -n "$(user_procs)" ] && [ "$(job_state "$j")" = RUNNING ]
-	ok $? "precondition: job $j runs its process tree on node2"
+	name=$(job_cg "$j")
+	[ -n "$(user_procs)" ] && [ "$(job_state "$j")" = RUNNING ] && [ -d "$(scope node2)/$name" ]
+	ok $? "precondition: job $j runs its process tree on node2 in Slurm's cgroup $name"
 	cl scancel "$j"
 	wait_job_gone "$j"
 	wait_for 30 prints_nothing user_procs
 	ok $? "after scancel no process of $USER1 is left" || diag "left: $(user_procs | tr '\n' ';')"
-	wait_for 30 test ! -e "$(scope node2)/job_$j"
-	ok $? "and Slurm's job_$j cgroup is gone"
+	wait_for 30 test ! -e "$(scope node2)/$name"
+	ok $? "and Slurm's $name cgroup is gone"
 	[ -d "$BASE/node2" ] && [ ! -e "$BASE/node2/$j" ]
 	ok $? "and so is the job's namespace directory"
 }
@@ -244,7 +246,7 @@ test_adopted() {
 	out=$(on_node node1 "$HELPERS/pam_adopt" "$PAMDIR" sshd "$USER1" sh -c \
 		"cat /tmp/adopt-marker; grep '^0::' /proc/self/cgroup; $PROBE $GPUS" 2>&1)
 	is "$(echo "$out" | sed -n 1p)" "from-the-job" "$what: an adopted login is in the job's namespace"
-	like "$(echo "$out" | sed -n 2p)" "^0::/system.slice/node1_slurmstepd.scope/job_$j/step_extern/" \
+	like "$(echo "$out" | sed -n 2p)" "^0::/system.slice/node1_slurmstepd.scope/$(job_cg "$j")/step_extern/" \
 		"$what: and in Slurm's extern step cgroup of the job"
 	want=""
 	for i in 0 1 2 3; do
