@@ -9,18 +9,20 @@
 #      QEMU guest with the pure cgroup-v2 layout of real nodes (testsuite/vm)
 #   3. the integration tests of the namespace, devices, adoption and Slurm's
 #      cgroup/v2 (DEVNS_GUEST_INTEGRATION) against the test cluster run
-#      inside that guest (DEVNS_CLUSTER_VM=1): Debian's Slurm 22.05.8 under
-#      systemd with CgroupPlugin=cgroup/v2 and ConstrainRAMSpace, Cores and
-#      Devices, as on a real node
+#      inside that guest (DEVNS_CLUSTER_VM=1): Slurm 26.05.3 (built on the
+#      host, shared with the guest; DEVNS_GUEST_RELEASE=22.05: Debian's)
+#      under systemd with CgroupPlugin=cgroup/v2 and ConstrainRAMSpace,
+#      Cores and Devices, as on a real node
 #   4. make distcheck (one check: the tarball builds out of tree, its unit
 #      tests pass, it installs, uninstalls and cleans up); the plugins
 #      built against every other release (scripts/build-matrix.sh); the RPM
 #      built from the tarball with Debian's rpmbuild against 22.05, its
 #      file list and dependencies checked (testsuite/rpm.sh)
 #   5. for each Slurm release, a real local cluster (testsuite/cluster) and
-#      every integration test in testsuite/integration/test_*.sh against it:
-#      22.05.8 (Debian 12's packages) and 24.11.5 (Debian 13's source, built
-#      once under /opt/slurm-24.11.5 by scripts/slurm-release.sh and cached).
+#      every integration test in testsuite/integration/test_*.sh against it
+#      (release_tests): 22.05.8 (Debian 12's packages), 26.05.3 and 25.11.7
+#      (shared/slurm), 24.11.5 (Debian 13's source) and 23.11.11, each built
+#      once under /opt/slurm-VERSION by scripts/slurm-release.sh and cached.
 #      For 22.05 the plugins come from the Debian package (debian/): it is
 #      built, installed and checked (testsuite/package.sh), the suite runs
 #      against the installed files, and the package is purged afterwards.
@@ -41,13 +43,14 @@
 # build against every other release (DEVNS_MATRIX_RELEASES picks them);
 # DEVNS_SKIP_RPM=1 the RPM;
 # DEVNS_RELEASES="22.05"
-# (default "22.05 24.11") picks the releases of stage 5 ("none": none);
+# (default "22.05 26.05 25.11 24.11 23.11") picks the releases of stage 5
+# ("none": none);
 # DEVNS_SKIP_PACKAGE=1 tests 22.05 with `make install` instead of the
 # package.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-RELEASES=${DEVNS_RELEASES:-22.05 26.05 25.11 24.11}
+RELEASES=${DEVNS_RELEASES:-22.05 26.05 25.11 24.11 23.11}
 [ "$RELEASES" = none ] && RELEASES=
 results=$top/test-results
 mkdir -p "$results"
@@ -316,6 +319,7 @@ package_install() {
 # 24.11.5 from Debian 13, the others from shared/slurm (slurm-release.sh).
 release_version() {
 	case $1 in
+	23.11) echo 23.11.11 ;;
 	24.11) echo 24.11.5 ;;
 	25.11) echo 25.11.7 ;;
 	26.05) echo 26.05.3 ;;
@@ -349,11 +353,13 @@ build_for_release() {
 }
 
 # release_tests NAME: the integration tests run against release NAME: all of
-# them, but for 24.11 (superseded by 25.11 and 26.05) the namespace, device
-# and adoption tests (DEVNS_RELEASE_TESTS_24_11 overrides).
+# them, but for 23.11 (Ubuntu 24.04's) and 24.11 (superseded by 25.11 and
+# 26.05) the namespace, device and adoption tests
+# (DEVNS_RELEASE_TESTS_23_11, DEVNS_RELEASE_TESTS_24_11 override).
 release_tests() {
 	local t list
 	case $1 in
+	23.11) list=${DEVNS_RELEASE_TESTS_23_11:-test_namespace test_devices test_adopt} ;;
 	24.11) list=${DEVNS_RELEASE_TESTS_24_11:-test_namespace test_devices test_adopt} ;;
 	*) list= ;;
 	esac
