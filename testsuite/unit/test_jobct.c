@@ -1730,6 +1730,39 @@ static void test_unified_filter(void)
 	jobct_node_free(node);
 }
 
+/*
+ * 26.05's extern step releases after proctrack/cgroup removed the job's
+ * cgroups, and the program with them: the counts are still logged, from
+ * the reference setup kept (denied_hold).
+ */
+static void test_unified_denied_after_removal(void)
+{
+	struct jobct_node *node = load_unified();
+	struct jobct_plan plan;
+	char want[PATH_MAX];
+	int e0 = -1, e1 = -1;
+
+	if (!node)
+		return (void)ok(0, "load: %s", rep.msg);
+	slurm_job_tree(192);
+	be_in(192, "step_extern/slurm");
+	plan = plan_for(node, 192);
+	plan.sluid = tree_sluid ? tree_sluid + 192 : 0;
+	inject(OP_NONE, 0, 0);
+	ok(jobct_setup(&plan, fresh()) == 0, "unified: job 192 sets up: %s",
+	   rep.msg);
+	ok(task_opens(node, 192, &e0, &e1) == 0 && e1 == EPERM,
+	   "  a task is denied the other GPU once");
+	slurm_job_tree_remove(192);
+	ok(attached(192, "step_extern") < 0,
+	   "precondition: Slurm removed every cgroup of the job before the release");
+	ok(jobct_release(node, 192, noting()) == 0, "released: %s", rep.msg);
+	snprintf(want, sizeof(want), "denied 1 opens of c 195:1 (%s)\n", gpu1);
+	is_str(notices, want,
+	       "  the denied open is logged all the same (the program setup kept)");
+	jobct_node_free(node);
+}
+
 /* Each fail-closed branch on the unified layout. */
 static void test_unified_faults(void)
 {
@@ -2378,6 +2411,7 @@ int main(void)
 	test_unified_filter();
 	tree_sluid = UINT64_C(0xe9d67ad8f96d9400);	/* sEKNKTV3WPV500 */
 	test_unified_filter();
+	test_unified_denied_after_removal();
 	tree_sluid = 0;
 	test_unified_faults();
 	test_unified_restore();

@@ -4,6 +4,7 @@
  * denied.h.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,18 @@ struct walk {
 	int lines;
 	int failed;		/* errno of the first program not read */
 };
+
+/* The program denied_hold keeps, of held_job; -1: none. */
+static int held_fd = -1;
+static uint32_t held_job;
+
+void denied_hold(uint32_t job_id, int prog_fd)
+{
+	if (held_fd >= 0)
+		close(held_fd);
+	held_fd = fcntl(prog_fd, F_DUPFD_CLOEXEC, 0);
+	held_job = job_id;
+}
 
 /* Whether the program id was read already; else remembers it. */
 static bool seen(struct walk *w, uint32_t id)
@@ -78,28 +91,34 @@ static void report_devices(struct walk *w, const struct devinspect_denial *d,
 	}
 }
 
-/* jobct_each_cgroup's callback: the denials of our program there. */
-static int read_cgroup(const char *path, int cg_fd, void *arg)
+/* The denials of program prog_fd, unless it was read already. */
+static void read_program(struct walk *w, int prog_fd)
 {
-	struct walk *w = arg;
 	struct devinspect_denial *d;
 	uint32_t id;
-	int prog_fd = w->node->ops->prog_find(cg_fd), n;
+	int n;
 
-	(void)path;
-	if (prog_fd < 0)
-		return 0;	/* a leaf, or Slurm's: ours is on the step */
-	if (devinspect_prog_id(prog_fd, &id) < 0 || seen(w, id)) {
-		close(prog_fd);
-		return 0;
-	}
+	if (devinspect_prog_id(prog_fd, &id) < 0 || seen(w, id))
+		return;
 	n = devinspect_denials(prog_fd, &d);
-	close(prog_fd);
 	if (n < 0 && errno != ENOENT && !w->failed)
 		w->failed = errno;
 	if (n > 0)
 		report_devices(w, d, n);
 	free(d);
+}
+
+/* jobct_each_cgroup's callback: the denials of our program there. */
+static int read_cgroup(const char *path, int cg_fd, void *arg)
+{
+	struct walk *w = arg;
+	int prog_fd = w->node->ops->prog_find(cg_fd);
+
+	(void)path;
+	if (prog_fd < 0)
+		return 0;	/* a leaf, or Slurm's: ours is on the step */
+	read_program(w, prog_fd);
+	close(prog_fd);
 	return 0;
 }
 
@@ -111,6 +130,11 @@ int denied_report(const struct jobct_node *node, uint32_t job_id,
 	if (name_job)
 		snprintf(w.job, sizeof(w.job), "job %u: ", job_id);
 	devnames_init(&w.names);
+	if (held_fd >= 0 && held_job == job_id) {
+		read_program(&w, held_fd);
+		close(held_fd);
+		held_fd = -1;
+	}
 	(void)jobct_each_cgroup(node, job_id, read_cgroup, &w);
 	devnames_free(&w.names);
 	if (w.failed) {

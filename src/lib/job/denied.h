@@ -19,8 +19,18 @@
 #include "util/report.h"
 
 /*
+ * In the process that set the job up (the extern slurmstepd): keep a
+ * reference to its program prog_fd (a duplicate), so that denied_report
+ * still reads the counts when Slurm has removed every cgroup the program
+ * was on before the release (26.05's extern step releases after
+ * proctrack/cgroup removed its cgroups).  One job per process: a later
+ * call replaces the reference; denied_report for that job drops it.
+ */
+void denied_hold(uint32_t job_id, int prog_fd);
+
+/*
  * Reports (report_notice) the denials counted by the job's filter, read
- * from every cgroup that carries it (a program on several cgroups is read
+ * from the program denied_hold kept and from every cgroup that carries it (a program on several cgroups is read
  * once); name_job puts "job <id>: " before each line, for a report that
  * does not name the job itself.  Nothing is reported for a job without
  * a filter, or denials.  Returns the number of lines reported, or -1 with

@@ -15,6 +15,7 @@
 
 #include "dev/cgroup2.h"
 #include "dev/devprog.h"
+#include "job/denied.h"
 #include "job/devcg.h"
 #include "job/marker.h"
 #include "job/stepcg.h"
@@ -218,6 +219,7 @@ int stepcg_apply(const struct jobct_node *node, uint32_t job_id,
 	    marker_write(node, job_id, job_rel, rep) < 0)
 		goto error;
 	report_info(rep, "device filter attached to /%s/%s", job_rel, step);
+	denied_hold(job_id, prog_fd);
 	close(prog_fd);
 	close(step_fd);
 	return 0;
