@@ -133,7 +133,7 @@ ensure_deb_src() {
 	fi
 	if [ -f "$d/slurm-devns-src.sources" ] || [ -f "$d/slurm-devns-src.list" ]; then
 		note "added deb-src entries from the system's own deb entries:" \
-			"$(ls "$d"/slurm-devns-src.* | tr '\n' ' ')"
+			"$d"/slurm-devns-src.*
 	elif ! grep -qs 'deb-src' "${deb822[@]}" "${oneline[@]}" </dev/null; then
 		die "no deb entries in $apt_dir/sources.list or $d/*.{sources,list} to derive deb-src entries from; add a deb-src entry for $srcpkg $srcver"
 	fi
@@ -176,11 +176,7 @@ fetch_deb() {
 	work=$(mktemp -d "$(dirname "$dest")/.fetch.XXXXXX")
 	(cd "$work" && apt-get source -q "$srcpkg=$srcver" >/dev/null 2>&1) ||
 		{ rm -rf "$work"; die "apt-get source $srcpkg=$srcver failed"; }
-	[ -d "$work/$srcpkg-$upstream" ] ||
-		{ rm -rf "$work"; die "apt-get source $srcpkg=$srcver made no $srcpkg-$upstream"; }
-	rm -rf "$dest"
-	mv "$work/$srcpkg-$upstream" "$dest"
-	rm -rf "$work"
+	install_tree "$work" "$srcpkg-$upstream" "$dest" "apt-get source $srcpkg=$srcver"
 	configure_deb_tree "$dest"
 }
 
@@ -259,16 +255,22 @@ fetch_rpm() {
 		{ rm -rf "$work"; exit 1; }
 	tar -xjf "$work/slurm-$version.tar.bz2" -C "$work" ||
 		{ rm -rf "$work"; die "slurm-$version.tar.bz2: cannot unpack"; }
-	[ -d "$work/slurm-$version" ] ||
-		{ rm -rf "$work"; die "slurm-$version.tar.bz2 has no slurm-$version/"; }
-	rm -rf "$dest"
-	mv "$work/slurm-$version" "$dest"
-	rm -rf "$work"
+	install_tree "$work" "slurm-$version" "$dest" "slurm-$version.tar.bz2"
 	echo "rpm slurm-$version.tar.bz2 $origin" >"$dest/.devns-source"
 	configure_rpm_tree "$dest"
 }
 
 # ---------------------------------------------------------------------------
+
+# install_tree WORK DIR DEST WHAT: WORK/DIR becomes DEST (an older tree
+# there is replaced) and WORK goes; stops, naming WHAT, where WORK has no DIR.
+install_tree() {
+	local work=$1 dir=$2 dest=$3 what=$4
+	[ -d "$work/$dir" ] || { rm -rf "$work"; die "$what made no $dir/"; }
+	rm -rf "$dest"
+	mv "$work/$dir" "$dest"
+	rm -rf "$work"
+}
 
 configure_tree() {
 	local tree=$1; shift
@@ -278,7 +280,7 @@ configure_tree() {
 
 unsupported() {
 	local os=unknown
-	[ -f "$root/etc/os-release" ] && os=$(. "$root/etc/os-release" && echo "${PRETTY_NAME:-$ID}")
+	[ -f "$root/etc/os-release" ] && os=$(. "$root/etc/os-release" && echo "${PRETTY_NAME:-${ID:-unknown}}")
 	die "no installed Slurm found that this script knows how to fetch the source of ($os).
   Supported: Debian and Ubuntu (slurmd or slurmctld from the distribution: apt-get source),
   RPM systems with SchedMD's packages (slurm-slurmd, slurm-slurmctld or slurm: SchedMD's tarball).
