@@ -948,7 +948,7 @@ static void test_adopt(void)
 		_exit(0);
 	}
 	adopt_pid = pid;
-	ok(jobct_adopt(node, 140, fresh()) == 0, "an adopted process moves: %s",
+	ok(jobct_adopt(node, 140, false, fresh()) == 0, "an adopted process moves: %s",
 	   rep.msg);
 	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
 	snprintf(want, sizeof(want), "/devns/%s/job_140\n", node_name);
@@ -960,7 +960,7 @@ static void test_adopt(void)
 	}
 	ok(moved, "  into the job's cgroup");
 	inject(OP_EXTERN_PIDS, 1, ENOENT);
-	ok(jobct_adopt(node, 140, fresh()) == -1,
+	ok(jobct_adopt(node, 140, false, fresh()) == -1,
 	   "the extern step cannot be found: the login is refused");
 	like(rep.msg, "extern step", "  saying why: %s", rep.msg);
 	{
@@ -972,8 +972,12 @@ static void test_adopt(void)
 		}
 		adopt_pid = login;
 		inject(OP_CG_MOVE, 1, EACCES);
-		ok(login > 0 && jobct_adopt(node, 140, fresh()) == -1,
-		   "the move fails: the login is refused");
+		ok(login > 0 && jobct_adopt(node, 140, false, fresh()) == -1 &&
+		   kill(login, 0) == 0,
+		   "the move fails: the login is refused (and left to PAM)");
+		inject(OP_CG_MOVE, 1, EACCES);
+		ok(jobct_adopt(node, 140, true, fresh()) == -1,
+		   "  from 25.11 (kill_uncontained): refused");
 		like(rep.msg, "killed", "  saying so: %s", rep.msg);
 		ok(reaped_within(login, TAP_WAIT_MS),
 		   "  and the process that could not be contained is killed, whatever PAM does with the refusal");
@@ -983,17 +987,17 @@ static void test_adopt(void)
 		}
 		adopt_pid = login;
 		inject(OP_CG_OPEN, 1, ENOENT);
-		ok(login > 0 && jobct_adopt(node, 140, fresh()) == -1 &&
+		ok(login > 0 && jobct_adopt(node, 140, true, fresh()) == -1 &&
 		   reaped_within(login, TAP_WAIT_MS),
-		   "the job's device cgroup is gone: the login is refused and killed: %s",
+		   "the job's device cgroup is gone (kill_uncontained): the login is refused and killed: %s",
 		   rep.msg);
 		adopt_pid = kept;
 	}
 	inject(OP_MARKER_STAT, 1, EIO);
-	ok(jobct_adopt(node, 140, fresh()) == -1,
+	ok(jobct_adopt(node, 140, false, fresh()) == -1,
 	   "the marker cannot be read: the login is refused");
 	inject(OP_NONE, 0, 0);
-	ok(jobct_adopt(node, 999998, fresh()) == -1 && errno == ENOENT &&
+	ok(jobct_adopt(node, 999998, false, fresh()) == -1 && errno == ENOENT &&
 	   calls[OP_EXTERN_PIDS] == 0,
 	   "a job never set up: the login is refused");
 	like(rep.msg, "no setup record", "  saying why: %s", rep.msg);
@@ -1003,7 +1007,7 @@ static void test_adopt(void)
 		open.node_devices = open.job_devices = NULL;
 		ok(jobct_setup(&open, fresh()) == 0, "a job with no filter sets up");
 		inject(OP_NONE, 0, 0);
-		ok(jobct_adopt(node, 141, fresh()) == 0 &&
+		ok(jobct_adopt(node, 141, false, fresh()) == 0 &&
 		   calls[OP_EXTERN_PIDS] == 0,
 		   "  and adopts without looking for its processes");
 		jobct_release(node, 141, NULL);
@@ -1696,7 +1700,7 @@ static void test_unified_filter(void)
 	   "  a second task attaches nothing twice");
 
 	be_in(190, "step_extern/slurm");
-	ok(jobct_adopt(node, 190, fresh()) == 0,
+	ok(jobct_adopt(node, 190, false, fresh()) == 0,
 	   "an adopted login: the extern step has the filter: %s", rep.msg);
 
 	/* A task left running when the job ends is killed, then detached. */
@@ -1811,7 +1815,7 @@ static void test_unified_faults(void)
 	like(rep.msg, "not in the one its filter was set up for", "  saying why: %s", rep.msg);
 	be_in(191, "step_extern/slurm");
 	inject(OP_PROG_FIND, 1, ENOENT);
-	ok(jobct_adopt(node, 191, fresh()) == -1,
+	ok(jobct_adopt(node, 191, false, fresh()) == -1,
 	   "a login is refused when the extern step lost the filter");
 	inject(OP_NONE, 0, 0);
 	ok(jobct_release(node, 191, fresh()) == 0 && !marker_exists(191) &&
@@ -1967,7 +1971,7 @@ static void test_no_record(void)
 	ok(jobct_join(node, 170, fresh()) == -1 && errno == ENOENT,
 	   "  its join fails");
 	like(rep.msg, "no setup record", "  saying why: %s", rep.msg);
-	ok(jobct_adopt(node, 170, fresh()) == -1 &&
+	ok(jobct_adopt(node, 170, false, fresh()) == -1 &&
 	   jobct_ns_open(node, 170, fresh()) == -1,
 	   "  and a login is neither adopted nor given a namespace");
 	ok(jobct_node_check(node, &no_contain, fresh()) == -1,

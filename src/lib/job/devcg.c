@@ -191,10 +191,14 @@ int devcg_move(const struct jobct_node *node, uint32_t job_id, pid_t pid,
 	return rc;
 }
 
-/* Kills the adopted pid that cannot be contained (never the caller, the
- * extern slurmstepd); -1 with rep. */
-static int kill_uncontained(pid_t pid, int err, struct report *rep)
+/* An adopted pid that cannot be contained: killed when kill (never the
+ * caller, the extern slurmstepd); -1 with rep. */
+static int uncontained(pid_t pid, bool kill_it, int err, struct report *rep)
 {
+	if (!kill_it)
+		return report_errno(rep, err,
+				    "adopted pid %d cannot be put under its device filter",
+				    (int)pid);
 	if (pid != getpid())
 		(void)kill(pid, SIGKILL);
 	return report_errno(rep, err,
@@ -203,7 +207,7 @@ static int kill_uncontained(pid_t pid, int err, struct report *rep)
 }
 
 int devcg_adopt(const struct jobct_node *node, uint32_t job_id,
-		struct report *rep)
+		bool kill_uncontained, struct report *rep)
 {
 	pid_t *pids = calloc(ADOPT_MAX_PIDS, sizeof(*pids));
 	int job_fd = -1, n, rc = -1, err;
@@ -225,14 +229,15 @@ int devcg_adopt(const struct jobct_node *node, uint32_t job_id,
 		report_errno(rep, err,
 			     "cannot open its device cgroup for an adopted process");
 		for (int i = 0; i < n; i++)
-			kill_uncontained(pids[i], err, rep);
+			uncontained(pids[i], kill_uncontained, err, rep);
 		goto out;
 	}
 	rc = 0;
 	for (int i = 0; i < n; i++)
 		if (node->ops->cg_move_pid(job_fd, pids[i]) < 0 &&
 		    errno != ESRCH)
-			rc = kill_uncontained(pids[i], errno, rep);
+			rc = uncontained(pids[i], kill_uncontained, errno,
+					 rep);
 out:
 	if (job_fd >= 0)
 		close(job_fd);

@@ -53,15 +53,13 @@ int devcg_move(const struct jobct_node *node, uint32_t job_id, pid_t pid,
 
 /*
  * Move the extern step's processes (pam_slurm_adopt's logins) into the
- * job's cgroup.  One that cannot be moved, or all when the job's cgroup
- * is gone, is killed (SIGKILL; never the caller): from 25.11
- * pam_slurm_adopt may go on with the login whatever the plugin answers
- * (doc/slurm-26.05-port.md), so containment cannot rest on its error
- * handling.  0, or -1 when a process could not be moved (it is killed) or
- * the processes cannot be found.
+ * job's cgroup.  With kill_uncontained, one that cannot be moved, or all
+ * when the job's cgroup is gone, is killed (SIGKILL; never the caller).
+ * 0, or -1 when a process could not be moved or the processes cannot be
+ * found.
  */
 int devcg_adopt(const struct jobct_node *node, uint32_t job_id,
-		struct report *rep);
+		bool kill_uncontained, struct report *rep);
 
 /*
  * Remove the marker and the job's cgroup, killing what is left in it.

@@ -697,7 +697,7 @@ int jobct_join_from_slurmd(const struct jobct_node *node, uint32_t job_id,
 }
 
 int jobct_adopt(const struct jobct_node *node, uint32_t job_id,
-		struct report *rep)
+		bool kill_uncontained, struct report *rep)
 {
 	char marked[PATH_MAX];
 	int state = job_record(node, job_id, marked, sizeof(marked), rep);
@@ -707,7 +707,7 @@ int jobct_adopt(const struct jobct_node *node, uint32_t job_id,
 	if (state == MARKER_UNFILTERED)
 		return 0;
 	return unified(node) ? stepcg_adopt(node, job_id, rep)
-			     : devcg_adopt(node, job_id, rep);
+			     : devcg_adopt(node, job_id, kill_uncontained, rep);
 }
 
 int jobct_ns_open(const struct jobct_node *node, uint32_t job_id,

@@ -257,10 +257,13 @@ int jobct_join_from_slurmd(const struct jobct_node *node, uint32_t job_id,
  * its filter, if it has one (hybrid: move them into its device cgroup;
  * unified: check the filter is on the extern step's cgroups).  A job
  * without a setup record is refused, as in jobct_join.  A failure means
- * the login must be refused.
+ * the login must be refused; with kill_uncontained a process that could
+ * not be put under the filter is also killed (SIGKILL): from 25.11
+ * pam_slurm_adopt may go on with a refused login (doc/slurm-26.05-port.md),
+ * so there containment cannot rest on PAM's error handling.
  */
 int jobct_adopt(const struct jobct_node *node, uint32_t job_id,
-		struct report *rep);
+		bool kill_uncontained, struct report *rep);
 
 /*
  * Open the pin of the job's namespace (for setns(2), to hand to

@@ -442,7 +442,8 @@ static int join_external(uint32_t job_id)
 		      plugin_type, job_id);
 		return -1;
 	}
-	if (jobct_adopt(node, job_id, &rep) < 0 && !DEVNS_JC_NAMESPACE)
+	if (jobct_adopt(node, job_id, DEVNS_JC_NAMESPACE, &rep) < 0 &&
+	    !DEVNS_JC_NAMESPACE)
 		return -1;
 	if (step_ns_fd <= 0)
 		step_ns_fd = jobct_ns_open(node, job_id, &rep);
