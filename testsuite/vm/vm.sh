@@ -563,11 +563,12 @@ share_args() {
 }
 
 # mount_shares - in the booted guest, each host share at its host path, read-only.
+# cache=mmap, as for the repository: the host reinstalls plugins there while the guest runs.
 mount_shares() {
 	local i=0 dir
 	while read -r dir; do
 		guest_ssh -- "mkdir -p $(printf '%q' "$dir") &&
-			mount -t 9p -o ro,trans=virtio,version=9p2000.L,msize=$MSIZE,cache=loose host$i $(printf '%q' "$dir")" ||
+			mount -t 9p -o ro,trans=virtio,version=9p2000.L,msize=$MSIZE,cache=mmap host$i $(printf '%q' "$dir")" ||
 			boot_failed "cannot mount the host's $dir in the guest"
 		i=$((i + 1))
 	done <"$STATE/shares"
