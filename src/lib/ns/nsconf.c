@@ -33,6 +33,8 @@ void nsconf_clear(struct nsconf *c)
 	free(c->base_path);
 	nsconf_dirs_free(c->dirs);
 	free(c->init_script);
+	free(c->clone_ns_script);
+	free(c->clone_ns_epilog);
 	nsconf_allow_free(c);
 	for (size_t i = 0; i < c->scope_count; i++)
 		free(c->scopes[i].hostlist);
@@ -186,6 +188,10 @@ static int conf_finish(struct parser *p)
 				return -1;
 		}
 	}
+	if (!(p->set & (1u << KEY_CLONE_NS_SCRIPT_WAIT)))
+		p->conf->clone_ns_script_wait = NSCONF_SCRIPT_WAIT_DEFAULT;
+	if (!(p->set & (1u << KEY_CLONE_NS_EPILOG_WAIT)))
+		p->conf->clone_ns_epilog_wait = NSCONF_SCRIPT_WAIT_DEFAULT;
 	p->listed = nsconf_dirs_count(p->conf->dirs);
 	if (nsconf_dirs_resolve(p) < 0)
 		return -1;
@@ -212,9 +218,17 @@ static void parser_free(struct parser *p)
 struct nsconf *nsconf_parse(const char *text, const char *name,
 			    const char *nodename, struct report *rep)
 {
+	return nsconf_parse_host(text, name, nodename, NULL, rep);
+}
+
+struct nsconf *nsconf_parse_host(const char *text, const char *name,
+				 const char *nodename, const char *hostname,
+				 struct report *rep)
+{
 	struct parser p = {
 		.name = name ? name : "namespace.conf",
 		.nodename = nodename,
+		.hostname = hostname,
 		.rep = rep,
 	};
 
@@ -248,6 +262,12 @@ error:
 struct nsconf *nsconf_load(const char *path, const char *nodename,
 			   struct report *rep)
 {
+	return nsconf_load_host(path, nodename, NULL, rep);
+}
+
+struct nsconf *nsconf_load_host(const char *path, const char *nodename,
+				const char *hostname, struct report *rep)
+{
 	struct nsconf *conf;
 	char *text;
 	int saved;
@@ -259,7 +279,7 @@ struct nsconf *nsconf_load(const char *path, const char *nodename,
 	}
 	if (!(text = confread_file(path, NSCONF_MAX_SIZE, rep)))
 		return NULL;
-	conf = nsconf_parse(text, path, nodename, rep);
+	conf = nsconf_parse_host(text, path, nodename, hostname, rep);
 	saved = errno;
 	free(text);
 	if (conf && nsconf_paths_check(conf, rep) < 0) {
