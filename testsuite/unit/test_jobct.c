@@ -729,6 +729,27 @@ static void test_filter(void)
 		   WIFEXITED(status) && WEXITSTATUS(status) == 0,
 		   "slurmd's Epilog joins the namespace only: every GPU opens");
 	}
+	{
+		pid_t pid = fork();
+		int status = -1;
+
+		if (pid == 0) {
+			int fd;
+
+			memset(calls, 0, sizeof(calls));
+			if (jobct_join_in_ns(node, 102, NULL) < 0)
+				_exit(99);
+			if (calls[OP_NS_JOIN])
+				_exit(2);
+			fd = open(gpu1, O_RDWR);
+			_exit(fd < 0 && errno == EPERM ? 0 : 1);
+		}
+		ok(pid > 0 && waitpid(pid, &status, 0) == pid &&
+		   WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		   "EntireStepInNS: a process of a stepd in the namespace goes "
+		   "under the filter (the other GPU denied), joining no "
+		   "namespace");
+	}
 	ok(jobct_release(node, 102, noting()) == 0, "released: %s", rep.msg);
 	snprintf(path, sizeof(path), "denied 1 opens of c 195:1 (%s)\n", gpu1);
 	is_str(notices, path,

@@ -226,6 +226,14 @@ static void test_errors(void)
 	      "absolute path");
 	fails("BasePath=/b CloneNSEpilog=\n", "n1",
 	      "job_container.conf:1: CloneNSEpilog: empty value");
+	fails("BasePath=/b EntireStepInNS=yes\nPidNamespace=yes\n", "n1",
+	      "job_container.conf:1: EntireStepInNS: PidNamespace (line 2) "
+	      "needs slurmstepd outside the job's mount namespace, where it "
+	      "reaches the PID namespace under BasePath; set one of them");
+	fails("NodeName=n1 TmpDiskLimit=1G\nEntireStepInNS=yes BasePath=/b\n",
+	      "n1", "job_container.conf:2: EntireStepInNS: TmpDiskLimit (line "
+	      "1) needs slurmstepd outside the job's mount namespace, where it "
+	      "reaches BasePath's filesystem; set one of them");
 	fails("BasePath=/b EntireStepInNS=maybe\n", "n1",
 	      "job_container.conf:1: EntireStepInNS: invalid boolean \"maybe\" "
 	      "(use yes or no)");

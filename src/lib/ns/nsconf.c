@@ -154,6 +154,33 @@ static int pid_namespace_check(struct parser *p)
 	return 0;
 }
 
+/*
+ * EntireStepInNS: slurmstepd lives in the job's namespace, where BasePath
+ * is hidden; the PID namespace's pin and the disk limit's filesystem
+ * are there, and slurmstepd needs them.
+ */
+static int entire_step_check(struct parser *p)
+{
+	const struct nsconf *c = p->conf;
+
+	if (!c->entire_step_in_ns || !c->base_path)
+		return 0;
+	p->line = c->lines.entire_step_in_ns;
+	if (c->pid_namespace)
+		return nsconf_error(p, "EntireStepInNS: PidNamespace (line %d) "
+				   "needs slurmstepd outside the job's mount "
+				   "namespace, where it reaches the PID "
+				   "namespace under BasePath; set one of them",
+				   c->lines.pid_namespace);
+	if (c->tmp_disk_limit)
+		return nsconf_error(p, "EntireStepInNS: TmpDiskLimit (line %d) "
+				   "needs slurmstepd outside the job's mount "
+				   "namespace, where it reaches BasePath's "
+				   "filesystem; set one of them",
+				   c->lines.tmp_disk_limit);
+	return 0;
+}
+
 /* NamespacePool: the pool lives under BasePath, like the namespaces. */
 static int namespace_pool_check(struct parser *p)
 {
@@ -197,7 +224,8 @@ static int conf_finish(struct parser *p)
 		return -1;
 	if (base_path_dirs_check(p) < 0)
 		return -1;
-	if (pid_namespace_check(p) < 0 || namespace_pool_check(p) < 0)
+	if (pid_namespace_check(p) < 0 || namespace_pool_check(p) < 0 ||
+	    entire_step_check(p) < 0)
 		return -1;
 	if (nsconf_allow_join(p->conf) < 0)
 		return -1;
