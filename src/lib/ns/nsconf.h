@@ -155,9 +155,8 @@ struct nsconf {
 	 * job_container/tmpfs's scripts: run as root after the job's
 	 * namespace is made, and before it goes (NULL when unset), each
 	 * killed with its process group after its _Wait seconds (0: no
-	 * limit).  EntireStepInNS is read and kept: devns puts every
-	 * process of a step into the namespace, never slurmstepd itself
-	 * (namespace.conf(5)).
+	 * limit).  EntireStepInNS: each step's slurmstepd (not the extern
+	 * step's) lives in the job's namespace, as with tmpfs.
 	 */
 	char *clone_ns_script;
 	char *clone_ns_epilog;
