@@ -751,9 +751,9 @@ static void test_filter(void)
 		   "namespace");
 	}
 	ok(jobct_release(node, 102, noting()) == 0, "released: %s", rep.msg);
-	snprintf(path, sizeof(path), "denied 1 opens of c 195:1 (%s)\n", gpu1);
+	snprintf(path, sizeof(path), "denied 2 opens of c 195:1 (%s)\n", gpu1);
 	is_str(notices, path,
-	       "  the log has the one denied open, of the other GPU, named; none of its own GPU");
+	       "  the log has the two denied opens (the job process's, the EntireStepInNS one's), of the other GPU, named; none of its own GPU");
 	ok(nothing_left(102), "  nothing left");
 	for (int i = 0; i < TAP_WAIT_MS / 10 && bpfinspect_prog_alive(id) == 1; i++)
 		usleep(10000);

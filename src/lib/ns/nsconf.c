@@ -162,23 +162,20 @@ static int pid_namespace_check(struct parser *p)
 static int entire_step_check(struct parser *p)
 {
 	const struct nsconf *c = p->conf;
+	bool pidns = c->pid_namespace;
 
-	if (!c->entire_step_in_ns || !c->base_path)
+	if (!c->entire_step_in_ns || !c->base_path ||
+	    (!pidns && !c->tmp_disk_limit))
 		return 0;
 	p->line = c->lines.entire_step_in_ns;
-	if (c->pid_namespace)
-		return nsconf_error(p, "EntireStepInNS: PidNamespace (line %d) "
-				   "needs slurmstepd outside the job's mount "
-				   "namespace, where it reaches the PID "
-				   "namespace under BasePath; set one of them",
-				   c->lines.pid_namespace);
-	if (c->tmp_disk_limit)
-		return nsconf_error(p, "EntireStepInNS: TmpDiskLimit (line %d) "
-				   "needs slurmstepd outside the job's mount "
-				   "namespace, where it reaches BasePath's "
-				   "filesystem; set one of them",
-				   c->lines.tmp_disk_limit);
-	return 0;
+	return nsconf_error(p, "EntireStepInNS: %s (line %d) needs slurmstepd "
+			    "outside the job's mount namespace, where it "
+			    "reaches %s; set one of them",
+			    pidns ? "PidNamespace" : "TmpDiskLimit",
+			    pidns ? c->lines.pid_namespace
+				  : c->lines.tmp_disk_limit,
+			    pidns ? "the PID namespace under BasePath"
+				  : "BasePath's filesystem");
 }
 
 /* NamespacePool: the pool lives under BasePath, like the namespaces. */
