@@ -206,6 +206,18 @@ static void test_timeout(void)
 		   "its background child is killed with its process group");
 	}
 
+	/*
+	 * A script reaped behind our back (here by the kernel, SIGCHLD
+	 * ignored; in slurmstepd another thread could) did not succeed as
+	 * far as we know: an error, never a success.
+	 */
+	p = script("reaped.sh", "exit 0");
+	signal(SIGCHLD, SIG_IGN);
+	errno = 0;
+	ok(runscript_run(p, env, 5, &res) == -1 && errno == ECHILD,
+	   "a script reaped by another is an error (ECHILD), not a success");
+	signal(SIGCHLD, SIG_DFL);
+
 	/* No limit: waits for the end, however long (here short). */
 	p = script("quick.sh", "sleep 0.2; exit 0");
 	ok(runscript_run(p, env, 0, &res) == 0 && res.status == 0 &&

@@ -162,7 +162,11 @@ static int output_read(int fd, int64_t deadline, struct runscript_result *res)
 	}
 }
 
-/* Wait for pid until deadline; returns 0 when reaped, 1 on the deadline. */
+/*
+ * Wait for pid until deadline; returns 0 when reaped, 1 on the deadline,
+ * -1 with errno when it cannot be waited for (another thread of the
+ * caller reaped it: how it ended is unknown).
+ */
 static int reap(pid_t pid, int64_t deadline, int *status)
 {
 	const struct timespec tick = { 0, 10 * 1000 * 1000 };
@@ -173,7 +177,7 @@ static int reap(pid_t pid, int64_t deadline, int *status)
 		if (rc == pid)
 			return 0;
 		if (rc < 0 && errno != EINTR)
-			return 0;	/* not ours to wait for: gone */
+			return -1;
 		if (rc == 0 && left_ms(deadline) == 0)
 			return 1;
 		if (rc == 0)
@@ -199,7 +203,7 @@ int runscript_run(const char *path, char *const env[], unsigned timeout_s,
 	struct child_args a = { .path = path, .env = env };
 	int64_t deadline = timeout_s ? now_ms() + (int64_t)timeout_s * 1000
 				     : -1;
-	int fds[2];
+	int fds[2], rc = 0;
 	pid_t pid;
 
 	memset(res, 0, sizeof(*res));
@@ -221,11 +225,16 @@ int runscript_run(const char *path, char *const env[], unsigned timeout_s,
 	}
 	/* The child ran setpgid() before its exec, which vchild waited for. */
 	if (output_read(fds[0], deadline, res) == 1 ||
-	    reap(pid, deadline, &res->status) == 1) {
+	    (rc = reap(pid, deadline, &res->status)) == 1) {
 		res->timed_out = true;
 		group_kill(pid, &res->status);
 	}
 	close(fds[0]);
+	if (rc < 0) {
+		/* Not known to have succeeded: the caller fails closed. */
+		errno = ECHILD;
+		return -1;
+	}
 	return 0;
 }
 

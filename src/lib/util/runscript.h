@@ -63,7 +63,8 @@ struct runscript_result {
  * run_command() does: what it left running in the background is killed
  * with it.  A script that cannot be executed exits 127.  Returns 0 with
  * res filled (res->status says how it ended), or -1 with errno when it
- * could not be started.  Safe in a multithreaded caller.
+ * could not be started, or ECHILD when another thread reaped it (how it
+ * ended is unknown).  Safe in a multithreaded caller.
  */
 int runscript_run(const char *path, char *const env[], unsigned timeout_s,
 		  struct runscript_result *res);

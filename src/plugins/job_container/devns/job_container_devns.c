@@ -354,7 +354,7 @@ static int run_script(const char *key, const char *path, unsigned timeout_s,
 	rc = runscript_run(path, env, timeout_s, &res);
 	runscript_env_free(env);
 	if (rc < 0)
-		return report_errno(rep, errno, "%s %s cannot be started", key,
+		return report_errno(rep, errno, "%s %s cannot be run", key,
 				    path);
 	if (res.status == 0 && !res.timed_out) {
 		if (res.output[0])
