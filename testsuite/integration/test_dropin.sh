@@ -55,6 +55,10 @@ EOF
 	"$CLUSTER" restart-slurmd node1 >/dev/null 2>&1 && wait_node_idle node1
 }
 
+# logged_since LINE PATTERN: node1's slurmd log has PATTERN after LINE
+# (read anew at each call, for wait_for).
+logged_since() { tail -n +"$1" "$LOG" | grep -q "$2"; }
+
 # env_of FILE NAME: the value of NAME in an env listing.
 env_of() { sed -n "s/^$2=//p" "$1" 2>/dev/null; }
 
@@ -109,14 +113,15 @@ test_failing_script() {
 	before=$(wc -l < "$LOG")
 	rm -f "$OUT/dropin-refused"
 	j=$(submit -w node1 -n1 -- "echo ran > $OUT/dropin-refused")
-	[[ $j =~ ^[0-9]+$ ]] &&
-		wait_for 60 grep -q "job $j: CloneNSScript $SCRIPTS/fail.sh failed (exit status 3): no namespace for you" \
-			<(tail -n +"$before" "$LOG")
+	[[ $j =~ ^[0-9]+$ ]] && wait_for 60 logged_since "$before" \
+		"job $j: CloneNSScript $SCRIPTS/fail.sh failed (exit status 3): no namespace for you"
 	ok $? "slurmd logs job $j's CloneNSScript failure with its status and output"
 	[ ! -e "$OUT/dropin-refused" ]
 	ok $? "  the job did not run"
-	[ ! -e "$BASE/dropin/node1/$j" ]
+	wait_for 20 test ! -e "$BASE/dropin/node1/$j"
 	ok $? "  and nothing of its namespace is left"
+	[ ! -e "$OUT/dropin-epilog-env.$j" ]
+	ok $? "  no CloneNSEpilog ran for a namespace that never served"
 	cl scancel "$j" 2>/dev/null
 	wait_job_gone "$j"
 	cl scontrol update nodename=node1 state=resume >/dev/null 2>&1
