@@ -130,9 +130,12 @@ static void test_run(void)
 	ok(runscript_run(p, env, 10, &res) == 0, "a script runs");
 	ok(WIFEXITED(res.status) && WEXITSTATUS(res.status) == 3 &&
 	   !res.timed_out, "its exit status comes back");
-	ok(strstr(res.output, "SLURM_JOB_ID=5\n") &&
-	   strstr(res.output, "SLURM_NS=/x/.ns\n") &&
+	ok(strstr(res.output, "SLURM_JOB_ID=5 ") &&
+	   strstr(res.output, "SLURM_NS=/x/.ns ") &&
 	   strstr(res.output, "to-stderr"), "stdout and stderr are captured");
+	ok(!strchr(res.output, '\n') &&
+	   res.output[strlen(res.output) - 1] == 'r',
+	   "  as one line: newlines made spaces, the trailing one dropped");
 	/* sh sets PWD, SHLVL and _ itself; HOME or PATH would be ours. */
 	ok(!strstr(res.output, "HOME=") && !strstr(res.output, "USER="),
 	   "nothing of the caller's environment");

@@ -163,6 +163,23 @@ static int output_read(int fd, int64_t deadline, struct runscript_result *res)
 }
 
 /*
+ * One line for the log: trailing white space dropped, every other control
+ * byte (a newline included) made a space, so that nothing a script prints
+ * can forge or hide a log line.
+ */
+static void output_flatten(char *out)
+{
+	size_t n = strlen(out);
+
+	while (n && (unsigned char)out[n - 1] <= ' ')
+		out[--n] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		if ((unsigned char)out[i] < 0x20 || out[i] == 0x7f)
+			out[i] = ' ';
+	}
+}
+
+/*
  * Wait for pid until deadline; returns 0 when reaped, 1 on the deadline,
  * -1 with errno when it cannot be waited for (another thread of the
  * caller reaped it: how it ended is unknown).
@@ -230,6 +247,7 @@ int runscript_run(const char *path, char *const env[], unsigned timeout_s,
 		group_kill(pid, &res->status);
 	}
 	close(fds[0]);
+	output_flatten(res->output);
 	if (rc < 0) {
 		/* Not known to have succeeded: the caller fails closed. */
 		errno = ECHILD;

@@ -51,7 +51,8 @@ void runscript_env_free(char **env);
 struct runscript_result {
 	int status;		/* waitpid(2)'s: 0 is success */
 	bool timed_out;		/* killed at the time limit */
-	char output[RUNSCRIPT_OUTPUT_MAX]; /* stdout and stderr, cut */
+	/* stdout and stderr, cut, as one line: control bytes made spaces */
+	char output[RUNSCRIPT_OUTPUT_MAX];
 };
 
 /*
