@@ -28,13 +28,11 @@
 #include "slurm_compat.h"
 
 #include "src/common/slurm_xlator.h"
-#include "src/common/env.h"
 #include "src/common/list.h"
 #include "src/common/log.h"
 #include "src/common/node_conf.h"
 #include "src/common/read_config.h"
 #include "src/common/run_in_daemon.h"
-#include "src/common/run_command.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 #include "src/slurmd/slurmd/slurmd.h"
