@@ -55,6 +55,7 @@ static char *conf_path(bool say_deprecated, struct report *rep)
 struct jobct_node *devns_node_load(bool make_base_path, struct report *rep)
 {
 	char *path = conf_path(make_base_path, rep);
+	char *host;
 	struct jobct_node *n;
 	struct jobct_node_args args = {
 		.conf_path = path,
@@ -65,7 +66,11 @@ struct jobct_node *devns_node_load(bool make_base_path, struct report *rep)
 		return NULL;
 	args.node_name = conf->node_name;
 	args.spool_dir = conf->spooldir;
+	/* BasePath's %h, as tmpfs expands it: slurm.conf's NodeHostname. */
+	host = slurm_conf_get_hostname(conf->node_name);
+	args.host_name = host;
 	n = jobct_node_load(&args, rep);
+	xfree(host);
 	xfree(path);
 	return n;
 }
@@ -73,11 +78,14 @@ struct jobct_node *devns_node_load(bool make_base_path, struct report *rep)
 struct nsconf *devns_conf_load(struct report *rep)
 {
 	char *path = conf_path(false, rep);
+	char *host;
 	struct nsconf *c;
 
 	if (!path)
 		return NULL;
-	c = nsconf_load(path, conf->node_name, rep);
+	host = slurm_conf_get_hostname(conf->node_name);
+	c = nsconf_load_host(path, conf->node_name, host, rep);
+	xfree(host);
 	xfree(path);
 	return c;
 }

@@ -729,10 +729,31 @@ static void test_filter(void)
 		   WIFEXITED(status) && WEXITSTATUS(status) == 0,
 		   "slurmd's Epilog joins the namespace only: every GPU opens");
 	}
+	{
+		pid_t pid = fork();
+		int status = -1;
+
+		if (pid == 0) {
+			int fd;
+
+			memset(calls, 0, sizeof(calls));
+			if (jobct_join_in_ns(node, 102, NULL) < 0)
+				_exit(99);
+			if (calls[OP_NS_JOIN])
+				_exit(2);
+			fd = open(gpu1, O_RDWR);
+			_exit(fd < 0 && errno == EPERM ? 0 : 1);
+		}
+		ok(pid > 0 && waitpid(pid, &status, 0) == pid &&
+		   WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		   "EntireStepInNS: a process of a stepd in the namespace goes "
+		   "under the filter (the other GPU denied), joining no "
+		   "namespace");
+	}
 	ok(jobct_release(node, 102, noting()) == 0, "released: %s", rep.msg);
-	snprintf(path, sizeof(path), "denied 1 opens of c 195:1 (%s)\n", gpu1);
+	snprintf(path, sizeof(path), "denied 2 opens of c 195:1 (%s)\n", gpu1);
 	is_str(notices, path,
-	       "  the log has the one denied open, of the other GPU, named; none of its own GPU");
+	       "  the log has the two denied opens (the job process's, the EntireStepInNS one's), of the other GPU, named; none of its own GPU");
 	ok(nothing_left(102), "  nothing left");
 	for (int i = 0; i < TAP_WAIT_MS / 10 && bpfinspect_prog_alive(id) == 1; i++)
 		usleep(10000);

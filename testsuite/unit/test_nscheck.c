@@ -131,6 +131,33 @@ static void test_init_script(void)
 	is_str(msgs, want, "  on the node's line");
 }
 
+/* tmpfs's CloneNSScript and CloneNSEpilog are checked as InitScript. */
+static void test_clone_scripts(void)
+{
+	char text[PATH_MAX * 3], want[PATH_MAX * 2];
+
+	snprintf(text, sizeof(text), "BasePath=/b\nCloneNSScript=%s "
+		 "CloneNSEpilog=%s\n", at("init.sh"), at("init.sh"));
+	ok(check(text, false, NULL) == 0 && !errors,
+	   "executable CloneNSScript and CloneNSEpilog pass: %s", msgs);
+	snprintf(text, sizeof(text), "BasePath=/b\nCloneNSScript=%s\n",
+		 at("missing.sh"));
+	ok(check(text, false, NULL) == -1 && errors == 1,
+	   "a missing CloneNSScript is an error, for slurmd too");
+	snprintf(want, sizeof(want), "E: t.conf:2: CloneNSScript %s: No such "
+		 "file or directory (every job of the node would fail)\n",
+		 at("missing.sh"));
+	is_str(msgs, want, "  naming file:line and the path");
+	snprintf(text, sizeof(text), "BasePath=/b\n\nCloneNSEpilog=%s\n",
+		 at("noexec.sh"));
+	ok(check(text, false, NULL) == -1 && errors == 1,
+	   "a non-executable CloneNSEpilog is an error");
+	snprintf(want, sizeof(want), "E: t.conf:3: CloneNSEpilog %s is not "
+		 "executable (mode 0644): it would fail at the end of every "
+		 "job\n", at("noexec.sh"));
+	is_str(msgs, want, "  saying when it would fail");
+}
+
 static void test_sources(void)
 {
 	char text[PATH_MAX * 4], want[PATH_MAX * 2];
@@ -258,6 +285,7 @@ int main(void)
 		return 1;
 	}
 	test_init_script();
+	test_clone_scripts();
 	test_sources();
 	test_devices();
 	test_node_names();

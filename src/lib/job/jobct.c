@@ -273,7 +273,8 @@ struct jobct_node *jobct_node_load(const struct jobct_node_args *args,
 	}
 	if (probe_cgroups(node, args->mountinfo, rep) < 0)
 		goto error;
-	if (!(node->conf = nsconf_load(args->conf_path, args->node_name, rep)))
+	if (!(node->conf = nsconf_load_host(args->conf_path, args->node_name,
+					    args->host_name, rep)))
 		goto error;
 	if (load_policy(node, args->proc_devices, rep) < 0 ||
 	    prepare_base_path(node->conf, args, rep) < 0 ||
@@ -653,23 +654,43 @@ static int guard_disk_limit(const struct jobct_node *node,
 	return 0;
 }
 
-int jobct_join(const struct jobct_node *node, uint32_t job_id,
-	       struct report *rep)
+/* A job process under the job's filter, refused without a setup record. */
+static int join_filter(const struct jobct_node *node, uint32_t job_id,
+		       struct report *rep)
 {
 	char marked[PATH_MAX];
 	int state;
 
-	if (enter_pid_namespace(node, job_id, rep) < 0)
-		return -1;
 	if ((state = job_record(node, job_id, marked, sizeof(marked), rep)) < 0)
 		return -1;
 	if (state == MARKER_FILTERED &&
 	    (unified(node) ? stepcg_join(node, marked, rep)
 			   : devcg_move(node, job_id, 0, rep)) < 0)
 		return -1;
+	return 0;
+}
+
+int jobct_join(const struct jobct_node *node, uint32_t job_id,
+	       struct report *rep)
+{
+	if (enter_pid_namespace(node, job_id, rep) < 0)
+		return -1;
+	if (join_filter(node, job_id, rep) < 0)
+		return -1;
 	if (jobct_join_ns(node, job_id, rep) < 0)
 		return -1;
 	return guard_disk_limit(node, rep);
+}
+
+int jobct_join_in_ns(const struct jobct_node *node, uint32_t job_id,
+		     struct report *rep)
+{
+	if (node->conf->pid_namespace || node->conf->tmp_disk_limit) {
+		errno = EINVAL;
+		return report_error(rep, "EntireStepInNS cannot go with "
+				    "PidNamespace or TmpDiskLimit");
+	}
+	return join_filter(node, job_id, rep);
 }
 
 int jobct_join_ns(const struct jobct_node *node, uint32_t job_id,

@@ -89,6 +89,8 @@ struct jobct_node {
 struct jobct_node_args {
 	const char *conf_path;	   /* namespace.conf */
 	const char *node_name;
+	const char *host_name;	   /* NodeHostname, BasePath's %h (NULL:
+				    * node_name, slurm.conf's default) */
 	const char *spool_dir;
 	bool make_base_path;	   /* AutoBasePath may create BasePath (slurmd) */
 	/*
@@ -231,6 +233,17 @@ int jobct_pidns_leave(struct report *rep);
  */
 int jobct_join(const struct jobct_node *node, uint32_t job_id,
 	       struct report *rep);
+
+/*
+ * jobct_join in a slurmstepd that lives in the job's namespace already
+ * (EntireStepInNS: slurmd put it there with jobct_join_ns, and BasePath,
+ * hidden inside, cannot be reached): refuse a job without a setup
+ * record, and put the process under the job's filter.  The parser refuses
+ * EntireStepInNS with PidNamespace or TmpDiskLimit, whose pins and
+ * project live under BasePath; so does this, should such a node come.
+ */
+int jobct_join_in_ns(const struct jobct_node *node, uint32_t job_id,
+		     struct report *rep);
 
 /*
  * jobct_join for slurmd's own processes of the job (Prolog, Epilog and

@@ -40,32 +40,48 @@ static const char *where(const struct check *k, int line, char *buf,
 }
 
 /*
- * The InitScript runs as root before every job: missing, or not a
- * program, every job of the node would fail.
+ * The scripts run as root for every job (InitScript, CloneNSScript) or
+ * at its end (CloneNSEpilog): missing, or not a program, every job of the
+ * node would fail, or its end would not do what the site wants.
  */
-static void init_script_check(struct check *k)
+static void script_check(struct check *k, const char *key, const char *path,
+			 int line, const char *why)
 {
-	const char *path = k->conf->init_script;
 	char at[PATH_MAX + 16];
 	struct stat st;
 
 	if (!path)
 		return;
-	where(k, k->conf->lines.init_script, at, sizeof(at));
+	where(k, line, at, sizeof(at));
 	if (stat(path, &st) < 0) {
 		k->errors++;
-		report_error(k->rep, "%s: InitScript %s: %s (every job of the "
-			     "node would fail)", at, path, strerror(errno));
+		report_error(k->rep, "%s: %s %s: %s (%s)", at, key, path,
+			     strerror(errno), why);
 	} else if (!S_ISREG(st.st_mode)) {
 		k->errors++;
-		report_error(k->rep, "%s: InitScript %s is not a regular file",
-			     at, path);
+		report_error(k->rep, "%s: %s %s is not a regular file",
+			     at, key, path);
 	} else if (!(st.st_mode & 0111)) {
 		k->errors++;
-		report_error(k->rep, "%s: InitScript %s is not executable "
-			     "(mode %04o): every job of the node would fail",
-			     at, path, (unsigned)(st.st_mode & 07777));
+		report_error(k->rep, "%s: %s %s is not executable "
+			     "(mode %04o): %s", at, key, path,
+			     (unsigned)(st.st_mode & 07777), why);
 	}
+}
+
+static void scripts_check(struct check *k)
+{
+	const struct nsconf *c = k->conf;
+
+	const char *fail = "every job of the node would fail";
+
+	script_check(k, "InitScript", c->init_script, c->lines.init_script,
+		     fail);
+	script_check(k, "CloneNSScript", c->clone_ns_script,
+		     c->lines.clone_ns_script, fail);
+	script_check(k, "CloneNSEpilog", c->clone_ns_epilog,
+		     c->lines.clone_ns_epilog,
+		     "it would fail at the end of every job");
 }
 
 /*
@@ -229,7 +245,7 @@ int nscheck_run(const struct nsconf *conf, const struct nscheck_args *args,
 {
 	struct check k = { .conf = conf, .args = args, .rep = rep };
 
-	init_script_check(&k);
+	scripts_check(&k);
 	sources_check(&k);
 	if (args->strict && devices_check(&k) < 0)
 		goto nomem;

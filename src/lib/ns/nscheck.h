@@ -4,8 +4,9 @@
  * job or applies to no node: checks that depend on the node as it is now
  * or on slurm.conf, which the parser (ns/nsconf.h) cannot see.
  *
- *   InitScript       missing, no regular file, or executable by nobody:
- *                    every job of the node would fail
+ *   InitScript,      missing, no regular file, or executable by nobody:
+ *   CloneNSScript,   every job of the node would fail (or its end, for
+ *   CloneNSEpilog    the epilog)
  *   Source=          a fixed part (the components before the first %, or
  *                    the whole path without one) that does not exist as
  *                    a directory: every job with the Dir would fail
@@ -16,7 +17,7 @@
  *                    case-sensitive, in Slurm as here)
  *
  * devns check makes them all, as errors (exit 1).  slurmd makes those that
- * cannot be wrong at start and right a moment later: InitScript an error
+ * cannot be wrong at start and right a moment later: the scripts an error
  * (the node could run no job), Source= a warning (a disk or automount may
  * come later); the DeviceAllow patterns are devpolicy_load()'s warnings
  * there, and slurmd does not read slurm.conf's node list.
@@ -34,7 +35,7 @@
 struct nscheck_args {
 	/*
 	 * devns check: every check, and a Source= whose fixed part is
-	 * missing is an error; false (slurmd): InitScript and Source= only,
+	 * missing is an error; false (slurmd): the scripts and Source= only,
 	 * the latter a warning
 	 */
 	bool strict;

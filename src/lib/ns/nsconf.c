@@ -33,6 +33,8 @@ void nsconf_clear(struct nsconf *c)
 	free(c->base_path);
 	nsconf_dirs_free(c->dirs);
 	free(c->init_script);
+	free(c->clone_ns_script);
+	free(c->clone_ns_epilog);
 	nsconf_allow_free(c);
 	for (size_t i = 0; i < c->scope_count; i++)
 		free(c->scopes[i].hostlist);
@@ -152,6 +154,30 @@ static int pid_namespace_check(struct parser *p)
 	return 0;
 }
 
+/*
+ * EntireStepInNS: slurmstepd lives in the job's namespace, where BasePath
+ * is hidden; the PID namespace's pin and the disk limit's filesystem
+ * are there, and slurmstepd needs them.
+ */
+static int entire_step_check(struct parser *p)
+{
+	const struct nsconf *c = p->conf;
+	bool pidns = c->pid_namespace;
+
+	if (!c->entire_step_in_ns || !c->base_path ||
+	    (!pidns && !c->tmp_disk_limit))
+		return 0;
+	p->line = c->lines.entire_step_in_ns;
+	return nsconf_error(p, "EntireStepInNS: %s (line %d) needs slurmstepd "
+			    "outside the job's mount namespace, where it "
+			    "reaches %s; set one of them",
+			    pidns ? "PidNamespace" : "TmpDiskLimit",
+			    pidns ? c->lines.pid_namespace
+				  : c->lines.tmp_disk_limit,
+			    pidns ? "the PID namespace under BasePath"
+				  : "BasePath's filesystem");
+}
+
 /* NamespacePool: the pool lives under BasePath, like the namespaces. */
 static int namespace_pool_check(struct parser *p)
 {
@@ -186,12 +212,17 @@ static int conf_finish(struct parser *p)
 				return -1;
 		}
 	}
+	if (!(p->set & (1u << KEY_CLONE_NS_SCRIPT_WAIT)))
+		p->conf->clone_ns_script_wait = NSCONF_SCRIPT_WAIT_DEFAULT;
+	if (!(p->set & (1u << KEY_CLONE_NS_EPILOG_WAIT)))
+		p->conf->clone_ns_epilog_wait = NSCONF_SCRIPT_WAIT_DEFAULT;
 	p->listed = nsconf_dirs_count(p->conf->dirs);
 	if (nsconf_dirs_resolve(p) < 0)
 		return -1;
 	if (base_path_dirs_check(p) < 0)
 		return -1;
-	if (pid_namespace_check(p) < 0 || namespace_pool_check(p) < 0)
+	if (pid_namespace_check(p) < 0 || namespace_pool_check(p) < 0 ||
+	    entire_step_check(p) < 0)
 		return -1;
 	if (nsconf_allow_join(p->conf) < 0)
 		return -1;
@@ -212,9 +243,17 @@ static void parser_free(struct parser *p)
 struct nsconf *nsconf_parse(const char *text, const char *name,
 			    const char *nodename, struct report *rep)
 {
+	return nsconf_parse_host(text, name, nodename, NULL, rep);
+}
+
+struct nsconf *nsconf_parse_host(const char *text, const char *name,
+				 const char *nodename, const char *hostname,
+				 struct report *rep)
+{
 	struct parser p = {
 		.name = name ? name : "namespace.conf",
 		.nodename = nodename,
+		.hostname = hostname,
 		.rep = rep,
 	};
 
@@ -248,6 +287,12 @@ error:
 struct nsconf *nsconf_load(const char *path, const char *nodename,
 			   struct report *rep)
 {
+	return nsconf_load_host(path, nodename, NULL, rep);
+}
+
+struct nsconf *nsconf_load_host(const char *path, const char *nodename,
+				const char *hostname, struct report *rep)
+{
 	struct nsconf *conf;
 	char *text;
 	int saved;
@@ -259,7 +304,7 @@ struct nsconf *nsconf_load(const char *path, const char *nodename,
 	}
 	if (!(text = confread_file(path, NSCONF_MAX_SIZE, rep)))
 		return NULL;
-	conf = nsconf_parse(text, path, nodename, rep);
+	conf = nsconf_parse_host(text, path, nodename, hostname, rep);
 	saved = errno;
 	free(text);
 	if (conf && nsconf_paths_check(conf, rep) < 0) {

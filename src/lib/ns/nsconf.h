@@ -16,6 +16,7 @@
 #ifndef DEVNS_NSCONF_H
 #define DEVNS_NSCONF_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -113,6 +114,11 @@ struct nsconf_lines {
 	int pid_namespace;
 	int namespace_pool;
 	int device_policy;
+	int entire_step_in_ns;
+	int clone_ns_script;
+	int clone_ns_epilog;
+	int clone_ns_script_wait;
+	int clone_ns_epilog_wait;
 };
 
 /* One DeviceAllow line that applies to the node. */
@@ -127,15 +133,36 @@ struct nsconf_scope {
 	int line;
 };
 
+/*
+ * CloneNSScript_Wait and CloneNSEpilog_Wait when unset: seconds, as
+ * job_container/tmpfs (0 is no limit there and here).
+ */
+#define NSCONF_SCRIPT_WAIT_DEFAULT 10
+/* Their largest value: Slurm's limit, in milliseconds, is an int. */
+#define NSCONF_SCRIPT_WAIT_MAX (INT_MAX / 1000)
+
 /* TmpInodeLimit's smallest value: what a job's setup makes itself. */
 #define NSCONF_INODE_FLOOR 64
 
 struct nsconf {
-	char *base_path;          /* NULL when BasePath=none */
+	char *base_path;          /* NULL when BasePath=none; %h and %n
+				   * expanded (nsconf_parse_host) */
 	bool auto_base_path;
 	char **dirs;              /* NULL-terminated, default {"/tmp","/dev/shm"} */
 	struct nsconf_dir *dir_conf; /* one per dirs entry, same order */
 	char *init_script;        /* NULL when unset */
+	/*
+	 * job_container/tmpfs's scripts: run as root after the job's
+	 * namespace is made, and before it goes (NULL when unset), each
+	 * killed with its process group after its _Wait seconds (0: no
+	 * limit).  EntireStepInNS: each step's slurmstepd (not the extern
+	 * step's) lives in the job's namespace, as with tmpfs.
+	 */
+	char *clone_ns_script;
+	char *clone_ns_epilog;
+	unsigned clone_ns_script_wait;
+	unsigned clone_ns_epilog_wait;
+	bool entire_step_in_ns;
 	bool shared;
 	uint64_t shm_size;        /* bytes, 0 = unset */
 	uint64_t tmp_size;        /* bytes, 0 = unset (then /tmp lives on BasePath) */
@@ -206,6 +233,19 @@ int nsconf_paths_check(const struct nsconf *conf, struct report *rep);
  */
 struct nsconf *nsconf_parse(const char *text, const char *name,
 			    const char *nodename, struct report *rep);
+
+/*
+ * nsconf_load() and nsconf_parse() for a node whose NodeHostname is
+ * hostname (NULL: the node name, as slurm.conf's default): BasePath's
+ * first %h becomes hostname and its first %n nodename, as Slurm's
+ * slurm_conf_expand_slurmd_path() does for job_container/tmpfs.  A
+ * BasePath with %h or %n and no node name is an error naming its line.
+ */
+struct nsconf *nsconf_load_host(const char *path, const char *nodename,
+				const char *hostname, struct report *rep);
+struct nsconf *nsconf_parse_host(const char *text, const char *name,
+				 const char *nodename, const char *hostname,
+				 struct report *rep);
 
 /* Free conf and everything it holds; NULL is fine. */
 void nsconf_free(struct nsconf *conf);

@@ -41,6 +41,11 @@ enum key {
 	KEY_PID_NAMESPACE,
 	KEY_NAMESPACE_POOL,
 	KEY_DEVICE_POLICY,
+	KEY_ENTIRE_STEP_IN_NS,
+	KEY_CLONE_NS_SCRIPT,
+	KEY_CLONE_NS_EPILOG,
+	KEY_CLONE_NS_SCRIPT_WAIT,
+	KEY_CLONE_NS_EPILOG_WAIT,
 	KEY_DEVICE_ALLOW,
 	/* the keys of a Dir line; they go into a struct dir_decl */
 	KEY_DIR,
@@ -75,6 +80,7 @@ struct decl_list {
 struct parser {
 	const char *name;     /* the file, for messages */
 	const char *nodename; /* NULL: no NodeName line applies */
+	const char *hostname; /* BasePath's %h; NULL: nodename */
 	struct report *rep;
 	int line;             /* line of the key being handled */
 	bool pass2;           /* reading the NodeName lines for this node */
@@ -147,6 +153,15 @@ int nsconf_path_set(struct parser *p, char **field, const char *key,
 /* yes/true/1, no/false/0 (any case) into *field.  Returns 0 or -1. */
 int nsconf_bool_parse(struct parser *p, bool *field, const char *key,
 		      const char *value);
+
+/*
+ * BasePath's value with its first %h made the node's hostname and then
+ * its first %n its name, as Slurm's slurm_conf_expand_slurmd_path()
+ * does; any other % stays as written.  Returns a new string to free(), or
+ * NULL with errno (and a message for EINVAL: no node name to put in).
+ */
+char *nsconf_base_path_expand(struct parser *p, const char *key,
+			      const char *value);
 
 /* A size (digits, K/M/G/T, B or iB) into *field.  Returns 0 or -1. */
 int nsconf_size_set(struct parser *p, uint64_t *field, const char *key,

@@ -27,7 +27,7 @@ static const char *const shared_dirs[] = NSCONF_SHARED_DIRS;
 static int key_base_path(struct parser *p, struct nsconf *c, const char *key,
 			 const char *value)
 {
-	char *path;
+	char *path, *expanded;
 	int i;
 
 	if (!strcasecmp(value, "none")) {
@@ -35,7 +35,11 @@ static int key_base_path(struct parser *p, struct nsconf *c, const char *key,
 		c->base_path = NULL;
 		return 0;
 	}
-	if (!(path = nsconf_path_normalize(p, key, value)))
+	if (!(expanded = nsconf_base_path_expand(p, key, value)))
+		return -1;
+	path = nsconf_path_normalize(p, key, expanded);
+	free(expanded);
+	if (!path)
 		return -1;
 	for (i = 0; shared_dirs[i]; i++) {
 		if (!strcmp(path, shared_dirs[i])) {
@@ -203,6 +207,58 @@ static int key_namespace_pool(struct parser *p, struct nsconf *c,
 	return 0;
 }
 
+static int key_entire_step_in_ns(struct parser *p, struct nsconf *c,
+				 const char *key, const char *value)
+{
+	return nsconf_bool_parse(p, &c->entire_step_in_ns, key, value);
+}
+
+static int key_clone_ns_script(struct parser *p, struct nsconf *c,
+			       const char *key, const char *value)
+{
+	return nsconf_path_set(p, &c->clone_ns_script, key, value);
+}
+
+static int key_clone_ns_epilog(struct parser *p, struct nsconf *c,
+			       const char *key, const char *value)
+{
+	return nsconf_path_set(p, &c->clone_ns_epilog, key, value);
+}
+
+/*
+ * Seconds, as Slurm's S_P_UINT32, 0 for no limit (tmpfs's run_command
+ * waits forever on 0); at most what Slurm's limit in milliseconds, an
+ * int, can hold.
+ */
+static int wait_parse(struct parser *p, unsigned *field, const char *key,
+		      const char *value)
+{
+	unsigned long n;
+	char *end;
+
+	errno = 0;
+	n = strtoul(value, &end, 10);
+	if (value[0] < '0' || value[0] > '9' || *end || errno ||
+	    n > NSCONF_SCRIPT_WAIT_MAX)
+		return nsconf_error(p, "%s: invalid number of seconds \"%s\" "
+				   "(0, no limit, to %d)", key, value,
+				   NSCONF_SCRIPT_WAIT_MAX);
+	*field = (unsigned)n;
+	return 0;
+}
+
+static int key_clone_ns_script_wait(struct parser *p, struct nsconf *c,
+				    const char *key, const char *value)
+{
+	return wait_parse(p, &c->clone_ns_script_wait, key, value);
+}
+
+static int key_clone_ns_epilog_wait(struct parser *p, struct nsconf *c,
+				    const char *key, const char *value)
+{
+	return wait_parse(p, &c->clone_ns_epilog_wait, key, value);
+}
+
 static int key_device_policy(struct parser *p, struct nsconf *c,
 			     const char *key, const char *value)
 {
@@ -234,6 +290,18 @@ const struct key_def nsconf_keys[KEY_COUNT] = {
 				 AT(namespace_pool) },
 	[KEY_DEVICE_POLICY] = { "DevicePolicy", key_device_policy,
 				AT(device_policy) },
+	[KEY_ENTIRE_STEP_IN_NS] = { "EntireStepInNS", key_entire_step_in_ns,
+				    AT(entire_step_in_ns) },
+	[KEY_CLONE_NS_SCRIPT] = { "CloneNSScript", key_clone_ns_script,
+				  AT(clone_ns_script) },
+	[KEY_CLONE_NS_EPILOG] = { "CloneNSEpilog", key_clone_ns_epilog,
+				  AT(clone_ns_epilog) },
+	[KEY_CLONE_NS_SCRIPT_WAIT] = { "CloneNSScript_Wait",
+				       key_clone_ns_script_wait,
+				       AT(clone_ns_script_wait) },
+	[KEY_CLONE_NS_EPILOG_WAIT] = { "CloneNSEpilog_Wait",
+				       key_clone_ns_epilog_wait,
+				       AT(clone_ns_epilog_wait) },
 	/* one line each: struct nsconf_allow */
 	[KEY_DEVICE_ALLOW] = { "DeviceAllow", nsconf_key_device_allow, -1 },
 	/* the Dir line's: struct nsconf_dir */

@@ -158,6 +158,51 @@ error:
 	return NULL;
 }
 
+/*
+ * Put sub for the first pat of *s (strings to free).  Returns 0 or -1
+ * (ENOMEM).
+ */
+static int substitute_first(char **s, const char *pat, const char *sub)
+{
+	char *at = strstr(*s, pat), *out;
+	size_t head, plen = strlen(pat), slen = strlen(sub);
+
+	if (!at)
+		return 0;
+	head = (size_t)(at - *s);
+	if (!(out = malloc(strlen(*s) - plen + slen + 1)))
+		return -1;
+	memcpy(out, *s, head);
+	memcpy(out + head, sub, slen);
+	strcpy(out + head + slen, at + plen);
+	free(*s);
+	*s = out;
+	return 0;
+}
+
+char *nsconf_base_path_expand(struct parser *p, const char *key,
+			      const char *value)
+{
+	const char *host = p->hostname ? p->hostname : p->nodename;
+	char *out;
+
+	if (!p->nodename && (strstr(value, "%h") || strstr(value, "%n"))) {
+		nsconf_error(p, "%s: \"%s\" has %%h or %%n, and no node name "
+			     "is known to put in (devns check: -n NODE)", key,
+			     value);
+		return NULL;
+	}
+	if (!(out = strdup(value)))
+		return NULL;
+	/* In Slurm's order: a hostname holding "%n" gets it replaced too. */
+	if ((host && substitute_first(&out, "%h", host) < 0) ||
+	    (p->nodename && substitute_first(&out, "%n", p->nodename) < 0)) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
 /* Replace *field with the normalised path value. */
 int nsconf_path_set(struct parser *p, char **field, const char *key,
 		    const char *value)

@@ -181,6 +181,16 @@ static void print_settings(const struct devns_opts *o,
 	print_dirs_list(c);
 	print_kv_from("initscript", c->init_script ? c->init_script : "none",
 		      f, l->init_script);
+	print_kv_from("clonensscript", c->clone_ns_script ? c->clone_ns_script
+		      : "none", f, l->clone_ns_script);
+	snprintf(n, sizeof(n), "%u", c->clone_ns_script_wait);
+	print_kv_from("clonensscriptwait", n, f, l->clone_ns_script_wait);
+	print_kv_from("clonensepilog", c->clone_ns_epilog ? c->clone_ns_epilog
+		      : "none", f, l->clone_ns_epilog);
+	snprintf(n, sizeof(n), "%u", c->clone_ns_epilog_wait);
+	print_kv_from("clonensepilogwait", n, f, l->clone_ns_epilog_wait);
+	print_kv_from("entirestepinns", c->entire_step_in_ns ? "yes" : "no", f,
+		      l->entire_step_in_ns);
 	print_kv_from("shared", c->shared ? "yes" : "no", f, l->shared);
 	print_kv_from("pidnamespace", c->pid_namespace ? "yes" : "no", f,
 		      l->pid_namespace);
@@ -265,6 +275,16 @@ static void json_settings(struct json *j, const struct nsconf *c)
 	}
 	json_setting(j, "initscript", c->init_script ? c->init_script : "none",
 		     f, l->init_script);
+	json_setting(j, "clonensscript", c->clone_ns_script ? c->clone_ns_script
+		     : "none", f, l->clone_ns_script);
+	snprintf(n, sizeof(n), "%u", c->clone_ns_script_wait);
+	json_setting(j, "clonensscriptwait", n, f, l->clone_ns_script_wait);
+	json_setting(j, "clonensepilog", c->clone_ns_epilog ? c->clone_ns_epilog
+		     : "none", f, l->clone_ns_epilog);
+	snprintf(n, sizeof(n), "%u", c->clone_ns_epilog_wait);
+	json_setting(j, "clonensepilogwait", n, f, l->clone_ns_epilog_wait);
+	json_setting(j, "entirestepinns", c->entire_step_in_ns ? "yes" : "no",
+		     f, l->entire_step_in_ns);
 	json_setting(j, "shared", c->shared ? "yes" : "no", f, l->shared);
 	json_setting(j, "pidnamespace", c->pid_namespace ? "yes" : "no", f,
 		     l->pid_namespace);

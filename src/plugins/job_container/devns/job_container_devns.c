@@ -7,9 +7,10 @@
  * (src/lib/job/jobct.h), which owns the lifecycle; Slurm's data (node name,
  * spool directory, GRES device files, the job's allocation) goes into the
  * core's plan, and the core's reports come out through Slurm's log with one
- * prefix, plugin_type.  What Slurm alone can do stays here: InitScript
- * (run_command), asking slurmstepds whether they live (restore), the GRES
- * lookups (devns_gres.c).
+ * prefix, plugin_type.  What Slurm alone can do stays here: the site's
+ * scripts (InitScript, CloneNSScript, CloneNSEpilog: what Slurm tells
+ * them; util/runscript runs them), asking slurmstepds whether they live
+ * (restore), the GRES lookups (devns_gres.c).
  *
  * From Slurm 25.11 the interface is called namespace: the same file is
  * namespace_devns.so with plugin_type "namespace/devns" and namespace_p_*
@@ -27,13 +28,11 @@
 #include "slurm_compat.h"
 
 #include "src/common/slurm_xlator.h"
-#include "src/common/env.h"
 #include "src/common/list.h"
 #include "src/common/log.h"
 #include "src/common/node_conf.h"
 #include "src/common/read_config.h"
 #include "src/common/run_in_daemon.h"
-#include "src/common/run_command.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 #include "src/slurmd/slurmd/slurmd.h"
@@ -41,6 +40,8 @@
 
 #include "job/jobct.h"
 #include "job/setupgate.h"
+#include "ns/mntns.h"
+#include "util/runscript.h"
 #include "util/stepsock.h"
 #include "devns_gres.h"
 #include "devns_node.h"
@@ -60,6 +61,9 @@ static struct nspool_keeper *keeper;	/* slurmd's NamespacePool thread */
  */
 static struct setupgate setup_gate = SETUPGATE_INIT;
 #define ADOPT_START_WAIT_MS 30000
+
+/* InitScript's limit in seconds: tmpfs's, fixed on every release. */
+#define INIT_SCRIPT_WAIT 10
 
 /* ---- the core's reports, in Slurm's log ---------------------------------- */
 
@@ -163,6 +167,23 @@ static int check_node(const struct jobct_node *n, struct report *rep)
 	return rc;
 }
 
+/*
+ * EntireStepInNS needs slurmd's call in the fork of each new slurmstepd,
+ * which Slurm makes from 24.11.1 (when tmpfs got the key): before, the
+ * step's slurmstepd would stay outside, unlike what the file asks.
+ */
+static bool entire_step_supported(const struct jobct_node *n,
+				  struct report *rep)
+{
+	if (DEVNS_JC_JOIN_STEP_ID || !n->conf->entire_step_in_ns)
+		return true;
+	report_error(rep, "%s:%d: EntireStepInNS=yes needs Slurm 24.11.1 or "
+		     "later (this Slurm does not let slurmstepd start in the "
+		     "job's namespace)", n->conf->file,
+		     n->conf->lines.entire_step_in_ns);
+	return false;
+}
+
 /* The node's settings; every error is logged with file and line. */
 static struct jobct_node *load_node(void)
 {
@@ -171,6 +192,10 @@ static struct jobct_node *load_node(void)
 
 	report_start(&rep, NULL);
 	n = devns_node_load(running_in_slurmd(), &rep);
+	if (n && !entire_step_supported(n, &rep)) {
+		jobct_node_free(n);
+		n = NULL;
+	}
 	if (n && running_in_slurmd() && check_node(n, &rep) < 0) {
 		jobct_node_free(n);
 		n = NULL;
@@ -260,36 +285,137 @@ extern int DEVNS_JC(restore)(char *dir_name, bool recover)
 
 /* ---- one job ------------------------------------------------------------- */
 
-/* Run InitScript as root before the namespace is made; failure is fatal. */
-static int run_init_script(uint32_t job_id)
-{
-	char *script = node->conf->init_script;
-	char *argv[] = { script, NULL };
-	char **env = env_array_create();
-	char *out;
-	int status = 0;
-	run_command_args_t args = {
-		.max_wait = 60 * 1000,
-		.script_path = script,
-		.script_type = "InitScript",
-		.script_argv = argv,
-		.status = &status,
-	};
+/* ---- the site's scripts: tmpfs's InitScript, CloneNSScript, CloneNSEpilog */
 
-	env_array_overwrite_fmt(&env, "SLURM_JOB_ID", "%u", job_id);
-	env_array_overwrite_fmt(&env, "SLURMD_NODENAME", "%s", conf->node_name);
-	env_array_overwrite_fmt(&env, "SLURM_CONF", "%s", slurm_conf.slurm_conf);
-	if (node->conf->base_path)
-		env_array_overwrite_fmt(&env, "SLURM_JOB_MOUNTPOINT_SRC",
-					"%s/%u", node->conf->base_path, job_id);
-	args.env = env;
-	out = run_command(&args);
-	env_array_free(env);
-	if (status)
-		error("%s: job %u: InitScript %s failed (status %d): %s",
-		      plugin_type, job_id, script, status, out ? out : "");
-	xfree(out);
-	return status ? SLURM_ERROR : SLURM_SUCCESS;
+/* Which of the job's directories a script is told of (SLURM_...). */
+enum script_dirs {
+	SCRIPT_SRC = 1,		/* SLURM_JOB_MOUNTPOINT_SRC: BasePath/<jobid> */
+	SCRIPT_NS = 2,		/* SLURM_NS: the namespace's pin */
+};
+
+/*
+ * What Slurm's tmpfs tells its scripts about the job (util/runscript.h):
+ * the job, node and slurm.conf; with the step record (23.02 on; none for
+ * CloneNSEpilog) its user, group, het job, aliases and working directory;
+ * the directories dirs names, when there is a BasePath.  mount_src and
+ * ns_path are the caller's buffers of len bytes.
+ */
+static void script_job(struct runscript_job *j, uint32_t job_id, void *step,
+		       unsigned dirs, char *mount_src, char *ns_path,
+		       size_t len)
+{
+	const char *base = node->conf->base_path;
+
+	memset(j, 0, sizeof(*j));
+	j->job_id = job_id;
+	j->slurm_conf = slurm_conf.slurm_conf;
+	j->node_name = conf->node_name;
+	if ((dirs & SCRIPT_SRC) && base &&
+	    mntns_job_path(mount_src, len, base, job_id, NULL) == 0)
+		j->mount_src = mount_src;
+	if ((dirs & SCRIPT_NS) && base &&
+	    mntns_job_path(ns_path, len, base, job_id, NSCONF_PIN_NAME) == 0)
+		j->ns_path = ns_path;
+#if DEVNS_JC_STEP_RECORD || DEVNS_JC_NAMESPACE
+	if (step) {
+		stepd_step_rec_t *s = step;
+
+		j->has_step = true;
+		if (s->het_job_id != NO_VAL)
+			j->het_job_id = s->het_job_id;
+		j->uid = s->uid;
+		j->gid = s->gid;
+		j->user_name = s->user_name;
+		j->node_aliases = s->alias_list;
+		j->work_dir = s->cwd;
+	}
+#else
+	(void)step;	/* 22.05 passes none */
+#endif
+}
+
+/*
+ * Run one of the site's scripts for the job as root, as tmpfs does:
+ * Slurm's variables only, killed with its process group after timeout_s
+ * (0: no limit).  Returns 0, or -1 with the reason in rep.
+ */
+static int run_script(const char *key, const char *path, unsigned timeout_s,
+		      const struct runscript_job *job, struct report *rep)
+{
+	struct runscript_result res;
+	char **env = runscript_env(job);
+	char how[64];
+	int rc;
+
+	if (!env)
+		return report_errno(rep, errno, "%s %s", key, path);
+	rc = runscript_run(path, env, timeout_s, &res);
+	runscript_env_free(env);
+	if (rc < 0)
+		return report_errno(rep, errno, "%s %s cannot be run", key,
+				    path);
+	if (res.status == 0 && !res.timed_out) {
+		if (res.output[0])
+			report_info(rep, "%s %s: %s", key, path, res.output);
+		return 0;
+	}
+	runscript_describe(&res, timeout_s, how, sizeof(how));
+	report_error(rep, "%s %s failed (%s)%s%s", key, path, how,
+		     res.output[0] ? ": " : "", res.output);
+	errno = EIO;
+	return -1;
+}
+
+/*
+ * Before the namespace is made: tmpfs's fixed limit of 10 seconds, with
+ * SLURM_JOB_MOUNTPOINT_SRC (the job's directory, BasePath/<jobid>).
+ */
+static int run_init_script(uint32_t job_id, void *step, struct report *rep)
+{
+	char mount_src[PATH_MAX], ns_path[PATH_MAX];
+	struct runscript_job job;
+
+	script_job(&job, job_id, step, SCRIPT_SRC, mount_src, ns_path,
+		   PATH_MAX);
+	return run_script("InitScript", node->conf->init_script,
+			  INIT_SCRIPT_WAIT, &job, rep);
+}
+
+/*
+ * After the namespace is made (one exists: a BasePath), with SLURM_NS.
+ * It fails the job, as in tmpfs.
+ */
+static int run_clone_ns_script(uint32_t job_id, void *step,
+			       struct report *rep)
+{
+	char mount_src[PATH_MAX], ns_path[PATH_MAX];
+	struct runscript_job job;
+
+	if (!node->conf->clone_ns_script || !node->conf->base_path)
+		return 0;
+	script_job(&job, job_id, step, SCRIPT_SRC | SCRIPT_NS, mount_src,
+		   ns_path, PATH_MAX);
+	return run_script("CloneNSScript", node->conf->clone_ns_script,
+			  node->conf->clone_ns_script_wait, &job, rep);
+}
+
+/*
+ * Before the namespace goes, while it still exists (the extern stepd's
+ * teardown; slurmd's backstop only when the stepd did not get to it).
+ * A failure is logged; the teardown goes on, as in tmpfs.
+ */
+static void run_clone_ns_epilog(uint32_t job_id, struct report *rep)
+{
+	char mount_src[PATH_MAX], ns_path[PATH_MAX];
+	struct runscript_job job;
+
+	if (!node->conf->clone_ns_epilog || !node->conf->base_path ||
+	    !mntns_exists(node->conf->base_path, job_id))
+		return;
+	script_job(&job, job_id, NULL, SCRIPT_NS, mount_src, ns_path,
+		   PATH_MAX);
+	(void)run_script("CloneNSEpilog", node->conf->clone_ns_epilog,
+			 node->conf->clone_ns_epilog_wait, &job, rep);
 }
 
 /*
@@ -371,7 +497,7 @@ static int stepd_create(uint32_t job_id, uint64_t sluid, uid_t uid,
 	plan.user_name = user;
 	report_start(&rep, &job_id);
 	setupgate_begin(&setup_gate);
-	if (node->conf->init_script && run_init_script(job_id) != SLURM_SUCCESS) {
+	if (node->conf->init_script && run_init_script(job_id, step, &rep) < 0) {
 		report_error(&rep, "refusing the job: InitScript %s failed",
 			     node->conf->init_script);
 		goto out;
@@ -383,8 +509,17 @@ static int stepd_create(uint32_t job_id, uint64_t sluid, uid_t uid,
 		goto out;
 	}
 	plan.job_devices = (const char *const *)job_devices;
-	if (jobct_setup(&plan, &rep) == 0)
-		rc = SLURM_SUCCESS;
+	if (jobct_setup(&plan, &rep) < 0)
+		goto out;
+	if (run_clone_ns_script(job_id, step, &rep) < 0) {
+		/* Its message, not the release's, is the job's reason. */
+		struct report quiet;
+
+		report_init(&quiet, log_line, &job_id);
+		(void)jobct_release(node, job_id, &quiet);
+		goto out;
+	}
+	rc = SLURM_SUCCESS;
 out:
 	if (rc != SLURM_SUCCESS)
 		note_failure(job_id, rep.msg);
@@ -401,8 +536,10 @@ out:
  * contained ends here instead of running uncontained: fail closed.  In
  * slurmd, root's children (Prolog, Epilog) join the namespace only; one
  * forked as the job's user (sbcast's file opener) goes under the filter.
+ * in_ns: the slurmstepd lives in the job's namespace already
+ * (EntireStepInNS), the child only goes under the filter.
  */
-static int join(uint32_t job_id, uid_t uid)
+static int join(uint32_t job_id, uid_t uid, bool in_ns)
 {
 	struct report rep;
 	int rc;
@@ -410,7 +547,9 @@ static int join(uint32_t job_id, uid_t uid)
 	if (job_id == 0)	/* not a job: a system script */
 		return SLURM_SUCCESS;
 	report_start(&rep, &job_id);
-	if (!running_in_slurmd())
+	if (in_ns)
+		rc = jobct_join_in_ns(node, job_id, &rep);
+	else if (!running_in_slurmd())
 		rc = jobct_join(node, job_id, &rep);
 	else if (uid == 0)
 		rc = jobct_join_ns(node, job_id, &rep);
@@ -476,6 +615,7 @@ static int release(uint32_t job_id)
 	struct report rep;
 
 	report_start(&rep, &job_id);
+	run_clone_ns_epilog(job_id, &rep);
 	drop_step_ns_fd();
 	return jobct_release(node, job_id, &rep) < 0 ? SLURM_ERROR
 						      : SLURM_SUCCESS;
@@ -568,21 +708,29 @@ extern int container_p_stepd_delete(uint32_t job_id)
 
 #if DEVNS_JC_JOIN_STEP_ID
 /*
- * step_create: slurmd joins in the fork that becomes a new slurmstepd
- * (tmpfs's EntireStepInNS).  devns keeps the stepd itself outside and
- * contains the step's processes, which join in their own forks.
+ * step_create: slurmd's fork that becomes a new slurmstepd (never the
+ * extern step's, whose stepd makes the namespace).  Without
+ * EntireStepInNS devns keeps the stepd outside and contains the step's
+ * processes, which join in their own forks; with it, as tmpfs, the stepd
+ * goes into the job's namespace here (a failure ends the fork: no stepd),
+ * and its processes then only go under the filter.
  */
 extern int DEVNS_JC(join)(slurm_step_id_t *step_id, uid_t uid,
 			  bool step_create)
 {
+	bool entire = node->conf->entire_step_in_ns;
+
 	if (step_create)
-		return SLURM_SUCCESS;
-	return join(step_id->job_id, uid);
+		return entire ? join(step_id->job_id, 0, false)
+			      : SLURM_SUCCESS;
+	return join(step_id->job_id, uid,
+		    entire && running_in_slurmstepd() &&
+		    step_id->step_id != SLURM_EXTERN_CONT);
 }
 #else
 extern int container_p_join(uint32_t job_id, uid_t uid)
 {
-	return join(job_id, uid);
+	return join(job_id, uid, false);
 }
 #endif
 

@@ -1,0 +1,146 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# test_dropin.sh - devns as a drop-in for job_container/tmpfs (issue 30):
+# a tmpfs site's job_container.conf, unchanged (BasePath with %n,
+# AutoBasePath=true, Dirs=/tmp,/dev/shm, CloneNSScript, CloneNSEpilog and
+# their _Wait), runs node1's jobs: a private /tmp under the expanded
+# BasePath, the CloneNSScript run as root once the namespace exists with
+# Slurm's variables (SLURM_JOB_ID, SLURM_NS, ...), the CloneNSEpilog at the
+# job's end while the namespace still exists; a failing CloneNSScript
+# refuses the job, saying why.  The harness's file comes back at the end,
+# whatever stopped the test.
+source "$(dirname "$0")/lib.sh"
+
+USER1=dnalice
+JOB_OUT_PREFIX=dropin
+# Root's scripts: in a directory no user can write to.
+SCRIPTS=$DEVNS_CLUSTER_ROOT/dropin-scripts
+LOG=$DEVNS_CLUSTER_ROOT/log/slurmd-node1.log
+
+setup() {
+	out_setup dropin
+	rm -rf --one-file-system "$SCRIPTS" "$BASE/dropin"
+	mkdir -p -m 0755 "$SCRIPTS"
+	# Each writes its environment and what SLURM_NS is (nsfs: the
+	# namespace exists) where the test reads them.
+	cat > "$SCRIPTS/clone.sh" <<EOF
+#!/bin/sh
+env | sort > $OUT/dropin-clone-env.\$SLURM_JOB_ID
+stat -f -c %T "\$SLURM_NS" > $OUT/dropin-clone-ns.\$SLURM_JOB_ID
+id -u > $OUT/dropin-clone-uid.\$SLURM_JOB_ID
+EOF
+	cat > "$SCRIPTS/epilog.sh" <<EOF
+#!/bin/sh
+env | sort > $OUT/dropin-epilog-env.\$SLURM_JOB_ID
+stat -f -c %T "\$SLURM_NS" > $OUT/dropin-epilog-ns.\$SLURM_JOB_ID
+EOF
+	printf '#!/bin/sh\necho no namespace for you\nexit 3\n' > "$SCRIPTS/fail.sh"
+	chmod 0755 "$SCRIPTS"/*.sh
+}
+
+# tmpfs_conf CLONE_SCRIPT: a tmpfs site's file, as job_container.conf(5)
+# of 24.11 to 26.05 describes one; node1's slurmd restarted on it.
+tmpfs_conf() {
+	cat > "$CONF" <<EOF
+# job_container.conf of a job_container/tmpfs site
+AutoBasePath=true
+BasePath=$BASE/dropin/%n
+Dirs=/tmp,/dev/shm
+CloneNSScript=$1
+CloneNSScript_Wait=20
+CloneNSEpilog=$SCRIPTS/epilog.sh
+CloneNSEpilog_Wait=20
+EOF
+	"$CLUSTER" restart-slurmd node1 >/dev/null 2>&1 && wait_node_idle node1
+}
+
+# logged_since LINE PATTERN: node1's slurmd log has PATTERN after LINE
+# (read anew at each call, for wait_for).
+logged_since() { tail -n +"$1" "$LOG" | grep -q "$2"; }
+
+# env_of FILE NAME: the value of NAME in an env listing.
+env_of() { sed -n "s/^$2=//p" "$1" 2>/dev/null; }
+
+test_tmpfs_site() {
+	local j env ns=nsfs
+	tmpfs_conf "$SCRIPTS/clone.sh"
+	ok $? "precondition: node1 runs with a tmpfs site's job_container.conf" || return
+	[ -d "$BASE/dropin/node1" ]
+	ok $? "BasePath's %n is node1's name: AutoBasePath made $BASE/dropin/node1"
+	rm -f /tmp/dropin-probe
+	j=$(submit -w node1 -n1 -- "echo private > /tmp/dropin-probe && echo wrote > $OUT/dropin-wrote; \
+findmnt -no TARGET,SOURCE /tmp | tail -1 > $OUT/dropin-tmp")
+	[[ $j =~ ^[0-9]+$ ]] && wait_job_gone "$j"
+	ok $? "precondition: the job ran and ended (job '$j')" || return
+	is "$(cat "$OUT/dropin-wrote" 2>/dev/null)" wrote "precondition: the job wrote /tmp/dropin-probe"
+	[ ! -e /tmp/dropin-probe ]
+	ok $? "its /tmp is private: the node's /tmp has no dropin-probe"
+	like "$(cat "$OUT/dropin-tmp" 2>/dev/null)" "^/tmp " "  /tmp is a mount of its own in the job"
+
+	env=$OUT/dropin-clone-env.$j
+	[ -s "$env" ]
+	ok $? "CloneNSScript ran for job $j" || return
+	is "$(env_of "$env" SLURM_JOB_ID)" "$j" "  with SLURM_JOB_ID"
+	is "$(env_of "$env" SLURM_NS)" "$BASE/dropin/node1/$j/.ns" "  with SLURM_NS, the namespace's pin"
+	is "$(env_of "$env" SLURMD_NODENAME)" node1 "  with SLURMD_NODENAME"
+	is "$(cat "$OUT/dropin-clone-ns.$j" 2>/dev/null)" "$ns" "  once the namespace exists (SLURM_NS is an nsfs)"
+	is "$(cat "$OUT/dropin-clone-uid.$j" 2>/dev/null)" 0 "  as root"
+	# 22.05's tmpfs gives no step record, and no user (slurm_compat.h).
+	if slurm_at_least 23.02; then
+		is "$(env_of "$env" SLURM_JOB_USER)" "$USER1" "  with SLURM_JOB_USER"
+		is "$(env_of "$env" SLURM_JOB_UID)" "$(id -u "$USER1")" "  with SLURM_JOB_UID"
+	else
+		skip "SLURM_JOB_USER, SLURM_JOB_UID: Slurm 22.05 gives its scripts none"
+	fi
+	! grep -q '^HOME=' "$env"
+	ok $? "  and nothing of slurmd's environment (no HOME)"
+
+	env=$OUT/dropin-epilog-env.$j
+	wait_for 20 test -s "$env"
+	ok $? "CloneNSEpilog ran at the job's end"
+	is "$(env_of "$env" SLURM_JOB_ID)" "$j" "  with SLURM_JOB_ID"
+	is "$(env_of "$env" SLURM_NS)" "$BASE/dropin/node1/$j/.ns" "  with SLURM_NS"
+	is "$(cat "$OUT/dropin-epilog-ns.$j" 2>/dev/null)" "$ns" "  before the namespace went"
+	wait_for 20 test ! -e "$BASE/dropin/node1/$j"
+	ok $? "  and then the job's directory went"
+}
+
+test_failing_script() {
+	local j before
+	tmpfs_conf "$SCRIPTS/fail.sh"
+	ok $? "precondition: node1 runs with a CloneNSScript that fails" || return
+	before=$(wc -l < "$LOG")
+	rm -f "$OUT/dropin-refused"
+	j=$(submit -w node1 -n1 -- "echo ran > $OUT/dropin-refused")
+	[[ $j =~ ^[0-9]+$ ]] && wait_for 60 logged_since "$before" \
+		"job $j: CloneNSScript $SCRIPTS/fail.sh failed (exit status 3): no namespace for you"
+	ok $? "slurmd logs job $j's CloneNSScript failure with its status and output"
+	[ ! -e "$OUT/dropin-refused" ]
+	ok $? "  the job did not run"
+	wait_for 20 test ! -e "$BASE/dropin/node1/$j"
+	ok $? "  and nothing of its namespace is left"
+	[ ! -e "$OUT/dropin-epilog-env.$j" ]
+	ok $? "  no CloneNSEpilog ran for a namespace that never served"
+	cl scancel "$j" 2>/dev/null
+	wait_job_gone "$j"
+	cl scontrol update nodename=node1 state=resume >/dev/null 2>&1
+}
+
+# Whatever stopped a test early, node1 gets the harness's file back.
+cleanup() {
+	cmp -s "$CONF_SAVED" "$CONF" || conf_restore node1
+	cl scontrol update nodename=node1 state=resume >/dev/null 2>&1
+	rm -rf --one-file-system "$SCRIPTS" "$BASE/dropin"
+	rm -f "$OUT"/dropin-* /tmp/dropin-probe
+}
+trap cleanup EXIT
+
+setup
+test_tmpfs_site
+test_failing_script
+conf_restore node1
+ok $? "node1 is back with the harness's settings"
+trap - EXIT
+cleanup
+tap_done
