@@ -129,7 +129,11 @@ final_state() {
 }
 
 # Job numbers differ between runs: "StepId=17.0" and "job 17" lose theirs.
-normalise() { sed -E 's/StepId=[0-9]+/StepId=J/g; s/job [0-9]+/job J/g; s/slurm-[0-9]+/slurm-J/g'; }
+# (26.05 puts a timestamp before the stepd's messages in the job's output.)
+normalise() {
+	sed -E 's/StepId=[0-9]+/StepId=J/g; s/job [0-9]+/job J/g; s/slurm-[0-9]+/slurm-J/g
+		s/^\[[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+\] //'
+}
 
 # oom_run TAG: one srun and one sbatch job over their --mem on node3;
 # leaves $OUT/oom-TAG.{srun,batch} with what the user sees of each.
