@@ -363,14 +363,19 @@ static int denial_of(uint64_t key, uint64_t count, struct devinspect_denial *d)
  * DEVFILTER_DENIED_MAX).  Returns how many, or -1 with errno. */
 static int denied_dump(int map_fd, struct devinspect_denial *out)
 {
-	uint64_t key, next, count;
+	/*
+	 * A hash map answers a key it does not hold with its first key: start
+	 * from one the program never makes (every access bit set) rather than
+	 * NULL, which valgrind takes for an unaddressable key.
+	 */
+	uint64_t key = UINT64_MAX, next, count;
 	union bpf_attr attr;
 	int n = 0;
 
-	for (bool first = true;; first = false) {
+	for (;;) {
 		memset(&attr, 0, sizeof(attr));
 		attr.map_fd = (uint32_t)map_fd;
-		attr.key = first ? 0 : devprog_ptr(&key);
+		attr.key = devprog_ptr(&key);
 		attr.next_key = devprog_ptr(&next);
 		if (devprog_bpf(BPF_MAP_GET_NEXT_KEY, &attr) < 0)
 			return errno == ENOENT ? n : -1;
