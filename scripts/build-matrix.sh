@@ -4,7 +4,7 @@
 # build-matrix.sh - compile the plugins against every supported Slurm release.
 #
 #   scripts/build-matrix.sh [VERSION...]
-#       (default: 23.02.8 23.11.11 24.05.8 25.05.8 25.11.7 26.05.3)
+#       (default: 23.02.8 23.11.11 24.05.8 24.11.5 25.05.8 25.11.7 26.05.3)
 #
 # For each release: a configured Slurm tree (scripts/slurm-release.sh
 # --configure-only: the shared folder's tarball checked against SHA256SUMS,
@@ -33,7 +33,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 : "${MAKE_JOBS:=$(nproc)}"
 export SLURM_SRC_CACHE
 
-default_versions="23.02.8 23.11.11 24.05.8 25.05.8 25.11.7 26.05.3"
+default_versions="23.02.8 23.11.11 24.05.8 24.11.5 25.05.8 25.11.7 26.05.3"
 
 die() { echo "build-matrix.sh: $*" >&2; exit 2; }
 
