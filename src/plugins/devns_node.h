@@ -18,10 +18,19 @@
 /*
  * Load the settings for the node this daemon runs for (Slurm's node name
  * and spool directory).  make_base_path: AutoBasePath may create BasePath
- * (slurmd only; it also warns about the deprecated namespace.conf).  Returns a node to free with jobct_node_free(), or NULL
- * with errno and the reason in rep (file and line for a bad file).
+ * (slurmd only; it also warns about the deprecated namespace.conf).
+ * Returns a node to free with jobct_node_free(), or NULL with errno and
+ * the reason in rep (file and line for a bad file).
  */
 struct jobct_node *devns_node_load(bool make_base_path, struct report *rep);
+
+/*
+ * slurmstepd: the settings slurmd parsed, from their text and path
+ * (ns/nsconf_msg.h), loaded as devns_node_load(false) loads the file.
+ * Returns as devns_node_load().
+ */
+struct jobct_node *devns_node_from_text(const char *path, const char *text,
+					struct report *rep);
 
 /*
  * Only parse the settings for this node: for a caller that needs its

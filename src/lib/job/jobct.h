@@ -88,6 +88,11 @@ struct jobct_node {
 /* What jobct_node_load works from. */
 struct jobct_node_args {
 	const char *conf_path;	   /* namespace.conf */
+	/*
+	 * NULL: read conf_path; else the text to parse in its place, read
+	 * from conf_path before (slurmstepd: slurmd's, ns/nsconf_msg.h)
+	 */
+	const char *conf_text;
 	const char *node_name;
 	const char *spool_dir;
 	bool make_base_path;	   /* AutoBasePath may create BasePath (slurmd) */
@@ -105,7 +110,8 @@ struct jobct_node_args {
 };
 
 /*
- * Reads namespace.conf for the node (every error names file and line),
+ * Reads namespace.conf for the node, or parses args->conf_text for it
+ * (every error names file and line),
  * resolves its DevicePolicy/DeviceAllow (a DeviceAllow device that does not
  * exist is a warning in rep), and checks BasePath like sshd's StrictModes,
  * creating it first when AutoBasePath=yes and args->make_base_path (with
