@@ -3,9 +3,10 @@
  * jobct.h - a job's containment, from slurmd start to the job's end,
  * without Slurm: the plugins translate Slurm's calls into these.
  *
- *   slurmd start, reconfigure,   jobct_node_load: namespace.conf for the node,
- *   every slurmstepd             the device policy resolved once, BasePath
- *                                checked (and made, in slurmd)
+ *   slurmd start, reconfigure,   jobct_node_load: namespace.conf for the node
+ *   every slurmstepd             (a stepd: the text slurmd read), the device
+ *                                policy resolved once, BasePath checked (and
+ *                                made, in slurmd)
  *   slurmd start                 jobct_restore: remove what jobs that ended
  *                                while slurmd was away left behind
  *   extern step start            jobct_setup: the job's namespace and device
