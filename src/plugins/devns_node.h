@@ -9,6 +9,7 @@
 #define DEVNS_PLUGINS_NODE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "job/jobct.h"
 
@@ -39,5 +40,14 @@ struct jobct_node *devns_node_from_text(const char *path, const char *text,
  * free with nsconf_free(), or NULL with errno and rep.
  */
 struct nsconf *devns_conf_load(struct report *rep);
+
+/*
+ * Defined by job_container/devns (namespace/devns), for devns_pidns in the
+ * same slurmstepd, which finds it with dlsym(): the BasePath of the
+ * settings that plugin holds.  Returns 1 with it in buf[len], 0 for
+ * BasePath=none, -1 with errno (ENOENT: no settings held).
+ */
+#define DEVNS_STEPD_BASE_PATH_SYM "devns_stepd_base_path"
+int devns_stepd_base_path(char *buf, size_t len);
 
 #endif /* DEVNS_PLUGINS_NODE_H */

@@ -229,6 +229,32 @@ static bool have_node(uint32_t job_id)
 	return false;
 }
 
+/*
+ * For the SPANK plugin devns_pidns in the same slurmstepd, which must look
+ * for the job's PID namespace where this plugin made it: the BasePath of
+ * the settings this process holds (slurmd's, from 23.02), never the file's,
+ * which may have been edited since.  Writes it into buf[len] and returns
+ * 1, 0 for BasePath=none, or -1 with errno: ENOENT when this process holds
+ * no settings, ENAMETOOLONG.  Exported (Makefile.am); found by
+ * devns_pidns.c.
+ */
+extern int devns_stepd_base_path(char *buf, size_t len)
+{
+	const char *base;
+
+	if (!node) {
+		errno = ENOENT;
+		return -1;
+	}
+	if (!(base = node->conf->base_path))
+		return 0;
+	if (snprintf(buf, len, "%s", base) >= (int)len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 1;
+}
+
 /* slurmd: keep the node's NamespacePool copied ahead (none: a no-op). */
 static void pool_start(void)
 {
