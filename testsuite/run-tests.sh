@@ -357,16 +357,18 @@ build_for_release() {
 # that a whole run stays within CI's time on two cores: all of them on
 # 26.05 (the release current sites run); on 22.05 all but test_mcs (whose
 # semantics 26.05 and 25.11 check); on 25.11 the namespace, devices,
-# adoption, mcs, configless, settings and drop-in tests; on 23.11 (Ubuntu
-# 24.04's) and 24.11 the namespace, device and adoption tests.
+# adoption, mcs and configuration tests (configless, settings, drop-in,
+# reconfigure); on 23.11 (Ubuntu 24.04's) and 24.11 the namespace, device,
+# adoption and configuration tests.
 # DEVNS_RELEASE_TESTS_<X_Y> (e.g. DEVNS_RELEASE_TESTS_25_11="all") picks
 # another list.
 release_tests() {
 	local t list var=DEVNS_RELEASE_TESTS_${1/./_}
+	local config_tests="test_configless test_dirs test_dropin test_reconfig"
 	case $1 in
 	22.05) list="all -test_mcs" ;;
-	25.11) list="test_namespace test_devices test_adopt test_mcs test_configless test_dirs test_dropin" ;;
-	23.11 | 24.11) list="test_namespace test_devices test_adopt" ;;
+	25.11) list="test_namespace test_devices test_adopt test_mcs $config_tests" ;;
+	23.11 | 24.11) list="test_namespace test_devices test_adopt $config_tests" ;;
 	*) list=all ;;
 	esac
 	list=${!var:-$list}

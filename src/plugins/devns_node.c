@@ -52,27 +52,49 @@ static char *conf_path(bool say_deprecated, struct report *rep)
 	return path;
 }
 
+/*
+ * The node's settings from path, or from text when not NULL; BasePath's %h
+ * as tmpfs expands it: slurm.conf's NodeHostname.
+ */
+static struct jobct_node *node_load(const char *path, const char *text,
+				    bool make_base_path, struct report *rep)
+{
+	char *host = slurm_conf_get_hostname(conf->node_name);
+	struct jobct_node_args args = {
+		.conf_path = path,
+		.conf_text = text,
+		.make_base_path = make_base_path,
+		.node_name = conf->node_name,
+		.host_name = host,
+		.spool_dir = conf->spooldir,
+	};
+	struct jobct_node *n = jobct_node_load(&args, rep);
+
+	xfree(host);
+	return n;
+}
+
 struct jobct_node *devns_node_load(bool make_base_path, struct report *rep)
 {
 	char *path = conf_path(make_base_path, rep);
-	char *host;
 	struct jobct_node *n;
-	struct jobct_node_args args = {
-		.conf_path = path,
-		.make_base_path = make_base_path,
-	};
 
 	if (!path)
 		return NULL;
-	args.node_name = conf->node_name;
-	args.spool_dir = conf->spooldir;
-	/* BasePath's %h, as tmpfs expands it: slurm.conf's NodeHostname. */
-	host = slurm_conf_get_hostname(conf->node_name);
-	args.host_name = host;
-	n = jobct_node_load(&args, rep);
-	xfree(host);
+	n = node_load(path, NULL, make_base_path, rep);
 	xfree(path);
 	return n;
+}
+
+struct jobct_node *devns_node_from_text(const char *path, const char *text,
+					struct report *rep)
+{
+	if (!conf || !conf->node_name) {
+		errno = EINVAL;
+		report_error(rep, "loaded outside slurmd/slurmstepd");
+		return NULL;
+	}
+	return node_load(path, text, false, rep);
 }
 
 struct nsconf *devns_conf_load(struct report *rep)

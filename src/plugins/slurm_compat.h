@@ -12,7 +12,10 @@
  *   2302  23.02     container_p_stepd_create(job_id, step) gives the step
  *                   (and its job_gres_list); send_stepd/recv_stepd are new;
  *                   headers moved to src/interfaces.
- *   2311  23.11     as 23.02 for the plugins.
+ *   2311  23.11     as 23.02 for the plugins, but slurmd starts a new
+ *                   slurmd on reconfigure: container_p_reconfig is never
+ *                   called (a broken file stops the new slurmd, the old
+ *                   one resumes).
  *   2405  24.05     create/add_cont/delete/reconfig are gone;
  *                   SlurmdParameters=contain_spank is new; whole_node
  *                   is a bit field.
@@ -70,7 +73,8 @@
  * - job_container: container_p_stepd_create(job_id, step) passes the step
  *   record, whose job_gres_list is the job's allocation on the node
  *   (DEVNS_JC_STEP_RECORD); slurmd hands each new slurmstepd its plugins'
- *   configuration (container_p_send_stepd/recv_stepd, DEVNS_JC_SEND_RECV).
+ *   configuration (container_p_send_stepd/recv_stepd, DEVNS_JC_SEND_RECV):
+ *   devns's stepd parses the text slurmd parsed, never the file.
  */
 #if DEVNS_API >= 2302
 #define DEVNS_MCS_HEADER "src/interfaces/mcs.h"
@@ -93,7 +97,7 @@ typedef struct xlist list_t;
  * - job_container: container_p_create, _add_cont, _delete and _reconfig
  *   are gone (DEVNS_JC_JOB_CALLS: slurmd's per-job calls); the extern
  *   step's stepd_delete is the only teardown, and reconfigure restarts
- *   slurmd.
+ *   slurmd (from 23.11 already).
  * - SlurmdParameters=contain_spank: SPANK hooks run in a clone.
  * - mcs: details->whole_node became a bit field (WHOLE_NODE_MCS, the
  *   value 3 up to 23.11, is the bit 0x04; mcs/group follows).

@@ -476,6 +476,52 @@ static void test_node_load(void)
 	jobct_node_free(node);
 }
 
+/*
+ * slurmstepd's load (23.02+): slurmd's text, parsed and checked as the
+ * file is, named by the file's path; the file itself is not read again.
+ */
+static void test_node_load_text(void)
+{
+	struct jobct_node_args args = {
+		.mountinfo = mountinfo,
+		.conf_path = conf_path,
+		.node_name = node_name,
+		.spool_dir = spool,
+		.cgroup_root = cg_mount,
+		.dev_dir = tmp,
+		.ops = &faulty_ops,
+	};
+	struct jobct_node *file_node, *node;
+	char text[512];
+
+	write_conf("DevicePolicy=closed\nShmSize=32M");
+	file_node = load(&faulty_ops);
+	if (!ok(file_node != NULL, "precondition: the file loads: %s", rep.msg))
+		return;
+	snprintf(text, sizeof(text), "%s", file_node->conf->text);
+	write_conf("Bogus=1");	/* an edit slurmd has not seen */
+	args.conf_text = text;
+	node = jobct_node_load(&args, fresh());
+	ok(node != NULL, "the text slurmd parsed loads, the edited file "
+	   "unread: %s", rep.msg);
+	if (node) {
+		is_int(node->conf->shm_size, 32 << 20, "  the same settings");
+		is_int(node->policy.mode, DEVPOLICY_CLOSED, "  the same policy");
+		is_str(node->conf->file, conf_path, "  named by slurmd's path");
+		is_str(node->conf->text, text, "  keeping the text");
+	}
+	jobct_node_free(node);
+	jobct_node_free(file_node);
+
+	args.conf_text = "BasePath=/b\nShmSize=12Q\n";
+	errno = 0;
+	ok(jobct_node_load(&args, fresh()) == NULL && errno == EINVAL,
+	   "a bad text fails the load");
+	snprintf(text, sizeof(text), "%s:2: ShmSize: invalid size \"12Q\"",
+		 conf_path);
+	is_str(rep.msg, text, "  naming slurmd's file and line");
+}
+
 /* An older kernel, as far as mount_setattr(2) goes: it answers ENOSYS. */
 static int pretend_no_mount_setattr(void)
 {
@@ -2416,6 +2462,7 @@ int main(void)
 		return 1;
 	}
 	test_node_load();
+	test_node_load_text();
 	test_kernel_floor();
 	test_base_path_link();
 	test_base_path_squat();

@@ -1286,6 +1286,64 @@ static void test_load(void)
 }
 
 /*
+ * nsconf_load_text: the text slurmd read, parsed in slurmstepd as the file
+ * would be, with the file's name in every message; conf->text is exactly
+ * what was parsed (what slurmd sends on).
+ */
+static void test_load_text(void)
+{
+	const char *name = "/etc/slurm/job_container.conf";
+	struct nsconf *c, *f;
+	char *path, *big;
+
+	path = write_temp(override_text, strlen(override_text));
+	f = nsconf_load(path, "gpu03", fresh());
+	unlink(path);
+	if (ok(f != NULL, "nsconf_load reads a file"))
+		is_str(f->text, override_text, "  and keeps its exact text");
+	c = nsconf_load_text(override_text, name, "gpu03", NULL, fresh());
+	if (ok(c != NULL, "nsconf_load_text parses the same text") && f) {
+		is_int(c->shm_size, f->shm_size, "  to the same settings");
+		is_int(c->lines.shm_size, f->lines.shm_size, "  from the same line");
+		is_str(c->file, name, "  named by the path given");
+		is_str(c->text, override_text, "  keeping the text");
+		ok(c->text != override_text, "  as its own copy");
+	}
+	nsconf_free(c);
+	nsconf_free(f);
+
+	errno = 0;
+	c = nsconf_load_text("BasePath=/b\nShmSize=12Q\n", name, "n1", NULL,
+			     fresh());
+	ok(c == NULL && errno == EINVAL, "a bad text fails with EINVAL");
+	is_str(rep.msg, "/etc/slurm/job_container.conf:2: ShmSize: invalid "
+	       "size \"12Q\"", "  naming the original file and line");
+
+	c = nsconf_load_text("BasePath=/b\nDirs=/tmp,/etc\n", name, "n1", NULL,
+			     fresh());
+	ok(c == NULL, "the same checks as a file's: a system directory");
+
+	big = malloc(NSCONF_MAX_SIZE + 2);
+	if (!big)
+		exit(1);
+	memset(big, '#', NSCONF_MAX_SIZE + 1);
+	big[NSCONF_MAX_SIZE + 1] = '\0';
+	errno = 0;
+	c = nsconf_load_text(big, name, "n1", NULL, fresh());
+	ok(c == NULL && errno == EFBIG, "a text over NSCONF_MAX_SIZE is refused");
+	like(rep.msg, "job_container.conf: larger than", "  saying so: %s",
+	     rep.msg);
+	free(big);
+
+	errno = 0;
+	ok(nsconf_load_text(NULL, name, "n1", NULL, fresh()) == NULL &&
+	   errno == EINVAL, "no text is refused");
+	errno = 0;
+	ok(nsconf_load_text("BasePath=/b\n", NULL, "n1", NULL, fresh()) == NULL &&
+	   errno == EINVAL, "no path is refused");
+}
+
+/*
  * What nsconf_load checks on the filesystem: a Source= whose fixed part is
  * a sticky world-writable directory (a user makes another user's job
  * directory first), a private directory's mount point that a user could
@@ -1350,6 +1408,11 @@ static void test_load_paths(void)
 		 fs_at("shared"), fs_at("shared"));
 	like(rep.msg, want, "  with file:line and the directory: %s",
 	     rep.msg);
+	snprintf(want, sizeof(want), "BasePath=/b\n%s\n", line);
+	c = nsconf_load_text(want, "/etc/slurm/job_container.conf", "n1", NULL,
+			     fresh());
+	ok(c == NULL && errno == EPERM, "  nsconf_load_text refuses it too: %s",
+	   rep.msg);
 
 	snprintf(line, sizeof(line), "Dirs=/tmp,%s", fs_at("shared/none"));
 	c = load_line(line, &path);
@@ -1677,6 +1740,7 @@ int main(void)
 	test_load_traps();
 	test_source_expand();
 	test_load();
+	test_load_text();
 	test_load_paths();
 	test_example();
 	test_man_example();

@@ -273,8 +273,12 @@ struct jobct_node *jobct_node_load(const struct jobct_node_args *args,
 	}
 	if (probe_cgroups(node, args->mountinfo, rep) < 0)
 		goto error;
-	if (!(node->conf = nsconf_load_host(args->conf_path, args->node_name,
-					    args->host_name, rep)))
+	node->conf = args->conf_text
+		     ? nsconf_load_text(args->conf_text, args->conf_path,
+					args->node_name, args->host_name, rep)
+		     : nsconf_load_host(args->conf_path, args->node_name,
+					args->host_name, rep);
+	if (!node->conf)
 		goto error;
 	if (load_policy(node, args->proc_devices, rep) < 0 ||
 	    prepare_base_path(node->conf, args, rep) < 0 ||

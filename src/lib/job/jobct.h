@@ -3,9 +3,10 @@
  * jobct.h - a job's containment, from slurmd start to the job's end,
  * without Slurm: the plugins translate Slurm's calls into these.
  *
- *   slurmd start, reconfigure,   jobct_node_load: namespace.conf for the node,
- *   every slurmstepd             the device policy resolved once, BasePath
- *                                checked (and made, in slurmd)
+ *   slurmd start, reconfigure,   jobct_node_load: namespace.conf for the node
+ *   every slurmstepd             (a stepd: the text slurmd read), the device
+ *                                policy resolved once, BasePath checked (and
+ *                                made, in slurmd)
  *   slurmd start                 jobct_restore: remove what jobs that ended
  *                                while slurmd was away left behind
  *   extern step start            jobct_setup: the job's namespace and device
@@ -88,6 +89,11 @@ struct jobct_node {
 /* What jobct_node_load works from. */
 struct jobct_node_args {
 	const char *conf_path;	   /* namespace.conf */
+	/*
+	 * NULL: read conf_path; else the text to parse in its place, read
+	 * from conf_path before (slurmstepd: slurmd's, ns/nsconf_msg.h)
+	 */
+	const char *conf_text;
 	const char *node_name;
 	const char *host_name;	   /* NodeHostname, BasePath's %h (NULL:
 				    * node_name, slurm.conf's default) */
@@ -107,7 +113,8 @@ struct jobct_node_args {
 };
 
 /*
- * Reads namespace.conf for the node (every error names file and line),
+ * Reads namespace.conf for the node, or parses args->conf_text for it
+ * (every error names file and line),
  * resolves its DevicePolicy/DeviceAllow (a DeviceAllow device that does not
  * exist is a warning in rep), and checks BasePath like sshd's StrictModes,
  * creating it first when AutoBasePath=yes and args->make_base_path (with

@@ -40,6 +40,7 @@ void nsconf_clear(struct nsconf *c)
 		free(c->scopes[i].hostlist);
 	free(c->scopes);
 	free(c->file);
+	free(c->text);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -284,6 +285,34 @@ error:
 	return NULL;
 }
 
+/*
+ * Parse text (a string to free(), which the result keeps as conf->text)
+ * and check the node's filesystem; frees text on failure.
+ */
+static struct nsconf *load_owned(char *text, const char *path,
+				 const char *nodename, const char *hostname,
+				 struct report *rep)
+{
+	struct nsconf *conf = nsconf_parse_host(text, path, nodename, hostname,
+						rep);
+	int saved;
+
+	if (conf && nsconf_paths_check(conf, rep) < 0) {
+		saved = errno;
+		nsconf_free(conf);
+		errno = saved;
+		conf = NULL;
+	}
+	if (!conf) {
+		saved = errno;
+		free(text);
+		errno = saved;
+		return NULL;
+	}
+	conf->text = text;
+	return conf;
+}
+
 struct nsconf *nsconf_load(const char *path, const char *nodename,
 			   struct report *rep)
 {
@@ -293,9 +322,7 @@ struct nsconf *nsconf_load(const char *path, const char *nodename,
 struct nsconf *nsconf_load_host(const char *path, const char *nodename,
 				const char *hostname, struct report *rep)
 {
-	struct nsconf *conf;
 	char *text;
-	int saved;
 
 	if (!path) {
 		errno = EINVAL;
@@ -304,14 +331,30 @@ struct nsconf *nsconf_load_host(const char *path, const char *nodename,
 	}
 	if (!(text = confread_file(path, NSCONF_MAX_SIZE, rep)))
 		return NULL;
-	conf = nsconf_parse_host(text, path, nodename, hostname, rep);
-	saved = errno;
-	free(text);
-	if (conf && nsconf_paths_check(conf, rep) < 0) {
-		saved = errno;
-		nsconf_free(conf);
-		conf = NULL;
+	return load_owned(text, path, nodename, hostname, rep);
+}
+
+struct nsconf *nsconf_load_text(const char *text, const char *path,
+				const char *nodename, const char *hostname,
+				struct report *rep)
+{
+	char *copy;
+
+	if (!text || !path) {
+		errno = EINVAL;
+		nsconf_file_error(path ? path : "namespace.conf", rep,
+				  "no text");
+		return NULL;
 	}
-	errno = saved;
-	return conf;
+	if (strlen(text) > NSCONF_MAX_SIZE) {
+		errno = EFBIG;
+		nsconf_file_error(path, rep, "larger than %d bytes",
+				  NSCONF_MAX_SIZE);
+		return NULL;
+	}
+	if (!(copy = strdup(text))) {
+		nsconf_file_error(path, rep, "out of memory");
+		return NULL;
+	}
+	return load_owned(copy, path, nodename, hostname, rep);
 }

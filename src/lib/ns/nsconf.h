@@ -30,6 +30,9 @@
  */
 #define NSCONF_MAX_DIRS 16
 
+/* The largest settings file the parser reads, in bytes. */
+#define NSCONF_MAX_SIZE (1024 * 1024)
+
 /*
  * The namespace pin's name in BasePath/<jobid>, beside the backing
  * directories of Dirs entries: no backing directory may take it.
@@ -193,6 +196,12 @@ struct nsconf {
 	 * checks) and for devns check.
 	 */
 	char *file;
+	/*
+	 * The text the settings were parsed from, exactly: what slurmd
+	 * hands each slurmstepd (ns/nsconf_msg.h), so that both hold one
+	 * parse of one file
+	 */
+	char *text;
 	struct nsconf_lines lines;
 	/* Every NodeName value of the file (devns check's names check). */
 	struct nsconf_scope *scopes;
@@ -211,6 +220,16 @@ struct nsconf {
  */
 struct nsconf *nsconf_load(const char *path, const char *nodename,
 			   struct report *rep);
+
+/*
+ * nsconf_load_host() from text, the file's contents as read before
+ * (slurmd's, handed to slurmstepd: ns/nsconf_msg.h), with the same checks:
+ * path names the file in messages and in conf->file.  Text longer than
+ * NSCONF_MAX_SIZE is refused (EFBIG).  Returns as nsconf_load().
+ */
+struct nsconf *nsconf_load_text(const char *text, const char *path,
+				const char *nodename, const char *hostname,
+				struct report *rep);
 
 /*
  * The checks nsconf_load() makes on the node's filesystem after parsing

@@ -26,8 +26,6 @@
 #include "util/confread.h"
 #include "util/report.h"
 
-#define NSCONF_MAX_SIZE (1024 * 1024)
-
 enum key {
 	KEY_BASE_PATH,
 	KEY_AUTO_BASE_PATH,

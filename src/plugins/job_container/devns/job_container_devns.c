@@ -20,6 +20,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -41,6 +42,7 @@
 #include "job/jobct.h"
 #include "job/setupgate.h"
 #include "ns/mntns.h"
+#include "ns/nsconf_msg.h"
 #include "util/runscript.h"
 #include "util/stepsock.h"
 #include "devns_gres.h"
@@ -50,7 +52,13 @@ const char plugin_name[] = DEVNS_JC_INTERFACE " devns plugin";
 const char plugin_type[] = DEVNS_JC_TYPE;
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
+/*
+ * The node's settings: slurmd's, parsed at its start and at reconfigure;
+ * from 23.02 a slurmstepd's are slurmd's, handed over (recv_stepd).
+ * node_lock guards the swap at reconfigure against send_stepd.
+ */
 static struct jobct_node *node;
+static pthread_mutex_t node_lock = PTHREAD_MUTEX_INITIALIZER;
 static int step_ns_fd = -1;	/* cached for join_external */
 static struct nspool_keeper *keeper;	/* slurmd's NamespacePool thread */
 
@@ -207,14 +215,69 @@ static struct jobct_node *load_node(void)
 	return n;
 }
 
+/* The node's main settings, with the debug flag JobContainer/Namespace. */
+static void log_settings(const char *from)
+{
+	devns_log_flag("%s: BasePath=%s DevicePolicy=%s (%s %s)", plugin_type,
+		       node->conf->base_path ? node->conf->base_path : "none",
+		       devpolicy_mode_name(node->conf->device_policy), from,
+		       node->conf->file);
+}
+
+/*
+ * From 23.02 a slurmstepd gets slurmd's settings in recv_stepd, which
+ * Slurm calls right after init and before any other call: reading the
+ * file here would let an edit reach new jobs before slurmd (and its
+ * reconfigure) saw it.  22.05 hands nothing over: its stepds read the
+ * file.
+ */
 extern int init(void)
 {
+	if (DEVNS_JC_SEND_RECV && running_in_slurmstepd())
+		return SLURM_SUCCESS;
 	if (!(node = load_node()))
 		return SLURM_ERROR;
-	devns_log_flag("%s: BasePath=%s DevicePolicy=%s", plugin_type,
-		       node->conf->base_path ? node->conf->base_path : "none",
-		       devpolicy_mode_name(node->conf->device_policy));
+	log_settings("read from");
 	return SLURM_SUCCESS;
+}
+
+/*
+ * A call that needs the settings in a slurmstepd that has none (recv_stepd
+ * not called, or failed): refused, never run uncontained.
+ */
+static bool have_node(uint32_t job_id)
+{
+	if (node)
+		return true;
+	error("%s: job %u: no settings from slurmd (recv_stepd): refusing",
+	      plugin_type, job_id);
+	return false;
+}
+
+/*
+ * For the SPANK plugin devns_pidns in the same slurmstepd, which must look
+ * for the job's PID namespace where this plugin made it: the BasePath of
+ * the settings this process holds (slurmd's, from 23.02), never the file's,
+ * which may have been edited since.  Writes it into buf[len] and returns
+ * 1, 0 for BasePath=none, or -1 with errno: ENOENT when this process holds
+ * no settings, ENAMETOOLONG.  Exported (Makefile.am); found by
+ * devns_pidns.c.
+ */
+extern int devns_stepd_base_path(char *buf, size_t len)
+{
+	const char *base;
+
+	if (!node) {
+		errno = ENOENT;
+		return -1;
+	}
+	if (!(base = node->conf->base_path))
+		return 0;
+	if (snprintf(buf, len, "%s", base) >= (int)len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 1;
 }
 
 /* slurmd: keep the node's NamespacePool copied ahead (none: a no-op). */
@@ -480,7 +543,7 @@ static void note_failure(uint32_t job_id, const char *why)
 static int stepd_create(uint32_t job_id, uint64_t sluid, uid_t uid,
 			gid_t gid, void *step)
 {
-	char **node_devices = devns_gres_node_devices();
+	char **node_devices = NULL;
 	char **job_devices = NULL;
 	struct jobct_plan plan = {
 		.node = node,
@@ -488,12 +551,16 @@ static int stepd_create(uint32_t job_id, uint64_t sluid, uid_t uid,
 		.sluid = sluid,
 		.uid = uid,
 		.gid = gid,
-		.node_devices = (const char *const *)node_devices,
 	};
 	struct report rep;
 	int rc = SLURM_ERROR;
-	char *user = user_name(uid);
+	char *user;
 
+	if (!have_node(job_id))
+		return SLURM_ERROR;
+	user = user_name(uid);
+	node_devices = devns_gres_node_devices();
+	plan.node_devices = (const char *const *)node_devices;
 	plan.user_name = user;
 	report_start(&rep, &job_id);
 	setupgate_begin(&setup_gate);
@@ -546,6 +613,8 @@ static int join(uint32_t job_id, uid_t uid, bool in_ns)
 
 	if (job_id == 0)	/* not a job: a system script */
 		return SLURM_SUCCESS;
+	if (!have_node(job_id))
+		_exit(127);
 	report_start(&rep, &job_id);
 	if (in_ns)
 		rc = jobct_join_in_ns(node, job_id, &rep);
@@ -575,6 +644,8 @@ static int join_external(uint32_t job_id)
 {
 	struct report rep;
 
+	if (!have_node(job_id))
+		return -1;
 	report_start(&rep, &job_id);
 	if (setupgate_wait(&setup_gate, ADOPT_START_WAIT_MS) < 0) {
 		error("%s: job %u: refusing to adopt a process: the job's setup failed",
@@ -614,6 +685,8 @@ static int release(uint32_t job_id)
 {
 	struct report rep;
 
+	if (!have_node(job_id))
+		return SLURM_ERROR;
 	report_start(&rep, &job_id);
 	run_clone_ns_epilog(job_id, &rep);
 	drop_step_ns_fd();
@@ -640,8 +713,11 @@ extern void container_p_reconfig(void)
 	restart_pool = !jobct_pool_same(node, n);
 	if (restart_pool)
 		pool_stop();
+	slurm_mutex_lock(&node_lock);
 	jobct_node_free(node);
 	node = n;
+	slurm_mutex_unlock(&node_lock);
+	log_settings("reconfigured from");
 	if (restart_pool && running_in_slurmd())
 		pool_start();
 }
@@ -791,18 +867,51 @@ extern int container_p_join_external(uint32_t job_id)
 
 #if DEVNS_JC_SEND_RECV
 /*
- * slurmd hands its plugins' configuration to each new slurmstepd; devns's
- * stepd reads job_container.conf itself in init(), so nothing travels.
+ * slurmd: hand each new slurmstepd the settings it parsed, as the exact
+ * text of the file and its path (ns/nsconf_msg.h).  Copied under the lock,
+ * written outside it: a slow stepd never holds up a reconfigure.  A
+ * failure fails the step's launch (Slurm's rwfail).
  */
 extern int DEVNS_JC(send_stepd)(int fd)
 {
-	(void)fd;
-	return SLURM_SUCCESS;
+	struct report rep;
+	size_t len = 0;
+	char *buf;
+	int rc;
+
+	report_start(&rep, NULL);
+	slurm_mutex_lock(&node_lock);
+	buf = nsconf_msg_encode(node ? node->conf : NULL, &len, &rep);
+	slurm_mutex_unlock(&node_lock);
+	if (!buf)
+		return SLURM_ERROR;
+	rc = nsconf_msg_send(fd, buf, len, &rep);
+	free(buf);
+	return rc < 0 ? SLURM_ERROR : SLURM_SUCCESS;
 }
 
+/*
+ * slurmstepd: slurmd's settings, parsed here with the same parser (every
+ * error still names the file and line) and checked as slurmd's load
+ * checks them, BasePath made by nobody but slurmd.  Anything wrong fails
+ * the stepd (Slurm's fatal), and with it the job: never the file instead.
+ */
 extern int DEVNS_JC(recv_stepd)(int fd)
 {
-	(void)fd;
+	struct nsconf_msg msg;
+	struct report rep;
+	struct jobct_node *n;
+
+	report_start(&rep, NULL);
+	if (nsconf_msg_recv(fd, &msg, &rep) < 0)
+		return SLURM_ERROR;
+	n = devns_node_from_text(msg.path, msg.text, &rep);
+	nsconf_msg_clear(&msg);
+	if (!n)
+		return SLURM_ERROR;
+	jobct_node_free(node);
+	node = n;
+	log_settings("from slurmd, parsed from");
 	return SLURM_SUCCESS;
 }
 #endif

@@ -20,7 +20,13 @@
  * slurmd refuses PidNamespace=yes without that line.  A no-op for jobs
  * without a PID namespace (which is what their setup made, so a
  * reconfigure does not change running jobs) and outside slurmstepd.
+ * BasePath comes from job_container/devns in the same slurmstepd
+ * (devns_stepd_base_path): the settings slurmd handed over, which the
+ * job's setup used, not the file, which may have been edited since.
  */
+#include <dlfcn.h>
+#include <limits.h>
+#include <link.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -37,6 +43,62 @@ static char *base_path;		/* BasePath, in slurmstepd; NULL: none */
 static uint32_t job_id;
 static bool entered;		/* the main thread's children go inside */
 
+/* dl_iterate_phdr: the path of the loaded job_container/devns plugin. */
+static int find_container(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	static const char *const names[] = {
+		"/job_container_devns.so", "/namespace_devns.so",
+	};
+	const char *path = info->dlpi_name;
+	size_t len = path ? strlen(path) : 0;
+
+	(void)size;
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
+		size_t n = strlen(names[i]);
+
+		if (len > n && !strcmp(path + len - n, names[i])) {
+			*(const char **)arg = path;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * BasePath from job_container/devns in this slurmstepd: from 23.02 the
+ * settings slurmd parsed and handed over, which the job's setup used; the
+ * file may have been edited since (namespace.conf(5), "When an edit takes
+ * effect").  Returns 1 with base_path set (NULL: BasePath=none), 0 when
+ * that plugin is not loaded here, -1 when it holds no settings.
+ */
+static int container_base_path(void)
+{
+	int (*get)(char *, size_t);
+	const char *path = NULL;
+	char buf[PATH_MAX];
+	void *h;
+	int rc;
+
+	if (!dl_iterate_phdr(find_container, &path) || !path)
+		return 0;
+	/* RTLD_NOLOAD: only the copy Slurm loaded, never a second one. */
+	if (!(h = dlopen(path, RTLD_LAZY | RTLD_NOLOAD)))
+		return 0;
+	get = (int (*)(char *, size_t))dlsym(h, DEVNS_STEPD_BASE_PATH_SYM);
+	rc = get ? get(buf, sizeof(buf)) : -1;
+	dlclose(h);
+	if (rc < 0) {
+		slurm_error("devns_pidns: job %u: no BasePath from %s", job_id,
+			    path);
+		return -1;
+	}
+	if (rc == 1 && !(base_path = strdup(buf))) {
+		slurm_error("devns_pidns: job %u: out of memory", job_id);
+		return -1;
+	}
+	return 1;
+}
+
 int slurm_spank_init(spank_t sp, int ac, char **av)
 {
 	struct report rep;
@@ -52,8 +114,12 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 		slurm_error("devns_pidns: the step has no job id");
 		return ESPANK_ERROR;
 	}
-	report_init(&rep, NULL, NULL);
 	/* Only BasePath: whether the job has a PID namespace is its own. */
+	rc = container_base_path();
+	if (rc != 0)
+		return rc < 0 ? ESPANK_ERROR : ESPANK_SUCCESS;
+	/* No job_container/devns in this stepd: the file, as before. */
+	report_init(&rep, NULL, NULL);
 	if (!(c = devns_conf_load(&rep))) {
 		slurm_error("devns_pidns: job %u: %s", job_id, rep.msg);
 		return ESPANK_ERROR;
