@@ -21,7 +21,9 @@
 set -euo pipefail
 
 BASE=${DEVNS_BENCH_BASE:-tmpfs}
-die() { printf 'bench_jobs_pool: error: %s\n' "$*" >&2; exit 1; }
+PROG=bench_jobs_pool
+# shellcheck source=../tap.sh
+source "$(dirname "$0")/../tap.sh"	# say, die
 
 (($# > 0)) || die "usage: $0 LOGDIR..."
 for d in "$@"; do

@@ -39,8 +39,9 @@ shift $((OPTIND - 1))
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-say() { printf 'bench_mcs_nss: %s\n' "$*" >&2; }
-die() { say "error: $*"; exit 1; }
+PROG=bench_mcs_nss
+# shellcheck source=../tap.sh
+source "$top/testsuite/tap.sh"	# say, die
 
 SLURM_PLUGINDIR=$(dirname "$(find /usr/lib* -name mcs_group.so -path '*slurm*' 2>/dev/null | head -1)")
 [ -d "$SLURM_PLUGINDIR" ] || die "cannot find Slurm's mcs_group.so"

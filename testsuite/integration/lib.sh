@@ -3,8 +3,9 @@
 # lib.sh - shared helpers for the integration tests.
 #
 # Each test file sources this, runs its checks against the real cluster of
-# testsuite/cluster and prints TAP: "ok N - name", "not ok N - name",
-# "ok N - # SKIP why".  tap_done prints the plan and sets the exit status.
+# testsuite/cluster and prints TAP through testsuite/tap.sh: "ok N - name",
+# "not ok N - name", "ok N - # SKIP why".  tap_done prints the plan and sets
+# the exit status.
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 CLUSTER="$TOP/testsuite/cluster/cluster.sh"
@@ -61,63 +62,10 @@ slurm_at_least() {
 	[ "$(printf '%s\n%s\n' "$1" "$DEVNS_SLURM_VERSION" | sort -V | head -n1)" = "$1" ]
 }
 
-_tap_n=0
-_tap_failed=0
-
-# ok STATUS NAME: record the status of the command that checked NAME
-# (usually $?): 0 passes, anything else fails.  Returns 0 or 1 likewise, so
-# that a precondition can guard what depends on it:
-#   ok $? "precondition: ..." || return
-ok() {
-	local status=$1; shift
-	_tap_n=$((_tap_n + 1))
-	if [ "$status" -eq 0 ]; then
-		echo "ok $_tap_n - $*"
-		return 0
-	fi
-	echo "not ok $_tap_n - $*"
-	_tap_failed=$((_tap_failed + 1))
-	return 1
-}
-
-# check NAME -- CMD...: run CMD, pass when it exits 0.
-check() {
-	local name=$1; shift
-	[ "$1" = "--" ] && shift
-	"$@"
-	ok $? "$name"
-}
-
-# is GOT WANT NAME: GOT equals WANT; on failure both are shown.
-is() {
-	[ "$1" = "$2" ]
-	ok $? "$3" && return 0
-	echo "#   got: '$1'"
-	echo "#  want: '$2'"
-	return 1
-}
-
-# like GOT PATTERN NAME: GOT matches PATTERN (grep -E); on failure both are
-# shown.
-like() {
-	printf '%s' "$1" | grep -Eq -- "$2"
-	ok $? "$3" && return 0
-	echo "#   got: '$1'"
-	echo "#  want match: '$2'"
-	return 1
-}
-
-skip() {
-	_tap_n=$((_tap_n + 1))
-	echo "ok $_tap_n - # SKIP $*"
-}
-
-diag() { echo "# $*"; }
-
-tap_done() {
-	echo "1..$_tap_n"
-	[ "$_tap_failed" -eq 0 ]
-}
+# The checks (ok, check, is, like, skip, diag, plan, tap_done): the suite's
+# one TAP library.
+# shellcheck source=../tap.sh
+source "$TOP/testsuite/tap.sh"
 
 # Client commands run inside the cluster's client network namespace, never
 # longer than DEVNS_CMD_TIMEOUT seconds (an srun waiting for a dead node

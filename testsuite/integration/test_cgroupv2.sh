@@ -18,9 +18,15 @@
 #   - a login adopted by pam_slurm_adopt is filtered the same way
 #   - after the jobs: no devns cgroup, no job cgroup, no BPF program named
 #     devns, no filter marker, no namespace directory
+#   - from 25.11.3 slurmd moves itself into a "slurmd" sub-cgroup of its
+#     service, and the filter holds with it there
+#   - with cgroup.conf's CgroupSlice (25.11+) Slurm puts the stepd scopes
+#     into that slice instead of system.slice: the filter, the adopted
+#     login and the cleanup hold there too
 #
-# The cluster is restarted for ConstrainDevices=no and job_container/none,
-# and once more at the end with the settings it was started with.
+# The cluster is restarted for ConstrainDevices=no, CgroupSlice and
+# job_container/none, and once more at the end with the settings it was
+# started with.
 source "$(dirname "$0")/lib.sh"
 
 USER1=dnalice
@@ -73,7 +79,9 @@ with_settings() {
 	ok $? "precondition: the cluster restarts with $*"
 }
 
-scope() { echo "/sys/fs/cgroup/system.slice/$1_slurmstepd.scope"; }
+# The slice Slurm puts its stepd scopes into: cgroup.conf's CgroupSlice.
+SLICE=system.slice
+scope() { echo "/sys/fs/cgroup/$SLICE/$1_slurmstepd.scope"; }
 
 # ---- where a job's processes are -------------------------------------
 
@@ -81,7 +89,7 @@ test_step_cgroup() {
 	local out j cg name
 	out=$(cl_as $USER1 srun -w node1 -n1 sh -c 'echo $SLURM_JOB_ID; cat /proc/self/cgroup')
 	j=$(echo "$out" | sed -n 1p)
-	like "$(echo "$out" | sed -n 2p)" "^0::/system.slice/node1_slurmstepd.scope/$(job_cg_re "$j")/step_0/user/task_0\$" \
+	like "$(echo "$out" | sed -n 2p)" "^0::/$SLICE/node1_slurmstepd.scope/$(job_cg_re "$j")/step_0/user/task_0\$" \
 		"an srun step's /proc/self/cgroup is Slurm's $(job_cg_re "$j")/step_0/user/task_0"
 
 	rm -f "$OUT/cg-batch"
@@ -90,7 +98,7 @@ test_step_cgroup() {
 	wait_for 60 test -s "$OUT/cg-batch"
 	cg=$(cat "$OUT/cg-batch" 2>/dev/null)
 	name=$(job_cg "$j")
-	is "$cg" "0::/system.slice/node1_slurmstepd.scope/$name/step_batch/user/task_0" \
+	is "$cg" "0::/$SLICE/node1_slurmstepd.scope/$name/step_batch/user/task_0" \
 		"a batch script's /proc/self/cgroup is Slurm's $name/step_batch/user/task_0 (named after job $j's SLUID from 26.05)"
 	! echo "$cg" | grep -q devns
 	ok $? "and no cgroup of devns"
@@ -250,7 +258,7 @@ test_adopted() {
 	out=$(on_node node1 "$HELPERS/pam_adopt" "$PAMDIR" sshd "$USER1" sh -c \
 		"cat /tmp/adopt-marker; grep '^0::' /proc/self/cgroup; $PROBE $GPUS" 2>&1)
 	is "$(echo "$out" | sed -n 1p)" "from-the-job" "$what: an adopted login is in the job's namespace"
-	like "$(echo "$out" | sed -n 2p)" "^0::/system.slice/node1_slurmstepd.scope/$(job_cg "$j")/step_extern/" \
+	like "$(echo "$out" | sed -n 2p)" "^0::/$SLICE/node1_slurmstepd.scope/$(job_cg "$j")/step_extern/" \
 		"$what: and in Slurm's extern step cgroup of the job"
 	want=""
 	for i in 0 1 2 3; do
@@ -263,6 +271,41 @@ test_adopted() {
 	wait_job_gone "$j"
 }
 
+# ---- where slurmd and the slice are ----------------------------------
+
+# 25.11.3 and later move slurmd into a "slurmd" sub-cgroup of the cgroup it
+# started in (its systemd service here): devns must not take that for the
+# node's root.  The filter checks that follow run with slurmd there.
+test_slurmd_cgroup() {
+	local pid cg
+	if ! slurm_at_least 25.11.3; then
+		skip "slurmd's own sub-cgroup: Slurm $DEVNS_SLURM_VERSION is older than 25.11.3"
+		return
+	fi
+	pid=$(cat "$DEVNS_CLUSTER_ROOT/run/slurmd-node1.pid" 2>/dev/null)
+	cg=$(sed -n 's/^0:://p' "/proc/${pid:-0}/cgroup" 2>/dev/null)
+	like "$cg" '/slurmd$' "slurmd (25.11.3+) runs in its own \"slurmd\" sub-cgroup ($cg)"
+}
+
+# with_slice SLICE: the checks of this file with cgroup.conf's CgroupSlice
+# (25.11+): the steps' cgroups under SLICE, the filter and the adopted login
+# as before, nothing left behind.
+with_slice() {
+	local checks=14
+	if ! slurm_at_least 25.11; then
+		while [ $((checks -= 1)) -ge 0 ]; do
+			skip "CgroupSlice: Slurm $DEVNS_SLURM_VERSION has no such key (25.11+)"
+		done
+		return
+	fi
+	with_settings DEVNS_CONSTRAIN_DEVICES=yes "DEVNS_CGROUP_CONF_EXTRA=CgroupSlice=$1" || return
+	SLICE=$1
+	test_step_cgroup
+	gpu_checks "CgroupSlice=$1"
+	test_no_leftovers "CgroupSlice=$1"
+	SLICE=system.slice
+}
+
 # ---- what is left ------------------------------------------------------
 
 # leftovers: one line per thing of devns or of a job still there.
@@ -270,7 +313,10 @@ leftovers() {
 	local n
 	find /sys/fs/cgroup -type d -name devns 2>/dev/null | sed 's/^/devns cgroup: /'
 	for n in $DEVNS_CLUSTER_NODES; do
-		find "$(scope "$n")" -maxdepth 1 -name 'job_*' 2>/dev/null | sed 's/^/job cgroup: /'
+		# a job's cgroup: job_<id>, or from 26.05 its SLUID; "system"
+		# holds the stepds themselves
+		find "$(scope "$n")" -mindepth 1 -maxdepth 1 -type d ! -name system 2>/dev/null |
+			sed 's/^/job cgroup: /'
 		ls "$SPOOL/$n" 2>/dev/null | grep '^devns_filter_' | sed "s|^|marker: $SPOOL/$n/|"
 		ls "$BASE/$n" 2>/dev/null | sed "s|^|namespace directory: $BASE/$n/|"
 	done
@@ -295,6 +341,7 @@ diag "cgroup.conf: $(grep -v '^#' "$DEVNS_CLUSTER_ETC/cgroup.conf" | tr '\n' ' '
 if [ "$(conf_value cgroup.conf ConstrainDevices)" != yes ]; then
 	with_settings DEVNS_CONSTRAIN_DEVICES=yes
 fi
+test_slurmd_cgroup
 test_step_cgroup
 test_scancel
 gpu_checks "ConstrainDevices=yes"
@@ -304,6 +351,8 @@ with_settings DEVNS_CONSTRAIN_DEVICES=no
 gpu_checks "ConstrainDevices=no"
 test_oom_devns
 test_no_leftovers "ConstrainDevices=no"
+
+with_slice devnsjobs.slice
 
 with_settings DEVNS_CONSTRAIN_DEVICES=no DEVNS_JOB_CONTAINER=job_container/none
 test_oom_none

@@ -112,10 +112,12 @@ declare -rA HOST_TOOLS=(
 # Small helpers
 # ---------------------------------------------------------------------------------------------
 
-say() { printf '%s: %s\n' "$PROG" "$*" >&2; }
-die() { say "error: $*"; exit 1; }
-# skip REASON - the guest cannot be had on this machine: one line, the test runner's status.
-skip() { printf '%s: skipped: %s\n' "$PROG" "$*" >&2; exit "$EX_SKIP"; }
+# say, die: the test suite's messages (testsuite/tap.sh), prefixed with $PROG.
+# shellcheck source=../tap.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
+# skip_guest REASON - the guest cannot be had on this machine: one line, the test runner's
+# status.
+skip_guest() { say "skipped: $*"; exit "$EX_SKIP"; }
 
 is_root() { [[ $(id -u) == 0 ]]; }
 
@@ -636,19 +638,19 @@ kill_qemu() {
 # ---------------------------------------------------------------------------------------------
 
 cmd_image() {
-	is_root || skip "building the guest image needs root"
+	is_root || skip_guest "building the guest image needs root"
 	take_lock
 	build_image
 }
 
 cmd_start() {
 	local img shares t0=$SECONDS
-	is_root || skip "the guest needs root (9p passthrough keeps real owners)"
-	[[ $REPO != *[[:space:]]* ]] || skip "repository path '$REPO' has blanks (kernel command line)"
-	ensure_host_packages || skip "cannot install $(missing_host_packages | xargs) from Debian's archive"
+	is_root || skip_guest "the guest needs root (9p passthrough keeps real owners)"
+	[[ $REPO != *[[:space:]]* ]] || skip_guest "repository path '$REPO' has blanks (kernel command line)"
+	ensure_host_packages || skip_guest "cannot install $(missing_host_packages | xargs) from Debian's archive"
 	# In a process of its own: called under ||, bash would ignore set -e in every step of
 	# the build. It takes the lock itself (before ours, or the two would deadlock).
-	img=$("$SELF" image) || skip "no guest image can be built here (see $CACHE/build.log)"
+	img=$("$SELF" image) || skip_guest "no guest image can be built here (see $CACHE/build.log)"
 	take_lock
 	shares=$(host_shares)
 	if qemu_pid >/dev/null; then
@@ -668,7 +670,7 @@ cmd_start() {
 	rm -f -- "$STATE/ssh.ctl" "$STATE/ssh.log"
 	echo "$img" >"$STATE/image"
 	printf '%s' "$shares${shares:+$'\n'}" >"$STATE/shares"
-	launch "$img" || skip "QEMU does not start: $(tail -n 1 "$STATE/qemu.log" 2>/dev/null)"
+	launch "$img" || skip_guest "QEMU does not start: $(tail -n 1 "$STATE/qemu.log" 2>/dev/null)"
 	wait_ready
 	mount_shares
 	say "ready in $((SECONDS - t0))s (ssh 127.0.0.1:$(cat "$STATE/port"), console $CONSOLE_LOG)"
