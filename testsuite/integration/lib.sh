@@ -62,10 +62,59 @@ slurm_at_least() {
 	[ "$(printf '%s\n%s\n' "$1" "$DEVNS_SLURM_VERSION" | sort -V | head -n1)" = "$1" ]
 }
 
+# restart_with NAME=VALUE...: restart the cluster with these settings (the
+# DEVNS_* variables of cluster.sh) on top of the caller's; when it does not
+# come up, the end of cluster.sh's output as diagnostics, and status 1.
+restart_with() {
+	local log=$DEVNS_CLUSTER_ROOT.restart.log kv
+	_cluster_changed=0
+	for kv; do [ -z "${kv#*=}" ] || _cluster_changed=1; done
+	if ! env "$@" "$CLUSTER" restart >"$log" 2>&1; then
+		diag "restart with $* failed:"
+		tail -n 20 "$log" | diag
+		rm -f "$log"
+		return 1
+	fi
+	rm -f "$log"
+}
+
+# slurmd_stopped NODE: cluster.sh lists NODE's slurmd as stopped.
+slurmd_stopped() { "$CLUSTER" status 2>/dev/null | grep -Eq "slurmd $1 +stopped"; }
+
+# has_mounts NODE JOBID: something is mounted on or below the job's
+# directory (its pinned namespace, BasePath/JOBID/.ns, while it runs).
+# job_dir_gone NODE JOBID: JOBID is a job id and its directory is gone.
+has_mounts() { grep -Eq " $BASE/$1/$2(/| )" /proc/self/mountinfo; }
+job_dir_gone() { [[ $2 =~ ^[0-9]+$ ]] && [ ! -e "$BASE/$1/$2" ]; }
+
+# word LINE N: the Nth word of LINE, counted from 0.
+word() { echo "$1" | awk -v n="$2" '{print $(n + 1)}'; }
+
 # The checks (ok, check, is, like, skip, diag, plan, tap_done): the suite's
 # one TAP library.
 # shellcheck source=../tap.sh
 source "$TOP/testsuite/tap.sh"
+
+# at_exit FUNCTION: run FUNCTION (the test's own cleanup) when the test
+# exits, however it exits, before the library's cleanup.
+_at_exit=() _conf_nodes='' _cluster_changed=0
+at_exit() { _at_exit+=("$1"); }
+
+# Every test cleans up through this trap: whatever stopped it, the cluster
+# is left as the harness had it.  A job_container.conf that conf_with
+# changed is put back on every node it was given to, a cluster that
+# restart_with started with other settings restarts with the caller's.
+_lib_cleanup() {
+	local f n
+	for f in "${_at_exit[@]}"; do "$f"; done
+	if [ -n "${CONF_SAVED:-}" ] && [ -f "$CONF_SAVED" ] && ! cmp -s "$CONF_SAVED" "$CONF"; then
+		cp "$CONF_SAVED" "$CONF"
+		for n in $_conf_nodes; do "$CLUSTER" restart-slurmd "$n" >/dev/null 2>&1; done
+	fi
+	[ "$_cluster_changed" = 0 ] || "$CLUSTER" restart >/dev/null 2>&1
+	return 0
+}
+trap _lib_cleanup EXIT
 
 # Client commands run inside the cluster's client network namespace, never
 # longer than DEVNS_CMD_TIMEOUT seconds (an srun waiting for a dead node
@@ -115,6 +164,7 @@ out_setup() {
 # slurmd restarted on it and idle again.  conf_restore NODE: as saved.
 conf_with() {
 	local node=$1; shift
+	_conf_nodes="$_conf_nodes $node"
 	cp "$CONF_SAVED" "$CONF"
 	printf '%s\n' "$@" >> "$CONF"
 	"$CLUSTER" restart-slurmd "$node" >/dev/null 2>&1 && wait_node_idle "$node"

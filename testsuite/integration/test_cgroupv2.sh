@@ -64,14 +64,7 @@ prepare() {
 
 # restart_cluster NAME=VALUE...: restart with these settings on top of the
 # caller's; fails (and says why) when the cluster does not come up.
-restart_cluster() {
-	if ! env "$@" "$CLUSTER" restart > "$DEVNS_CLUSTER_ROOT.restart.log" 2>&1; then
-		diag "restart with $* failed:"
-		sed 's/^/#   /' "$DEVNS_CLUSTER_ROOT.restart.log" | tail -n 20
-		return 1
-	fi
-	prepare
-}
+restart_cluster() { restart_with "$@" && prepare; }
 
 # with_settings NAME=VALUE...: a restart this file needs, counted as a check.
 with_settings() {
@@ -211,7 +204,6 @@ test_scancel() {
 
 # ---- devices -----------------------------------------------------------
 
-word() { echo "$1" | awk -v n="$2" '{print $(n + 1)}'; }
 
 # gpu_checks WHAT: a --gres=gpu:1 job opens its GPU only, a job without
 # GPUs none, an adopted login its job's GPU only.
@@ -359,5 +351,5 @@ test_oom_none
 
 restart_cluster
 ok $? "the cluster restarts with the settings it was started with"
-rm -rf "$DEVNS_CLUSTER_ROOT.oom" "$DEVNS_CLUSTER_ROOT.restart.log"
+rm -rf "$DEVNS_CLUSTER_ROOT.oom"
 tap_done

@@ -16,9 +16,7 @@ CACHE=$DEVNS_CLUSTER_ROOT/spool/node3/conf-cache
 PIDFILE=$DEVNS_CLUSTER_ROOT/run/slurmd-node3.pid
 
 # restart_cluster NODES EXTRA: the cluster with NODES configless.
-restart_cluster() {
-	DEVNS_CONFIGLESS_NODES="$1" DEVNS_SLURM_CONF_EXTRA="$2" "$CLUSTER" restart >/dev/null 2>&1
-}
+restart_cluster() { restart_with DEVNS_CONFIGLESS_NODES="$1" DEVNS_SLURM_CONF_EXTRA="$2"; }
 
 # The host directories a configless slurmd touches, as they were before.
 run_dirs_before=$(ls -d /run/munge /run/slurm 2>/dev/null)

@@ -30,7 +30,6 @@ setup() {
 }
 
 # word N of a probe line (N from 0)
-word() { echo "$1" | awk -v n="$2" '{print $(n + 1)}'; }
 
 
 # cgroups_now: how many job cgroups there are (devns's own on the hybrid
@@ -235,7 +234,7 @@ test_every_process_path() {
 # Slurm runs task scripts with stdin from /dev/null, so they are set only
 # for this test (a restart with them, and one back to the defaults).
 restart_cluster() {
-	DEVNS_SLURM_CONF_EXTRA="$1" "$CLUSTER" restart >/dev/null 2>&1
+	restart_with DEVNS_SLURM_CONF_EXTRA="$1"
 	setup	# a restart starts from an empty cluster root
 }
 

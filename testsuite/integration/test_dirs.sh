@@ -28,8 +28,6 @@ setup() {
 
 # submit OPTIONS... -- SCRIPT: sbatch as USER1, print the job id.
 
-has_mounts() { grep -Eq " $BASE/$1/$2(/| )" /proc/self/mountinfo; }
-job_dir_gone() { [[ $2 =~ ^[0-9]+$ ]] && [ ! -e "$BASE/$1/$2" ]; }
 # has_opts "OPT,OPT" WANTED...: every WANTED option is in the list.
 has_opts() {
 	local list=",$1," o

@@ -134,13 +134,11 @@ cleanup() {
 	rm -rf --one-file-system "$SCRIPTS" "$BASE/dropin"
 	rm -f "$OUT"/dropin-* /tmp/dropin-probe
 }
-trap cleanup EXIT
+at_exit cleanup
 
 setup
 test_tmpfs_site
 test_failing_script
 conf_restore node1
 ok $? "node1 is back with the harness's settings"
-trap - EXIT
-cleanup
 tap_done

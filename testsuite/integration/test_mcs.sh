@@ -102,7 +102,7 @@ finish() {
 	fi
 	rm -f "$DEVNS_CLUSTER_ROOT.restart.log"
 }
-trap finish EXIT
+at_exit finish
 
 # ---- helpers ---------------------------------------------------------------------
 

@@ -55,7 +55,7 @@ finish() {
 	"$CLUSTER" stop >/dev/null 2>&1
 	rm -f "$DEVNS_CLUSTER_ROOT.restart.log"
 }
-trap finish EXIT
+at_exit finish
 
 # ---- cluster control ---------------------------------------------------------
 

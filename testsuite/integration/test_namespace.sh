@@ -20,11 +20,7 @@ setup() {
 # job_dir_gone NODE JOBID, no_mounts_of NODE JOBID: nothing of the job is
 # left.  Only for a JOBID that is a job id: "$BASE/node1/" of an empty one
 # (a failed sbatch) would never be gone.
-job_dir_gone() { [[ $2 =~ ^[0-9]+$ ]] && [ ! -e "$BASE/$1/$2" ]; }
 no_mounts_of() { [[ $2 =~ ^[0-9]+$ ]] && ! has_mounts "$1" "$2"; }
-# has_mounts NODE JOBID: something is mounted on or below the job's
-# directory (its pinned namespace, BasePath/JOBID/.ns, while it runs).
-has_mounts() { grep -Eq " $BASE/$1/$2(/| )" /proc/self/mountinfo; }
 
 test_two_jobs_isolated() {
 	local a b

@@ -27,7 +27,7 @@ setup() {
 # restart_cluster EXTRA: the whole cluster with these slurm.conf lines
 # (a restart rewrites every file under etc/), then PidNamespace on node2.
 restart_cluster() {
-	DEVNS_SLURM_CONF_EXTRA="$1" "$CLUSTER" restart >/dev/null 2>&1
+	restart_with DEVNS_SLURM_CONF_EXTRA="$1"
 	setup
 }
 

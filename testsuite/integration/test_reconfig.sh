@@ -112,7 +112,7 @@ test_restore() {
 	is "$(shm_kb restored)" "$(cat "$OUT/reconf-before")" "  a new job's /dev/shm is the default again"
 }
 
-trap finish EXIT
+at_exit finish
 setup
 test_edit_without_reconfigure
 test_broken_reconfigure

@@ -21,7 +21,6 @@ setup() {
 slurmd_running() { "$CLUSTER" status 2>/dev/null | grep -Eq "slurmd $1 +running"; }
 # Not "! slurmd_running": a status that cannot be read must not pass for
 # "does not run".
-slurmd_stopped() { "$CLUSTER" status 2>/dev/null | grep -Eq "slurmd $1 +stopped"; }
 
 # run_job NODE SCRIPT: srun as USER1 on NODE; prints the output.
 run_job() { cl_as $USER1 srun -w "$1" -n1 sh -c "$2" 2>&1; }

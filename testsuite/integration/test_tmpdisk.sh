@@ -34,7 +34,6 @@ setup() {
 	out_setup td
 }
 
-slurmd_stopped() { "$CLUSTER" status 2>/dev/null | grep -Eq "slurmd $1 +stopped"; }
 
 # submit OPTIONS... -- SCRIPT: sbatch as USER1, print the job id.
 
