@@ -94,15 +94,21 @@ count_automake() {
 }
 
 # Count TAP lines of one integration script; a script that dies counts once
-# as failed, one that skips as a whole ("1..0 # SKIP why") once as skipped.
+# as failed, one that skips as a whole ("1..0 # SKIP why") once as skipped,
+# and every check of its plan that it did not run as failed.
 count_tap() {
-	local log=$1 status=$2 p f s whole
+	local log=$1 status=$2 p f s whole planned
 	s=$(grep -Ec '^ok [0-9]+ .*# SKIP' "$log")
 	p=$(($(grep -Ec '^ok [0-9]+' "$log") - s))
 	f=$(grep -Ec '^not ok [0-9]+' "$log")
 	whole=$(grep -Ec '^1\.\.0 # SKIP' "$log")
 	grep -E '^1\.\.0 # SKIP' "$log" | sed "s|^|$(basename "$log" .log): |"
 	s=$((s + whole))
+	planned=$(grep -Em1 '^1\.\.[0-9]+$' "$log" | cut -c4-)
+	if [ -n "$planned" ] && [ "$((p + s + f))" -lt "$planned" ]; then
+		echo "not ok - $(basename "$log" .log): planned $planned checks, ran $((p + s + f))"
+		f=$((f + planned - p - s - f))
+	fi
 	if [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then
 		echo "not ok - $(basename "$log" .log) exited with status $status"
 		f=1

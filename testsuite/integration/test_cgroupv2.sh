@@ -28,6 +28,7 @@
 # job_container/none, and once more at the end with the settings it was
 # started with.
 source "$(dirname "$0")/lib.sh"
+plan 49
 
 USER1=dnalice
 DEV=$DEVNS_CLUSTER_ROOT/dev

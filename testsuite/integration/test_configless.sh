@@ -8,6 +8,7 @@
 # node3 runs configless (DEVNS_CONFIGLESS_NODES); the cluster is restarted
 # back to the defaults at the end.
 source "$(dirname "$0")/lib.sh"
+plan 11
 
 USER1=dnalice
 JOB_OUT_PREFIX=cl

@@ -9,6 +9,7 @@
 # cgroup allows fails with ENXIO ("No such device or address"), one the
 # filter denies with EPERM ("Operation not permitted").
 source "$(dirname "$0")/lib.sh"
+plan 64
 
 USER1=dnalice
 DEV=$DEVNS_CLUSTER_ROOT/dev
@@ -277,7 +278,7 @@ test_fail_closed() {
 	# no usable cgroup2 below devns: the job is refused, nothing left behind
 	conf_with node2 "NodeName=node2 DevicePolicy=closed"
 	if cgroup_unified; then
-		skip "no usable cgroup2 below devns's own: the hybrid layout only (on unified the cgroups are Slurm's)"
+		skip_checks 3 "no usable cgroup2 below devns's own: the hybrid layout only (on unified the cgroups are Slurm's)"
 	else
 		mkdir -p "$CG/node2"
 		mount -t tmpfs none "$CG/node2"
@@ -300,7 +301,7 @@ test_fail_closed() {
 test_vanished_cgroup() {
 	local j p
 	if cgroup_unified; then
-		skip "a vanished device cgroup: the hybrid layout only (devns's own cgroup per job)"
+		skip_checks 4 "a vanished device cgroup: the hybrid layout only (devns's own cgroup per job)"
 		return
 	fi
 	rm -f "$OUT"/dev-vanish-*

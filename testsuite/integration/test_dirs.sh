@@ -9,6 +9,7 @@
 # a node's ShmSize over a global Dir line's Size, and NodeName=DEFAULT or
 # a system directory stopping slurmd (issue 30).
 source "$(dirname "$0")/lib.sh"
+plan 32
 
 USER1=dnalice
 JOB_OUT_PREFIX=dirs

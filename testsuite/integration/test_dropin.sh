@@ -11,6 +11,7 @@
 # refuses the job, saying why.  The harness's file comes back at the end,
 # whatever stopped the test.
 source "$(dirname "$0")/lib.sh"
+plan 26
 
 USER1=dnalice
 JOB_OUT_PREFIX=dropin
@@ -91,7 +92,7 @@ findmnt -no TARGET,SOURCE /tmp | tail -1 > $OUT/dropin-tmp")
 		is "$(env_of "$env" SLURM_JOB_USER)" "$USER1" "  with SLURM_JOB_USER"
 		is "$(env_of "$env" SLURM_JOB_UID)" "$(id -u "$USER1")" "  with SLURM_JOB_UID"
 	else
-		skip "SLURM_JOB_USER, SLURM_JOB_UID: Slurm 22.05 gives its scripts none"
+		skip_checks 2 "SLURM_JOB_USER, SLURM_JOB_UID: Slurm 22.05 gives its scripts none"
 	fi
 	! grep -q '^HOME=' "$env"
 	ok $? "  and nothing of slurmd's environment (no HOME)"

@@ -13,6 +13,7 @@
 #   a node "reboot": stale job directories and pins under BasePath
 #   BasePath's file system full
 source "$(dirname "$0")/lib.sh"
+plan 29
 
 USER1=dnalice
 JOB_OUT_PREFIX=fault

@@ -35,6 +35,7 @@ export DEVNS_CLUSTER_ROOT=${DEVNS_MCS_CLUSTER_ROOT:-/var/tmp/devns-mcs-nss}
 export DEVNS_JOB_CONTAINER=job_container/none
 
 source "$TOP/testsuite/integration/lib.sh"
+plan 29
 
 CTLD_LOG=$DEVNS_CLUSTER_ROOT/log/slurmctld.log
 SAVED_EXTRA=${DEVNS_SLURM_CONF_EXTRA-}
@@ -188,6 +189,7 @@ check_reconfigure() {
 		ok_or_log $? "$MODE: 22.05: slurmctld exits (a failed mcs reconfigure is fatal)"
 		log_has "Failed to reconfigure mcs plugin"
 		ok $? "$MODE: 22.05: slurmctld says the mcs reconfigure failed"
+		skip_checks 4 "$MODE: 22.05: slurmctld has exited, nothing runs to check"
 		;;
 	*)
 		# The re-executed slurmctld fails; the running one resumes with

@@ -5,6 +5,7 @@
 # real cluster: isolation between jobs, sharing between steps, cleanup,
 # slurmd restart, the symlink attack on cleanup, ShmSize, broken config.
 source "$(dirname "$0")/lib.sh"
+plan 32
 
 USER1=dnalice
 JOB_OUT_PREFIX=ns

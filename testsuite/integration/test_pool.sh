@@ -18,6 +18,7 @@
 # 5. Back on the harness' namespace.conf (no pool), nothing of the pool is
 #    left: no directory, no mount, no socket.
 . "$(dirname "$0")/lib.sh"
+plan 25
 
 USER1=dnalice
 NODE_IDLE_WAIT=120 FILE_WAIT=120

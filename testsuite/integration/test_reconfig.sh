@@ -14,6 +14,7 @@
 # one resumes ("Resuming operation, reconfigure failed.").  The setting
 # observed is node1's ShmSize, as a job sees its /dev/shm.
 source "$(dirname "$0")/lib.sh"
+plan 14
 
 USER1=dnalice
 JOB_OUT_PREFIX=reconf

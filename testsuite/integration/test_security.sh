@@ -7,6 +7,7 @@
 # killed, and a device-filter marker that cannot be read.  Each check first
 # proves its precondition (the link was planted, the job ran).
 source "$(dirname "$0")/lib.sh"
+plan 41
 
 USER1=dnalice
 DEV=$DEVNS_CLUSTER_ROOT/dev

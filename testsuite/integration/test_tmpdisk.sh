@@ -18,6 +18,7 @@
 #    sets it for the guest, whose Debian kernel has quotas).  The loop
 #    filesystem is unmounted and removed at the end.
 . "$(dirname "$0")/lib.sh"
+plan 35
 
 USER1=dnalice
 # the guest is slow: longer waits
@@ -130,7 +131,7 @@ login_checks() {
 	local adopt devns out pamdir=$DEVNS_CLUSTER_ROOT/pam-td
 	adopt=$(pam_slurm_adopt_module) devns=$(pam_devns_module)
 	if ! { [ -n "$adopt" ] && [ -n "$devns" ] && [ -x "$HELPERS/pam_adopt" ]; }; then
-		skip "adopted logins: no pam_slurm_adopt.so, pam_devns.so or helpers/pam_adopt here"
+		skip_checks 2 "adopted logins: no pam_slurm_adopt.so, pam_devns.so or helpers/pam_adopt here"
 		return
 	fi
 	mkdir -p "$pamdir-plain" "$pamdir"
@@ -153,8 +154,9 @@ test_limit() {
 		quota_fs_remove
 		if [ "${DEVNS_REQUIRE_QUOTA:-}" = 1 ]; then
 			ok 1 "DEVNS_REQUIRE_QUOTA: an ext4 with project quotas mounts here: $why"
+			skip_checks 28 "the project-quota checks: no ext4 with project quotas"
 		else
-			skip "an ext4 with project quotas does not mount here (the kernel lacks quota support): $(echo "$why" | head -n1)"
+			skip_checks 29 "an ext4 with project quotas does not mount here (the kernel lacks quota support): $(echo "$why" | head -n1)"
 		fi
 		return
 	fi

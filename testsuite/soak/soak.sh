@@ -29,6 +29,8 @@ source "$(dirname "$0")/../integration/lib.sh"
 
 JOBS=${1:-${DEVNS_SOAK_JOBS:-200}}
 POOL=${DEVNS_SOAK_POOL:-2}
+# One check per kind of leftover and the launches; two more for the pool.
+plan $((POOL > 0 ? 11 : 9))
 USERS=(dnalice dnbob)
 OUT=$DEVNS_CLUSTER_ROOT/out/soak
 DEV=$DEVNS_CLUSTER_ROOT/dev
