@@ -234,12 +234,35 @@ wait_job_gone() {
 # attaches its filter there.
 cgroup_unified() { [ "$(stat -fc %T /sys/fs/cgroup 2>/dev/null)" = cgroup2fs ]; }
 
+# cgroup_slice: the slice Slurm's cgroup/v2 puts its stepd scopes into:
+# cgroup.conf's CgroupSlice (25.11+), else system.slice.
+cgroup_slice() {
+	local s
+	s=$(sed -n 's/^CgroupSlice=//p' "$DEVNS_CLUSTER_ETC/cgroup.conf" 2>/dev/null | tail -n 1)
+	echo "${s:-system.slice}"
+}
+
 # job_cgroups NODE: the directory that holds NODE's job cgroups.
 job_cgroups() {
 	if cgroup_unified; then
-		echo "/sys/fs/cgroup/system.slice/$1_slurmstepd.scope"
+		echo "/sys/fs/cgroup/$(cgroup_slice)/$1_slurmstepd.scope"
 	else
 		echo "/sys/fs/cgroup/unified/devns/$1"
+	fi
+}
+
+# job_cgroups_in NODE: the job cgroups now under job_cgroups NODE, a path a
+# line: devns's job_<id> (hybrid); on the unified layout every cgroup of
+# Slurm's stepd scope but its "system" (the stepds) and "slurmd" (a slurmd
+# started outside systemd, 25.11.3+), so that a job named after its SLUID
+# (26.05) counts as well as job_<id>.
+job_cgroups_in() {
+	local dir
+	dir=$(job_cgroups "$1")
+	if cgroup_unified; then
+		find "$dir" -mindepth 1 -maxdepth 1 -type d ! -name system ! -name slurmd
+	else
+		find "$dir" -mindepth 1 -maxdepth 1 -type d -name 'job_*'
 	fi
 }
 

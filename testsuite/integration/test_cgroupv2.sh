@@ -73,7 +73,8 @@ with_settings() {
 	ok $? "precondition: the cluster restarts with $*"
 }
 
-# The slice Slurm puts its stepd scopes into: cgroup.conf's CgroupSlice.
+# The slice Slurm puts its stepd scopes into (cgroup.conf's CgroupSlice),
+# as with_slice expects it; scope NODE is NODE's stepd scope there.
 SLICE=system.slice
 scope() { echo "/sys/fs/cgroup/$SLICE/$1_slurmstepd.scope"; }
 
@@ -306,10 +307,7 @@ leftovers() {
 	local n
 	find /sys/fs/cgroup -type d -name devns 2>/dev/null | sed 's/^/devns cgroup: /'
 	for n in $DEVNS_CLUSTER_NODES; do
-		# a job's cgroup: job_<id>, or from 26.05 its SLUID; "system"
-		# holds the stepds themselves
-		find "$(scope "$n")" -mindepth 1 -maxdepth 1 -type d ! -name system 2>/dev/null |
-			sed 's/^/job cgroup: /'
+		[ ! -d "$(scope "$n")" ] || job_cgroups_in "$n" | sed 's/^/job cgroup: /'
 		ls "$SPOOL/$n" 2>/dev/null | grep '^devns_filter_' | sed "s|^|marker: $SPOOL/$n/|"
 		ls "$BASE/$n" 2>/dev/null | sed "s|^|namespace directory: $BASE/$n/|"
 	done

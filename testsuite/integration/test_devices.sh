@@ -42,7 +42,7 @@ cgroups_now() {
 	for n in $DEVNS_CLUSTER_NODES; do
 		dir=$(job_cgroups "$n")
 		[ -d "$dir" ] || { diag "no $dir" >&2; return 1; }
-		count=$((count + $(find "$dir" -maxdepth 1 -name 'job_*' | wc -l)))
+		count=$((count + $(job_cgroups_in "$n" | wc -l)))
 	done
 	echo "$count"
 }
@@ -344,7 +344,7 @@ refused_without_trace() {
 	local what=$1 p0=$2 spool=$DEVNS_CLUSTER_ROOT/spool/node2 cgs
 	cgs=$(job_cgroups node2)
 	# Each "none left" is counted in a directory that must exist.
-	[ -d "$cgs" ] && [ -z "$(find "$cgs" -maxdepth 1 -name 'job_*')" ]
+	[ -d "$cgs" ] && [ -z "$(job_cgroups_in node2)" ]
 	ok $? "$what: no job cgroup left"
 	[ -d "$spool" ] && ! ls "$spool" | grep -q '^devns_filter_'
 	ok $? "$what: no filter marker left"
