@@ -18,6 +18,7 @@
 
 #include "dev/cgroup2.h"
 #include "dev/devprog.h"
+#include "job/backend.h"
 #include "job/denied.h"
 #include "job/devcg.h"
 #include "job/jobct.h"
@@ -35,41 +36,6 @@
 
 /* How long release waits for the caller's effective uid 0 to come back. */
 #define RELEASE_RETRY_MS 5000
-
-static int real_marker_create(const char *path)
-{
-	return open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-}
-
-static int real_marker_stat(const char *path, struct stat *st)
-{
-	return fstatat(AT_FDCWD, path, st, AT_SYMLINK_NOFOLLOW);
-}
-
-static int real_self_cgroup(char *buf, size_t size)
-{
-	return cgroup2_proc_path(NULL, buf, size);
-}
-
-const struct jobct_ops jobct_real_ops = {
-	.ns_create = mntns_create,
-	.ns_join = mntns_join,
-	.ns_delete = mntns_delete,
-	.ns_delete_behind = mntns_delete_behind,
-	.pidns_create = pidns_create,
-	.pidns_contains_self = pidns_contains_self,
-	.pidns_fork_inside = pidns_fork_inside,
-	.cg_open_at = cgroup2_open_at,
-	.cg_move_pid = cgroup2_move_pid,
-	.cg_remove = cgroup2_remove,
-	.prog_create = devprog_create,
-	.prog_attach = devprog_attach,
-	.prog_find = devprog_find_attached,
-	.self_cgroup = real_self_cgroup,
-	.marker_create = real_marker_create,
-	.marker_stat = real_marker_stat,
-	.extern_pids = devcg_extern_pids_v1,
-};
 
 /* ---- the node ---------------------------------------------------------- */
 
@@ -230,8 +196,21 @@ out:
 	return rc;
 }
 
+/* Where the jobs' filters go on the layout (backend.h). */
+static const struct jobct_backend *backend_for(enum cgroup2_layout layout)
+{
+	switch (layout) {
+	case CGROUP2_HYBRID:
+		return &devcg_backend;
+	case CGROUP2_UNIFIED:
+		return &stepcg_backend;
+	default:
+		return &nocg_backend;
+	}
+}
+
 /*
- * The layout, and the cgroup2 mount unless the caller named one: found
+ * The layout and its backend, and the cgroup2 mount unless the caller named one: found
  * once, here, so that no later call reads mountinfo again.
  */
 static int probe_cgroups(struct jobct_node *node, const char *mountinfo,
@@ -241,6 +220,7 @@ static int probe_cgroups(struct jobct_node *node, const char *mountinfo,
 
 	if (cgroup2_probe(mountinfo, &node->layout, mount, sizeof(mount)) < 0)
 		return report_errno(rep, errno, "reading the cgroup layout");
+	node->backend = backend_for(node->layout);
 	if (node->cgroup_root || !mount[0])
 		return 0;
 	if (!(node->cgroup_root = strdup(mount)))
@@ -328,7 +308,6 @@ int jobct_node_check(const struct jobct_node *node,
 		     const struct jobct_slurm *slurm, struct report *rep)
 {
 	const struct nsconf *c = node->conf;
-	struct report why;
 	char asks[512];
 
 	if (!slurm->prolog_contain) {
@@ -349,27 +328,7 @@ int jobct_node_check(const struct jobct_node *node,
 		 c->device_allow ? ")" : "",
 		 slurm->node_has_devices ? " and GRES device files on the node"
 					 : "");
-	switch (node->layout) {
-	case CGROUP2_NONE:
-		errno = ENOENT;
-		return report_error(rep, "%s ask for device containment, which needs a cgroup2 hierarchy: none is mounted",
-				    asks);
-	case CGROUP2_HYBRID:
-		return 0;
-	case CGROUP2_UNIFIED:
-		break;
-	}
-	if (!slurm->step_cgroups) {
-		errno = ENOTSUP;
-		return report_error(rep, "%s ask for device containment, which on the %s layout devns attaches to Slurm's step cgroups: set ProctrackType=proctrack/cgroup (refusing to start rather than run jobs unfiltered)",
-				    asks, cgroup2_layout_name(node->layout));
-	}
-	report_init(&why, NULL, NULL);
-	if (stepcg_check(node, &why) < 0)
-		return report_error(rep, "%s ask for device containment, which cannot be given on the %s layout: %s",
-				    asks, cgroup2_layout_name(node->layout),
-				    why.msg);
-	return 0;
+	return node->backend->check(node, slurm->step_cgroups, asks, rep);
 }
 
 /* ---- one job ----------------------------------------------------------- */
@@ -485,12 +444,6 @@ static void report_rules(const struct devrule_list *list, struct report *rep)
 		    list->default_allow ? "allowed" : "denied");
 }
 
-/* Slurm's cgroup/v2 owns the job cgroups: the filter goes onto them. */
-static bool unified(const struct jobct_node *node)
-{
-	return node->layout == CGROUP2_UNIFIED;
-}
-
 int jobct_device_rules(const struct jobct_plan *plan,
 		       struct devrule_list *list, struct report *rep)
 {
@@ -526,9 +479,8 @@ static int contain_devices(const struct jobct_plan *plan, struct report *rep)
 		return -1;
 	if (rc) {
 		report_rules(&list, rep);
-		rc = unified(node) ? stepcg_apply(node, plan->job_id, plan->sluid,
-						    &list, rep)
-				   : devcg_apply(node, plan->job_id, &list, rep);
+		rc = node->backend->apply(node, plan->job_id, plan->sluid,
+					  &list, rep);
 	} else {
 		/* The record that setup is done, with no filter needed. */
 		rc = marker_write(node, plan->job_id, MARKER_NO_FILTER, rep);
@@ -668,8 +620,7 @@ static int join_filter(const struct jobct_node *node, uint32_t job_id,
 	if ((state = job_record(node, job_id, marked, sizeof(marked), rep)) < 0)
 		return -1;
 	if (state == MARKER_FILTERED &&
-	    (unified(node) ? stepcg_join(node, marked, rep)
-			   : devcg_move(node, job_id, 0, rep)) < 0)
+	    node->backend->join(node, job_id, marked, rep) < 0)
 		return -1;
 	return 0;
 }
@@ -715,8 +666,7 @@ int jobct_join_from_slurmd(const struct jobct_node *node, uint32_t job_id,
 	if ((state = job_record(node, job_id, marked, sizeof(marked), rep)) < 0)
 		return -1;
 	if (state == MARKER_FILTERED &&
-	    (unified(node) ? stepcg_enter_extern(node, job_id, rep)
-			   : devcg_move(node, job_id, 0, rep)) < 0)
+	    node->backend->join_from_slurmd(node, job_id, marked, rep) < 0)
 		return -1;
 	return jobct_join_ns(node, job_id, rep);
 }
@@ -731,8 +681,8 @@ int jobct_adopt(const struct jobct_node *node, uint32_t job_id,
 		return -1;
 	if (state == MARKER_UNFILTERED)
 		return 0;
-	return unified(node) ? stepcg_adopt(node, job_id, rep)
-			     : devcg_adopt(node, job_id, kill_uncontained, rep);
+	return node->backend->adopt(node, job_id, marked, kill_uncontained,
+				    rep);
 }
 
 int jobct_ns_open(const struct jobct_node *node, uint32_t job_id,
@@ -786,8 +736,7 @@ static bool release_once(const struct jobct_node *node, uint32_t job_id,
 		e->ns = errno ? errno : EIO;
 	t->ns += ms_since(&start);
 	clock_gettime(CLOCK_MONOTONIC, &start);
-	if ((unified(node) ? stepcg_release(node, job_id)
-			   : devcg_release(node, job_id)) < 0)
+	if (node->backend->release(node, job_id) < 0)
 		e->dev = errno ? errno : EIO;
 	t->dev += ms_since(&start);
 	return !e->ns && !e->dev;
@@ -907,13 +856,11 @@ int jobct_remains(const struct jobct_node *node, uint32_t job_id,
 		r->has_pidns = pidns_exists(base, job_id);
 		disk_usage(node, job_id, r);
 	}
-	if (unified(node))
-		return 0;	/* the cgroups are Slurm's */
-	if (devcg_path(node, job_id, r->cgroup, sizeof(r->cgroup)) < 0)
+	n = node->backend->job_cgroup(node, job_id, r->cgroup,
+				      sizeof(r->cgroup), &r->cgroup_procs);
+	if (n < 0)
 		return -1;
-	n = devcg_procs(node, job_id, NULL, 0);
-	r->has_cgroup = n >= 0;
-	r->cgroup_procs = n > 0 ? n : 0;
+	r->has_cgroup = n > 0;
 	return 0;
 }
 
@@ -921,8 +868,7 @@ int jobct_each_cgroup(const struct jobct_node *node, uint32_t job_id,
 		      int (*fn)(const char *path, int cg_fd, void *arg),
 		      void *arg)
 {
-	return unified(node) ? stepcg_each_cgroup(node, job_id, fn, arg)
-			     : devcg_each_cgroup(node, job_id, fn, arg);
+	return node->backend->each_cgroup(node, job_id, fn, arg);
 }
 
 /* The ids of the jobs restore found, each once. */
@@ -1024,7 +970,7 @@ int jobct_restore_run(const struct jobct_node *node,
 	if (node->conf->base_path && !args->dry_run &&
 	    nsreap_sweep(node->conf->base_path, rep) < 0)
 		rc = -1;
-	if (!unified(node) && devcg_each_job(node, job_set_add, &set) < 0)
+	if (node->backend->each_job(node, job_set_add, &set) < 0)
 		rc = report_errno(rep, errno,
 				  "cannot list the jobs' device cgroups");
 	/* the jobs whose filter outlived their namespace and cgroup */
