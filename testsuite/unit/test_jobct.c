@@ -2038,9 +2038,22 @@ static void test_no_record(void)
 	ok(jobct_join(node, 170, fresh()) == -1 && errno == ENOENT,
 	   "  its join fails");
 	like(rep.msg, "no setup record", "  saying why: %s", rep.msg);
-	ok(jobct_adopt(node, 170, false, fresh()) == -1 &&
-	   jobct_ns_open(node, 170, fresh()) == -1,
-	   "  and a login is neither adopted nor given a namespace");
+	{
+		int fd = 0;
+
+		struct jobct_plan plan = plan_for(node, 171);
+
+		ok(jobct_adopt(node, 170, false, fresh()) == -1 &&
+		   jobct_ns_open(node, 170, &fd, fresh()) == -1 && fd == -1,
+		   "  and a login is neither adopted nor given a namespace");
+		fd = 0;
+		ok(jobct_setup(&plan, fresh()) == 0 &&
+		   jobct_ns_open(node, 171, &fd, fresh()) == 0 && fd == -1,
+		   "  a job set up there has no namespace to give (0, no fd): %s",
+		   rep.msg);
+		ok(jobct_release(node, 171, fresh()) == 0 && nothing_left(171),
+		   "  and is released");
+	}
 	ok(jobct_node_check(node, &no_contain, fresh()) == -1,
 	   "slurmd refuses to start without PrologFlags=Contain");
 	like(rep.msg, "PrologFlags=Contain", "  naming it: %s", rep.msg);
@@ -2289,6 +2302,24 @@ static void test_pool_same(void)
 }
 
 /* The real namespace calls: a private /tmp for the job's processes. */
+/* A login of job_id, set up with a BasePath, gets its namespace's pin. */
+static void ns_open_gives_pin(const struct jobct_node *node, uint32_t job_id)
+{
+	char pin[PATH_MAX + 32];
+	struct stat want, got;
+	int fd = -1;
+
+	snprintf(pin, sizeof(pin), "%s/%u/%s", base, job_id, NSCONF_PIN_NAME);
+	if (!ok(stat(pin, &want) == 0, "  its namespace is pinned at %s", pin))
+		return;
+	ok(jobct_ns_open(node, job_id, &fd, fresh()) == 1 && fd >= 0 &&
+	   fstat(fd, &got) == 0 && got.st_ino == want.st_ino &&
+	   got.st_dev == want.st_dev,
+	   "  a login gets that namespace (1, its fd): %s", rep.msg);
+	if (fd >= 0)
+		close(fd);
+}
+
 static void test_real_namespace(void)
 {
 	struct jobct_node *node;
@@ -2323,6 +2354,7 @@ static void test_real_namespace(void)
 	   WEXITSTATUS(status) == 0, "a job process writes its /tmp");
 	ok(!exists("/tmp/test_jobct_private"), "  which the host does not see");
 	unlink("/tmp/test_jobct_private");
+	ns_open_gives_pin(node, 170);
 	snprintf(jobdir, sizeof(jobdir), "%s/170", base);
 	ok(jobct_release(node, 170, fresh()) == 0 && !exists(jobdir),
 	   "release removes the job's directory");

@@ -685,20 +685,20 @@ int jobct_adopt(const struct jobct_node *node, uint32_t job_id,
 				    rep);
 }
 
-int jobct_ns_open(const struct jobct_node *node, uint32_t job_id,
+int jobct_ns_open(const struct jobct_node *node, uint32_t job_id, int *fd,
 		  struct report *rep)
 {
 	char marked[PATH_MAX];
-	int fd;
 
+	*fd = -1;
 	/* No namespace for a job whose setup has not finished. */
 	if (job_record(node, job_id, marked, sizeof(marked), rep) < 0)
 		return -1;
 	if (!node->conf->base_path)
 		return 0;
-	if ((fd = mntns_open(node->conf->base_path, job_id)) < 0)
+	if ((*fd = mntns_open(node->conf->base_path, job_id)) < 0)
 		return report_errno(rep, errno, "cannot open its namespace");
-	return fd;
+	return 1;
 }
 
 /* What one attempt at removing a job could not remove: errno, or 0. */

@@ -246,10 +246,10 @@ int jobct_adopt(const struct jobct_node *node, uint32_t job_id,
 /*
  * Open the pin of the job's namespace (for setns(2), to hand to
  * pam_slurm_adopt) once its setup is done (it has a setup record).
- * Returns an fd, 0 when the node has no BasePath (no namespace), or -1
- * with errno.
+ * Returns 1 with the fd in *fd, 0 when the node has no BasePath (the job
+ * has no namespace; *fd is -1), or -1 with errno (*fd is -1).
  */
-int jobct_ns_open(const struct jobct_node *node, uint32_t job_id,
+int jobct_ns_open(const struct jobct_node *node, uint32_t job_id, int *fd,
 		  struct report *rep);
 
 /*

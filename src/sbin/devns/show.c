@@ -197,7 +197,7 @@ static void show_namespace(struct show *s, const struct jobct_remains *r)
 	dirs[n] = NULL;
 	if (s->j)
 		json_array_begin(s->j, "mounts");
-	if ((fd = jobct_ns_open(s->node, r->job_id, &s->rep)) > 0) {
+	if (jobct_ns_open(s->node, r->job_id, &fd, &s->rep) > 0) {
 		if (nsmounts_each(fd, dirs, print_mount, s) < 0)
 			report_errno(&s->rep, errno,
 				     "cannot read the mounts of its namespace");

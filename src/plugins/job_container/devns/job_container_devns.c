@@ -631,19 +631,22 @@ static int join(uint32_t job_id, uid_t uid, bool in_ns)
 
 /*
  * pam_slurm_adopt: the stepd has just put the new process into the job's
- * extern step.  Answers once the job's setup has ended (setupgate.h), then
- * returns the namespace fd for the process to setns() into, 0 when the
- * job has no namespace, or -1 when the process could not be contained
- * (pam_slurm_adopt then reports the adoption as failed, and denies the
- * login with action_adopt_failure=deny).  From 25.11 pam_slurm_adopt
- * cannot be trusted with -1 (namespace_p_join_external): a job whose
- * namespace exists always gets its fd, and a process that could not be
- * put under the filter has been killed by jobct_adopt instead.
+ * extern step.  Answers once the job's setup has ended (setupgate.h):
+ * returns 1 with the namespace fd for the process to setns() into in
+ * *fd, 0 when the job has no namespace, or -1 when the process could not
+ * be contained (pam_slurm_adopt then reports the adoption as failed, and
+ * denies the login with action_adopt_failure=deny).  From 25.11
+ * pam_slurm_adopt cannot be trusted with -1 (namespace_p_join_external):
+ * a job whose namespace exists always gets its fd, and a process that
+ * could not be put under the filter has been killed by jobct_adopt
+ * instead.
  */
-static int join_external(uint32_t job_id)
+static int join_external(uint32_t job_id, int *fd)
 {
 	struct report rep;
+	int rc;
 
+	*fd = -1;
 	if (!have_node(job_id))
 		return -1;
 	report_start(&rep, &job_id);
@@ -655,9 +658,12 @@ static int join_external(uint32_t job_id)
 	if (jobct_adopt(node, job_id, DEVNS_JC_NAMESPACE, &rep) < 0 &&
 	    !DEVNS_JC_NAMESPACE)
 		return -1;
-	if (step_ns_fd <= 0)
-		step_ns_fd = jobct_ns_open(node, job_id, &rep);
-	return step_ns_fd;
+	if (step_ns_fd < 0) {
+		if ((rc = jobct_ns_open(node, job_id, &step_ns_fd, &rep)) <= 0)
+			return rc;
+	}
+	*fd = step_ns_fd;
+	return 1;
 }
 
 /*
@@ -666,13 +672,13 @@ static int join_external(uint32_t job_id)
  * TmpDiskLimit project then stays sealed) and its memory.  Slurm may be
  * sending that fd's number to a login at this moment, so the number stays
  * valid: it is made to name /dev/null (dup3 is atomic), which setns(2)
- * refuses, and is never opened again (step_ns_fd stays > 0).
+ * refuses, and is never opened again (step_ns_fd stays >= 0).
  */
 static void drop_step_ns_fd(void)
 {
 	int null_fd;
 
-	if (step_ns_fd <= 0)
+	if (step_ns_fd < 0)
 		return;
 	null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (null_fd < 0)
@@ -830,11 +836,11 @@ extern int namespace_p_join_external(slurm_step_id_t *step_id,
 				     list_t *fd_map)
 {
 	static ns_fd_map_t mnt_ns = { .type = CLONE_NEWNS, .fd = -1 };
-	int fd = join_external(step_id->job_id);
+	int fd, rc = join_external(step_id->job_id, &fd);
 
-	if (fd < 0)
+	if (rc < 0)
 		return -1;
-	if (fd > 0) {
+	if (rc > 0) {
 		mnt_ns.fd = fd;
 		list_append(fd_map, &mnt_ns);
 	}
@@ -859,9 +865,12 @@ extern int namespace_p_setup_bpf_token(stepd_step_rec_t *step)
 	return SLURM_SUCCESS;
 }
 #else
+/* Slurm's answer: the fd, 0 for no namespace, or -1. */
 extern int container_p_join_external(uint32_t job_id)
 {
-	return join_external(job_id);
+	int fd, rc = join_external(job_id, &fd);
+
+	return rc > 0 ? fd : rc;
 }
 #endif
 
