@@ -42,6 +42,7 @@
 #include "dev/devinspect.h"
 #include "dev/devprog.h"
 #include "job/jobct.h"
+#include "job/node.h"	/* the layout a node was loaded with */
 #include "job/setupgate.h"
 #include "job/stepcg.h"
 #include "util/sluid.h"
@@ -1405,6 +1406,76 @@ static void test_layout_check(void)
 	jobct_node_free(node);
 }
 
+/* What jobct_node_report logged, one line after another. */
+static char logged[2048];
+
+static void log_into(enum report_level level, const char *msg, void *arg)
+{
+	size_t n = strlen(logged);
+
+	(void)arg;
+	snprintf(logged + n, sizeof(logged) - n, "%s%s\n",
+		 level == REPORT_WARNING ? "warning: " : "", msg);
+}
+
+/* jobct_node_report on the layout of mi with conf; what it logged. */
+static const char *node_report(const char *mi_name, const char *mi,
+			       const char *conf, const struct jobct_slurm *s)
+{
+	struct jobct_node *node;
+	struct report r;
+
+	fake_layout(mi_name, mi);
+	write_conf(conf);
+	logged[0] = '\0';
+	if (!(node = load(&faulty_ops)))
+		return "(no node)";
+	report_init(&r, log_into, NULL);
+	jobct_node_report(node, s, &r);
+	jobct_node_free(node);
+	return logged;
+}
+
+/* slurmd's log at start: the layout, where filters go, auto's blind spot. */
+static void test_node_report(void)
+{
+	const struct jobct_slurm gpus = { .gres = "gpu:2" },
+				 files = { .gres = "gpu:2",
+					   .node_has_devices = true };
+	struct jobct_node *node;
+
+	like(node_report("mi-hybrid", MI_V1 MI_V2, "", &files),
+	     "cgroup layout: hybrid (cgroup v1 controllers, a separate cgroup2) (device filters on devns's own cgroup2 tree)",
+	     "hybrid: the layout and devns's own tree: %s", logged);
+	ok(!strstr(logged, "warning"), "  no warning: the node has GRES files");
+	like(node_report("mi-unified", MI_V2, "", &files),
+	     "cgroup layout: unified (cgroup v2 only) (Slurm-managed cgroup v2, device filters attached to Slurm's step cgroups)",
+	     "unified: Slurm's step cgroups: %s", logged);
+	like(node_report("mi-none", MI_V1, "", &files),
+	     "cgroup layout: no cgroup2 (no cgroup2, no device filter)",
+	     "none: no filter: %s", logged);
+	like(node_report("mi-hybrid", MI_V1 MI_V2, "DevicePolicy=none",
+			 &files),
+	     "(DevicePolicy=none: no device filter, devices are Slurm's)",
+	     "policy none says so on any layout: %s", logged);
+	like(node_report("mi-hybrid", MI_V1 MI_V2, "", &gpus),
+	     "warning: DevicePolicy=auto on node ",
+	     "auto with GRES but without device files: a warning: %s",
+	     logged);
+	like(logged, "with GRES \"gpu:2\" but no GRES device files",
+	     "  naming the GRES");
+	node_report("mi-hybrid", MI_V1 MI_V2, "DevicePolicy=closed", &gpus);
+	ok(logged[0] && !strstr(logged, "warning"),
+	   "  no warning with closed, which filters every device: %s", logged);
+	fake_layout("mi-unified", MI_V2);
+	write_conf("");
+	if ((node = load(&faulty_ops)))
+		is_str(jobct_node_layout(node), "unified",
+		       "devns check's name of the layout");
+	jobct_node_free(node);
+	fake_layout("mi-hybrid", MI_V1 MI_V2);
+}
+
 /*
  * DeviceAllow naming a GRES device file would hand it to every job of the
  * node: slurmd refuses to start, naming DeviceAllow's file:line.
@@ -2042,6 +2113,7 @@ static void test_no_record(void)
 		int fd = 0;
 
 		struct jobct_plan plan = plan_for(node, 171);
+		char path[PATH_MAX] = "x";
 
 		ok(jobct_adopt(node, 170, false, fresh()) == -1 &&
 		   jobct_ns_open(node, 170, &fd, fresh()) == -1 && fd == -1,
@@ -2053,6 +2125,9 @@ static void test_no_record(void)
 		   rep.msg);
 		ok(jobct_release(node, 171, fresh()) == 0 && nothing_left(171),
 		   "  and is released");
+		ok(jobct_job_path(node, 171, NULL, path, sizeof(path)) == 0 &&
+		   !path[0] && !jobct_ns_exists(node, 171),
+		   "  without BasePath a job has no directory and no namespace");
 	}
 	ok(jobct_node_check(node, &no_contain, fresh()) == -1,
 	   "slurmd refuses to start without PrologFlags=Contain");
@@ -2309,9 +2384,15 @@ static void ns_open_gives_pin(const struct jobct_node *node, uint32_t job_id)
 	struct stat want, got;
 	int fd = -1;
 
+	char path[PATH_MAX];
+
 	snprintf(pin, sizeof(pin), "%s/%u/%s", base, job_id, NSCONF_PIN_NAME);
 	if (!ok(stat(pin, &want) == 0, "  its namespace is pinned at %s", pin))
 		return;
+	ok(jobct_job_path(node, job_id, NSCONF_PIN_NAME, path,
+			  sizeof(path)) == 1 && !strcmp(path, pin) &&
+	   jobct_ns_exists(node, job_id),
+	   "  which jobct_job_path names and jobct_ns_exists sees");
 	ok(jobct_ns_open(node, job_id, &fd, fresh()) == 1 && fd >= 0 &&
 	   fstat(fd, &got) == 0 && got.st_ino == want.st_ino &&
 	   got.st_dev == want.st_dev,
@@ -2358,6 +2439,7 @@ static void test_real_namespace(void)
 	snprintf(jobdir, sizeof(jobdir), "%s/170", base);
 	ok(jobct_release(node, 170, fresh()) == 0 && !exists(jobdir),
 	   "release removes the job's directory");
+	ok(!jobct_ns_exists(node, 170), "  and jobct_ns_exists says so");
 	jobct_node_free(node);
 }
 
@@ -2510,6 +2592,7 @@ int main(void)
 	test_restore_dry_run();
 	test_job_cgroups();
 	test_layout_check();
+	test_node_report();
 	test_gres_allow();
 	test_unified_parse();
 	test_unified_filter();

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,21 @@ void jobct_node_free(struct jobct_node *node)
 	nsconf_free(node->conf);
 	devpolicy_free(&node->policy);
 	free(node);
+}
+
+const struct nsconf *jobct_node_conf(const struct jobct_node *node)
+{
+	return node->conf;
+}
+
+const struct devpolicy *jobct_node_policy(const struct jobct_node *node)
+{
+	return &node->policy;
+}
+
+const char *jobct_node_layout(const struct jobct_node *node)
+{
+	return node->backend->name;
 }
 
 static int strdup_opt(char **dst, const char *src)
@@ -302,6 +318,21 @@ static int check_pid_namespace(const struct jobct_slurm *slurm,
 				    PIDNS_SPANK_PLUGIN);
 	}
 	return 0;
+}
+
+void jobct_node_report(const struct jobct_node *node,
+		       const struct jobct_slurm *slurm, struct report *rep)
+{
+	report_notice(rep, "cgroup layout: %s (%s)",
+		      cgroup2_layout_name(node->layout),
+		      devpolicy_never_filters(&node->policy)
+		      ? "DevicePolicy=none: no device filter, devices are Slurm's"
+		      : node->backend->place);
+	/* auto filters only the GRES device files: here none, silently */
+	if (!slurm->node_has_devices && devpolicy_is_open(&node->policy) &&
+	    slurm->gres && slurm->gres[0])
+		report_warning(rep, "DevicePolicy=auto on node %s with GRES \"%s\" but no GRES device files (gres.conf File=): no device of a job is contained; list them with File= or set DevicePolicy=closed",
+			       node->node_name, slurm->gres);
 }
 
 int jobct_node_check(const struct jobct_node *node,
@@ -685,6 +716,23 @@ int jobct_adopt(const struct jobct_node *node, uint32_t job_id,
 				    rep);
 }
 
+int jobct_job_path(const struct jobct_node *node, uint32_t job_id,
+		   const char *name, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (!node->conf->base_path)
+		return 0;
+	if (mntns_job_path(buf, len, node->conf->base_path, job_id, name) < 0)
+		return -1;
+	return 1;
+}
+
+bool jobct_ns_exists(const struct jobct_node *node, uint32_t job_id)
+{
+	return node->conf->base_path &&
+	       mntns_exists(node->conf->base_path, job_id);
+}
+
 int jobct_ns_open(const struct jobct_node *node, uint32_t job_id, int *fd,
 		  struct report *rep)
 {
@@ -1019,6 +1067,11 @@ struct nspool_keeper *jobct_pool_start(const struct jobct_node *node,
 	return k;
 }
 
+void jobct_pool_stop(struct nspool_keeper *keeper)
+{
+	nspool_keeper_stop(keeper);
+}
+
 bool jobct_pool_same(const struct jobct_node *a, const struct jobct_node *b)
 {
 	const struct nsconf *x = a->conf, *y = b->conf;
@@ -1028,4 +1081,33 @@ bool jobct_pool_same(const struct jobct_node *a, const struct jobct_node *b)
 	if (!x->base_path || !y->base_path)
 		return x->base_path == y->base_path;
 	return !strcmp(x->base_path, y->base_path);
+}
+
+/* ---- the job's user ------------------------------------------------------ */
+
+char *jobct_user_name(uid_t uid, struct report *rep)
+{
+	struct passwd pw, *res = NULL;
+	long size = sysconf(_SC_GETPW_R_SIZE_MAX);
+	char *buf, *name = NULL;
+	int rc;
+
+	if (size <= 0)
+		size = 16384;
+	for (;;) {
+		if (!(buf = malloc((size_t)size)))
+			return NULL;
+		rc = getpwuid_r(uid, &pw, buf, (size_t)size, &res);
+		if (rc != ERANGE || size > (1 << 20))
+			break;
+		free(buf);
+		size *= 2;
+	}
+	if (!rc && res)
+		name = strdup(pw.pw_name);
+	else
+		report_error(rep, "no user name for uid %u: %s", (unsigned)uid,
+			     rc ? strerror(rc) : "not found");
+	free(buf);
+	return name;
 }

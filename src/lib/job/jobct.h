@@ -41,7 +41,9 @@
 #include "util/report.h"
 
 #include "job/ops.h"
-#include "job/node.h"
+
+/* A node's settings, loaded once per daemon (jobct_node_load); opaque. */
+struct jobct_node;
 
 
 /* What jobct_node_load works from. */
@@ -90,8 +92,21 @@ struct jobct_node *jobct_node_load(const struct jobct_node_args *args,
 
 void jobct_node_free(struct jobct_node *node);
 
+/* The node's settings, as namespace.conf gave them (ns/nsconf.h). */
+const struct nsconf *jobct_node_conf(const struct jobct_node *node);
+
+/* The node's DevicePolicy and DeviceAllow, resolved (dev/devpolicy.h). */
+const struct devpolicy *jobct_node_policy(const struct jobct_node *node);
+
+/*
+ * The name of the node's cgroup layout, as found at load: "hybrid",
+ * "unified" or "none" (devns check's cgrouplayout).
+ */
+const char *jobct_node_layout(const struct jobct_node *node);
+
 /* What slurmd knows of its own configuration that jobct_node_check needs. */
 struct jobct_slurm {
+	const char *gres;	/* slurm.conf's Gres= of the node, NULL: none */
 	bool prolog_contain;	/* PrologFlags=Contain: every job has an
 				 * extern step, where setup runs */
 	bool node_has_devices;	/* the node's GRES have device files */
@@ -112,6 +127,15 @@ struct jobct_slurm {
  * -1 with errno ENOSYS and rep naming the kernel and the missing call.
  */
 int jobct_kernel_check(const struct jobct_node *node, struct report *rep);
+
+/*
+ * At slurmd start, for the log: the node's cgroup layout and where it puts
+ * the jobs' filters (a notice), and a warning when DevicePolicy=auto
+ * would filter nothing on a node with GRES (slurm->gres) whose devices it
+ * does not know (no GRES device files: no gres.conf File=).
+ */
+void jobct_node_report(const struct jobct_node *node,
+		       const struct jobct_slurm *slurm, struct report *rep);
 
 /*
  * At slurmd start: can this node contain its jobs as configured?  Setup
@@ -244,6 +268,18 @@ int jobct_adopt(const struct jobct_node *node, uint32_t job_id,
 		bool kill_uncontained, struct report *rep);
 
 /*
+ * Writes the path of the job's directory under BasePath, or with name
+ * the path of name in it (NSCONF_PIN_NAME: its namespace's pin), into
+ * buf[len], whether it exists or not.  Returns 1, 0 when the node has no
+ * BasePath (buf ""), or -1 with errno (ENAMETOOLONG).
+ */
+int jobct_job_path(const struct jobct_node *node, uint32_t job_id,
+		   const char *name, char *buf, size_t len);
+
+/* Whether the job's namespace is pinned (false without BasePath). */
+bool jobct_ns_exists(const struct jobct_node *node, uint32_t job_id);
+
+/*
  * Open the pin of the job's namespace (for setns(2), to hand to
  * pam_slurm_adopt) once its setup is done (it has a setup record).
  * Returns 1 with the fd in *fd, 0 when the node has no BasePath (the job
@@ -348,7 +384,7 @@ int jobct_restore_run(const struct jobct_node *node,
  * ahead (ns/nspool.h), logging through rep's callback for as long as it
  * runs.  Returns it, or NULL when the node has no pool or the thread
  * cannot start (reported: jobs then copy their own namespaces).  Stop it
- * with nspool_keeper_stop(), which also empties the pool.
+ * with jobct_pool_stop().
  */
 struct nspool_keeper *jobct_pool_start(const struct jobct_node *node,
 				       struct report *rep);
@@ -358,5 +394,18 @@ struct nspool_keeper *jobct_pool_start(const struct jobct_node *node,
  * then a reconfigure keeps the running keeper and its ready namespaces.
  */
 bool jobct_pool_same(const struct jobct_node *a, const struct jobct_node *b);
+
+/*
+ * slurmd: stop the keeper jobct_pool_start() gave (NULL: none) and empty
+ * the pool, so that no namespace outlives slurmd.
+ */
+void jobct_pool_stop(struct nspool_keeper *keeper);
+
+/*
+ * The name of the user uid for Source's %u, from the system's user
+ * database (never from the job's environment, which the user controls).
+ * Returns a string to free(), or NULL with rep saying why.
+ */
+char *jobct_user_name(uid_t uid, struct report *rep);
 
 #endif /* DEVNS_JOBCT_H */
