@@ -41,11 +41,6 @@ static int absent(void)
 	return errno != ENOENT ? -1 : 0;
 }
 
-static void job_name(char *buf, size_t len, uint32_t job_id)
-{
-	snprintf(buf, len, "job_%u", job_id);
-}
-
 /* The job's cgroup below the node's; -1 with errno. */
 static int open_job_cgroup(const struct jobct_node *node, uint32_t job_id,
 			   bool create)
@@ -55,7 +50,7 @@ static int open_job_cgroup(const struct jobct_node *node, uint32_t job_id,
 
 	if ((node_fd = open_node_cgroup(node, create)) < 0)
 		return -1;
-	job_name(name, sizeof(name), job_id);
+	cgroup2_job_name(job_id, name, sizeof(name));
 	fd = node->ops->cg_open_at(node_fd, name, create);
 	saved = errno;
 	close(node_fd);
@@ -91,7 +86,7 @@ static int apply(const struct jobct_node *node, uint32_t job_id,
 	if ((node_fd = open_node_cgroup(node, true)) < 0)
 		return report_errno(rep, errno,
 				    "no usable cgroup2 hierarchy for the device filter");
-	job_name(path, sizeof(path), job_id);
+	cgroup2_job_name(job_id, path, sizeof(path));
 	if ((job_fd = node->ops->cg_open_at(node_fd, path, true)) < 0) {
 		report_errno(rep, errno, "cannot create its device cgroup");
 		goto error;
@@ -109,7 +104,7 @@ error:
 
 		if (job_fd >= 0)
 			close(job_fd);
-		job_name(path, sizeof(path), job_id);
+		cgroup2_job_name(job_id, path, sizeof(path));
 		node->ops->cg_remove(node_fd, path);
 		close(node_fd);
 		errno = saved;
@@ -191,7 +186,7 @@ static int release(const struct jobct_node *node, uint32_t job_id)
 		return -1;
 	if ((node_fd = open_node_cgroup(node, false)) < 0)
 		return 0;	/* no node cgroup: no job cgroup either */
-	job_name(name, sizeof(name), job_id);
+	cgroup2_job_name(job_id, name, sizeof(name));
 	rc = node->ops->cg_remove(node_fd, name);
 	if (rc < 0 && errno == EBUSY) {
 		kill_leftovers(node, node_fd, name);
@@ -218,7 +213,6 @@ static int each_job(const struct jobct_node *node,
 	int node_fd = open_node_cgroup(node, false), rc = 0;
 	struct dirent *ep;
 	uint32_t job_id;
-	char end;
 	DIR *dp;
 
 	if (node_fd < 0)
@@ -228,7 +222,8 @@ static int each_job(const struct jobct_node *node,
 		return -1;
 	}
 	while ((ep = readdir(dp)))
-		if (sscanf(ep->d_name, "job_%u%c", &job_id, &end) == 1 &&
+		if (cgroup2_job_parse(ep->d_name, strlen(ep->d_name),
+				      &job_id) &&
 		    fn(job_id, arg) < 0)
 			rc = -1;
 	closedir(dp);
@@ -239,14 +234,15 @@ static int each_job(const struct jobct_node *node,
 static int job_path(const struct jobct_node *node, uint32_t job_id,
 		    char *cgroup, size_t cgroup_len)
 {
-	char mount[PATH_MAX];
+	char mount[PATH_MAX], name[32];
 	int n;
 
 	cgroup[0] = '\0';
 	if (backend_root_path(node, mount, sizeof(mount)) < 0)
 		return absent();
-	n = snprintf(cgroup, cgroup_len, "%s/devns/%s/job_%u", mount,
-		     node->node_name, job_id);
+	cgroup2_job_name(job_id, name, sizeof(name));
+	n = snprintf(cgroup, cgroup_len, "%s/devns/%s/%s", mount,
+		     node->node_name, name);
 	if (n < 0 || (size_t)n >= cgroup_len) {
 		errno = ENAMETOOLONG;
 		return -1;

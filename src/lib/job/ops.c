@@ -41,7 +41,9 @@ static FILE *open_extern_procs(uint32_t job_id)
 	FILE *f = fopen("/proc/self/cgroup", "re"), *procs = NULL;
 	size_t nlen;
 
-	nlen = (size_t)snprintf(needle, sizeof(needle), "/job_%u", job_id);
+	needle[0] = '/';
+	cgroup2_job_name(job_id, needle + 1, sizeof(needle) - 1);
+	nlen = strlen(needle);
 	while (f && !procs && fgets(line, sizeof(line), f)) {
 		char *ctrl = strchr(line, ':'), *rel, *end;
 

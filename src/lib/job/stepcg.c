@@ -39,10 +39,10 @@ static bool is_job_cgroup(const char *c, size_t len, uint32_t job_id,
 			  uint64_t sluid)
 {
 	char name[32];
-	size_t n = (size_t)snprintf(name, sizeof(name), "job_%u", job_id);
+	uint32_t id;
 
-	if (len == n && !strncmp(c, name, n))
-		return true;
+	if (cgroup2_job_parse(c, len, &id))
+		return id == job_id;
 	return sluid_format(sluid, name, sizeof(name)) == 0 &&
 	       len == SLUID_LEN && !strncmp(c, name, len);
 }
