@@ -377,34 +377,53 @@ static inline struct jobct_plan plan_for(const struct jobct_node *node,
  * Fork a child that joins the job and opens both GPUs; its exit status
  * packs the errno of each open (0: opened) or 99 when the join failed.
  */
-static inline int child_opens(const struct jobct_node *node, uint32_t job_id,
-		       int *err0, int *err1)
+/* In a forked child: open both GPUs, exit with their errnos packed. */
+static inline void exit_with_gpu_opens(void)
 {
-	int status, fd;
+	int e0 = 0, e1 = 0, fd;
+
+	if ((fd = open(gpu0, O_RDWR)) < 0)
+		e0 = errno;
+	else
+		close(fd);
+	if ((fd = open(gpu1, O_RDWR)) < 0)
+		e1 = errno;
+	else
+		close(fd);
+	_exit((e0 & 0xf) << 4 | (e1 & 0xf));
+}
+
+/*
+ * Waits for the child pid of exit_with_gpu_opens: its errnos unpacked,
+ * 0; its own exit code when it is from fail to fail_max (it failed before
+ * the opens); -1 when it did not exit.
+ */
+static inline int wait_gpu_opens(pid_t pid, int fail, int fail_max,
+				 int *err0, int *err1)
+{
+	int status, code;
+
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	code = WEXITSTATUS(status);
+	if (code >= fail && code <= fail_max)
+		return code;
+	*err0 = code >> 4;
+	*err1 = code & 0xf;
+	return 0;
+}
+
+static inline int child_opens(const struct jobct_node *node, uint32_t job_id,
+			      int *err0, int *err1)
+{
 	pid_t pid = fork();
 
 	if (pid == 0) {
-		int e0 = 0, e1 = 0;
-
 		if (jobct_join(node, job_id, NULL) < 0)
 			_exit(99);
-		if ((fd = open(gpu0, O_RDWR)) < 0)
-			e0 = errno;
-		else
-			close(fd);
-		if ((fd = open(gpu1, O_RDWR)) < 0)
-			e1 = errno;
-		else
-			close(fd);
-		_exit((e0 & 0xf) << 4 | (e1 & 0xf));
+		exit_with_gpu_opens();
 	}
-	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return -1;
-	if (WEXITSTATUS(status) == 99)
-		return 99;
-	*err0 = WEXITSTATUS(status) >> 4;
-	*err1 = WEXITSTATUS(status) & 0xf;
-	return 0;
+	return wait_gpu_opens(pid, 99, 99, err0, err1);
 }
 
 /* The notices a report made (the log's lines at its default level). */
@@ -507,6 +526,26 @@ static inline void remove_scratch(void)
 	rmdir(spool);
 	rmdir(base);
 	rmdir(tmp);
+}
+
+/*
+ * The start of a test program's main: 1 when the scratch node is made and
+ * the tests may run, 0 when the program is skipped (the reason on stdout),
+ * -1 when it must bail out.
+ */
+static inline int scratch_begin(void)
+{
+	const char *why = missing();
+
+	if (why) {
+		printf("1..0 # SKIP %s\n", why);
+		return 0;
+	}
+	if (make_scratch() < 0) {
+		printf("Bail out! scratch directory: %s\n", strerror(errno));
+		return -1;
+	}
+	return 1;
 }
 
 #endif /* DEVNS_JOBCT_FIXTURE_H */

@@ -1357,16 +1357,10 @@ out:
 
 int main(void)
 {
-	const char *why = missing();
+	int go = scratch_begin();
 
-	if (why) {
-		printf("1..0 # SKIP %s\n", why);
-		return 0;
-	}
-	if (make_scratch() < 0) {
-		printf("Bail out! scratch directory: %s\n", strerror(errno));
-		return 1;
-	}
+	if (go <= 0)
+		return go < 0;
 	test_node_load();
 	test_node_load_text();
 	test_kernel_floor();

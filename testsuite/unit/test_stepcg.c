@@ -148,36 +148,21 @@ static int task_opens(const struct jobct_node *node, uint32_t job_id,
 		      int *err0, int *err1)
 {
 	char path[PATH_MAX], rel[64];
-	int status, fd;
 	pid_t pid;
 
 	snprintf(rel, sizeof(rel), "%s/step_0/user/task_0", job_cg(job_id));
 	slurm_cg(path, sizeof(path), rel, false);
 	be_in(job_id, "step_0/slurm");
 	if ((pid = fork()) == 0) {
-		int e0 = 0, e1 = 0, cg;
+		int cg;
 
 		if (jobct_join(node, job_id, NULL) < 0)
 			_exit(99);
 		if ((cg = cgroup2_open(path)) < 0 || cgroup2_move_pid(cg, 0) < 0)
 			_exit(98);
-		if ((fd = open(gpu0, O_RDWR)) < 0)
-			e0 = errno;
-		else
-			close(fd);
-		if ((fd = open(gpu1, O_RDWR)) < 0)
-			e1 = errno;
-		else
-			close(fd);
-		_exit((e0 & 0xf) << 4 | (e1 & 0xf));
+		exit_with_gpu_opens();
 	}
-	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return -1;
-	if (WEXITSTATUS(status) >= 98)
-		return WEXITSTATUS(status);
-	*err0 = WEXITSTATUS(status) >> 4;
-	*err1 = WEXITSTATUS(status) & 0xf;
-	return 0;
+	return wait_gpu_opens(pid, 98, 255, err0, err1);
 }
 
 static struct jobct_node *load_unified(void)
@@ -727,16 +712,10 @@ static void test_slurmd_child(void)
 
 int main(void)
 {
-	const char *why = missing();
+	int go = scratch_begin();
 
-	if (why) {
-		printf("1..0 # SKIP %s\n", why);
-		return 0;
-	}
-	if (make_scratch() < 0) {
-		printf("Bail out! scratch directory: %s\n", strerror(errno));
-		return 1;
-	}
+	if (go <= 0)
+		return go < 0;
 	test_unified_parse();
 	test_unified_filter();
 	tree_sluid = UINT64_C(0xe9d67ad8f96d9400);	/* sEKNKTV3WPV500 */

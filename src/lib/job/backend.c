@@ -185,8 +185,8 @@ static int nocg_each_cgroup(const struct jobct_node *node, uint32_t job_id,
 	return 0;
 }
 
-static int nocg_each_job(const struct jobct_node *node,
-			 int (*fn)(uint32_t job_id, void *arg), void *arg)
+int backend_each_job_none(const struct jobct_node *node,
+			  int (*fn)(uint32_t job_id, void *arg), void *arg)
 {
 	(void)node;
 	(void)fn;
@@ -194,8 +194,8 @@ static int nocg_each_job(const struct jobct_node *node,
 	return 0;
 }
 
-static int nocg_job_cgroup(const struct jobct_node *node, uint32_t job_id,
-			   char *cgroup, size_t len, int *procs)
+int backend_job_cgroup_none(const struct jobct_node *node, uint32_t job_id,
+			    char *cgroup, size_t len, int *procs)
 {
 	(void)node;
 	(void)job_id;
@@ -215,6 +215,6 @@ const struct jobct_backend nocg_backend = {
 	.adopt = nocg_adopt,
 	.release = nocg_release,
 	.each_cgroup = nocg_each_cgroup,
-	.each_job = nocg_each_job,
-	.job_cgroup = nocg_job_cgroup,
+	.each_job = backend_each_job_none,
+	.job_cgroup = backend_job_cgroup_none,
 };

@@ -118,4 +118,13 @@ int backend_extern_pids(const struct jobct_node *node, uint32_t job_id,
  */
 int backend_uncontained(pid_t pid, bool kill_it, int err, struct report *rep);
 
+/*
+ * each_job and job_cgroup of a backend that makes no cgroup of devns's
+ * own (unified: the cgroups are Slurm's; none): no job, no cgroup ("").
+ */
+int backend_each_job_none(const struct jobct_node *node,
+			  int (*fn)(uint32_t job_id, void *arg), void *arg);
+int backend_job_cgroup_none(const struct jobct_node *node, uint32_t job_id,
+			    char *cgroup, size_t len, int *procs);
+
 #endif /* DEVNS_BACKEND_H */

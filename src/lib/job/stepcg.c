@@ -603,28 +603,6 @@ static int check(const struct jobct_node *node, bool step_cgroups,
 	return 0;
 }
 
-/* No cgroup of devns's own: restore finds the jobs by their markers. */
-static int each_job(const struct jobct_node *node,
-		    int (*fn)(uint32_t job_id, void *arg), void *arg)
-{
-	(void)node;
-	(void)fn;
-	(void)arg;
-	return 0;
-}
-
-/* The cgroups are Slurm's: the job has none of devns's own. */
-static int job_cgroup(const struct jobct_node *node, uint32_t job_id,
-		      char *cgroup, size_t len, int *procs)
-{
-	(void)node;
-	(void)job_id;
-	(void)len;
-	cgroup[0] = '\0';
-	*procs = 0;
-	return 0;
-}
-
 const struct jobct_backend stepcg_backend = {
 	.name = "unified",
 	.place = "Slurm-managed cgroup v2, device filters attached to Slurm's step cgroups",
@@ -635,6 +613,7 @@ const struct jobct_backend stepcg_backend = {
 	.adopt = adopt,
 	.release = release,
 	.each_cgroup = each_cgroup,
-	.each_job = each_job,
-	.job_cgroup = job_cgroup,
+	/* the cgroups are Slurm's: restore finds the jobs by their markers */
+	.each_job = backend_each_job_none,
+	.job_cgroup = backend_job_cgroup_none,
 };
