@@ -2,7 +2,7 @@
 /*
  * jobct.c - one job's containment: namespace (ns/mntns) plus device
  * filter (the node's backend, backend.h), set up, joined and adopted
- * into.  Release is release.c's, restore restore.c's, the node node.c's.
+ * into.  Release is release.c's, restore restore.c's, the node nodeload.c's.
  * See jobct.h.
  */
 #include <errno.h>

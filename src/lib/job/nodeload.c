@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * node.c - a node's settings, loaded once per daemon: namespace.conf
+ * nodeload.c - a node's settings, loaded once per daemon: namespace.conf
  * resolved, BasePath checked, the cgroup layout and its backend found;
  * slurmd's start checks; the NamespacePool keeper.  See jobct.h.
  */
