@@ -52,12 +52,9 @@ int jobct_remains(const struct jobct_node *node, uint32_t job_id,
 	memset(r, 0, sizeof(*r));
 	r->job_id = job_id;
 	if (base) {
-		n = snprintf(r->job_dir, sizeof(r->job_dir), "%s/%u", base,
-			     job_id);
-		if (n < 0 || (size_t)n >= sizeof(r->job_dir)) {
-			errno = ENAMETOOLONG;
+		if (jobct_job_path(node, job_id, NULL, r->job_dir,
+				   sizeof(r->job_dir)) < 0)
 			return -1;
-		}
 		r->has_job_dir = lstat(r->job_dir, &st) == 0 &&
 				 S_ISDIR(st.st_mode);
 		n = mntns_members(base, job_id, NULL, 0, &r->ns_id);
