@@ -598,7 +598,7 @@ static void test_unified_stale(void)
 }
 
 /*
- * The attack: stepcg_join took flock(LOCK_EX) on the step's cgroup
+ * The attack: the unified join (stepcg.c) took flock(LOCK_EX) on the step's cgroup
  * directory (mode 0755): any user could hold it and hang every task of
  * another user's step before exec.  devns takes no lock a user can.
  */
