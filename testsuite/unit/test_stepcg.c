@@ -598,9 +598,9 @@ static void test_unified_stale(void)
 }
 
 /*
- * The attack: the unified join (stepcg.c) took flock(LOCK_EX) on the step's cgroup
- * directory (mode 0755): any user could hold it and hang every task of
- * another user's step before exec.  devns takes no lock a user can.
+ * The attack: the unified join (stepcg.c) took flock(LOCK_EX) on the
+ * step's cgroup directory (mode 0755): any user could hold it and hang
+ * every task of another user's step before exec.  devns takes no lock a user can.
  */
 static void test_unified_user_lock(void)
 {
