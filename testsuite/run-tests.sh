@@ -165,7 +165,7 @@ unit_stage() {
 # in the QEMU guest (testsuite/vm), whose layout is pure cgroup v2 as on
 # real nodes (this machine is hybrid).  The binaries are the plain build's,
 # seen in the guest at the same path.  No guest here: one skip, with why.
-GUEST_TESTS="test_cgroup2 test_devfilter_kernel test_mntns test_nsmembers test_nspool test_nsreap test_dquota test_dqguard test_jobct test_pidns"
+GUEST_TESTS="test_cgroup2 test_devfilter_kernel test_mntns test_nsmembers test_nspool test_nsreap test_dquota test_dqguard test_jobct test_stepcg test_pidns"
 
 # The Slurm the guest's cluster runs (stage 3): DEVNS_GUEST_RELEASE, by
 # default 26.05 (26.05.3 built on the host by slurm-release.sh, which vm.sh

@@ -31,7 +31,7 @@ MUTATIONS=(
 "gres-not-denied~src/lib/dev/devpolicy.c~s/if (add_gres(\&ctx, node_gres\[i\], 0, out) < 0)/if (0)/~test_devpolicy test_jobct"
 "mcs-label-anyone~src/lib/mcs/mcslabel.c~s/return ops->user_in_group(ops->ctx, uid, gid) > 0 ? 0 : -1;/return ops->user_in_group(ops->ctx, uid, gid) >= 0 ? 0 : 0;/~test_mcslabel"
 "nodename-matches-all~src/lib/util/hostmatch.c~s/^			rc = 0;$/			rc = 1;/~test_hostmatch test_nsconf"
-"dry-run-removes~src/lib/job/jobct.c~s/if (args->dry_run) {/if (0) {/~test_jobct test_devns_tool"
+"dry-run-removes~src/lib/job/restore.c~s/if (args->dry_run) {/if (0) {/~test_jobct test_devns_tool"
 "cleanup-guesses-dead~src/sbin/devns/cleanup.c~s/return rc != 0;/return rc > 0;/~test_devns_tool"
 "global-dir-size-wins~src/lib/ns/nsconf_resolve.c~s/if (d_size \&\& d_rank > sh->rank) {/if (d_size) {/~test_nsconf"
 "allow-line-replaces~src/lib/ns/nsconf_allow.c~s/^	return allow_push(c, value, p->line);$/	allow_clear(c);\n	return allow_push(c, value, p->line);/~test_nsconf"

@@ -13,424 +13,12 @@
  * jobct_ops fail (fault injection): the lifecycle call must fail, say
  * why, and leave nothing behind (no cgroup, no marker, no namespace).
  *
+ * The unified layout's backend (Slurm's step cgroups) is test_stepcg's;
+ * the scratch node both use is jobct_fixture.h.
+ *
  * Needs root, cgroup2 and bpf; otherwise the whole file is skipped.
  */
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <pthread.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <stddef.h>
-#include <sys/file.h>
-#include <sys/mman.h>
-#include <sys/prctl.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/sysmacros.h>
-#include <sys/utsname.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
-
-#include "dev/cgroup2.h"
-#include "dev/devinspect.h"
-#include "dev/devprog.h"
-#include "job/jobct.h"
-#include "job/setupgate.h"
-#include "job/stepcg.h"
-#include "util/sluid.h"
-#include "util/fdmount.h"
-#include "bpfinspect.h"
-#include "tap.h"
-#include "testrep.h"
-
-static char tmp[] = "/var/tmp/test_jobct.XXXXXX"; /* BasePath: not in /tmp */
-/* scratch paths: short, below tmp */
-static char conf_path[128], spool[128], base[160], gpu0[128], gpu1[128];
-static char cg_mount[256], node_name[32];
-
-/* ---- fault injection --------------------------------------------------- */
-
-enum op {
-	OP_NONE, OP_NS_CREATE, OP_NS_JOIN, OP_NS_DELETE, OP_CG_OPEN,
-	OP_CG_MOVE, OP_CG_REMOVE, OP_PROG_CREATE, OP_PROG_ATTACH,
-	OP_MARKER_CREATE, OP_MARKER_STAT, OP_EXTERN_PIDS, OP_PROG_FIND,
-	OP_SELF_CGROUP, OP_PIDNS_CREATE, OP_PIDNS_CHECK, OP_PIDNS_FORK, OP_COUNT,
-};
-
-static const char *const op_names[OP_COUNT] = {
-	"none", "ns_create", "ns_join", "ns_delete", "cg_open_at",
-	"cg_move_pid", "cg_remove", "prog_create", "prog_attach",
-	"marker_create", "marker_stat", "extern_pids", "prog_find",
-	"self_cgroup", "pidns_create", "pidns_contains_self", "pidns_fork_inside",
-};
-
-static struct {
-	enum op op;	/* the call to fail */
-	int nth;	/* on its nth call from now (1: the next) */
-	int err;	/* with this errno */
-	int times;	/* this many times in a row (0: once) */
-} fault;
-static int calls[OP_COUNT];
-static bool ns_exists;		/* the fake namespace */
-static bool pidns_exists;	/* the fake PID namespace */
-static int pidns_inside = 1;	/* what the fake membership check says */
-static pid_t adopt_pid;		/* what the fake extern step holds */
-static char self_path[PATH_MAX];	/* the fake cgroup of the caller */
-
-static void inject(enum op op, int nth, int err)
-{
-	fault.op = op;
-	fault.nth = nth;
-	fault.err = err;
-	fault.times = 0;
-	memset(calls, 0, sizeof(calls));
-}
-
-/* Counts the call; true (errno set) when it is the one to fail. */
-static bool faulty(enum op op)
-{
-	calls[op]++;
-	if (fault.op != op || --fault.nth > 0)
-		return false;
-	if (fault.times-- <= 0)
-		fault.op = OP_NONE;
-	else
-		fault.nth = 1;
-	errno = fault.err;
-	return true;
-}
-
-static int f_ns_create(const struct mntns_spec *spec, struct report *r)
-{
-	(void)spec;
-	if (faulty(OP_NS_CREATE))
-		return report_errno(r, errno, "unsharing");
-	ns_exists = true;
-	return 0;
-}
-
-static int f_ns_join(const char *b, uint32_t job_id)
-{
-	(void)b;
-	(void)job_id;
-	return faulty(OP_NS_JOIN) ? -1 : 0;
-}
-
-static int f_ns_delete(const char *b, uint32_t job_id)
-{
-	(void)b;
-	(void)job_id;
-	if (faulty(OP_NS_DELETE))
-		return -1;
-	ns_exists = pidns_exists = false;
-	return 0;
-}
-
-static int f_pidns_create(const char *b, uint32_t job_id, struct report *r)
-{
-	(void)b;
-	(void)job_id;
-	if (faulty(OP_PIDNS_CREATE))
-		return report_errno(r, errno, "unshare(CLONE_NEWPID)");
-	pidns_exists = true;
-	return 0;
-}
-
-static int f_pidns_contains_self(const char *b, uint32_t job_id)
-{
-	(void)b;
-	(void)job_id;
-	if (faulty(OP_PIDNS_CHECK))
-		return -1;
-	if (!pidns_exists) {
-		errno = ENOENT;
-		return -1;
-	}
-	return pidns_inside;
-}
-
-/* The fake fork inside: the process goes on, counted, or fails. */
-static int f_pidns_fork_inside(const char *b, uint32_t job_id)
-{
-	(void)b;
-	(void)job_id;
-	return faulty(OP_PIDNS_FORK) ? -1 : 0;
-}
-
-static int f_cg_open_at(int dir_fd, const char *rel, bool create)
-{
-	return faulty(OP_CG_OPEN) ? -1 : cgroup2_open_at(dir_fd, rel, create);
-}
-
-static int f_cg_move_pid(int cg_fd, pid_t pid)
-{
-	return faulty(OP_CG_MOVE) ? -1 : cgroup2_move_pid(cg_fd, pid);
-}
-
-static int f_cg_remove(int parent_fd, const char *name)
-{
-	return faulty(OP_CG_REMOVE) ? -1 : cgroup2_remove(parent_fd, name);
-}
-
-static int f_prog_create(const struct devrule_list *l, char *log, size_t n)
-{
-	if (faulty(OP_PROG_CREATE)) {
-		snprintf(log, n, "0: (b7) r0 = 1\nR0 !read_ok\n");
-		return -1;
-	}
-	return devprog_create(l, log, n);
-}
-
-static int f_prog_attach(int prog_fd, int cg_fd)
-{
-	return faulty(OP_PROG_ATTACH) ? -1 : devprog_attach(prog_fd, cg_fd);
-}
-
-static int f_marker_create(const char *path)
-{
-	return faulty(OP_MARKER_CREATE) ? -1 :
-	       jobct_real_ops.marker_create(path);
-}
-
-static int f_marker_stat(const char *path, struct stat *st)
-{
-	return faulty(OP_MARKER_STAT) ? -1 :
-	       jobct_real_ops.marker_stat(path, st);
-}
-
-static int f_extern_pids(uint32_t job_id, pid_t *pids, size_t max)
-{
-	(void)job_id;
-	if (faulty(OP_EXTERN_PIDS))
-		return -1;
-	if (max && adopt_pid)
-		pids[0] = adopt_pid;
-	return adopt_pid ? 1 : 0;
-}
-
-static int f_prog_find(int cg_fd)
-{
-	return faulty(OP_PROG_FIND) ? -1 : devprog_find_attached(cg_fd);
-}
-
-/* The caller's cgroup: self_path when set, else the real one. */
-static int f_self_cgroup(char *buf, size_t size)
-{
-	if (faulty(OP_SELF_CGROUP))
-		return -1;
-	if (!self_path[0])
-		return cgroup2_proc_path(NULL, buf, size);
-	snprintf(buf, size, "%s", self_path);
-	return 0;
-}
-
-static const struct jobct_ops faulty_ops = {
-	.ns_create = f_ns_create,
-	.ns_join = f_ns_join,
-	.ns_delete = f_ns_delete,
-	.ns_delete_behind = f_ns_delete,
-	.pidns_create = f_pidns_create,
-	.pidns_contains_self = f_pidns_contains_self,
-	.pidns_fork_inside = f_pidns_fork_inside,
-	.cg_open_at = f_cg_open_at,
-	.cg_move_pid = f_cg_move_pid,
-	.cg_remove = f_cg_remove,
-	.prog_create = f_prog_create,
-	.prog_attach = f_prog_attach,
-	.prog_find = f_prog_find,
-	.self_cgroup = f_self_cgroup,
-	.marker_create = f_marker_create,
-	.marker_stat = f_marker_stat,
-	.extern_pids = f_extern_pids,
-};
-
-/* ---- the scratch node -------------------------------------------------- */
-
-static void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	if (f) {
-		fputs(text, f);
-		fclose(f);
-	}
-}
-
-/*
- * The layout the node is loaded with: the lifecycle tests run on the
- * layout where devns keeps its own job cgroups (hybrid), whatever the
- * machine's; test_layout_check sets others.
- */
-static const char *mountinfo;
-
-/* A fake mountinfo with the given layout, for load(). */
-static void fake_layout(const char *name, const char *text)
-{
-	static char path[160];
-
-	snprintf(path, sizeof(path), "%s/%s", tmp, name);
-	write_file(path, text);
-	mountinfo = path;
-}
-
-#define MI_V1 "36 31 0:33 / /sys/fs/cgroup/devices rw - cgroup cgroup rw,devices\n"
-#define MI_V2 "25 1 0:22 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n"
-
-static void write_conf(const char *extra)
-{
-	char text[2048];
-
-	snprintf(text, sizeof(text), "BasePath=%s\nAutoBasePath=yes\n%s\n",
-		 base, extra);
-	write_file(conf_path, text);
-}
-
-static struct jobct_node *load(const struct jobct_ops *ops)
-{
-	struct jobct_node_args args = {
-		.mountinfo = mountinfo,
-		.conf_path = conf_path,
-		.node_name = node_name,
-		.spool_dir = spool,
-		.make_base_path = true,
-		.cgroup_root = cg_mount,
-		.dev_dir = tmp,		/* where the fake GPUs are */
-		.ops = ops,
-	};
-
-	return jobct_node_load(&args, fresh());
-}
-
-/* The job's cgroup, as a path, for checks from outside. */
-static void job_cgroup(char *buf, size_t len, uint32_t job_id)
-{
-	snprintf(buf, len, "%s/devns/%s/job_%u", cg_mount, node_name, job_id);
-}
-
-static bool exists(const char *path)
-{
-	struct stat st;
-
-	return lstat(path, &st) == 0;
-}
-
-static bool cgroup_exists(uint32_t job_id)
-{
-	char path[PATH_MAX];
-
-	job_cgroup(path, sizeof(path), job_id);
-	return exists(path);
-}
-
-static bool marker_exists(uint32_t job_id)
-{
-	char path[PATH_MAX];
-
-	snprintf(path, sizeof(path), "%s/devns_filter_%u", spool, job_id);
-	return exists(path);
-}
-
-/* The job's record as setup left it ("(none)": no record). */
-static const char *marker_text(uint32_t job_id)
-{
-	static char text[PATH_MAX];
-	char path[PATH_MAX];
-	FILE *f;
-	size_t n;
-
-	snprintf(path, sizeof(path), "%s/devns_filter_%u", spool, job_id);
-	if (!(f = fopen(path, "r")))
-		return "(none)";
-	n = fread(text, 1, sizeof(text) - 1, f);
-	text[n] = '\0';
-	fclose(f);
-	return text;
-}
-
-/* Nothing of the job anywhere: no cgroup, no marker, no namespace. */
-static bool nothing_left(uint32_t job_id)
-{
-	return !cgroup_exists(job_id) && !marker_exists(job_id) && !ns_exists;
-}
-
-static const char *const node_gpus[] = { gpu0, gpu1, NULL };
-static const char *const job_gpu0[] = { gpu0, NULL };
-
-static struct jobct_plan plan_for(const struct jobct_node *node,
-				  uint32_t job_id)
-{
-	struct jobct_plan p = {
-		.node = node,
-		.job_id = job_id,
-		.uid = 1000,
-		.gid = 1000,
-		.node_devices = node_gpus,
-		.job_devices = job_gpu0,
-	};
-
-	return p;
-}
-
-/*
- * Fork a child that joins the job and opens both GPUs; its exit status
- * packs the errno of each open (0: opened) or 99 when the join failed.
- */
-static int child_opens(const struct jobct_node *node, uint32_t job_id,
-		       int *err0, int *err1)
-{
-	int status, fd;
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		int e0 = 0, e1 = 0;
-
-		if (jobct_join(node, job_id, NULL) < 0)
-			_exit(99);
-		if ((fd = open(gpu0, O_RDWR)) < 0)
-			e0 = errno;
-		else
-			close(fd);
-		if ((fd = open(gpu1, O_RDWR)) < 0)
-			e1 = errno;
-		else
-			close(fd);
-		_exit((e0 & 0xf) << 4 | (e1 & 0xf));
-	}
-	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return -1;
-	if (WEXITSTATUS(status) == 99)
-		return 99;
-	*err0 = WEXITSTATUS(status) >> 4;
-	*err1 = WEXITSTATUS(status) & 0xf;
-	return 0;
-}
-
-/* The notices a report made (the log's lines at its default level). */
-static char notices[2048];
-
-static void note(enum report_level level, const char *msg, void *arg)
-{
-	size_t n = strlen(notices);
-
-	(void)arg;
-	if (level == REPORT_NOTICE)
-		snprintf(notices + n, sizeof(notices) - n, "%s\n", msg);
-}
-
-/* fresh(), collecting its notices in notices[]. */
-static struct report *noting(void)
-{
-	notices[0] = '\0';
-	report_init(&rep, note, NULL);
-	return &rep;
-}
+#include "jobct_fixture.h"
 
 /* ---- tests ------------------------------------------------------------- */
 
@@ -695,7 +283,6 @@ static void test_none_policy(void)
 {
 	const struct jobct_slurm gres = { .prolog_contain = true,
 					  .node_has_devices = true };
-	const char *real_layout = mountinfo;
 	struct jobct_node *node;
 	struct jobct_plan plan;
 	int e0 = -1, e1 = -1;
@@ -731,7 +318,8 @@ static void test_none_policy(void)
 		   "  where closed is refused (no cgroup2 to filter with)");
 	}
 	jobct_node_free(node);
-	mountinfo = real_layout;
+	/* fake_layout's path is one buffer: write the hybrid one again */
+	fake_layout("mi-hybrid", MI_V1 MI_V2);
 }
 
 static void test_filter(void)
@@ -979,22 +567,6 @@ static void test_pid_namespace(void)
 	jobct_node_free(node);
 }
 
-/*
- * Whether pid ends within ms; a child still alive then is killed and
- * reaped, so a broken release cannot hang the test.
- */
-static bool reaped_within(pid_t pid, int ms)
-{
-	for (int waited = 0; waited < ms; waited += 10) {
-		if (waitpid(pid, NULL, WNOHANG) == pid)
-			return true;
-		usleep(10000);
-	}
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
-	return false;
-}
-
 static void test_adopt(void)
 {
 	struct jobct_node *node;
@@ -1199,13 +771,6 @@ static void record(const struct jobct_remains *r, void *arg)
 	seen->count++;
 }
 
-static bool none_alive(uint32_t job_id, void *arg)
-{
-	(void)job_id;
-	(void)arg;
-	return false;
-}
-
 /* Restore as devns cleanup runs it: report only, then for real. */
 static void test_restore_dry_run(void)
 {
@@ -1405,6 +970,76 @@ static void test_layout_check(void)
 	jobct_node_free(node);
 }
 
+/* What jobct_node_report logged, one line after another. */
+static char logged[2048];
+
+static void log_into(enum report_level level, const char *msg, void *arg)
+{
+	size_t n = strlen(logged);
+
+	(void)arg;
+	snprintf(logged + n, sizeof(logged) - n, "%s%s\n",
+		 level == REPORT_WARNING ? "warning: " : "", msg);
+}
+
+/* jobct_node_report on the layout of mi with conf; what it logged. */
+static const char *node_report(const char *mi_name, const char *mi,
+			       const char *conf, const struct jobct_slurm *s)
+{
+	struct jobct_node *node;
+	struct report r;
+
+	fake_layout(mi_name, mi);
+	write_conf(conf);
+	logged[0] = '\0';
+	if (!(node = load(&faulty_ops)))
+		return "(no node)";
+	report_init(&r, log_into, NULL);
+	jobct_node_report(node, s, &r);
+	jobct_node_free(node);
+	return logged;
+}
+
+/* slurmd's log at start: the layout, where filters go, auto's blind spot. */
+static void test_node_report(void)
+{
+	const struct jobct_slurm gpus = { .gres = "gpu:2" },
+				 files = { .gres = "gpu:2",
+					   .node_has_devices = true };
+	struct jobct_node *node;
+
+	like(node_report("mi-hybrid", MI_V1 MI_V2, "", &files),
+	     "cgroup layout: hybrid (cgroup v1 controllers, a separate cgroup2) (device filters on devns's own cgroup2 tree)",
+	     "hybrid: the layout and devns's own tree: %s", logged);
+	ok(!strstr(logged, "warning"), "  no warning: the node has GRES files");
+	like(node_report("mi-unified", MI_V2, "", &files),
+	     "cgroup layout: unified (cgroup v2 only) (Slurm-managed cgroup v2, device filters attached to Slurm's step cgroups)",
+	     "unified: Slurm's step cgroups: %s", logged);
+	like(node_report("mi-none", MI_V1, "", &files),
+	     "cgroup layout: no cgroup2 (no cgroup2, no device filter)",
+	     "none: no filter: %s", logged);
+	like(node_report("mi-hybrid", MI_V1 MI_V2, "DevicePolicy=none",
+			 &files),
+	     "(DevicePolicy=none: no device filter, devices are Slurm's)",
+	     "policy none says so on any layout: %s", logged);
+	like(node_report("mi-hybrid", MI_V1 MI_V2, "", &gpus),
+	     "warning: DevicePolicy=auto on node ",
+	     "auto with GRES but without device files: a warning: %s",
+	     logged);
+	like(logged, "with GRES \"gpu:2\" but no GRES device files",
+	     "  naming the GRES");
+	node_report("mi-hybrid", MI_V1 MI_V2, "DevicePolicy=closed", &gpus);
+	ok(logged[0] && !strstr(logged, "warning"),
+	   "  no warning with closed, which filters every device: %s", logged);
+	fake_layout("mi-unified", MI_V2);
+	write_conf("");
+	if ((node = load(&faulty_ops)))
+		is_str(jobct_node_layout(node), "unified",
+		       "devns check's name of the layout");
+	jobct_node_free(node);
+	fake_layout("mi-hybrid", MI_V1 MI_V2);
+}
+
 /*
  * DeviceAllow naming a GRES device file would hand it to every job of the
  * node: slurmd refuses to start, naming DeviceAllow's file:line.
@@ -1446,573 +1081,6 @@ static void test_gres_allow(void)
 	jobct_node_free(node);
 }
 
-/* ---- the unified layout: Slurm's cgroup/v2 tree ------------------------- */
-
-static char scope[64];		/* "ut<pid>_slurmstepd.scope" below cg_mount */
-
-/* <cg_mount>/<scope>/<rel>, made with its parents when mk. */
-static void slurm_cg(char *buf, size_t len, const char *rel, bool mk)
-{
-	snprintf(buf, len, "%s/%s/%s", cg_mount, scope, rel);
-	if (mk)
-		for (char *p = buf + strlen(cg_mount) + 1; ; p++) {
-			if (*p == '/' || !*p) {
-				char c = *p;
-
-				*p = '\0';
-				mkdir(buf, 0755);
-				*p = c;
-			}
-			if (!*p)
-				break;
-		}
-}
-
-/*
- * The SLUID Slurm's cgroup/v2 names the jobs' cgroups after (26.05's
- * default), 0: job_<id> (up to 25.11, or CgroupJobIdPaths=yes).  Job n's
- * SLUID is tree_sluid + n.
- */
-static uint64_t tree_sluid;
-
-/* The name of job_id's cgroup in Slurm's tree, as tree_sluid says. */
-static const char *job_cg(uint32_t job_id)
-{
-	static char name[32];
-
-	if (!tree_sluid || sluid_format(tree_sluid + job_id, name,
-					sizeof(name)) < 0)
-		snprintf(name, sizeof(name), "job_%u", job_id);
-	return name;
-}
-
-/* Slurm's cgroups of a job: extern step and step 0, as cgroup/v2 has them. */
-static void slurm_job_tree(uint32_t job_id)
-{
-	static const char *const leaves[] = {
-		"step_extern/user/task_0", "step_extern/slurm",
-		"step_0/user/task_0", "step_0/slurm",
-	};
-	char rel[128], path[PATH_MAX];
-
-	for (size_t i = 0; i < sizeof(leaves) / sizeof(leaves[0]); i++) {
-		snprintf(rel, sizeof(rel), "%s/%s", job_cg(job_id), leaves[i]);
-		slurm_cg(path, sizeof(path), rel, true);
-	}
-}
-
-/* Removes the job's tree, as Slurm does at the job's end. */
-static void slurm_job_tree_remove(uint32_t job_id)
-{
-	static const char *const dirs[] = {
-		"step_extern/user/task_0", "step_extern/user",
-		"step_extern/slurm", "step_extern", "step_0/user/task_0",
-		"step_0/user", "step_0/slurm", "step_0", "",
-	};
-	char rel[128], path[PATH_MAX];
-
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-		snprintf(rel, sizeof(rel), "%s/%s", job_cg(job_id), dirs[i]);
-		slurm_cg(path, sizeof(path), rel, false);
-		rmdir(path);
-	}
-}
-
-/* Where a process of the job "is": self_path for jobct. */
-static void be_in(uint32_t job_id, const char *rel)
-{
-	snprintf(self_path, sizeof(self_path), "%s/%s/%s", scope,
-		 job_cg(job_id), rel);
-}
-
-/* How many programs are attached directly to a cgroup of the job. */
-static int attached(uint32_t job_id, const char *rel)
-{
-	char path[PATH_MAX], jrel[128];
-	uint32_t ids[8];
-	int fd, n;
-
-	snprintf(jrel, sizeof(jrel), "%s/%s", job_cg(job_id), rel);
-	slurm_cg(path, sizeof(path), jrel, false);
-	if ((fd = cgroup2_open(path)) < 0)
-		return -1;
-	n = devinspect_query(fd, ids, 8, NULL);
-	close(fd);
-	return n;
-}
-
-/*
- * What Slurm's ConstrainDevices would attach, with flags: a program
- * allowing everything (only < 0) or only the GPU 195:only.
- */
-static int slurm_attach(uint32_t job_id, const char *rel, int only,
-			uint32_t flags)
-{
-	struct devrule_list l;
-	char path[PATH_MAX], jrel[128];
-	union bpf_attr attr;
-	int prog_fd, cg_fd, rc = -1;
-
-	devrule_list_init(&l, only < 0);
-	if (only >= 0)
-		devrule_list_add(&l, 'c', 195, (uint32_t)only, false,
-				 DEVRULE_RWM);
-	prog_fd = devprog_create(&l, NULL, 0);
-	devrule_list_free(&l);
-	snprintf(jrel, sizeof(jrel), "%s/%s", job_cg(job_id), rel);
-	slurm_cg(path, sizeof(path), jrel, false);
-	cg_fd = cgroup2_open(path);
-	if (prog_fd >= 0 && cg_fd >= 0) {
-		memset(&attr, 0, sizeof(attr));
-		attr.target_fd = (uint32_t)cg_fd;
-		attr.attach_bpf_fd = (uint32_t)prog_fd;
-		attr.attach_type = BPF_CGROUP_DEVICE;
-		attr.attach_flags = flags;
-		rc = devprog_bpf(BPF_PROG_ATTACH, &attr);
-	}
-	if (prog_fd >= 0)
-		close(prog_fd);
-	if (cg_fd >= 0)
-		close(cg_fd);
-	return rc;
-}
-
-/*
- * A task of step 0: forks from "slurmstepd" (in step_0/slurm), joins,
- * is moved into step_0/user/task_0 as Slurm's parent does, then opens
- * both GPUs.  Same packing as child_opens; 98: the move failed.
- */
-static int task_opens(const struct jobct_node *node, uint32_t job_id,
-		      int *err0, int *err1)
-{
-	char path[PATH_MAX], rel[64];
-	int status, fd;
-	pid_t pid;
-
-	snprintf(rel, sizeof(rel), "%s/step_0/user/task_0", job_cg(job_id));
-	slurm_cg(path, sizeof(path), rel, false);
-	be_in(job_id, "step_0/slurm");
-	if ((pid = fork()) == 0) {
-		int e0 = 0, e1 = 0, cg;
-
-		if (jobct_join(node, job_id, NULL) < 0)
-			_exit(99);
-		if ((cg = cgroup2_open(path)) < 0 || cgroup2_move_pid(cg, 0) < 0)
-			_exit(98);
-		if ((fd = open(gpu0, O_RDWR)) < 0)
-			e0 = errno;
-		else
-			close(fd);
-		if ((fd = open(gpu1, O_RDWR)) < 0)
-			e1 = errno;
-		else
-			close(fd);
-		_exit((e0 & 0xf) << 4 | (e1 & 0xf));
-	}
-	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return -1;
-	if (WEXITSTATUS(status) >= 98)
-		return WEXITSTATUS(status);
-	*err0 = WEXITSTATUS(status) >> 4;
-	*err1 = WEXITSTATUS(status) & 0xf;
-	return 0;
-}
-
-static struct jobct_node *load_unified(void)
-{
-	struct jobct_node *node;
-
-	fake_layout("mi-unified", MI_V2);
-	write_conf("");
-	node = load(&faulty_ops);
-	fake_layout("mi-hybrid", MI_V1 MI_V2);
-	return node;
-}
-
-static void test_unified_parse(void)
-{
-	char job[64], step[32];
-
-	ok(stepcg_parse("system.slice/n1_slurmstepd.scope/job_7/step_0/user/task_1",
-			7, 0, job, sizeof(job), step, sizeof(step)) == 0,
-	   "a task's cgroup parses");
-	is_str(job, "system.slice/n1_slurmstepd.scope/job_7", "  the job's");
-	is_str(step, "step_0", "  the step");
-	ok(stepcg_parse("s/job_7/step_extern/slurm", 7, 0, job, sizeof(job),
-			step, sizeof(step)) == 0 && !strcmp(step, "step_extern"),
-	   "the extern stepd's parses");
-	ok(stepcg_parse("s/job_77/step_0/slurm", 7, 0, job, sizeof(job), step,
-			sizeof(step)) == -1 && errno == EINVAL,
-	   "job_77 is not job_7");
-	ok(stepcg_parse("s/job_7", 7, 0, job, sizeof(job), step,
-			sizeof(step)) == -1, "a job without a step is not a step");
-	ok(stepcg_parse("user.slice/job_7x/step_0", 7, 0, job, sizeof(job),
-			step, sizeof(step)) == -1, "job_7x is not job_7");
-	ok(stepcg_parse("a/job_7/step_0", 7, 0, job, 4, step, sizeof(step)) == -1 &&
-	   errno == ENAMETOOLONG, "too long a path is an error");
-	ok(stepcg_parse("s/sEKNKTV3WPV500/step_0/user/task_0", 7,
-			UINT64_C(0xe9d67ad8f96d9400), job, sizeof(job), step,
-			sizeof(step)) == 0 && !strcmp(job, "s/sEKNKTV3WPV500") &&
-	   !strcmp(step, "step_0"), "26.05: a cgroup named after the job's SLUID parses");
-	ok(stepcg_parse("s/sEKNKTV3WPV500/step_0/user/task_0", 7, 0, job,
-			sizeof(job), step, sizeof(step)) == -1 && errno == EINVAL,
-	   "  not without the SLUID (slurmd's join passes 0)");
-	ok(stepcg_parse("s/sEKNKTV3WPV501/step_0", 7,
-			UINT64_C(0xe9d67ad8f96d9400), job, sizeof(job), step,
-			sizeof(step)) == -1, "  nor another job's SLUID");
-	ok(stepcg_parse("s/job_7/step_0", 7, UINT64_C(0xe9d67ad8f96d9400), job,
-			sizeof(job), step, sizeof(step)) == 0,
-	   "  job_7 still parses with a SLUID given (CgroupJobIdPaths=yes)");
-}
-
-/*
- * Setup, join, adopt and release on Slurm's own step cgroups, named
- * job_<id> or after the job's SLUID as tree_sluid says.
- */
-static void test_unified_filter(void)
-{
-	struct jobct_node *node = load_unified();
-	struct jobct_plan plan;
-	char text[PATH_MAX], path[PATH_MAX];
-	int e0 = -1, e1 = -1, rc;
-	pid_t sleeper;
-
-	if (!node)
-		return (void)ok(0, "load: %s", rep.msg);
-	slurm_job_tree(190);
-	be_in(190, "step_extern/slurm");
-	plan = plan_for(node, 190);
-	inject(OP_NONE, 0, 0);
-	if (tree_sluid) {
-		/* Found from the SLUID Slurm gives, never guessed. */
-		ok(jobct_setup(&plan, fresh()) == -1 &&
-		   attached(190, "step_extern") == 0 && !marker_exists(190),
-		   "SLUID names: setup without the job's SLUID finds no cgroup of the job, attaches nothing: %s",
-		   rep.msg);
-		plan.sluid = tree_sluid + 191;
-		ok(jobct_setup(&plan, fresh()) == -1 &&
-		   attached(190, "step_extern") == 0,
-		   "  nor with another job's SLUID");
-		plan.sluid = tree_sluid + 190;
-	}
-	ok(jobct_setup(&plan, fresh()) == 0, "unified (%s): a GPU job sets up: %s",
-	   job_cg(190), rep.msg);
-	ok(attached(190, "step_extern") == 1,
-	   "  its filter is on the extern step's cgroup");
-	ok(attached(190, "step_0") == 0, "  and not yet on step 0");
-	ok(marker_exists(190), "  its marker exists");
-	snprintf(path, sizeof(path), "%s/devns_filter_190", spool);
-	{
-		FILE *f = fopen(path, "r");
-
-		text[0] = '\0';
-		if (f) {
-			if (!fgets(text, sizeof(text), f))
-				text[0] = '\0';
-			fclose(f);
-		}
-	}
-	snprintf(path, sizeof(path), "%s/%s", scope, job_cg(190));
-	is_str(text, path, "  holding the job's cgroup");
-	snprintf(path, sizeof(path), "%s/devns", cg_mount);
-	ok(!exists(path) || !cgroup_exists(190), "  no devns cgroup is made");
-
-	/*
-	 * Slurm's ConstrainDevices: job and step_0/user OVERRIDE (22.05 to
-	 * 24.11 attach the step's program to step_<s>/user), allowing all.
-	 */
-	ok(slurm_attach(190, "", -1, BPF_F_ALLOW_OVERRIDE) == 0 &&
-	   slurm_attach(190, "step_0/user", -1, BPF_F_ALLOW_OVERRIDE) == 0,
-	   "Slurm's programs attach to %s and step_0/user (ALLOW_OVERRIDE)",
-	   job_cg(190));
-	rc = task_opens(node, 190, &e0, &e1);
-	is_int(rc, 0, "a task of step 0 joins and is moved into task_0");
-	is_int(e0, ENXIO, "  its own GPU opens (ENXIO: no driver here)");
-	is_int(e1, EPERM, "  the other GPU is denied by our filter");
-	ok(attached(190, "step_0") == 1, "  the filter is now on step 0's cgroup");
-	ok(slurm_attach(190, "step_0/slurm", -1, BPF_F_ALLOW_OVERRIDE) == 0,
-	   "  Slurm could still attach (OVERRIDE) anywhere below it");
-	{
-		char p2[PATH_MAX];
-		uint32_t id = 0;
-		int fd;
-
-		{
-			char r2[64];
-
-			snprintf(r2, sizeof(r2), "%s/step_0/slurm", job_cg(190));
-			slurm_cg(p2, sizeof(p2), r2, false);
-		}
-		if ((fd = cgroup2_open(p2)) >= 0) {
-			if (devinspect_query(fd, &id, 1, NULL) == 1) {
-				int pfd = devinspect_prog_open(id);
-
-				if (pfd >= 0) {
-					devprog_detach(pfd, fd);
-					close(pfd);
-				}
-			}
-			close(fd);
-		}
-	}
-
-	/* Slurm's task program (no flag) denying gpu0: both must allow. */
-	ok(slurm_attach(190, "step_0/user/task_0", 1, 0) == 0,
-	   "Slurm's task program attaches below ours (no flag)");
-	rc = task_opens(node, 190, &e0, &e1);
-	ok(rc == 0 && e0 == EPERM && e1 == EPERM,
-	   "  an access passes only when both allow: gpu0 errno %d, gpu1 errno %d",
-	   e0, e1);
-	is_int(attached(190, "step_0"), 1,
-	   "  a second task attaches nothing twice");
-
-	be_in(190, "step_extern/slurm");
-	ok(jobct_adopt(node, 190, false, fresh()) == 0,
-	   "an adopted login: the extern step has the filter: %s", rep.msg);
-
-	/* A task left running when the job ends is killed, then detached. */
-	snprintf(text, sizeof(text), "%s/step_0/user/task_0", job_cg(190));
-	slurm_cg(path, sizeof(path), text, false);
-	if ((sleeper = fork()) == 0) {
-		int cg = cgroup2_open(path);
-
-		if (cg < 0 || cgroup2_move_pid(cg, 0) < 0)
-			_exit(1);
-		pause();
-		_exit(0);
-	}
-	usleep(100000);
-	ok(sleeper > 0 && kill(sleeper, 0) == 0, "a task is still running");
-	ok(jobct_release(node, 190, noting()) == 0, "released: %s", rep.msg);
-	snprintf(text, sizeof(text), "denied 2 opens of c 195:1 (%s)\n", gpu1);
-	is_str(notices, text,
-	       "  the log has the other GPU's two denied opens (one program on two steps, read once)");
-	ok(reaped_within(sleeper, TAP_WAIT_MS), "  the task left running is killed");
-	ok(attached(190, "step_0") == 0 && attached(190, "step_extern") == 0,
-	   "  our filter is off every step cgroup");
-	is_int(attached(190, "step_0/user/task_0"), 1,
-	       "  Slurm's own program stays");
-	ok(!marker_exists(190), "  the marker is gone");
-	snprintf(text, sizeof(text), "%s/step_0/user/task_0", job_cg(190));
-	slurm_cg(path, sizeof(path), text, false);
-	ok(exists(path), "  Slurm's cgroups are Slurm's to remove");
-	slurm_job_tree_remove(190);
-	ok(jobct_release(node, 190, fresh()) == 0, "releasing twice is fine");
-	jobct_node_free(node);
-}
-
-/*
- * 26.05's extern step releases after proctrack/cgroup removed the job's
- * cgroups, and the program with them: the counts are still logged, from
- * the reference setup kept (denied_hold).
- */
-static void test_unified_denied_after_removal(void)
-{
-	struct jobct_node *node = load_unified();
-	struct jobct_plan plan;
-	char want[PATH_MAX];
-	int e0 = -1, e1 = -1;
-
-	if (!node)
-		return (void)ok(0, "load: %s", rep.msg);
-	slurm_job_tree(192);
-	be_in(192, "step_extern/slurm");
-	plan = plan_for(node, 192);
-	plan.sluid = tree_sluid ? tree_sluid + 192 : 0;
-	inject(OP_NONE, 0, 0);
-	ok(jobct_setup(&plan, fresh()) == 0, "unified: job 192 sets up: %s",
-	   rep.msg);
-	ok(task_opens(node, 192, &e0, &e1) == 0 && e1 == EPERM,
-	   "  a task is denied the other GPU once");
-	slurm_job_tree_remove(192);
-	ok(attached(192, "step_extern") < 0,
-	   "precondition: Slurm removed every cgroup of the job before the release");
-	ok(jobct_release(node, 192, noting()) == 0, "released: %s", rep.msg);
-	snprintf(want, sizeof(want), "denied 1 opens of c 195:1 (%s)\n", gpu1);
-	is_str(notices, want,
-	       "  the denied open is logged all the same (the program setup kept)");
-	jobct_node_free(node);
-}
-
-/* Each fail-closed branch on the unified layout. */
-static void test_unified_faults(void)
-{
-	struct jobct_node *node = load_unified();
-	struct jobct_plan plan;
-	int e0, e1;
-
-	if (!node)
-		return (void)ok(0, "load: %s", rep.msg);
-	slurm_job_tree(191);
-	plan = plan_for(node, 191);
-
-	be_in(191, "step_0/slurm");
-	inject(OP_NONE, 0, 0);
-	ok(jobct_setup(&plan, fresh()) == -1, "setup outside the extern step fails");
-	like(rep.msg, "not from the extern step", "  saying why: %s", rep.msg);
-
-	be_in(191, "step_extern/slurm");
-	inject(OP_SELF_CGROUP, 1, EIO);
-	ok(jobct_setup(&plan, fresh()) == -1 && !marker_exists(191),
-	   "setup that cannot read its cgroup fails");
-	inject(OP_PROG_ATTACH, 1, EPERM);
-	ok(jobct_setup(&plan, fresh()) == -1, "an attach refused fails setup");
-	like(rep.msg, "cannot attach the device filter to step_extern",
-	     "  naming the cgroup: %s", rep.msg);
-	ok(attached(191, "step_extern") == 0 && !marker_exists(191),
-	   "  nothing is attached, no marker");
-	inject(OP_MARKER_CREATE, 1, EROFS);
-	ok(jobct_setup(&plan, fresh()) == -1 &&
-	   attached(191, "step_extern") == 0,
-	   "no marker: setup fails and detaches");
-
-	inject(OP_NONE, 0, 0);
-	ok(jobct_setup(&plan, fresh()) == 0, "set up for real: %s", rep.msg);
-	inject(OP_PROG_FIND, 1, ENOENT);
-	is_int(task_opens(node, 191, &e0, &e1), 99,
-	       "a task that cannot find the job's filter does not run");
-	inject(OP_PROG_ATTACH, 1, EPERM);
-	is_int(task_opens(node, 191, &e0, &e1), 99,
-	       "nor one that cannot attach it to its step");
-	ok(attached(191, "step_0") == 0, "  which has no filter then");
-	inject(OP_NONE, 0, 0);
-	snprintf(self_path, sizeof(self_path), "%s/job_1910/step_0/slurm", scope);
-	ok(jobct_join(node, 191, fresh()) == -1,
-	   "a process in another job's cgroup is refused");
-	like(rep.msg, "not in the one its filter was set up for", "  saying why: %s", rep.msg);
-	be_in(191, "step_extern/slurm");
-	inject(OP_PROG_FIND, 1, ENOENT);
-	ok(jobct_adopt(node, 191, false, fresh()) == -1,
-	   "a login is refused when the extern step lost the filter");
-	inject(OP_NONE, 0, 0);
-	ok(jobct_release(node, 191, fresh()) == 0 && !marker_exists(191) &&
-	   attached(191, "step_extern") == 0, "released");
-	slurm_job_tree_remove(191);
-	jobct_node_free(node);
-}
-
-/* A dead job's marker after a slurmd restart: restore removes it. */
-static void test_unified_restore(void)
-{
-	struct jobct_node *node = load_unified();
-	struct jobct_plan plan;
-
-	if (!node)
-		return (void)ok(0, "load: %s", rep.msg);
-	slurm_job_tree(192);
-	be_in(192, "step_extern/slurm");
-	plan = plan_for(node, 192);
-	inject(OP_NONE, 0, 0);
-	ok(jobct_setup(&plan, fresh()) == 0 && marker_exists(192),
-	   "a job set up, with its marker");
-	slurm_job_tree_remove(192);	/* the job ended while slurmd was away */
-	self_path[0] = '\0';
-	ok(jobct_restore(node, none_alive, NULL, fresh()) == 0,
-	   "restore: %s", rep.msg);
-	ok(!marker_exists(192), "  removes the dead job's marker");
-	jobct_node_free(node);
-}
-
-/*
- * Slurm removes a step's cgroups as soon as its tasks are gone, which may
- * be while release still waits for them to die: a "user" cgroup that
- * vanished is empty, not busy (seen in the guest: the marker stayed).  The
- * remover spins on rmdir so as to win the race from release's 10 ms poll.
- */
-static void test_unified_release_race(void)
-{
-	struct jobct_node *node = load_unified();
-	struct jobct_plan plan;
-	char task[PATH_MAX], user[PATH_MAX], ready = 0;
-	pid_t sleeper, remover = -1;
-	int pipefd[2], task_fd, rc;
-
-	if (!node || pipe(pipefd) < 0)
-		return (void)ok(0, "load: %s", rep.msg);
-	slurm_job_tree(193);
-	be_in(193, "step_extern/slurm");
-	plan = plan_for(node, 193);
-	inject(OP_NONE, 0, 0);
-	ok(jobct_setup(&plan, fresh()) == 0, "race: a job set up: %s", rep.msg);
-	slurm_cg(task, sizeof(task), "job_193/step_0/user/task_0", false);
-	slurm_cg(user, sizeof(user), "job_193/step_0/user", false);
-	if ((sleeper = fork()) == 0) {
-		int cg = cgroup2_open(task);
-
-		if (cg < 0 || cgroup2_move_pid(cg, 0) < 0)
-			_exit(1);
-		/* Memory to free makes its death slow, past release's first look. */
-		(void)mmap(NULL, 64 << 20, PROT_READ | PROT_WRITE,
-			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-		if (write(pipefd[1], "r", 1) != 1)
-			_exit(1);
-		pause();
-		_exit(0);
-	}
-	close(pipefd[1]);
-	if (read(pipefd[0], &ready, 1) == 1 && (remover = fork()) == 0) {
-		while (rmdir(task) < 0 && errno == EBUSY)
-			;
-		_exit(rmdir(user) < 0);
-	}
-	close(pipefd[0]);
-	task_fd = cgroup2_open(task);
-	ok(ready == 'r' && task_fd >= 0 && cgroup2_populated(task_fd) == 1 &&
-	   remover > 0, "race: a task runs, and Slurm waits to remove its cgroups");
-	if (task_fd >= 0)
-		close(task_fd);
-	rc = jobct_release(node, 193, fresh());
-	ok(rc == 0, "race: release succeeds: %s", rep.msg);
-	ok(reaped_within(sleeper, TAP_WAIT_MS) && remover > 0 &&
-	   reaped_within(remover, TAP_WAIT_MS) && !exists(user),
-	   "  the task was killed, and its cgroups are gone");
-	ok(!marker_exists(193), "  the marker is gone");
-	slurm_job_tree_remove(193);
-	jobct_node_free(node);
-}
-
-/* A non-overridable program above slurmd: nothing can attach below it. */
-static void test_unified_blocked(void)
-{
-	const struct jobct_slurm gres = { .prolog_contain = true, .node_has_devices = true, .step_cgroups = true };
-	char path[PATH_MAX];
-	struct jobct_node *node = load_unified();
-	struct devrule_list l;
-	union bpf_attr attr;
-	int prog_fd, cg_fd;
-
-	if (!node)
-		return (void)ok(0, "load: %s", rep.msg);
-	slurm_cg(path, sizeof(path), "blocker/slurmd", true);
-	slurm_cg(path, sizeof(path), "blocker", false);
-	devrule_list_init(&l, true);
-	prog_fd = devprog_create(&l, NULL, 0);
-	devrule_list_free(&l);
-	cg_fd = cgroup2_open(path);
-	memset(&attr, 0, sizeof(attr));
-	attr.target_fd = (uint32_t)cg_fd;
-	attr.attach_bpf_fd = (uint32_t)prog_fd;
-	attr.attach_type = BPF_CGROUP_DEVICE;
-	ok(prog_fd >= 0 && cg_fd >= 0 &&
-	   devprog_bpf(BPF_PROG_ATTACH, &attr) == 0,
-	   "a program attached without flags above slurmd");
-	snprintf(self_path, sizeof(self_path), "%s/blocker/slurmd", scope);
-	ok(jobct_node_check(node, &gres, fresh()) == -1,
-	   "slurmd refuses to start");
-	like(rep.msg, "blocker without BPF_F_ALLOW_MULTI", "  naming it: %s",
-	     rep.msg);
-	devprog_detach(prog_fd, cg_fd);
-	close(prog_fd);
-	close(cg_fd);
-	slurm_cg(path, sizeof(path), "blocker/slurmd", false);
-	rmdir(path);
-	slurm_cg(path, sizeof(path), "blocker", false);
-	rmdir(path);
-	self_path[0] = '\0';
-	jobct_node_free(node);
-}
-
-/* A reconfigure keeps the pool only when NamespacePool and BasePath stay. */
 /*
  * The attack: a job that no setup ran for (no PrologFlags=Contain, so no
  * extern step; 22.05's requeue path, which can launch the batch step
@@ -2038,9 +1106,26 @@ static void test_no_record(void)
 	ok(jobct_join(node, 170, fresh()) == -1 && errno == ENOENT,
 	   "  its join fails");
 	like(rep.msg, "no setup record", "  saying why: %s", rep.msg);
-	ok(jobct_adopt(node, 170, false, fresh()) == -1 &&
-	   jobct_ns_open(node, 170, fresh()) == -1,
-	   "  and a login is neither adopted nor given a namespace");
+	{
+		int fd = 0;
+
+		struct jobct_plan plan = plan_for(node, 171);
+		char path[PATH_MAX] = "x";
+
+		ok(jobct_adopt(node, 170, false, fresh()) == -1 &&
+		   jobct_ns_open(node, 170, &fd, fresh()) == -1 && fd == -1,
+		   "  and a login is neither adopted nor given a namespace");
+		fd = 0;
+		ok(jobct_setup(&plan, fresh()) == 0 &&
+		   jobct_ns_open(node, 171, &fd, fresh()) == 0 && fd == -1,
+		   "  a job set up there has no namespace to give (0, no fd): %s",
+		   rep.msg);
+		ok(jobct_release(node, 171, fresh()) == 0 && nothing_left(171),
+		   "  and is released");
+		ok(jobct_job_path(node, 171, NULL, path, sizeof(path)) == 0 &&
+		   !path[0] && !jobct_ns_exists(node, 171),
+		   "  without BasePath a job has no directory and no namespace");
+	}
 	ok(jobct_node_check(node, &no_contain, fresh()) == -1,
 	   "slurmd refuses to start without PrologFlags=Contain");
 	like(rep.msg, "PrologFlags=Contain", "  naming it: %s", rep.msg);
@@ -2119,156 +1204,6 @@ static void test_setup_gate(void)
 	       "a daemon that never sets up answers after start_wait_ms: 0");
 }
 
-/*
- * The attack: a program of devns left on step_extern by an earlier job of
- * the same id (here one that allows every device) was taken as this job's,
- * and its other steps got it.  Setup now puts only its own program there.
- */
-static void test_unified_stale(void)
-{
-	struct jobct_node *node = load_unified();
-	struct jobct_plan plan;
-	int e0 = -1, e1 = -1, fd;
-	char path[PATH_MAX];
-	uint32_t ids[4];
-
-	if (!node)
-		return (void)ok(0, "load: %s", rep.msg);
-	slurm_job_tree(194);
-	ok(slurm_attach(194, "step_extern", -1, BPF_F_ALLOW_MULTI) == 0 &&
-	   attached(194, "step_extern") == 1,
-	   "a stale devns program allowing everything is on step_extern");
-	be_in(194, "step_extern/slurm");
-	plan = plan_for(node, 194);
-	inject(OP_NONE, 0, 0);
-	ok(jobct_setup(&plan, fresh()) == 0, "job 194 sets up: %s", rep.msg);
-	is_int(attached(194, "step_extern"), 1, "  one program on step_extern");
-	slurm_cg(path, sizeof(path), "job_194/step_extern", false);
-	if ((fd = cgroup2_open(path)) >= 0) {
-		ok(devinspect_query(fd, ids, 4, NULL) == 1, "  inspected");
-		close(fd);
-	}
-	is_int(task_opens(node, 194, &e0, &e1), 0, "a task of step 0 runs");
-	ok(e0 == ENXIO && e1 == EPERM,
-	   "  under this job's filter, not the stale one (%d %d)", e0, e1);
-	jobct_release(node, 194, NULL);
-	slurm_job_tree_remove(194);
-	jobct_node_free(node);
-}
-
-/*
- * The attack: stepcg_join took flock(LOCK_EX) on the step's cgroup
- * directory (mode 0755): any user could hold it and hang every task of
- * another user's step before exec.  devns takes no lock a user can.
- */
-static void test_unified_user_lock(void)
-{
-	struct jobct_node *node = load_unified();
-	struct jobct_plan plan;
-	char path[PATH_MAX], c;
-	int sync[2], status = -1;
-	pid_t holder, task;
-
-	if (!node)
-		return (void)ok(0, "load: %s", rep.msg);
-	slurm_job_tree(195);
-	be_in(195, "step_extern/slurm");
-	plan = plan_for(node, 195);
-	inject(OP_NONE, 0, 0);
-	ok(jobct_setup(&plan, fresh()) == 0, "job 195 sets up: %s", rep.msg);
-	slurm_cg(path, sizeof(path), "job_195/step_0", false);
-	if (pipe(sync) < 0)
-		return (void)ok(0, "pipe");
-	if ((holder = fork()) == 0) {
-		int fd;
-
-		if (setresgid(65534, 65534, 65534) < 0 ||
-		    setresuid(65534, 65534, 65534) < 0 ||
-		    (fd = open(path, O_RDONLY | O_DIRECTORY)) < 0 ||
-		    flock(fd, LOCK_EX) < 0)
-			_exit(1);
-		(void)!write(sync[1], "l", 1);
-		pause();
-		_exit(0);
-	}
-	close(sync[1]);
-	ok(read(sync[0], &c, 1) == 1,
-	   "another user (nobody) holds flock(LOCK_EX) on step_0's cgroup");
-	close(sync[0]);
-	be_in(195, "step_0/slurm");
-	if ((task = fork()) == 0) {
-		alarm(10);
-		_exit(jobct_join(node, 195, NULL) < 0 ? 99 : 0);
-	}
-	ok(task > 0 && waitpid(task, &status, 0) == task &&
-	   WIFEXITED(status) && WEXITSTATUS(status) == 0,
-	   "  a task of step 0 joins all the same (before: hung until killed)");
-	is_int(attached(195, "step_0"), 1, "  and step 0 has the filter");
-	kill(holder, SIGKILL);
-	waitpid(holder, NULL, 0);
-	jobct_release(node, 195, NULL);
-	slurm_job_tree_remove(195);
-	jobct_node_free(node);
-}
-
-/*
- * Fork a child that joins as slurmd's child of the job's user (sbcast's
- * file opener) and opens the other GPU; its open's errno, or 99.
- */
-static int slurmd_child_opens_gpu1(const struct jobct_node *node,
-				   uint32_t job_id)
-{
-	int status, fd;
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		if (jobct_join_from_slurmd(node, job_id, NULL) < 0)
-			_exit(99);
-		if ((fd = open(gpu1, O_RDWR)) >= 0)
-			_exit(0);
-		_exit(errno & 0x7f);
-	}
-	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
-}
-
-/*
- * The attack: sbcast's file opener, which slurmd forks as the job's user,
- * joined the job's namespace but not its filter, so it could open any
- * device (sbcast FILE /dev/nvidia1).  It is under the filter now.
- */
-static void test_slurmd_child(void)
-{
-	struct jobct_node *node;
-	struct jobct_plan plan;
-
-	write_conf("");
-	if (!(node = load(&faulty_ops)))
-		return (void)ok(0, "load: %s", rep.msg);
-	inject(OP_NONE, 0, 0);
-	is_int(slurmd_child_opens_gpu1(node, 172), 99,
-	       "sbcast's opener for a job never set up does not run");
-	plan = plan_for(node, 172);
-	ok(jobct_setup(&plan, fresh()) == 0, "a GPU job sets up");
-	is_int(slurmd_child_opens_gpu1(node, 172), EPERM,
-	       "  sbcast's opener is denied the other GPU");
-	jobct_release(node, 172, NULL);
-	jobct_node_free(node);
-
-	if (!(node = load_unified()))
-		return (void)ok(0, "load: %s", rep.msg);
-	slurm_job_tree(196);
-	be_in(196, "step_extern/slurm");
-	plan = plan_for(node, 196);
-	ok(jobct_setup(&plan, fresh()) == 0, "unified: a GPU job sets up");
-	is_int(slurmd_child_opens_gpu1(node, 196), EPERM,
-	       "  sbcast's opener, moved below step_extern, is denied the other GPU");
-	jobct_release(node, 196, NULL);
-	slurm_job_tree_remove(196);
-	jobct_node_free(node);
-}
-
 static void test_pool_same(void)
 {
 	char b1[] = "/b1", b2[] = "/b2";
@@ -2289,6 +1224,30 @@ static void test_pool_same(void)
 }
 
 /* The real namespace calls: a private /tmp for the job's processes. */
+/* A login of job_id, set up with a BasePath, gets its namespace's pin. */
+static void ns_open_gives_pin(const struct jobct_node *node, uint32_t job_id)
+{
+	char pin[PATH_MAX + 32];
+	struct stat want, got;
+	int fd = -1;
+
+	char path[PATH_MAX];
+
+	snprintf(pin, sizeof(pin), "%s/%u/%s", base, job_id, NSCONF_PIN_NAME);
+	if (!ok(stat(pin, &want) == 0, "  its namespace is pinned at %s", pin))
+		return;
+	ok(jobct_job_path(node, job_id, NSCONF_PIN_NAME, path,
+			  sizeof(path)) == 1 && !strcmp(path, pin) &&
+	   jobct_ns_exists(node, job_id),
+	   "  which jobct_job_path names and jobct_ns_exists sees");
+	ok(jobct_ns_open(node, job_id, &fd, fresh()) == 1 && fd >= 0 &&
+	   fstat(fd, &got) == 0 && got.st_ino == want.st_ino &&
+	   got.st_dev == want.st_dev,
+	   "  a login gets that namespace (1, its fd): %s", rep.msg);
+	if (fd >= 0)
+		close(fd);
+}
+
 static void test_real_namespace(void)
 {
 	struct jobct_node *node;
@@ -2323,9 +1282,11 @@ static void test_real_namespace(void)
 	   WEXITSTATUS(status) == 0, "a job process writes its /tmp");
 	ok(!exists("/tmp/test_jobct_private"), "  which the host does not see");
 	unlink("/tmp/test_jobct_private");
+	ns_open_gives_pin(node, 170);
 	snprintf(jobdir, sizeof(jobdir), "%s/170", base);
 	ok(jobct_release(node, 170, fresh()) == 0 && !exists(jobdir),
 	   "release removes the job's directory");
+	ok(!jobct_ns_exists(node, 170), "  and jobct_ns_exists says so");
 	jobct_node_free(node);
 }
 
@@ -2394,73 +1355,12 @@ out:
 	ok(system(conf) == 0, "scratch directories removed");
 }
 
-/* Root, cgroup2 and bpf, or the reason they are missing. */
-static const char *missing(void)
-{
-	if (geteuid() != 0)
-		return "needs root";
-	if (cgroup2_find_mount(NULL, cg_mount, sizeof(cg_mount)) < 0)
-		return "no cgroup2 mount";
-	if (devprog_probe() < 0)
-		return "no BPF cgroup-device programs";
-	return NULL;
-}
-
-static int make_scratch(void)
-{
-	if (!mkdtemp(tmp))
-		return -1;
-	snprintf(conf_path, sizeof(conf_path), "%s/namespace.conf", tmp);
-	snprintf(spool, sizeof(spool), "%s/spool", tmp);
-	snprintf(base, sizeof(base), "%s/base", tmp);
-	snprintf(gpu0, sizeof(gpu0), "%s/nvidia0", tmp);
-	snprintf(gpu1, sizeof(gpu1), "%s/nvidia1", tmp);
-	snprintf(node_name, sizeof(node_name), "ut%d", (int)getpid());
-	snprintf(scope, sizeof(scope), "ut%d_slurmstepd.scope", (int)getpid());
-	fake_layout("mi-hybrid", MI_V1 MI_V2);
-	if (mkdir(spool, 0700) < 0 ||
-	    mknod(gpu0, S_IFCHR | 0666, makedev(195, 0)) < 0 ||
-	    mknod(gpu1, S_IFCHR | 0666, makedev(195, 1)) < 0)
-		return -1;
-	return 0;
-}
-
-static void remove_scratch(void)
-{
-	char path[PATH_MAX + 64];
-
-	snprintf(path, sizeof(path), "%s/devns/%s", cg_mount, node_name);
-	rmdir(path);
-	/* the parent too, unless another user of it is there */
-	snprintf(path, sizeof(path), "%s/devns", cg_mount);
-	rmdir(path);
-	snprintf(path, sizeof(path), "%s/%s", cg_mount, scope);
-	rmdir(path);
-	unlink(gpu0);
-	unlink(gpu1);
-	unlink(conf_path);
-	for (const char *const *n = (const char *const[]){ "mi-unified",
-			"mi-none", "mi-hybrid", NULL }; *n; n++) {
-		snprintf(path, sizeof(path), "%s/%s", tmp, *n);
-		unlink(path);
-	}
-	rmdir(spool);
-	rmdir(base);
-	rmdir(tmp);
-}
-
 int main(void)
 {
-	const char *why = missing();
+	int go = scratch_begin();
 
-	if (why) {
-		printf("1..0 # SKIP %s\n", why);
-		return 0;
-	}
-	if (make_scratch() < 0) {
-		printf("Bail out! scratch directory: %s\n", strerror(errno));
-		return 1;
-	}
+	if (go <= 0)
+		return go < 0;
 	test_node_load();
 	test_node_load_text();
 	test_kernel_floor();
@@ -2478,22 +1378,10 @@ int main(void)
 	test_restore_dry_run();
 	test_job_cgroups();
 	test_layout_check();
+	test_node_report();
 	test_gres_allow();
-	test_unified_parse();
-	test_unified_filter();
-	tree_sluid = UINT64_C(0xe9d67ad8f96d9400);	/* sEKNKTV3WPV500 */
-	test_unified_filter();
-	test_unified_denied_after_removal();
-	tree_sluid = 0;
-	test_unified_faults();
-	test_unified_restore();
-	test_unified_release_race();
-	test_unified_blocked();
 	test_no_record();
 	test_setup_gate();
-	test_unified_stale();
-	test_unified_user_lock();
-	test_slurmd_child();
 	test_pool_same();
 	test_real_namespace();
 	test_real_source();

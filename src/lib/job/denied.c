@@ -13,6 +13,7 @@
 
 #include "dev/devinspect.h"
 #include "dev/devname.h"
+#include "job/backend.h"
 #include "job/denied.h"
 
 /* Programs of one job read, at most (unified: one per step, the same). */
@@ -108,7 +109,7 @@ static void read_program(struct walk *w, int prog_fd)
 	free(d);
 }
 
-/* jobct_each_cgroup's callback: the denials of our program there. */
+/* The backend's each_cgroup callback: the denials of our program there. */
 static int read_cgroup(const char *path, int cg_fd, void *arg)
 {
 	struct walk *w = arg;
@@ -135,7 +136,7 @@ int denied_report(const struct jobct_node *node, uint32_t job_id,
 		close(held_fd);
 		held_fd = -1;
 	}
-	(void)jobct_each_cgroup(node, job_id, read_cgroup, &w);
+	(void)node->backend->each_cgroup(node, job_id, read_cgroup, &w);
 	devnames_free(&w.names);
 	if (w.failed) {
 		report_warning(rep, "%scannot read its denied device opens: %s",

@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "job/jobct.h"
+#include "job/node.h"
 #include "util/report.h"
 
 /*
@@ -30,7 +30,8 @@ void denied_hold(uint32_t job_id, int prog_fd);
 
 /*
  * Reports (report_notice) the denials counted by the job's filter, read
- * from the program denied_hold kept and from every cgroup that carries it (a program on several cgroups is read
+ * from the program denied_hold kept and from every cgroup that carries it
+ * (the node's backend walks them; a program on several cgroups is read
  * once); name_job puts "job <id>: " before each line, for a report that
  * does not name the job itself.  Nothing is reported for a job without
  * a filter, or denials.  Returns the number of lines reported, or -1 with

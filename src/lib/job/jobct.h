@@ -36,55 +36,15 @@
 
 #include "dev/cgroup2.h"
 #include "dev/devpolicy.h"
-#include "ns/mntns.h"
 #include "ns/nsconf.h"
 #include "ns/nspool.h"
 #include "util/report.h"
 
-/* The calls the lifecycle makes; jobct_real_ops are the real ones. */
-struct jobct_ops {
-	int (*ns_create)(const struct mntns_spec *spec, struct report *rep);
-	int (*ns_join)(const char *base_path, uint32_t job_id);
-	int (*ns_delete)(const char *base_path, uint32_t job_id);
-	int (*ns_delete_behind)(const char *base_path, uint32_t job_id);
-	int (*pidns_create)(const char *base_path, uint32_t job_id,
-			    struct report *rep);
-	int (*pidns_contains_self)(const char *base_path, uint32_t job_id);
-	int (*pidns_fork_inside)(const char *base_path, uint32_t job_id);
-	int (*cg_open_at)(int dir_fd, const char *relpath, bool create);
-	int (*cg_move_pid)(int cg_fd, pid_t pid);
-	int (*cg_remove)(int parent_fd, const char *name);
-	int (*prog_create)(const struct devrule_list *list, char *log,
-			   size_t log_size);
-	int (*prog_attach)(int prog_fd, int cgroup_fd);
-	/* an fd of our program attached to cgroup_fd, or -1 (ENOENT) */
-	int (*prog_find)(int cgroup_fd);
-	/* the caller's cgroup-v2 path, as cgroup2_proc_path gives it */
-	int (*self_cgroup)(char *buf, size_t size);
-	/* creates the job's marker file; returns an fd (closed) or -1 */
-	int (*marker_create)(const char *path);
-	int (*marker_stat)(const char *path, struct stat *st);
-	/*
-	 * Fills pids (up to max) with the processes pam_slurm_adopt put
-	 * into the job's extern step (hybrid layout, where they are moved
-	 * into the job's cgroup); returns how many, or -1.
-	 */
-	int (*extern_pids)(uint32_t job_id, pid_t *pids, size_t max);
-};
+#include "job/ops.h"
 
-extern const struct jobct_ops jobct_real_ops;
+/* A node's settings, loaded once per daemon (jobct_node_load); opaque. */
+struct jobct_node;
 
-/* A node's settings, loaded once per daemon (jobct_node_load). */
-struct jobct_node {
-	char *node_name;
-	char *spool_dir;	/* root's: holds the jobs' filter markers */
-	char *cgroup_root;	/* the cgroup2 mount; NULL: none at load */
-	char *dev_dir;		/* where devices are named; NULL: /dev */
-	struct nsconf *conf;
-	struct devpolicy policy;
-	enum cgroup2_layout layout;	/* as found at load */
-	const struct jobct_ops *ops;
-};
 
 /* What jobct_node_load works from. */
 struct jobct_node_args {
@@ -132,8 +92,21 @@ struct jobct_node *jobct_node_load(const struct jobct_node_args *args,
 
 void jobct_node_free(struct jobct_node *node);
 
+/* The node's settings, as namespace.conf gave them (ns/nsconf.h). */
+const struct nsconf *jobct_node_conf(const struct jobct_node *node);
+
+/* The node's DevicePolicy and DeviceAllow, resolved (dev/devpolicy.h). */
+const struct devpolicy *jobct_node_policy(const struct jobct_node *node);
+
+/*
+ * The name of the node's cgroup layout, as found at load: "hybrid",
+ * "unified" or "none" (devns check's cgrouplayout).
+ */
+const char *jobct_node_layout(const struct jobct_node *node);
+
 /* What slurmd knows of its own configuration that jobct_node_check needs. */
 struct jobct_slurm {
+	const char *gres;	/* slurm.conf's Gres= of the node, NULL: none */
 	bool prolog_contain;	/* PrologFlags=Contain: every job has an
 				 * extern step, where setup runs */
 	bool node_has_devices;	/* the node's GRES have device files */
@@ -154,6 +127,15 @@ struct jobct_slurm {
  * -1 with errno ENOSYS and rep naming the kernel and the missing call.
  */
 int jobct_kernel_check(const struct jobct_node *node, struct report *rep);
+
+/*
+ * At slurmd start, for the log: the node's cgroup layout and where it puts
+ * the jobs' filters (a notice), and a warning when DevicePolicy=auto
+ * would filter nothing on a node with GRES (slurm->gres) whose devices it
+ * does not know (no GRES device files: no gres.conf File=).
+ */
+void jobct_node_report(const struct jobct_node *node,
+		       const struct jobct_slurm *slurm, struct report *rep);
 
 /*
  * At slurmd start: can this node contain its jobs as configured?  Setup
@@ -286,12 +268,24 @@ int jobct_adopt(const struct jobct_node *node, uint32_t job_id,
 		bool kill_uncontained, struct report *rep);
 
 /*
+ * Writes the path of the job's directory under BasePath, or with name
+ * the path of name in it (NSCONF_PIN_NAME: its namespace's pin), into
+ * buf[len], whether it exists or not.  Returns 1, 0 when the node has no
+ * BasePath (buf ""), or -1 with errno (ENAMETOOLONG).
+ */
+int jobct_job_path(const struct jobct_node *node, uint32_t job_id,
+		   const char *name, char *buf, size_t len);
+
+/* Whether the job's namespace is pinned (false without BasePath). */
+bool jobct_ns_exists(const struct jobct_node *node, uint32_t job_id);
+
+/*
  * Open the pin of the job's namespace (for setns(2), to hand to
  * pam_slurm_adopt) once its setup is done (it has a setup record).
- * Returns an fd, 0 when the node has no BasePath (no namespace), or -1
- * with errno.
+ * Returns 1 with the fd in *fd, 0 when the node has no BasePath (the job
+ * has no namespace; *fd is -1), or -1 with errno (*fd is -1).
  */
-int jobct_ns_open(const struct jobct_node *node, uint32_t job_id,
+int jobct_ns_open(const struct jobct_node *node, uint32_t job_id, int *fd,
 		  struct report *rep);
 
 /*
@@ -390,7 +384,7 @@ int jobct_restore_run(const struct jobct_node *node,
  * ahead (ns/nspool.h), logging through rep's callback for as long as it
  * runs.  Returns it, or NULL when the node has no pool or the thread
  * cannot start (reported: jobs then copy their own namespaces).  Stop it
- * with nspool_keeper_stop(), which also empties the pool.
+ * with jobct_pool_stop().
  */
 struct nspool_keeper *jobct_pool_start(const struct jobct_node *node,
 				       struct report *rep);
@@ -400,5 +394,18 @@ struct nspool_keeper *jobct_pool_start(const struct jobct_node *node,
  * then a reconfigure keeps the running keeper and its ready namespaces.
  */
 bool jobct_pool_same(const struct jobct_node *a, const struct jobct_node *b);
+
+/*
+ * slurmd: stop the keeper jobct_pool_start() gave (NULL: none) and empty
+ * the pool, so that no namespace outlives slurmd.
+ */
+void jobct_pool_stop(struct nspool_keeper *keeper);
+
+/*
+ * The name of the user uid for Source's %u, from the system's user
+ * database (never from the job's environment, which the user controls).
+ * Returns a string to free(), or NULL with rep saying why.
+ */
+char *jobct_user_name(uid_t uid, struct report *rep);
 
 #endif /* DEVNS_JOBCT_H */

@@ -15,8 +15,8 @@
 
 #include "dev/cgroup2.h"
 #include "dev/devprog.h"
+#include "job/backend.h"
 #include "job/denied.h"
-#include "job/devcg.h"
 #include "job/marker.h"
 #include "job/stepcg.h"
 #include "util/sluid.h"
@@ -26,7 +26,7 @@
 /* Where a step's tasks and adopted logins are: Slurm's "user" cgroup. */
 #define STEP_TASKS "user"
 
-/* The cgroups of a step that hold processes, for stepcg_each_cgroup. */
+/* The cgroups of a step that hold processes, for each_cgroup. */
 static const char *const step_leaves[] = { "user", "slurm" };
 #define N_LEAVES (sizeof(step_leaves) / sizeof(step_leaves[0]))
 
@@ -39,10 +39,10 @@ static bool is_job_cgroup(const char *c, size_t len, uint32_t job_id,
 			  uint64_t sluid)
 {
 	char name[32];
-	size_t n = (size_t)snprintf(name, sizeof(name), "job_%u", job_id);
+	uint32_t id;
 
-	if (len == n && !strncmp(c, name, n))
-		return true;
+	if (cgroup2_job_parse(c, len, &id))
+		return id == job_id;
 	return sluid_format(sluid, name, sizeof(name)) == 0 &&
 	       len == SLUID_LEN && !strncmp(c, name, len);
 }
@@ -137,7 +137,7 @@ static int open_step(const struct jobct_node *node, const char *job_rel,
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	if ((root_fd = devcg_open_root(node)) < 0)
+	if ((root_fd = backend_open_root(node)) < 0)
 		return -1;
 	fd = node->ops->cg_open_at(root_fd, rel, false);
 	saved = errno;
@@ -185,7 +185,12 @@ static int attach_step(const struct jobct_node *node, int step_fd,
 	return 0;
 }
 
-int stepcg_apply(const struct jobct_node *node, uint32_t job_id,
+/*
+ * In the extern slurmstepd: load the filter of list and attach it to the
+ * extern step's cgroups, then leave the marker.  On failure nothing is
+ * left attached.
+ */
+static int apply(const struct jobct_node *node, uint32_t job_id,
 		 uint64_t sluid, const struct devrule_list *list,
 		 struct report *rep)
 {
@@ -214,7 +219,7 @@ int stepcg_apply(const struct jobct_node *node, uint32_t job_id,
 		close(step_fd);
 		return -1;
 	}
-	if ((prog_fd = devcg_prog_create(node, list, rep)) < 0 ||
+	if ((prog_fd = backend_prog_create(node, list, rep)) < 0 ||
 	    attach_step(node, step_fd, step, prog_fd, rep) < 0 ||
 	    marker_write(node, job_id, job_rel, rep) < 0)
 		goto error;
@@ -252,33 +257,48 @@ static int job_prog(const struct jobct_node *node, const char *job_rel,
 	return prog_fd;
 }
 
+/* Whether job_rel, from the marker, is what setup wrote. */
+static bool job_rel_valid(const char *job_rel, uint32_t job_id)
+{
+	const char *last = strrchr(job_rel, '/');
+
+	/* A relative path ending in job_<id> or a SLUID (setup knew which). */
+	last = last ? last + 1 : job_rel;
+	return job_rel[0] != '/' && !strstr(job_rel, "..") &&
+	       (is_job_cgroup(last, strlen(last), job_id, 0) ||
+		sluid_is_form(last, strlen(last)));
+}
+
 /* The job's cgroup from the marker; checked to be what setup wrote. */
 static int marker_job_rel(const struct jobct_node *node, uint32_t job_id,
 			  char *job_rel, size_t size)
 {
 	int found = marker_read(node, job_id, job_rel, size);
-	const char *last;
 
 	if (found <= 0 || !strcmp(job_rel, MARKER_NO_FILTER))
 		return found < 0 ? -1 : 0;
-	/* A relative path ending in job_<id> or a SLUID (setup knew which). */
-	last = strrchr(job_rel, '/');
-	last = last ? last + 1 : job_rel;
-	if (job_rel[0] == '/' || strstr(job_rel, "..") ||
-	    !(is_job_cgroup(last, strlen(last), job_id, 0) ||
-	      sluid_is_form(last, strlen(last)))) {
+	if (!job_rel_valid(job_rel, job_id)) {
 		errno = EINVAL;
 		return -1;
 	}
 	return 1;
 }
 
-int stepcg_join(const struct jobct_node *node, const char *marked,
-		struct report *rep)
+/*
+ * In a process of the job, before it runs anything of the user's: make
+ * sure the job's filter is attached to the cgroups of the step the process
+ * is in, attaching the extern step's program where it is missing.  marked
+ * is the job's cgroup its marker names.  Takes no lock: the step's tasks
+ * may attach at once, and the kernel refuses the same program twice on a
+ * cgroup (EEXIST), which is success here.
+ */
+static int join(const struct jobct_node *node, uint32_t job_id,
+		const char *marked, struct report *rep)
 {
 	char step[NAME_MAX + 1];
 	int step_fd, prog_fd, rc;
 
+	(void)job_id;	/* the process's own cgroup must be in marked */
 	if (self_step_in(node, marked, step, sizeof(step), rep) < 0)
 		return -1;
 	if ((prog_fd = job_prog(node, marked, rep)) < 0)
@@ -294,17 +314,18 @@ int stepcg_join(const struct jobct_node *node, const char *marked,
 	return rc;
 }
 
-int stepcg_enter_extern(const struct jobct_node *node, uint32_t job_id,
-			struct report *rep)
+/*
+ * For a process slurmd forks as the job's user outside every step
+ * (sbcast's): move it into the extern step's "slurm" cgroup (a leaf,
+ * below the job's filter).
+ */
+static int enter_extern(const struct jobct_node *node, uint32_t job_id,
+			const char *job_rel, struct report *rep)
 {
-	char job_rel[PATH_MAX];
-	int fd, rc, found = marker_job_rel(node, job_id, job_rel,
-					   sizeof(job_rel));
+	int fd, rc;
 
-	if (found <= 0) {
-		errno = found < 0 ? errno : ENOENT;
-		return report_errno(rep, errno, "its filter marker is unreadable or gone");
-	}
+	if (!job_rel_valid(job_rel, job_id))
+		return report_errno(rep, EINVAL, "its filter marker is unreadable or gone");
 	if ((fd = open_step(node, job_rel, EXTERN_STEP "/slurm")) < 0)
 		return report_errno(rep, errno,
 				    "cannot open /%s/" EXTERN_STEP "/slurm", job_rel);
@@ -316,19 +337,21 @@ int stepcg_enter_extern(const struct jobct_node *node, uint32_t job_id,
 	return rc;
 }
 
-int stepcg_adopt(const struct jobct_node *node, uint32_t job_id,
+/*
+ * For pam_slurm_adopt, in the extern slurmstepd: the adopted processes
+ * are in the extern step's "user" cgroup, so its filter must be on the
+ * extern step.  Nothing is killed: Slurm's cgroups hold them, and those
+ * carry the filter.
+ */
+static int adopt(const struct jobct_node *node, uint32_t job_id,
+		 const char *job_rel, bool kill_uncontained,
 		 struct report *rep)
 {
-	char job_rel[PATH_MAX];
-	int prog_fd, found = marker_job_rel(node, job_id, job_rel,
-					    sizeof(job_rel));
+	int prog_fd;
 
-	if (found < 0)
-		return report_errno(rep, errno, "its filter marker is unreadable");
-	if (!found) {
-		errno = ENOENT;
-		return report_error(rep, "its filter marker is gone");
-	}
+	(void)kill_uncontained;
+	if (!job_rel_valid(job_rel, job_id))
+		return report_errno(rep, EINVAL, "its filter marker is unreadable");
 	if ((prog_fd = job_prog(node, job_rel, rep)) < 0)
 		return -1;
 	close(prog_fd);
@@ -378,7 +401,13 @@ static int release_step(const struct jobct_node *node, int step_fd)
 	return rc;
 }
 
-int stepcg_release(const struct jobct_node *node, uint32_t job_id)
+/*
+ * Job end or restore: kill what is left in the steps' "user" cgroups,
+ * detach the filter from every step whose tasks are gone, remove the
+ * marker.  EBUSY: a job process would not die, so its filter stays and
+ * so does the marker.
+ */
+static int release(const struct jobct_node *node, uint32_t job_id)
 {
 	char job_rel[PATH_MAX];
 	int root_fd, job_fd, found, rc = 0, saved;
@@ -390,7 +419,7 @@ int stepcg_release(const struct jobct_node *node, uint32_t job_id)
 		return -1;
 	if (!found)	/* no filter: only its record */
 		return marker_remove(node, job_id);
-	if ((root_fd = devcg_open_root(node)) < 0)
+	if ((root_fd = backend_open_root(node)) < 0)
 		return -1;
 	job_fd = node->ops->cg_open_at(root_fd, job_rel, false);
 	close(root_fd);
@@ -421,7 +450,13 @@ int stepcg_release(const struct jobct_node *node, uint32_t job_id)
 	return marker_remove(node, job_id);
 }
 
-int stepcg_check(const struct jobct_node *node, struct report *rep)
+/*
+ * Can the filter be attached below slurmd's own cgroup?  The kernel must
+ * load it, and no cgroup on the way down may hold a device program
+ * attached without BPF_F_ALLOW_MULTI or BPF_F_ALLOW_OVERRIDE (nothing
+ * below such a one can attach).
+ */
+static int check_attachable(const struct jobct_node *node, struct report *rep)
 {
 	char self[PATH_MAX], name[NAME_MAX + 1];
 	size_t done = 0;	/* the part of self opened so far */
@@ -432,7 +467,7 @@ int stepcg_check(const struct jobct_node *node, struct report *rep)
 				    "the kernel does not load the device filter");
 	if (node->ops->self_cgroup(self, sizeof(self)) < 0)
 		return report_errno(rep, errno, "cannot read slurmd's cgroup");
-	if ((fd = devcg_open_root(node)) < 0)
+	if ((fd = backend_open_root(node)) < 0)
 		return report_errno(rep, errno, "cannot open the cgroup2 mount");
 	for (;;) {
 		const char *start = self + done + (self[done] == '/'), *end;
@@ -469,7 +504,7 @@ int stepcg_check(const struct jobct_node *node, struct report *rep)
 	return -1;
 }
 
-/* The step cgroups the walk of stepcg_each_cgroup has reached. */
+/* The step cgroups the walk of each_cgroup has reached. */
 struct step_walk {
 	const struct jobct_node *node;
 	int (*fn)(const char *path, int cg_fd, void *arg);
@@ -504,7 +539,11 @@ static int visit_step(struct step_walk *w, int job_fd, const char *step)
 	return rc;
 }
 
-int stepcg_each_cgroup(const struct jobct_node *node, uint32_t job_id,
+/*
+ * fn for each step's cgroup (where the filter is) and its "user" and
+ * "slurm" cgroups (where the processes are), found from the marker.
+ */
+static int each_cgroup(const struct jobct_node *node, uint32_t job_id,
 		       int (*fn)(const char *path, int cg_fd, void *arg),
 		       void *arg)
 {
@@ -517,14 +556,14 @@ int stepcg_each_cgroup(const struct jobct_node *node, uint32_t job_id,
 	if ((found = marker_job_rel(node, job_id, job_rel,
 				    sizeof(job_rel))) <= 0)
 		return found;	/* no filter, or -1 */
-	if (devcg_root_path(node, root, sizeof(root)) < 0)
+	if (backend_root_path(node, root, sizeof(root)) < 0)
 		return -1;
 	if ((size_t)snprintf(w.job_path, sizeof(w.job_path), "%s/%s", root,
 			     job_rel) >= sizeof(w.job_path)) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	if ((root_fd = devcg_open_root(node)) < 0)
+	if ((root_fd = backend_open_root(node)) < 0)
 		return -1;
 	job_fd = node->ops->cg_open_at(root_fd, job_rel, false);
 	close(root_fd);
@@ -541,3 +580,40 @@ int stepcg_each_cgroup(const struct jobct_node *node, uint32_t job_id,
 	closedir(dp);
 	return rc;
 }
+
+/*
+ * Slurm's cgroup/v2 owns the job cgroups: the filter goes onto its step
+ * cgroups, which needs proctrack/cgroup and a filter attachable there.
+ */
+static int check(const struct jobct_node *node, bool step_cgroups,
+		 const char *asks, struct report *rep)
+{
+	struct report why;
+
+	if (!step_cgroups) {
+		errno = ENOTSUP;
+		return report_error(rep, "%s ask for device containment, which on the %s layout devns attaches to Slurm's step cgroups: set ProctrackType=proctrack/cgroup (refusing to start rather than run jobs unfiltered)",
+				    asks, cgroup2_layout_name(node->layout));
+	}
+	report_init(&why, NULL, NULL);
+	if (check_attachable(node, &why) < 0)
+		return report_error(rep, "%s ask for device containment, which cannot be given on the %s layout: %s",
+				    asks, cgroup2_layout_name(node->layout),
+				    why.msg);
+	return 0;
+}
+
+const struct jobct_backend stepcg_backend = {
+	.name = "unified",
+	.place = "Slurm-managed cgroup v2, device filters attached to Slurm's step cgroups",
+	.check = check,
+	.apply = apply,
+	.join = join,
+	.join_from_slurmd = enter_extern,
+	.adopt = adopt,
+	.release = release,
+	.each_cgroup = each_cgroup,
+	/* the cgroups are Slurm's: restore finds the jobs by their markers */
+	.each_job = backend_each_job_none,
+	.job_cgroup = backend_job_cgroup_none,
+};

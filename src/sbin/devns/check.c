@@ -167,7 +167,7 @@ static const char *disk_quota_state(const struct nsconf *c)
 static void print_settings(const struct devns_opts *o,
 			   const struct jobct_node *node)
 {
-	const struct nsconf *c = node->conf;
+	const struct nsconf *c = jobct_node_conf(node);
 	const struct nsconf_lines *l = &c->lines;
 	const char *f = c->file;
 	char n[32];
@@ -209,7 +209,7 @@ static void print_settings(const struct devns_opts *o,
 	print_kv_from("devicepolicy", devpolicy_mode_name(c->device_policy), f,
 		      l->device_policy);
 	print_allow(c);
-	print_kv("cgrouplayout", print_layout(node->layout));
+	print_kv("cgrouplayout", jobct_node_layout(node));
 }
 
 static void print_gres(const struct devns_opts *o, const struct gres_lists *g)
@@ -365,7 +365,7 @@ static void json_check(const struct devns_opts *o,
 		       const struct devnames *names)
 {
 	struct json *j = o->out;
-	const struct nsconf *c = node->conf;
+	const struct nsconf *c = jobct_node_conf(node);
 
 	json_string(j, "file", o->conf_path);
 	json_string(j, "node", o->node);
@@ -374,7 +374,7 @@ static void json_check(const struct devns_opts *o,
 		 c->base_path ? nspool_ready(c->base_path) : 0);
 	json_string(j, "tmpdiskquota", disk_quota_state(c));
 	json_dirs(j, c);
-	json_string(j, "cgrouplayout", print_layout(node->layout));
+	json_string(j, "cgrouplayout", jobct_node_layout(node));
 	json_string(j, "grescfg", g->loaded ? o->gres_conf : NULL);
 	json_bool(j, "autodetect", g->conf.autodetect);
 	json_files(j, "nodedevices", g->node);
@@ -400,7 +400,8 @@ static const char *filter_state(const struct jobct_node *node,
 				bool *filter)
 {
 	*filter = filtered > 0;
-	if (!g->conf.autodetect || devpolicy_never_filters(&node->policy))
+	if (!g->conf.autodetect ||
+	    devpolicy_never_filters(jobct_node_policy(node)))
 		return NULL;
 	if (filtered || strtoul(DEVNS_SLURM_VERSION, NULL, 10) >= 23) {
 		*filter = true;
@@ -421,7 +422,7 @@ static int node_check(const struct devns_opts *o,
 		.slurm_nodes = (const char *const *)o->slurm_nodes,
 	};
 
-	return nscheck_run(node->conf, &args, rep);
+	return nscheck_run(jobct_node_conf(node), &args, rep);
 }
 
 int devns_check(const struct devns_opts *o)
@@ -458,7 +459,7 @@ int devns_check(const struct devns_opts *o)
 	};
 	if ((filtered = jobct_device_rules(&plan, &list, &rep)) < 0)
 		goto out;
-	if (print_names_load(&names, node->conf, g.node) < 0) {
+	if (print_names_load(&names, jobct_node_conf(node), g.node) < 0) {
 		report_errno(&rep, ENOMEM, "device names");
 	} else {
 		note = filter_state(node, &g, filtered, &filter);

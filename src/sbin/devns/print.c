@@ -130,18 +130,6 @@ void print_disk_json(struct json *j, const struct jobct_remains *r)
 	json_object_end(j);
 }
 
-const char *print_layout(enum cgroup2_layout layout)
-{
-	switch (layout) {
-	case CGROUP2_HYBRID:
-		return "hybrid";
-	case CGROUP2_UNIFIED:
-		return "unified";
-	default:
-		return "none";
-	}
-}
-
 /* The file of rule r, NULL when none is known (or it is for any minor). */
 static const char *rule_path(const struct devrule *r,
 			     const struct devnames *names)

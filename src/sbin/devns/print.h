@@ -77,9 +77,6 @@ void print_disk(const struct jobct_remains *r);
  */
 void print_disk_json(struct json *j, const struct jobct_remains *r);
 
-/* "none", "hybrid" or "unified" */
-const char *print_layout(enum cgroup2_layout layout);
-
 /*
  * "device TYPE MAJOR:MINOR ACCESS PATH" per rule (PATH from names, "-"
  * when none is known or the rule is for any minor), then "default

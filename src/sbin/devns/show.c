@@ -147,7 +147,7 @@ static void show_pid_namespace(struct show *s, const struct jobct_remains *r)
 
 	snprintf(pin, sizeof(pin), "%s/%s", r->job_dir,
 		 NSCONF_PIDNS_PIN_NAME);
-	if (!pidns_exists(s->node->conf->base_path, r->job_id) ||
+	if (!pidns_exists(jobct_node_conf(s->node)->base_path, r->job_id) ||
 	    stat(pin, &st) < 0) {
 		print_pin(s, "pidpin", NULL, NULL);
 		return;
@@ -174,7 +174,7 @@ static void json_no_namespace(struct show *s)
 /* The namespace: pin, private mounts, processes inside. */
 static void show_namespace(struct show *s, const struct jobct_remains *r)
 {
-	const struct nsconf *c = s->node->conf;
+	const struct nsconf *c = jobct_node_conf(s->node);
 	const char *dirs[NSCONF_MAX_DIRS + 2];
 	char pin[PATH_MAX + 8], ns[32];
 	pid_t *pids;
@@ -197,7 +197,7 @@ static void show_namespace(struct show *s, const struct jobct_remains *r)
 	dirs[n] = NULL;
 	if (s->j)
 		json_array_begin(s->j, "mounts");
-	if ((fd = jobct_ns_open(s->node, r->job_id, &s->rep)) > 0) {
+	if (jobct_ns_open(s->node, r->job_id, &fd, &s->rep) > 0) {
 		if (nsmounts_each(fd, dirs, print_mount, s) < 0)
 			report_errno(&s->rep, errno,
 				     "cannot read the mounts of its namespace");
@@ -421,7 +421,7 @@ static int load_names(const struct devns_opts *o, struct show *s)
 	if (gresconf_load(o->gres_conf, o->node, &g, NULL) < 0 ||
 	    gresconf_node_files(&g, &files) < 0)
 		files = NULL;
-	rc = print_names_load(&s->names, s->node->conf, files);
+	rc = print_names_load(&s->names, jobct_node_conf(s->node), files);
 	free(files);
 	gresconf_free(&g);
 	return rc;
@@ -455,7 +455,7 @@ int devns_show(const struct devns_opts *o)
 		printf("job %u\n", o->job_id);
 		print_kv("node", o->node);
 	}
-	if (node->conf->base_path) {
+	if (jobct_node_conf(node)->base_path) {
 		show_namespace(&s, &r);
 	} else if (s.j) {
 		json_null(s.j, "jobdir");

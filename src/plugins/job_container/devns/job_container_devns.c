@@ -21,7 +21,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <pwd.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -41,7 +40,6 @@
 
 #include "job/jobct.h"
 #include "job/setupgate.h"
-#include "ns/mntns.h"
 #include "ns/nsconf_msg.h"
 #include "util/runscript.h"
 #include "util/stepsock.h"
@@ -107,41 +105,14 @@ static void report_start(struct report *rep, const uint32_t *job_id)
 
 /* ---- the node ------------------------------------------------------------ */
 
-/*
- * DevicePolicy=auto filters only the node's GRES device files: a node whose
- * GRES have none (22.05 AutoDetect without File=) would be filtered
- * nothing, silently.  Say so once, at slurmd start.
- */
-static void warn_auto_without_files(const struct jobct_node *n,
-				    bool has_files)
+/* slurm.conf's Gres= of this node (slurmd keeps it in the node's record). */
+static const char *node_gres(void)
 {
-	node_record_t *rec;
-	const char *gres;
+	node_record_t *rec = find_node_record(conf->node_name);
 
-	if (has_files || !devpolicy_is_open(&n->policy))
-		return;
-	/* slurmd keeps slurm.conf's Gres= in the node's config record. */
-	if (!(rec = find_node_record(conf->node_name)))
-		return;
-	gres = rec->config_ptr ? rec->config_ptr->gres : rec->gres;
-	if (gres && gres[0])
-		devns_warning("%s: DevicePolicy=auto on node %s with GRES \"%s\" but no GRES device files (gres.conf File=): no device of a job is contained; list them with File= or set DevicePolicy=closed",
-			      plugin_type, conf->node_name, gres);
-}
-
-/* Where the layout puts the job's device filter, for the log. */
-static const char *filter_place(const struct jobct_node *n)
-{
-	if (devpolicy_never_filters(&n->policy))
-		return "DevicePolicy=none: no device filter, devices are Slurm's";
-	switch (n->layout) {
-	case CGROUP2_HYBRID:
-		return "device filters on devns's own cgroup2 tree";
-	case CGROUP2_UNIFIED:
-		return "Slurm-managed cgroup v2, device filters attached to Slurm's step cgroups";
-	default:
-		return "no cgroup2, no device filter";
-	}
+	if (!rec)
+		return NULL;
+	return rec->config_ptr ? rec->config_ptr->gres : rec->gres;
 }
 
 /*
@@ -154,6 +125,7 @@ static int check_node(const struct jobct_node *n, struct report *rep)
 	char *plugstack = slurm_conf.plugstack ? xstrdup(slurm_conf.plugstack)
 			  : get_extra_conf_path("plugstack.conf");
 	struct jobct_slurm slurm = {
+		.gres = node_gres(),
 		.prolog_contain = slurm_conf.prolog_flags & PROLOG_FLAG_CONTAIN,
 		.node_has_devices = files != NULL,
 		.node_devices = (const char *const *)files,
@@ -164,9 +136,7 @@ static int check_node(const struct jobct_node *n, struct report *rep)
 	};
 	int rc;
 
-	info("%s: cgroup layout: %s (%s)", plugin_type,
-	     cgroup2_layout_name(n->layout), filter_place(n));
-	warn_auto_without_files(n, slurm.node_has_devices);
+	jobct_node_report(n, &slurm, rep);
 	rc = jobct_kernel_check(n, rep);
 	if (rc == 0)
 		rc = jobct_node_check(n, &slurm, rep);
@@ -183,12 +153,13 @@ static int check_node(const struct jobct_node *n, struct report *rep)
 static bool entire_step_supported(const struct jobct_node *n,
 				  struct report *rep)
 {
-	if (DEVNS_JC_JOIN_STEP_ID || !n->conf->entire_step_in_ns)
+	const struct nsconf *c = jobct_node_conf(n);
+
+	if (DEVNS_JC_JOIN_STEP_ID || !c->entire_step_in_ns)
 		return true;
 	report_error(rep, "%s:%d: EntireStepInNS=yes needs Slurm 24.11.1 or "
 		     "later (this Slurm does not let slurmstepd start in the "
-		     "job's namespace)", n->conf->file,
-		     n->conf->lines.entire_step_in_ns);
+		     "job's namespace)", c->file, c->lines.entire_step_in_ns);
 	return false;
 }
 
@@ -211,17 +182,19 @@ static struct jobct_node *load_node(void)
 	/* Which file, for configless nodes (the cache) above all. */
 	if (n && running_in_slurmd())
 		info("%s: settings from %s", plugin_type,
-		     n->conf->file ? n->conf->file : "(none)");
+		     jobct_node_conf(n)->file ? jobct_node_conf(n)->file
+					      : "(none)");
 	return n;
 }
 
 /* The node's main settings, with the debug flag JobContainer/Namespace. */
 static void log_settings(const char *from)
 {
+	const struct nsconf *c = jobct_node_conf(node);
+
 	devns_log_flag("%s: BasePath=%s DevicePolicy=%s (%s %s)", plugin_type,
-		       node->conf->base_path ? node->conf->base_path : "none",
-		       devpolicy_mode_name(node->conf->device_policy), from,
-		       node->conf->file);
+		       c->base_path ? c->base_path : "none",
+		       devpolicy_mode_name(c->device_policy), from, c->file);
 }
 
 /*
@@ -271,7 +244,7 @@ extern int devns_stepd_base_path(char *buf, size_t len)
 		errno = ENOENT;
 		return -1;
 	}
-	if (!(base = node->conf->base_path))
+	if (!(base = jobct_node_conf(node)->base_path))
 		return 0;
 	if (snprintf(buf, len, "%s", base) >= (int)len) {
 		errno = ENAMETOOLONG;
@@ -292,7 +265,7 @@ static void pool_start(void)
 /* Stop the keeper and empty the pool: no namespace outlives slurmd. */
 static void pool_stop(void)
 {
-	nspool_keeper_stop(keeper);
+	jobct_pool_stop(keeper);
 	keeper = NULL;
 }
 
@@ -367,17 +340,15 @@ static void script_job(struct runscript_job *j, uint32_t job_id, void *step,
 		       unsigned dirs, char *mount_src, char *ns_path,
 		       size_t len)
 {
-	const char *base = node->conf->base_path;
-
 	memset(j, 0, sizeof(*j));
 	j->job_id = job_id;
 	j->slurm_conf = slurm_conf.slurm_conf;
 	j->node_name = conf->node_name;
-	if ((dirs & SCRIPT_SRC) && base &&
-	    mntns_job_path(mount_src, len, base, job_id, NULL) == 0)
+	if ((dirs & SCRIPT_SRC) &&
+	    jobct_job_path(node, job_id, NULL, mount_src, len) > 0)
 		j->mount_src = mount_src;
-	if ((dirs & SCRIPT_NS) && base &&
-	    mntns_job_path(ns_path, len, base, job_id, NSCONF_PIN_NAME) == 0)
+	if ((dirs & SCRIPT_NS) &&
+	    jobct_job_path(node, job_id, NSCONF_PIN_NAME, ns_path, len) > 0)
 		j->ns_path = ns_path;
 #if DEVNS_JC_STEP_RECORD || DEVNS_JC_NAMESPACE
 	if (step) {
@@ -440,7 +411,7 @@ static int run_init_script(uint32_t job_id, void *step, struct report *rep)
 
 	script_job(&job, job_id, step, SCRIPT_SRC, mount_src, ns_path,
 		   PATH_MAX);
-	return run_script("InitScript", node->conf->init_script,
+	return run_script("InitScript", jobct_node_conf(node)->init_script,
 			  INIT_SCRIPT_WAIT, &job, rep);
 }
 
@@ -451,15 +422,16 @@ static int run_init_script(uint32_t job_id, void *step, struct report *rep)
 static int run_clone_ns_script(uint32_t job_id, void *step,
 			       struct report *rep)
 {
+	const struct nsconf *c = jobct_node_conf(node);
 	char mount_src[PATH_MAX], ns_path[PATH_MAX];
 	struct runscript_job job;
 
-	if (!node->conf->clone_ns_script || !node->conf->base_path)
+	if (!c->clone_ns_script || !c->base_path)
 		return 0;
 	script_job(&job, job_id, step, SCRIPT_SRC | SCRIPT_NS, mount_src,
 		   ns_path, PATH_MAX);
-	return run_script("CloneNSScript", node->conf->clone_ns_script,
-			  node->conf->clone_ns_script_wait, &job, rep);
+	return run_script("CloneNSScript", c->clone_ns_script,
+			  c->clone_ns_script_wait, &job, rep);
 }
 
 /*
@@ -469,48 +441,16 @@ static int run_clone_ns_script(uint32_t job_id, void *step,
  */
 static void run_clone_ns_epilog(uint32_t job_id, struct report *rep)
 {
+	const struct nsconf *c = jobct_node_conf(node);
 	char mount_src[PATH_MAX], ns_path[PATH_MAX];
 	struct runscript_job job;
 
-	if (!node->conf->clone_ns_epilog || !node->conf->base_path ||
-	    !mntns_exists(node->conf->base_path, job_id))
+	if (!c->clone_ns_epilog || !jobct_ns_exists(node, job_id))
 		return;
 	script_job(&job, job_id, NULL, SCRIPT_NS, mount_src, ns_path,
 		   PATH_MAX);
-	(void)run_script("CloneNSEpilog", node->conf->clone_ns_epilog,
-			 node->conf->clone_ns_epilog_wait, &job, rep);
-}
-
-/*
- * The name of the job's user for Source's %u, from the uid Slurm gives:
- * never from the job's environment, which the user controls.  Returns a
- * string to free(), or NULL (a Source with %u then fails the job).
- */
-static char *user_name(uid_t uid)
-{
-	struct passwd pw, *res = NULL;
-	long size = sysconf(_SC_GETPW_R_SIZE_MAX);
-	char *buf, *name = NULL;
-	int rc;
-
-	if (size <= 0)
-		size = 16384;
-	for (;;) {
-		if (!(buf = malloc((size_t)size)))
-			return NULL;
-		rc = getpwuid_r(uid, &pw, buf, (size_t)size, &res);
-		if (rc != ERANGE || size > (1 << 20))
-			break;
-		free(buf);
-		size *= 2;
-	}
-	if (!rc && res)
-		name = strdup(pw.pw_name);
-	else
-		error("%s: no user name for uid %u: %s", plugin_type,
-		      (unsigned)uid, rc ? strerror(rc) : "not found");
-	free(buf);
-	return name;
+	(void)run_script("CloneNSEpilog", c->clone_ns_epilog,
+			 c->clone_ns_epilog_wait, &job, rep);
 }
 
 /*
@@ -552,21 +492,25 @@ static int stepd_create(uint32_t job_id, uint64_t sluid, uid_t uid,
 		.uid = uid,
 		.gid = gid,
 	};
+	const struct nsconf *c;
 	struct report rep;
 	int rc = SLURM_ERROR;
 	char *user;
 
 	if (!have_node(job_id))
 		return SLURM_ERROR;
-	user = user_name(uid);
+	c = jobct_node_conf(node);
+	/* Source's %u, from Slurm's uid (NULL: a Source with %u fails). */
+	report_start(&rep, NULL);
+	user = jobct_user_name(uid, &rep);
 	node_devices = devns_gres_node_devices();
 	plan.node_devices = (const char *const *)node_devices;
 	plan.user_name = user;
 	report_start(&rep, &job_id);
 	setupgate_begin(&setup_gate);
-	if (node->conf->init_script && run_init_script(job_id, step, &rep) < 0) {
+	if (c->init_script && run_init_script(job_id, step, &rep) < 0) {
 		report_error(&rep, "refusing the job: InitScript %s failed",
-			     node->conf->init_script);
+			     c->init_script);
 		goto out;
 	}
 	/* No GRES files on the node: the job cannot hold any. */
@@ -631,19 +575,22 @@ static int join(uint32_t job_id, uid_t uid, bool in_ns)
 
 /*
  * pam_slurm_adopt: the stepd has just put the new process into the job's
- * extern step.  Answers once the job's setup has ended (setupgate.h), then
- * returns the namespace fd for the process to setns() into, 0 when the
- * job has no namespace, or -1 when the process could not be contained
- * (pam_slurm_adopt then reports the adoption as failed, and denies the
- * login with action_adopt_failure=deny).  From 25.11 pam_slurm_adopt
- * cannot be trusted with -1 (namespace_p_join_external): a job whose
- * namespace exists always gets its fd, and a process that could not be
- * put under the filter has been killed by jobct_adopt instead.
+ * extern step.  Answers once the job's setup has ended (setupgate.h):
+ * returns 1 with the namespace fd for the process to setns() into in
+ * *fd, 0 when the job has no namespace, or -1 when the process could not
+ * be contained (pam_slurm_adopt then reports the adoption as failed, and
+ * denies the login with action_adopt_failure=deny).  From 25.11
+ * pam_slurm_adopt cannot be trusted with -1 (namespace_p_join_external):
+ * a job whose namespace exists always gets its fd, and a process that
+ * could not be put under the filter has been killed by jobct_adopt
+ * instead.
  */
-static int join_external(uint32_t job_id)
+static int join_external(uint32_t job_id, int *fd)
 {
 	struct report rep;
+	int rc;
 
+	*fd = -1;
 	if (!have_node(job_id))
 		return -1;
 	report_start(&rep, &job_id);
@@ -655,9 +602,12 @@ static int join_external(uint32_t job_id)
 	if (jobct_adopt(node, job_id, DEVNS_JC_NAMESPACE, &rep) < 0 &&
 	    !DEVNS_JC_NAMESPACE)
 		return -1;
-	if (step_ns_fd <= 0)
-		step_ns_fd = jobct_ns_open(node, job_id, &rep);
-	return step_ns_fd;
+	if (step_ns_fd < 0) {
+		if ((rc = jobct_ns_open(node, job_id, &step_ns_fd, &rep)) <= 0)
+			return rc;
+	}
+	*fd = step_ns_fd;
+	return 1;
 }
 
 /*
@@ -666,13 +616,13 @@ static int join_external(uint32_t job_id)
  * TmpDiskLimit project then stays sealed) and its memory.  Slurm may be
  * sending that fd's number to a login at this moment, so the number stays
  * valid: it is made to name /dev/null (dup3 is atomic), which setns(2)
- * refuses, and is never opened again (step_ns_fd stays > 0).
+ * refuses, and is never opened again (step_ns_fd stays >= 0).
  */
 static void drop_step_ns_fd(void)
 {
 	int null_fd;
 
-	if (step_ns_fd <= 0)
+	if (step_ns_fd < 0)
 		return;
 	null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (null_fd < 0)
@@ -794,7 +744,7 @@ extern int container_p_stepd_delete(uint32_t job_id)
 extern int DEVNS_JC(join)(slurm_step_id_t *step_id, uid_t uid,
 			  bool step_create)
 {
-	bool entire = node->conf->entire_step_in_ns;
+	bool entire = jobct_node_conf(node)->entire_step_in_ns;
 
 	if (step_create)
 		return entire ? join(step_id->job_id, 0, false)
@@ -830,11 +780,11 @@ extern int namespace_p_join_external(slurm_step_id_t *step_id,
 				     list_t *fd_map)
 {
 	static ns_fd_map_t mnt_ns = { .type = CLONE_NEWNS, .fd = -1 };
-	int fd = join_external(step_id->job_id);
+	int fd, rc = join_external(step_id->job_id, &fd);
 
-	if (fd < 0)
+	if (rc < 0)
 		return -1;
-	if (fd > 0) {
+	if (rc > 0) {
 		mnt_ns.fd = fd;
 		list_append(fd_map, &mnt_ns);
 	}
@@ -859,9 +809,12 @@ extern int namespace_p_setup_bpf_token(stepd_step_rec_t *step)
 	return SLURM_SUCCESS;
 }
 #else
+/* Slurm's answer: the fd, 0 for no namespace, or -1. */
 extern int container_p_join_external(uint32_t job_id)
 {
-	return join_external(job_id);
+	int fd, rc = join_external(job_id, &fd);
+
+	return rc > 0 ? fd : rc;
 }
 #endif
 
@@ -881,7 +834,8 @@ extern int DEVNS_JC(send_stepd)(int fd)
 
 	report_start(&rep, NULL);
 	slurm_mutex_lock(&node_lock);
-	buf = nsconf_msg_encode(node ? node->conf : NULL, &len, &rep);
+	buf = nsconf_msg_encode(node ? jobct_node_conf(node) : NULL, &len,
+				&rep);
 	slurm_mutex_unlock(&node_lock);
 	if (!buf)
 		return SLURM_ERROR;

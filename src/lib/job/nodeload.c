@@ -1,0 +1,388 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * nodeload.c - a node's settings, loaded once per daemon: namespace.conf
+ * resolved, BasePath checked, the cgroup layout and its backend found;
+ * slurmd's start checks; the NamespacePool keeper.  See jobct.h.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "dev/cgroup2.h"
+#include "job/backend.h"
+#include "job/devcg.h"
+#include "job/jobct.h"
+#include "job/node.h"
+#include "job/stepcg.h"
+#include "ns/dquota.h"
+#include "ns/nscheck.h"
+#include "util/fdmount.h"
+#include "util/plugstack.h"
+#include "util/safepath.h"
+
+/* ---- the node ---------------------------------------------------------- */
+
+void jobct_node_free(struct jobct_node *node)
+{
+	if (!node)
+		return;
+	free(node->node_name);
+	free(node->spool_dir);
+	free(node->cgroup_root);
+	free(node->dev_dir);
+	nsconf_free(node->conf);
+	devpolicy_free(&node->policy);
+	free(node);
+}
+
+const struct nsconf *jobct_node_conf(const struct jobct_node *node)
+{
+	return node->conf;
+}
+
+const struct devpolicy *jobct_node_policy(const struct jobct_node *node)
+{
+	return &node->policy;
+}
+
+const char *jobct_node_layout(const struct jobct_node *node)
+{
+	return node->backend->name;
+}
+
+static int strdup_opt(char **dst, const char *src)
+{
+	*dst = NULL;
+	if (src && !(*dst = strdup(src)))
+		return -1;
+	return 0;
+}
+
+/*
+ * BasePath holds root's job directories: like sshd's StrictModes, every
+ * component must be root's and no symlink, and none writable by others
+ * except a sticky ancestor such as /var/tmp (util/safepath.h).  What
+ * AutoBasePath would make must not go in a directory others may write
+ * to, sticky or not: a user could make it first.
+ */
+static int prepare_base_path(const struct nsconf *c,
+			     const struct jobct_node_args *args,
+			     struct report *rep)
+{
+	struct report why;
+	int rc;
+
+	if (!c->base_path)
+		return 0;
+	report_init(&why, NULL, NULL);
+	if (args->check_only && c->auto_base_path) {
+		rc = safepath_check_makeable(c->base_path, &why);
+		if (rc == 0)
+			report_warning(rep, "BasePath %s does not exist yet: slurmd creates it at start (AutoBasePath=yes)",
+				       c->base_path);
+	} else if (args->make_base_path && !args->check_only &&
+		   c->auto_base_path) {
+		rc = safepath_make_private(c->base_path, 0755, &why);
+	} else {
+		rc = safepath_check_private(c->base_path, &why);
+	}
+	if (rc < 0)
+		report_error(rep, "%s:%d: BasePath %s cannot hold job directories: %s",
+			     c->file ? c->file : "namespace.conf",
+			     c->lines.base_path, c->base_path, why.msg);
+	return rc < 0 ? -1 : 0;
+}
+
+/*
+ * TmpDiskLimit needs project quotas that BasePath's filesystem enforces:
+ * without them every job would run unlimited while the admin believes
+ * otherwise, so slurmd refuses to start.  A BasePath that devns check
+ * finds missing (AutoBasePath=yes) cannot be probed yet: a warning.
+ */
+static int check_disk_limit(const struct nsconf *c,
+			    const struct jobct_node_args *args,
+			    struct report *rep)
+{
+	struct report why;
+	int fd, rc;
+
+	if (!c->tmp_disk_limit || !c->base_path)
+		return 0;
+	if ((fd = safepath_open(c->base_path)) < 0) {
+		if (args->check_only && errno == ENOENT) {
+			report_warning(rep, "TmpDiskLimit=%" PRIu64 " bytes: BasePath %s does not exist yet, so whether its filesystem enforces project quotas is not known",
+				       c->tmp_disk_limit, c->base_path);
+			return 0;
+		}
+		return report_errno(rep, errno, "TmpDiskLimit: opening BasePath %s",
+				    c->base_path);
+	}
+	report_init(&why, NULL, NULL);
+	rc = dquota_probe(fd, c->base_path, &why);
+	close(fd);
+	if (rc < 0)
+		return report_error(rep, "TmpDiskLimit=%" PRIu64 " bytes cannot be enforced on BasePath: %s",
+				    c->tmp_disk_limit, why.msg);
+	report_info(rep, "TmpDiskLimit=%" PRIu64 " bytes: BasePath %s enforces project quotas",
+		    c->tmp_disk_limit, c->base_path);
+	return 0;
+}
+
+/*
+ * Job directories are mounted through file descriptors (util/fdmount):
+ * the new mount API, complete from Linux 5.12.  An older kernel would
+ * start slurmd and then fail every job, held: slurmd refuses to start
+ * instead, naming the kernel and the call.  BasePath=none mounts nothing.
+ */
+int jobct_kernel_check(const struct jobct_node *node, struct report *rep)
+{
+	struct utsname u;
+	const char *call;
+
+	if (!node->conf->base_path || !(call = fdmount_missing_call()))
+		return 0;
+	if (uname(&u) < 0)
+		snprintf(u.release, sizeof(u.release), "(unknown)");
+	errno = ENOSYS;
+	return report_error(rep, "this kernel (Linux %s) has no %s(2): devns mounts job directories with the new mount API, complete from Linux 5.12 (refusing to start rather than fail every job; BasePath=none keeps device containment alone)",
+			    u.release, call);
+}
+
+/*
+ * What fails every job although the file parses (ns/nscheck.h): a
+ * missing InitScript refuses the node, a missing Source= part is a
+ * warning.  devns check (check_only) makes these checks itself, strictly.
+ */
+static int check_node(const struct nsconf *c,
+		      const struct jobct_node_args *args, struct report *rep)
+{
+	struct nscheck_args check = { .proc_devices = args->proc_devices };
+
+	return args->check_only ? 0 : nscheck_run(c, &check, rep);
+}
+
+/*
+ * The node's DeviceAllow lines resolved, each entry's messages starting
+ * with the "FILE:LINE" of its line.
+ */
+static int load_policy(struct jobct_node *node, const char *proc_devices,
+		       struct report *rep)
+{
+	const struct nsconf *c = node->conf;
+	struct devpolicy_allow *lines = NULL;
+	char (*where)[PATH_MAX + 16] = NULL;
+	size_t n = c->allow_count;
+	int rc = -1;
+
+	if (n && (!(lines = calloc(n, sizeof(*lines))) ||
+		  !(where = calloc(n, sizeof(*where))))) {
+		report_errno(rep, ENOMEM, "loading namespace.conf");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		snprintf(where[i], sizeof(where[i]), "%s:%d",
+			 c->file ? c->file : "namespace.conf",
+			 c->allow[i].line);
+		lines[i].value = c->allow[i].value;
+		lines[i].where = where[i];
+	}
+	rc = devpolicy_load_lines(&node->policy, c->device_policy, lines, n,
+				  proc_devices, rep);
+out:
+	free(lines);
+	free(where);
+	return rc;
+}
+
+/* Where the jobs' filters go on the layout (backend.h). */
+static const struct jobct_backend *backend_for(enum cgroup2_layout layout)
+{
+	switch (layout) {
+	case CGROUP2_HYBRID:
+		return &devcg_backend;
+	case CGROUP2_UNIFIED:
+		return &stepcg_backend;
+	default:
+		return &nocg_backend;
+	}
+}
+
+/*
+ * The layout and its backend, and the cgroup2 mount unless the caller named one: found
+ * once, here, so that no later call reads mountinfo again.
+ */
+static int probe_cgroups(struct jobct_node *node, const char *mountinfo,
+			 struct report *rep)
+{
+	char mount[PATH_MAX];
+
+	if (cgroup2_probe(mountinfo, &node->layout, mount, sizeof(mount)) < 0)
+		return report_errno(rep, errno, "reading the cgroup layout");
+	node->backend = backend_for(node->layout);
+	if (node->cgroup_root || !mount[0])
+		return 0;
+	if (!(node->cgroup_root = strdup(mount)))
+		return report_errno(rep, ENOMEM, "loading namespace.conf");
+	return 0;
+}
+
+struct jobct_node *jobct_node_load(const struct jobct_node_args *args,
+				   struct report *rep)
+{
+	struct jobct_node *node = calloc(1, sizeof(*node));
+	int saved;
+
+	if (!node) {
+		report_errno(rep, ENOMEM, "loading namespace.conf");
+		return NULL;
+	}
+	devrule_list_init(&node->policy.base, false);
+	node->ops = args->ops ? args->ops : &jobct_real_ops;
+	if (strdup_opt(&node->node_name, args->node_name) < 0 ||
+	    strdup_opt(&node->spool_dir, args->spool_dir) < 0 ||
+	    strdup_opt(&node->cgroup_root, args->cgroup_root) < 0 ||
+	    strdup_opt(&node->dev_dir, args->dev_dir) < 0) {
+		report_errno(rep, ENOMEM, "loading namespace.conf");
+		goto error;
+	}
+	if (!node->node_name || !node->spool_dir) {
+		report_errno(rep, EINVAL, "no node name or spool directory");
+		goto error;
+	}
+	if (probe_cgroups(node, args->mountinfo, rep) < 0)
+		goto error;
+	node->conf = args->conf_text
+		     ? nsconf_load_text(args->conf_text, args->conf_path,
+					args->node_name, args->host_name, rep)
+		     : nsconf_load_host(args->conf_path, args->node_name,
+					args->host_name, rep);
+	if (!node->conf)
+		goto error;
+	if (load_policy(node, args->proc_devices, rep) < 0 ||
+	    prepare_base_path(node->conf, args, rep) < 0 ||
+	    check_disk_limit(node->conf, args, rep) < 0 ||
+	    check_node(node->conf, args, rep) < 0)
+		goto error;
+	return node;
+error:
+	saved = errno;
+	jobct_node_free(node);
+	errno = saved;
+	return NULL;
+}
+
+/* The SPANK plugin PidNamespace needs (plugins/spank/devns_pidns). */
+#define PIDNS_SPANK_PLUGIN "devns_pidns.so"
+
+/*
+ * PidNamespace: slurmstepd must enter the job's PID namespace before it
+ * forks the tasks, through the SPANK plugin, in its own main thread.
+ */
+static int check_pid_namespace(const struct jobct_slurm *slurm,
+			       struct report *rep)
+{
+	struct report why;
+	int rc;
+
+	report_init(&why, NULL, NULL);
+	rc = plugstack_requires(slurm->plugstack, PIDNS_SPANK_PLUGIN, &why);
+	if (rc < 0)
+		return report_error(rep, "PidNamespace=yes: cannot read the SPANK stack: %s",
+				    why.msg);
+	if (rc == 0) {
+		errno = ENOENT;
+		return report_error(rep, "PidNamespace=yes needs \"required %s\" in %s (refusing to start rather than fork the tasks outside the job's PID namespace)",
+				    PIDNS_SPANK_PLUGIN, slurm->plugstack);
+	}
+	if (slurm->contain_spank) {
+		errno = ENOTSUP;
+		return report_error(rep, "PidNamespace=yes does not work with SlurmdParameters=contain_spank, which runs SPANK hooks outside slurmstepd (%s must enter the PID namespace in slurmstepd itself)",
+				    PIDNS_SPANK_PLUGIN);
+	}
+	return 0;
+}
+
+void jobct_node_report(const struct jobct_node *node,
+		       const struct jobct_slurm *slurm, struct report *rep)
+{
+	report_notice(rep, "cgroup layout: %s (%s)",
+		      cgroup2_layout_name(node->layout),
+		      devpolicy_never_filters(&node->policy)
+		      ? "DevicePolicy=none: no device filter, devices are Slurm's"
+		      : node->backend->place);
+	/* auto filters only the GRES device files: here none, silently */
+	if (!slurm->node_has_devices && devpolicy_is_open(&node->policy) &&
+	    slurm->gres && slurm->gres[0])
+		report_warning(rep, "DevicePolicy=auto on node %s with GRES \"%s\" but no GRES device files (gres.conf File=): no device of a job is contained; list them with File= or set DevicePolicy=closed",
+			       node->node_name, slurm->gres);
+}
+
+int jobct_node_check(const struct jobct_node *node,
+		     const struct jobct_slurm *slurm, struct report *rep)
+{
+	const struct nsconf *c = node->conf;
+	char asks[512];
+
+	if (!slurm->prolog_contain) {
+		errno = ENOTSUP;
+		return report_error(rep, "PrologFlags=Contain is not set: devns sets up each job's namespace and device filter in its extern step, and refuses every job process of a job it did not set up (refusing to start rather than fail every job)");
+	}
+	if (c->pid_namespace && check_pid_namespace(slurm, rep) < 0)
+		return -1;
+	if (devpolicy_check_gres(&node->policy, slurm->node_devices, rep) < 0)
+		return -1;
+	if (devpolicy_never_filters(&node->policy) ||
+	    (devpolicy_is_open(&node->policy) && !slurm->node_has_devices))
+		return 0;	/* no job of this node is filtered */
+	snprintf(asks, sizeof(asks), "DevicePolicy=%s%s%s%s%s",
+		 devpolicy_mode_name(c->device_policy),
+		 c->device_allow ? " with DeviceAllow (" : "",
+		 c->device_allow ? c->file : "",
+		 c->device_allow ? ")" : "",
+		 slurm->node_has_devices ? " and GRES device files on the node"
+					 : "");
+	return node->backend->check(node, slurm->step_cgroups, asks, rep);
+}
+
+/* ---- the namespace pool --------------------------------------------------- */
+
+struct nspool_keeper *jobct_pool_start(const struct jobct_node *node,
+				       struct report *rep)
+{
+	const struct nsconf *c = node->conf;
+	struct nspool_keeper *k;
+
+	if (!c->base_path || !c->namespace_pool)
+		return NULL;
+	k = nspool_keeper_start(c->base_path, c->namespace_pool, rep->log,
+				rep->log_arg);
+	if (!k)
+		report_errno(rep, errno, "NamespacePool: cannot start the "
+			     "thread that copies namespaces ahead; jobs copy "
+			     "their own");
+	else
+		report_info(rep, "NamespacePool: keeping %u namespaces ready "
+			    "in %s/" NSPOOL_DIR, c->namespace_pool,
+			    c->base_path);
+	return k;
+}
+
+void jobct_pool_stop(struct nspool_keeper *keeper)
+{
+	nspool_keeper_stop(keeper);
+}
+
+bool jobct_pool_same(const struct jobct_node *a, const struct jobct_node *b)
+{
+	const struct nsconf *x = a->conf, *y = b->conf;
+
+	if (x->namespace_pool != y->namespace_pool)
+		return false;
+	if (!x->base_path || !y->base_path)
+		return x->base_path == y->base_path;
+	return !strcmp(x->base_path, y->base_path);
+}
