@@ -74,6 +74,8 @@ static const char spec_yaml[] =
 	"  - args:\n"
 	"    - nvidia-ctk\n"
 	"    - hook\n"
+	"    - --link\n"
+	"    - ../card1::/dev/dri/by-path/pci-0000:3b:00.0-card\n"
 	"    hookName: createContainer\n"
 	"    path: /usr/bin/nvidia-ctk\n"
 	"  mounts: []\n"

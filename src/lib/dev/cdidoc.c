@@ -85,20 +85,29 @@ struct jreader {
 	bool failed;
 };
 
+int cdidoc_vfail(struct report *rep, const char *name, int line,
+		 bool *failed, const char *fmt, va_list ap)
+{
+	char msg[256];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (!*failed)
+		report_error(rep, "%s:%d: %s", name, line, msg);
+	*failed = true;
+	errno = EINVAL;
+	return -1;
+}
+
 __attribute__((format(printf, 2, 3)))
 static int jfail(struct jreader *r, const char *fmt, ...)
 {
-	char msg[256];
 	va_list ap;
+	int rc;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	rc = cdidoc_vfail(r->rep, r->name, r->line, &r->failed, fmt, ap);
 	va_end(ap);
-	if (!r->failed)
-		report_error(r->rep, "%s:%d: %s", r->name, r->line, msg);
-	r->failed = true;
-	errno = EINVAL;
-	return -1;
+	return rc;
 }
 
 static void jskip(struct jreader *r)

@@ -17,6 +17,8 @@
 #ifndef DEVNS_CDIDOC_H
 #define DEVNS_CDIDOC_H
 
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "util/report.h"
@@ -74,6 +76,15 @@ struct cdinode *cdidoc_add(struct cdinode *parent, enum cdinode_type type,
  * (errno EINVAL), or is NULL (ENOMEM).  For the readers.
  */
 char *cdidoc_quoted(const char **s, const char **why);
+
+/*
+ * Reports "NAME:LINE: message" unless *failed (only a reader's first
+ * error is worth reading), sets *failed and errno EINVAL.  Returns -1.
+ * For the readers.
+ */
+int cdidoc_vfail(struct report *rep, const char *name, int line,
+		 bool *failed, const char *fmt, va_list ap)
+	__attribute__((format(printf, 5, 0)));
 
 /* Releases a tree (NULL: nothing). */
 void cdidoc_free(struct cdinode *node);

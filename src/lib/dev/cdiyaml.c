@@ -35,17 +35,13 @@ struct yreader {
 __attribute__((format(printf, 3, 4)))
 static int yfail(struct yreader *r, int line, const char *fmt, ...)
 {
-	char msg[256];
 	va_list ap;
+	int rc;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	rc = cdidoc_vfail(r->rep, r->name, line, &r->failed, fmt, ap);
 	va_end(ap);
-	if (!r->failed)
-		report_error(r->rep, "%s:%d: %s", r->name, line, msg);
-	r->failed = true;
-	errno = EINVAL;
-	return -1;
+	return rc;
 }
 
 static int tok_push(struct yreader *r, int indent, int line, bool dash,
