@@ -356,6 +356,22 @@ static void load_fails(const char *dirs, const char *want, const char *what)
 	devpolicy_free(&p);
 }
 
+/* DevicePolicy=none: the key does nothing, and says so. */
+static void test_none(void)
+{
+	struct devpolicy p;
+	struct report rep;
+
+	report_init(&rep, NULL, NULL);
+	if (!ok(devpolicy_load(&p, DEVPOLICY_NONE, NULL, NULL, at("devices"),
+			       &rep) == 0, "precondition: DevicePolicy=none"))
+		return;
+	ok(devpolicy_load_cdi(&p, at("bad"), &rep) == 0 && p.cdi == NULL,
+	   "none: CDISpecDirs reads nothing (not even a bad spec)");
+	is_int(rep.warnings, 1, "  and warns that it has no effect");
+	devpolicy_free(&p);
+}
+
 static void test_dirs(const char *yaml)
 {
 	char want[PATH_MAX + 64], link_to[PATH_MAX];
@@ -374,6 +390,7 @@ static void test_dirs(const char *yaml)
 	snprintf(want, sizeof(want), "%s:3: unexpected indentation",
 		 at("bad/a.yaml"));
 	load_fails(at("bad"), want, "a bad spec");
+	test_none();
 
 	snprintf(link_to, sizeof(link_to), "%s/cdi/nvidia.yaml", tmp);
 	ok(mkdir(at("linked"), 0755) == 0 &&

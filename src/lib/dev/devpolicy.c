@@ -285,8 +285,11 @@ int devpolicy_load_cdi(struct devpolicy *policy, const char *dirs,
 	struct devcdi *cdi;
 	int saved;
 
-	if (devpolicy_never_filters(policy))
+	if (devpolicy_never_filters(policy)) {
+		report_warning(rep, "CDISpecDirs=%s has no effect with DevicePolicy=none (devices are left to Slurm's ConstrainDevices)",
+			       dirs);
 		return 0;
+	}
 	if (!(cdi = calloc(1, sizeof(*cdi))))
 		return -1;
 	if (devcdi_load(cdi, dirs, rep) < 0) {

@@ -234,7 +234,8 @@ void devpolicy_free(struct devpolicy *policy);
  * Adds CDISpecDirs to a loaded policy: the CDI specs of the
  * comma-separated directories dirs, read and resolved (devcdi_load), so
  * that devpolicy_build gives each job the companion devices of its GRES
- * devices (dev/devcdi.h).  Nothing for DevicePolicy=none.  Returns 0, or
+ * devices (dev/devcdi.h).  For DevicePolicy=none only a warning that the
+ * key does nothing, no spec read.  Returns 0, or
  * -1 with errno (EINVAL after reporting "FILE:LINE: ..." for a spec that
  * does not parse); the policy is unchanged then.
  */
