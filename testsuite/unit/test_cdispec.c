@@ -406,6 +406,12 @@ static void test_dirs(const char *yaml)
 		 at("open/nvidia.yaml"));
 	load_fails(at("open"), want, "a writable spec");
 
+	ok(mkdir(at("wide"), 0755) == 0 && chmod(at("wide"), 0777) == 0,
+	   "precondition: a spec directory everyone may write");
+	snprintf(want, sizeof(want), "CDI spec directory %s: owned by uid 0, "
+		 "mode 0777", at("wide"));
+	load_fails(at("wide"), want, "a writable directory");
+
 	ok(symlink(at("cdi"), at("cdilink")) == 0,
 	   "precondition: a link to the spec directory");
 	snprintf(want, sizeof(want), "CDI spec directory %s: ",

@@ -327,6 +327,26 @@ static int list_dir(int dfd, char ***names, size_t *n)
 	return 0;
 }
 
+/*
+ * A directory others may write to could have specs swapped in or out
+ * under root's feet: only root's, writable by no one else.
+ */
+static int dir_private(int dfd, const char *dir, struct report *rep)
+{
+	struct stat st;
+
+	if (fstat(dfd, &st) < 0)
+		return report_error(rep, "CDI spec directory %s: %s", dir,
+				    strerror(errno));
+	if (st.st_uid == 0 && !(st.st_mode & 022))
+		return 0;
+	errno = EPERM;
+	return report_error(rep, "CDI spec directory %s: owned by uid %u, "
+			    "mode %04o: only root may write it", dir,
+			    (unsigned)st.st_uid,
+			    (unsigned)(st.st_mode & 07777));
+}
+
 /* Every spec of one directory into set. */
 static int dir_load(struct cdiset *set, const char *dir, struct report *rep)
 {
@@ -346,6 +366,8 @@ static int dir_load(struct cdiset *set, const char *dir, struct report *rep)
 				      "path it points to, e.g. /run/cdi for "
 				      "/var/run/cdi)" : "");
 	}
+	if (dir_private(dfd, dir, rep) < 0)
+		goto out;
 	if (list_dir(dfd, &names, &n) < 0) {
 		report_error(rep, "CDI spec directory %s: cannot read: %s",
 			     dir, strerror(errno));

@@ -64,9 +64,9 @@ void cdispec_free(struct cdispec *spec);
  * (each "*.json", "*.yaml" and "*.yml" file, by name order within a
  * directory) into set, which is initialised here.  Directories are walked
  * from "/" without following links (util/safepath.h), spec files opened
- * without following one, and a spec writable by a user other than root
- * (or its group, or everyone) is refused: it decides which devices jobs
- * get.  A missing directory is a warning.  Returns the number of specs
+ * without following one, and a directory or spec not root's, or writable
+ * by its group or everyone, is refused: a spec decides which devices
+ * jobs get.  A missing directory is a warning.  Returns the number of specs
  * read, or -1 with errno (EINVAL after reporting "FILE:LINE: ..." or
  * "DIR: ...") and set empty; free it with cdiset_free() either way.
  */
