@@ -129,7 +129,8 @@ static char *fill(const char *text, const char *dir)
 	return out;
 }
 
-static void want_spec(const struct cdispec *s, const char *what)
+static void want_spec(const struct cdispec *s, const char *what,
+		      int shared_line)
 {
 	ok(s->kind && !strcmp(s->kind, "nvidia.com/gpu"), "%s: kind", what);
 	if (!ok(s->ndevs == 5, "%s: five devices", what))
@@ -147,6 +148,7 @@ static void want_spec(const struct cdispec *s, const char *what)
 	is_str(s->shared[1], "/d/nvidia-uvm", "%s: a quoted path", what);
 	is_str(s->shared[2], "/d/modeset", "%s: hostPath wins over path",
 	       what);
+	is_int(s->shared_line, shared_line, "%s: containerEdits' line", what);
 }
 
 static void test_parse(void)
@@ -158,14 +160,14 @@ static void test_parse(void)
 	report_init(&rep, NULL, NULL);
 	if (ok(cdispec_parse(json, "nvidia.json", &s, &rep) == 0,
 	       "an nvidia-ctk JSON spec parses"))
-		want_spec(&s, "json");
+		want_spec(&s, "json", 20);
 	else
 		diag("%s", rep.msg);
 	cdispec_free(&s);
 	report_init(&rep, NULL, NULL);
 	if (ok(cdispec_parse(yaml, "nvidia.yaml", &s, &rep) == 0,
 	       "the same spec as nvidia-ctk's YAML parses"))
-		want_spec(&s, "yaml");
+		want_spec(&s, "yaml", 4);
 	else
 		diag("%s", rep.msg);
 	cdispec_free(&s);

@@ -184,6 +184,7 @@ static int spec_of(const struct cdinode *root, const char *file,
 			return -1;
 	if (!(edits = edits_of(root, "spec", file, false, rep)))
 		return -1;
+	spec->shared_line = edits->line;
 	return nodes_of(edits, "spec", file, &spec->shared, &spec->nshared,
 			rep);
 }

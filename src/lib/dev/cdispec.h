@@ -37,6 +37,7 @@ struct cdispec {
 	size_t ndevs;
 	char **shared;	/* the spec-wide containerEdits' device nodes */
 	size_t nshared;
+	int shared_line; /* where that containerEdits is, 0: none */
 };
 
 /* The specs of one or more directories, in the order read. */

@@ -341,7 +341,8 @@ static int block(struct yreader *r, struct cdinode *node)
 	const struct ytoken *t = peek(r);
 	int rc;
 
-	node->line = t->line;
+	if (!node->line)	/* a key's value: the key's line */
+		node->line = t->line;
 	if (++r->depth > CDIDOC_MAX_DEPTH)
 		return yfail(r, t->line, "nested deeper than %d levels",
 			     CDIDOC_MAX_DEPTH);

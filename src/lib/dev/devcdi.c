@@ -62,8 +62,8 @@ static int spec_resolve(const struct cdispec *spec, struct devcdi_spec *out,
 			return -1;
 	}
 	snprintf(what, sizeof(what), "%s containerEdits", spec->kind);
-	return nodes_resolve(spec->shared, spec->nshared, what, spec->file, 1,
-			     &out->shared, rep);
+	return nodes_resolve(spec->shared, spec->nshared, what, spec->file,
+			     spec->shared_line, &out->shared, rep);
 }
 
 int devcdi_load(struct devcdi *cdi, const char *dirs, struct report *rep)
