@@ -375,7 +375,8 @@ static void test_check(void)
 		 "dir /dev/shm type=tmpfs size=1073741824 options=nosuid,nodev "
 		 "(ShmSize %s:4)\n"
 		 "devicepolicy strict (%s:2)\n"
-		 "deviceallow %s:rw (%s:3)\ncgrouplayout %s\ngrescfg %s\n"
+		 "deviceallow %s:rw (%s:3)\ncdispecdirs none (default)\n"
+		 "cgrouplayout %s\ngrescfg %s\n"
 		 "nodedevice %s\nnodedevice %s\njobdevice %s\nfilter yes\n"
 		 "device c 195:1 rwm %s\ndevice c 240:7 rw %s\ndefault deny\n",
 		 conf, node, base, conf, conf, conf, conf, fake, conf, layout,
@@ -436,6 +437,87 @@ static void test_check(void)
 	is_int(tool("check", "--node", node, NULL), 0,
 	       "  PrologFlags=X11, which implies it, passes");
 	write_slurm_conf("PrologFlags=Contain");
+}
+
+/*
+ * CDISpecDirs: a spec made here gives GPU 1 its companion and the shared
+ * nvidiactl, never GPU 0's companion; check lists each spec device with
+ * its file:line and whether the job gets it; a spec that does not parse
+ * fails check, naming its file and line.
+ */
+static void test_check_cdi(void)
+{
+	char cdi[128], spec[160], cap0[96], cap1[96], ctl[96], want[1024];
+	struct jv *v;
+
+	snprintf(cdi, sizeof(cdi), "%s/cdi", tmp);
+	snprintf(spec, sizeof(spec), "%s/nvidia.yaml", cdi);
+	snprintf(cap0, sizeof(cap0), "%s/cap0", dev);
+	snprintf(cap1, sizeof(cap1), "%s/cap1", dev);
+	snprintf(ctl, sizeof(ctl), "%s/nvidiactl", dev);
+	if (!ok(mkdir(cdi, 0755) == 0 &&
+		mknod(cap0, S_IFCHR | 0600, makedev(236, 0)) == 0 &&
+		mknod(cap1, S_IFCHR | 0600, makedev(236, 1)) == 0 &&
+		mknod(ctl, S_IFCHR | 0600, makedev(195, 255)) == 0,
+		"precondition: CDI companions and a spec directory"))
+		return;
+	write_file(spec, "cdiVersion: 0.5.0\nkind: nvidia.com/gpu\n"
+		   "containerEdits:\n  deviceNodes:\n  - path: %s\n"
+		   "devices:\n- name: \"0\"\n  containerEdits:\n"
+		   "    deviceNodes:\n    - path: %s\n    - path: %s\n"
+		   "- name: \"1\"\n  containerEdits:\n"
+		   "    deviceNodes:\n    - path: %s\n    - path: %s\n",
+		   ctl, gpu0, cap0, gpu1, cap1);
+	chmod(spec, 0644);
+	snprintf(want, sizeof(want), "CDISpecDirs=%s\n", cdi);
+	write_conf(want);
+	is_int(tool("check", "--node", node, "--gres", "gpu:1(IDX:1)", NULL),
+	       0, "check with CDISpecDirs: exit 0");
+	snprintf(want, sizeof(want), "cdispecdirs %s (%s:6)", cdi, conf);
+	ok(has_line(out, want), "  cdispecdirs with its line");
+	snprintf(want, sizeof(want), "cdishared nvidia.com/gpu %s (%s)", ctl,
+		 spec);
+	ok(has_line(out, want), "  the spec's shared node, with the spec");
+	snprintf(want, sizeof(want), "cdidevice nvidia.com/gpu=1 job=yes "
+		 "%s,%s (%s:12)", gpu1, cap1, spec);
+	ok(has_line(out, want), "  GPU 1's nodes, the job's, with file:line");
+	snprintf(want, sizeof(want), "cdidevice nvidia.com/gpu=0 job=no "
+		 "%s,%s (%s:7)", gpu0, cap0, spec);
+	ok(has_line(out, want), "  GPU 0's, not the job's");
+	ok(has_rule(out, "c 236:1 rwm") && has_rule(out, "c 195:255 rwm") &&
+	   has_rule(out, "c 195:1 rwm"),
+	   "  the job's rules: GPU 1, its companion, nvidiactl");
+	ok(!has_rule(out, "c 236:0 rwm") && !has_rule(out, "c 195:0 rwm"),
+	   "  not GPU 0 nor its companion");
+	if (!ok(!strstr(out, "job=yes") || strstr(out, "gpu=1 job=yes"),
+		"  only GPU 1 is the job's"))
+		diag("%s", out);
+	is_int(tool("check", "--json", "--node", node, "--gres",
+		    "gpu:1(IDX:1)", NULL), 0, "check --json with CDISpecDirs");
+	if ((v = json_out("check --json, CDI"))) {
+		const struct jv *sp = jv_find(v, "cdi", "kind",
+					      "nvidia.com/gpu");
+		const struct jv *d1 = sp ? jv_find(sp, "devices", "name", "1")
+					 : NULL;
+		const struct jv *d0 = sp ? jv_find(sp, "devices", "name", "0")
+					 : NULL;
+
+		ok(sp && !strcmp(jv_str(sp, "file"), spec),
+		   "  cdi: the spec, with its file");
+		ok(d1 && jv_is(d1, "job", true) && !strcmp(jv_num(d1, "line"),
+							    "12"),
+		   "  device 1: the job's, line 12");
+		ok(d0 && jv_is(d0, "job", false), "  device 0: not the job's");
+		jv_free(v);
+	}
+
+	write_file(spec, "cdiVersion: 0.5.0\nkind: nvidia.com/gpu\n"
+		   "devices:\n- name: \"0\"\n   containerEdits: {}\n");
+	is_int(tool("check", "--node", node, NULL), 1,
+	       "check with a spec that does not parse: exit 1");
+	snprintf(want, sizeof(want), "%s:5: unexpected indentation", spec);
+	like(err, want, "  naming the spec's file and line: %s", err);
+	write_conf("");
 }
 
 /* check --json: the keys devns(8) documents, with the text's values. */
@@ -1471,6 +1553,7 @@ int main(void)
 	}
 	test_check();
 	test_check_json();
+	test_check_cdi();
 	test_check_autodetect();
 	test_check_gres();
 	test_check_errors();

@@ -1622,6 +1622,34 @@ static void test_namespace_pool(void)
 	      "no namespaces to copy ahead");
 }
 
+static void test_cdi_spec_dirs(void)
+{
+	struct nsconf *c;
+
+	c = parse("BasePath=/b\n", NULL);
+	ok(c && c->cdi_spec_dirs == NULL, "CDISpecDirs unset by default");
+	nsconf_free(c);
+	c = parse("BasePath=/b CDISpecDirs=/etc//cdi/,/run/cdi\n"
+		  "NodeName=n1 cdispecdirs=none\nNodeName=n2 CDISpecDirs=/x\n",
+		  "n3");
+	is_str(c ? c->cdi_spec_dirs : NULL, "/etc/cdi,/run/cdi",
+	       "CDISpecDirs: two directories, normalised");
+	ok(c && c->lines.cdi_spec_dirs == 1, "  from line 1");
+	nsconf_free(c);
+	c = parse("BasePath=/b CDISpecDirs=/etc/cdi\nNodeName=n1 "
+		  "CDISpecDirs=none\n", "n1");
+	ok(c && c->cdi_spec_dirs == NULL, "a NodeName line turns it off");
+	nsconf_free(c);
+	c = parse("BasePath=/b\nNodeName=n2 CDISpecDirs=/x\n", "n2");
+	is_str(c ? c->cdi_spec_dirs : NULL, "/x",
+	       "a NodeName line sets it for its node");
+	nsconf_free(c);
+	fails("BasePath=/b\nCDISpecDirs=/etc/cdi,cdi\n", NULL,
+	      "t.conf:2: CDISpecDirs: \"cdi\" is not an absolute path");
+	fails("BasePath=/b\nCDISpecDirs=/etc/cdi,,/run/cdi\n", NULL,
+	      "t.conf:2: CDISpecDirs: empty entry in \"/etc/cdi,,/run/cdi\"");
+}
+
 static void test_tmp_disk_limit(void)
 {
 	struct nsconf *c;
@@ -1748,5 +1776,6 @@ int main(void)
 	test_tmp_disk_limit();
 	test_pid_namespace();
 	test_namespace_pool();
+	test_cdi_spec_dirs();
 	return tap_done();
 }

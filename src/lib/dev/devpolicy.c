@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "dev/devcdi.h"
 #include "dev/devpolicy_int.h"
 
 /* The standard pseudo-devices "closed" adds; all get rwm. */
@@ -268,10 +269,41 @@ void devpolicy_free(struct devpolicy *policy)
 	free(policy->lines);
 	free(policy->allow);
 	free(policy->where);
+	if (policy->cdi)
+		devcdi_free(policy->cdi);
+	free(policy->cdi);
+	policy->cdi = NULL;
 	policy->lines = NULL;
 	policy->line_count = 0;
 	policy->allow = NULL;
 	policy->where = NULL;
+}
+
+int devpolicy_load_cdi(struct devpolicy *policy, const char *dirs,
+		       struct report *rep)
+{
+	struct devcdi *cdi;
+	int saved;
+
+	if (devpolicy_never_filters(policy)) {
+		report_warning(rep, "CDISpecDirs=%s has no effect with DevicePolicy=none (devices are left to Slurm's ConstrainDevices)",
+			       dirs);
+		return 0;
+	}
+	if (!(cdi = calloc(1, sizeof(*cdi))))
+		return -1;
+	if (devcdi_load(cdi, dirs, rep) < 0) {
+		saved = errno;
+		devcdi_free(cdi);
+		free(cdi);
+		errno = saved;
+		return -1;
+	}
+	if (policy->cdi)
+		devcdi_free(policy->cdi);
+	free(policy->cdi);
+	policy->cdi = cdi;
+	return 0;
 }
 
 bool devpolicy_is_open(const struct devpolicy *policy)
@@ -311,6 +343,9 @@ int devpolicy_build(const struct devpolicy *policy,
 	for (i = 0; job_gres && job_gres[i]; i++)
 		if (add_gres(&ctx, job_gres[i], DEVRULE_RWM, out) < 0)
 			goto error;
+	if (policy->cdi && devcdi_build(policy->cdi, node_gres, job_gres,
+					out) < 0)
+		goto error;
 	if (ctx.errors) {
 		errno = EINVAL;
 		goto error;

@@ -81,7 +81,11 @@ struct devpolicy {
 				   * known */
 	struct devpolicy_line *lines; /* each line, for devpolicy_check_gres */
 	size_t line_count;
+	struct devcdi *cdi;	  /* CDISpecDirs' specs (dev/devcdi.h),
+				   * NULL: none */
 };
+
+struct devcdi;
 
 /* One DeviceAllow line, and where it was written. */
 struct devpolicy_allow {
@@ -227,6 +231,18 @@ int devpolicy_load_lines(struct devpolicy *policy, enum devpolicy_mode mode,
 void devpolicy_free(struct devpolicy *policy);
 
 /*
+ * Adds CDISpecDirs to a loaded policy: the CDI specs of the
+ * comma-separated directories dirs, read and resolved (devcdi_load), so
+ * that devpolicy_build gives each job the companion devices of its GRES
+ * devices (dev/devcdi.h).  For DevicePolicy=none only a warning that the
+ * key does nothing, no spec read.  Returns 0, or
+ * -1 with errno (EINVAL after reporting "FILE:LINE: ..." for a spec that
+ * does not parse); the policy is unchanged then.
+ */
+int devpolicy_load_cdi(struct devpolicy *policy, const char *dirs,
+		       struct report *rep);
+
+/*
  * True for "auto" without DeviceAllow: a job is filtered only if the node
  * has GRES device files, so a node without any needs no program at all.
  */
@@ -261,7 +277,9 @@ int devpolicy_check_gres(const struct devpolicy *policy,
  * neither a DeviceAllow class covering them nor an entry naming one
  * (devpolicy_check_gres refuses those) opens a GRES device to a job not
  * allocated it.  GRES paths must exist and be device nodes (Slurm itself
- * refuses a node whose gres.conf File is missing).  out is initialised
+ * refuses a node whose gres.conf File is missing).  With CDI specs
+ * (devpolicy_load_cdi), the companions of the GRES devices are pinned
+ * too, as dev/devcdi.h says.  out is initialised
  * here.  Returns 0, or -1 with errno set (EINVAL after an error was
  * reported) and out empty.
  */

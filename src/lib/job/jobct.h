@@ -76,7 +76,8 @@ struct jobct_node_args {
  * Reads namespace.conf for the node, or parses args->conf_text for it
  * (every error names file and line),
  * resolves its DevicePolicy/DeviceAllow (a DeviceAllow device that does not
- * exist is a warning in rep), and checks BasePath like sshd's StrictModes,
+ * exist is a warning in rep) and reads its CDISpecDirs specs (one that
+ * does not parse fails the load, "SPEC:LINE: ..."), and checks BasePath like sshd's StrictModes,
  * creating it first when AutoBasePath=yes and args->make_base_path (with
  * args->check_only, checking what exists of it).  With TmpDiskLimit,
  * BasePath's filesystem must enforce project quotas (ns/dquota.h), or the

@@ -192,6 +192,9 @@ static int load_policy(struct jobct_node *node, const char *proc_devices,
 	}
 	rc = devpolicy_load_lines(&node->policy, c->device_policy, lines, n,
 				  proc_devices, rep);
+	/* A spec that does not parse fails the load, as a bad line does. */
+	if (rc == 0 && c->cdi_spec_dirs)
+		rc = devpolicy_load_cdi(&node->policy, c->cdi_spec_dirs, rep);
 out:
 	free(lines);
 	free(where);

@@ -35,6 +35,7 @@ void nsconf_clear(struct nsconf *c)
 	free(c->init_script);
 	free(c->clone_ns_script);
 	free(c->clone_ns_epilog);
+	free(c->cdi_spec_dirs);
 	nsconf_allow_free(c);
 	for (size_t i = 0; i < c->scope_count; i++)
 		free(c->scopes[i].hostlist);

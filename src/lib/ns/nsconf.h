@@ -122,6 +122,7 @@ struct nsconf_lines {
 	int clone_ns_epilog;
 	int clone_ns_script_wait;
 	int clone_ns_epilog_wait;
+	int cdi_spec_dirs;
 };
 
 /* One DeviceAllow line that applies to the node. */
@@ -190,6 +191,11 @@ struct nsconf {
 	int allow_none_line;	  /* the DeviceAllow=none that emptied the
 				   * set, 0: none did (or one came after) */
 	char *device_allow;	  /* the values joined by ",", NULL: none */
+	/*
+	 * CDISpecDirs: directories of CDI specs (dev/devcdi.h), normalised
+	 * and joined by ",", NULL: none (the default).
+	 */
+	char *cdi_spec_dirs;
 	/*
 	 * The file the settings come from and the line of each, for
 	 * messages about them that come after parsing (jobct's BasePath

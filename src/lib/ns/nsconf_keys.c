@@ -268,6 +268,56 @@ static int key_device_policy(struct parser *p, struct nsconf *c,
 			   "strict or none)", key, value);
 }
 
+/*
+ * Absolute directories, comma-separated, each normalised; "none" (the
+ * default) reads no spec.  Whether they exist is the load's business.
+ */
+static int key_cdi_spec_dirs(struct parser *p, struct nsconf *c,
+			     const char *key, const char *value)
+{
+	char *out = NULL, *path, *grown;
+	size_t len = 0;
+
+	if (!strcasecmp(value, "none")) {
+		free(c->cdi_spec_dirs);
+		c->cdi_spec_dirs = NULL;
+		return 0;
+	}
+	for (const char *s = value; ; s++) {
+		size_t n = strcspn(s, ",");
+		char *item = strndup(s, n);
+
+		if (!item)
+			goto error;
+		if (!n) {
+			free(item);
+			nsconf_error(p, "%s: empty entry in \"%s\"", key, value);
+			goto error;
+		}
+		path = nsconf_path_normalize(p, key, item);
+		free(item);
+		if (!path)
+			goto error;
+		grown = realloc(out, len + strlen(path) + 2);
+		if (!grown) {
+			free(path);
+			goto error;
+		}
+		out = grown;
+		len += (size_t)sprintf(out + len, "%s%s", len ? "," : "", path);
+		free(path);
+		s += n;
+		if (!*s)
+			break;
+	}
+	free(c->cdi_spec_dirs);
+	c->cdi_spec_dirs = out;
+	return 0;
+error:
+	free(out);
+	return -1;
+}
+
 /* Indexed by enum key. */
 #define AT(field) ((int)offsetof(struct nsconf_lines, field))
 
@@ -302,6 +352,8 @@ const struct key_def nsconf_keys[KEY_COUNT] = {
 	[KEY_CLONE_NS_EPILOG_WAIT] = { "CloneNSEpilog_Wait",
 				       key_clone_ns_epilog_wait,
 				       AT(clone_ns_epilog_wait) },
+	[KEY_CDI_SPEC_DIRS] = { "CDISpecDirs", key_cdi_spec_dirs,
+				AT(cdi_spec_dirs) },
 	/* one line each: struct nsconf_allow */
 	[KEY_DEVICE_ALLOW] = { "DeviceAllow", nsconf_key_device_allow, -1 },
 	/* the Dir line's: struct nsconf_dir */

@@ -190,18 +190,14 @@ int confread_pair(struct confread *r, struct confpair *p, char *err,
 	return 1;
 }
 
-char *confread_file(const char *path, size_t max, struct report *rep)
+char *confread_fd(int fd, const char *path, size_t max, struct report *rep)
 {
 	struct stat st;
 	char *text = NULL;
 	ssize_t n;
 	size_t len = 0;
-	int fd, saved;
+	int saved;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-		report_error(rep, "%s: cannot open: %s", path, strerror(errno));
-		return NULL;
-	}
 	if (fstat(fd, &st) < 0)
 		goto error;
 	if (!S_ISREG(st.st_mode)) {
@@ -226,7 +222,6 @@ char *confread_file(const char *path, size_t max, struct report *rep)
 		report_error(rep, "%s: contains a NUL byte", path);
 		goto out;
 	}
-	close(fd);
 	return text;
 too_big:
 	errno = EFBIG;
@@ -237,7 +232,22 @@ error:
 out:
 	saved = errno;
 	free(text);
-	close(fd);
 	errno = saved;
 	return NULL;
+}
+
+char *confread_file(const char *path, size_t max, struct report *rep)
+{
+	char *text;
+	int fd, saved;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		report_error(rep, "%s: cannot open: %s", path, strerror(errno));
+		return NULL;
+	}
+	text = confread_fd(fd, path, max, rep);
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return text;
 }

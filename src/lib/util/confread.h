@@ -69,4 +69,10 @@ int confread_pair(struct confread *r, struct confpair *p, char *err,
  */
 char *confread_file(const char *path, size_t max, struct report *rep);
 
+/*
+ * confread_file() from a file already open (opened without following a
+ * link, say), path naming it in messages; fd stays open.
+ */
+char *confread_fd(int fd, const char *path, size_t max, struct report *rep);
+
 #endif /* DEVNS_CONFREAD_H */

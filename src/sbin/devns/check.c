@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "devns_config.h"
+#include "dev/devcdi.h"
 #include "devns.h"
 #include "gresconf.h"
 #include "print.h"
@@ -209,7 +210,56 @@ static void print_settings(const struct devns_opts *o,
 	print_kv_from("devicepolicy", devpolicy_mode_name(c->device_policy), f,
 		      l->device_policy);
 	print_allow(c);
+	print_kv_from("cdispecdirs", c->cdi_spec_dirs ? c->cdi_spec_dirs
+		      : "none", f, l->cdi_spec_dirs);
 	print_kv("cgrouplayout", jobct_node_layout(node));
+}
+
+/* "NODE,NODE" (escaped) of a resolved list, "none" when empty. */
+static void print_nodes(const struct devcdi_nodes *n)
+{
+	if (!n->count)
+		fputs("none", stdout);
+	for (size_t i = 0; i < n->count; i++) {
+		if (i)
+			putchar(',');
+		print_escaped(stdout, n->v[i].path);
+	}
+}
+
+/*
+ * CDISpecDirs' specs: "cdishared KIND NODES (SPEC)" per spec and
+ * "cdidevice KIND=NAME job=yes|no NODES (SPEC:LINE)" per device, job
+ * telling whether the --gres job gets it (dev/devcdi.h).
+ */
+static void print_cdi(const struct jobct_node *node,
+		      const struct gres_lists *g)
+{
+	const struct devcdi *cdi = jobct_node_policy(node)->cdi;
+
+	for (size_t s = 0; cdi && s < cdi->set.count; s++) {
+		const struct cdispec *spec = &cdi->set.specs[s];
+
+		fputs("cdishared ", stdout);
+		print_escaped(stdout, spec->kind);
+		putchar(' ');
+		print_nodes(&cdi->specs[s].shared);
+		fputs(" (", stdout);
+		print_escaped(stdout, spec->file);
+		fputs(")\n", stdout);
+		for (size_t j = 0; j < spec->ndevs; j++) {
+			fputs("cdidevice ", stdout);
+			print_escaped(stdout, spec->kind);
+			putchar('=');
+			print_escaped(stdout, spec->devs[j].name);
+			printf(" job=%s ", devcdi_selected(cdi, s, j, g->node,
+				(const char *const *)g->job) ? "yes" : "no");
+			print_nodes(&cdi->specs[s].devs[j]);
+			fputs(" (", stdout);
+			print_escaped(stdout, spec->file);
+			printf(":%d)\n", spec->devs[j].line);
+		}
+	}
 }
 
 static void print_gres(const struct devns_opts *o, const struct gres_lists *g)
@@ -303,6 +353,8 @@ static void json_settings(struct json *j, const struct nsconf *c)
 			     c->allow[i].line);
 	if (!c->allow_count)
 		json_setting(j, "deviceallow", "none", f, c->allow_none_line);
+	json_setting(j, "cdispecdirs", c->cdi_spec_dirs ? c->cdi_spec_dirs
+		     : "none", f, l->cdi_spec_dirs);
 	json_array_end(j);
 }
 
@@ -341,6 +393,45 @@ static void json_files(struct json *j, const char *key,
 	json_array_end(j);
 }
 
+static void json_nodes(struct json *j, const char *key,
+		       const struct devcdi_nodes *n)
+{
+	json_array_begin(j, key);
+	for (size_t i = 0; i < n->count; i++)
+		json_string(j, NULL, n->v[i].path);
+	json_array_end(j);
+}
+
+/* "cdi": print_cdi()'s specs, [] without CDISpecDirs. */
+static void json_cdi(struct json *j, const struct jobct_node *node,
+		     const struct gres_lists *g)
+{
+	const struct devcdi *cdi = jobct_node_policy(node)->cdi;
+
+	json_array_begin(j, "cdi");
+	for (size_t s = 0; cdi && s < cdi->set.count; s++) {
+		const struct cdispec *spec = &cdi->set.specs[s];
+
+		json_object_begin(j, NULL);
+		json_string(j, "file", spec->file);
+		json_string(j, "kind", spec->kind);
+		json_nodes(j, "shared", &cdi->specs[s].shared);
+		json_array_begin(j, "devices");
+		for (size_t d = 0; d < spec->ndevs; d++) {
+			json_object_begin(j, NULL);
+			json_string(j, "name", spec->devs[d].name);
+			json_int(j, "line", spec->devs[d].line);
+			json_bool(j, "job", devcdi_selected(cdi, s, d, g->node,
+				  (const char *const *)g->job));
+			json_nodes(j, "nodes", &cdi->specs[s].devs[d]);
+			json_object_end(j);
+		}
+		json_array_end(j);
+		json_object_end(j);
+	}
+	json_array_end(j);
+}
+
 /* The text output: "key value" lines (devns(8)). */
 static void print_check(const struct devns_opts *o,
 			const struct jobct_node *node,
@@ -350,6 +441,7 @@ static void print_check(const struct devns_opts *o,
 {
 	print_settings(o, node);
 	print_gres(o, g);
+	print_cdi(node, g);
 	if (note)
 		printf("filter %s (%s)\n", filter ? "yes" : "no", note);
 	else
@@ -379,6 +471,7 @@ static void json_check(const struct devns_opts *o,
 	json_bool(j, "autodetect", g->conf.autodetect);
 	json_files(j, "nodedevices", g->node);
 	json_files(j, "jobdevices", (const char *const *)g->job);
+	json_cdi(j, node, g);
 	json_bool(j, "filter", filter);
 	json_string(j, "filter_note", note);
 	json_object_begin(j, "rules");
