@@ -223,6 +223,8 @@ static void test_unified_filter(void)
 	char text[PATH_MAX], path[PATH_MAX];
 	int e0 = -1, e1 = -1, rc;
 	pid_t sleeper;
+	int ready[2];
+	char byte;
 
 	if (!node)
 		return (void)ok(0, "load: %s", rep.msg);
@@ -320,16 +322,22 @@ static void test_unified_filter(void)
 	/* A task left running when the job ends is killed, then detached. */
 	snprintf(text, sizeof(text), "%s/step_0/user/task_0", job_cg(190));
 	slurm_cg(path, sizeof(path), text, false);
+	/* The task says when it is in its cgroup: no time window to miss. */
+	if (pipe(ready) < 0)
+		ready[0] = ready[1] = -1;
 	if ((sleeper = fork()) == 0) {
 		int cg = cgroup2_open(path);
 
 		if (cg < 0 || cgroup2_move_pid(cg, 0) < 0)
 			_exit(1);
+		(void)!write(ready[1], "r", 1);
 		pause();
 		_exit(0);
 	}
-	usleep(100000);
-	ok(sleeper > 0 && kill(sleeper, 0) == 0, "a task is still running");
+	close(ready[1]);
+	ok(sleeper > 0 && read(ready[0], &byte, 1) == 1 && kill(sleeper, 0) == 0,
+	   "a task is still running, in its step's cgroup");
+	close(ready[0]);
 	ok(jobct_release(node, 190, noting()) == 0, "released: %s", rep.msg);
 	snprintf(text, sizeof(text), "denied 2 opens of c 195:1 (%s)\n", gpu1);
 	is_str(notices, text,
