@@ -56,6 +56,7 @@
 #include "ns/nsreap.h"
 #include "ns/nssource.h"
 #include "ns/nstmpfs.h"
+#include "util/fdutil.h"
 #include "util/safepath.h"
 #include "util/saferm.h"
 #include "util/vchild.h"
@@ -125,14 +126,6 @@ static const char *step_names[] = {
 	[STEP_HIDE_BASE] = "hiding BasePath",
 	[STEP_OPEN_NS] = "opening the new namespace",
 };
-
-static void close_keep_errno(int fd)
-{
-	int saved = errno;
-
-	close(fd);
-	errno = saved;
-}
 
 int mntns_parse_job_dir(const char *name, uint32_t *job_id)
 {
@@ -323,9 +316,9 @@ static int mount_private_dir(const struct private_dir *pd, int *step)
 		rc = -1;
 	} else {
 		rc = fdmount_bind(source_fd, target_fd, attrs);
-		close_keep_errno(source_fd);
+		fdutil_close(source_fd);
 	}
-	close_keep_errno(target_fd);
+	fdutil_close(target_fd);
 	return rc;
 }
 
@@ -342,7 +335,7 @@ static int hide_base_path(const char *base_path)
 	rc = fdmount_tmpfs(fd, "0555", "4096",
 			   FDMOUNT_RDONLY | FDMOUNT_NOSUID | FDMOUNT_NODEV |
 			   FDMOUNT_NOEXEC);
-	close_keep_errno(fd);
+	fdutil_close(fd);
 	return rc;
 }
 
@@ -599,7 +592,7 @@ static int quota_lock(int basefd)
 			O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 
 	if (fd >= 0 && flock(fd, LOCK_EX) < 0) {
-		close_keep_errno(fd);
+		fdutil_close(fd);
 		return -1;
 	}
 	return fd;
@@ -608,7 +601,7 @@ static int quota_lock(int basefd)
 static void quota_unlock(int fd)
 {
 	if (fd >= 0)
-		close_keep_errno(fd);
+		fdutil_close(fd);
 }
 
 /*
@@ -633,7 +626,7 @@ static int limit_job_dir(int basefd, const char *name,
 					  : dquota_default_inodes(spec->disk_limit),
 			&why);
 	quota_unlock(lock);
-	close_keep_errno(fd);
+	fdutil_close(fd);
 	if (rc < 0)
 		return report_error(rep, "TmpDiskLimit on %s/%s: %s",
 				    spec->base_path, name, why.msg);
@@ -892,7 +885,7 @@ int mntns_members(const char *base_path, uint32_t job_id, pid_t *pids,
 		*ns_id = (uint64_t)st.st_ino;
 	if (nsmembers_ident(fd, &ns) == 0)
 		n = nsmembers_scan(&ns, pids, max, false);
-	close_keep_errno(fd);
+	fdutil_close(fd);
 	return n;
 }
 
@@ -961,7 +954,7 @@ static int remove_job_dir(const char *base_path, const char *name,
 			(void)kill_namespace(ns);
 		usleep(10000);
 	}
-	close_keep_errno(basefd);
+	fdutil_close(basefd);
 	return rc;
 }
 
@@ -997,7 +990,7 @@ static int seal_limit(const char *base_path, uint32_t job_id)
 	if (basefd < 0)
 		return -1;
 	rc = dquota_seal(basefd, job_id);
-	close_keep_errno(basefd);
+	fdutil_close(basefd);
 	return rc;
 }
 

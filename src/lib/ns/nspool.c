@@ -43,6 +43,7 @@
 #include "ns/nspool.h"
 #include "ns/nsreap.h"
 #include "util/fdmount.h"
+#include "util/fdutil.h"
 #include "util/safepath.h"
 #include "util/saferm.h"
 
@@ -55,14 +56,6 @@
 #define FNV_OFFSET 0xcbf29ce484222325ULL
 #define FNV_PRIME 0x100000001b3ULL
 
-static void close_keep_errno(int fd)
-{
-	int saved = errno;
-
-	close(fd);
-	errno = saved;
-}
-
 /* BasePath/.pool as an fd, made (0700) first when create. */
 static int pool_open(const char *base_path, bool create)
 {
@@ -72,12 +65,12 @@ static int pool_open(const char *base_path, bool create)
 		return -1;
 	if (create && mkdirat(basefd, NSPOOL_DIR, 0700) < 0 &&
 	    errno != EEXIST) {
-		close_keep_errno(basefd);
+		fdutil_close(basefd);
 		return -1;
 	}
 	fd = openat(basefd, NSPOOL_DIR,
 		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	close_keep_errno(basefd);
+	fdutil_close(basefd);
 	return fd;
 }
 
@@ -97,7 +90,7 @@ static int pool_lock(const char *base_path, bool create)
 		if (fd < 0)
 			return -1;
 		if (flock(fd, LOCK_EX) < 0) {
-			close_keep_errno(fd);
+			fdutil_close(fd);
 			return -1;
 		}
 		if (fstat(fd, &st) == 0 && st.st_nlink > 0)
@@ -117,7 +110,7 @@ static DIR *pool_dir(int poolfd)
 	if (dupfd < 0)
 		return NULL;
 	if (!(dp = fdopendir(dupfd)))
-		close_keep_errno(dupfd);
+		fdutil_close(dupfd);
 	return dp;
 }
 
@@ -294,7 +287,7 @@ int nspool_fill(const char *base_path, unsigned want, struct report *rep)
 	}
 	if ((ready = sweep(poolfd, false, &next)) < 0) {
 		report_errno(rep, errno, "reading %s/" NSPOOL_DIR, base_path);
-		close_keep_errno(poolfd);
+		fdutil_close(poolfd);
 		return -1;
 	}
 	while ((unsigned)ready < want &&

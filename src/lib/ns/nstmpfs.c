@@ -44,6 +44,7 @@
 #include "ns/nstmpfs.h"
 #include "util/fdpass.h"
 #include "util/fdmount.h"
+#include "util/fdutil.h"
 #include "util/safepath.h"
 #include "util/saferm.h"
 #include "util/vchild.h"
@@ -71,15 +72,6 @@ struct child_args {
 struct child_result {
 	int err;
 };
-
-static void close_keep_errno(int fd)
-{
-	int saved = errno;
-
-	if (fd >= 0)
-		close(fd);
-	errno = saved;
-}
 
 int nstmpfs_record(int jobfd, const char *const *points, size_t n)
 {
@@ -160,7 +152,7 @@ static int open_tmpfs(const char *point, int *fd)
 		return errno == ENOENT || errno == ELOOP ||
 		       errno == ENOTDIR ? 0 : -1;
 	if ((root = is_tmpfs_root(*fd)) <= 0) {
-		close_keep_errno(*fd);
+		fdutil_close(*fd);
 		*fd = -1;
 	}
 	return root < 0 ? -1 : 0;
@@ -230,8 +222,8 @@ int nstmpfs_open(const char *base_path, const char *name, int ns_fd,
 	}
 	rc = socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, a.sock);
 	if (rc == 0 && (pid = vchild_run(child_main, &a)) < 0) {
-		close_keep_errno(a.sock[1]);
-		close_keep_errno(a.sock[0]);
+		fdutil_close(a.sock[1]);
+		fdutil_close(a.sock[0]);
 		rc = -1;
 	} else if (rc == 0) {
 		close(a.sock[1]);
