@@ -30,6 +30,7 @@
 
 #include "ns/dqguard.h"
 #include "ns/dquota.h"
+#include "ns/jobdir.h"
 #include "ns/mntns.h"
 #include "util/fdpass.h"
 #include "util/safepath.h"
@@ -665,8 +666,8 @@ static void test_quota(void)
 		   "  leaves no directory and no limit");
 	}
 	/* Root's lock around the limits (mntns.c) stays in BasePath. */
-	ok(unlinkat(basefd, MNTNS_QUOTA_LOCK, 0) == 0 && rmdir(base) == 0,
-	   "BasePath holds nothing but root's lock " MNTNS_QUOTA_LOCK);
+	ok(unlinkat(basefd, JOBDIR_QUOTA_LOCK, 0) == 0 && rmdir(base) == 0,
+	   "BasePath holds nothing but root's lock " JOBDIR_QUOTA_LOCK);
 	close(basefd);
 	ok(unmount_ext4() == 0, "the loop filesystem is unmounted and its "
 	   "loop device detached");

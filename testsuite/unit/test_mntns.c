@@ -29,6 +29,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ns/jobdir.h"
 #include "ns/mntns.h"
 #include "ns/nsconf.h"
 #include "util/mountinfo.h"
@@ -1013,14 +1014,14 @@ static void test_parse_job_dir(void)
 {
 	uint32_t id = 0;
 
-	ok(mntns_parse_job_dir("123", &id) == 0 && id == 123, "parse 123");
-	ok(mntns_parse_job_dir("4294967295", &id) == 0, "parse UINT32_MAX");
-	ok(mntns_parse_job_dir("4294967296", &id) < 0, "reject overflow");
-	ok(mntns_parse_job_dir("0", &id) < 0, "reject 0");
-	ok(mntns_parse_job_dir("012", &id) < 0, "reject leading zero");
-	ok(mntns_parse_job_dir(".ns", &id) < 0, "reject .ns");
-	ok(mntns_parse_job_dir("12a", &id) < 0, "reject 12a");
-	ok(mntns_parse_job_dir("", &id) < 0, "reject empty");
+	ok(jobdir_parse("123", &id) == 0 && id == 123, "parse 123");
+	ok(jobdir_parse("4294967295", &id) == 0, "parse UINT32_MAX");
+	ok(jobdir_parse("4294967296", &id) < 0, "reject overflow");
+	ok(jobdir_parse("0", &id) < 0, "reject 0");
+	ok(jobdir_parse("012", &id) < 0, "reject leading zero");
+	ok(jobdir_parse(".ns", &id) < 0, "reject .ns");
+	ok(jobdir_parse("12a", &id) < 0, "reject 12a");
+	ok(jobdir_parse("", &id) < 0, "reject empty");
 }
 
 /*

@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ns/jobdir.h"
 #include "ns/mntns.h"
 #include "ns/nsconf.h"
 #include "ns/nsmembers.h"
@@ -292,18 +293,18 @@ static void test_stale(void)
 
 	nspool_clear(base, fresh());
 	is_int(nspool_fill(base, 0, fresh()), 0, "no pool wanted");
-	snprintf(path, sizeof(path), "%s/" NSPOOL_DIR, base);
+	snprintf(path, sizeof(path), "%s/" JOBDIR_POOL, base);
 	mkdir(path, 0700);
-	snprintf(path, sizeof(path), "%s/" NSPOOL_DIR "/7", base);
+	snprintf(path, sizeof(path), "%s/" JOBDIR_POOL "/7", base);
 	if (!ok(mkdir(path, 0700) == 0, "a stale entry planted"))
 		return;
-	snprintf(path, sizeof(path), "%s/" NSPOOL_DIR "/7.ready", base);
+	snprintf(path, sizeof(path), "%s/" JOBDIR_POOL "/7.ready", base);
 	if ((fd = open(path, O_CREAT | O_WRONLY, 0400)) >= 0)
 		close(fd);
 	is_int(nspool_ready(base), 0, "a marker without a pin is not ready");
 	is_int(nspool_claim(base), -1, "nor claimed");
 	is_int(nspool_fill(base, 1, fresh()), 1, "a fill makes a real one");
-	snprintf(path, sizeof(path), "%s/" NSPOOL_DIR "/7", base);
+	snprintf(path, sizeof(path), "%s/" JOBDIR_POOL "/7", base);
 	ok(access(path, F_OK) < 0, "and sweeps the stale one");
 }
 
@@ -365,7 +366,7 @@ static void test_keeper(void)
 	ok(fd >= 0 && wait_ready(2), "and still wakes up for a claim");
 	clear_under_keeper();
 	nspool_keeper_stop(k);
-	snprintf(pool, sizeof(pool), "%s/" NSPOOL_DIR, base);
+	snprintf(pool, sizeof(pool), "%s/" JOBDIR_POOL, base);
 	ok(access(pool, F_OK) < 0, "stopping it removes the pool");
 	is_int(mounts_below(base), 0, "and every mount of it");
 }
@@ -378,8 +379,8 @@ static int ready_inodes(ino_t *inos, int *fds, int max)
 	int n = 0;
 
 	for (int i = 1; i < 64 && n < max; i++) {
-		snprintf(pin, sizeof(pin), "%s/" NSPOOL_DIR "/%d/"
-			 NSCONF_PIN_NAME, base, i);
+		snprintf(pin, sizeof(pin), "%s/" JOBDIR_POOL "/%d/"
+			 JOBDIR_NS_PIN, base, i);
 		if ((fds[n] = open(pin, O_RDONLY | O_CLOEXEC)) < 0)
 			continue;
 		if (fstat(fds[n], &st) == 0)

@@ -34,6 +34,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ns/jobdir.h"
 #include "ns/mntns.h"
 #include "ns/nsconf.h"
 #include "ns/nsmembers.h"
@@ -66,7 +67,7 @@ static int reap_dirs(void)
 	if (!d)
 		return -1;
 	while ((e = readdir(d)))
-		n += mntns_parse_reap_name(e->d_name);
+		n += jobdir_is_reap_name(e->d_name);
 	closedir(d);
 	return n;
 }
@@ -85,7 +86,7 @@ static bool job_path_exists(uint32_t job_id, const char *leaf)
 /* The identity of the job's namespace, from its pin; false if none. */
 static bool job_ns(uint32_t job_id, struct nsmembers_ns *ns)
 {
-	int fd = mntns_pin_open(base, job_id, NSCONF_PIN_NAME, NULL);
+	int fd = mntns_pin_open(base, job_id, JOBDIR_NS_PIN, NULL);
 	bool got;
 
 	if (fd < 0)
@@ -142,20 +143,20 @@ static bool socket_exists(void)
 	char path[512];
 	struct stat st;
 
-	snprintf(path, sizeof(path), "%s/" NSREAP_SOCKET, base);
+	snprintf(path, sizeof(path), "%s/" JOBDIR_REAPER_SOCKET, base);
 	return lstat(path, &st) == 0 && S_ISSOCK(st.st_mode);
 }
 
 static void test_names(void)
 {
-	ok(mntns_parse_reap_name(".reap-12-4026532001"), "a reap name");
-	ok(!mntns_parse_reap_name("12"), "a job directory is not one");
-	ok(!mntns_parse_reap_name(".reap-12-"), "no inode: not one");
-	ok(!mntns_parse_reap_name(".reap-012-5"), "a leading zero: not one");
-	ok(!mntns_parse_reap_name(".reap-12-5/x"), "a slash: not one");
-	ok(!mntns_parse_reap_name(".reap-12-05"), "an inode's leading zero: "
+	ok(jobdir_is_reap_name(".reap-12-4026532001"), "a reap name");
+	ok(!jobdir_is_reap_name("12"), "a job directory is not one");
+	ok(!jobdir_is_reap_name(".reap-12-"), "no inode: not one");
+	ok(!jobdir_is_reap_name(".reap-012-5"), "a leading zero: not one");
+	ok(!jobdir_is_reap_name(".reap-12-5/x"), "a slash: not one");
+	ok(!jobdir_is_reap_name(".reap-12-05"), "an inode's leading zero: "
 	   "not one");
-	ok(!mntns_parse_reap_name(".reap-99999999999-5"), "beyond a job id: "
+	ok(!jobdir_is_reap_name(".reap-99999999999-5"), "beyond a job id: "
 	   "not one");
 }
 
@@ -183,7 +184,7 @@ static void test_hand_over(void)
 	pid_t left;
 
 	if (!ok(sock >= 0, "the reaper listens") ||
-	    !ok(socket_exists(), "at BasePath/" NSREAP_SOCKET))
+	    !ok(socket_exists(), "at BasePath/" JOBDIR_REAPER_SOCKET))
 		return;
 	if (!ok(make_job(12) == 0 && job_ns(12, &ns), "job 12 made") ||
 	    !ok((left = leave_process(12)) > 0, "a process left inside it")) {
@@ -379,7 +380,7 @@ static int send_as(uid_t uid, const char *name, int fd)
 	struct cmsghdr *c;
 	int sock = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc;
 
-	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/" NSREAP_SOCKET,
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/" JOBDIR_REAPER_SOCKET,
 		 base);
 	memset(&ctl, 0, sizeof(ctl));
 	c = CMSG_FIRSTHDR(&msg);
@@ -407,8 +408,8 @@ static void test_refused(void)
 
 	if (!ok(sock >= 0 && make_job(17) == 0, "job 17 made, reaper up"))
 		goto out;
-	fd = mntns_pin_open(base, 17, NSCONF_PIN_NAME, NULL);
-	snprintf(path, sizeof(path), "%s/" NSREAP_SOCKET, base);
+	fd = mntns_pin_open(base, 17, JOBDIR_NS_PIN, NULL);
+	snprintf(path, sizeof(path), "%s/" JOBDIR_REAPER_SOCKET, base);
 	ok(stat(path, &st) == 0 && (st.st_mode & 07777) == 0600 &&
 	   st.st_uid == 0, "the socket is root's, 0600");
 	if ((pid = fork()) == 0) {

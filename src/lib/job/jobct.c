@@ -25,6 +25,7 @@
 #include "job/stepcg.h"
 #include "ns/dqguard.h"
 #include "ns/dquota.h"
+#include "ns/jobdir.h"
 #include "ns/nscheck.h"
 #include "ns/nsreap.h"
 #include "ns/pidns.h"
@@ -456,7 +457,7 @@ static int create_namespace(const struct jobct_plan *plan, struct report *rep)
 		return report_error(rep, "cannot create its namespace: %s",
 				    why.msg);
 	report_info(rep, "namespace pinned at %s/%u/%s", c->base_path,
-		    plan->job_id, NSCONF_PIN_NAME);
+		    plan->job_id, JOBDIR_NS_PIN);
 	if (!c->pid_namespace)
 		return 0;
 	if (plan->node->ops->pidns_create(c->base_path, plan->job_id,
@@ -469,7 +470,7 @@ static int create_namespace(const struct jobct_plan *plan, struct report *rep)
 				    why.msg);
 	}
 	report_info(rep, "PID namespace pinned at %s/%u/%s", c->base_path,
-		    plan->job_id, NSCONF_PIDNS_PIN_NAME);
+		    plan->job_id, JOBDIR_PIDNS_PIN);
 	return 0;
 }
 
@@ -973,7 +974,7 @@ static int find_namespaces(const struct jobct_node *node, struct job_set *set,
 		return report_errno(rep, errno, "cannot open BasePath %s",
 				    base);
 	while ((ep = readdir(dp)))
-		if (mntns_parse_job_dir(ep->d_name, &job_id) == 0 &&
+		if (jobdir_parse(ep->d_name, &job_id) == 0 &&
 		    job_set_add(job_id, set) < 0)
 			rc = report_errno(rep, ENOMEM, "restore");
 	closedir(dp);
@@ -1068,7 +1069,7 @@ struct nspool_keeper *jobct_pool_start(const struct jobct_node *node,
 			     "their own");
 	else
 		report_info(rep, "NamespacePool: keeping %u namespaces ready "
-			    "in %s/" NSPOOL_DIR, c->namespace_pool,
+			    "in %s/" JOBDIR_POOL, c->namespace_pool,
 			    c->base_path);
 	return k;
 }

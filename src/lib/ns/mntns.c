@@ -49,6 +49,7 @@
 #include "util/fdmount.h"
 #include "util/fdpass.h"
 #include "ns/dquota.h"
+#include "ns/jobdir.h"
 #include "ns/mntns.h"
 #include "ns/nsconf.h"
 #include "ns/nsmembers.h"
@@ -67,7 +68,7 @@
 
 /* Shared with the parser, which refuses what would not fit. */
 #define MNTNS_MAX_DIRS NSCONF_MAX_DIRS
-#define PIN_NAME NSCONF_PIN_NAME
+#define PIN_NAME JOBDIR_NS_PIN
 /* Most extra unshares for a newer namespace id: unshare_newer_than(). */
 #define MNTNS_MAX_UNSHARES 65536
 /* How long teardown waits for the job's last processes to die. */
@@ -126,40 +127,6 @@ static const char *step_names[] = {
 	[STEP_HIDE_BASE] = "hiding BasePath",
 	[STEP_OPEN_NS] = "opening the new namespace",
 };
-
-int mntns_parse_job_dir(const char *name, uint32_t *job_id)
-{
-	unsigned long long v = 0;
-	const char *p;
-
-	if (!name[0] || name[0] == '0' || strlen(name) > 10)
-		return -1;
-	for (p = name; *p; p++) {
-		if (*p < '0' || *p > '9')
-			return -1;
-		v = v * 10 + (unsigned)(*p - '0');
-	}
-	if (v > UINT32_MAX)
-		return -1;
-	*job_id = (uint32_t)v;
-	return 0;
-}
-
-int mntns_job_path(char *buf, size_t len, const char *base, uint32_t job_id,
-		   const char *leaf)
-{
-	int n;
-
-	if (leaf)
-		n = snprintf(buf, len, "%s/%" PRIu32 "/%s", base, job_id, leaf);
-	else
-		n = snprintf(buf, len, "%s/%" PRIu32, base, job_id);
-	if (n < 0 || (size_t)n >= len) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	return 0;
-}
 
 static void tmpfs_size(char *buf, size_t len, uint64_t size)
 {
@@ -267,7 +234,7 @@ static int plan_dirs(const struct mntns_spec *spec, int jobfd,
 		    mkdirat(jobfd, name, 0700) < 0 ||
 		    /* mkdir's mode is filtered by the umask; fchmodat is not. */
 		    fchmodat(jobfd, name, 01777, 0) < 0 ||
-		    mntns_job_path(pd->source, sizeof(pd->source), spec->base_path,
+		    jobdir_path(pd->source, sizeof(pd->source), spec->base_path,
 			     spec->job_id, name) < 0)
 			return report_errno(rep, errno, "creating the backing "
 					    "directory of %s", md->path);
@@ -588,7 +555,7 @@ static void plan_close(struct ns_plan *plan, bool remove)
  */
 static int quota_lock(int basefd)
 {
-	int fd = openat(basefd, MNTNS_QUOTA_LOCK,
+	int fd = openat(basefd, JOBDIR_QUOTA_LOCK,
 			O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 
 	if (fd >= 0 && flock(fd, LOCK_EX) < 0) {
@@ -705,7 +672,7 @@ int mntns_create(const struct mntns_spec *spec, struct report *rep)
 	int basefd = -1, dirfd = -1, jobfd = -1, pinfd = -1, saved;
 	bool made_dir = false, limited = false;
 
-	if (mntns_job_path(jobdir, sizeof(jobdir), spec->base_path, spec->job_id,
+	if (jobdir_path(jobdir, sizeof(jobdir), spec->base_path, spec->job_id,
 		     NULL) < 0) {
 		report_errno(rep, errno, "BasePath");
 		return -1;
@@ -800,7 +767,7 @@ int mntns_open(const char *base_path, uint32_t job_id)
 {
 	char pin[PATH_MAX];
 
-	if (mntns_job_path(pin, sizeof(pin), base_path, job_id, PIN_NAME) < 0)
+	if (jobdir_path(pin, sizeof(pin), base_path, job_id, PIN_NAME) < 0)
 		return -1;
 	return open(pin, O_RDONLY | O_CLOEXEC);
 }
@@ -823,7 +790,7 @@ bool mntns_exists(const char *base_path, uint32_t job_id)
 	char pin[PATH_MAX];
 	struct statfs sfs;
 
-	if (mntns_job_path(pin, sizeof(pin), base_path, job_id, PIN_NAME) < 0)
+	if (jobdir_path(pin, sizeof(pin), base_path, job_id, PIN_NAME) < 0)
 		return false;
 	return statfs(pin, &sfs) == 0 && sfs.f_type == NSFS_MAGIC;
 }
@@ -839,7 +806,7 @@ int mntns_pin_open(const char *base_path, uint32_t job_id, const char *leaf,
 {
 	char pin[PATH_MAX];
 
-	if (mntns_job_path(pin, sizeof(pin), base_path, job_id, leaf) < 0)
+	if (jobdir_path(pin, sizeof(pin), base_path, job_id, leaf) < 0)
 		return -1;
 	return mntns_pin_openat(AT_FDCWD, pin, ns);
 }
@@ -1050,8 +1017,8 @@ static int unpin_job(const char *base_path, uint32_t job_id,
 			break;
 		}
 	}
-	if (mntns_job_path(pidpin, sizeof(pidpin), base_path, job_id,
-			   NSCONF_PIDNS_PIN_NAME) < 0 ||
+	if (jobdir_path(pidpin, sizeof(pidpin), base_path, job_id,
+			   JOBDIR_PIDNS_PIN) < 0 ||
 	    unmount_if_mounted(pidpin) < 0)
 		saved = saved ? saved : errno;
 	errno = saved;
@@ -1116,7 +1083,7 @@ static uint32_t reap_project(const char *base_path, const char *name)
 {
 	uint32_t job_id;
 
-	if (sscanf(name + strlen(MNTNS_REAP_PREFIX), "%" SCNu32,
+	if (sscanf(name + strlen(JOBDIR_REAP_PREFIX), "%" SCNu32,
 		   &job_id) != 1)
 		return 0;
 	return job_dir_project(base_path, name, job_id) ? job_id : 0;
@@ -1127,7 +1094,7 @@ int mntns_reap(const char *base_path, const char *name, int ns_fd)
 	struct nsmembers_ns ns;
 	bool known = ns_fd >= 0 && nsmembers_ident(ns_fd, &ns) == 0;
 
-	if (!mntns_parse_reap_name(name)) {
+	if (!jobdir_is_reap_name(name)) {
 		if (ns_fd >= 0)
 			close(ns_fd);
 		errno = EINVAL;
@@ -1135,23 +1102,6 @@ int mntns_reap(const char *base_path, const char *name, int ns_fd)
 	}
 	return finish_delete(base_path, name, ns_fd, known ? &ns : NULL,
 			     reap_project(base_path, name));
-}
-
-bool mntns_parse_reap_name(const char *name)
-{
-	uint32_t job_id;
-	char rest[32];
-	int len = 0;
-
-	if (strncmp(name, MNTNS_REAP_PREFIX, strlen(MNTNS_REAP_PREFIX)))
-		return false;
-	name += strlen(MNTNS_REAP_PREFIX);
-	if (sscanf(name, "%31[0-9]%n", rest, &len) != 1 || name[len] != '-' ||
-	    mntns_parse_job_dir(rest, &job_id) < 0)
-		return false;
-	name += len + 1;
-	return sscanf(name, "%31[0-9]%n", rest, &len) == 1 && !name[len] &&
-	       rest[0] != '0';
 }
 
 /*
@@ -1169,7 +1119,7 @@ static int hand_over(const char *base_path, uint32_t job_id, char *name,
 
 	if (basefd < 0)
 		return -1;
-	snprintf(reap, sizeof(reap), MNTNS_REAP_PREFIX "%" PRIu32 "-%ju",
+	snprintf(reap, sizeof(reap), JOBDIR_REAP_PREFIX "%" PRIu32 "-%ju",
 		 job_id, (uintmax_t)ns->ino);
 	rc = renameat(basefd, name, basefd, reap);
 	close(basefd);
@@ -1187,8 +1137,8 @@ static int delete_job(const char *base_path, uint32_t job_id, bool behind)
 	bool pinned, limited;
 	int ns_fd;
 
-	if (mntns_job_path(jobdir, sizeof(jobdir), base_path, job_id, NULL) < 0 ||
-	    mntns_job_path(pin, sizeof(pin), base_path, job_id, PIN_NAME) < 0)
+	if (jobdir_path(jobdir, sizeof(jobdir), base_path, job_id, NULL) < 0 ||
+	    jobdir_path(pin, sizeof(pin), base_path, job_id, PIN_NAME) < 0)
 		return -1;
 	snprintf(name, sizeof(name), "%" PRIu32, job_id);
 

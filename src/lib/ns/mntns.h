@@ -103,14 +103,7 @@ int mntns_make_bare(const char *base_path, int pin_fd, struct report *rep);
 int mntns_open(const char *base_path, uint32_t job_id);
 
 /*
- * Write BasePath/<jobid>/leaf into buf[len] (leaf NULL: the job's
- * directory).  Returns 0, or -1 with errno ENAMETOOLONG.
- */
-int mntns_job_path(char *buf, size_t len, const char *base_path,
-		   uint32_t job_id, const char *leaf);
-
-/*
- * Open the namespace pinned at BasePath/<jobid>/leaf (NSCONF_PIN_NAME, or
+ * Open the namespace pinned at BasePath/<jobid>/leaf (JOBDIR_NS_PIN, or
  * ns/pidns.h's pin) without following a link, and note its identity in *ns
  * (may be NULL).  Returns the fd (O_CLOEXEC), or -1 with errno: ENOENT
  * when nothing is pinned there.
@@ -149,12 +142,6 @@ int mntns_join(const char *base_path, uint32_t job_id);
  */
 int mntns_delete(const char *base_path, uint32_t job_id);
 
-/* The name a job's directory takes while it waits for the reaper. */
-#define MNTNS_REAP_PREFIX ".reap-"
-
-/* Root's lock in BasePath around setting and lifting project limits. */
-#define MNTNS_QUOTA_LOCK ".quota-lock"
-
 /*
  * mntns_delete, leaving the slow part behind when a reaper (ns/nsreap.h:
  * slurmd's pool keeper) takes it: the job's path only unpins, seals the
@@ -176,13 +163,10 @@ int mntns_delete_behind(const char *base_path, uint32_t job_id);
  * holds that namespace, remove the Source directories recorded in
  * BasePath/name and that directory, and empty the tmpfs mounts
  * (read-only after).  name
- * must be a reap name (mntns_parse_reap_name); anything else is refused
+ * must be a reap name (jobdir_is_reap_name); anything else is refused
  * with EINVAL.  Returns 0 or -1 with errno.
  */
 int mntns_reap(const char *base_path, const char *name, int ns_fd);
-
-/* Whether name is one that mntns_delete_behind gives a job's directory. */
-bool mntns_parse_reap_name(const char *name);
 
 /* True when BasePath/<jobid> holds a pinned namespace. */
 bool mntns_exists(const char *base_path, uint32_t job_id);
@@ -196,11 +180,5 @@ bool mntns_exists(const char *base_path, uint32_t job_id);
  */
 int mntns_members(const char *base_path, uint32_t job_id, pid_t *pids,
 		  size_t max, uint64_t *ns_id);
-
-/*
- * Parse a directory entry name of BasePath as a job id.  Returns 0 and sets
- * *job_id for names made by mntns_create, -1 for anything else.
- */
-int mntns_parse_job_dir(const char *name, uint32_t *job_id);
 
 #endif /* DEVNS_MNTNS_H */

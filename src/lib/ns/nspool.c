@@ -38,6 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ns/jobdir.h"
 #include "ns/mntns.h"
 #include "ns/nsconf.h"
 #include "ns/nspool.h"
@@ -63,12 +64,12 @@ static int pool_open(const char *base_path, bool create)
 
 	if (basefd < 0)
 		return -1;
-	if (create && mkdirat(basefd, NSPOOL_DIR, 0700) < 0 &&
+	if (create && mkdirat(basefd, JOBDIR_POOL, 0700) < 0 &&
 	    errno != EEXIST) {
 		fdutil_close(basefd);
 		return -1;
 	}
-	fd = openat(basefd, NSPOOL_DIR,
+	fd = openat(basefd, JOBDIR_POOL,
 		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	fdutil_close(basefd);
 	return fd;
@@ -147,7 +148,7 @@ static int open_pin(int poolfd, unsigned long n)
 {
 	char rel[64];
 
-	snprintf(rel, sizeof(rel), "%lu/" NSCONF_PIN_NAME, n);
+	snprintf(rel, sizeof(rel), "%lu/" JOBDIR_NS_PIN, n);
 	return mntns_pin_openat(poolfd, rel, NULL);
 }
 
@@ -178,7 +179,7 @@ static int remove_entry(int poolfd, unsigned long n)
 
 	snprintf(name, sizeof(name), "%lu" READY_SUFFIX, n);
 	unlinkat(poolfd, name, 0);
-	snprintf(rel, sizeof(rel), "%lu/" NSCONF_PIN_NAME, n);
+	snprintf(rel, sizeof(rel), "%lu/" JOBDIR_NS_PIN, n);
 	unmount_below(poolfd, rel);
 	snprintf(name, sizeof(name), "%lu", n);
 	unmount_below(poolfd, name);
@@ -199,16 +200,16 @@ static int make_entry(const char *base_path, int poolfd, unsigned long n,
 
 	snprintf(name, sizeof(name), "%lu", n);
 	if (mkdirat(poolfd, name, 0700) < 0) {
-		report_errno(rep, errno, "creating %s/" NSPOOL_DIR "/%s",
+		report_errno(rep, errno, "creating %s/" JOBDIR_POOL "/%s",
 			     base_path, name);
 		return -1;
 	}
 	if ((dirfd = openat(poolfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW |
 			    O_CLOEXEC)) < 0 ||
 	    (selffd = fdmount_private_self(dirfd)) < 0 ||
-	    (pinfd = openat(selffd, NSCONF_PIN_NAME, O_CREAT | O_EXCL |
+	    (pinfd = openat(selffd, JOBDIR_NS_PIN, O_CREAT | O_EXCL |
 			    O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0400)) < 0) {
-		report_errno(rep, errno, "preparing %s/" NSPOOL_DIR "/%s",
+		report_errno(rep, errno, "preparing %s/" JOBDIR_POOL "/%s",
 			     base_path, name);
 		goto error;
 	}
@@ -217,7 +218,7 @@ static int make_entry(const char *base_path, int poolfd, unsigned long n,
 	snprintf(name, sizeof(name), "%lu" READY_SUFFIX, n);
 	if ((fd = openat(poolfd, name, O_CREAT | O_EXCL | O_WRONLY |
 			 O_NOFOLLOW | O_CLOEXEC, 0400)) < 0) {
-		report_errno(rep, errno, "creating %s/" NSPOOL_DIR "/%s",
+		report_errno(rep, errno, "creating %s/" JOBDIR_POOL "/%s",
 			     base_path, name);
 		goto error;
 	}
@@ -282,11 +283,11 @@ int nspool_fill(const char *base_path, unsigned want, struct report *rep)
 	if ((poolfd = pool_lock(base_path, want > 0)) < 0) {
 		if (errno == ENOENT && !want)
 			return 0;
-		return report_errno(rep, errno, "opening %s/" NSPOOL_DIR,
+		return report_errno(rep, errno, "opening %s/" JOBDIR_POOL,
 				    base_path);
 	}
 	if ((ready = sweep(poolfd, false, &next)) < 0) {
-		report_errno(rep, errno, "reading %s/" NSPOOL_DIR, base_path);
+		report_errno(rep, errno, "reading %s/" JOBDIR_POOL, base_path);
 		fdutil_close(poolfd);
 		return -1;
 	}
@@ -320,7 +321,7 @@ int nspool_claim(const char *base_path)
 			continue;
 		if ((fd = open_pin(poolfd, n)) < 0)
 			continue;
-		snprintf(rel, sizeof(rel), "%lu/" NSCONF_PIN_NAME, n);
+		snprintf(rel, sizeof(rel), "%lu/" JOBDIR_NS_PIN, n);
 		unmount_below(poolfd, rel);
 	}
 	closedir(dp);
@@ -346,17 +347,17 @@ int nspool_clear(const char *base_path, struct report *rep)
 		       report_errno(rep, errno, "opening %s", base_path);
 	if ((poolfd = pool_lock(base_path, false)) < 0) {
 		rc = errno == ENOENT ? 0 :
-		     report_errno(rep, errno, "opening %s/" NSPOOL_DIR,
+		     report_errno(rep, errno, "opening %s/" JOBDIR_POOL,
 				  base_path);
 		close(basefd);
 		return rc;
 	}
 	if (sweep(poolfd, true, &next) < 0)
-		rc = report_errno(rep, errno, "clearing %s/" NSPOOL_DIR,
+		rc = report_errno(rep, errno, "clearing %s/" JOBDIR_POOL,
 				  base_path);
-	else if (unlinkat(basefd, NSPOOL_DIR, AT_REMOVEDIR) < 0 &&
+	else if (unlinkat(basefd, JOBDIR_POOL, AT_REMOVEDIR) < 0 &&
 		 errno != ENOENT)
-		rc = report_errno(rep, errno, "removing %s/" NSPOOL_DIR,
+		rc = report_errno(rep, errno, "removing %s/" JOBDIR_POOL,
 				  base_path);
 	close(poolfd);
 	close(basefd);
@@ -518,7 +519,7 @@ static void *keeper_main(void *arg)
 	/* Without it the jobs drop their namespaces themselves. */
 	if ((reap = nsreap_listen(k->base_path)) < 0)
 		report_errno(&rep, errno, "NamespacePool: cannot listen on "
-			     "%s/" NSREAP_SOCKET, k->base_path);
+			     "%s/" JOBDIR_REAPER_SOCKET, k->base_path);
 	for (;;) {
 		struct pollfd pfd[4] = {
 			{ .fd = k->stop[0], .events = POLLIN },

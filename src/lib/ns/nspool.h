@@ -23,8 +23,6 @@
 
 #include "util/report.h"
 
-/* The pool's directory below BasePath; never a job id. */
-#define NSPOOL_DIR ".pool"
 /* Most namespaces NamespacePool may keep ready. */
 #define NSPOOL_MAX 64
 

@@ -24,9 +24,6 @@
 
 #include "util/report.h"
 
-/* The keeper's socket in BasePath; never a job id or a reap name. */
-#define NSREAP_SOCKET ".reaper"
-
 /*
  * Ask the reaper listening in BasePath to reap BasePath/name (a reap
  * name) and the namespace ns_fd (which stays the caller's to close).

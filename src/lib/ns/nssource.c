@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "util/fdmount.h"
+#include "ns/jobdir.h"
 #include "ns/nsconf.h"
 #include "ns/jobrec.h"
 #include "ns/nssource.h"
@@ -27,7 +28,7 @@
 #include "util/safepath.h"
 #include "util/saferm.h"
 
-#define RECORD_NAME NSCONF_RECORD_NAME
+#define RECORD_NAME JOBDIR_SOURCES
 /* A record holds at most NSCONF_MAX_DIRS lines of a path and two numbers. */
 #define RECORD_MAX (NSCONF_MAX_DIRS * (PATH_MAX + 64))
 

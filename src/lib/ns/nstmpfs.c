@@ -40,6 +40,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ns/jobdir.h"
 #include "ns/jobrec.h"
 #include "ns/nstmpfs.h"
 #include "util/fdpass.h"
@@ -56,7 +57,7 @@
 #define STATX_ATTR_MOUNT_ROOT 0x00002000
 #endif
 
-#define RECORD_NAME NSCONF_TMPFS_RECORD_NAME
+#define RECORD_NAME JOBDIR_TMPFS
 #define MAX_POINTS NSCONF_MAX_DIRS
 #define RECORD_MAX (MAX_POINTS * (PATH_MAX + 1))
 

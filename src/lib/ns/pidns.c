@@ -27,12 +27,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ns/jobdir.h"
 #include "ns/mntns.h"
 #include "ns/nsconf.h"
 #include "ns/pidns.h"
 #include "util/safepath.h"
 
-#define PIN_NAME NSCONF_PIDNS_PIN_NAME
+#define PIN_NAME JOBDIR_PIDNS_PIN
 
 /* Where pidns_create failed, as the child reports it. */
 enum step {
@@ -220,7 +221,7 @@ int pidns_create(const char *base_path, uint32_t job_id, struct report *rep)
 	char jobdir[PATH_MAX];
 	int jobfd, pinfd, saved;
 
-	if (mntns_job_path(jobdir, sizeof(jobdir), base_path, job_id,
+	if (jobdir_path(jobdir, sizeof(jobdir), base_path, job_id,
 			   NULL) < 0)
 		return report_errno(rep, errno, "BasePath");
 	if ((jobfd = safepath_open(jobdir)) < 0)

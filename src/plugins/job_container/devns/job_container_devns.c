@@ -41,6 +41,7 @@
 
 #include "job/jobct.h"
 #include "job/setupgate.h"
+#include "ns/jobdir.h"
 #include "ns/mntns.h"
 #include "ns/nsconf_msg.h"
 #include "util/runscript.h"
@@ -374,10 +375,10 @@ static void script_job(struct runscript_job *j, uint32_t job_id, void *step,
 	j->slurm_conf = slurm_conf.slurm_conf;
 	j->node_name = conf->node_name;
 	if ((dirs & SCRIPT_SRC) && base &&
-	    mntns_job_path(mount_src, len, base, job_id, NULL) == 0)
+	    jobdir_path(mount_src, len, base, job_id, NULL) == 0)
 		j->mount_src = mount_src;
 	if ((dirs & SCRIPT_NS) && base &&
-	    mntns_job_path(ns_path, len, base, job_id, NSCONF_PIN_NAME) == 0)
+	    jobdir_path(ns_path, len, base, job_id, JOBDIR_NS_PIN) == 0)
 		j->ns_path = ns_path;
 #if DEVNS_JC_STEP_RECORD || DEVNS_JC_NAMESPACE
 	if (step) {
