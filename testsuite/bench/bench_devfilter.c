@@ -37,6 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dev/bpfsys.h"
 #include "dev/cgroup2.h"
 #include "dev/devprog.h"
 #include "bpfinspect.h"
@@ -474,14 +475,14 @@ static int hash_map_make(const struct devrule_list *list)
 	attr.key_size = sizeof(struct devfilter_key);
 	attr.value_size = sizeof(uint32_t);
 	attr.max_entries = (uint32_t)t.count;
-	if ((fd = devprog_bpf(BPF_MAP_CREATE, &attr)) < 0)
+	if ((fd = bpfsys_call(BPF_MAP_CREATE, &attr)) < 0)
 		goto out;
 	memset(&attr, 0, sizeof(attr));
 	attr.batch.map_fd = (uint32_t)fd;
-	attr.batch.keys = devprog_ptr(t.keys);
-	attr.batch.values = devprog_ptr(t.access);
+	attr.batch.keys = bpfsys_ptr(t.keys);
+	attr.batch.values = bpfsys_ptr(t.access);
 	attr.batch.count = (uint32_t)t.count;
-	if (devprog_bpf(BPF_MAP_UPDATE_BATCH, &attr) < 0) {
+	if (bpfsys_call(BPF_MAP_UPDATE_BATCH, &attr) < 0) {
 		close(fd);
 		fd = -1;
 	}

@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dev/bpfsys.h"
 #include "dev/cgroup2.h"
 #include "dev/devfilter.h"
 #include "dev/devinspect.h"
@@ -672,11 +673,11 @@ static void test_read_back(int mount_fd)
 	insns[1].code = BPF_JMP | BPF_EXIT;
 	memset(&attr, 0, sizeof(attr));
 	attr.prog_type = BPF_PROG_TYPE_CGROUP_DEVICE;
-	attr.insns = devprog_ptr(insns);
+	attr.insns = bpfsys_ptr(insns);
 	attr.insn_cnt = 2;
-	attr.license = devprog_ptr("GPL");
+	attr.license = bpfsys_ptr("GPL");
 	memcpy(attr.prog_name, "other", sizeof("other"));
-	fd = devprog_bpf(BPF_PROG_LOAD, &attr);
+	fd = bpfsys_call(BPF_PROG_LOAD, &attr);
 	errno = 0;
 	ok(fd >= 0 && devinspect_rules(fd, &back) == -1 && errno == EMEDIUMTYPE &&
 	   back.count == 0, "another program's rules are not read (EMEDIUMTYPE)");
@@ -693,12 +694,12 @@ static uint32_t denied_map_id(int prog_fd)
 
 	memset(&info, 0, sizeof(info));
 	info.nr_map_ids = 4;
-	info.map_ids = devprog_ptr(ids);
+	info.map_ids = bpfsys_ptr(ids);
 	memset(&attr, 0, sizeof(attr));
 	attr.info.bpf_fd = (uint32_t)prog_fd;
 	attr.info.info_len = sizeof(info);
-	attr.info.info = devprog_ptr(&info);
-	if (devprog_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr) < 0)
+	attr.info.info = bpfsys_ptr(&info);
+	if (bpfsys_call(BPF_OBJ_GET_INFO_BY_FD, &attr) < 0)
 		return 0;
 	for (uint32_t i = 0; i < info.nr_map_ids && i < 4; i++) {
 		struct bpf_map_info mi;
@@ -706,14 +707,14 @@ static uint32_t denied_map_id(int prog_fd)
 
 		memset(&attr, 0, sizeof(attr));
 		attr.map_id = ids[i];
-		if ((fd = devprog_bpf(BPF_MAP_GET_FD_BY_ID, &attr)) < 0)
+		if ((fd = bpfsys_call(BPF_MAP_GET_FD_BY_ID, &attr)) < 0)
 			continue;
 		memset(&mi, 0, sizeof(mi));
 		memset(&attr, 0, sizeof(attr));
 		attr.info.bpf_fd = (uint32_t)fd;
 		attr.info.info_len = sizeof(mi);
-		attr.info.info = devprog_ptr(&mi);
-		if (devprog_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr) == 0 &&
+		attr.info.info = bpfsys_ptr(&mi);
+		if (bpfsys_call(BPF_OBJ_GET_INFO_BY_FD, &attr) == 0 &&
 		    !strcmp(mi.name, DEVFILTER_DENIED_NAME)) {
 			close(fd);
 			return ids[i];
@@ -732,7 +733,7 @@ static int map_gone_soon(uint32_t id)
 
 		memset(&attr, 0, sizeof(attr));
 		attr.map_id = id;
-		if ((fd = devprog_bpf(BPF_MAP_GET_FD_BY_ID, &attr)) < 0)
+		if ((fd = bpfsys_call(BPF_MAP_GET_FD_BY_ID, &attr)) < 0)
 			return errno == ENOENT;
 		close(fd);
 		usleep(10000);
