@@ -33,6 +33,7 @@
 #include "ns/nsconf.h"
 #include "ns/nsmembers.h"
 #include "ns/nspool.h"
+#include "ns/nspool_keeper.h"
 #include "tap.h"
 #include "testrep.h"
 

@@ -39,6 +39,7 @@
 #include "ns/nsconf.h"
 #include "ns/nsmembers.h"
 #include "ns/nspool.h"
+#include "ns/nspool_keeper.h"
 #include "ns/nsreap.h"
 #include "tap.h"
 #include "testrep.h"

@@ -27,6 +27,7 @@
 #include "ns/dquota.h"
 #include "ns/jobdir.h"
 #include "ns/nscheck.h"
+#include "ns/nspool.h"
 #include "ns/nsreap.h"
 #include "ns/pidns.h"
 #include "ns/pidns_fork.h"

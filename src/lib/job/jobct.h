@@ -38,7 +38,7 @@
 #include "dev/devpolicy.h"
 #include "ns/mntns.h"
 #include "ns/nsconf.h"
-#include "ns/nspool.h"
+#include "ns/nspool_keeper.h"
 #include "util/report.h"
 
 /* The calls the lifecycle makes; jobct_real_ops are the real ones. */

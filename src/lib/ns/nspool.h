@@ -50,31 +50,11 @@ int nspool_clear(const char *base_path, struct report *rep);
 /* How many namespaces are ready to be claimed (0 when there is no pool). */
 int nspool_ready(const char *base_path);
 
-struct nspool_keeper;
-
 /*
- * The shortest time between two rebuilds of the pool for changes of the
- * node's mounts, which users can cause (autofs): a change withdraws the
- * ready copies at once, and the keeper makes new ones no sooner.
+ * Add to the inotify instance ino a watch of BasePath/.pool for claims (a
+ * marker unlinked): nspool_keeper.h wakes on them.  Returns the watch
+ * descriptor, or -1 with errno (no pool yet).
  */
-#define NSPOOL_REBUILD_MS 10000
-
-/*
- * Start a thread that keeps want namespaces ready: it fills the pool, then
- * waits until a claim (an inotify event on BasePath/.pool) or a minute
- * passes.  It also reaps the namespaces of ended jobs that it is sent
- * (ns/nsreap.h).  It runs at nice 10: copying ahead and dropping behind
- * must not take the CPU from jobs starting meanwhile.  What it cannot do
- * goes to log (may be NULL).  Returns the keeper, or NULL with errno.
- */
-struct nspool_keeper *nspool_keeper_start(const char *base_path,
-					  unsigned want, report_log_f log,
-					  void *log_arg);
-
-/*
- * Stop the keeper's thread, after it has reaped what it was sent, and
- * clear the pool.  NULL is a no-op.
- */
-void nspool_keeper_stop(struct nspool_keeper *keeper);
+int nspool_watch(int ino, const char *base_path);
 
 #endif
