@@ -364,10 +364,13 @@ int main(int argc, char **argv)
 		}
 		t0 = now_us();
 
+		spec.pool_fd = pool ? nspool_claim(base) : -1;
 		if (mntns_create(&spec, fresh()) < 0) {
 			fprintf(stderr, "mntns_create: %s\n", rep.msg);
 			return 1;
 		}
+		if (spec.pool_fd >= 0)
+			close(spec.pool_fd);
 		t1 = now_us();
 		if (with_pidns) {
 			if (pidns_create(base, spec.job_id, fresh()) < 0) {
@@ -379,7 +382,7 @@ int main(int argc, char **argv)
 		}
 		join[i] = timed_child(base, spec.job_id, 1);
 		t2 = now_us();
-		if ((pool ? mntns_delete_behind : mntns_delete)(base,
+		if ((pool ? nsreap_delete : mntns_delete)(base,
 							spec.job_id) < 0) {
 			perror("mntns_delete");
 			return 1;

@@ -78,8 +78,14 @@ static int make_job(uint32_t job_id, bool use_pool)
 		.dirs = dirs,
 		.use_pool = use_pool,
 	};
+	int rc;
 
-	return mntns_create(&spec, fresh());
+	/* The caller claims, as jobct does. */
+	spec.pool_fd = use_pool ? nspool_claim(base) : -1;
+	rc = mntns_create(&spec, fresh());
+	if (spec.pool_fd >= 0)
+		close(spec.pool_fd);
+	return rc;
 }
 
 /*

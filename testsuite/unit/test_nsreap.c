@@ -4,7 +4,7 @@
  * for real.
  *
  * Runs in a mount namespace of its own.  Needs root and the new mount API
- * (mntns); skips cleanly without them.  Checks that mntns_delete_behind
+ * (mntns); skips cleanly without them.  Checks that nsreap_delete
  * hands the namespace and the job's directory to a listening reaper and
  * does it all itself where none listens, that the reaper kills what was
  * left inside and leaves nothing, that a requeued job of the same id can
@@ -170,7 +170,7 @@ static void test_no_reaper(void)
 	if (!ok(make_job(11) == 0 && job_ns(11, &ns), "job 11 made") ||
 	    !ok((left = leave_process(11)) > 0, "a process left inside it"))
 		return;
-	ok(mntns_delete_behind(base, 11) == 0, "delete_behind, no reaper");
+	ok(nsreap_delete(base, 11) == 0, "delete_behind, no reaper");
 	ok(was_killed(left), "the process left inside was killed");
 	ok(!job_path_exists(11, NULL), "the job's directory is gone");
 	is_int(reap_dirs(), 0, "nothing waits for a reaper");
@@ -192,7 +192,7 @@ static void test_hand_over(void)
 		nsreap_close(sock, base, fresh());
 		return;
 	}
-	ok(mntns_delete_behind(base, 12) == 0, "delete_behind");
+	ok(nsreap_delete(base, 12) == 0, "delete_behind");
 	ok(!job_path_exists(12, NULL), "job 12's directory is no longer "
 	   "under its id");
 	is_int(reap_dirs(), 1, "it waits under a reap name");
@@ -280,7 +280,7 @@ static void test_reap_empties_tmpfs(void)
 	}
 	ok(faccessat(shm, "secret", F_OK, 0) == 0 && used_kib(shm) >= 1024,
 	   "precondition: the job's 1 MiB file is there");
-	ok(mntns_delete_behind(base, 19) == 0 && reap_dirs() == 1,
+	ok(nsreap_delete(base, 19) == 0 && reap_dirs() == 1,
 	   "delete_behind hands it to the reaper");
 	is_int(nsreap_drain(sock, base, fresh()), 1, "the reaper reaps it");
 	ok(faccessat(shm, "secret", F_OK, AT_SYMLINK_NOFOLLOW) < 0 &&
@@ -303,7 +303,7 @@ static void test_requeue(void)
 
 	if (!ok(sock >= 0 && make_job(13) == 0, "job 13 made, reaper up"))
 		goto out;
-	ok(mntns_delete_behind(base, 13) == 0 && reap_dirs() == 1,
+	ok(nsreap_delete(base, 13) == 0 && reap_dirs() == 1,
 	   "job 13 ended, its reap queued");
 	ok(make_job(13) == 0, "job 13 made again before the reap");
 	snprintf(path, sizeof(path), "%s/13/tmp/kept", base);
@@ -331,14 +331,14 @@ static void test_stop_reaps_queue(void)
 		nsreap_close(sock, base, fresh());
 		return;
 	}
-	ok(mntns_delete_behind(base, 14) == 0 && reap_dirs() == 1,
+	ok(nsreap_delete(base, 14) == 0 && reap_dirs() == 1,
 	   "job 14 ended, its reap queued");
 	nsreap_close(sock, base, fresh());
 	is_int(reap_dirs(), 0, "the stop reaped it");
 	ok(nsmembers_gone(&ns), "its namespace is gone");
 	ok(!socket_exists(), "the socket is gone");
 	ok(make_job(15) == 0, "job 15 made");
-	ok(mntns_delete_behind(base, 15) == 0 && !job_path_exists(15, NULL) &&
+	ok(nsreap_delete(base, 15) == 0 && !job_path_exists(15, NULL) &&
 	   reap_dirs() == 0, "after the stop, a job's end does all itself");
 }
 
@@ -348,7 +348,7 @@ static void test_sweep(void)
 	int sock = nsreap_listen(base);
 
 	if (!ok(sock >= 0 && make_job(16) == 0, "job 16 made, reaper up") ||
-	    !ok(mntns_delete_behind(base, 16) == 0 && reap_dirs() == 1,
+	    !ok(nsreap_delete(base, 16) == 0 && reap_dirs() == 1,
 		"job 16 ended, its reap queued")) {
 		nsreap_close(sock, base, fresh());
 		return;
@@ -451,7 +451,7 @@ static void test_keeper(void)
 		nspool_keeper_stop(k);
 		return;
 	}
-	ok(mntns_delete_behind(base, 18) == 0 &&
+	ok(nsreap_delete(base, 18) == 0 &&
 	   !job_path_exists(18, NULL), "job 18 ended");
 	for (int i = 0; i < TAP_WAIT_MS / 10 && !reaped; i++) {
 		usleep(10000);

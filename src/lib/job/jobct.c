@@ -32,6 +32,7 @@
 #include "ns/pidns.h"
 #include "ns/pidns_fork.h"
 #include "util/fdmount.h"
+#include "util/fdutil.h"
 #include "util/plugstack.h"
 #include "util/safepath.h"
 
@@ -57,7 +58,7 @@ const struct jobct_ops jobct_real_ops = {
 	.ns_create = mntns_create,
 	.ns_join = mntns_join,
 	.ns_delete = mntns_delete,
-	.ns_delete_behind = mntns_delete_behind,
+	.ns_delete_behind = nsreap_delete,
 	.pidns_create = pidns_create,
 	.pidns_contains_self = pidns_contains_self,
 	.pidns_fork_inside = pidns_fork_inside,
@@ -452,7 +453,9 @@ static int create_namespace(const struct jobct_plan *plan, struct report *rep)
 				    why.msg);
 	}
 	spec.dir_count = (size_t)n;
+	spec.pool_fd = spec.use_pool ? nspool_claim(c->base_path) : -1;
 	rc = plan->node->ops->ns_create(&spec, &why);
+	fdutil_close(spec.pool_fd);
 	free(paths);
 	if (rc < 0)
 		return report_error(rep, "cannot create its namespace: %s",

@@ -53,8 +53,6 @@
 #include "ns/mntns.h"
 #include "ns/nsconf.h"
 #include "ns/nsmembers.h"
-#include "ns/nspool.h"
-#include "ns/nsreap.h"
 #include "ns/nssource.h"
 #include "ns/nstmpfs.h"
 #include "util/fdutil.h"
@@ -602,22 +600,19 @@ static int limit_job_dir(int basefd, const char *name,
 }
 
 /*
- * The pool's namespace fd, when spec asks for one and one is ready that
+ * The namespace the caller claimed from the pool (spec->pool_fd), when it
  * can be pinned here: the kernel binds a namespace only into an older one
  * (unshare_newer_than()), and the pool's was made by slurmd.  -1: none.
  */
-static int claim_from_pool(const struct mntns_spec *spec,
-			   const struct ns_plan *plan)
+static int pool_namespace(const struct mntns_spec *spec,
+			  const struct ns_plan *plan)
 {
-	int fd;
-
-	if (!spec->use_pool || (fd = nspool_claim(spec->base_path)) < 0)
+	if (!spec->use_pool || spec->pool_fd < 0)
 		return -1;
-	if (plan->parent_ns_id && nsmembers_id(fd) <= plan->parent_ns_id) {
-		close(fd);
+	if (plan->parent_ns_id &&
+	    nsmembers_id(spec->pool_fd) <= plan->parent_ns_id)
 		return -1;
-	}
-	return fd;
+	return spec->pool_fd;
 }
 
 /*
@@ -630,11 +625,10 @@ static int make_namespace(const struct mntns_spec *spec, struct ns_plan *plan,
 {
 	int failed, rc;
 
-	plan->pool_fd = claim_from_pool(spec, plan);
+	plan->pool_fd = pool_namespace(spec, plan);
 	rc = run_child(plan, pinfd, &failed, rep);
 	if (plan->pool_fd >= 0) {
-		close(plan->pool_fd);
-		plan->pool_fd = -1;
+		plan->pool_fd = -1;	/* the caller's to close */
 		if (rc < 0 && failed == STEP_ENTER_POOL)
 			rc = run_child(plan, pinfd, &failed, rep);
 	}
@@ -1112,7 +1106,8 @@ int mntns_reap(const char *base_path, const char *name, int ns_fd)
  * otherwise, name then naming where the directory is now.
  */
 static int hand_over(const char *base_path, uint32_t job_id, char *name,
-		     size_t len, int ns_fd, const struct nsmembers_ns *ns)
+		     size_t len, int ns_fd, const struct nsmembers_ns *ns,
+		     mntns_reaper_f reaper)
 {
 	char reap[64];
 	int basefd = safepath_open(base_path), rc;
@@ -1126,10 +1121,11 @@ static int hand_over(const char *base_path, uint32_t job_id, char *name,
 	if (rc < 0)
 		return -1;
 	snprintf(name, len, "%s", reap);
-	return nsreap_send(base_path, reap, ns_fd);
+	return reaper(base_path, reap, ns_fd);
 }
 
-static int delete_job(const char *base_path, uint32_t job_id, bool behind)
+static int delete_job(const char *base_path, uint32_t job_id,
+		      mntns_reaper_f reaper)
 {
 	char name[64], jobdir[PATH_MAX], pin[PATH_MAX];
 	struct nsmembers_ns ns;
@@ -1158,9 +1154,9 @@ static int delete_job(const char *base_path, uint32_t job_id, bool behind)
 	 */
 	if (limited && seal_limit(base_path, job_id) < 0 && !saved)
 		saved = errno;
-	if (behind && pinned && ns.id &&
-	    hand_over(base_path, job_id, name, sizeof(name), ns_fd,
-		      &ns) == 0) {
+	if (reaper && pinned && ns.id &&
+	    hand_over(base_path, job_id, name, sizeof(name), ns_fd, &ns,
+		      reaper) == 0) {
 		close(ns_fd);
 		errno = saved;
 		return saved ? -1 : 0;
@@ -1174,10 +1170,11 @@ static int delete_job(const char *base_path, uint32_t job_id, bool behind)
 
 int mntns_delete(const char *base_path, uint32_t job_id)
 {
-	return delete_job(base_path, job_id, false);
+	return delete_job(base_path, job_id, NULL);
 }
 
-int mntns_delete_behind(const char *base_path, uint32_t job_id)
+int mntns_delete_behind(const char *base_path, uint32_t job_id,
+			mntns_reaper_f reaper)
 {
-	return delete_job(base_path, job_id, true);
+	return delete_job(base_path, job_id, reaper);
 }

@@ -75,10 +75,13 @@ struct mntns_spec {
 	/* and this inode limit (0: dquota_default_inodes(disk_limit)) */
 	uint64_t inode_limit;
 	/*
-	 * Take a namespace of the pool (ns/nspool.h) when one is ready,
-	 * instead of copying the node's mounts now.
+	 * When set, pool_fd is a namespace the caller claimed from the pool
+	 * (nspool_claim(), ns/nspool.h), or -1 when none was ready: entered
+	 * instead of copying the node's mounts now.  It stays the caller's
+	 * to close.
 	 */
 	bool use_pool;
+	int pool_fd;
 };
 
 /*
@@ -143,18 +146,28 @@ int mntns_join(const char *base_path, uint32_t job_id);
 int mntns_delete(const char *base_path, uint32_t job_id);
 
 /*
- * mntns_delete, leaving the slow part behind when a reaper (ns/nsreap.h:
- * slurmd's pool keeper) takes it: the job's path only unpins, seals the
- * disk limit and renames BasePath/<jobid> to BasePath/.reap-<jobid>-<n>,
- * and the reaper then opens the job's tmpfs mounts, drops the
- * namespace (the kernel unmounts every copy of the node's mounts), kills
- * what still holds it, removes the directory and empties the tmpfs
- * mounts (read-only after), as mntns_delete would.  A requeued job of the same id may
- * start meanwhile.  Where no reaper takes it, or the kernel cannot name
- * the namespace by id (before Linux 6.11), it is mntns_delete.  Returns 0
- * or -1 with errno, as mntns_delete.
+ * A reaper that takes over a job's end (nsreap_send(), ns/nsreap.h):
+ * BasePath/name, a reap name, and the namespace ns_fd, which stays the
+ * caller's.  Returns 0 when it took both, -1 when the work stays ours.
  */
-int mntns_delete_behind(const char *base_path, uint32_t job_id);
+typedef int (*mntns_reaper_f)(const char *base_path, const char *name,
+			      int ns_fd);
+
+/*
+ * mntns_delete, leaving the slow part behind when reaper (the caller's:
+ * slurmd's pool keeper, through nsreap_delete()) takes it: the job's path
+ * only unpins, seals the disk limit and renames BasePath/<jobid> to
+ * BasePath/.reap-<jobid>-<n>, and the reaper then opens the job's tmpfs
+ * mounts, drops the namespace (the kernel unmounts every copy of the
+ * node's mounts), kills what still holds it, removes the directory and
+ * empties the tmpfs mounts (read-only after), as mntns_delete would.  A
+ * requeued job of the same id may start meanwhile.  Where reaper does not
+ * take it, or the kernel cannot name the namespace by id (before Linux
+ * 6.11), it is mntns_delete.  Returns 0 or -1 with errno, as
+ * mntns_delete.
+ */
+int mntns_delete_behind(const char *base_path, uint32_t job_id,
+			mntns_reaper_f reaper);
 
 /*
  * The reaper's part of mntns_delete_behind: open the tmpfs mounts that

@@ -7,8 +7,9 @@
  * makes it before a job asks: bare copies of the node's namespace, pinned
  * under BasePath/.pool, that stay slaves of the node's, so that what the
  * node mounts or unmounts meanwhile reaches them as it would reach a copy
- * made at the job's start.  mntns_create (spec->use_pool) claims one and
- * adds the job's own mounts; with none ready it copies as before.
+ * made at the job's start.  The job's caller claims one and hands it to
+ * mntns_create (spec->pool_fd), which adds the job's own mounts; with
+ * none ready it copies as before.
  *
  * Layout, all root's and 0700: BasePath/.pool/<n>/ is a private bind of
  * itself holding the pin .ns, and BasePath/.pool/<n>.ready says it may be

@@ -256,3 +256,8 @@ int nsreap_sweep(const char *base_path, struct report *rep)
 	closedir(dp);
 	return rc;
 }
+
+int nsreap_delete(const char *base_path, uint32_t job_id)
+{
+	return mntns_delete_behind(base_path, job_id, nsreap_send);
+}
