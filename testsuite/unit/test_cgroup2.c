@@ -266,7 +266,7 @@ static void test_kernel(void)
 	if (fd >= 0)
 		close(fd);
 
-	job_fd = cgroup2_job_open(top_fd, 4242, true);
+	job_fd = cgroup2_open_at(top_fd, "job_4242", true);
 	ok(job_fd >= 0, "job_4242 made");
 	ok(fstatat(top_fd, "job_4242", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 	   S_ISDIR(st.st_mode), "job_4242 is a directory");
@@ -295,7 +295,7 @@ static void test_kernel(void)
 	is_int(n, 1, "list_pids counts without a buffer");
 
 	errno = 0;
-	ok(cgroup2_job_remove(top_fd, 4242) == -1 && errno == EBUSY,
+	ok(cgroup2_remove(top_fd, "job_4242") == -1 && errno == EBUSY,
 	   "removing a populated cgroup: EBUSY");
 	snprintf(cgpath, sizeof(cgpath), "devns-test-%d", (int)getpid());
 	errno = 0;
@@ -317,9 +317,9 @@ static void test_kernel(void)
 	waitpid(child, NULL, 0);
 	is_int(cgroup2_list_pids(job_fd, NULL, 0), 0,
 	       "empty once the child has exited");
-	ok(cgroup2_job_remove(top_fd, 4242) == 0, "then it is removed");
+	ok(cgroup2_remove(top_fd, "job_4242") == 0, "then it is removed");
 	errno = 0;
-	ok(cgroup2_job_remove(top_fd, 4242) == -1 && errno == ENOENT,
+	ok(cgroup2_remove(top_fd, "job_4242") == -1 && errno == ENOENT,
 	   "removing again: ENOENT");
 
 	/* The parent goes away under an open fd: no job cgroup there. */
@@ -327,7 +327,7 @@ static void test_kernel(void)
 	ok(fd >= 0 && cgroup2_remove(top_fd, "gone") == 0,
 	   "a parent made and removed");
 	errno = 0;
-	ok(cgroup2_job_open(fd, 1, true) == -1 && errno == ENOENT,
+	ok(cgroup2_open_at(fd, "job_1", true) == -1 && errno == ENOENT,
 	   "making a job cgroup in a removed parent: ENOENT");
 	if (fd >= 0)
 		close(fd);

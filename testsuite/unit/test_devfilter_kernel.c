@@ -195,7 +195,7 @@ static void test_kernel(int mount_fd)
 	snprintf(new2, sizeof(new2), "%s/new2", tmpdir);
 	snprintf(top, sizeof(top), "devns-ktest-%d", (int)getpid());
 	top_fd = cgroup2_open_at(mount_fd, top, true);
-	cg_fd = top_fd >= 0 ? cgroup2_job_open(top_fd, 1, true) : -1;
+	cg_fd = top_fd >= 0 ? cgroup2_open_at(top_fd, "job_1", true) : -1;
 	ok(cg_fd >= 0, "fresh cgroup %s/job_1", top);
 
 	/* A: strict-like list, default deny. */
@@ -324,7 +324,7 @@ static void test_kernel(int mount_fd)
 	close(fa);
 	ok(bpfinspect_prog_alive(ida) == 1, "the cgroup keeps it loaded");
 	close(cg_fd);
-	ok(cgroup2_job_remove(top_fd, 1) == 0, "job cgroup removed with A on it");
+	ok(cgroup2_remove(top_fd, "job_1") == 0, "job cgroup removed with A on it");
 	ok(gone_soon(ida), "A is freed with its cgroup");
 
 	close(top_fd);
@@ -370,7 +370,7 @@ static void test_gres_class(int mount_fd)
 	   rep.msg);
 	snprintf(top, sizeof(top), "devns-gresclass-%d", (int)getpid());
 	top_fd = cgroup2_open_at(mount_fd, top, true);
-	cg_fd = top_fd >= 0 ? cgroup2_job_open(top_fd, 1, true) : -1;
+	cg_fd = top_fd >= 0 ? cgroup2_open_at(top_fd, "job_1", true) : -1;
 	fd = load(&l, &id, "the job's list");
 	ok(fd >= 0 && cg_fd >= 0 && devprog_attach(fd, cg_fd) == 0,
 	   "attached to %s/job_1", top);
@@ -393,7 +393,7 @@ static void test_gres_class(int mount_fd)
 	if (cg_fd >= 0)
 		close(cg_fd);
 	if (top_fd >= 0) {
-		cgroup2_job_remove(top_fd, 1);
+		cgroup2_remove(top_fd, "job_1");
 		close(top_fd);
 	}
 	cgroup2_remove(mount_fd, top);
@@ -614,7 +614,7 @@ static void test_read_back(int mount_fd)
 	fd = read_back(&l, "default deny, a wildcard");
 	snprintf(top, sizeof(top), "devns-readback-%d", (int)getpid());
 	top_fd = cgroup2_open_at(mount_fd, top, true);
-	cg_fd = top_fd >= 0 ? cgroup2_job_open(top_fd, 1, true) : -1;
+	cg_fd = top_fd >= 0 ? cgroup2_open_at(top_fd, "job_1", true) : -1;
 	ok(fd >= 0 && cg_fd >= 0 && devprog_attach(fd, cg_fd) == 0,
 	   "attached to %s/job_1", top);
 	n = devinspect_query(cg_fd, ids, 4, &flags);
@@ -631,7 +631,7 @@ static void test_read_back(int mount_fd)
 	if (cg_fd >= 0)
 		close(cg_fd);
 	if (top_fd >= 0) {
-		cgroup2_job_remove(top_fd, 1);
+		cgroup2_remove(top_fd, "job_1");
 		close(top_fd);
 	}
 	cgroup2_remove(mount_fd, top);
@@ -779,7 +779,7 @@ static void test_denials(int mount_fd)
 
 	snprintf(top, sizeof(top), "devns-denied-%d", (int)getpid());
 	top_fd = cgroup2_open_at(mount_fd, top, true);
-	cg_fd = top_fd >= 0 ? cgroup2_job_open(top_fd, 1, true) : -1;
+	cg_fd = top_fd >= 0 ? cgroup2_open_at(top_fd, "job_1", true) : -1;
 	devrule_list_init(&a, false);
 	devrule_list_add(&a, 'c', 195, 0, false, DEVRULE_RWM);
 	devrule_list_add(&a, 'c', 195, 2, false, DEVRULE_R);
@@ -855,7 +855,7 @@ static void test_denials(int mount_fd)
 	close(fd);
 	close(cg_fd);
 	cg_fd = -1;
-	ok(cgroup2_job_remove(top_fd, 1) == 0 && gone_soon(id) &&
+	ok(cgroup2_remove(top_fd, "job_1") == 0 && gone_soon(id) &&
 	   map_gone_soon(map_id), "with its cgroup gone, no program or map is left");
 
 	/* A program made without counting (what an older devns made). */

@@ -225,19 +225,6 @@ error:
 	return -1;
 }
 
-static void job_name(uint32_t job_id, char *buf, size_t size)
-{
-	snprintf(buf, size, "job_%u", job_id);
-}
-
-int cgroup2_job_open(int parent_fd, uint32_t job_id, bool create)
-{
-	char name[32];
-
-	job_name(job_id, name, sizeof(name));
-	return cgroup2_open_at(parent_fd, name, create);
-}
-
 int cgroup2_move_pid(int cg_fd, pid_t pid)
 {
 	char buf[32];
@@ -334,14 +321,6 @@ int cgroup2_remove(int parent_fd, const char *name)
 		return -1;
 	}
 	return unlinkat(parent_fd, name, AT_REMOVEDIR);
-}
-
-int cgroup2_job_remove(int parent_fd, uint32_t job_id)
-{
-	char name[32];
-
-	job_name(job_id, name, sizeof(name));
-	return cgroup2_remove(parent_fd, name);
 }
 
 int cgroup2_layout(const char *mountinfo, enum cgroup2_layout *layout)

@@ -92,9 +92,6 @@ int cgroup2_open(const char *path);
  */
 int cgroup2_open_at(int dir_fd, const char *relpath, bool create);
 
-/* cgroup2_open_at() for the job's directory "job_<job_id>". */
-int cgroup2_job_open(int parent_fd, uint32_t job_id, bool create);
-
 /*
  * Moves pid (0: the caller) into the cgroup cg_fd by writing cgroup.procs;
  * the whole thread group moves.  Returns 0 or -1 with errno (ESRCH: no such
@@ -128,8 +125,5 @@ int cgroup2_populated(int cg_fd);
  * does not exist (removal is then already done).  Returns 0 or -1 (errno).
  */
 int cgroup2_remove(int parent_fd, const char *name);
-
-/* cgroup2_remove() for "job_<job_id>". */
-int cgroup2_job_remove(int parent_fd, uint32_t job_id);
 
 #endif /* DEVNS_CGROUP2_H */
