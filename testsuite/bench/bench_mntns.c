@@ -63,6 +63,7 @@
 #include "ns/nsreap.h"
 #include "ns/pidns.h"
 #include "testrep.h"
+#include "testspec.h"
 
 static double now_us(void)
 {
@@ -349,7 +350,7 @@ int main(int argc, char **argv)
 
 	for (int i = 0; i < n; i++) {
 		struct mntns_spec spec = {
-			.base_path = base, .job_id = 1000 + i, .dirs = dirs,
+			.base_path = base, .job_id = 1000 + i,
 			.use_pool = pool > 0,
 		};
 		double t0, t1, t2, t3;
@@ -365,7 +366,7 @@ int main(int argc, char **argv)
 		t0 = now_us();
 
 		spec.pool_fd = pool ? nspool_claim(base) : -1;
-		if (mntns_create(&spec, fresh()) < 0) {
+		if (testspec_create(&spec, dirs, 0, 0, fresh()) < 0) {
 			fprintf(stderr, "mntns_create: %s\n", rep.msg);
 			return 1;
 		}

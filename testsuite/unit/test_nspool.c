@@ -36,6 +36,7 @@
 #include "ns/nspool_keeper.h"
 #include "tap.h"
 #include "testrep.h"
+#include "testspec.h"
 
 #ifndef NSFS_MAGIC
 #define NSFS_MAGIC 0x6e736673
@@ -75,14 +76,13 @@ static int make_job(uint32_t job_id, bool use_pool)
 	struct mntns_spec spec = {
 		.base_path = base,
 		.job_id = job_id,
-		.dirs = dirs,
 		.use_pool = use_pool,
 	};
 	int rc;
 
 	/* The caller claims, as jobct does. */
 	spec.pool_fd = use_pool ? nspool_claim(base) : -1;
-	rc = mntns_create(&spec, fresh());
+	rc = testspec_create(&spec, dirs, 0, 0, fresh());
 	if (spec.pool_fd >= 0)
 		close(spec.pool_fd);
 	return rc;

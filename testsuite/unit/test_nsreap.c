@@ -43,6 +43,7 @@
 #include "ns/nsreap.h"
 #include "tap.h"
 #include "testrep.h"
+#include "testspec.h"
 
 static char base[] = "/var/tmp/test-nsreap.XXXXXX";
 
@@ -52,10 +53,9 @@ static int make_job(uint32_t job_id)
 	struct mntns_spec spec = {
 		.base_path = base,
 		.job_id = job_id,
-		.dirs = dirs,
 	};
 
-	return mntns_create(&spec, fresh());
+	return testspec_create(&spec, dirs, 0, 0, fresh());
 }
 
 /* How many entries of BasePath have a reap name. */

@@ -32,6 +32,7 @@
 #include "ns/pidns_fork.h"
 #include "tap.h"
 #include "testrep.h"
+#include "testspec.h"
 
 static char base[] = "/var/tmp/test-pidns.XXXXXX";
 
@@ -41,10 +42,9 @@ static int make_job(uint32_t job_id)
 	struct mntns_spec spec = {
 		.base_path = base,
 		.job_id = job_id,
-		.dirs = dirs,
 	};
 
-	if (mntns_create(&spec, fresh()) < 0)
+	if (testspec_create(&spec, dirs, 0, 0, fresh()) < 0)
 		return -1;
 	if (pidns_create(base, job_id, fresh()) < 0) {
 		mntns_delete(base, job_id);

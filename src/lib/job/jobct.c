@@ -430,10 +430,7 @@ static int create_namespace(const struct jobct_plan *plan, struct report *rep)
 	struct mntns_spec spec = {
 		.base_path = c->base_path,
 		.job_id = plan->job_id,
-		.dirs = (const char *const *)c->dirs,
 		.shared = c->shared,
-		.shm_size = c->shm_size,
-		.tmp_size = c->tmp_size,
 		.dir_list = dirs,
 		.uid = plan->uid,
 		.gid = plan->gid,

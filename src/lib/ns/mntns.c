@@ -62,41 +62,18 @@ static void tmpfs_size(char *buf, size_t len, uint64_t size)
 		buf[0] = '\0';
 }
 
-/* The private dirs of spec as struct mntns_dir, the old fields mapped. */
+/* The private dirs of spec, at most MNTNS_MAX_DIRS of them. */
 static int spec_dirs(const struct mntns_spec *spec, struct mntns_dir *out,
 		     size_t *n)
 {
-	const char *const *d;
-
 	*n = 0;
-	if (spec->dir_list) {
-		if (spec->dir_count > MNTNS_MAX_DIRS) {
-			errno = EINVAL;
-			return -1;
-		}
+	if (spec->dir_count > MNTNS_MAX_DIRS) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (spec->dir_count)
 		memcpy(out, spec->dir_list, spec->dir_count * sizeof(*out));
-		*n = spec->dir_count;
-		return 0;
-	}
-	for (d = spec->dirs; d && *d; d++) {
-		struct mntns_dir *md = &out[*n];
-
-		if (*n == MNTNS_MAX_DIRS) {
-			errno = EINVAL;
-			return -1;
-		}
-		memset(md, 0, sizeof(*md));
-		md->path = *d;
-		md->options = NSCONF_OPT_ALWAYS;
-		if (!strcmp(*d, "/dev/shm")) {
-			md->tmpfs = true;
-			md->size = spec->shm_size;
-		} else if (!strcmp(*d, "/tmp") && spec->tmp_size) {
-			md->tmpfs = true;
-			md->size = spec->tmp_size;
-		}
-		(*n)++;
-	}
+	*n = spec->dir_count;
 	return 0;
 }
 

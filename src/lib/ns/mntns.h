@@ -54,14 +54,11 @@ struct mntns_dir {
 struct mntns_spec {
 	const char *base_path;	 /* BasePath, absolute, must exist */
 	uint32_t job_id;
-	const char *const *dirs; /* private dirs, NULL-terminated */
 	bool shared;		 /* keep host mount events flowing in (slave) */
-	uint64_t shm_size;	 /* bytes for the /dev/shm tmpfs, 0 = default */
-	uint64_t tmp_size;	 /* bytes: /tmp is a tmpfs of that size, 0 = disk */
 	/*
-	 * When set, the private dirs with their own settings (dirs,
-	 * shm_size and tmp_size are then unused); uid and gid own the
-	 * last component of each Source that is created.
+	 * The private dirs with their own settings (at most NSCONF_MAX_DIRS);
+	 * uid and gid own the last component of each Source that is
+	 * created.
 	 */
 	const struct mntns_dir *dir_list;
 	size_t dir_count;
