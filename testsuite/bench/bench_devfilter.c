@@ -895,6 +895,7 @@ static void denied_costs(void)
 int main(void)
 {
 	static const size_t sizes[] = { 10, 100, 1000 };
+	enum cgroup2_layout layout;
 	char mount[PATH_MAX], name[64];
 	struct utsname u;
 	size_t i;
@@ -904,7 +905,7 @@ int main(void)
 		printf("bench_devfilter: needs root (BPF and cgroup2); nothing measured\n");
 		return 0;
 	}
-	if (cgroup2_find_mount(NULL, mount, sizeof(mount)) < 0 ||
+	if (cgroup2_probe(NULL, &layout, mount, sizeof(mount)) < 0 ||
 	    (mount_fd = cgroup2_open(mount)) < 0) {
 		printf("bench_devfilter: no usable cgroup2 mount (%s); nothing measured\n",
 		       strerror(errno));

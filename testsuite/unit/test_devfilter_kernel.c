@@ -908,6 +908,7 @@ static void test_limits(void)
 
 int main(void)
 {
+	enum cgroup2_layout layout;
 	char mount[PATH_MAX];
 	int mount_fd = -1, before, after, i;
 	const char *why = NULL;
@@ -915,7 +916,7 @@ int main(void)
 
 	if (geteuid() != 0)
 		why = "needs root";
-	else if (cgroup2_find_mount(NULL, mount, sizeof(mount)) < 0 ||
+	else if (cgroup2_probe(NULL, &layout, mount, sizeof(mount)) < 0 ||
 		 (mount_fd = cgroup2_open(mount)) < 0)
 		why = "no usable cgroup2 mount", err = errno;
 	else if (devprog_probe() < 0)

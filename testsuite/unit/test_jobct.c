@@ -2398,9 +2398,12 @@ out:
 /* Root, cgroup2 and bpf, or the reason they are missing. */
 static const char *missing(void)
 {
+	enum cgroup2_layout layout;
+
 	if (geteuid() != 0)
 		return "needs root";
-	if (cgroup2_find_mount(NULL, cg_mount, sizeof(cg_mount)) < 0)
+	if (cgroup2_probe(NULL, &layout, cg_mount, sizeof(cg_mount)) < 0 ||
+	    !cg_mount[0])
 		return "no cgroup2 mount";
 	if (devprog_probe() < 0)
 		return "no BPF cgroup-device programs";

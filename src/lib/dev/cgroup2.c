@@ -100,22 +100,6 @@ static enum cgroup2_layout layout_of(const struct cgroup_mounts *cm)
 	return cm->v1 ? CGROUP2_HYBRID : CGROUP2_UNIFIED;
 }
 
-int cgroup2_find_mount(const char *mountinfo, char *buf, size_t size)
-{
-	struct cgroup_mounts cm;
-	int rc;
-
-	if (scan_mountinfo(mountinfo, &cm) < 0)
-		return -1;
-	if (!cm.v2_point) {
-		errno = ENOENT;
-		return -1;
-	}
-	rc = copy_path(cm.v2_point, buf, size);
-	free(cm.v2_point);
-	return rc;
-}
-
 /* Keeps fd when it is a cgroup2 directory; else closes it: EMEDIUMTYPE. */
 int cgroup2_proc_path(const char *proc_cgroup, char *buf, size_t size)
 {
@@ -321,17 +305,6 @@ int cgroup2_remove(int parent_fd, const char *name)
 		return -1;
 	}
 	return unlinkat(parent_fd, name, AT_REMOVEDIR);
-}
-
-int cgroup2_layout(const char *mountinfo, enum cgroup2_layout *layout)
-{
-	struct cgroup_mounts cm;
-
-	if (scan_mountinfo(mountinfo, &cm) < 0)
-		return -1;
-	*layout = layout_of(&cm);
-	free(cm.v2_point);
-	return 0;
 }
 
 #define CGROUP_DIR "/sys/fs/cgroup"
