@@ -33,6 +33,9 @@
 /* The largest settings file the parser reads, in bytes. */
 #define NSCONF_MAX_SIZE (1024 * 1024)
 
+/* Most namespaces NamespacePool may keep ready (ns/nspool.h). */
+#define NSCONF_POOL_MAX 64
+
 /*
  * Directories every user may write to: BasePath and Source= must not be
  * in one.

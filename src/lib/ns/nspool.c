@@ -29,7 +29,6 @@
 
 #include "ns/jobdir.h"
 #include "ns/mntns.h"
-#include "ns/nsconf.h"
 #include "ns/nspool.h"
 #include "util/fdmount.h"
 #include "util/fdutil.h"

@@ -24,9 +24,6 @@
 
 #include "util/report.h"
 
-/* Most namespaces NamespacePool may keep ready. */
-#define NSPOOL_MAX 64
-
 /*
  * Remove what is left of claimed or dead entries, then make namespaces
  * until want are ready.  Returns how many are ready, or -1 with errno and
