@@ -19,6 +19,7 @@
 #include <linux/magic.h>
 
 #include "dev/cgroup2.h"
+#include "util/fdutil.h"
 #include "util/mountinfo.h"
 
 #define MOUNTINFO "/proc/self/mountinfo"
@@ -237,15 +238,13 @@ int cgroup2_list_pids(int cg_fd, pid_t *pids, size_t max)
 {
 	FILE *f;
 	size_t count = 0;
-	int fd, pid, saved;
+	int fd, pid;
 
 	fd = openat(cg_fd, "cgroup.procs", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return -1;
 	if (!(f = fdopen(fd, "r"))) {
-		saved = errno;
-		close(fd);
-		errno = saved;
+		fdutil_close(fd);
 		return -1;
 	}
 	while (fscanf(f, "%d", &pid) == 1) {
@@ -265,15 +264,12 @@ int cgroup2_list_pids(int cg_fd, pid_t *pids, size_t max)
 int cgroup2_kill(int cg_fd)
 {
 	int fd = openat(cg_fd, "cgroup.kill", O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
-	int saved;
 	ssize_t w;
 
 	if (fd < 0)
 		return -1;
 	w = write(fd, "1", 1);
-	saved = errno;
-	close(fd);
-	errno = saved;
+	fdutil_close(fd);
 	return w == 1 ? 0 : -1;
 }
 

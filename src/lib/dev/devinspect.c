@@ -12,6 +12,7 @@
 #include "dev/bpfsys.h"
 #include "dev/devfilter.h"
 #include "dev/devinspect.h"
+#include "util/fdutil.h"
 
 /* More maps than a devfilter program holds: anything else is not one. */
 #define MAX_MAPS 4
@@ -149,7 +150,7 @@ error:
 static int map_open(uint32_t id, struct bpf_map_info *info)
 {
 	union bpf_attr attr;
-	int fd, saved;
+	int fd;
 
 	memset(&attr, 0, sizeof(attr));
 	attr.map_id = id;
@@ -159,9 +160,7 @@ static int map_open(uint32_t id, struct bpf_map_info *info)
 	memset(info, 0, sizeof(*info));
 	if (obj_info(fd, info, sizeof(*info)) == 0)
 		return fd;
-	saved = errno;
-	close(fd);
-	errno = saved;
+	fdutil_close(fd);
 	return -1;
 }
 

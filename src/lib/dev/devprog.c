@@ -16,6 +16,7 @@
 #include "dev/bpfsys.h"
 #include "dev/devinspect.h"
 #include "dev/devprog.h"
+#include "util/fdutil.h"
 
 /* Not in the uapi headers, but bpf(2) returns it for unsupported commands. */
 #ifndef ENOTSUPP
@@ -87,7 +88,7 @@ out:
 int devprog_map_create(const struct devfilter_table *t)
 {
 	union bpf_attr attr;
-	int fd, saved;
+	int fd;
 
 	if (t->count == 0 || !t->nslots) {
 		errno = EINVAL;
@@ -115,9 +116,7 @@ int devprog_map_create(const struct devfilter_table *t)
 		goto error;
 	return fd;
 error:
-	saved = errno;
-	close(fd);
-	errno = saved;
+	fdutil_close(fd);
 	return -1;
 }
 
@@ -125,7 +124,7 @@ int devprog_denied_create(void)
 {
 	uint64_t key = DEVFILTER_DENIED_OTHER, zero = 0;
 	union bpf_attr attr;
-	int fd, saved;
+	int fd;
 
 	memset(&attr, 0, sizeof(attr));
 	attr.map_type = BPF_MAP_TYPE_HASH;
@@ -145,9 +144,7 @@ int devprog_denied_create(void)
 	attr.value = bpfsys_ptr(&zero);
 	attr.flags = BPF_NOEXIST;
 	if (bpfsys_call(BPF_MAP_UPDATE_ELEM, &attr) < 0) {
-		saved = errno;
-		close(fd);
-		errno = saved;
+		fdutil_close(fd);
 		return -1;
 	}
 	return fd;
@@ -307,14 +304,12 @@ int devprog_find_attached(int cgroup_fd)
 	if (n < 0)
 		return -1;
 	for (int i = 0; i < n && i < QUERY_MAX; i++) {
-		int fd = devinspect_prog_open(ids[i]), saved;
+		int fd = devinspect_prog_open(ids[i]);
 
 		if (fd < 0)
 			continue;	/* detached and freed meanwhile */
 		if (devinspect_prog_info(fd, &info) < 0) {
-			saved = errno;
-			close(fd);
-			errno = saved;
+			fdutil_close(fd);
 			return -1;
 		}
 		if (devinspect_is_devfilter(&info))

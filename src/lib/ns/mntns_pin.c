@@ -32,14 +32,12 @@ int mntns_open(const char *base_path, uint32_t job_id)
 
 int mntns_join(const char *base_path, uint32_t job_id)
 {
-	int fd, rc, saved;
+	int fd, rc;
 
 	if ((fd = mntns_open(base_path, job_id)) < 0)
 		return -1;
 	rc = setns(fd, CLONE_NEWNS);
-	saved = errno;
-	close(fd);
-	errno = saved;
+	fdutil_close(fd);
 	return rc;
 }
 

@@ -31,6 +31,7 @@
 #include "ns/mntns.h"
 #include "ns/nsconf.h"
 #include "ns/pidns.h"
+#include "util/fdutil.h"
 #include "util/safepath.h"
 
 #define PIN_NAME JOBDIR_PIDNS_PIN
@@ -250,14 +251,12 @@ int pidns_create(const char *base_path, uint32_t job_id, struct report *rep)
 /* The calling thread's children go to the PID namespace fd (closed). */
 static int children_into(int fd)
 {
-	int rc, saved;
+	int rc;
 
 	if (fd < 0)
 		return -1;
 	rc = setns(fd, CLONE_NEWPID);
-	saved = errno;
-	close(fd);
-	errno = saved;
+	fdutil_close(fd);
 	return rc;
 }
 
