@@ -37,6 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dev/bpfsys.h"
 #include "dev/cgroup2.h"
 #include "dev/devprog.h"
 #include "bpfinspect.h"
@@ -474,14 +475,14 @@ static int hash_map_make(const struct devrule_list *list)
 	attr.key_size = sizeof(struct devfilter_key);
 	attr.value_size = sizeof(uint32_t);
 	attr.max_entries = (uint32_t)t.count;
-	if ((fd = devprog_bpf(BPF_MAP_CREATE, &attr)) < 0)
+	if ((fd = bpfsys_call(BPF_MAP_CREATE, &attr)) < 0)
 		goto out;
 	memset(&attr, 0, sizeof(attr));
 	attr.batch.map_fd = (uint32_t)fd;
-	attr.batch.keys = devprog_ptr(t.keys);
-	attr.batch.values = devprog_ptr(t.access);
+	attr.batch.keys = bpfsys_ptr(t.keys);
+	attr.batch.values = bpfsys_ptr(t.access);
 	attr.batch.count = (uint32_t)t.count;
-	if (devprog_bpf(BPF_MAP_UPDATE_BATCH, &attr) < 0) {
+	if (bpfsys_call(BPF_MAP_UPDATE_BATCH, &attr) < 0) {
 		close(fd);
 		fd = -1;
 	}
@@ -894,6 +895,7 @@ static void denied_costs(void)
 int main(void)
 {
 	static const size_t sizes[] = { 10, 100, 1000 };
+	enum cgroup2_layout layout;
 	char mount[PATH_MAX], name[64];
 	struct utsname u;
 	size_t i;
@@ -903,7 +905,7 @@ int main(void)
 		printf("bench_devfilter: needs root (BPF and cgroup2); nothing measured\n");
 		return 0;
 	}
-	if (cgroup2_find_mount(NULL, mount, sizeof(mount)) < 0 ||
+	if (cgroup2_probe(NULL, &layout, mount, sizeof(mount)) < 0 ||
 	    (mount_fd = cgroup2_open(mount)) < 0) {
 		printf("bench_devfilter: no usable cgroup2 mount (%s); nothing measured\n",
 		       strerror(errno));

@@ -63,6 +63,7 @@
 #include "ns/nsreap.h"
 #include "ns/pidns.h"
 #include "testrep.h"
+#include "testspec.h"
 
 static double now_us(void)
 {
@@ -349,7 +350,7 @@ int main(int argc, char **argv)
 
 	for (int i = 0; i < n; i++) {
 		struct mntns_spec spec = {
-			.base_path = base, .job_id = 1000 + i, .dirs = dirs,
+			.base_path = base, .job_id = 1000 + i,
 			.use_pool = pool > 0,
 		};
 		double t0, t1, t2, t3;
@@ -364,10 +365,13 @@ int main(int argc, char **argv)
 		}
 		t0 = now_us();
 
-		if (mntns_create(&spec, fresh()) < 0) {
+		spec.pool_fd = pool ? nspool_claim(base) : -1;
+		if (testspec_create(&spec, dirs, 0, 0, fresh()) < 0) {
 			fprintf(stderr, "mntns_create: %s\n", rep.msg);
 			return 1;
 		}
+		if (spec.pool_fd >= 0)
+			close(spec.pool_fd);
 		t1 = now_us();
 		if (with_pidns) {
 			if (pidns_create(base, spec.job_id, fresh()) < 0) {
@@ -379,7 +383,7 @@ int main(int argc, char **argv)
 		}
 		join[i] = timed_child(base, spec.job_id, 1);
 		t2 = now_us();
-		if ((pool ? mntns_delete_behind : mntns_delete)(base,
+		if ((pool ? nsreap_delete : mntns_delete)(base,
 							spec.job_id) < 0) {
 			perror("mntns_delete");
 			return 1;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dev/bpfsys.h"
 #include "dev/devinspect.h"
 #include "dev/devprog.h"
 #include "bpfinspect.h"
@@ -35,7 +36,7 @@ int bpfinspect_count_loaded(void)
 
 		memset(&attr, 0, sizeof(attr));
 		attr.start_id = id;
-		if (devprog_bpf(BPF_PROG_GET_NEXT_ID, &attr) < 0)
+		if (bpfsys_call(BPF_PROG_GET_NEXT_ID, &attr) < 0)
 			return errno == ENOENT ? count : -1;
 		id = attr.next_id;
 		if ((fd = devinspect_prog_open(id)) < 0) {

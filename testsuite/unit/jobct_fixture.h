@@ -32,6 +32,8 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 
+#include "dev/bpfsys.h"
+#include "ns/jobdir.h"
 #include "dev/cgroup2.h"
 #include "dev/devinspect.h"
 #include "dev/devprog.h"
@@ -476,9 +478,12 @@ static char scope[64];		/* "ut<pid>_slurmstepd.scope" below cg_mount */
 /* Root, cgroup2 and bpf, or the reason they are missing. */
 static inline const char *missing(void)
 {
+	enum cgroup2_layout layout;
+
 	if (geteuid() != 0)
 		return "needs root";
-	if (cgroup2_find_mount(NULL, cg_mount, sizeof(cg_mount)) < 0)
+	if (cgroup2_probe(NULL, &layout, cg_mount, sizeof(cg_mount)) < 0 ||
+	    !cg_mount[0])
 		return "no cgroup2 mount";
 	if (devprog_probe() < 0)
 		return "no BPF cgroup-device programs";

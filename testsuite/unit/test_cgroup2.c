@@ -68,6 +68,7 @@ static void remove_fake_files(void)
 
 static void test_mountinfo(void)
 {
+	enum cgroup2_layout layout;
 	char buf[PATH_MAX];
 	const char *p;
 
@@ -76,12 +77,12 @@ static void test_mountinfo(void)
 		"31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755\n"
 		"36 31 0:33 / /sys/fs/cgroup/devices rw,relatime - cgroup cgroup rw,devices\n"
 		"41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw\n");
-	ok(cgroup2_find_mount(p, buf, sizeof(buf)) == 0 &&
+	ok(cgroup2_probe(p, &layout, buf, sizeof(buf)) == 0 &&
 	   !strcmp(buf, "/sys/fs/cgroup/unified"), "hybrid layout: %s", buf);
 
 	p = fake_file("pure",
 		"25 1 0:22 / /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime shared:4 - cgroup2 cgroup2 rw,nsdelegate,memory_recursiveprot\n");
-	ok(cgroup2_find_mount(p, buf, sizeof(buf)) == 0 &&
+	ok(cgroup2_probe(p, &layout, buf, sizeof(buf)) == 0 &&
 	   !strcmp(buf, "/sys/fs/cgroup"),
 	   "pure v2 with optional fields: %s", buf);
 
@@ -89,52 +90,54 @@ static void test_mountinfo(void)
 		"50 1 0:22 /system.slice /mnt/sub rw - cgroup2 cgroup2 rw\n"
 		"51 1 0:22 / /mnt/cg\\0402 rw - cgroup2 cgroup2 rw\n"
 		"52 1 0:22 / /mnt/later rw - cgroup2 cgroup2 rw\n");
-	ok(cgroup2_find_mount(p, buf, sizeof(buf)) == 0 &&
+	ok(cgroup2_probe(p, &layout, buf, sizeof(buf)) == 0 &&
 	   !strcmp(buf, "/mnt/cg 2"),
 	   "first root mount wins over a subtree bind, \\040 unescaped: '%s'",
 	   buf);
 
 	p = fake_file("subonly",
 		"50 1 0:22 /system.slice /mnt/sub rw - cgroup2 cgroup2 rw\n");
-	ok(cgroup2_find_mount(p, buf, sizeof(buf)) == 0 &&
+	ok(cgroup2_probe(p, &layout, buf, sizeof(buf)) == 0 &&
 	   !strcmp(buf, "/mnt/sub"), "a subtree mount when nothing else");
 
 	p = fake_file("none",
 		"36 31 0:33 / /sys/fs/cgroup/devices rw - cgroup cgroup rw,devices\n"
 		"garbage\n");
 	errno = 0;
-	ok(cgroup2_find_mount(p, buf, sizeof(buf)) == -1 && errno == ENOENT,
-	   "no cgroup2 mount: ENOENT");
+	ok(cgroup2_probe(p, &layout, buf, sizeof(buf)) == 0 && !buf[0] &&
+	   layout == CGROUP2_NONE, "no cgroup2 mount: none, and no path");
 
 	p = fake_file("hybrid2",
 		"41 31 0:38 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw\n");
 	errno = 0;
-	ok(cgroup2_find_mount(p, buf, 8) == -1 && errno == ENAMETOOLONG,
+	ok(cgroup2_probe(p, &layout, buf, 8) == -1 && errno == ENAMETOOLONG,
 	   "small buffer: ENAMETOOLONG");
 	errno = 0;
-	ok(cgroup2_find_mount("/nonexistent/mountinfo", buf, sizeof(buf)) ==
+	ok(cgroup2_probe("/nonexistent/mountinfo", &layout, buf, sizeof(buf)) ==
 	   -1 && errno == ENOENT, "unreadable mountinfo: ENOENT");
 }
 
 static void test_layout(void)
 {
 	enum cgroup2_layout layout = CGROUP2_NONE;
+	char buf[PATH_MAX];
 
-	ok(cgroup2_layout(fake_file("l-hybrid",
+	ok(cgroup2_probe(fake_file("l-hybrid",
 		"36 31 0:33 / /sys/fs/cgroup/devices rw - cgroup cgroup rw,devices\n"
 		"41 31 0:38 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw\n"),
-		&layout) == 0 && layout == CGROUP2_HYBRID,
+		&layout, buf, sizeof(buf)) == 0 && layout == CGROUP2_HYBRID,
 	   "v1 hierarchies beside cgroup2: hybrid");
-	ok(cgroup2_layout(fake_file("l-unified",
+	ok(cgroup2_probe(fake_file("l-unified",
 		"25 1 0:22 / /sys/fs/cgroup rw shared:4 - cgroup2 cgroup2 rw,nsdelegate\n"),
-		&layout) == 0 && layout == CGROUP2_UNIFIED,
+		&layout, buf, sizeof(buf)) == 0 && layout == CGROUP2_UNIFIED,
 	   "cgroup2 alone: unified");
-	ok(cgroup2_layout(fake_file("l-v1",
+	ok(cgroup2_probe(fake_file("l-v1",
 		"36 31 0:33 / /sys/fs/cgroup/devices rw - cgroup cgroup rw,devices\n"),
-		&layout) == 0 && layout == CGROUP2_NONE,
+		&layout, buf, sizeof(buf)) == 0 && layout == CGROUP2_NONE,
 	   "v1 only: no cgroup2");
 	errno = 0;
-	ok(cgroup2_layout("/nonexistent/mountinfo", &layout) == -1 &&
+	ok(cgroup2_probe("/nonexistent/mountinfo", &layout, buf,
+			 sizeof(buf)) == -1 &&
 	   errno == ENOENT, "unreadable mountinfo: -1 with errno");
 	like(cgroup2_layout_name(CGROUP2_UNIFIED), "unified",
 	     "the layout has a name for the log");
@@ -175,13 +178,10 @@ static void test_probe(void)
 	   "small buffer: ENAMETOOLONG");
 
 	/* This machine, by statfs where it can: as mountinfo tells it. */
-	if (cgroup2_layout(NULL, &read_layout) < 0 ||
-	    (read_layout != CGROUP2_NONE &&
-	     cgroup2_find_mount(NULL, read_mount, sizeof(read_mount)) < 0))
+	if (cgroup2_probe("/proc/self/mountinfo", &read_layout, read_mount,
+			  sizeof(read_mount)) < 0)
 		return (void)ok(0, "reading this machine's mountinfo: %s",
 				strerror(errno));
-	if (read_layout == CGROUP2_NONE)
-		read_mount[0] = '\0';
 	if (cgroup2_probe(NULL, &layout, mount, sizeof(mount)) < 0)
 		return (void)ok(0, "probing this machine: %s", strerror(errno));
 	ok(layout == read_layout && !strcmp(mount, read_mount),
@@ -240,6 +240,7 @@ static void test_job_name(void)
 static void test_kernel(void)
 {
 	char mount[PATH_MAX], top[64], cgpath[PATH_MAX + 64], seen[PATH_MAX + 64];
+	enum cgroup2_layout layout;
 	int mount_fd = -1, top_fd = -1, job_fd = -1, fd, i, n;
 	int ready[2], go[2];
 	pid_t child, pids[4];
@@ -252,7 +253,7 @@ static void test_kernel(void)
 			tap_skip("cgroup2 tests need root");
 		return;
 	}
-	if (cgroup2_find_mount(NULL, mount, sizeof(mount)) < 0 ||
+	if (cgroup2_probe(NULL, &layout, mount, sizeof(mount)) < 0 ||
 	    (mount_fd = cgroup2_open(mount)) < 0) {
 		for (i = 0; i < KERNEL_TESTS; i++)
 			tap_skip("no usable cgroup2 mount (%s)", strerror(errno));
@@ -291,7 +292,7 @@ static void test_kernel(void)
 	if (fd >= 0)
 		close(fd);
 
-	job_fd = cgroup2_job_open(top_fd, 4242, true);
+	job_fd = cgroup2_open_at(top_fd, "job_4242", true);
 	ok(job_fd >= 0, "job_4242 made");
 	ok(fstatat(top_fd, "job_4242", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 	   S_ISDIR(st.st_mode), "job_4242 is a directory");
@@ -320,7 +321,7 @@ static void test_kernel(void)
 	is_int(n, 1, "list_pids counts without a buffer");
 
 	errno = 0;
-	ok(cgroup2_job_remove(top_fd, 4242) == -1 && errno == EBUSY,
+	ok(cgroup2_remove(top_fd, "job_4242") == -1 && errno == EBUSY,
 	   "removing a populated cgroup: EBUSY");
 	snprintf(cgpath, sizeof(cgpath), "devns-test-%d", (int)getpid());
 	errno = 0;
@@ -342,9 +343,9 @@ static void test_kernel(void)
 	waitpid(child, NULL, 0);
 	is_int(cgroup2_list_pids(job_fd, NULL, 0), 0,
 	       "empty once the child has exited");
-	ok(cgroup2_job_remove(top_fd, 4242) == 0, "then it is removed");
+	ok(cgroup2_remove(top_fd, "job_4242") == 0, "then it is removed");
 	errno = 0;
-	ok(cgroup2_job_remove(top_fd, 4242) == -1 && errno == ENOENT,
+	ok(cgroup2_remove(top_fd, "job_4242") == -1 && errno == ENOENT,
 	   "removing again: ENOENT");
 
 	/* The parent goes away under an open fd: no job cgroup there. */
@@ -352,7 +353,7 @@ static void test_kernel(void)
 	ok(fd >= 0 && cgroup2_remove(top_fd, "gone") == 0,
 	   "a parent made and removed");
 	errno = 0;
-	ok(cgroup2_job_open(fd, 1, true) == -1 && errno == ENOENT,
+	ok(cgroup2_open_at(fd, "job_1", true) == -1 && errno == ENOENT,
 	   "making a job cgroup in a removed parent: ENOENT");
 	if (fd >= 0)
 		close(fd);

@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dev/bpfsys.h"
 #include "dev/cgroup2.h"
 #include "dev/devfilter.h"
 #include "dev/devinspect.h"
@@ -194,7 +195,7 @@ static void test_kernel(int mount_fd)
 	snprintf(new2, sizeof(new2), "%s/new2", tmpdir);
 	snprintf(top, sizeof(top), "devns-ktest-%d", (int)getpid());
 	top_fd = cgroup2_open_at(mount_fd, top, true);
-	cg_fd = top_fd >= 0 ? cgroup2_job_open(top_fd, 1, true) : -1;
+	cg_fd = top_fd >= 0 ? cgroup2_open_at(top_fd, "job_1", true) : -1;
 	ok(cg_fd >= 0, "fresh cgroup %s/job_1", top);
 
 	/* A: strict-like list, default deny. */
@@ -323,7 +324,7 @@ static void test_kernel(int mount_fd)
 	close(fa);
 	ok(bpfinspect_prog_alive(ida) == 1, "the cgroup keeps it loaded");
 	close(cg_fd);
-	ok(cgroup2_job_remove(top_fd, 1) == 0, "job cgroup removed with A on it");
+	ok(cgroup2_remove(top_fd, "job_1") == 0, "job cgroup removed with A on it");
 	ok(gone_soon(ida), "A is freed with its cgroup");
 
 	close(top_fd);
@@ -369,7 +370,7 @@ static void test_gres_class(int mount_fd)
 	   rep.msg);
 	snprintf(top, sizeof(top), "devns-gresclass-%d", (int)getpid());
 	top_fd = cgroup2_open_at(mount_fd, top, true);
-	cg_fd = top_fd >= 0 ? cgroup2_job_open(top_fd, 1, true) : -1;
+	cg_fd = top_fd >= 0 ? cgroup2_open_at(top_fd, "job_1", true) : -1;
 	fd = load(&l, &id, "the job's list");
 	ok(fd >= 0 && cg_fd >= 0 && devprog_attach(fd, cg_fd) == 0,
 	   "attached to %s/job_1", top);
@@ -392,7 +393,7 @@ static void test_gres_class(int mount_fd)
 	if (cg_fd >= 0)
 		close(cg_fd);
 	if (top_fd >= 0) {
-		cgroup2_job_remove(top_fd, 1);
+		cgroup2_remove(top_fd, "job_1");
 		close(top_fd);
 	}
 	cgroup2_remove(mount_fd, top);
@@ -613,7 +614,7 @@ static void test_read_back(int mount_fd)
 	fd = read_back(&l, "default deny, a wildcard");
 	snprintf(top, sizeof(top), "devns-readback-%d", (int)getpid());
 	top_fd = cgroup2_open_at(mount_fd, top, true);
-	cg_fd = top_fd >= 0 ? cgroup2_job_open(top_fd, 1, true) : -1;
+	cg_fd = top_fd >= 0 ? cgroup2_open_at(top_fd, "job_1", true) : -1;
 	ok(fd >= 0 && cg_fd >= 0 && devprog_attach(fd, cg_fd) == 0,
 	   "attached to %s/job_1", top);
 	n = devinspect_query(cg_fd, ids, 4, &flags);
@@ -630,7 +631,7 @@ static void test_read_back(int mount_fd)
 	if (cg_fd >= 0)
 		close(cg_fd);
 	if (top_fd >= 0) {
-		cgroup2_job_remove(top_fd, 1);
+		cgroup2_remove(top_fd, "job_1");
 		close(top_fd);
 	}
 	cgroup2_remove(mount_fd, top);
@@ -672,11 +673,11 @@ static void test_read_back(int mount_fd)
 	insns[1].code = BPF_JMP | BPF_EXIT;
 	memset(&attr, 0, sizeof(attr));
 	attr.prog_type = BPF_PROG_TYPE_CGROUP_DEVICE;
-	attr.insns = devprog_ptr(insns);
+	attr.insns = bpfsys_ptr(insns);
 	attr.insn_cnt = 2;
-	attr.license = devprog_ptr("GPL");
+	attr.license = bpfsys_ptr("GPL");
 	memcpy(attr.prog_name, "other", sizeof("other"));
-	fd = devprog_bpf(BPF_PROG_LOAD, &attr);
+	fd = bpfsys_call(BPF_PROG_LOAD, &attr);
 	errno = 0;
 	ok(fd >= 0 && devinspect_rules(fd, &back) == -1 && errno == EMEDIUMTYPE &&
 	   back.count == 0, "another program's rules are not read (EMEDIUMTYPE)");
@@ -693,12 +694,12 @@ static uint32_t denied_map_id(int prog_fd)
 
 	memset(&info, 0, sizeof(info));
 	info.nr_map_ids = 4;
-	info.map_ids = devprog_ptr(ids);
+	info.map_ids = bpfsys_ptr(ids);
 	memset(&attr, 0, sizeof(attr));
 	attr.info.bpf_fd = (uint32_t)prog_fd;
 	attr.info.info_len = sizeof(info);
-	attr.info.info = devprog_ptr(&info);
-	if (devprog_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr) < 0)
+	attr.info.info = bpfsys_ptr(&info);
+	if (bpfsys_call(BPF_OBJ_GET_INFO_BY_FD, &attr) < 0)
 		return 0;
 	for (uint32_t i = 0; i < info.nr_map_ids && i < 4; i++) {
 		struct bpf_map_info mi;
@@ -706,14 +707,14 @@ static uint32_t denied_map_id(int prog_fd)
 
 		memset(&attr, 0, sizeof(attr));
 		attr.map_id = ids[i];
-		if ((fd = devprog_bpf(BPF_MAP_GET_FD_BY_ID, &attr)) < 0)
+		if ((fd = bpfsys_call(BPF_MAP_GET_FD_BY_ID, &attr)) < 0)
 			continue;
 		memset(&mi, 0, sizeof(mi));
 		memset(&attr, 0, sizeof(attr));
 		attr.info.bpf_fd = (uint32_t)fd;
 		attr.info.info_len = sizeof(mi);
-		attr.info.info = devprog_ptr(&mi);
-		if (devprog_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr) == 0 &&
+		attr.info.info = bpfsys_ptr(&mi);
+		if (bpfsys_call(BPF_OBJ_GET_INFO_BY_FD, &attr) == 0 &&
 		    !strcmp(mi.name, DEVFILTER_DENIED_NAME)) {
 			close(fd);
 			return ids[i];
@@ -732,7 +733,7 @@ static int map_gone_soon(uint32_t id)
 
 		memset(&attr, 0, sizeof(attr));
 		attr.map_id = id;
-		if ((fd = devprog_bpf(BPF_MAP_GET_FD_BY_ID, &attr)) < 0)
+		if ((fd = bpfsys_call(BPF_MAP_GET_FD_BY_ID, &attr)) < 0)
 			return errno == ENOENT;
 		close(fd);
 		usleep(10000);
@@ -778,7 +779,7 @@ static void test_denials(int mount_fd)
 
 	snprintf(top, sizeof(top), "devns-denied-%d", (int)getpid());
 	top_fd = cgroup2_open_at(mount_fd, top, true);
-	cg_fd = top_fd >= 0 ? cgroup2_job_open(top_fd, 1, true) : -1;
+	cg_fd = top_fd >= 0 ? cgroup2_open_at(top_fd, "job_1", true) : -1;
 	devrule_list_init(&a, false);
 	devrule_list_add(&a, 'c', 195, 0, false, DEVRULE_RWM);
 	devrule_list_add(&a, 'c', 195, 2, false, DEVRULE_R);
@@ -854,7 +855,7 @@ static void test_denials(int mount_fd)
 	close(fd);
 	close(cg_fd);
 	cg_fd = -1;
-	ok(cgroup2_job_remove(top_fd, 1) == 0 && gone_soon(id) &&
+	ok(cgroup2_remove(top_fd, "job_1") == 0 && gone_soon(id) &&
 	   map_gone_soon(map_id), "with its cgroup gone, no program or map is left");
 
 	/* A program made without counting (what an older devns made). */
@@ -907,6 +908,7 @@ static void test_limits(void)
 
 int main(void)
 {
+	enum cgroup2_layout layout;
 	char mount[PATH_MAX];
 	int mount_fd = -1, before, after, i;
 	const char *why = NULL;
@@ -914,7 +916,7 @@ int main(void)
 
 	if (geteuid() != 0)
 		why = "needs root";
-	else if (cgroup2_find_mount(NULL, mount, sizeof(mount)) < 0 ||
+	else if (cgroup2_probe(NULL, &layout, mount, sizeof(mount)) < 0 ||
 		 (mount_fd = cgroup2_open(mount)) < 0)
 		why = "no usable cgroup2 mount", err = errno;
 	else if (devprog_probe() < 0)

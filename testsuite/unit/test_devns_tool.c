@@ -1528,8 +1528,8 @@ static const char *missing(void)
 		return "needs root";
 	if (access(DEVNS_TOOL, X_OK) < 0)
 		return "the devns tool is not built";
-	if (cgroup2_find_mount(NULL, cg_mount, sizeof(cg_mount)) < 0 ||
-	    cgroup2_layout(NULL, &l) < 0)
+	if (cgroup2_probe(NULL, &l, cg_mount, sizeof(cg_mount)) < 0 ||
+	    !cg_mount[0])
 		return "no cgroup2 mount";
 	if (l != CGROUP2_HYBRID)
 		return "devns's job cgroups need the hybrid layout";

@@ -30,12 +30,14 @@
 
 #include "ns/dqguard.h"
 #include "ns/dquota.h"
+#include "ns/jobdir.h"
 #include "ns/mntns.h"
 #include "util/fdpass.h"
 #include "util/safepath.h"
 #include "util/saferm.h"
 #include "tap.h"
 #include "testrep.h"
+#include "testspec.h"
 
 #define MiB (1024ULL * 1024)
 #define NOBODY 65534
@@ -414,8 +416,7 @@ static void test_args(void)
 static void test_cannot_enforce(void)
 {
 	const char *dirs[] = { "/tmp", NULL };
-	struct mntns_spec spec = { .job_id = 31, .dirs = dirs,
-				   .disk_limit = 10 * MiB };
+	struct mntns_spec spec = { .job_id = 31, .disk_limit = 10 * MiB };
 	char tbase[300], jobdir[320];
 
 	snprintf(tbase, sizeof(tbase), "%s/tmpfs", scratch);
@@ -431,7 +432,7 @@ static void test_cannot_enforce(void)
 	like(rep.msg, tbase, "  and the path");
 	spec.base_path = tbase;
 	snprintf(jobdir, sizeof(jobdir), "%s/31", tbase);
-	ok(mntns_create(&spec, fresh()) < 0,
+	ok(testspec_create(&spec, dirs, 0, 0, fresh()) < 0,
 	   "a job with a disk limit on it fails");
 	like(rep.msg, "TmpDiskLimit", "  the error names TmpDiskLimit");
 	ok(!exists(jobdir), "  and leaves no job directory");
@@ -552,11 +553,11 @@ static void test_held_fd(int basefd)
 static void test_inodes(int basefd)
 {
 	const char *dirs[] = { "/tmp", NULL };
-	struct mntns_spec c = { .base_path = base, .job_id = 44, .dirs = dirs,
+	struct mntns_spec c = { .base_path = base, .job_id = 44,
 				.disk_limit = 10 * MiB, .inode_limit = 100 };
 	int want = 200, rc;
 
-	ok(mntns_create(&c, fresh()) == 0 &&
+	ok(testspec_create(&c, dirs, 0, 0, fresh()) == 0 &&
 	   usage_is(basefd, 44, 10 * MiB, 100, false),
 	   "job 44 with TmpInodeLimit 100");
 	rc = as_job_user(44, true, fill_inodes, &want);
@@ -570,10 +571,8 @@ static void test_inodes(int basefd)
 static void test_quota(void)
 {
 	const char *dirs[] = { "/tmp", "/dev/shm", NULL };
-	struct mntns_spec a = { .job_id = 41, .dirs = dirs,
-				.disk_limit = 10 * MiB };
-	struct mntns_spec b = { .job_id = 42, .dirs = dirs,
-				.disk_limit = 20 * MiB };
+	struct mntns_spec a = { .job_id = 41, .disk_limit = 10 * MiB };
+	struct mntns_spec b = { .job_id = 42, .disk_limit = 20 * MiB };
 	char why[512], job[320];
 	uint32_t projid = 0;
 	int n, err, fd, basefd;
@@ -605,9 +604,11 @@ static void test_quota(void)
 	ok(mkdir(base, 0700) == 0, "BasePath on it");
 	a.base_path = b.base_path = base;
 
-	ok(mntns_create(&a, fresh()) == 0, "job 41 with a 10 MiB limit: %s",
+	ok(testspec_create(&a, dirs, 0, 0, fresh()) == 0,
+	   "job 41 with a 10 MiB limit: %s",
 	   rep.msg[0] ? rep.msg : "ok");
-	ok(mntns_create(&b, fresh()) == 0, "job 42 with a 20 MiB limit: %s",
+	ok(testspec_create(&b, dirs, 0, 0, fresh()) == 0,
+	   "job 42 with a 20 MiB limit: %s",
 	   rep.msg[0] ? rep.msg : "ok");
 	snprintf(job, sizeof(job), "%s/41", base);
 	fd = open(job, O_RDONLY | O_DIRECTORY);
@@ -645,7 +646,7 @@ static void test_quota(void)
 	   "nothing of job 42 was held: project 42 has no limit and no usage left");
 
 	/* A requeued job of the same id: its limits replace the seal. */
-	ok(mntns_create(&a, fresh()) == 0, "job 41 again");
+	ok(testspec_create(&a, dirs, 0, 0, fresh()) == 0, "job 41 again");
 	ok(usage_is(basefd, 41, 10 * MiB, DQUOTA_INODES_MIN, false),
 	   "  its limits replace the seal");
 	ok(mntns_delete(base, 41) == 0 && usage_is(basefd, 41, 0, 0, true),
@@ -657,16 +658,17 @@ static void test_quota(void)
 	{
 		const char *bad[] = { "/tmp", "/no/such/dir", NULL };
 		struct mntns_spec c = { .base_path = base, .job_id = 43,
-					.dirs = bad, .disk_limit = MiB };
+					.disk_limit = MiB };
 
-		ok(mntns_create(&c, fresh()) < 0, "a job that fails");
+		ok(testspec_create(&c, bad, 0, 0, fresh()) < 0,
+		   "a job that fails");
 		snprintf(job, sizeof(job), "%s/43", base);
 		ok(!exists(job) && usage_is(basefd, 43, 0, 0, true),
 		   "  leaves no directory and no limit");
 	}
 	/* Root's lock around the limits (mntns.c) stays in BasePath. */
-	ok(unlinkat(basefd, MNTNS_QUOTA_LOCK, 0) == 0 && rmdir(base) == 0,
-	   "BasePath holds nothing but root's lock " MNTNS_QUOTA_LOCK);
+	ok(unlinkat(basefd, JOBDIR_QUOTA_LOCK, 0) == 0 && rmdir(base) == 0,
+	   "BasePath holds nothing but root's lock " JOBDIR_QUOTA_LOCK);
 	close(basefd);
 	ok(unmount_ext4() == 0, "the loop filesystem is unmounted and its "
 	   "loop device detached");

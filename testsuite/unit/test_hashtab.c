@@ -2,7 +2,7 @@
 /*
  * test_hashtab.c - unit tests of the small hash table behind groupcache:
  * insert, replace (the new key taken, the old value freed once), lookup,
- * remove, removal during a pass (hashtab_remove_if), growth to many entries,
+ * removal (hashtab_remove_if, also during a pass), growth to many entries,
  * keys that all collide, string keys, and that every value is freed exactly
  * once (counted here; ASan and valgrind see the rest).
  */
@@ -79,9 +79,20 @@ static item_t *get(hashtab_t *ht, unsigned int id)
 	return hashtab_lookup(ht, &id);
 }
 
+/* Whether key is the key ctx points to, as the table's equal says. */
+static bool same_id(const void *key, void *value, void *ctx)
+{
+	(void)value;
+	return id_equal(key, ctx);
+}
+
+/* Removes id's entry: 0, or -1 with ENOENT when there is none. */
 static int drop(hashtab_t *ht, unsigned int id)
 {
-	return hashtab_remove(ht, &id);
+	if (hashtab_remove_if(ht, same_id, &id) == 1)
+		return 0;
+	errno = ENOENT;
+	return -1;
 }
 
 /* ---- tests ------------------------------------------------------------- */
@@ -269,6 +280,13 @@ static void test_collisions(void)
 }
 
 /* String keys that live in the value, as groupcache's group table. */
+/* Whether key is the text ctx points to. */
+static bool same_name(const void *key, void *value, void *ctx)
+{
+	(void)value;
+	return !strcmp(key, ctx);
+}
+
 static void test_strings(void)
 {
 	hashtab_t *ht = hashtab_create(hashtab_hash_str, hashtab_equal_str,
@@ -291,7 +309,7 @@ static void test_strings(void)
 	ok(hashtab_hash_str("name1") != hashtab_hash_str("name2") &&
 	   hashtab_hash_str("ab") != hashtab_hash_str("ba"),
 	   "FNV-1a tells close strings apart");
-	is_int(hashtab_remove(ht, "name2"), 0, "remove by text");
+	is_int(hashtab_remove_if(ht, same_name, "name2"), 1, "remove by text");
 	is_int(hashtab_size(ht), 1, "... one left");
 	hashtab_destroy(ht);
 	is_int(items_freed, 3, "every value freed once");
@@ -307,7 +325,7 @@ static void test_no_free(void)
 	is_int(hashtab_replace(ht, &a.id, &a), 0, "stack values stored");
 	is_int(hashtab_replace(ht, &b.id, &b), 0, "... replaced");
 	ok(hashtab_lookup(ht, &a.id) == &b, "... found");
-	is_int(hashtab_remove(ht, &a.id), 0, "... removed, nothing freed");
+	is_int(drop(ht, a.id), 0, "... removed, nothing freed");
 	hashtab_destroy(ht);
 }
 

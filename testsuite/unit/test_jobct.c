@@ -1233,10 +1233,10 @@ static void ns_open_gives_pin(const struct jobct_node *node, uint32_t job_id)
 
 	char path[PATH_MAX];
 
-	snprintf(pin, sizeof(pin), "%s/%u/%s", base, job_id, NSCONF_PIN_NAME);
+	snprintf(pin, sizeof(pin), "%s/%u/%s", base, job_id, JOBDIR_NS_PIN);
 	if (!ok(stat(pin, &want) == 0, "  its namespace is pinned at %s", pin))
 		return;
-	ok(jobct_job_path(node, job_id, NSCONF_PIN_NAME, path,
+	ok(jobct_job_path(node, job_id, JOBDIR_NS_PIN, path,
 			  sizeof(path)) == 1 && !strcmp(path, pin) &&
 	   jobct_ns_exists(node, job_id),
 	   "  which jobct_job_path names and jobct_ns_exists sees");

@@ -38,9 +38,13 @@ static const char *escaped(const char *s)
 	static char out[512];
 	FILE *f = fmemopen(out, sizeof(out), "w");
 
+	struct json j;
+
 	if (!f)
 		return "";
-	json_escape(f, s);
+	/* One string at the top level: just the string, quoted. */
+	json_init(&j, f);
+	json_string(&j, NULL, s);
 	fclose(f);
 	return out;
 }

@@ -29,11 +29,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ns/jobdir.h"
 #include "ns/mntns.h"
 #include "ns/nsconf.h"
 #include "util/mountinfo.h"
 #include "tap.h"
 #include "testrep.h"
+#include "testspec.h"
 
 static char base[] = "/var/tmp/test-mntns.XXXXXX";
 
@@ -103,13 +105,12 @@ static int count_mounts_of(const char *needle)
 static void test_lifecycle(void)
 {
 	const char *dirs[] = { "/tmp", "/dev/shm", NULL };
-	struct mntns_spec spec = { .base_path = base, .job_id = 41,
-				   .dirs = dirs, .shm_size = 1 << 20 };
+	struct mntns_spec spec = { .base_path = base, .job_id = 41 };
 	char jobdir[256];
 	struct stat st;
 
 	snprintf(jobdir, sizeof(jobdir), "%s/41", base);
-	ok(mntns_create(&spec, fresh()) == 0, "create: %s",
+	ok(testspec_create(&spec, dirs, 1 << 20, 0, fresh()) == 0, "create: %s",
 	   rep.msg[0] ? rep.msg : "ok");
 	ok(mntns_exists(base, 41), "the namespace is pinned");
 	ok(stat(jobdir, &st) == 0 && (st.st_mode & 07777) == 0700 &&
@@ -138,11 +139,11 @@ static void test_lifecycle(void)
 static void test_two_jobs(void)
 {
 	const char *dirs[] = { "/tmp", "/dev/shm", "/var/tmp", NULL };
-	struct mntns_spec a = { .base_path = base, .job_id = 51, .dirs = dirs };
-	struct mntns_spec b = { .base_path = base, .job_id = 52, .dirs = dirs };
+	struct mntns_spec a = { .base_path = base, .job_id = 51 };
+	struct mntns_spec b = { .base_path = base, .job_id = 52 };
 
-	ok(mntns_create(&a, fresh()) == 0 &&
-	   mntns_create(&b, fresh()) == 0, "two jobs created");
+	ok(testspec_create(&a, dirs, 0, 0, fresh()) == 0 &&
+	   testspec_create(&b, dirs, 0, 0, fresh()) == 0, "two jobs created");
 	is_int(in_job(51, write_file, "/tmp/a"), 0, "job 51 writes /tmp/a");
 	is_int(in_job(52, file_exists, "/tmp/a"), 1, "job 52 does not see it");
 	is_int(in_job(51, write_file, "/var/tmp/a"), 0,
@@ -156,13 +157,13 @@ static void test_two_jobs(void)
 static void test_tmp_size(void)
 {
 	const char *dirs[] = { "/tmp", NULL };
-	struct mntns_spec spec = { .base_path = base, .job_id = 61,
-				   .dirs = dirs, .tmp_size = 2 << 20 };
+	struct mntns_spec spec = { .base_path = base, .job_id = 61 };
 	char jobdir[256];
 	struct stat st;
 
 	snprintf(jobdir, sizeof(jobdir), "%s/61/tmp", base);
-	ok(mntns_create(&spec, fresh()) == 0, "TmpSize create");
+	ok(testspec_create(&spec, dirs, 0, 2 << 20, fresh()) == 0,
+	   "TmpSize create");
 	ok(stat(jobdir, &st) < 0, "TmpSize: no disk-backed /tmp directory");
 	is_int(in_job(61, write_file, "/tmp/t"), 0, "TmpSize: /tmp is writable");
 	mntns_delete(base, 61);
@@ -171,20 +172,20 @@ static void test_tmp_size(void)
 static void test_failure_leaves_nothing(void)
 {
 	const char *bad[] = { "/no/such/dir/anywhere", NULL };
-	struct mntns_spec spec = { .base_path = base, .job_id = 71,
-				   .dirs = bad };
+	struct mntns_spec spec = { .base_path = base, .job_id = 71 };
 	char jobdir[256];
 	struct stat st;
 
 	snprintf(jobdir, sizeof(jobdir), "%s/71", base);
-	ok(mntns_create(&spec, fresh()) < 0,
+	ok(testspec_create(&spec, bad, 0, 0, fresh()) < 0,
 	   "a private dir that does not exist fails the namespace");
 	like(rep.msg, "/no/such/dir/anywhere", "the error names the missing Dirs entry");
 	ok(stat(jobdir, &st) < 0 && errno == ENOENT,
 	   "the failed job leaves no directory");
 	is_int(count_mounts_of(jobdir), 0, "and no mount");
 	spec.base_path = "/no/such/base";
-	ok(mntns_create(&spec, fresh()) < 0, "a missing BasePath fails");
+	ok(testspec_create(&spec, bad, 0, 0, fresh()) < 0,
+	   "a missing BasePath fails");
 	like(rep.msg, "BasePath", "the error names BasePath");
 }
 
@@ -199,8 +200,7 @@ static void test_link_attack(void)
 	char victim[] = "/var/tmp/test-mntns-victim.XXXXXX";
 	char link[256], mid[256], deep[256], file[256];
 	const char *dirs[] = { "/tmp", link, NULL };
-	struct mntns_spec spec = { .base_path = base, .job_id = 81,
-				   .dirs = dirs };
+	struct mntns_spec spec = { .base_path = base, .job_id = 81 };
 	char jobdir[256];
 	struct stat st;
 
@@ -213,7 +213,7 @@ static void test_link_attack(void)
 	snprintf(jobdir, sizeof(jobdir), "%s/81", base);
 	ok(symlink(victim, link) == 0 && lstat(link, &st) == 0 &&
 	   S_ISLNK(st.st_mode), "precondition: the link %s is planted", link);
-	ok(mntns_create(&spec, fresh()) < 0,
+	ok(testspec_create(&spec, dirs, 0, 0, fresh()) < 0,
 	   "a Dirs entry that is a symlink fails the job");
 	like(rep.msg, link, "the error names the Dirs entry");
 	like(rep.msg, "symbolic link", "and says it is a link");
@@ -228,7 +228,7 @@ static void test_link_attack(void)
 	mkdir(strcat(strcpy(file, victim), "/sub"), 0755);
 	ok(symlink(victim, mid) == 0, "precondition: a link mid-path");
 	dirs[1] = deep;
-	ok(mntns_create(&spec, fresh()) < 0,
+	ok(testspec_create(&spec, dirs, 0, 0, fresh()) < 0,
 	   "a link in a Dirs entry's path fails the job");
 	is_int(count_mounts_of(victim), 0, "nothing is mounted through it");
 	unlink(mid);
@@ -237,7 +237,7 @@ static void test_link_attack(void)
 	snprintf(file, sizeof(file), "%s/file", parent);
 	close(open(file, O_CREAT | O_WRONLY, 0644));
 	dirs[1] = file;
-	ok(mntns_create(&spec, fresh()) < 0 &&
+	ok(testspec_create(&spec, dirs, 0, 0, fresh()) < 0 &&
 	   strstr(rep.msg, "Not a directory"),
 	   "a Dirs entry that is a file fails the job: %s", rep.msg);
 	unlink(file);
@@ -245,7 +245,8 @@ static void test_link_attack(void)
 	/* A real directory there works and is private. */
 	ok(mkdir(link, 0755) == 0, "precondition: a real directory");
 	dirs[1] = link;
-	ok(mntns_create(&spec, fresh()) == 0, "then the job runs: %s",
+	ok(testspec_create(&spec, dirs, 0, 0, fresh()) == 0,
+	   "then the job runs: %s",
 	   rep.msg[0] ? rep.msg : "ok");
 	ok(mntns_delete(base, 81) == 0, "and is removed");
 	rmdir(link);
@@ -259,14 +260,13 @@ static void test_base_link(void)
 {
 	char link[] = "/var/tmp/test-mntns-baselink.XXXXXX";
 	const char *dirs[] = { "/tmp", NULL };
-	struct mntns_spec spec = { .base_path = link, .job_id = 82,
-				   .dirs = dirs };
+	struct mntns_spec spec = { .base_path = link, .job_id = 82 };
 
 	if (!mkdtemp(link) || rmdir(link) < 0 || symlink(base, link) < 0) {
 		ok(0, "precondition: a link to BasePath");
 		return;
 	}
-	ok(mntns_create(&spec, fresh()) < 0,
+	ok(testspec_create(&spec, dirs, 0, 0, fresh()) < 0,
 	   "a BasePath that is a symlink is refused");
 	unlink(link);
 }
@@ -287,8 +287,7 @@ static int writer(void *unused)
 static void test_teardown_with_writer(void)
 {
 	const char *dirs[] = { "/tmp", NULL };
-	struct mntns_spec spec = { .base_path = base, .job_id = 83,
-				   .dirs = dirs };
+	struct mntns_spec spec = { .base_path = base, .job_id = 83 };
 	char jobdir[256], probe[300];
 	int status, alive = 0;
 	struct stat st;
@@ -296,7 +295,7 @@ static void test_teardown_with_writer(void)
 
 	snprintf(jobdir, sizeof(jobdir), "%s/83", base);
 	snprintf(probe, sizeof(probe), "%s/tmp/f1", jobdir);
-	ok(mntns_create(&spec, fresh()) == 0, "create: %s",
+	ok(testspec_create(&spec, dirs, 0, 0, fresh()) == 0, "create: %s",
 	   rep.msg[0] ? rep.msg : "ok");
 	pid = fork();
 	if (pid == 0) {
@@ -324,7 +323,7 @@ static void test_teardown_with_writer(void)
 	is_int(alive, 0, "the writer was killed");
 	ok(!alive && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
 	   "by SIGKILL");
-	ok(mntns_create(&spec, fresh()) == 0,
+	ok(testspec_create(&spec, dirs, 0, 0, fresh()) == 0,
 	   "the same job id can be created again: %s", rep.msg[0] ? rep.msg : "ok");
 	mntns_delete(base, 83);
 }
@@ -376,8 +375,7 @@ static void refiller(const char *dir, int ms)
 static void test_teardown_kills_only_its_namespace(void)
 {
 	const char *dirs[] = { "/tmp", NULL };
-	struct mntns_spec spec = { .base_path = base, .job_id = 84,
-				   .dirs = dirs };
+	struct mntns_spec spec = { .base_path = base, .job_id = 84 };
 	char pin[256], tmp[256], got = 0;
 	pid_t by, fill;
 	int status, p[2];
@@ -385,7 +383,8 @@ static void test_teardown_kills_only_its_namespace(void)
 
 	snprintf(pin, sizeof(pin), "%s/84/.ns", base);
 	snprintf(tmp, sizeof(tmp), "%s/84/tmp", base);
-	ok(mntns_create(&spec, fresh()) == 0 && stat(pin, &st) == 0,
+	ok(testspec_create(&spec, dirs, 0, 0, fresh()) == 0 &&
+	   stat(pin, &st) == 0,
 	   "create: %s", rep.msg[0] ? rep.msg : "ok");
 	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
 		return;
@@ -433,7 +432,7 @@ static void test_non_initial_namespace(void)
 		for (int round = 0; round < 8; round++)
 			for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
 				struct mntns_spec spec = { .base_path = base,
-					.job_id = 90, .dirs = dirs };
+					.job_id = 90 };
 				cpu_set_t one;
 
 				if (!CPU_ISSET(cpu, &set))
@@ -441,7 +440,8 @@ static void test_non_initial_namespace(void)
 				CPU_ZERO(&one);
 				CPU_SET(cpu, &one);
 				sched_setaffinity(0, sizeof(one), &one);
-				if (mntns_create(&spec, NULL) < 0)
+				if (testspec_create(&spec, dirs, 0, 0,
+						    NULL) < 0)
 					failures++;
 				else if (mntns_delete(base, 90) < 0)
 					failures++;
@@ -835,8 +835,7 @@ static int create_errno(int fd)
 static void test_held_fds(void)
 {
 	const char *dirs[] = { "/tmp", "/dev/shm", NULL };
-	struct mntns_spec spec = { .base_path = base, .job_id = 121,
-				   .dirs = dirs, .shm_size = 4 << 20 };
+	struct mntns_spec spec = { .base_path = base, .job_id = 121 };
 	char victim[] = "/var/tmp/test-mntns-victim.XXXXXX", keep[128];
 	int fds[2] = { -1, -1 }, tmp, shm, rc;
 
@@ -846,7 +845,7 @@ static void test_held_fds(void)
 	}
 	snprintf(keep, sizeof(keep), "%s/keep", victim);
 	close(open(keep, O_CREAT | O_WRONLY, 0600));
-	rc = mntns_create(&spec, fresh());
+	rc = testspec_create(&spec, dirs, 4 << 20, 0, fresh());
 	ok(rc == 0, "create: %s", rc ? rep.msg : "ok");
 	ok(grab_dirs(121, dirs, 2, victim, fds) == 0,
 	   "precondition: another process holds fds of A's /tmp and /dev/shm");
@@ -967,8 +966,7 @@ static bool job_dir_exists(uint32_t job_id)
 static void test_held_fds_swap(void)
 {
 	const char *dirs[] = { "/dev/shm", NULL };
-	struct mntns_spec spec = { .base_path = base, .job_id = 123,
-				   .dirs = dirs };
+	struct mntns_spec spec = { .base_path = base, .job_id = 123 };
 	char victim[] = "/var/tmp/test-mntns-victim.XXXXXX", keep[128];
 	int shm = -1, rc;
 	pid_t pid;
@@ -979,7 +977,7 @@ static void test_held_fds_swap(void)
 	}
 	snprintf(keep, sizeof(keep), "%s/keep", victim);
 	close(open(keep, O_CREAT | O_WRONLY, 0600));
-	rc = mntns_create(&spec, fresh());
+	rc = testspec_create(&spec, dirs, 0, 0, fresh());
 	ok(rc == 0, "create: %s", rc ? rep.msg : "ok");
 	ok(grab_dirs(123, dirs, 1, victim, &shm) == 0,
 	   "precondition: another process holds an fd of A's /dev/shm");
@@ -1013,14 +1011,14 @@ static void test_parse_job_dir(void)
 {
 	uint32_t id = 0;
 
-	ok(mntns_parse_job_dir("123", &id) == 0 && id == 123, "parse 123");
-	ok(mntns_parse_job_dir("4294967295", &id) == 0, "parse UINT32_MAX");
-	ok(mntns_parse_job_dir("4294967296", &id) < 0, "reject overflow");
-	ok(mntns_parse_job_dir("0", &id) < 0, "reject 0");
-	ok(mntns_parse_job_dir("012", &id) < 0, "reject leading zero");
-	ok(mntns_parse_job_dir(".ns", &id) < 0, "reject .ns");
-	ok(mntns_parse_job_dir("12a", &id) < 0, "reject 12a");
-	ok(mntns_parse_job_dir("", &id) < 0, "reject empty");
+	ok(jobdir_parse("123", &id) == 0 && id == 123, "parse 123");
+	ok(jobdir_parse("4294967295", &id) == 0, "parse UINT32_MAX");
+	ok(jobdir_parse("4294967296", &id) < 0, "reject overflow");
+	ok(jobdir_parse("0", &id) < 0, "reject 0");
+	ok(jobdir_parse("012", &id) < 0, "reject leading zero");
+	ok(jobdir_parse(".ns", &id) < 0, "reject .ns");
+	ok(jobdir_parse("12a", &id) < 0, "reject 12a");
+	ok(jobdir_parse("", &id) < 0, "reject empty");
 }
 
 /*

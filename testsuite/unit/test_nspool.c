@@ -28,12 +28,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ns/jobdir.h"
 #include "ns/mntns.h"
 #include "ns/nsconf.h"
 #include "ns/nsmembers.h"
 #include "ns/nspool.h"
+#include "ns/nspool_keeper.h"
 #include "tap.h"
 #include "testrep.h"
+#include "testspec.h"
 
 #ifndef NSFS_MAGIC
 #define NSFS_MAGIC 0x6e736673
@@ -73,11 +76,16 @@ static int make_job(uint32_t job_id, bool use_pool)
 	struct mntns_spec spec = {
 		.base_path = base,
 		.job_id = job_id,
-		.dirs = dirs,
 		.use_pool = use_pool,
 	};
+	int rc;
 
-	return mntns_create(&spec, fresh());
+	/* The caller claims, as jobct does. */
+	spec.pool_fd = use_pool ? nspool_claim(base) : -1;
+	rc = testspec_create(&spec, dirs, 0, 0, fresh());
+	if (spec.pool_fd >= 0)
+		close(spec.pool_fd);
+	return rc;
 }
 
 /*
@@ -292,18 +300,18 @@ static void test_stale(void)
 
 	nspool_clear(base, fresh());
 	is_int(nspool_fill(base, 0, fresh()), 0, "no pool wanted");
-	snprintf(path, sizeof(path), "%s/" NSPOOL_DIR, base);
+	snprintf(path, sizeof(path), "%s/" JOBDIR_POOL, base);
 	mkdir(path, 0700);
-	snprintf(path, sizeof(path), "%s/" NSPOOL_DIR "/7", base);
+	snprintf(path, sizeof(path), "%s/" JOBDIR_POOL "/7", base);
 	if (!ok(mkdir(path, 0700) == 0, "a stale entry planted"))
 		return;
-	snprintf(path, sizeof(path), "%s/" NSPOOL_DIR "/7.ready", base);
+	snprintf(path, sizeof(path), "%s/" JOBDIR_POOL "/7.ready", base);
 	if ((fd = open(path, O_CREAT | O_WRONLY, 0400)) >= 0)
 		close(fd);
 	is_int(nspool_ready(base), 0, "a marker without a pin is not ready");
 	is_int(nspool_claim(base), -1, "nor claimed");
 	is_int(nspool_fill(base, 1, fresh()), 1, "a fill makes a real one");
-	snprintf(path, sizeof(path), "%s/" NSPOOL_DIR "/7", base);
+	snprintf(path, sizeof(path), "%s/" JOBDIR_POOL "/7", base);
 	ok(access(path, F_OK) < 0, "and sweeps the stale one");
 }
 
@@ -365,7 +373,7 @@ static void test_keeper(void)
 	ok(fd >= 0 && wait_ready(2), "and still wakes up for a claim");
 	clear_under_keeper();
 	nspool_keeper_stop(k);
-	snprintf(pool, sizeof(pool), "%s/" NSPOOL_DIR, base);
+	snprintf(pool, sizeof(pool), "%s/" JOBDIR_POOL, base);
 	ok(access(pool, F_OK) < 0, "stopping it removes the pool");
 	is_int(mounts_below(base), 0, "and every mount of it");
 }
@@ -378,8 +386,8 @@ static int ready_inodes(ino_t *inos, int *fds, int max)
 	int n = 0;
 
 	for (int i = 1; i < 64 && n < max; i++) {
-		snprintf(pin, sizeof(pin), "%s/" NSPOOL_DIR "/%d/"
-			 NSCONF_PIN_NAME, base, i);
+		snprintf(pin, sizeof(pin), "%s/" JOBDIR_POOL "/%d/"
+			 JOBDIR_NS_PIN, base, i);
 		if ((fds[n] = open(pin, O_RDONLY | O_CLOEXEC)) < 0)
 			continue;
 		if (fstat(fds[n], &st) == 0)

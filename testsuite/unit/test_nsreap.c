@@ -4,7 +4,7 @@
  * for real.
  *
  * Runs in a mount namespace of its own.  Needs root and the new mount API
- * (mntns); skips cleanly without them.  Checks that mntns_delete_behind
+ * (mntns); skips cleanly without them.  Checks that nsreap_delete
  * hands the namespace and the job's directory to a listening reaper and
  * does it all itself where none listens, that the reaper kills what was
  * left inside and leaves nothing, that a requeued job of the same id can
@@ -34,13 +34,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ns/jobdir.h"
 #include "ns/mntns.h"
 #include "ns/nsconf.h"
 #include "ns/nsmembers.h"
 #include "ns/nspool.h"
+#include "ns/nspool_keeper.h"
 #include "ns/nsreap.h"
 #include "tap.h"
 #include "testrep.h"
+#include "testspec.h"
 
 static char base[] = "/var/tmp/test-nsreap.XXXXXX";
 
@@ -50,10 +53,9 @@ static int make_job(uint32_t job_id)
 	struct mntns_spec spec = {
 		.base_path = base,
 		.job_id = job_id,
-		.dirs = dirs,
 	};
 
-	return mntns_create(&spec, fresh());
+	return testspec_create(&spec, dirs, 0, 0, fresh());
 }
 
 /* How many entries of BasePath have a reap name. */
@@ -66,7 +68,7 @@ static int reap_dirs(void)
 	if (!d)
 		return -1;
 	while ((e = readdir(d)))
-		n += mntns_parse_reap_name(e->d_name);
+		n += jobdir_is_reap_name(e->d_name);
 	closedir(d);
 	return n;
 }
@@ -85,7 +87,7 @@ static bool job_path_exists(uint32_t job_id, const char *leaf)
 /* The identity of the job's namespace, from its pin; false if none. */
 static bool job_ns(uint32_t job_id, struct nsmembers_ns *ns)
 {
-	int fd = mntns_pin_open(base, job_id, NSCONF_PIN_NAME, NULL);
+	int fd = mntns_pin_open(base, job_id, JOBDIR_NS_PIN, NULL);
 	bool got;
 
 	if (fd < 0)
@@ -142,20 +144,20 @@ static bool socket_exists(void)
 	char path[512];
 	struct stat st;
 
-	snprintf(path, sizeof(path), "%s/" NSREAP_SOCKET, base);
+	snprintf(path, sizeof(path), "%s/" JOBDIR_REAPER_SOCKET, base);
 	return lstat(path, &st) == 0 && S_ISSOCK(st.st_mode);
 }
 
 static void test_names(void)
 {
-	ok(mntns_parse_reap_name(".reap-12-4026532001"), "a reap name");
-	ok(!mntns_parse_reap_name("12"), "a job directory is not one");
-	ok(!mntns_parse_reap_name(".reap-12-"), "no inode: not one");
-	ok(!mntns_parse_reap_name(".reap-012-5"), "a leading zero: not one");
-	ok(!mntns_parse_reap_name(".reap-12-5/x"), "a slash: not one");
-	ok(!mntns_parse_reap_name(".reap-12-05"), "an inode's leading zero: "
+	ok(jobdir_is_reap_name(".reap-12-4026532001"), "a reap name");
+	ok(!jobdir_is_reap_name("12"), "a job directory is not one");
+	ok(!jobdir_is_reap_name(".reap-12-"), "no inode: not one");
+	ok(!jobdir_is_reap_name(".reap-012-5"), "a leading zero: not one");
+	ok(!jobdir_is_reap_name(".reap-12-5/x"), "a slash: not one");
+	ok(!jobdir_is_reap_name(".reap-12-05"), "an inode's leading zero: "
 	   "not one");
-	ok(!mntns_parse_reap_name(".reap-99999999999-5"), "beyond a job id: "
+	ok(!jobdir_is_reap_name(".reap-99999999999-5"), "beyond a job id: "
 	   "not one");
 }
 
@@ -168,7 +170,7 @@ static void test_no_reaper(void)
 	if (!ok(make_job(11) == 0 && job_ns(11, &ns), "job 11 made") ||
 	    !ok((left = leave_process(11)) > 0, "a process left inside it"))
 		return;
-	ok(mntns_delete_behind(base, 11) == 0, "delete_behind, no reaper");
+	ok(nsreap_delete(base, 11) == 0, "delete_behind, no reaper");
 	ok(was_killed(left), "the process left inside was killed");
 	ok(!job_path_exists(11, NULL), "the job's directory is gone");
 	is_int(reap_dirs(), 0, "nothing waits for a reaper");
@@ -183,14 +185,14 @@ static void test_hand_over(void)
 	pid_t left;
 
 	if (!ok(sock >= 0, "the reaper listens") ||
-	    !ok(socket_exists(), "at BasePath/" NSREAP_SOCKET))
+	    !ok(socket_exists(), "at BasePath/" JOBDIR_REAPER_SOCKET))
 		return;
 	if (!ok(make_job(12) == 0 && job_ns(12, &ns), "job 12 made") ||
 	    !ok((left = leave_process(12)) > 0, "a process left inside it")) {
 		nsreap_close(sock, base, fresh());
 		return;
 	}
-	ok(mntns_delete_behind(base, 12) == 0, "delete_behind");
+	ok(nsreap_delete(base, 12) == 0, "delete_behind");
 	ok(!job_path_exists(12, NULL), "job 12's directory is no longer "
 	   "under its id");
 	is_int(reap_dirs(), 1, "it waits under a reap name");
@@ -278,7 +280,7 @@ static void test_reap_empties_tmpfs(void)
 	}
 	ok(faccessat(shm, "secret", F_OK, 0) == 0 && used_kib(shm) >= 1024,
 	   "precondition: the job's 1 MiB file is there");
-	ok(mntns_delete_behind(base, 19) == 0 && reap_dirs() == 1,
+	ok(nsreap_delete(base, 19) == 0 && reap_dirs() == 1,
 	   "delete_behind hands it to the reaper");
 	is_int(nsreap_drain(sock, base, fresh()), 1, "the reaper reaps it");
 	ok(faccessat(shm, "secret", F_OK, AT_SYMLINK_NOFOLLOW) < 0 &&
@@ -301,7 +303,7 @@ static void test_requeue(void)
 
 	if (!ok(sock >= 0 && make_job(13) == 0, "job 13 made, reaper up"))
 		goto out;
-	ok(mntns_delete_behind(base, 13) == 0 && reap_dirs() == 1,
+	ok(nsreap_delete(base, 13) == 0 && reap_dirs() == 1,
 	   "job 13 ended, its reap queued");
 	ok(make_job(13) == 0, "job 13 made again before the reap");
 	snprintf(path, sizeof(path), "%s/13/tmp/kept", base);
@@ -329,14 +331,14 @@ static void test_stop_reaps_queue(void)
 		nsreap_close(sock, base, fresh());
 		return;
 	}
-	ok(mntns_delete_behind(base, 14) == 0 && reap_dirs() == 1,
+	ok(nsreap_delete(base, 14) == 0 && reap_dirs() == 1,
 	   "job 14 ended, its reap queued");
 	nsreap_close(sock, base, fresh());
 	is_int(reap_dirs(), 0, "the stop reaped it");
 	ok(nsmembers_gone(&ns), "its namespace is gone");
 	ok(!socket_exists(), "the socket is gone");
 	ok(make_job(15) == 0, "job 15 made");
-	ok(mntns_delete_behind(base, 15) == 0 && !job_path_exists(15, NULL) &&
+	ok(nsreap_delete(base, 15) == 0 && !job_path_exists(15, NULL) &&
 	   reap_dirs() == 0, "after the stop, a job's end does all itself");
 }
 
@@ -346,7 +348,7 @@ static void test_sweep(void)
 	int sock = nsreap_listen(base);
 
 	if (!ok(sock >= 0 && make_job(16) == 0, "job 16 made, reaper up") ||
-	    !ok(mntns_delete_behind(base, 16) == 0 && reap_dirs() == 1,
+	    !ok(nsreap_delete(base, 16) == 0 && reap_dirs() == 1,
 		"job 16 ended, its reap queued")) {
 		nsreap_close(sock, base, fresh());
 		return;
@@ -379,7 +381,7 @@ static int send_as(uid_t uid, const char *name, int fd)
 	struct cmsghdr *c;
 	int sock = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc;
 
-	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/" NSREAP_SOCKET,
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/" JOBDIR_REAPER_SOCKET,
 		 base);
 	memset(&ctl, 0, sizeof(ctl));
 	c = CMSG_FIRSTHDR(&msg);
@@ -407,8 +409,8 @@ static void test_refused(void)
 
 	if (!ok(sock >= 0 && make_job(17) == 0, "job 17 made, reaper up"))
 		goto out;
-	fd = mntns_pin_open(base, 17, NSCONF_PIN_NAME, NULL);
-	snprintf(path, sizeof(path), "%s/" NSREAP_SOCKET, base);
+	fd = mntns_pin_open(base, 17, JOBDIR_NS_PIN, NULL);
+	snprintf(path, sizeof(path), "%s/" JOBDIR_REAPER_SOCKET, base);
 	ok(stat(path, &st) == 0 && (st.st_mode & 07777) == 0600 &&
 	   st.st_uid == 0, "the socket is root's, 0600");
 	if ((pid = fork()) == 0) {
@@ -449,7 +451,7 @@ static void test_keeper(void)
 		nspool_keeper_stop(k);
 		return;
 	}
-	ok(mntns_delete_behind(base, 18) == 0 &&
+	ok(nsreap_delete(base, 18) == 0 &&
 	   !job_path_exists(18, NULL), "job 18 ended");
 	for (int i = 0; i < TAP_WAIT_MS / 10 && !reaped; i++) {
 		usleep(10000);

@@ -25,12 +25,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ns/jobdir.h"
 #include "ns/mntns.h"
 #include "ns/nsconf.h"
 #include "ns/pidns.h"
 #include "ns/pidns_fork.h"
 #include "tap.h"
 #include "testrep.h"
+#include "testspec.h"
 
 static char base[] = "/var/tmp/test-pidns.XXXXXX";
 
@@ -40,10 +42,9 @@ static int make_job(uint32_t job_id)
 	struct mntns_spec spec = {
 		.base_path = base,
 		.job_id = job_id,
-		.dirs = dirs,
 	};
 
-	if (mntns_create(&spec, fresh()) < 0)
+	if (testspec_create(&spec, dirs, 0, 0, fresh()) < 0)
 		return -1;
 	if (pidns_create(base, job_id, fresh()) < 0) {
 		mntns_delete(base, job_id);
@@ -212,7 +213,7 @@ static pid_t find_init(uint32_t job_id)
 	int pids[4096], n;
 
 	snprintf(pin, sizeof(pin), "%s/%u/%s", base, job_id,
-		 NSCONF_PIDNS_PIN_NAME);
+		 JOBDIR_PIDNS_PIN);
 	if (stat(pin, &ns) < 0 || (n = proc_pids(pids, 4096)) < 0)
 		return -1;
 	for (int i = 0; i < n; i++) {
@@ -305,7 +306,7 @@ static void test_failures(void)
 	   "a job directory without a mount namespace: refused");
 	like(rep.msg, "joining the job's mount namespace",
 	     "  by the init: %s", rep.msg);
-	snprintf(pin, sizeof(pin), "%s/%s", dir, NSCONF_PIDNS_PIN_NAME);
+	snprintf(pin, sizeof(pin), "%s/%s", dir, JOBDIR_PIDNS_PIN);
 	ok(access(pin, F_OK) < 0 && errno == ENOENT, "  leaving no pin file");
 	rmdir(dir);
 	ok(pidns_enter_for_children(base, 15) < 0 && errno == ENOENT,

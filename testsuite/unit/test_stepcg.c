@@ -130,7 +130,7 @@ static int slurm_attach(uint32_t job_id, const char *rel, int only,
 		attr.attach_bpf_fd = (uint32_t)prog_fd;
 		attr.attach_type = BPF_CGROUP_DEVICE;
 		attr.attach_flags = flags;
-		rc = devprog_bpf(BPF_PROG_ATTACH, &attr);
+		rc = bpfsys_call(BPF_PROG_ATTACH, &attr);
 	}
 	if (prog_fd >= 0)
 		close(prog_fd);
@@ -549,7 +549,7 @@ static void test_unified_blocked(void)
 	attr.attach_bpf_fd = (uint32_t)prog_fd;
 	attr.attach_type = BPF_CGROUP_DEVICE;
 	ok(prog_fd >= 0 && cg_fd >= 0 &&
-	   devprog_bpf(BPF_PROG_ATTACH, &attr) == 0,
+	   bpfsys_call(BPF_PROG_ATTACH, &attr) == 0,
 	   "a program attached without flags above slurmd");
 	snprintf(self_path, sizeof(self_path), "%s/blocker/slurmd", scope);
 	ok(jobct_node_check(node, &gres, fresh()) == -1,

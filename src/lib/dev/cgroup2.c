@@ -19,6 +19,7 @@
 #include <linux/magic.h>
 
 #include "dev/cgroup2.h"
+#include "util/fdutil.h"
 #include "util/mountinfo.h"
 
 #define MOUNTINFO "/proc/self/mountinfo"
@@ -98,22 +99,6 @@ static enum cgroup2_layout layout_of(const struct cgroup_mounts *cm)
 	if (!cm->v2_point)
 		return CGROUP2_NONE;
 	return cm->v1 ? CGROUP2_HYBRID : CGROUP2_UNIFIED;
-}
-
-int cgroup2_find_mount(const char *mountinfo, char *buf, size_t size)
-{
-	struct cgroup_mounts cm;
-	int rc;
-
-	if (scan_mountinfo(mountinfo, &cm) < 0)
-		return -1;
-	if (!cm.v2_point) {
-		errno = ENOENT;
-		return -1;
-	}
-	rc = copy_path(cm.v2_point, buf, size);
-	free(cm.v2_point);
-	return rc;
 }
 
 /* Keeps fd when it is a cgroup2 directory; else closes it: EMEDIUMTYPE. */
@@ -259,15 +244,6 @@ bool cgroup2_job_parse(const char *name, size_t len, uint32_t *job_id)
 	return true;
 }
 
-int cgroup2_job_open(int parent_fd, uint32_t job_id, bool create)
-{
-	char name[32];
-
-	if (cgroup2_job_name(job_id, name, sizeof(name)) < 0)
-		return -1;
-	return cgroup2_open_at(parent_fd, name, create);
-}
-
 int cgroup2_move_pid(int cg_fd, pid_t pid)
 {
 	char buf[32];
@@ -296,15 +272,13 @@ int cgroup2_list_pids(int cg_fd, pid_t *pids, size_t max)
 {
 	FILE *f;
 	size_t count = 0;
-	int fd, pid, saved;
+	int fd, pid;
 
 	fd = openat(cg_fd, "cgroup.procs", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return -1;
 	if (!(f = fdopen(fd, "r"))) {
-		saved = errno;
-		close(fd);
-		errno = saved;
+		fdutil_close(fd);
 		return -1;
 	}
 	while (fscanf(f, "%d", &pid) == 1) {
@@ -324,15 +298,12 @@ int cgroup2_list_pids(int cg_fd, pid_t *pids, size_t max)
 int cgroup2_kill(int cg_fd)
 {
 	int fd = openat(cg_fd, "cgroup.kill", O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
-	int saved;
 	ssize_t w;
 
 	if (fd < 0)
 		return -1;
 	w = write(fd, "1", 1);
-	saved = errno;
-	close(fd);
-	errno = saved;
+	fdutil_close(fd);
 	return w == 1 ? 0 : -1;
 }
 
@@ -364,26 +335,6 @@ int cgroup2_remove(int parent_fd, const char *name)
 		return -1;
 	}
 	return unlinkat(parent_fd, name, AT_REMOVEDIR);
-}
-
-int cgroup2_job_remove(int parent_fd, uint32_t job_id)
-{
-	char name[32];
-
-	if (cgroup2_job_name(job_id, name, sizeof(name)) < 0)
-		return -1;
-	return cgroup2_remove(parent_fd, name);
-}
-
-int cgroup2_layout(const char *mountinfo, enum cgroup2_layout *layout)
-{
-	struct cgroup_mounts cm;
-
-	if (scan_mountinfo(mountinfo, &cm) < 0)
-		return -1;
-	*layout = layout_of(&cm);
-	free(cm.v2_point);
-	return 0;
 }
 
 #define CGROUP_DIR "/sys/fs/cgroup"

@@ -22,14 +22,6 @@
 #include <sys/types.h>
 
 /*
- * Writes the mount point of the cgroup2 hierarchy into buf, read from
- * mountinfo (NULL: /proc/self/mountinfo).  A mount of the hierarchy's root
- * is preferred over a bind mount of a subtree.  Returns 0, or -1 with
- * ENOENT (no cgroup2 mount), ENAMETOOLONG or the error of reading the file.
- */
-int cgroup2_find_mount(const char *mountinfo, char *buf, size_t size);
-
-/*
  * The node's cgroup layout.  On a hybrid node Slurm's cgroup plugin works
  * on the v1 hierarchies and leaves cgroup2 alone, so devns keeps job
  * cgroups of its own there.  On a unified node Slurm's cgroup/v2 owns the
@@ -43,13 +35,6 @@ enum cgroup2_layout {
 };
 
 /*
- * Tells the layout from mountinfo (NULL: /proc/self/mountinfo): unified
- * when cgroup2 is mounted and no v1 hierarchy is.  Returns 0, or -1 with
- * errno when the file cannot be read.
- */
-int cgroup2_layout(const char *mountinfo, enum cgroup2_layout *layout);
-
-/*
  * The layout and the cgroup2 mount point (mount[0] == '\0' when there is
  * none) in one look.  With mountinfo NULL it first looks where systemd
  * mounts the cgroups and Slurm's cgroup/autodetect looks for them:
@@ -57,8 +42,9 @@ int cgroup2_layout(const char *mountinfo, enum cgroup2_layout *layout);
  * cgroup v1 systemd hierarchy and cgroup2 at unified/ (hybrid).  Those are
  * three statfs calls at most, where mountinfo grows with the node's mounts
  * and every slurmstepd looks.  Anything else, or a mountinfo file given,
- * is read from mountinfo, in one pass, as cgroup2_layout and
- * cgroup2_find_mount read it.
+ * is read from mountinfo, in one pass: unified when cgroup2 is mounted
+ * and no v1 hierarchy is, and a mount of the hierarchy's root preferred
+ * over a bind mount of a subtree.
  * Returns 0, or -1 with errno (ENAMETOOLONG, or reading mountinfo failed).
  */
 int cgroup2_probe(const char *mountinfo, enum cgroup2_layout *layout,
@@ -105,9 +91,6 @@ int cgroup2_job_name(uint32_t job_id, char *buf, size_t size);
  */
 bool cgroup2_job_parse(const char *name, size_t len, uint32_t *job_id);
 
-/* cgroup2_open_at() for the job's directory "job_<job_id>". */
-int cgroup2_job_open(int parent_fd, uint32_t job_id, bool create);
-
 /*
  * Moves pid (0: the caller) into the cgroup cg_fd by writing cgroup.procs;
  * the whole thread group moves.  Returns 0 or -1 with errno (ESRCH: no such
@@ -141,8 +124,5 @@ int cgroup2_populated(int cg_fd);
  * does not exist (removal is then already done).  Returns 0 or -1 (errno).
  */
 int cgroup2_remove(int parent_fd, const char *name);
-
-/* cgroup2_remove() for "job_<job_id>". */
-int cgroup2_job_remove(int parent_fd, uint32_t job_id);
 
 #endif /* DEVNS_CGROUP2_H */

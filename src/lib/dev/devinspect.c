@@ -9,9 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dev/bpfsys.h"
 #include "dev/devfilter.h"
 #include "dev/devinspect.h"
-#include "dev/devprog.h"
+#include "util/fdutil.h"
 
 /* More maps than a devfilter program holds: anything else is not one. */
 #define MAX_MAPS 4
@@ -24,10 +25,10 @@ int devinspect_query(int cgroup_fd, uint32_t *ids, size_t max,
 	memset(&attr, 0, sizeof(attr));
 	attr.query.target_fd = (uint32_t)cgroup_fd;
 	attr.query.attach_type = BPF_CGROUP_DEVICE;
-	attr.query.prog_ids = devprog_ptr(max ? ids : NULL);
+	attr.query.prog_ids = bpfsys_ptr(max ? ids : NULL);
 	attr.query.prog_cnt = max > UINT32_MAX ? UINT32_MAX : (uint32_t)max;
 	/* ENOSPC: more attached than fit; the count is still filled in. */
-	if (devprog_bpf(BPF_PROG_QUERY, &attr) < 0 && errno != ENOSPC)
+	if (bpfsys_call(BPF_PROG_QUERY, &attr) < 0 && errno != ENOSPC)
 		return -1;
 	if (flags)
 		*flags = attr.query.attach_flags;
@@ -40,7 +41,7 @@ int devinspect_prog_open(uint32_t id)
 
 	memset(&attr, 0, sizeof(attr));
 	attr.prog_id = id;
-	return devprog_bpf(BPF_PROG_GET_FD_BY_ID, &attr);
+	return bpfsys_call(BPF_PROG_GET_FD_BY_ID, &attr);
 }
 
 /* BPF_OBJ_GET_INFO_BY_FD into info of size len (arrays as set there). */
@@ -51,8 +52,8 @@ static int obj_info(int fd, void *info, uint32_t len)
 	memset(&attr, 0, sizeof(attr));
 	attr.info.bpf_fd = (uint32_t)fd;
 	attr.info.info_len = len;
-	attr.info.info = devprog_ptr(info);
-	return devprog_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr) < 0 ? -1 : 0;
+	attr.info.info = bpfsys_ptr(info);
+	return bpfsys_call(BPF_OBJ_GET_INFO_BY_FD, &attr) < 0 ? -1 : 0;
 }
 
 int devinspect_prog_info(int prog_fd, struct bpf_prog_info *info)
@@ -123,9 +124,9 @@ static int prog_read(int prog_fd, struct bpf_insn **insns, size_t *count,
 	*nr_maps = info.nr_map_ids;
 	memset(&info, 0, sizeof(info));
 	info.xlated_prog_len = len;
-	info.xlated_prog_insns = devprog_ptr(*insns);
+	info.xlated_prog_insns = bpfsys_ptr(*insns);
 	info.nr_map_ids = *nr_maps;
-	info.map_ids = devprog_ptr(map_ids);
+	info.map_ids = bpfsys_ptr(map_ids);
 	if (obj_info(prog_fd, &info, sizeof(info)) < 0)
 		goto error;
 	if (info.xlated_prog_len != len || info.nr_map_ids != *nr_maps) {
@@ -149,19 +150,17 @@ error:
 static int map_open(uint32_t id, struct bpf_map_info *info)
 {
 	union bpf_attr attr;
-	int fd, saved;
+	int fd;
 
 	memset(&attr, 0, sizeof(attr));
 	attr.map_id = id;
 	attr.open_flags = BPF_F_RDONLY;
-	if ((fd = devprog_bpf(BPF_MAP_GET_FD_BY_ID, &attr)) < 0)
+	if ((fd = bpfsys_call(BPF_MAP_GET_FD_BY_ID, &attr)) < 0)
 		return -1;
 	memset(info, 0, sizeof(*info));
 	if (obj_info(fd, info, sizeof(*info)) == 0)
 		return fd;
-	saved = errno;
-	close(fd);
-	errno = saved;
+	fdutil_close(fd);
 	return -1;
 }
 
@@ -258,9 +257,9 @@ static int map_dump(int map_fd, struct devrule_list *out)
 		memset(&attr, 0, sizeof(attr));
 		memset(&slot, 0, sizeof(slot));
 		attr.map_fd = (uint32_t)map_fd;
-		attr.key = devprog_ptr(&i);
-		attr.value = devprog_ptr(&slot);
-		if (devprog_bpf(BPF_MAP_LOOKUP_ELEM, &attr) < 0)
+		attr.key = bpfsys_ptr(&i);
+		attr.value = bpfsys_ptr(&slot);
+		if (bpfsys_call(BPF_MAP_LOOKUP_ELEM, &attr) < 0)
 			return -1;
 		if (slot.key && rule_add(out, &slot) < 0)
 			return -1;
@@ -318,7 +317,7 @@ static int prog_maps(int prog_fd, uint32_t *ids, uint32_t *n)
 	*n = info.nr_map_ids;
 	memset(&info, 0, sizeof(info));
 	info.nr_map_ids = *n;
-	info.map_ids = devprog_ptr(ids);
+	info.map_ids = bpfsys_ptr(ids);
 	return obj_info(prog_fd, &info, sizeof(info));
 }
 
@@ -375,16 +374,16 @@ static int denied_dump(int map_fd, struct devinspect_denial *out)
 	for (;;) {
 		memset(&attr, 0, sizeof(attr));
 		attr.map_fd = (uint32_t)map_fd;
-		attr.key = devprog_ptr(&key);
-		attr.next_key = devprog_ptr(&next);
-		if (devprog_bpf(BPF_MAP_GET_NEXT_KEY, &attr) < 0)
+		attr.key = bpfsys_ptr(&key);
+		attr.next_key = bpfsys_ptr(&next);
+		if (bpfsys_call(BPF_MAP_GET_NEXT_KEY, &attr) < 0)
 			return errno == ENOENT ? n : -1;
 		key = next;
 		memset(&attr, 0, sizeof(attr));
 		attr.map_fd = (uint32_t)map_fd;
-		attr.key = devprog_ptr(&key);
-		attr.value = devprog_ptr(&count);
-		if (devprog_bpf(BPF_MAP_LOOKUP_ELEM, &attr) < 0) {
+		attr.key = bpfsys_ptr(&key);
+		attr.value = bpfsys_ptr(&count);
+		if (bpfsys_call(BPF_MAP_LOOKUP_ELEM, &attr) < 0) {
 			if (errno == ENOENT)
 				continue;
 			return -1;

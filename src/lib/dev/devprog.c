@@ -11,26 +11,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
+#include "dev/bpfsys.h"
 #include "dev/devinspect.h"
 #include "dev/devprog.h"
+#include "util/fdutil.h"
 
 /* Not in the uapi headers, but bpf(2) returns it for unsupported commands. */
 #ifndef ENOTSUPP
 #define ENOTSUPP 524
 #endif
-
-int devprog_bpf(int cmd, union bpf_attr *attr)
-{
-	return (int)syscall(__NR_bpf, cmd, attr, sizeof(*attr));
-}
-
-uint64_t devprog_ptr(const void *p)
-{
-	return (uint64_t)(uintptr_t)p;
-}
 
 /* Fills the map one slot at a time (kernels before 5.6 lack batches). */
 static int map_fill_each(int map_fd, const uint32_t *index,
@@ -42,10 +33,10 @@ static int map_fill_each(int map_fd, const uint32_t *index,
 	for (i = 0; i < count; i++) {
 		memset(&attr, 0, sizeof(attr));
 		attr.map_fd = (uint32_t)map_fd;
-		attr.key = devprog_ptr(&index[i]);
-		attr.value = devprog_ptr(&slots[i]);
+		attr.key = bpfsys_ptr(&index[i]);
+		attr.value = bpfsys_ptr(&slots[i]);
 		attr.flags = BPF_ANY;
-		if (devprog_bpf(BPF_MAP_UPDATE_ELEM, &attr) < 0)
+		if (bpfsys_call(BPF_MAP_UPDATE_ELEM, &attr) < 0)
 			return -1;
 	}
 	return 0;
@@ -73,11 +64,11 @@ static int map_fill(int map_fd, const struct devfilter_table *t)
 	}
 	memset(&attr, 0, sizeof(attr));
 	attr.batch.map_fd = (uint32_t)map_fd;
-	attr.batch.keys = devprog_ptr(index);
-	attr.batch.values = devprog_ptr(slots);
+	attr.batch.keys = bpfsys_ptr(index);
+	attr.batch.values = bpfsys_ptr(slots);
 	attr.batch.count = (uint32_t)n;
 	/* elem_flags must stay 0: batches take no BPF_NOEXIST (EINVAL). */
-	rc = devprog_bpf(BPF_MAP_UPDATE_BATCH, &attr);
+	rc = bpfsys_call(BPF_MAP_UPDATE_BATCH, &attr);
 	if (rc < 0 && (errno == EINVAL || errno == ENOTSUPP ||
 		       errno == EOPNOTSUPP))
 		rc = map_fill_each(map_fd, index, slots, n);
@@ -97,7 +88,7 @@ out:
 int devprog_map_create(const struct devfilter_table *t)
 {
 	union bpf_attr attr;
-	int fd, saved;
+	int fd;
 
 	if (t->count == 0 || !t->nslots) {
 		errno = EINVAL;
@@ -115,19 +106,17 @@ int devprog_map_create(const struct devfilter_table *t)
 	 * bpf(2) writes; our program only reads it.
 	 */
 	memcpy(attr.map_name, DEVFILTER_NAME, sizeof(DEVFILTER_NAME));
-	if ((fd = devprog_bpf(BPF_MAP_CREATE, &attr)) < 0)
+	if ((fd = bpfsys_call(BPF_MAP_CREATE, &attr)) < 0)
 		return -1;
 	if (map_fill(fd, t) < 0)
 		goto error;
 	memset(&attr, 0, sizeof(attr));
 	attr.map_fd = (uint32_t)fd;
-	if (devprog_bpf(BPF_MAP_FREEZE, &attr) < 0)
+	if (bpfsys_call(BPF_MAP_FREEZE, &attr) < 0)
 		goto error;
 	return fd;
 error:
-	saved = errno;
-	close(fd);
-	errno = saved;
+	fdutil_close(fd);
 	return -1;
 }
 
@@ -135,7 +124,7 @@ int devprog_denied_create(void)
 {
 	uint64_t key = DEVFILTER_DENIED_OTHER, zero = 0;
 	union bpf_attr attr;
-	int fd, saved;
+	int fd;
 
 	memset(&attr, 0, sizeof(attr));
 	attr.map_type = BPF_MAP_TYPE_HASH;
@@ -146,18 +135,16 @@ int devprog_denied_create(void)
 	attr.map_flags = BPF_F_NO_PREALLOC;
 	memcpy(attr.map_name, DEVFILTER_DENIED_NAME,
 	       sizeof(DEVFILTER_DENIED_NAME));
-	if ((fd = devprog_bpf(BPF_MAP_CREATE, &attr)) < 0)
+	if ((fd = bpfsys_call(BPF_MAP_CREATE, &attr)) < 0)
 		return -1;
 	/* The entry a full map's denials go to must be there already. */
 	memset(&attr, 0, sizeof(attr));
 	attr.map_fd = (uint32_t)fd;
-	attr.key = devprog_ptr(&key);
-	attr.value = devprog_ptr(&zero);
+	attr.key = bpfsys_ptr(&key);
+	attr.value = bpfsys_ptr(&zero);
 	attr.flags = BPF_NOEXIST;
-	if (devprog_bpf(BPF_MAP_UPDATE_ELEM, &attr) < 0) {
-		saved = errno;
-		close(fd);
-		errno = saved;
+	if (bpfsys_call(BPF_MAP_UPDATE_ELEM, &attr) < 0) {
+		fdutil_close(fd);
 		return -1;
 	}
 	return fd;
@@ -175,11 +162,11 @@ int devprog_load(const struct bpf_insn *insns, size_t count, char *log,
 	}
 	memset(&attr, 0, sizeof(attr));
 	attr.prog_type = BPF_PROG_TYPE_CGROUP_DEVICE;
-	attr.insns = devprog_ptr(insns);
+	attr.insns = bpfsys_ptr(insns);
 	attr.insn_cnt = (uint32_t)count;
-	attr.license = devprog_ptr("GPL");
+	attr.license = bpfsys_ptr("GPL");
 	memcpy(attr.prog_name, DEVFILTER_NAME, sizeof(DEVFILTER_NAME));
-	if ((fd = devprog_bpf(BPF_PROG_LOAD, &attr)) >= 0)
+	if ((fd = bpfsys_call(BPF_PROG_LOAD, &attr)) >= 0)
 		return fd;
 	saved = errno;
 	if (log && log_size >= 128) {
@@ -190,11 +177,11 @@ int devprog_load(const struct bpf_insn *insns, size_t count, char *log,
 		 */
 		memset(log, 0, log_size);
 		attr.log_level = 1;
-		attr.log_buf = devprog_ptr(log);
+		attr.log_buf = bpfsys_ptr(log);
 		attr.log_size = log_size > (UINT32_MAX >> 2)
 					? (UINT32_MAX >> 2)
 					: (uint32_t)log_size;
-		if ((fd = devprog_bpf(BPF_PROG_LOAD, &attr)) >= 0)
+		if ((fd = bpfsys_call(BPF_PROG_LOAD, &attr)) >= 0)
 			return fd;
 		log[log_size - 1] = '\0';
 	}
@@ -281,7 +268,7 @@ int devprog_attach(int prog_fd, int cgroup_fd)
 	attr.attach_bpf_fd = (uint32_t)prog_fd;
 	attr.attach_type = BPF_CGROUP_DEVICE;
 	attr.attach_flags = BPF_F_ALLOW_MULTI;
-	return devprog_bpf(BPF_PROG_ATTACH, &attr) < 0 ? -1 : 0;
+	return bpfsys_call(BPF_PROG_ATTACH, &attr) < 0 ? -1 : 0;
 }
 
 int devprog_detach(int prog_fd, int cgroup_fd)
@@ -292,7 +279,7 @@ int devprog_detach(int prog_fd, int cgroup_fd)
 	attr.target_fd = (uint32_t)cgroup_fd;
 	attr.attach_bpf_fd = (uint32_t)prog_fd;
 	attr.attach_type = BPF_CGROUP_DEVICE;
-	return devprog_bpf(BPF_PROG_DETACH, &attr) < 0 ? -1 : 0;
+	return bpfsys_call(BPF_PROG_DETACH, &attr) < 0 ? -1 : 0;
 }
 
 int devprog_query(int cgroup_fd, uint32_t *flags, uint32_t *count)
@@ -317,14 +304,12 @@ int devprog_find_attached(int cgroup_fd)
 	if (n < 0)
 		return -1;
 	for (int i = 0; i < n && i < QUERY_MAX; i++) {
-		int fd = devinspect_prog_open(ids[i]), saved;
+		int fd = devinspect_prog_open(ids[i]);
 
 		if (fd < 0)
 			continue;	/* detached and freed meanwhile */
 		if (devinspect_prog_info(fd, &info) < 0) {
-			saved = errno;
-			close(fd);
-			errno = saved;
+			fdutil_close(fd);
 			return -1;
 		}
 		if (devinspect_is_devfilter(&info))

@@ -13,12 +13,6 @@
 
 #include "dev/devfilter.h"
 
-/* bpf(2) itself, for the few callers that ask the kernel more. */
-int devprog_bpf(int cmd, union bpf_attr *attr);
-
-/* A pointer as bpf_attr's 64-bit fields take it. */
-uint64_t devprog_ptr(const void *p);
-
 /*
  * Creates a BPF_MAP_TYPE_ARRAY of t's nslots slots, writes the used ones
  * (one batch update where the kernel has it, else one update per slot) and

@@ -19,7 +19,10 @@
 #include "job/marker.h"
 #include "job/node.h"
 #include "ns/dqguard.h"
+#include "ns/jobdir.h"
+#include "ns/nspool.h"
 #include "ns/pidns.h"
+#include "util/fdutil.h"
 
 /*
  * The private dirs of the node's settings for the job of plan, in dirs
@@ -74,10 +77,7 @@ static int create_namespace(const struct jobct_plan *plan, struct report *rep)
 	struct mntns_spec spec = {
 		.base_path = c->base_path,
 		.job_id = plan->job_id,
-		.dirs = (const char *const *)c->dirs,
 		.shared = c->shared,
-		.shm_size = c->shm_size,
-		.tmp_size = c->tmp_size,
 		.dir_list = dirs,
 		.uid = plan->uid,
 		.gid = plan->gid,
@@ -97,13 +97,15 @@ static int create_namespace(const struct jobct_plan *plan, struct report *rep)
 				    why.msg);
 	}
 	spec.dir_count = (size_t)n;
+	spec.pool_fd = spec.use_pool ? nspool_claim(c->base_path) : -1;
 	rc = plan->node->ops->ns_create(&spec, &why);
+	fdutil_close(spec.pool_fd);
 	free(paths);
 	if (rc < 0)
 		return report_error(rep, "cannot create its namespace: %s",
 				    why.msg);
 	report_info(rep, "namespace pinned at %s/%u/%s", c->base_path,
-		    plan->job_id, NSCONF_PIN_NAME);
+		    plan->job_id, JOBDIR_NS_PIN);
 	if (!c->pid_namespace)
 		return 0;
 	if (plan->node->ops->pidns_create(c->base_path, plan->job_id,
@@ -116,7 +118,7 @@ static int create_namespace(const struct jobct_plan *plan, struct report *rep)
 				    why.msg);
 	}
 	report_info(rep, "PID namespace pinned at %s/%u/%s", c->base_path,
-		    plan->job_id, NSCONF_PIDNS_PIN_NAME);
+		    plan->job_id, JOBDIR_PIDNS_PIN);
 	return 0;
 }
 
@@ -369,7 +371,7 @@ int jobct_job_path(const struct jobct_node *node, uint32_t job_id,
 	buf[0] = '\0';
 	if (!node->conf->base_path)
 		return 0;
-	if (mntns_job_path(buf, len, node->conf->base_path, job_id, name) < 0)
+	if (jobdir_path(buf, len, node->conf->base_path, job_id, name) < 0)
 		return -1;
 	return 1;
 }

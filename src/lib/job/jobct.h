@@ -37,7 +37,7 @@
 #include "dev/cgroup2.h"
 #include "dev/devpolicy.h"
 #include "ns/nsconf.h"
-#include "ns/nspool.h"
+#include "ns/nspool_keeper.h"
 #include "util/report.h"
 
 #include "job/ops.h"
@@ -270,7 +270,7 @@ int jobct_adopt(const struct jobct_node *node, uint32_t job_id,
 
 /*
  * Writes the path of the job's directory under BasePath, or with name
- * the path of name in it (NSCONF_PIN_NAME: its namespace's pin), into
+ * the path of name in it (JOBDIR_NS_PIN: its namespace's pin), into
  * buf[len], whether it exists or not.  Returns 1, 0 when the node has no
  * BasePath (buf ""), or -1 with errno (ENAMETOOLONG).
  */

@@ -19,6 +19,7 @@
 #include "job/node.h"
 #include "job/stepcg.h"
 #include "ns/dquota.h"
+#include "ns/jobdir.h"
 #include "ns/nscheck.h"
 #include "util/fdmount.h"
 #include "util/plugstack.h"
@@ -369,7 +370,7 @@ struct nspool_keeper *jobct_pool_start(const struct jobct_node *node,
 			     "their own");
 	else
 		report_info(rep, "NamespacePool: keeping %u namespaces ready "
-			    "in %s/" NSPOOL_DIR, c->namespace_pool,
+			    "in %s/" JOBDIR_POOL, c->namespace_pool,
 			    c->base_path);
 	return k;
 }

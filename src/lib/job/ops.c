@@ -12,6 +12,7 @@
 #include "dev/cgroup2.h"
 #include "dev/devprog.h"
 #include "job/ops.h"
+#include "ns/nsreap.h"
 #include "ns/pidns.h"
 #include "ns/pidns_fork.h"
 
@@ -90,7 +91,7 @@ const struct jobct_ops jobct_real_ops = {
 	.ns_create = mntns_create,
 	.ns_join = mntns_join,
 	.ns_delete = mntns_delete,
-	.ns_delete_behind = mntns_delete_behind,
+	.ns_delete_behind = nsreap_delete,
 	.pidns_create = pidns_create,
 	.pidns_contains_self = pidns_contains_self,
 	.pidns_fork_inside = pidns_fork_inside,

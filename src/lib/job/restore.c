@@ -17,7 +17,9 @@
 #include "job/node.h"
 #include "job/release.h"
 #include "ns/dquota.h"
+#include "ns/jobdir.h"
 #include "ns/mntns.h"
+#include "ns/nspool.h"
 #include "ns/nsreap.h"
 #include "ns/pidns.h"
 #include "util/safepath.h"
@@ -137,7 +139,7 @@ static int find_namespaces(const struct jobct_node *node, struct job_set *set,
 		return report_errno(rep, errno, "cannot open BasePath %s",
 				    base);
 	while ((ep = readdir(dp)))
-		if (mntns_parse_job_dir(ep->d_name, &job_id) == 0 &&
+		if (jobdir_parse(ep->d_name, &job_id) == 0 &&
 		    job_set_add(job_id, set) < 0)
 			rc = report_errno(rep, ENOMEM, "restore");
 	closedir(dp);

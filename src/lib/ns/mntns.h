@@ -54,14 +54,11 @@ struct mntns_dir {
 struct mntns_spec {
 	const char *base_path;	 /* BasePath, absolute, must exist */
 	uint32_t job_id;
-	const char *const *dirs; /* private dirs, NULL-terminated */
 	bool shared;		 /* keep host mount events flowing in (slave) */
-	uint64_t shm_size;	 /* bytes for the /dev/shm tmpfs, 0 = default */
-	uint64_t tmp_size;	 /* bytes: /tmp is a tmpfs of that size, 0 = disk */
 	/*
-	 * When set, the private dirs with their own settings (dirs,
-	 * shm_size and tmp_size are then unused); uid and gid own the
-	 * last component of each Source that is created.
+	 * The private dirs with their own settings (at most NSCONF_MAX_DIRS);
+	 * uid and gid own the last component of each Source that is
+	 * created.
 	 */
 	const struct mntns_dir *dir_list;
 	size_t dir_count;
@@ -75,10 +72,13 @@ struct mntns_spec {
 	/* and this inode limit (0: dquota_default_inodes(disk_limit)) */
 	uint64_t inode_limit;
 	/*
-	 * Take a namespace of the pool (ns/nspool.h) when one is ready,
-	 * instead of copying the node's mounts now.
+	 * When set, pool_fd is a namespace the caller claimed from the pool
+	 * (nspool_claim(), ns/nspool.h), or -1 when none was ready: entered
+	 * instead of copying the node's mounts now.  It stays the caller's
+	 * to close.
 	 */
 	bool use_pool;
+	int pool_fd;
 };
 
 /*
@@ -103,14 +103,7 @@ int mntns_make_bare(const char *base_path, int pin_fd, struct report *rep);
 int mntns_open(const char *base_path, uint32_t job_id);
 
 /*
- * Write BasePath/<jobid>/leaf into buf[len] (leaf NULL: the job's
- * directory).  Returns 0, or -1 with errno ENAMETOOLONG.
- */
-int mntns_job_path(char *buf, size_t len, const char *base_path,
-		   uint32_t job_id, const char *leaf);
-
-/*
- * Open the namespace pinned at BasePath/<jobid>/leaf (NSCONF_PIN_NAME, or
+ * Open the namespace pinned at BasePath/<jobid>/leaf (JOBDIR_NS_PIN, or
  * ns/pidns.h's pin) without following a link, and note its identity in *ns
  * (may be NULL).  Returns the fd (O_CLOEXEC), or -1 with errno: ENOENT
  * when nothing is pinned there.
@@ -149,25 +142,29 @@ int mntns_join(const char *base_path, uint32_t job_id);
  */
 int mntns_delete(const char *base_path, uint32_t job_id);
 
-/* The name a job's directory takes while it waits for the reaper. */
-#define MNTNS_REAP_PREFIX ".reap-"
-
-/* Root's lock in BasePath around setting and lifting project limits. */
-#define MNTNS_QUOTA_LOCK ".quota-lock"
+/*
+ * A reaper that takes over a job's end (nsreap_send(), ns/nsreap.h):
+ * BasePath/name, a reap name, and the namespace ns_fd, which stays the
+ * caller's.  Returns 0 when it took both, -1 when the work stays ours.
+ */
+typedef int (*mntns_reaper_f)(const char *base_path, const char *name,
+			      int ns_fd);
 
 /*
- * mntns_delete, leaving the slow part behind when a reaper (ns/nsreap.h:
- * slurmd's pool keeper) takes it: the job's path only unpins, seals the
- * disk limit and renames BasePath/<jobid> to BasePath/.reap-<jobid>-<n>,
- * and the reaper then opens the job's tmpfs mounts, drops the
- * namespace (the kernel unmounts every copy of the node's mounts), kills
- * what still holds it, removes the directory and empties the tmpfs
- * mounts (read-only after), as mntns_delete would.  A requeued job of the same id may
- * start meanwhile.  Where no reaper takes it, or the kernel cannot name
- * the namespace by id (before Linux 6.11), it is mntns_delete.  Returns 0
- * or -1 with errno, as mntns_delete.
+ * mntns_delete, leaving the slow part behind when reaper (the caller's:
+ * slurmd's pool keeper, through nsreap_delete()) takes it: the job's path
+ * only unpins, seals the disk limit and renames BasePath/<jobid> to
+ * BasePath/.reap-<jobid>-<n>, and the reaper then opens the job's tmpfs
+ * mounts, drops the namespace (the kernel unmounts every copy of the
+ * node's mounts), kills what still holds it, removes the directory and
+ * empties the tmpfs mounts (read-only after), as mntns_delete would.  A
+ * requeued job of the same id may start meanwhile.  Where reaper does not
+ * take it, or the kernel cannot name the namespace by id (before Linux
+ * 6.11), it is mntns_delete.  Returns 0 or -1 with errno, as
+ * mntns_delete.
  */
-int mntns_delete_behind(const char *base_path, uint32_t job_id);
+int mntns_delete_behind(const char *base_path, uint32_t job_id,
+			mntns_reaper_f reaper);
 
 /*
  * The reaper's part of mntns_delete_behind: open the tmpfs mounts that
@@ -176,13 +173,10 @@ int mntns_delete_behind(const char *base_path, uint32_t job_id);
  * holds that namespace, remove the Source directories recorded in
  * BasePath/name and that directory, and empty the tmpfs mounts
  * (read-only after).  name
- * must be a reap name (mntns_parse_reap_name); anything else is refused
+ * must be a reap name (jobdir_is_reap_name); anything else is refused
  * with EINVAL.  Returns 0 or -1 with errno.
  */
 int mntns_reap(const char *base_path, const char *name, int ns_fd);
-
-/* Whether name is one that mntns_delete_behind gives a job's directory. */
-bool mntns_parse_reap_name(const char *name);
 
 /* True when BasePath/<jobid> holds a pinned namespace. */
 bool mntns_exists(const char *base_path, uint32_t job_id);
@@ -196,11 +190,5 @@ bool mntns_exists(const char *base_path, uint32_t job_id);
  */
 int mntns_members(const char *base_path, uint32_t job_id, pid_t *pids,
 		  size_t max, uint64_t *ns_id);
-
-/*
- * Parse a directory entry name of BasePath as a job id.  Returns 0 and sets
- * *job_id for names made by mntns_create, -1 for anything else.
- */
-int mntns_parse_job_dir(const char *name, uint32_t *job_id);
 
 #endif /* DEVNS_MNTNS_H */

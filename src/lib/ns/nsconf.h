@@ -33,27 +33,8 @@
 /* The largest settings file the parser reads, in bytes. */
 #define NSCONF_MAX_SIZE (1024 * 1024)
 
-/*
- * The namespace pin's name in BasePath/<jobid>, beside the backing
- * directories of Dirs entries: no backing directory may take it.
- */
-#define NSCONF_PIN_NAME ".ns"
-
-/* The PID namespace's pin (PidNamespace=yes, ns/pidns.h), likewise. */
-#define NSCONF_PIDNS_PIN_NAME ".pidns"
-
-/*
- * The file in BasePath/<jobid> that lists the per-job Source directories
- * (those with %j) to remove when the job ends; no backing directory may
- * take its name either.
- */
-#define NSCONF_RECORD_NAME ".ns-sources"
-
-/*
- * The file in BasePath/<jobid> that lists the mount points of the job's
- * tmpfs mounts, emptied at teardown (ns/nstmpfs.h); reserved likewise.
- */
-#define NSCONF_TMPFS_RECORD_NAME ".ns-tmpfs"
+/* Most namespaces NamespacePool may keep ready (ns/nspool.h). */
+#define NSCONF_POOL_MAX 64
 
 /*
  * Directories every user may write to: BasePath and Source= must not be
@@ -280,9 +261,9 @@ void nsconf_free(struct nsconf *conf);
  * of the private directory dir (a Dirs entry as nsconf accepts it): dir
  * without its leading '/', every further '/' made '_' ("/var/tmp" ->
  * "var_tmp").  Returns 0, or -1 with errno = EINVAL when dir is not
- * absolute or the name would be "", ".", ".." or NSCONF_PIN_NAME, or
- * ENAMETOOLONG when it would not fit len or NAME_MAX.  Two entries may map
- * to one name ("/var/tmp", "/var_tmp"): the parser refuses such pairs.
+ * absolute or the name would be "", ".", ".." or one jobdir_reserved()
+ * refuses (ns/jobdir.h), or ENAMETOOLONG when it would not fit len or
+ * NAME_MAX.  Two entries may map to one name ("/var/tmp", "/var_tmp"): the parser refuses such pairs.
  */
 int nsconf_backing_name(const char *dir, char *buf, size_t len);
 

@@ -13,7 +13,6 @@
 
 #include "dev/devpolicy.h"
 #include "ns/nsconf_int.h"
-#include "ns/nspool.h"
 
 static const char *const shared_dirs[] = NSCONF_SHARED_DIRS;
 
@@ -199,10 +198,10 @@ static int key_namespace_pool(struct parser *p, struct nsconf *c,
 	errno = 0;
 	n = strtoul(value, &end, 10);
 	if (value[0] < '0' || value[0] > '9' || *end || errno ||
-	    n > NSPOOL_MAX)
+	    n > NSCONF_POOL_MAX)
 		return nsconf_error(p, "%s: invalid count \"%s\" (0 to %d "
 				   "namespaces kept ready)", key, value,
-				   NSPOOL_MAX);
+				   NSCONF_POOL_MAX);
 	c->namespace_pool = (unsigned)n;
 	return 0;
 }

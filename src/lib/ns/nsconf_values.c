@@ -15,6 +15,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "ns/jobdir.h"
 #include "ns/nsconf_int.h"
 #include "util/sluid.h"
 
@@ -66,18 +67,6 @@ size_t nsconf_dirs_count(char **dirs)
 	return n;
 }
 
-/* Why a backing directory name is reserved, for the error message. */
-static const char *reserved_why(const char *name)
-{
-	if (!strcmp(name, NSCONF_PIN_NAME))
-		return NSCONF_PIN_NAME " is the namespace pin";
-	if (!strcmp(name, NSCONF_PIDNS_PIN_NAME))
-		return NSCONF_PIDNS_PIN_NAME " is the PID namespace pin";
-	if (!strcmp(name, NSCONF_TMPFS_RECORD_NAME))
-		return NSCONF_TMPFS_RECORD_NAME " is the list of tmpfs mounts";
-	return NSCONF_RECORD_NAME " is the list of Source directories";
-}
-
 int nsconf_backing_name(const char *dir, char *buf, size_t len)
 {
 	size_t n, i;
@@ -92,10 +81,8 @@ int nsconf_backing_name(const char *dir, char *buf, size_t len)
 	for (i = 0; i < n; i++)
 		buf[i] = dir[i + 1] == '/' ? '_' : dir[i + 1];
 	buf[n] = '\0';
-	if (!n || !strcmp(buf, ".") || !strcmp(buf, "..")
-	    || !strcmp(buf, NSCONF_PIN_NAME) || !strcmp(buf, NSCONF_RECORD_NAME)
-	    || !strcmp(buf, NSCONF_PIDNS_PIN_NAME)
-	    || !strcmp(buf, NSCONF_TMPFS_RECORD_NAME))
+	if (!n || !strcmp(buf, ".") || !strcmp(buf, "..") ||
+	    jobdir_reserved(buf))
 		goto invalid;
 	return 0;
 invalid:
@@ -359,6 +346,7 @@ int nsconf_dir_backing_check(struct parser *p, const char *key, char **dirs,
 			     size_t n)
 {
 	char name[NAME_MAX + 1], other[NAME_MAX + 1];
+	const char *why;
 	size_t i;
 
 	if (nsconf_backing_name(dirs[n], name, sizeof(name)) < 0) {
@@ -367,10 +355,11 @@ int nsconf_dir_backing_check(struct parser *p, const char *key, char **dirs,
 					   "backing directory name would "
 					   "exceed %d bytes", key, dirs[n],
 					   NAME_MAX);
+		why = jobdir_reserved(dirs[n] + 1);
 		return nsconf_error(p, "%s: \"%s\" cannot be a private "
 				   "directory: its backing directory name "
 				   "\"%s\" is reserved (%s)", key, dirs[n],
-				   dirs[n] + 1, reserved_why(dirs[n] + 1));
+				   dirs[n] + 1, why ? why : "not a name");
 	}
 	for (i = 0; i < n; i++) {
 		if (nsconf_backing_name(dirs[i], other, sizeof(other)) == 0

@@ -7,8 +7,9 @@
  * makes it before a job asks: bare copies of the node's namespace, pinned
  * under BasePath/.pool, that stay slaves of the node's, so that what the
  * node mounts or unmounts meanwhile reaches them as it would reach a copy
- * made at the job's start.  mntns_create (spec->use_pool) claims one and
- * adds the job's own mounts; with none ready it copies as before.
+ * made at the job's start.  The job's caller claims one and hands it to
+ * mntns_create (spec->pool_fd), which adds the job's own mounts; with
+ * none ready it copies as before.
  *
  * Layout, all root's and 0700: BasePath/.pool/<n>/ is a private bind of
  * itself holding the pin .ns, and BasePath/.pool/<n>.ready says it may be
@@ -22,11 +23,6 @@
 #define DEVNS_NSPOOL_H
 
 #include "util/report.h"
-
-/* The pool's directory below BasePath; never a job id. */
-#define NSPOOL_DIR ".pool"
-/* Most namespaces NamespacePool may keep ready. */
-#define NSPOOL_MAX 64
 
 /*
  * Remove what is left of claimed or dead entries, then make namespaces
@@ -52,31 +48,11 @@ int nspool_clear(const char *base_path, struct report *rep);
 /* How many namespaces are ready to be claimed (0 when there is no pool). */
 int nspool_ready(const char *base_path);
 
-struct nspool_keeper;
-
 /*
- * The shortest time between two rebuilds of the pool for changes of the
- * node's mounts, which users can cause (autofs): a change withdraws the
- * ready copies at once, and the keeper makes new ones no sooner.
+ * Add to the inotify instance ino a watch of BasePath/.pool for claims (a
+ * marker unlinked): nspool_keeper.h wakes on them.  Returns the watch
+ * descriptor, or -1 with errno (no pool yet).
  */
-#define NSPOOL_REBUILD_MS 10000
-
-/*
- * Start a thread that keeps want namespaces ready: it fills the pool, then
- * waits until a claim (an inotify event on BasePath/.pool) or a minute
- * passes.  It also reaps the namespaces of ended jobs that it is sent
- * (ns/nsreap.h).  It runs at nice 10: copying ahead and dropping behind
- * must not take the CPU from jobs starting meanwhile.  What it cannot do
- * goes to log (may be NULL).  Returns the keeper, or NULL with errno.
- */
-struct nspool_keeper *nspool_keeper_start(const char *base_path,
-					  unsigned want, report_log_f log,
-					  void *log_arg);
-
-/*
- * Stop the keeper's thread, after it has reaped what it was sent, and
- * clear the pool.  NULL is a no-op.
- */
-void nspool_keeper_stop(struct nspool_keeper *keeper);
+int nspool_watch(int ino, const char *base_path);
 
 #endif

@@ -20,6 +20,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "ns/jobdir.h"
 #include "ns/mntns.h"
 #include "ns/nsreap.h"
 #include "util/safepath.h"
@@ -33,7 +34,7 @@ static void socket_address(struct sockaddr_un *addr, int basefd)
 	memset(addr, 0, sizeof(*addr));
 	addr->sun_family = AF_UNIX;
 	snprintf(addr->sun_path, sizeof(addr->sun_path),
-		 "/proc/self/fd/%d/" NSREAP_SOCKET, basefd);
+		 "/proc/self/fd/%d/" JOBDIR_REAPER_SOCKET, basefd);
 }
 
 int nsreap_send(const char *base_path, const char *name, int ns_fd)
@@ -81,13 +82,13 @@ static int remove_stale_socket(int basefd)
 {
 	struct stat st;
 
-	if (fstatat(basefd, NSREAP_SOCKET, &st, AT_SYMLINK_NOFOLLOW) < 0)
+	if (fstatat(basefd, JOBDIR_REAPER_SOCKET, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return errno == ENOENT ? 0 : -1;
 	if (!S_ISSOCK(st.st_mode)) {
 		errno = EEXIST;
 		return -1;
 	}
-	return unlinkat(basefd, NSREAP_SOCKET, 0);
+	return unlinkat(basefd, JOBDIR_REAPER_SOCKET, 0);
 }
 
 int nsreap_listen(const char *base_path)
@@ -106,9 +107,9 @@ int nsreap_listen(const char *base_path)
 	    bind(sock, (struct sockaddr *)&addr, sizeof(addr)) < 0)
 		goto error;
 	/* Root's alone: only who may write the socket may send to it. */
-	if (fchmodat(basefd, NSREAP_SOCKET, 0600, 0) < 0) {
+	if (fchmodat(basefd, JOBDIR_REAPER_SOCKET, 0600, 0) < 0) {
 		saved = errno;
-		unlinkat(basefd, NSREAP_SOCKET, 0);
+		unlinkat(basefd, JOBDIR_REAPER_SOCKET, 0);
 		errno = saved;
 		goto error;
 	}
@@ -185,7 +186,7 @@ static int receive(int sock, char *name, int *fd, struct report *rep)
 	name[n] = '\0';
 	*fd = request_fd(&msg, &root);
 	if (root && *fd >= 0 && !(msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) &&
-	    mntns_parse_reap_name(name))
+	    jobdir_is_reap_name(name))
 		return 1;
 	if (*fd >= 0)
 		close(*fd);
@@ -210,7 +211,7 @@ int nsreap_drain(int sock, const char *base_path, struct report *rep)
 			report_info(rep, "reaped %s/%s", base_path, name);
 	}
 	if (errno != EAGAIN && errno != EWOULDBLOCK)
-		report_errno(rep, errno, "reading %s/" NSREAP_SOCKET,
+		report_errno(rep, errno, "reading %s/" JOBDIR_REAPER_SOCKET,
 			     base_path);
 	return taken;
 }
@@ -248,10 +249,15 @@ int nsreap_sweep(const char *base_path, struct report *rep)
 		return rc;
 	}
 	while ((ep = readdir(dp)))
-		if (mntns_parse_reap_name(ep->d_name) &&
+		if (jobdir_is_reap_name(ep->d_name) &&
 		    mntns_reap(base_path, ep->d_name, -1) < 0)
 			rc = report_errno(rep, errno, "removing %s/%s",
 					  base_path, ep->d_name);
 	closedir(dp);
 	return rc;
+}
+
+int nsreap_delete(const char *base_path, uint32_t job_id)
+{
+	return mntns_delete_behind(base_path, job_id, nsreap_send);
 }

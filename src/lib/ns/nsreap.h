@@ -7,7 +7,7 @@
  * inodes on BasePath's filesystem: together about 1 ms at 1,000 host
  * mounts, at the job's end.  With NamespacePool, slurmd's keeper, which
  * copies namespaces ahead at nice 10, also drops them behind: the ending
- * job (mntns_delete_behind) unpins, renames its directory to a reap name
+ * job (nsreap_delete) unpins, renames its directory to a reap name
  * and sends that name with an fd of the namespace to BasePath/.reaper;
  * the keeper receives it and calls mntns_reap.
  *
@@ -22,10 +22,9 @@
 #ifndef DEVNS_NSREAP_H
 #define DEVNS_NSREAP_H
 
-#include "util/report.h"
+#include <stdint.h>
 
-/* The keeper's socket in BasePath; never a job id or a reap name. */
-#define NSREAP_SOCKET ".reaper"
+#include "util/report.h"
 
 /*
  * Ask the reaper listening in BasePath to reap BasePath/name (a reap
@@ -62,5 +61,12 @@ void nsreap_close(int sock, const char *base_path, struct report *rep);
  * errno and why in rep.
  */
 int nsreap_sweep(const char *base_path, struct report *rep);
+
+/*
+ * End the job's namespace, leaving the slow part to the reaper listening
+ * in BasePath (mntns_delete_behind with nsreap_send), or doing it all
+ * where none listens.  Returns 0 or -1 with errno, as mntns_delete.
+ */
+int nsreap_delete(const char *base_path, uint32_t job_id);
 
 #endif /* DEVNS_NSREAP_H */

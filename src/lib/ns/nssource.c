@@ -20,23 +20,17 @@
 #include <unistd.h>
 
 #include "util/fdmount.h"
+#include "ns/jobdir.h"
 #include "ns/nsconf.h"
 #include "ns/jobrec.h"
 #include "ns/nssource.h"
+#include "util/fdutil.h"
 #include "util/safepath.h"
 #include "util/saferm.h"
 
-#define RECORD_NAME NSCONF_RECORD_NAME
+#define RECORD_NAME JOBDIR_SOURCES
 /* A record holds at most NSCONF_MAX_DIRS lines of a path and two numbers. */
 #define RECORD_MAX (NSCONF_MAX_DIRS * (PATH_MAX + 64))
-
-static void close_keep_errno(int fd)
-{
-	int saved = errno;
-
-	close(fd);
-	errno = saved;
-}
 
 /* Append "DEV INO PATH" for the job's own Source directory to the record. */
 static int record_source(int jobfd, const struct stat *st, const char *path,
@@ -236,7 +230,7 @@ int nssource_prepare(const struct nssource *src, int jobfd,
 	close(fd);
 	return mnt_fd;
 error:
-	close_keep_errno(fd);
+	fdutil_close(fd);
 	return -1;
 }
 
@@ -289,7 +283,7 @@ static int remove_source(char *line, nssource_remove_fn *remove,
 		return 0;
 	}
 	rc = remove(parent_fd, slash + 1, arg);
-	close_keep_errno(parent_fd);
+	fdutil_close(parent_fd);
 	return rc;
 bad:
 	errno = EINVAL;

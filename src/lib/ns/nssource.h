@@ -8,7 +8,7 @@
  * below its fixed part (the last component for the job's user), checks
  * who owns each component, and hands back a detached mount of the result.
  * The job's own component (the one with %j) is recorded in the job
- * directory's NSCONF_RECORD_NAME file as "DEV INO PATH", so that teardown
+ * directory's JOBDIR_SOURCES file as "DEV INO PATH", so that teardown
  * removes that very directory and nothing else found at its path.
  */
 #ifndef DEVNS_NSSOURCE_H

@@ -40,10 +40,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ns/jobdir.h"
 #include "ns/jobrec.h"
 #include "ns/nstmpfs.h"
 #include "util/fdpass.h"
 #include "util/fdmount.h"
+#include "util/fdutil.h"
 #include "util/safepath.h"
 #include "util/saferm.h"
 #include "util/vchild.h"
@@ -55,7 +57,7 @@
 #define STATX_ATTR_MOUNT_ROOT 0x00002000
 #endif
 
-#define RECORD_NAME NSCONF_TMPFS_RECORD_NAME
+#define RECORD_NAME JOBDIR_TMPFS
 #define MAX_POINTS NSCONF_MAX_DIRS
 #define RECORD_MAX (MAX_POINTS * (PATH_MAX + 1))
 
@@ -71,15 +73,6 @@ struct child_args {
 struct child_result {
 	int err;
 };
-
-static void close_keep_errno(int fd)
-{
-	int saved = errno;
-
-	if (fd >= 0)
-		close(fd);
-	errno = saved;
-}
 
 int nstmpfs_record(int jobfd, const char *const *points, size_t n)
 {
@@ -160,7 +153,7 @@ static int open_tmpfs(const char *point, int *fd)
 		return errno == ENOENT || errno == ELOOP ||
 		       errno == ENOTDIR ? 0 : -1;
 	if ((root = is_tmpfs_root(*fd)) <= 0) {
-		close_keep_errno(*fd);
+		fdutil_close(*fd);
 		*fd = -1;
 	}
 	return root < 0 ? -1 : 0;
@@ -230,8 +223,8 @@ int nstmpfs_open(const char *base_path, const char *name, int ns_fd,
 	}
 	rc = socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, a.sock);
 	if (rc == 0 && (pid = vchild_run(child_main, &a)) < 0) {
-		close_keep_errno(a.sock[1]);
-		close_keep_errno(a.sock[0]);
+		fdutil_close(a.sock[1]);
+		fdutil_close(a.sock[0]);
 		rc = -1;
 	} else if (rc == 0) {
 		close(a.sock[1]);

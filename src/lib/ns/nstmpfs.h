@@ -13,7 +13,7 @@
  * read-only (no new file through any fd of it).
  *
  * Which mounts are devns's: mntns_create records their mount points in
- * BasePath/<jobid>/NSCONF_TMPFS_RECORD_NAME ("PATH" lines); teardown acts
+ * BasePath/<jobid>/JOBDIR_TMPFS ("PATH" lines); teardown acts
  * only on a recorded path where it finds the root of a tmpfs mount, found
  * again without following links.
  */

@@ -27,12 +27,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ns/jobdir.h"
 #include "ns/mntns.h"
 #include "ns/nsconf.h"
 #include "ns/pidns.h"
+#include "util/fdutil.h"
 #include "util/safepath.h"
 
-#define PIN_NAME NSCONF_PIDNS_PIN_NAME
+#define PIN_NAME JOBDIR_PIDNS_PIN
 
 /* Where pidns_create failed, as the child reports it. */
 enum step {
@@ -220,7 +222,7 @@ int pidns_create(const char *base_path, uint32_t job_id, struct report *rep)
 	char jobdir[PATH_MAX];
 	int jobfd, pinfd, saved;
 
-	if (mntns_job_path(jobdir, sizeof(jobdir), base_path, job_id,
+	if (jobdir_path(jobdir, sizeof(jobdir), base_path, job_id,
 			   NULL) < 0)
 		return report_errno(rep, errno, "BasePath");
 	if ((jobfd = safepath_open(jobdir)) < 0)
@@ -249,14 +251,12 @@ int pidns_create(const char *base_path, uint32_t job_id, struct report *rep)
 /* The calling thread's children go to the PID namespace fd (closed). */
 static int children_into(int fd)
 {
-	int rc, saved;
+	int rc;
 
 	if (fd < 0)
 		return -1;
 	rc = setns(fd, CLONE_NEWPID);
-	saved = errno;
-	close(fd);
-	errno = saved;
+	fdutil_close(fd);
 	return rc;
 }
 

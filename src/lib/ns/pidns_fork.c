@@ -23,6 +23,7 @@
 #include "ns/pidns.h"
 #include "ns/pidns_fork.h"
 #include "util/fdpass.h"
+#include "util/fdutil.h"
 
 /* The stand-in's last word to the guard: the child ended, nothing to do. */
 #define GUARD_CHILD_ENDED 'e'
@@ -182,9 +183,7 @@ int pidns_fork_inside(const char *base_path, uint32_t job_id)
 	guard = fork();
 	if (guard == 0)
 		guard_main(sock[1]);
-	saved = errno;
-	close(sock[1]);
-	errno = saved;
+	fdutil_close(sock[1]);
 	if (guard < 0) {
 		close(sock[0]);
 		goto error;

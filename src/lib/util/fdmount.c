@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "util/fdmount.h"
+#include "util/fdutil.h"
 
 #ifndef OPEN_TREE_CLONE
 #define OPEN_TREE_CLONE 1
@@ -55,16 +56,6 @@ struct fdmount_attr {
 	uint64_t userns_fd;
 };
 
-static int close_keep_errno(int fd, int rc)
-{
-	int saved = errno;
-
-	if (fd >= 0)
-		close(fd);
-	errno = saved;
-	return rc;
-}
-
 static int set_attrs(int mnt_fd, unsigned int attrs, uint64_t propagation)
 {
 	struct fdmount_attr a = { .attr_set = attrs,
@@ -89,8 +80,10 @@ static int clone_dir(int dir_fd, unsigned int attrs)
 
 	if (mnt_fd < 0)
 		return -1;
-	if (set_attrs(mnt_fd, attrs, PROPAGATION_PRIVATE) < 0)
-		return close_keep_errno(mnt_fd, -1);
+	if (set_attrs(mnt_fd, attrs, PROPAGATION_PRIVATE) < 0) {
+		fdutil_close(mnt_fd);
+		return -1;
+	}
 	return mnt_fd;
 }
 
@@ -106,11 +99,13 @@ int fdmount_attach(int mnt_fd, int target_fd)
 
 int fdmount_bind(int src_fd, int target_fd, unsigned int attrs)
 {
-	int mnt_fd = clone_dir(src_fd, attrs);
+	int mnt_fd = clone_dir(src_fd, attrs), rc;
 
 	if (mnt_fd < 0)
 		return -1;
-	return close_keep_errno(mnt_fd, attach(mnt_fd, target_fd));
+	rc = attach(mnt_fd, target_fd);
+	fdutil_close(mnt_fd);
+	return rc;
 }
 
 int fdmount_remount_ro(int root_fd)
@@ -126,7 +121,8 @@ int fdmount_remount_ro(int root_fd)
 	if (rc == 0)
 		rc = (int)syscall(SYS_fsconfig, fs_fd, FSCONFIG_CMD_RECONFIGURE,
 				  NULL, NULL, 0);
-	return close_keep_errno(fs_fd, rc);
+	fdutil_close(fs_fd);
+	return rc;
 }
 
 static int fs_set(int fs_fd, const char *key, const char *value)
@@ -152,8 +148,9 @@ int fdmount_tmpfs(int target_fd, const char *mode, const char *size,
 		goto out;
 	rc = attach(mnt_fd, target_fd);
 out:
-	close_keep_errno(mnt_fd, 0);
-	return close_keep_errno(fs_fd, rc);
+	fdutil_close(mnt_fd);
+	fdutil_close(fs_fd);
+	return rc;
 }
 
 int fdmount_private_self(int dir_fd)
@@ -162,11 +159,12 @@ int fdmount_private_self(int dir_fd)
 
 	if (mnt_fd < 0)
 		return -1;
-	if (attach(mnt_fd, dir_fd) < 0)
-		return close_keep_errno(mnt_fd, -1);
 	/* Attached below a shared parent it joined a peer group: leave it. */
-	if (set_attrs(mnt_fd, 0, PROPAGATION_PRIVATE) < 0)
-		return close_keep_errno(mnt_fd, -1);
+	if (attach(mnt_fd, dir_fd) < 0 ||
+	    set_attrs(mnt_fd, 0, PROPAGATION_PRIVATE) < 0) {
+		fdutil_close(mnt_fd);
+		return -1;
+	}
 	return mnt_fd;
 }
 

@@ -168,21 +168,6 @@ int hashtab_replace(hashtab_t *ht, const void *key, void *value)
 	return 0;
 }
 
-int hashtab_remove(hashtab_t *ht, const void *key)
-{
-	hashtab_node_t **link = find_link(ht, key, ht->hash(key));
-	hashtab_node_t *node = *link;
-
-	if (!node) {
-		errno = ENOENT;
-		return -1;
-	}
-	*link = node->next;
-	ht->size--;
-	free_node(ht, node);
-	return 0;
-}
-
 size_t hashtab_remove_if(hashtab_t *ht, hashtab_pred_fn pred, void *ctx)
 {
 	hashtab_node_t **link, *node;

@@ -71,10 +71,6 @@ void *hashtab_lookup(const hashtab_t *ht, const void *key);
  */
 int hashtab_replace(hashtab_t *ht, const void *key, void *value);
 
-/* Removes key's entry and frees its value: 0, or -1 with errno ENOENT when
- * there is none. */
-int hashtab_remove(hashtab_t *ht, const void *key);
-
 /*
  * Calls pred once on every entry, in no particular order, and removes
  * (freeing its value) each entry for which it returns true.  pred must not

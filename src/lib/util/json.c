@@ -15,7 +15,8 @@ void json_init(struct json *j, FILE *f)
 	j->misused = false;
 }
 
-void json_escape(FILE *f, const char *s)
+/* Writes s quoted and escaped (see json.h); NULL writes null. */
+static void escape(FILE *f, const char *s)
 {
 	if (!s) {
 		fputs("null", f);
@@ -44,7 +45,7 @@ static void member(struct json *j, const char *key)
 	}
 	j->empty[j->depth] = false;
 	if (key) {
-		json_escape(j->f, key);
+		escape(j->f, key);
 		fputs(": ", j->f);
 	}
 }
@@ -95,7 +96,7 @@ void json_array_end(struct json *j)
 void json_string(struct json *j, const char *key, const char *value)
 {
 	member(j, key);
-	json_escape(j->f, value);
+	escape(j->f, value);
 }
 
 void json_bool(struct json *j, const char *key, bool value)

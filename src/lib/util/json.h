@@ -36,9 +36,6 @@ struct json {
 /* A writer to f, with nothing written. */
 void json_init(struct json *j, FILE *f);
 
-/* Writes s quoted and escaped (see the top); NULL writes null. */
-void json_escape(FILE *f, const char *s);
-
 /* Opens an object or an array, as member key (NULL: in an array, or the
  * top level). */
 void json_object_begin(struct json *j, const char *key);

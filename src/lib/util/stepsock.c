@@ -13,7 +13,11 @@
 
 #include "util/stepsock.h"
 
-int stepsock_is_step_of(const char *name, const char *node, uint32_t job_id)
+/*
+ * Whether name is a socket name of job_id's steps on node:
+ * "<node>_<jobid>.<stepid>" or "<node>_<jobid>.<stepid>.<component>".
+ */
+static int is_step_of(const char *name, const char *node, uint32_t job_id)
 {
 	size_t len = strlen(node);
 	unsigned job, step, comp;
@@ -28,7 +32,12 @@ int stepsock_is_step_of(const char *name, const char *node, uint32_t job_id)
 	return job == job_id;
 }
 
-int stepsock_answers(const char *path)
+/*
+ * Whether the socket at path may have a stepd behind it: 0 only when
+ * connecting is refused (ECONNREFUSED) or the path is gone (ENOENT), 1
+ * otherwise.
+ */
+static int answers(const char *path)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	int fd, rc;
@@ -59,7 +68,7 @@ int stepsock_job_alive(const char *spool, const char *node, uint32_t job_id,
 	while (!alive && (ep = readdir(dp))) {
 		if (ep->d_type != DT_SOCK && ep->d_type != DT_UNKNOWN)
 			continue;
-		if (!stepsock_is_step_of(ep->d_name, node, job_id))
+		if (!is_step_of(ep->d_name, node, job_id))
 			continue;
 		/* A name too long for PATH_MAX: take it as alive too. */
 		if (snprintf(path, sizeof(path), "%s/%s", spool, ep->d_name) >=
@@ -67,7 +76,7 @@ int stepsock_job_alive(const char *spool, const char *node, uint32_t job_id,
 			alive = 1;
 			continue;
 		}
-		if ((alive = stepsock_answers(path)) && answered)
+		if ((alive = answers(path)) && answered)
 			snprintf(answered, len, "%s", path);
 	}
 	closedir(dp);

@@ -19,23 +19,11 @@
 #include <stdint.h>
 
 /*
- * Whether name is a socket name of job_id's steps on node:
- * "<node>_<jobid>.<stepid>" or "<node>_<jobid>.<stepid>.<component>".
- */
-int stepsock_is_step_of(const char *name, const char *node, uint32_t job_id);
-
-/*
- * Whether the socket at path may have a stepd behind it: 0 only when
- * connecting is refused (ECONNREFUSED) or the path is gone (ENOENT), 1
- * otherwise.
- */
-int stepsock_answers(const char *path);
-
-/*
  * Whether a slurmstepd of job_id may run on the node: 1 when a socket in
- * spool of the job's steps (stepsock_is_step_of) answers
- * (stepsock_answers), with its path in answered (may be NULL), 0 when
- * none does, or -1 with errno when spool cannot be read (ENOENT: it does
+ * spool of the job's steps ("<node>_<jobid>.<stepid>", with or without
+ * ".<component>") may have a stepd behind it (connecting is not refused
+ * and the socket is not gone), with its path in answered (may be NULL),
+ * 0 when none does, or -1 with errno when spool cannot be read (ENOENT: it does
  * not exist).  Callers deciding to remove a job take -1 as alive.
  */
 int stepsock_job_alive(const char *spool, const char *node, uint32_t job_id,

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "dev/devinspect.h"
+#include "ns/jobdir.h"
 #include "ns/pidns.h"
 #include "util/mountinfo.h"
 #include "devns.h"
@@ -146,7 +147,7 @@ static void show_pid_namespace(struct show *s, const struct jobct_remains *r)
 	struct stat st;
 
 	snprintf(pin, sizeof(pin), "%s/%s", r->job_dir,
-		 NSCONF_PIDNS_PIN_NAME);
+		 JOBDIR_PIDNS_PIN);
 	if (!pidns_exists(jobct_node_conf(s->node)->base_path, r->job_id) ||
 	    stat(pin, &st) < 0) {
 		print_pin(s, "pidpin", NULL, NULL);
@@ -187,7 +188,7 @@ static void show_namespace(struct show *s, const struct jobct_remains *r)
 		json_no_namespace(s);
 		return;
 	}
-	snprintf(pin, sizeof(pin), "%s/%s", r->job_dir, NSCONF_PIN_NAME);
+	snprintf(pin, sizeof(pin), "%s/%s", r->job_dir, JOBDIR_NS_PIN);
 	snprintf(ns, sizeof(ns), "mnt:[%" PRIu64 "]", r->ns_id);
 	print_pin(s, "pin", pin, ns);
 	show_pid_namespace(s, r);

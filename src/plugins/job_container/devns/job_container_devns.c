@@ -40,6 +40,7 @@
 
 #include "job/jobct.h"
 #include "job/setupgate.h"
+#include "ns/jobdir.h"
 #include "ns/nsconf_msg.h"
 #include "util/runscript.h"
 #include "util/stepsock.h"
@@ -348,7 +349,7 @@ static void script_job(struct runscript_job *j, uint32_t job_id, void *step,
 	    jobct_job_path(node, job_id, NULL, mount_src, len) > 0)
 		j->mount_src = mount_src;
 	if ((dirs & SCRIPT_NS) &&
-	    jobct_job_path(node, job_id, NSCONF_PIN_NAME, ns_path, len) > 0)
+	    jobct_job_path(node, job_id, JOBDIR_NS_PIN, ns_path, len) > 0)
 		j->ns_path = ns_path;
 #if DEVNS_JC_STEP_RECORD || DEVNS_JC_NAMESPACE
 	if (step) {

@@ -1,0 +1,371 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * mntns_delete.c - the end of a job's namespace: unpin it, kill what is
+ * left inside, remove its directories, lift its disk limit; here, or in
+ * the reaper the caller hands it to (mntns_delete_behind).  See mntns.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ns/dquota.h"
+#include "ns/jobdir.h"
+#include "ns/mntns.h"
+#include "ns/mntns_int.h"
+#include "ns/nsmembers.h"
+#include "ns/nssource.h"
+#include "ns/nstmpfs.h"
+#include "util/fdutil.h"
+#include "util/safepath.h"
+#include "util/saferm.h"
+
+/* How long teardown waits for the job's last processes to die. */
+#define MNTNS_KILL_WAIT_MS 5000
+#define MNTNS_REMOVE_ATTEMPTS 100
+
+/* umount2 without following a link; "not mounted" is not an error. */
+static int unmount_if_mounted(const char *path)
+{
+	if (umount2(path, MNT_DETACH | UMOUNT_NOFOLLOW) == 0)
+		return 0;
+	if (errno == EINVAL || errno == ENOENT)
+		return 0;
+	return -1;
+}
+
+/*
+ * A process of the job that outlived it (it escaped Slurm's tracking, or
+ * teardown runs before Slurm's kill) may still write into the job's /tmp
+ * and refill it while it is removed: a requeued job with the same id would
+ * then meet EEXIST.  Kill whatever is still inside the namespace ns and
+ * wait until it has gone.  Returns 0, or -1 with errno EBUSY when
+ * processes remain after MNTNS_KILL_WAIT_MS.
+ */
+static int kill_namespace(const struct nsmembers_ns *ns)
+{
+	return nsmembers_kill(ns, MNTNS_KILL_WAIT_MS);
+}
+
+/*
+ * Remove name from parent_fd, again while something refills it: what is
+ * left of the namespace ns (NULL: none) is killed before each new try.
+ * A name that is gone already is not an error.
+ */
+static int remove_retry(int parent_fd, const char *name,
+			const struct nsmembers_ns *ns)
+{
+	int rc = -1;
+
+	for (int attempt = 0; attempt < MNTNS_REMOVE_ATTEMPTS; attempt++) {
+		rc = saferm_at(parent_fd, name);
+		if (rc == 0 || errno == ENOENT)
+			return 0;
+		if (errno != ENOTEMPTY && errno != EBUSY)
+			break;
+		if (ns)
+			(void)kill_namespace(ns);
+		usleep(10000);
+	}
+	return rc;
+}
+
+/* remove_retry as nssource_remove_all calls it: arg is the namespace. */
+static int remove_source_dir(int parent_fd, const char *name, const void *arg)
+{
+	return remove_retry(parent_fd, name, arg);
+}
+
+/*
+ * Remove the job's directory, again while something refills it: what is
+ * left of the namespace ns (NULL: none) is killed before each new try.
+ */
+static int remove_job_dir(const char *base_path, const char *name,
+			  const struct nsmembers_ns *ns)
+{
+	int basefd = safepath_open(base_path), rc = -1;
+
+	if (basefd < 0)
+		return errno == ENOENT ? 0 : -1;
+	for (int attempt = 0; attempt < MNTNS_REMOVE_ATTEMPTS; attempt++) {
+		rc = saferm_at(basefd, name);
+		if (rc == 0 || errno == ENOENT) {
+			rc = 0;
+			break;
+		}
+		if (errno != ENOTEMPTY && errno != EBUSY)
+			break;
+		if (ns)
+			(void)kill_namespace(ns);
+		usleep(10000);
+	}
+	fdutil_close(basefd);
+	return rc;
+}
+
+/*
+ * Whether BasePath/name is in project job_id, as mntns_create puts a job
+ * directory with a disk limit.  Another project id (0, or one an admin
+ * gave BasePath to inherit) is not devns's to clear.
+ */
+static bool job_dir_project(const char *base_path, const char *name,
+			    uint32_t job_id)
+{
+	int basefd = safepath_open(base_path), fd;
+	uint32_t projid = 0;
+
+	if (basefd < 0)
+		return false;
+	fd = openat(basefd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC);
+	close(basefd);
+	if (fd < 0)
+		return false;
+	if (dquota_project(fd, &projid) < 0)
+		projid = 0;
+	close(fd);
+	return projid == job_id;
+}
+
+/* Seal project job_id on BasePath's filesystem (dquota_seal). */
+static int seal_limit(const char *base_path, uint32_t job_id)
+{
+	int basefd = safepath_open(base_path), rc;
+
+	if (basefd < 0)
+		return -1;
+	rc = dquota_seal(basefd, job_id);
+	fdutil_close(basefd);
+	return rc;
+}
+
+/* How long a teardown waits for its project to empty: 40 x 50 ms. */
+#define RELEASE_TRIES 40
+#define RELEASE_PAUSE_NS 50000000L
+
+/*
+ * Lift the seal of project job_id once nothing is charged to it.  Killed
+ * processes of the job may still be exiting, holding the namespace and
+ * with it the job's /tmp: a short wait lets them go.  When an fd
+ * elsewhere still holds a file of the project, the seal stays; a later
+ * teardown lifts it once that is gone (dquota_release_sealed), or a
+ * later job of this id replaces it.
+ */
+static void release_limit(const char *base_path, uint32_t job_id)
+{
+	const struct timespec pause = { 0, RELEASE_PAUSE_NS };
+	int basefd = safepath_open(base_path), lock, rc = 0;
+
+	if (basefd < 0)
+		return;
+	for (int try = 0; rc == 0 && try < RELEASE_TRIES; try++) {
+		if (try)
+			nanosleep(&pause, NULL);
+		if ((lock = mntns_quota_lock(basefd)) < 0)
+			break;
+		rc = dquota_release(basefd, job_id);
+		mntns_quota_unlock(lock);
+	}
+	if ((lock = mntns_quota_lock(basefd)) >= 0) {
+		(void)dquota_release_sealed(basefd);
+		mntns_quota_unlock(lock);
+	}
+	close(basefd);
+}
+
+/*
+ * Unpin the job's namespaces and unmount the job directory.  The job
+ * directory's private bind goes first: detached, it takes both pins below
+ * it along in one unmount (each unmount waits for an RCU grace period).
+ * What is left (a pin stacked by a racing create, a directory without its
+ * bind) goes one by one.
+ */
+static int unpin_job(const char *base_path, uint32_t job_id,
+		     const char *jobdir, const char *pin)
+{
+	char pidpin[PATH_MAX];
+	int saved = 0;
+
+	if (unmount_if_mounted(jobdir) < 0)
+		saved = errno;
+	for (int layer = 0; layer < 8 && mntns_exists(base_path, job_id);
+	     layer++) {
+		if (unmount_if_mounted(pin) < 0) {
+			saved = errno;
+			break;
+		}
+	}
+	if (jobdir_path(pidpin, sizeof(pidpin), base_path, job_id,
+			   JOBDIR_PIDNS_PIN) < 0 ||
+	    unmount_if_mounted(pidpin) < 0)
+		saved = saved ? saved : errno;
+	errno = saved;
+	return saved ? -1 : 0;
+}
+
+/*
+ * What is left once the job's name no longer holds its namespace: open
+ * its tmpfs mounts (which needs ns_fd), drop ns_fd (the teardown, when it
+ * was the last reference), kill what still holds the namespace, then
+ * remove the Source directories recorded in BasePath/name and that
+ * directory, and empty the tmpfs mounts and make them read-only.  ns is
+ * NULL when nothing was pinned.
+ *
+ * With an id (Linux 6.11+) ns_fd goes first, and the kernel then tells
+ * whether anything still holds the namespace: usually nothing, and then no
+ * search of /proc.  Without one, ns names the namespace by its inode
+ * number only, which the kernel gives to the next namespace made once this
+ * one is freed: the kill and the removal's retries go by that number, so
+ * ns_fd is held until they are done and the teardown comes last.
+ */
+static int finish_delete(const char *base_path, const char *name, int ns_fd,
+			 const struct nsmembers_ns *ns, uint32_t projid)
+{
+	struct nstmpfs_held tmpfs = { .count = 0 };
+	int saved = 0;
+
+	/*
+	 * While the namespace is still ours: its tmpfs mounts, which an fd
+	 * held elsewhere would keep alive after it, are only reached in it.
+	 */
+	if (ns_fd >= 0 && nstmpfs_open(base_path, name, ns_fd, &tmpfs) < 0)
+		saved = errno;
+	if (ns && ns->id && ns_fd >= 0) {
+		close(ns_fd);
+		ns_fd = -1;
+	}
+	if (ns && kill_namespace(ns) < 0)
+		saved = errno;
+	/* Kept with its record when a Source stays, for a later call. */
+	if (nssource_remove_all(base_path, name, remove_source_dir, ns) < 0)
+		saved = saved ? saved : errno;
+	else if (remove_job_dir(base_path, name, ns) < 0 && !saved)
+		saved = errno;
+	/* Once no process of the job is left to refill them. */
+	if (nstmpfs_empty(&tmpfs) < 0 && !saved)
+		saved = errno;
+	if (ns_fd >= 0)
+		close(ns_fd);
+	/* Dropped, the namespace no longer holds the job directory. */
+	if (projid)
+		release_limit(base_path, projid);
+	errno = saved;
+	return saved ? -1 : 0;
+}
+
+/*
+ * The project of the reap name's directory when it is the job's own, as
+ * delete_job found it before the hand-over: 0 when none.
+ */
+static uint32_t reap_project(const char *base_path, const char *name)
+{
+	uint32_t job_id;
+
+	if (sscanf(name + strlen(JOBDIR_REAP_PREFIX), "%" SCNu32,
+		   &job_id) != 1)
+		return 0;
+	return job_dir_project(base_path, name, job_id) ? job_id : 0;
+}
+
+int mntns_reap(const char *base_path, const char *name, int ns_fd)
+{
+	struct nsmembers_ns ns;
+	bool known = ns_fd >= 0 && nsmembers_ident(ns_fd, &ns) == 0;
+
+	if (!jobdir_is_reap_name(name)) {
+		if (ns_fd >= 0)
+			close(ns_fd);
+		errno = EINVAL;
+		return -1;
+	}
+	return finish_delete(base_path, name, ns_fd, known ? &ns : NULL,
+			     reap_project(base_path, name));
+}
+
+/*
+ * Hand what is left of the job to the reaper: rename its directory, which
+ * no longer holds a mount, to BasePath/.reap-<jobid>-<ns inode> (so that a
+ * requeued job of the same id can start meanwhile), into name[len], and
+ * send that name with ns_fd.  Returns 0 when the reaper took both, and -1
+ * otherwise, name then naming where the directory is now.
+ */
+static int hand_over(const char *base_path, uint32_t job_id, char *name,
+		     size_t len, int ns_fd, const struct nsmembers_ns *ns,
+		     mntns_reaper_f reaper)
+{
+	char reap[64];
+	int basefd = safepath_open(base_path), rc;
+
+	if (basefd < 0)
+		return -1;
+	snprintf(reap, sizeof(reap), JOBDIR_REAP_PREFIX "%" PRIu32 "-%ju",
+		 job_id, (uintmax_t)ns->ino);
+	rc = renameat(basefd, name, basefd, reap);
+	close(basefd);
+	if (rc < 0)
+		return -1;
+	snprintf(name, len, "%s", reap);
+	return reaper(base_path, reap, ns_fd);
+}
+
+static int delete_job(const char *base_path, uint32_t job_id,
+		      mntns_reaper_f reaper)
+{
+	char name[64], jobdir[PATH_MAX], pin[PATH_MAX];
+	struct nsmembers_ns ns;
+	int saved = 0;
+	bool pinned, limited;
+	int ns_fd;
+
+	if (jobdir_path(jobdir, sizeof(jobdir), base_path, job_id, NULL) < 0 ||
+	    jobdir_path(pin, sizeof(pin), base_path, job_id, JOBDIR_NS_PIN) < 0)
+		return -1;
+	snprintf(name, sizeof(name), "%" PRIu32, job_id);
+
+	ns_fd = mntns_pin_open(base_path, job_id, JOBDIR_NS_PIN, NULL);
+	pinned = ns_fd >= 0 && nsmembers_ident(ns_fd, &ns) == 0;
+	limited = job_dir_project(base_path, name, job_id);
+	/*
+	 * The pins go first, so that nothing can join any more; ns_fd keeps
+	 * the namespace for the kill (finish_delete, or the reaper's).
+	 */
+	if (unpin_job(base_path, job_id, jobdir, pin) < 0 && !saved)
+		saved = errno;
+	/*
+	 * Nothing of the job may grow any more: what is still open of it,
+	 * here or in an fd sent away, stays charged to its project, whose
+	 * limit is lifted only once nothing of it is left (finish_delete).
+	 */
+	if (limited && seal_limit(base_path, job_id) < 0 && !saved)
+		saved = errno;
+	if (reaper && pinned && ns.id &&
+	    hand_over(base_path, job_id, name, sizeof(name), ns_fd, &ns,
+		      reaper) == 0) {
+		close(ns_fd);
+		errno = saved;
+		return saved ? -1 : 0;
+	}
+	if (finish_delete(base_path, name, ns_fd, pinned ? &ns : NULL,
+			  limited ? job_id : 0) < 0 && !saved)
+		saved = errno;
+	errno = saved;
+	return saved ? -1 : 0;
+}
+
+int mntns_delete(const char *base_path, uint32_t job_id)
+{
+	return delete_job(base_path, job_id, NULL);
+}
+
+int mntns_delete_behind(const char *base_path, uint32_t job_id,
+			mntns_reaper_f reaper)
+{
+	return delete_job(base_path, job_id, reaper);
+}
