@@ -131,6 +131,9 @@ for c in $CONTAINERS; do
 	case $c in job_container/none+pid | job_container/tmpfs+pid)
 		die "DEVNS_BENCH_CONTAINERS: '$c': ${c%+pid} has no PID namespace to give" ;;
 	esac
+	# Before any round, rather than when its turn comes (lib/config.sh).
+	[[ $c != namespace/linux* || -f $DEVNS_SLURM_PLUGINDIR/serializer_json.so ]] ||
+		die "$c: namespace/linux needs Slurm's serializer/json to read namespace.yaml; $DEVNS_SLURM_PLUGINDIR has no serializer_json.so (Slurm built without json-c); leave it out with DEVNS_BENCH_CONTAINERS"
 done
 
 # cl CMD...: a client command in the cluster (root); cl_as USER CMD...
