@@ -8,7 +8,7 @@
 # a PID namespace of its own on both sides, namespace/linux.  Prints
 # figures only; it never judges them.
 #
-#   flock /tmp/devns-cluster-use.lock testsuite/bench/bench_jobs.sh [ROUNDS]
+#   flock -o /tmp/devns-cluster.lock testsuite/bench/bench_jobs.sh [ROUNDS]
 #
 # As root, with the plugins installed in the Slurm that runs the cluster
 # (DEVNS_SLURM_PREFIX, as for the integration tests: scripts/build.sh, or
