@@ -183,14 +183,17 @@ start() {
 # that the figures are of what they are named after.  With a container the
 # job's /tmp is its own: the file it makes there is not in the host's
 # /tmp (node1's slurmd runs in the host's mount namespace).  With PID yes
-# the job has a PID namespace other than the host's, and a /proc of that
+# the job has a PID namespace other than the host's (this script's own, in
+# which cluster.sh starts the daemons; /proc/1's may be unreadable even to
+# root, as in a sandbox), and a /proc of that
 # namespace: its shell's PID there ($$) is the one /proc/self names (the
 # host's /proc would name its host PID).  Without PID, the host's PID
 # namespace, so that the pair compared differs in the container alone.
 # The job's view (its PID namespace, $$, /proc/self, the processes ps
 # lists) goes to the start's log.
 probe() {
-	local spec=$1 c=$2 pid=$3 log=$LOGDIR/start-${1##*/}-$4.log out f ns self pids nps
+	local spec=$1 c=$2 pid=$3 log=$LOGDIR/start-${1##*/}-$4.log out f ns self pids nps host
+	host=$(readlink "/proc/$$/ns/pid") || die "cannot read this script's PID namespace"
 	# shellcheck disable=SC2016 # for the job's shell
 	out=$(cl_as "$USER_" srun -w node1 -n1 bash -c '
 		f=/tmp/devns-bench-probe.$SLURM_JOB_ID
@@ -208,12 +211,12 @@ probe() {
 			die "$spec: the job's $f is in the host's /tmp: no private /tmp"
 	fi
 	if [ "$pid" = yes ]; then
-		[ "$ns" != "$(readlink /proc/1/ns/pid)" ] ||
+		[ "$ns" != "$host" ] ||
 			die "$spec: the job runs in the host's PID namespace ($ns)"
 		[ "$self" = "$pids" ] ||
 			die "$spec: the job's /proc is not its PID namespace's (\$\$ $pids, /proc/self $self)"
 	else
-		[ "$ns" = "$(readlink /proc/1/ns/pid)" ] ||
+		[ "$ns" = "$host" ] ||
 			die "$spec: the job has a PID namespace ($ns) that the spec does not ask for"
 	fi
 	say "$spec: the warm-up job's PID namespace $ns, its shell PID $pids there, $nps processes in its ps"
