@@ -3,10 +3,12 @@
 #
 # bench_jobs.sh - what a job container costs whole jobs on the test cluster
 # (testsuite/cluster): job_container/devns next to Slurm's own
-# job_container/tmpfs and next to no job container, in one run.  Prints
+# job_container/tmpfs and next to no job container, in one run; on Slurm
+# 26.05 and later namespace/devns next to namespace/tmpfs and, each job with
+# a PID namespace of its own on both sides, namespace/linux.  Prints
 # figures only; it never judges them.
 #
-#   flock /tmp/devns-cluster-use.lock testsuite/bench/bench_jobs.sh [ROUNDS]
+#   flock -o /tmp/devns-cluster.lock testsuite/bench/bench_jobs.sh [ROUNDS]
 #
 # As root, with the plugins installed in the Slurm that runs the cluster
 # (DEVNS_SLURM_PREFIX, as for the integration tests: scripts/build.sh, or
@@ -20,7 +22,7 @@
 # an untimed round 0 (DEVNS_BENCH_WARMUP=1, the default: every container
 # once, one burst and the array), since the first cluster of a run met a
 # quieter machine than the later ones.  Per container and round, after
-# one warm-up srun:
+# one warm-up srun that also proves the container is there (below):
 #
 #   burst  BURSTS (3) times, one after the other (one burst's wall spreads by
 #          up to 1.9x on the 2-core VM: one per round is too few to compare),
@@ -39,12 +41,27 @@
 #          gone from the queue, and throughput, tasks per second.
 #
 # Then the median of every burst and of the rounds' arrays per container, and
-# the ratios devns/tmpfs and devns/none of those medians; and, since rounds
+# the ratios devns/tmpfs, devns/none, devns/linux and devns+pid/linux+pid of
+# those medians (each where the run has both); and, since rounds
 # differ more than containers of one round, the ratio of each round alone
 # (its bursts' median and its array) and the median of those round ratios.
 # Exit status: 0, or 1 when the cluster failed to start,
 # a job failed (did not write its start file, or stayed in the queue past
-# DEVNS_BENCH_TIMEOUT seconds, default 600) or node1 lacks its CPUs.
+# DEVNS_BENCH_TIMEOUT seconds, default 600), node1 lacks its CPUs or a
+# container is not what it claims (the warm-up srun: a job's /tmp that is
+# the host's, or with +pid a job without a PID namespace and /proc of its
+# own).
+#
+# Containers (DEVNS_BENCH_CONTAINERS) are DEVNS_JOB_CONTAINER values of
+# cluster.sh, named in the figures by what follows the slash:
+# job_container/none, job_container/tmpfs, job_container/devns and, from
+# Slurm 25.11, namespace/linux (Slurm's own, namespace.yaml).  A "+pid"
+# suffix runs that container with DEVNS_PID_NAMESPACE=yes, a PID namespace
+# per job: devns's PidNamespace=yes (its SPANK plugin devns_pidns.so), or
+# namespace/linux's clone_ns_flags CLONE_NEWPID; "devns+pid" and "linux+pid"
+# in the figures.  devns runs with the cluster's generated settings, so its
+# device filter is DevicePolicy's default, auto: the nodes' fake GPUs and
+# nics make it attach a filter to every job.
 #
 # DEVNS_BENCH_SLURM_DEVICES=yes runs the containers other than devns with
 # Slurm's own device containment (cgroup.conf ConstrainDevices=yes), as a
@@ -57,8 +74,10 @@
 # DEVNS_BENCH_ARRAY (500), DEVNS_NODE_CPUS (64), DEVNS_BENCH_CONTAINERS
 # (default "job_container/none job_container/tmpfs job_container/devns";
 # 24.11 has no job_container/none plugin: the cluster then writes no
-# JobContainerType line), DEVNS_SLURM_PREFIX (/usr: Debian's 22.05;
-# /opt/slurm-24.11.5), DEVNS_SLURM_CONF_EXTRA (passed to cluster.sh; on the
+# JobContainerType line; from 26.05 "job_container/tmpfs job_container/devns
+# namespace/linux+pid job_container/devns+pid", the cluster writing
+# NamespaceType=namespace/NAME), DEVNS_SLURM_PREFIX (/usr: Debian's 22.05;
+# /opt/slurm-24.11.5, /opt/slurm-26.05.3), DEVNS_SLURM_CONF_EXTRA (passed to cluster.sh; on the
 # loaded 2-core VM 22.05's slurmd drained node1 under the array, with no
 # job container too, until MessageTimeout=30: doc/benchmarks.md), DEVNS_BENCH_LOG (a directory for the cluster logs of
 # each start and slurmctld's and node1's logs of each run, default a fresh
@@ -74,13 +93,13 @@ WARMUP=${DEVNS_BENCH_WARMUP:-1}
 BURST=${DEVNS_BENCH_BURST:-64}
 ARRAY=${DEVNS_BENCH_ARRAY:-500}
 TIMEOUT=${DEVNS_BENCH_TIMEOUT:-600}
-CONTAINERS=${DEVNS_BENCH_CONTAINERS:-job_container/none job_container/tmpfs job_container/devns}
 SLURM_DEVICES=${DEVNS_BENCH_SLURM_DEVICES:-}
 USER_=dnalice
 export DEVNS_NODE_CPUS=${DEVNS_NODE_CPUS:-64}
 
-say() { printf 'bench_jobs: %s\n' "$*" >&2; }
-die() { say "error: $*"; exit 1; }
+PROG=bench_jobs
+# shellcheck source=../tap.sh
+source "$top/testsuite/tap.sh"	# say, die
 
 for v in ROUNDS BURSTS BURST ARRAY TIMEOUT DEVNS_NODE_CPUS; do
 	[[ ${!v} =~ ^[1-9][0-9]*$ ]] || die "$v='${!v}': not a positive whole number"
@@ -99,6 +118,24 @@ mkdir -p "$LOGDIR"
 
 eval "$("$CLUSTER" env)"
 OUT=$DEVNS_CLUSTER_ROOT/out/bench
+
+# at_least VERSION: is the cluster's Slurm VERSION or later?
+at_least() { [ "$(printf '%s\n%s\n' "$DEVNS_SLURM_VERSION" "$1" | sort -V | head -n1)" = "$1" ]; }
+if at_least 26.05; then
+	CONTAINERS=${DEVNS_BENCH_CONTAINERS:-job_container/tmpfs job_container/devns namespace/linux+pid job_container/devns+pid}
+else
+	CONTAINERS=${DEVNS_BENCH_CONTAINERS:-job_container/none job_container/tmpfs job_container/devns}
+fi
+for c in $CONTAINERS; do
+	[[ $c =~ ^(job_container/(none|tmpfs|devns)|namespace/linux)(\+pid)?$ ]] ||
+		die "DEVNS_BENCH_CONTAINERS: '$c' is none of job_container/none, job_container/tmpfs, job_container/devns, namespace/linux (each may end in +pid)"
+	case $c in job_container/none+pid | job_container/tmpfs+pid)
+		die "DEVNS_BENCH_CONTAINERS: '$c': ${c%+pid} has no PID namespace to give" ;;
+	esac
+	# Before any round, rather than when its turn comes (lib/config.sh).
+	[[ $c != namespace/linux* || -f $DEVNS_SLURM_PLUGINDIR/serializer_json.so ]] ||
+		die "$c: namespace/linux needs Slurm's serializer/json to read namespace.yaml; $DEVNS_SLURM_PLUGINDIR has no serializer_json.so (Slurm built without json-c); leave it out with DEVNS_BENCH_CONTAINERS"
+done
 
 # cl CMD...: a client command in the cluster (root); cl_as USER CMD...
 cl() { timeout 120 "$CLUSTER" run -- "$@"; }
@@ -119,15 +156,18 @@ stop_cluster() {
 }
 trap stop_cluster EXIT
 
-# start CONTAINER: a fresh cluster with that job container, node1 with its
-# CPUs, and one job through it (the first job after a start pays for
-# loading what later ones find ready; all containers pay it here, untimed).
+# start CONTAINER: a fresh cluster with that job container (and, for
+# NAME+pid, DEVNS_PID_NAMESPACE=yes), node1 with its CPUs, and one job
+# through it, probe (the first job after a start pays for loading what
+# later ones find ready; all containers pay it here, untimed).
 start() {
-	local c=$1 log=$LOGDIR/start-${1##*/}-$2.log cpus devices=()
-	[ -z "$SLURM_DEVICES" ] || [ "$c" = job_container/devns ] ||
+	local c=${1%+pid} pid=no log=$LOGDIR/start-${1##*/}-$2.log cpus devices=()
+	[ "$c" = "$1" ] || pid=yes
+	[ -z "$SLURM_DEVICES" ] || [ "${c#*/}" = devns ] ||
 		devices=("DEVNS_CONSTRAIN_DEVICES=$SLURM_DEVICES")
-	env "${devices[@]}" DEVNS_JOB_CONTAINER="$c" "$CLUSTER" restart >"$log" 2>&1 ||
-		{ tail -20 "$log" >&2; die "the cluster did not start with $c (log $log)"; }
+	env "${devices[@]}" DEVNS_JOB_CONTAINER="$c" DEVNS_PID_NAMESPACE="$pid" \
+		"$CLUSTER" restart >"$log" 2>&1 ||
+		{ tail -20 "$log" >&2; die "the cluster did not start with $1 (log $log)"; }
 	grep -qx -e "JobContainerType=$c" -e "NamespaceType=namespace/${c#*/}" \
 		"$DEVNS_CLUSTER_ETC/slurm.conf" || [ "$c" = job_container/none ] ||
 		die "slurm.conf has neither JobContainerType=$c nor NamespaceType=namespace/${c#*/}"
@@ -136,8 +176,51 @@ start() {
 		die "cgroup.conf has no ConstrainDevices=$SLURM_DEVICES"
 	cpus=$(cl scontrol -o show node node1 | grep -o 'CPUTot=[0-9]*' | cut -d= -f2)
 	[ "$cpus" = "$DEVNS_NODE_CPUS" ] || die "node1 has ${cpus:-no} CPUs, not $DEVNS_NODE_CPUS"
-	cl_as "$USER_" srun -w node1 -n1 true || die "the warm-up srun failed with $c"
+	probe "$1" "$c" "$pid" "$2"
 	rm -rf "$OUT"; mkdir -p "$OUT"; chmod 1777 "$OUT"
+}
+
+# probe SPEC CONTAINER PID ROUND: the warm-up srun on node1, which shows
+# that the figures are of what they are named after.  With a container the
+# job's /tmp is its own: the file it makes there is not in the host's
+# /tmp (node1's slurmd runs in the host's mount namespace).  With PID yes
+# the job has a PID namespace other than the host's (this script's own, in
+# which cluster.sh starts the daemons; /proc/1's may be unreadable even to
+# root, as in a sandbox), and a /proc of that
+# namespace: its shell's PID there ($$) is the one /proc/self names (the
+# host's /proc would name its host PID).  Without PID, the host's PID
+# namespace, so that the pair compared differs in the container alone.
+# The job's view (its PID namespace, $$, /proc/self, the processes ps
+# lists) goes to the start's log.
+probe() {
+	local spec=$1 c=$2 pid=$3 log=$LOGDIR/start-${1##*/}-$4.log out f ns self pids nps host
+	host=$(readlink "/proc/$$/ns/pid") || die "cannot read this script's PID namespace"
+	# shellcheck disable=SC2016 # for the job's shell
+	out=$(cl_as "$USER_" srun -w node1 -n1 bash -c '
+		f=/tmp/devns-bench-probe.$SLURM_JOB_ID
+		touch "$f" || exit 1
+		read -r self _ </proc/self/stat
+		echo "$f $(readlink /proc/self/ns/pid) $$ $self $(ps -e --no-headers | wc -l)"') ||
+		die "the warm-up srun failed with $spec"
+	read -r f ns pids self nps <<<"$out"
+	printf 'probe: %s\n' "$out" >>"$log"
+	[[ $f == /tmp/devns-bench-probe.* && -n $nps ]] ||
+		die "$spec: the warm-up srun printed '$out'"
+	if [ -e "$f" ]; then
+		rm -f -- "$f"
+		[ "$c" = job_container/none ] ||
+			die "$spec: the job's $f is in the host's /tmp: no private /tmp"
+	fi
+	if [ "$pid" = yes ]; then
+		[ "$ns" != "$host" ] ||
+			die "$spec: the job runs in the host's PID namespace ($ns)"
+		[ "$self" = "$pids" ] ||
+			die "$spec: the job's /proc is not its PID namespace's (\$\$ $pids, /proc/self $self)"
+	else
+		[ "$ns" = "$host" ] ||
+			die "$spec: the job has a PID namespace ($ns) that the spec does not ask for"
+	fi
+	say "$spec: the warm-up job's PID namespace $ns, its shell PID $pids there, $nps processes in its ps"
 }
 
 # release_and_wait IDS POLL: release the held jobs IDS (comma separated),
@@ -239,9 +322,11 @@ keep_logs() {
 
 RESULTS=$LOGDIR/results
 : >"$RESULTS.burst"; : >"$RESULTS.array"
-# Which job_container_devns.so ran: the one in PluginDir (the figures are
-# of whatever build was installed last).
+# Which devns plugin ran: the one in PluginDir (the figures are of whatever
+# build was installed last); namespace_devns.so where the cluster writes
+# NamespaceType.
 so=$DEVNS_SLURM_PLUGINDIR/job_container_devns.so
+! at_least 26.05 || so=$DEVNS_SLURM_PLUGINDIR/namespace_devns.so
 plugin="$so, sha256 $(sha256sum "$so" 2>/dev/null | cut -c1-12), $(date -ur "$so" '+%F %T UTC' 2>/dev/null)"
 say "Slurm $DEVNS_SLURM_VERSION ($DEVNS_SLURM_PREFIX), devns plugin $plugin"
 say "Slurm $DEVNS_SLURM_VERSION ($DEVNS_SLURM_PREFIX), node1 with $DEVNS_NODE_CPUS CPUs on $(nproc) cores, $ROUNDS rounds of: $CONTAINERS; ConstrainDevices of those other than devns: ${SLURM_DEVICES:-the default}; logs in $LOGDIR"
@@ -289,20 +374,20 @@ names=$(for c in $CONTAINERS; do echo "${c##*/}"; done)
 
 echo "# bench_jobs: Slurm $DEVNS_SLURM_VERSION, node1 configured with $DEVNS_NODE_CPUS CPUs on a $(nproc)-core machine, $ROUNDS rounds of $BURSTS bursts and an array"
 echo "# ConstrainDevices of the containers other than devns: ${SLURM_DEVICES:-the cluster default}"
-echo "# job_container_devns.so: $plugin"
+echo "# devns plugin: $plugin"
 echo "# burst: $BURST one-CPU jobs released at once; wall = release until the last has left the queue; start latency = job script start - release (nearest-rank p50, p99)"
 echo "# array: $ARRAY tasks of sleep 1; time = release until the last has left the queue"
-printf '%-6s %5s %9s %9s %9s\n' container round wall_s p50_s p99_s
+printf '%-9s %5s %9s %9s %9s\n' container round wall_s p50_s p99_s
 while read -r n r w p50 p99; do
-	printf '%-6s %5s %9s %9s %9s\n' "$n" "$r" "$w" "$p50" "$p99"
+	printf '%-9s %5s %9s %9s %9s\n' "$n" "$r" "$w" "$p50" "$p99"
 done <"$RESULTS.burst"
-printf '%-6s %5s %9s %9s\n' container round array_s tasks/s
+printf '%-9s %5s %9s %9s\n' container round array_s tasks/s
 while read -r n r as tp; do
-	printf '%-6s %5s %9s %9s\n' "$n" "$r" "$as" "$tp"
+	printf '%-9s %5s %9s %9s\n' "$n" "$r" "$as" "$tp"
 done <"$RESULTS.array"
 
 echo "# medians: of all the bursts of a container, of its rounds' arrays"
-printf '%-6s %9s %9s %9s %9s %9s\n' container wall_s p50_s p99_s array_s tasks/s
+printf '%-9s %9s %9s %9s %9s %9s\n' container wall_s p50_s p99_s array_s tasks/s
 declare -A med=()
 for n in $names; do
 	med[$n.wall]=$(col "$RESULTS.burst" 3 "$n" | median)
@@ -310,25 +395,29 @@ for n in $names; do
 	med[$n.p99]=$(col "$RESULTS.burst" 5 "$n" | median)
 	med[$n.array]=$(col "$RESULTS.array" 3 "$n" | median)
 	med[$n.tput]=$(col "$RESULTS.array" 4 "$n" | median)
-	printf '%-6s %9s %9s %9s %9s %9s\n' "$n" "${med[$n.wall]}" "${med[$n.p50]}" \
+	printf '%-9s %9s %9s %9s %9s %9s\n' "$n" "${med[$n.wall]}" "${med[$n.p50]}" \
 		"${med[$n.p99]}" "${med[$n.array]}" "${med[$n.tput]}"
 done
-for base in tmpfs none; do
-	if [ -z "${med[devns.wall]:-}" ] || [ -z "${med[$base.wall]:-}" ]; then continue; fi
-	echo "devns/$base (medians): burst wall $(ratio "${med[devns.wall]}" "${med[$base.wall]}")," \
-		"start p50 $(ratio "${med[devns.p50]}" "${med[$base.p50]}")," \
-		"start p99 $(ratio "${med[devns.p99]}" "${med[$base.p99]}");" \
-		"array time $(ratio "${med[devns.array]}" "${med[$base.array]}")," \
-		"array throughput $(ratio "${med[devns.tput]}" "${med[$base.tput]}")"
+# The pairs compared, each where the run has both: devns against Slurm's
+# tmpfs, no container and namespace/linux, and with a PID namespace per job
+# on both sides against namespace/linux's.
+for pair in devns/tmpfs devns/none devns/linux devns+pid/linux+pid; do
+	a=${pair%/*} b=${pair#*/}
+	if [ -z "${med[$a.wall]:-}" ] || [ -z "${med[$b.wall]:-}" ]; then continue; fi
+	echo "$a/$b (medians): burst wall $(ratio "${med[$a.wall]}" "${med[$b.wall]}")," \
+		"start p50 $(ratio "${med[$a.p50]}" "${med[$b.p50]}")," \
+		"start p99 $(ratio "${med[$a.p99]}" "${med[$b.p99]}");" \
+		"array time $(ratio "${med[$a.array]}" "${med[$b.array]}")," \
+		"array throughput $(ratio "${med[$a.tput]}" "${med[$b.tput]}")"
 	# Each round's own ratio (its bursts' median wall, its array), and
 	# their median: a slow spell falls on one round's containers alike.
 	walls='' arrays=''
 	for r in $(seq "$ROUNDS"); do
-		walls+="$(ratio "$(col "$RESULTS.burst" 3 devns "$r" | median)" \
-			"$(col "$RESULTS.burst" 3 "$base" "$r" | median)") "
-		arrays+="$(ratio "$(col "$RESULTS.array" 3 devns "$r")" "$(col "$RESULTS.array" 3 "$base" "$r")") "
+		walls+="$(ratio "$(col "$RESULTS.burst" 3 "$a" "$r" | median)" \
+			"$(col "$RESULTS.burst" 3 "$b" "$r" | median)") "
+		arrays+="$(ratio "$(col "$RESULTS.array" 3 "$a" "$r")" "$(col "$RESULTS.array" 3 "$b" "$r")") "
 	done
-	echo "devns/$base (each round): burst wall ${walls% };" \
+	echo "$a/$b (each round): burst wall ${walls% };" \
 		"median $(tr ' ' '\n' <<<"$walls" | grep . | median);" \
 		"array time ${arrays% }; median $(tr ' ' '\n' <<<"$arrays" | grep . | median)"
 done

@@ -8,8 +8,8 @@
 #
 # Each LOGDIR is a run's DEVNS_BENCH_LOG (its results.burst and
 # results.array).  For every round of every run: the round's own ratio
-# devns/BASE, its bursts' median wall over BASE's and its array time over
-# BASE's.  Then, over all those rounds, the median ratio and a 90 %
+# SUBJECT/BASE (devns/tmpfs by default), its bursts' median wall over
+# BASE's and its array time over BASE's.  Then, over all those rounds, the median ratio and a 90 %
 # bootstrap interval of that median (2,000 resamples of the rounds, a fixed
 # seed: the same logs print the same figures).  A round's ratio lands
 # anywhere from 0.77 to 1.53 on the 2-core VM, so a goal within 2 % needs
@@ -17,10 +17,13 @@
 # can be trusted.
 #
 # Environment: DEVNS_BENCH_BASE (tmpfs), the container devns is compared
-# with, by its name in the results (job_container/tmpfs: tmpfs).
+# with, by its name in the results (job_container/tmpfs: tmpfs;
+# namespace/linux+pid: linux+pid); DEVNS_BENCH_SUBJECT (devns), the one
+# compared (devns+pid against linux+pid).
 set -euo pipefail
 
 BASE=${DEVNS_BENCH_BASE:-tmpfs}
+SUBJECT=${DEVNS_BENCH_SUBJECT:-devns}
 PROG=bench_jobs_pool
 # shellcheck source=../tap.sh
 source "$(dirname "$0")/../tap.sh"	# say, die
@@ -50,14 +53,14 @@ MEDIAN_AWK='
 rounds() {
 	local kind=$1 d
 	for d in "${@:2}"; do
-		awk -v run="$d" -v base="$BASE" "$MEDIAN_AWK"'
+		awk -v run="$d" -v base="$BASE" -v subj="$SUBJECT" "$MEDIAN_AWK"'
 			function list_median(list,    v) { return median(v, split(list, v, " ")) }
-			$1 == "devns" || $1 == base { t[$1, $2] = t[$1, $2] " " $3; r[$2] = 1 }
+			$1 == subj || $1 == base { t[$1, $2] = t[$1, $2] " " $3; r[$2] = 1 }
 			END {
 				for (k in r)
-					if ((("devns", k) in t) && ((base, k) in t))
+					if (((subj, k) in t) && ((base, k) in t))
 						printf "%s %s %.4f\n", run, k,
-							list_median(t["devns", k]) / list_median(t[base, k])
+							list_median(t[subj, k]) / list_median(t[base, k])
 			}' "$d/results.$kind"
 	done
 }
@@ -81,6 +84,6 @@ summary() {
 		}'
 }
 
-echo "# bench_jobs_pool: devns/$BASE per round, over $# runs: $*"
+echo "# bench_jobs_pool: $SUBJECT/$BASE per round, over $# runs: $*"
 rounds burst "$@" | summary "burst wall"
 rounds array "$@" | summary "array time"

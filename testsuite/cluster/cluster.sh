@@ -54,6 +54,10 @@ readonly GPUS_PER_NODE=4 GPU_MAJOR=195
 readonly NICS_PER_NODE=2 NIC_MAJOR=60
 
 readonly JOB_CONTAINER=${DEVNS_JOB_CONTAINER:-job_container/devns}
+# yes: every job gets a PID namespace of its own, from the container that can give one (devns's
+# PidNamespace=yes, namespace/linux's CLONE_NEWPID; lib/config.sh), so that benchmarks compare
+# the two alike. Other containers, and a DEVNS_NAMESPACE_CONF, are left as they are.
+readonly PID_NAMESPACE=${DEVNS_PID_NAMESPACE:-no}
 
 # CPUs per node in slurm.conf (checked below, once `die` is there). The default, 2, is this
 # machine's; more (benchmarks: 64 one-CPU jobs at once on node1) makes slurm.conf say so and
@@ -130,6 +134,7 @@ source "$LIB/guest.sh"
 
 [[ $NODE_CPUS =~ ^[1-9][0-9]{0,3}$ ]] ||
 	die "DEVNS_NODE_CPUS='$NODE_CPUS': not a whole number of CPUs from 1 to 9999"
+[[ $PID_NAMESPACE =~ ^(yes|no)$ ]] || die "DEVNS_PID_NAMESPACE='$PID_NAMESPACE': not yes or no"
 
 # ---------------------------------------------------------------------------------------------
 # What start and stop do, in order
