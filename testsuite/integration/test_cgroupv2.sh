@@ -287,11 +287,8 @@ test_slurmd_cgroup() {
 # (25.11+): the steps' cgroups under SLICE, the filter and the adopted login
 # as before, nothing left behind.
 with_slice() {
-	local checks=14
 	if ! slurm_at_least 25.11; then
-		while [ $((checks -= 1)) -ge 0 ]; do
-			skip "CgroupSlice: Slurm $DEVNS_SLURM_VERSION has no such key (25.11+)"
-		done
+		skip_checks 14 "CgroupSlice: Slurm $DEVNS_SLURM_VERSION has no such key (25.11+)"
 		return
 	fi
 	with_settings DEVNS_CONSTRAIN_DEVICES=yes "DEVNS_CGROUP_CONF_EXTRA=CgroupSlice=$1" || return
