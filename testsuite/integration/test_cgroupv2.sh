@@ -73,10 +73,8 @@ with_settings() {
 	ok $? "precondition: the cluster restarts with $*"
 }
 
-# The slice Slurm puts its stepd scopes into (cgroup.conf's CgroupSlice),
-# as with_slice expects it; scope NODE is NODE's stepd scope there.
-SLICE=system.slice
-scope() { echo "/sys/fs/cgroup/$SLICE/$1_slurmstepd.scope"; }
+# scope NODE: NODE's stepd scope, in cgroup.conf's CgroupSlice (lib.sh).
+scope() { job_cgroups "$1"; }
 
 # ---- where a job's processes are -------------------------------------
 
@@ -84,7 +82,7 @@ test_step_cgroup() {
 	local out j cg name
 	out=$(cl_as $USER1 srun -w node1 -n1 sh -c 'echo $SLURM_JOB_ID; cat /proc/self/cgroup')
 	j=$(echo "$out" | sed -n 1p)
-	like "$(echo "$out" | sed -n 2p)" "^0::/$SLICE/node1_slurmstepd.scope/$(job_cg_re "$j")/step_0/user/task_0\$" \
+	like "$(echo "$out" | sed -n 2p)" "^0::/$(cgroup_slice)/node1_slurmstepd.scope/$(job_cg_re "$j")/step_0/user/task_0\$" \
 		"an srun step's /proc/self/cgroup is Slurm's $(job_cg_re "$j")/step_0/user/task_0"
 
 	rm -f "$OUT/cg-batch"
@@ -93,7 +91,7 @@ test_step_cgroup() {
 	wait_for 60 test -s "$OUT/cg-batch"
 	cg=$(cat "$OUT/cg-batch" 2>/dev/null)
 	name=$(job_cg "$j")
-	is "$cg" "0::/$SLICE/node1_slurmstepd.scope/$name/step_batch/user/task_0" \
+	is "$cg" "0::/$(cgroup_slice)/node1_slurmstepd.scope/$name/step_batch/user/task_0" \
 		"a batch script's /proc/self/cgroup is Slurm's $name/step_batch/user/task_0 (named after job $j's SLUID from 26.05)"
 	# devns's own cgroups (hybrid) are named devns; a slice may merely
 	# contain the word
@@ -254,7 +252,7 @@ test_adopted() {
 	out=$(on_node node1 "$HELPERS/pam_adopt" "$PAMDIR" sshd "$USER1" sh -c \
 		"cat /tmp/adopt-marker; grep '^0::' /proc/self/cgroup; $PROBE $GPUS" 2>&1)
 	is "$(echo "$out" | sed -n 1p)" "from-the-job" "$what: an adopted login is in the job's namespace"
-	like "$(echo "$out" | sed -n 2p)" "^0::/$SLICE/node1_slurmstepd.scope/$(job_cg "$j")/step_extern/" \
+	like "$(echo "$out" | sed -n 2p)" "^0::/$(cgroup_slice)/node1_slurmstepd.scope/$(job_cg "$j")/step_extern/" \
 		"$what: and in Slurm's extern step cgroup of the job"
 	want=""
 	for i in 0 1 2 3; do
@@ -292,11 +290,9 @@ with_slice() {
 		return
 	fi
 	with_settings DEVNS_CONSTRAIN_DEVICES=yes "DEVNS_CGROUP_CONF_EXTRA=CgroupSlice=$1" || return
-	SLICE=$1
 	test_step_cgroup
 	gpu_checks "CgroupSlice=$1"
 	test_no_leftovers "CgroupSlice=$1"
-	SLICE=system.slice
 }
 
 # ---- what is left ------------------------------------------------------
