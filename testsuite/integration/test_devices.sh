@@ -310,10 +310,10 @@ test_vanished_cgroup() {
 	wait_for 30 test -e "$OUT/dev-vanish-ready" && [ "$(job_state "$j")" = RUNNING ] &&
 		[ -d "$CG/node2/job_$j" ]
 	ok $? "precondition: job $j runs on node2 in its device cgroup"
-	for p in $(cat "$CG/node2/job_$j/cgroup.procs" 2>/dev/null); do
-		echo "$p" > /sys/fs/cgroup/unified/cgroup.procs
-	done
-	rmdir "$CG/node2/job_$j" && [ ! -e "$CG/node2/job_$j" ]
+	# The script's loop forks a sleep every 0.2 s: a child forked
+	# between reading cgroup.procs and moving its parent stays behind,
+	# so move until the cgroup is empty and removed.
+	wait_for 10 empty_and_remove "$CG/node2/job_$j"
 	ok $? "precondition: the job's device cgroup is removed under it"
 	touch "$OUT/dev-vanish-go"
 	# The batch script's redirection creates dev-vanish-step before srun
@@ -322,6 +322,17 @@ test_vanished_cgroup() {
 	ok $? "precondition: the job went on to start a step, and ended"
 	! grep -q step-ran "$OUT/dev-vanish-step"
 	ok $? "a step cannot join a vanished device cgroup: it does not run"
+}
+
+# empty_and_remove CGROUP: move CGROUP's processes to the cgroup2 root,
+# then remove it; false while a process is still in it.
+empty_and_remove() {
+	local p
+	for p in $(cat "$1/cgroup.procs" 2>/dev/null); do
+		echo "$p" > /sys/fs/cgroup/unified/cgroup.procs 2>/dev/null
+	done
+	rmdir "$1" 2>/dev/null
+	[ ! -e "$1" ]
 }
 
 # job_refused_on_node2 NAME: a job on node2 does not run.
