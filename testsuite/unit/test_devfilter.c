@@ -546,6 +546,17 @@ static void test_tables(void)
 	devrule_list_free(&l);
 }
 
+/* The index of key k in t->keys, or -1. */
+static int find_key(const struct devfilter_table *t,
+		    const struct devfilter_key *k)
+{
+	for (size_t i = 0; i < t->count; i++)
+		if (t->keys[i].type == k->type && t->keys[i].major == k->major &&
+		    t->keys[i].minor == k->minor)
+			return (int)i;
+	return -1;
+}
+
 static void test_table(void)
 {
 	struct devrule_list l;
@@ -577,17 +588,24 @@ static void test_table(void)
 		ok(fds == 4, "the map fd is in the program as BPF_PSEUDO_MAP_FD, once per probe (4)");
 	}
 	{
-		/* Every entry sits in one of its two places. */
+		/*
+		 * Every entry sits in one of its two places: slot
+		 * (key * mult[0 or 1]) >> shift, as the program looks.
+		 */
 		size_t placed = 0, used = 0;
 
-		for (size_t k = 0; k < t.count; k++) {
-			uint64_t key = devfilter_pack(&t.keys[k]);
+		for (uint32_t k = 0; k < t.nslots; k++) {
+			uint64_t key = t.slots[k].key;
+			struct devfilter_key back;
 
-			placed += t.slots[devfilter_place(&t, 0, key)].key == key ||
-				  t.slots[devfilter_place(&t, 1, key)].key == key;
+			if (!key)
+				continue;
+			used++;
+			placed += devfilter_unpack(key, &back) == 0 &&
+				  ((key * t.mult[0]) >> t.shift == k ||
+				   (key * t.mult[1]) >> t.shift == k) &&
+				  find_key(&t, &back) >= 0;
 		}
-		for (uint32_t k = 0; k < t.nslots; k++)
-			used += t.slots[k].key != 0;
 		ok(placed == 2 && used == 2 && t.nslots >= 3 * t.count &&
 		   (t.nslots & (t.nslots - 1)) == 0,
 		   "both entries in one of their two places of %u slots",
@@ -681,19 +699,30 @@ static void test_table(void)
 	   "a major past dev_t's 12 bits is EINVAL");
 	bad.major = 1;
 	{
-		struct devfilter_key k = { BPF_DEVCG_DEV_BLOCK, 4095, DEVFILTER_ANY_MINOR }, back;
-		struct devfilter_key e = { BPF_DEVCG_DEV_CHAR, 195, 1048575 };
+		struct devrule_list el;
+		struct devfilter_table edge;
+		struct devfilter_key back;
+		/* type << 48 | wildcard << 32 | major << 20 | minor */
+		uint64_t wild_minor = (uint64_t)BPF_DEVCG_DEV_BLOCK << 48 |
+				      1ull << 32 | 4095ull << 20 | 1;
+		size_t found = 0;
 
-		ok(devfilter_unpack(devfilter_pack(&k), &back) == 0 &&
-		   back.type == k.type && back.major == k.major &&
-		   back.minor == k.minor &&
-		   devfilter_unpack(devfilter_pack(&e), &back) == 0 &&
-		   back.type == e.type && back.major == e.major &&
-		   back.minor == e.minor,
-		   "pack and unpack are inverse (wildcard and exact)");
+		devrule_list_init(&el, false);
+		devrule_list_add(&el, 'b', 4095, 0, true, R);
+		devrule_list_add(&el, 'c', 195, 1048575, false, R);
+		ok(devfilter_table_build(&el, &edge) == 0 && edge.count == 2,
+		   "table of the widest wildcard and exact keys");
+		for (uint32_t k = 0; k < edge.nslots; k++)
+			found += edge.slots[k].key &&
+				 devfilter_unpack(edge.slots[k].key, &back) == 0 &&
+				 find_key(&edge, &back) >= 0;
+		ok(found == 2, "each slot unpacks to its key (wildcard and "
+		   "exact)");
+		devfilter_table_free(&edge);
+		devrule_list_free(&el);
 		ok(devfilter_unpack(0, &back) == -1 && errno == EINVAL &&
 		   devfilter_unpack((uint64_t)3 << 48, &back) == -1 &&
-		   devfilter_unpack(devfilter_pack(&k) | 1, &back) == -1,
+		   devfilter_unpack(wild_minor, &back) == -1,
 		   "unpack refuses an empty slot, type 3, a wildcard with a minor");
 	}
 	errno = 0;
