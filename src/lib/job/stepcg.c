@@ -593,18 +593,17 @@ static int check(const struct jobct_node *node, bool step_cgroups,
 	if (!step_cgroups) {
 		errno = ENOTSUP;
 		return report_error(rep, "%s ask for device containment, which on the %s layout devns attaches to Slurm's step cgroups: set ProctrackType=proctrack/cgroup (refusing to start rather than run jobs unfiltered)",
-				    asks, cgroup2_layout_name(node->layout));
+				    asks, cgroup2_layout_describe(node->layout));
 	}
 	report_init(&why, NULL, NULL);
 	if (check_attachable(node, &why) < 0)
 		return report_error(rep, "%s ask for device containment, which cannot be given on the %s layout: %s",
-				    asks, cgroup2_layout_name(node->layout),
+				    asks, cgroup2_layout_describe(node->layout),
 				    why.msg);
 	return 0;
 }
 
 const struct jobct_backend stepcg_backend = {
-	.name = "unified",
 	.place = "Slurm-managed cgroup v2, device filters attached to Slurm's step cgroups",
 	.check = check,
 	.apply = apply,
