@@ -72,8 +72,11 @@ static int build(const struct devpolicy_input *in, struct devrule_list *l,
 	struct devpolicy policy;
 	int rc;
 
-	rc = devpolicy_load(&policy, in->mode, in->device_allow, NULL,
-			    in->proc_devices, to(m));
+	rc = devpolicy_load_lines(&policy, in->mode,
+				  &(struct devpolicy_allow){ in->device_allow,
+							     NULL },
+				  in->device_allow ? 1 : 0, in->proc_devices,
+				  to(m));
 	if (rc == 0)
 		rc = devpolicy_build(&policy, in->node_gres, in->job_gres, l,
 				     to(m));
@@ -763,8 +766,10 @@ static void test_gres_class(void)
 /* Loads a closed policy with DeviceAllow at "namespace.conf:12". */
 static int load_at(struct devpolicy *p, const char *allow, struct msgs *m)
 {
-	return devpolicy_load(p, DEVPOLICY_CLOSED, allow, "namespace.conf:12",
-			      proc_devices, to(m));
+	struct devpolicy_allow line = { allow, "namespace.conf:12" };
+
+	return devpolicy_load_lines(p, DEVPOLICY_CLOSED, &line, allow ? 1 : 0,
+				    proc_devices, to(m));
 }
 
 /* devpolicy_check_gres: naming a GRES device is an error at load. */
@@ -795,13 +800,16 @@ static void test_none(void)
 	   "none builds an allow-all list, GRES files%s or not: no filter",
 	   have_nodes ? "" : " (none here: not root)");
 	devrule_list_free(&l);
-	ok(devpolicy_load(&policy, DEVPOLICY_NONE, NULL, NULL, proc_devices,
-			  to(&m)) == 0 && devpolicy_never_filters(&policy) &&
+	ok(devpolicy_load_lines(&policy, DEVPOLICY_NONE, NULL, 0, proc_devices,
+				to(&m)) == 0 &&
+	   devpolicy_never_filters(&policy) &&
 	   !devpolicy_is_open(&policy), "devpolicy_never_filters says so");
 	devpolicy_free(&policy);
 	memset(&m, 0, sizeof(m));
-	ok(devpolicy_load(&policy, DEVPOLICY_NONE, "/dev/null:rw",
-			  "ns.conf:4", proc_devices, to(&m)) < 0 &&
+	ok(devpolicy_load_lines(&policy, DEVPOLICY_NONE,
+				&(struct devpolicy_allow){ "/dev/null:rw",
+							   "ns.conf:4" },
+				1, proc_devices, to(&m)) < 0 &&
 	   errno == EINVAL, "none with DeviceAllow fails the load");
 	like(m.text, "ns.conf:4: DeviceAllow=/dev/null:rw has no effect with "
 	     "DevicePolicy=none", "  naming file:line and the value: %s",

@@ -163,7 +163,7 @@ struct nsconf {
 	/*
 	 * This node's DeviceAllow lines: the global ones add up, and the
 	 * NodeName lines that name the node add up and replace them;
-	 * DeviceAllow=none empties the set of its kind.  devpolicy_load()
+	 * DeviceAllow=none empties the set of its kind.  devpolicy_load_lines()
 	 * resolves them.  The syntax of every DeviceAllow of the file,
 	 * whichever node its line names, has been checked by the parser.
 	 */
