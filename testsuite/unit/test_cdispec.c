@@ -22,6 +22,7 @@
 #include "dev/devcdi.h"
 #include "dev/devpolicy.h"
 #include "util/saferm.h"
+#include "devaccess.h"
 #include "tap.h"
 
 /* nvidia-ctk's layout; @ is replaced by the scratch tree's path. */
@@ -256,7 +257,7 @@ static char *at(const char *name)
 }
 
 /* The access a job's list gives to c MAJOR:MINOR. */
-#define ACCESS(l, maj, min) devrule_list_access(l, 'c', maj, min)
+#define ACCESS(l, maj, min) devaccess(l, 'c', maj, min)
 
 static void test_job_lists(void)
 {

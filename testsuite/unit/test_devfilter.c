@@ -5,8 +5,8 @@
  *
  * A small evaluator runs the emitted instructions for a given device access
  * against an emulated array map holding the table's slots, and the verdict is
- * compared with the rule list's own semantics (devrule_list_access).  The
- * evaluator knows only the instruction forms devfilter emits and fails on
+ * compared with the rule list's own semantics (devaccess,
+ * testsuite/lib).  The evaluator knows only the instruction forms devfilter emits and fails on
  * anything else, on reads of unset registers or stack, on pointer misuse,
  * on backward or out-of-range jumps and on exits without a verdict, so a
  * change in the emitter that the tests do not expect shows up here before
@@ -22,6 +22,7 @@
 #include "dev/devfilter.h"
 #include "dev/devprog.h"
 #include "dev/devpolicy.h"
+#include "devaccess.h"
 #include "tap.h"
 
 /* Outcome of one evaluation: 0 deny, 1 allow, -1 the program is broken. */
@@ -803,7 +804,7 @@ static const struct devrule *find(const struct devrule_list *l, char type,
 }
 
 /*
- * devrule_list_access for a normalised list in O(log n): a pinned exact
+ * devaccess for a normalised list in O(log n): a pinned exact
  * rule, else the union of the exact and the wildcard rule, found by binary
  * search (the big lists would take minutes with the linear reference).
  */
@@ -875,9 +876,9 @@ static void check_big(size_t nrules, bool dflt)
 		const struct devrule *r = &l.rules[rnd((unsigned)l.count)];
 
 		if (fast_access(&l, r->type, r->major, r->minor + 1) !=
-		    devrule_list_access(&l, r->type, r->major, r->minor + 1) &&
+		    devaccess(&l, r->type, r->major, r->minor + 1) &&
 		    !bad++)
-			diag("fast_access disagrees with devrule_list_access");
+			diag("fast_access disagrees with devaccess");
 	}
 	ok(l.count == nrules && b.t.count == nrules,
 	   "%zu distinct rules, %zu map entries", nrules, b.t.count);
@@ -920,7 +921,7 @@ static void test_random(void)
 				for (mi = 0; mi < 6; mi++)
 					for (a = 1; a <= DEVRULE_RWM; a++) {
 						char ty = t ? 'c' : 'b';
-						int want = (a & ~devrule_list_access(
+						int want = (a & ~devaccess(
 							&l, ty, ma, mi)) == 0;
 						struct eval ev;
 

@@ -132,14 +132,6 @@ int devrule_list_pin(struct devrule_list *list, char type, uint32_t major,
 void devrule_list_normalise(struct devrule_list *list);
 
 /*
- * The access bits the list grants to a device, by the semantics above
- * (pinned rules, else the union; works on lists that are not normalised).
- * The reference the filter is tested against.
- */
-unsigned devrule_list_access(const struct devrule_list *list, char type,
-			     uint32_t major, uint32_t minor);
-
-/*
  * False when the list allows everything (default allow and no rule), so the
  * caller need make neither a cgroup nor a program.  Expects a normalised list.
  */
