@@ -6,11 +6,11 @@
  * A small evaluator runs the emitted instructions for a given device access
  * against an emulated array map holding the table's slots, and the verdict is
  * compared with the rule list's own semantics (devaccess,
- * testsuite/lib).  The evaluator knows only the instruction forms devfilter emits and fails on
- * anything else, on reads of unset registers or stack, on pointer misuse,
- * on backward or out-of-range jumps and on exits without a verdict, so a
- * change in the emitter that the tests do not expect shows up here before
- * the verifier sees it.  Loading into the kernel is test_devfilter_kernel.
+ * testsuite/lib).  The evaluator knows only the instruction forms
+ * devfilter emits and fails on anything else, on reads of unset registers
+ * or stack, on pointer misuse, on backward or out-of-range jumps and on
+ * exits without a verdict, so a change in the emitter that the tests do
+ * not expect shows up here before the verifier sees it.  Loading into the kernel is test_devfilter_kernel.
  */
 #include <errno.h>
 #include <stdbool.h>
