@@ -22,6 +22,7 @@
 #include "dev/devcdi.h"
 #include "dev/devpolicy.h"
 #include "util/saferm.h"
+#include "devaccess.h"
 #include "tap.h"
 
 /* nvidia-ctk's layout; @ is replaced by the scratch tree's path. */
@@ -256,7 +257,7 @@ static char *at(const char *name)
 }
 
 /* The access a job's list gives to c MAJOR:MINOR. */
-#define ACCESS(l, maj, min) devrule_list_access(l, 'c', maj, min)
+#define ACCESS(l, maj, min) devaccess(l, 'c', maj, min)
 
 static void test_job_lists(void)
 {
@@ -272,10 +273,10 @@ static void test_job_lists(void)
 	int rc;
 
 	report_init(&rep, NULL, NULL);
-	rc = devpolicy_load(&closed, DEVPOLICY_CLOSED, NULL, NULL,
-			    at("devices"), &rep);
-	rc |= devpolicy_load(&open, DEVPOLICY_AUTO, NULL, NULL, at("devices"),
-			     &rep);
+	rc = devpolicy_load_lines(&closed, DEVPOLICY_CLOSED, NULL, 0,
+				  at("devices"), &rep);
+	rc |= devpolicy_load_lines(&open, DEVPOLICY_AUTO, NULL, 0,
+				   at("devices"), &rep);
 	if (!ok(rc == 0, "precondition: closed and open policies load"))
 		return diag("%s", rep.msg);
 	ok(devpolicy_load_cdi(&closed, at("cdi"), &rep) == 0 &&
@@ -348,8 +349,9 @@ static void load_fails(const char *dirs, const char *want, const char *what)
 	struct report rep;
 
 	report_init(&rep, NULL, NULL);
-	if (!ok(devpolicy_load(&p, DEVPOLICY_CLOSED, NULL, NULL, at("devices"),
-			       &rep) == 0, "precondition: a policy loads"))
+	if (!ok(devpolicy_load_lines(&p, DEVPOLICY_CLOSED, NULL, 0,
+				     at("devices"), &rep) == 0,
+		"precondition: a policy loads"))
 		return;
 	ok(devpolicy_load_cdi(&p, dirs, &rep) == -1 && p.cdi == NULL,
 	   "%s: the load fails", what);
@@ -365,8 +367,9 @@ static void test_none(void)
 	struct report rep;
 
 	report_init(&rep, NULL, NULL);
-	if (!ok(devpolicy_load(&p, DEVPOLICY_NONE, NULL, NULL, at("devices"),
-			       &rep) == 0, "precondition: DevicePolicy=none"))
+	if (!ok(devpolicy_load_lines(&p, DEVPOLICY_NONE, NULL, 0,
+				     at("devices"), &rep) == 0,
+		"precondition: DevicePolicy=none"))
 		return;
 	ok(devpolicy_load_cdi(&p, at("bad"), &rep) == 0 && p.cdi == NULL,
 	   "none: CDISpecDirs reads nothing (not even a bad spec)");

@@ -139,8 +139,12 @@ static void test_layout(void)
 	ok(cgroup2_probe("/nonexistent/mountinfo", &layout, buf,
 			 sizeof(buf)) == -1 &&
 	   errno == ENOENT, "unreadable mountinfo: -1 with errno");
-	like(cgroup2_layout_name(CGROUP2_UNIFIED), "unified",
-	     "the layout has a name for the log");
+	ok(!strcmp(cgroup2_layout_name(CGROUP2_UNIFIED), "unified") &&
+	   !strcmp(cgroup2_layout_name(CGROUP2_HYBRID), "hybrid") &&
+	   !strcmp(cgroup2_layout_name(CGROUP2_NONE), "none"),
+	   "each layout has its name (devns check's cgrouplayout)");
+	like(cgroup2_layout_describe(CGROUP2_UNIFIED), "unified (",
+	     "and words for the log, after its name");
 }
 
 static void test_probe(void)

@@ -5,12 +5,12 @@
  *
  * A small evaluator runs the emitted instructions for a given device access
  * against an emulated array map holding the table's slots, and the verdict is
- * compared with the rule list's own semantics (devrule_list_access).  The
- * evaluator knows only the instruction forms devfilter emits and fails on
- * anything else, on reads of unset registers or stack, on pointer misuse,
- * on backward or out-of-range jumps and on exits without a verdict, so a
- * change in the emitter that the tests do not expect shows up here before
- * the verifier sees it.  Loading into the kernel is test_devfilter_kernel.
+ * compared with the rule list's own semantics (devaccess,
+ * testsuite/lib).  The evaluator knows only the instruction forms
+ * devfilter emits and fails on anything else, on reads of unset registers
+ * or stack, on pointer misuse, on backward or out-of-range jumps and on
+ * exits without a verdict, so a change in the emitter that the tests do
+ * not expect shows up here before the verifier sees it.  Loading into the kernel is test_devfilter_kernel.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -22,6 +22,7 @@
 #include "dev/devfilter.h"
 #include "dev/devprog.h"
 #include "dev/devpolicy.h"
+#include "devaccess.h"
 #include "tap.h"
 
 /* Outcome of one evaluation: 0 deny, 1 allow, -1 the program is broken. */
@@ -546,6 +547,17 @@ static void test_tables(void)
 	devrule_list_free(&l);
 }
 
+/* The index of key k in t->keys, or -1. */
+static int find_key(const struct devfilter_table *t,
+		    const struct devfilter_key *k)
+{
+	for (size_t i = 0; i < t->count; i++)
+		if (t->keys[i].type == k->type && t->keys[i].major == k->major &&
+		    t->keys[i].minor == k->minor)
+			return (int)i;
+	return -1;
+}
+
 static void test_table(void)
 {
 	struct devrule_list l;
@@ -577,17 +589,24 @@ static void test_table(void)
 		ok(fds == 4, "the map fd is in the program as BPF_PSEUDO_MAP_FD, once per probe (4)");
 	}
 	{
-		/* Every entry sits in one of its two places. */
+		/*
+		 * Every entry sits in one of its two places: slot
+		 * (key * mult[0 or 1]) >> shift, as the program looks.
+		 */
 		size_t placed = 0, used = 0;
 
-		for (size_t k = 0; k < t.count; k++) {
-			uint64_t key = devfilter_pack(&t.keys[k]);
+		for (uint32_t k = 0; k < t.nslots; k++) {
+			uint64_t key = t.slots[k].key;
+			struct devfilter_key back;
 
-			placed += t.slots[devfilter_place(&t, 0, key)].key == key ||
-				  t.slots[devfilter_place(&t, 1, key)].key == key;
+			if (!key)
+				continue;
+			used++;
+			placed += devfilter_unpack(key, &back) == 0 &&
+				  ((key * t.mult[0]) >> t.shift == k ||
+				   (key * t.mult[1]) >> t.shift == k) &&
+				  find_key(&t, &back) >= 0;
 		}
-		for (uint32_t k = 0; k < t.nslots; k++)
-			used += t.slots[k].key != 0;
 		ok(placed == 2 && used == 2 && t.nslots >= 3 * t.count &&
 		   (t.nslots & (t.nslots - 1)) == 0,
 		   "both entries in one of their two places of %u slots",
@@ -681,19 +700,30 @@ static void test_table(void)
 	   "a major past dev_t's 12 bits is EINVAL");
 	bad.major = 1;
 	{
-		struct devfilter_key k = { BPF_DEVCG_DEV_BLOCK, 4095, DEVFILTER_ANY_MINOR }, back;
-		struct devfilter_key e = { BPF_DEVCG_DEV_CHAR, 195, 1048575 };
+		struct devrule_list el;
+		struct devfilter_table edge;
+		struct devfilter_key back;
+		/* type << 48 | wildcard << 32 | major << 20 | minor */
+		uint64_t wild_minor = (uint64_t)BPF_DEVCG_DEV_BLOCK << 48 |
+				      1ull << 32 | 4095ull << 20 | 1;
+		size_t found = 0;
 
-		ok(devfilter_unpack(devfilter_pack(&k), &back) == 0 &&
-		   back.type == k.type && back.major == k.major &&
-		   back.minor == k.minor &&
-		   devfilter_unpack(devfilter_pack(&e), &back) == 0 &&
-		   back.type == e.type && back.major == e.major &&
-		   back.minor == e.minor,
-		   "pack and unpack are inverse (wildcard and exact)");
+		devrule_list_init(&el, false);
+		devrule_list_add(&el, 'b', 4095, 0, true, R);
+		devrule_list_add(&el, 'c', 195, 1048575, false, R);
+		ok(devfilter_table_build(&el, &edge) == 0 && edge.count == 2,
+		   "table of the widest wildcard and exact keys");
+		for (uint32_t k = 0; k < edge.nslots; k++)
+			found += edge.slots[k].key &&
+				 devfilter_unpack(edge.slots[k].key, &back) == 0 &&
+				 find_key(&edge, &back) >= 0;
+		ok(found == 2, "each slot unpacks to its key (wildcard and "
+		   "exact)");
+		devfilter_table_free(&edge);
+		devrule_list_free(&el);
 		ok(devfilter_unpack(0, &back) == -1 && errno == EINVAL &&
 		   devfilter_unpack((uint64_t)3 << 48, &back) == -1 &&
-		   devfilter_unpack(devfilter_pack(&k) | 1, &back) == -1,
+		   devfilter_unpack(wild_minor, &back) == -1,
 		   "unpack refuses an empty slot, type 3, a wildcard with a minor");
 	}
 	errno = 0;
@@ -774,7 +804,7 @@ static const struct devrule *find(const struct devrule_list *l, char type,
 }
 
 /*
- * devrule_list_access for a normalised list in O(log n): a pinned exact
+ * devaccess for a normalised list in O(log n): a pinned exact
  * rule, else the union of the exact and the wildcard rule, found by binary
  * search (the big lists would take minutes with the linear reference).
  */
@@ -846,9 +876,9 @@ static void check_big(size_t nrules, bool dflt)
 		const struct devrule *r = &l.rules[rnd((unsigned)l.count)];
 
 		if (fast_access(&l, r->type, r->major, r->minor + 1) !=
-		    devrule_list_access(&l, r->type, r->major, r->minor + 1) &&
+		    devaccess(&l, r->type, r->major, r->minor + 1) &&
 		    !bad++)
-			diag("fast_access disagrees with devrule_list_access");
+			diag("fast_access disagrees with devaccess");
 	}
 	ok(l.count == nrules && b.t.count == nrules,
 	   "%zu distinct rules, %zu map entries", nrules, b.t.count);
@@ -891,7 +921,7 @@ static void test_random(void)
 				for (mi = 0; mi < 6; mi++)
 					for (a = 1; a <= DEVRULE_RWM; a++) {
 						char ty = t ? 'c' : 'b';
-						int want = (a & ~devrule_list_access(
+						int want = (a & ~devaccess(
 							&l, ty, ma, mi)) == 0;
 						struct eval ev;
 

@@ -363,8 +363,11 @@ static void test_gres_class(int mount_fd)
 	   mknod(ctl, S_IFCHR | 0600, makedev(195, 255)) == 0,
 	   "fake /proc/devices and nvidiactl (195:255)");
 	report_init(&rep, NULL, NULL);
-	ok(devpolicy_load(&policy, DEVPOLICY_CLOSED, "char-nvidia-frontend:rw",
-			  "namespace.conf:3", proc_devices, &rep) == 0 &&
+	ok(devpolicy_load_lines(&policy, DEVPOLICY_CLOSED,
+				&(struct devpolicy_allow){
+					"char-nvidia-frontend:rw",
+					"namespace.conf:3" },
+				1, proc_devices, &rep) == 0 &&
 	   devpolicy_build(&policy, node, job, &l, &rep) == 0,
 	   "closed, DeviceAllow=char-nvidia-frontend:rw, job holds nvidia1: %s",
 	   rep.msg);

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "dev/devpolicy.h"
+#include "devaccess.h"
 #include "tap.h"
 
 /* Collects reported messages, one per line prefixed "E: ", "W: " or "I: ". */
@@ -72,8 +73,11 @@ static int build(const struct devpolicy_input *in, struct devrule_list *l,
 	struct devpolicy policy;
 	int rc;
 
-	rc = devpolicy_load(&policy, in->mode, in->device_allow, NULL,
-			    in->proc_devices, to(m));
+	rc = devpolicy_load_lines(&policy, in->mode,
+				  &(struct devpolicy_allow){ in->device_allow,
+							     NULL },
+				  in->device_allow ? 1 : 0, in->proc_devices,
+				  to(m));
 	if (rc == 0)
 		rc = devpolicy_build(&policy, in->node_gres, in->job_gres, l,
 				     to(m));
@@ -470,9 +474,9 @@ static void test_modes(void)
 		   list_str(&l));
 		ok(has_rule(&l, "c 136:* rw"), "closed allows char-pts rw");
 		is_int(l.count, 8, "and nothing else");
-		is_int(devrule_list_access(&l, 'c', 136, 7),
+		is_int(devaccess(&l, 'c', 136, 7),
 		       DEVRULE_R | DEVRULE_W, "pty 136:7 is rw");
-		is_int(devrule_list_access(&l, 'c', 1, 1), 0,
+		is_int(devaccess(&l, 'c', 1, 1), 0,
 		       "/dev/mem 1:1 is denied");
 		devrule_list_free(&l);
 	}
@@ -565,9 +569,9 @@ static void test_gres(void)
 		is_str(list_str(&l), "c 195:0 -; c 195:2 -",
 		       "only the GPUs the job was not given are denied");
 		ok(devrule_list_needs_filter(&l), "needs a filter");
-		is_int(devrule_list_access(&l, 'c', 195, 1), DEVRULE_RWM,
+		is_int(devaccess(&l, 'c', 195, 1), DEVRULE_RWM,
 		       "given GPU rwm");
-		is_int(devrule_list_access(&l, 'c', 195, 255), DEVRULE_RWM,
+		is_int(devaccess(&l, 'c', 195, 255), DEVRULE_RWM,
 		       "nvidiactl (not GRES) stays allowed");
 		devrule_list_free(&l);
 
@@ -695,7 +699,7 @@ static void test_gres_class(void)
 		memset(&m, 0, sizeof(m));
 		rc = build(&in, &l, &m);
 		/* The precondition: the class itself does cover 195. */
-		ok(rc == 0 && devrule_list_access(&l, 'c', 195, 255) ==
+		ok(rc == 0 && devaccess(&l, 'c', 195, 255) ==
 				      (DEVRULE_R | DEVRULE_W) &&
 		   first_match(&l, 'c', 195, 255) == (DEVRULE_R | DEVRULE_W),
 		   "%s, DeviceAllow=char-nvidia-frontend:rw: nvidiactl (195:255, no GRES) gets the class's rw",
@@ -703,7 +707,7 @@ static void test_gres_class(void)
 		for (g = 0; g < 4; g++) {
 			if (g == 1)
 				continue;
-			other_gpus |= devrule_list_access(&l, 'c', 195, g);
+			other_gpus |= devaccess(&l, 'c', 195, g);
 			other_first |= first_match(&l, 'c', 195, g);
 		}
 		if (!ok(other_gpus == 0,
@@ -713,7 +717,7 @@ static void test_gres_class(void)
 		is_int(other_first, 0,
 		       "%s: the same under the filter's exact-first lookup",
 		       mode);
-		ok(devrule_list_access(&l, 'c', 195, 1) == DEVRULE_RWM &&
+		ok(devaccess(&l, 'c', 195, 1) == DEVRULE_RWM &&
 		   first_match(&l, 'c', 195, 1) == DEVRULE_RWM,
 		   "%s: the job's own GPU gets rwm", mode);
 		devrule_list_free(&l);
@@ -732,7 +736,7 @@ static void test_gres_class(void)
 
 		ok(build(&in, &l, &m) == 0, "closed, job holds every GPU");
 		for (g = 0; g < 4; g++)
-			all &= devrule_list_access(&l, 'c', 195, g) &
+			all &= devaccess(&l, 'c', 195, g) &
 			       first_match(&l, 'c', 195, g);
 		is_int(all, DEVRULE_RWM, "every GPU of the job rwm");
 		devrule_list_free(&l);
@@ -753,8 +757,8 @@ static void test_gres_class(void)
 
 		snprintf(allow, sizeof(allow), "%s:rw,%s:r", gpu[0], gpu_alias);
 		ok(build(&in, &l, &m) == 0 &&
-		   devrule_list_access(&l, 'c', 195, 0) == 0 &&
-		   devrule_list_access(&l, 'c', 195, 2) == 0,
+		   devaccess(&l, 'c', 195, 0) == 0 &&
+		   devaccess(&l, 'c', 195, 2) == 0,
 		   "DeviceAllow naming a GPU the job was not allocated: still denied");
 		devrule_list_free(&l);
 	}
@@ -763,8 +767,10 @@ static void test_gres_class(void)
 /* Loads a closed policy with DeviceAllow at "namespace.conf:12". */
 static int load_at(struct devpolicy *p, const char *allow, struct msgs *m)
 {
-	return devpolicy_load(p, DEVPOLICY_CLOSED, allow, "namespace.conf:12",
-			      proc_devices, to(m));
+	struct devpolicy_allow line = { allow, "namespace.conf:12" };
+
+	return devpolicy_load_lines(p, DEVPOLICY_CLOSED, &line, allow ? 1 : 0,
+				    proc_devices, to(m));
 }
 
 /* devpolicy_check_gres: naming a GRES device is an error at load. */
@@ -795,13 +801,16 @@ static void test_none(void)
 	   "none builds an allow-all list, GRES files%s or not: no filter",
 	   have_nodes ? "" : " (none here: not root)");
 	devrule_list_free(&l);
-	ok(devpolicy_load(&policy, DEVPOLICY_NONE, NULL, NULL, proc_devices,
-			  to(&m)) == 0 && devpolicy_never_filters(&policy) &&
+	ok(devpolicy_load_lines(&policy, DEVPOLICY_NONE, NULL, 0, proc_devices,
+				to(&m)) == 0 &&
+	   devpolicy_never_filters(&policy) &&
 	   !devpolicy_is_open(&policy), "devpolicy_never_filters says so");
 	devpolicy_free(&policy);
 	memset(&m, 0, sizeof(m));
-	ok(devpolicy_load(&policy, DEVPOLICY_NONE, "/dev/null:rw",
-			  "ns.conf:4", proc_devices, to(&m)) < 0 &&
+	ok(devpolicy_load_lines(&policy, DEVPOLICY_NONE,
+				&(struct devpolicy_allow){ "/dev/null:rw",
+							   "ns.conf:4" },
+				1, proc_devices, to(&m)) < 0 &&
 	   errno == EINVAL, "none with DeviceAllow fails the load");
 	like(m.text, "ns.conf:4: DeviceAllow=/dev/null:rw has no effect with "
 	     "DevicePolicy=none", "  naming file:line and the value: %s",
@@ -1112,7 +1121,7 @@ static void test_normalise(void)
 	devrule_list_pin(&l, 'c', 195, 0, 0);
 	devrule_list_add(&l, 'c', 195, 0, false, DEVRULE_M);
 	devrule_list_pin(&l, 'c', 195, 3, DEVRULE_R);
-	is_int(devrule_list_access(&l, 'c', 195, 0), 0,
+	is_int(devaccess(&l, 'c', 195, 0), 0,
 	   "pinned to nothing: neither the wildcard nor an exact rule adds");
 	devrule_list_normalise(&l);
 	is_str(list_str(&l), "c 195:* rw; c 195:0 -; c 195:3 r",
@@ -1194,7 +1203,7 @@ static void test_normalise(void)
 		for (t = 0; t < 2; t++)
 			for (ma = 0; ma < 4; ma++)
 				for (mi = 0; mi < 5; mi++)
-					before[t][ma][mi] = devrule_list_access(
+					before[t][ma][mi] = devaccess(
 						&l, t ? 'c' : 'b', ma, mi);
 		devrule_list_normalise(&l);
 		for (t = 0; t < 2; t++)
@@ -1202,7 +1211,7 @@ static void test_normalise(void)
 				for (mi = 0; mi < 5; mi++) {
 					char ty = t ? 'c' : 'b';
 
-					if (devrule_list_access(&l, ty, ma, mi) !=
+					if (devaccess(&l, ty, ma, mi) !=
 					    before[t][ma][mi])
 						bad_union++;
 					if (first_match(&l, ty, ma, mi) !=

@@ -63,7 +63,7 @@ static void held_text(const struct gresidx_set *set, char *buf, size_t len)
 		n += snprintf(buf + n, len - n, "%s%s", i ? " " : "",
 			      set->names[i].name);
 		for (unsigned x = 0; x < 8; x++)
-			if (gresidx_set_held(set, set->names[i].name, x)) {
+			if (gresidx_name_held(&set->names[i], x)) {
 				n += snprintf(buf + n, len - n, "%s%u", sep, x);
 				sep = ",";
 			}
@@ -88,26 +88,15 @@ static void test_names_apart(void)
 {
 	struct gresidx_set set;
 
-	ok(gresidx_set_parse("nic:1(IDX:0)", &set) == 0, "parse a nic job");
-	ok(gresidx_set_held(&set, "nic", 0), "nic index 0 is held");
-	ok(!gresidx_set_held(&set, "gpu", 0),
-	   "gpu index 0 is not: indices are per GRES name");
-	ok(!gresidx_set_held(&set, "nic", 1), "nic index 1 is not held");
-	gresidx_set_free(&set);
-
-	ok(gresidx_set_parse("gpu:a:1(IDX:1),nic:2(IDX:0-1)", &set) == 0,
-	   "parse a job with GPUs and nics");
-	ok(gresidx_set_held(&set, "gpu", 1) && !gresidx_set_held(&set, "gpu", 0),
-	   "gpu holds 1, not 0");
-	ok(gresidx_set_held(&set, "nic", 0) && gresidx_set_held(&set, "nic", 1) &&
-	   !gresidx_set_held(&set, "nic", 2), "nic holds 0 and 1, not 2");
-	ok(!gresidx_set_held(&set, "gp", 1) && !gresidx_set_held(&set, "gpu:a", 1),
-	   "a name matches exactly, never as a prefix or with its type");
-	gresidx_set_free(&set);
+	sets("nic:1(IDX:0)", "nic=0");
+	/* the name without its type: gpu, never "gpu:a" */
+	sets("gpu:a:1(IDX:1),nic:2(IDX:0-1)", "gpu=1 nic=0,1");
 
 	ok(gresidx_set_parse("gpu:1(IDX:65535)", &set) == 0 &&
-	   gresidx_set_held(&set, "gpu", 65535) &&
-	   !gresidx_set_held(&set, "gpu", 65534) && set.names[0].nbits == 65536,
+	   set.count == 1 && gresidx_name_held(&set.names[0], 65535) &&
+	   !gresidx_name_held(&set.names[0], 65534) &&
+	   !gresidx_name_held(&set.names[0], 65536) &&
+	   set.names[0].nbits == 65536,
 	   "the highest index fits: bitmap of 65536 bits");
 	gresidx_set_free(&set);
 }

@@ -78,7 +78,7 @@ static int check(const char *text, bool strict, const char *const *slurm)
 		.slurm_nodes = slurm,
 	};
 	struct report r;
-	struct nsconf *c = nsconf_parse(text, "t.conf", "n1", fresh());
+	struct nsconf *c = nsconf_load_text(text, "t.conf", "n1", NULL, fresh());
 	int rc;
 
 	msgs[0] = '\0';

@@ -24,7 +24,7 @@
 
 static struct nsconf *parse(const char *text, const char *node)
 {
-	struct nsconf *c = nsconf_parse(text, "t.conf", node, fresh());
+	struct nsconf *c = nsconf_load_text(text, "t.conf", node, NULL, fresh());
 
 	if (!c)
 		diag("parse error: %s", rep.msg);
@@ -38,7 +38,7 @@ static void fails(const char *text, const char *node, const char *msg)
 
 	rep.msg[0] = '\0';
 	errno = 0;
-	c = nsconf_parse(text, "t.conf", node, fresh());
+	c = nsconf_load_text(text, "t.conf", node, NULL, fresh());
 	ok(c == NULL && errno == EINVAL, "rejected: %s", msg);
 	is_str(rep.msg, msg, "  message");
 	nsconf_free(c);
@@ -196,8 +196,8 @@ static void test_sizes(void)
 	      "t.conf:7: ShmSize: invalid size \"50%\" "
 	      "(percentages are not supported)");
 	rep.msg[0] = '\0';
-	nsconf_free(nsconf_parse("BasePath=/b\n\n\n\n\n\nShmSize=12Q",
-				 "namespace.conf", NULL, fresh()));
+	nsconf_free(nsconf_load_text("BasePath=/b\n\n\n\n\n\nShmSize=12Q",
+				     "namespace.conf", NULL, NULL, fresh()));
 	is_str(rep.msg, "namespace.conf:7: ShmSize: invalid size \"12Q\"",
 	       "the message names the file given");
 }
@@ -1246,8 +1246,8 @@ static void test_load(void)
 	struct nsconf *c;
 
 	path = write_temp(override_text, strlen(override_text));
-	c = nsconf_load(path, "gpu03", fresh());
-	if (ok(c != NULL, "nsconf_load reads a file")) {
+	c = nsconf_load_host(path, "gpu03", NULL, fresh());
+	if (ok(c != NULL, "nsconf_load_host reads a file")) {
 		is_int(c->shm_size, 8 * GiB, "  and applies overrides");
 		is_str(c->file, path, "  its file");
 		is_str(rep.msg, "", "  no message");
@@ -1257,31 +1257,33 @@ static void test_load(void)
 
 	path = write_temp("BasePath=/b\nShmSize=12Q\n", 24);
 	errno = 0;
-	c = nsconf_load(path, "n1", fresh());
+	c = nsconf_load_host(path, "n1", NULL, fresh());
 	snprintf(msg, sizeof(msg), "%s:2: ShmSize: invalid size \"12Q\"", path);
 	ok(c == NULL && errno == EINVAL, "a bad file fails with EINVAL");
 	is_str(rep.msg, msg, "  message names the path and line");
 	unlink(path);
 
 	path = write_temp("BasePath=/b\n\0Shared=yes\n", 24);
-	c = nsconf_load(path, "n1", fresh());
+	c = nsconf_load_host(path, "n1", NULL, fresh());
 	snprintf(msg, sizeof(msg), "%s: contains a NUL byte", path);
 	ok(c == NULL && errno == EINVAL, "a NUL byte is an error");
 	is_str(rep.msg, msg, "  message");
 	unlink(path);
 
 	errno = 0;
-	c = nsconf_load("/nonexistent/namespace.conf", "n1", fresh());
+	c = nsconf_load_host("/nonexistent/namespace.conf", "n1", NULL,
+			     fresh());
 	ok(c == NULL && errno == ENOENT, "a missing file fails with ENOENT");
 	is_str(rep.msg, "/nonexistent/namespace.conf: cannot open: No such file "
 	       "or directory", "  with a clear message");
 
-	c = nsconf_load("/tmp", "n1", fresh());
+	c = nsconf_load_host("/tmp", "n1", NULL, fresh());
 	ok(c == NULL && errno == EINVAL, "a directory is refused");
 	is_str(rep.msg, "/tmp: not a regular file", "  message");
 
 	errno = 0;
-	ok(nsconf_load(NULL, "n1", fresh()) == NULL && errno == EINVAL,
+	ok(nsconf_load_host(NULL, "n1", NULL, fresh()) == NULL &&
+	   errno == EINVAL,
 	   "a NULL path is refused");
 }
 
@@ -1297,9 +1299,9 @@ static void test_load_text(void)
 	char *path, *big;
 
 	path = write_temp(override_text, strlen(override_text));
-	f = nsconf_load(path, "gpu03", fresh());
+	f = nsconf_load_host(path, "gpu03", NULL, fresh());
 	unlink(path);
-	if (ok(f != NULL, "nsconf_load reads a file"))
+	if (ok(f != NULL, "nsconf_load_host reads a file"))
 		is_str(f->text, override_text, "  and keeps its exact text");
 	c = nsconf_load_text(override_text, name, "gpu03", NULL, fresh());
 	if (ok(c != NULL, "nsconf_load_text parses the same text") && f) {
@@ -1344,7 +1346,7 @@ static void test_load_text(void)
 }
 
 /*
- * What nsconf_load checks on the filesystem: a Source= whose fixed part is
+ * What nsconf_load_host checks on the filesystem: a Source= whose fixed part is
  * a sticky world-writable directory (a user makes another user's job
  * directory first), a private directory's mount point that a user could
  * make or swap for a link.  Needs root (root- and user-owned dirs).
@@ -1369,7 +1371,7 @@ static struct nsconf *load_line(const char *line, char **path)
 
 	snprintf(text, sizeof(text), "BasePath=/b\n%s\n", line);
 	*path = write_temp(text, strlen(text));
-	c = nsconf_load(*path, "n1", fresh());
+	c = nsconf_load_host(*path, "n1", NULL, fresh());
 	unlink(*path);
 	return c;
 }
@@ -1458,7 +1460,7 @@ static void test_example(void)
 		return;
 	}
 	snprintf(path, sizeof(path), "%s/etc/namespace.conf.example", srcdir);
-	c = nsconf_load(path, "gpu02", fresh());
+	c = nsconf_load_host(path, "gpu02", NULL, fresh());
 	if (!ok(c != NULL, "etc/namespace.conf.example parses"))
 		diag("%s", rep.msg);
 	else
@@ -1534,17 +1536,8 @@ static void test_api_edges(void)
 	struct nsconf *c;
 
 	errno = 0;
-	c = nsconf_parse("Bogus=1", "t.conf", NULL, NULL);
+	c = nsconf_load_text("Bogus=1", "t.conf", NULL, NULL, NULL);
 	ok(c == NULL && errno == EINVAL, "no report is fine");
-	c = nsconf_parse("BasePath=/b", NULL, NULL, fresh());
-	ok(c != NULL, "a NULL name is fine");
-	nsconf_free(c);
-	c = nsconf_parse("Bogus=1", NULL, NULL, fresh());
-	is_str(rep.msg, "namespace.conf:1: unknown key \"Bogus\"",
-	       "  and called namespace.conf in messages");
-	errno = 0;
-	ok(nsconf_parse(NULL, "t.conf", NULL, fresh()) == NULL
-	   && errno == EINVAL, "NULL text is refused");
 	/* No check of its own: a crash, or a report of ASan or valgrind,
 	 * fails the program. */
 	nsconf_free(NULL);

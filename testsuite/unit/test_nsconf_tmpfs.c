@@ -19,7 +19,7 @@
 static struct nsconf *parse_host(const char *text, const char *node,
 				 const char *host)
 {
-	struct nsconf *c = nsconf_parse_host(text, "job_container.conf", node,
+	struct nsconf *c = nsconf_load_text(text, "job_container.conf", node,
 					     host, fresh());
 
 	if (!c)
@@ -39,7 +39,7 @@ static void fails(const char *text, const char *node, const char *msg)
 
 	rep.msg[0] = '\0';
 	errno = 0;
-	c = nsconf_parse(text, "job_container.conf", node, fresh());
+	c = nsconf_load_text(text, "job_container.conf", node, NULL, fresh());
 	ok(c == NULL && errno == EINVAL, "rejected: %s", msg);
 	is_str(rep.msg, msg, "  message");
 	nsconf_free(c);

@@ -41,6 +41,7 @@
 #include "ns/nspool.h"
 #include "ns/nspool_keeper.h"
 #include "ns/nsreap.h"
+#include "nsgone.h"
 #include "tap.h"
 #include "testrep.h"
 #include "testspec.h"
@@ -174,7 +175,7 @@ static void test_no_reaper(void)
 	ok(was_killed(left), "the process left inside was killed");
 	ok(!job_path_exists(11, NULL), "the job's directory is gone");
 	is_int(reap_dirs(), 0, "nothing waits for a reaper");
-	ok(!ns.id || nsmembers_gone(&ns), "the namespace is gone");
+	ok(!ns.id || ns_gone(&ns) == 1, "the namespace is gone");
 }
 
 /* The hand-over: the job's part is done at once, the reaper's later. */
@@ -196,13 +197,13 @@ static void test_hand_over(void)
 	ok(!job_path_exists(12, NULL), "job 12's directory is no longer "
 	   "under its id");
 	is_int(reap_dirs(), 1, "it waits under a reap name");
-	ok(!nsmembers_gone(&ns), "its namespace waits too, held by the "
+	ok(ns_gone(&ns) == 0, "its namespace waits too, held by the "
 	   "request");
 	is_int(kill(left, 0), 0, "the process inside still runs");
 	is_int(nsreap_drain(sock, base, fresh()), 1, "the reaper takes one "
 	       "request");
 	ok(was_killed(left), "the reaper killed the process left inside");
-	ok(nsmembers_gone(&ns), "the namespace is gone");
+	ok(ns_gone(&ns) == 1, "the namespace is gone");
 	is_int(reap_dirs(), 0, "the directory is gone");
 	is_int(nsreap_drain(sock, base, fresh()), 0, "nothing more queued");
 	nsreap_close(sock, base, fresh());
@@ -335,7 +336,7 @@ static void test_stop_reaps_queue(void)
 	   "job 14 ended, its reap queued");
 	nsreap_close(sock, base, fresh());
 	is_int(reap_dirs(), 0, "the stop reaped it");
-	ok(nsmembers_gone(&ns), "its namespace is gone");
+	ok(ns_gone(&ns) == 1, "its namespace is gone");
 	ok(!socket_exists(), "the socket is gone");
 	ok(make_job(15) == 0, "job 15 made");
 	ok(nsreap_delete(base, 15) == 0 && !job_path_exists(15, NULL) &&
@@ -455,7 +456,7 @@ static void test_keeper(void)
 	   !job_path_exists(18, NULL), "job 18 ended");
 	for (int i = 0; i < TAP_WAIT_MS / 10 && !reaped; i++) {
 		usleep(10000);
-		reaped = reap_dirs() == 0 && nsmembers_gone(&ns);
+		reaped = reap_dirs() == 0 && ns_gone(&ns) == 1;
 	}
 	ok(reaped, "the keeper reaped it");
 	nspool_keeper_stop(k);

@@ -12,13 +12,16 @@
 
 #include "dev/cdidoc.h"
 
+static struct cdinode *parse_json(const char *text, const char *name,
+				  struct report *rep);
+
 struct cdinode *cdidoc_parse(const char *text, const char *name,
 			     struct report *rep)
 {
 	size_t n = strlen(name);
 
 	if (n >= 5 && !strcmp(name + n - 5, ".json"))
-		return cdidoc_parse_json(text, name, rep);
+		return parse_json(text, name, rep);
 	return cdidoc_parse_yaml(text, name, rep);
 }
 
@@ -394,7 +397,8 @@ static int jvalue(struct jreader *r, struct cdinode *node)
 	return rc;
 }
 
-struct cdinode *cdidoc_parse_json(const char *text, const char *name,
+/* The JSON reader behind cdidoc_parse(); same contract. */
+static struct cdinode *parse_json(const char *text, const char *name,
 				  struct report *rep)
 {
 	struct jreader r = { .s = text, .line = 1, .name = name, .rep = rep };

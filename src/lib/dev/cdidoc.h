@@ -52,9 +52,7 @@ struct cdinode {
 struct cdinode *cdidoc_parse(const char *text, const char *name,
 			     struct report *rep);
 
-/* The two readers behind cdidoc_parse(); same contract. */
-struct cdinode *cdidoc_parse_json(const char *text, const char *name,
-				  struct report *rep);
+/* The YAML reader behind cdidoc_parse() (cdiyaml.c); same contract. */
 struct cdinode *cdidoc_parse_yaml(const char *text, const char *name,
 				  struct report *rep);
 

@@ -386,6 +386,18 @@ const char *cgroup2_layout_name(enum cgroup2_layout layout)
 {
 	switch (layout) {
 	case CGROUP2_UNIFIED:
+		return "unified";
+	case CGROUP2_HYBRID:
+		return "hybrid";
+	default:
+		return "none";
+	}
+}
+
+const char *cgroup2_layout_describe(enum cgroup2_layout layout)
+{
+	switch (layout) {
+	case CGROUP2_UNIFIED:
 		return "unified (cgroup v2 only)";
 	case CGROUP2_HYBRID:
 		return "hybrid (cgroup v1 controllers, a separate cgroup2)";

@@ -50,8 +50,15 @@ enum cgroup2_layout {
 int cgroup2_probe(const char *mountinfo, enum cgroup2_layout *layout,
 		  char *mount, size_t size);
 
-/* The layout in words, for the log. */
+/*
+ * The layout's name: "unified", "hybrid" or "none", the one name of each
+ * (devns check's cgrouplayout, a documented interface; the backend of each
+ * layout is known by it).
+ */
 const char *cgroup2_layout_name(enum cgroup2_layout layout);
+
+/* The layout in words, for the log: its name and what it means. */
+const char *cgroup2_layout_describe(enum cgroup2_layout layout);
 
 /*
  * Writes the cgroup-v2 path of a process, relative to the hierarchy's root

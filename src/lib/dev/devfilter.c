@@ -61,7 +61,7 @@ _Static_assert(sizeof(struct devfilter_key) == 12, "key layout");
 #define DENIED_KEY_OFF (-16)
 #define DENIED_ONE_OFF (-24)
 
-/* Fields of a packed key (devfilter_pack). */
+/* Fields of a packed key (pack). */
 #define PACK_TYPE_SHIFT 48
 #define PACK_WILD_SHIFT 32
 #define PACK_MAJOR_SHIFT 20
@@ -108,7 +108,11 @@ static bool is_canonical(const struct devrule_list *list)
 	return true;
 }
 
-uint64_t devfilter_pack(const struct devfilter_key *k)
+/*
+ * The 64-bit form of a key (see devfilter_unpack).  k's major and minor
+ * must be in the kernel's ranges (or the minor DEVFILTER_ANY_MINOR).
+ */
+static uint64_t pack(const struct devfilter_key *k)
 {
 	bool wild = k->minor == DEVFILTER_ANY_MINOR;
 
@@ -135,8 +139,9 @@ int devfilter_unpack(uint64_t packed, struct devfilter_key *k)
 	return 0;
 }
 
-uint32_t devfilter_place(const struct devfilter_table *t, int which,
-			 uint64_t packed)
+/* Slot index of packed in t by hash function which (0 or 1). */
+static uint32_t place(const struct devfilter_table *t, int which,
+		      uint64_t packed)
 {
 	return (uint32_t)((packed * t->mult[which]) >> t->shift);
 }
@@ -158,10 +163,10 @@ static uint64_t splitmix64(uint64_t *state)
  */
 static bool cuckoo_insert(struct devfilter_table *t, struct devfilter_slot e)
 {
-	uint32_t pos = devfilter_place(t, 0, e.key);
+	uint32_t pos = place(t, 0, e.key);
 
 	if (t->slots[pos].key) {
-		uint32_t alt = devfilter_place(t, 1, e.key);
+		uint32_t alt = place(t, 1, e.key);
 
 		if (!t->slots[alt].key)
 			pos = alt;
@@ -173,9 +178,9 @@ static bool cuckoo_insert(struct devfilter_table *t, struct devfilter_slot e)
 		if (!out.key)
 			return true;
 		e = out;
-		pos = pos == devfilter_place(t, 0, e.key)
-			      ? devfilter_place(t, 1, e.key)
-			      : devfilter_place(t, 0, e.key);
+		pos = pos == place(t, 0, e.key)
+			      ? place(t, 1, e.key)
+			      : place(t, 0, e.key);
 	}
 	return false;
 }
@@ -206,7 +211,7 @@ static int place_all(struct devfilter_table *t)
 		t->mult[1] = splitmix64(&state) | 1;
 		for (i = 0; i < t->count; i++) {
 			struct devfilter_slot e = {
-				.key = devfilter_pack(&t->keys[i]),
+				.key = pack(&t->keys[i]),
 				.access = t->access[i],
 			};
 

@@ -25,7 +25,7 @@
 /*
  * The record of denied accesses: a BPF hash map named DEVFILTER_DENIED_NAME
  * that the program updates on its deny path only.  Its key is the device's
- * devfilter_pack() form with the requested access bits (DEVRULE_*) at
+ * packed form (devfilter_unpack()) with the requested access bits (DEVRULE_*) at
  * DEVFILTER_DENIED_ACCESS_SHIFT, its value a 64-bit count.  The key
  * DEVFILTER_DENIED_OTHER, put in when the map is made, counts the denials
  * that found the map full (DEVFILTER_DENIED_MAX keys).
@@ -50,7 +50,7 @@ struct devfilter_key {
 };
 
 /*
- * One slot of the map: a rule's key packed into 64 bits (devfilter_pack(),
+ * One slot of the map: a rule's key packed into 64 bits (devfilter_unpack(),
  * never 0) or 0 for an empty slot, and the rule's DEVRULE_* bits (the
  * kernel's BPF_DEVCG_ACC_* values).
  */
@@ -63,7 +63,7 @@ struct devfilter_slot {
 /*
  * The rules of one list: keys[i]/access[i] in canonical order, and the
  * same entries placed in slots[nslots] (a power of two) for the map.  Each
- * entry sits in one of its two places, devfilter_place(t, 0 or 1, key).
+ * entry sits in one of its two places, slot (key * mult[0 or 1]) >> shift.
  */
 struct devfilter_table {
 	struct devfilter_key *keys;
@@ -78,18 +78,12 @@ struct devfilter_table {
 };
 
 /*
- * The 64-bit form of a key: type << 48 | wildcard << 32 | major << 20 |
- * minor (0 for a wildcard).  k's major and minor must be in the kernel's
- * ranges above (or the minor DEVFILTER_ANY_MINOR).
+ * The key of a slot's 64-bit form: type << 48 | wildcard << 32 |
+ * major << 20 | minor (0 for a wildcard).  Returns 0, or -1 with EINVAL
+ * for what a table never holds (0, an unknown type, a wildcard with a
+ * minor).
  */
-uint64_t devfilter_pack(const struct devfilter_key *k);
-
-/* The key of a packed form; -1 with EINVAL for what pack never makes. */
 int devfilter_unpack(uint64_t packed, struct devfilter_key *k);
-
-/* Slot index of packed in t by hash function which (0 or 1). */
-uint32_t devfilter_place(const struct devfilter_table *t, int which,
-			 uint64_t packed);
 
 /*
  * Fills t from list (pure).  A list not in devrule_list_normalise() form is

@@ -249,16 +249,6 @@ error:
 	return -1;
 }
 
-int devpolicy_load(struct devpolicy *policy, enum devpolicy_mode mode,
-		   const char *device_allow, const char *where,
-		   const char *proc_devices, struct report *rep)
-{
-	struct devpolicy_allow line = { device_allow, where };
-
-	return devpolicy_load_lines(policy, mode, &line, device_allow ? 1 : 0,
-				    proc_devices, rep);
-}
-
 void devpolicy_free(struct devpolicy *policy)
 {
 	devrule_list_free(&policy->base);

@@ -68,7 +68,7 @@ enum devpolicy_mode {
 
 /*
  * A node's DevicePolicy and DeviceAllow, resolved once when namespace.conf
- * is loaded (devpolicy_load): what every job of the node starts from,
+ * is loaded (devpolicy_load_lines): what every job of the node starts from,
  * before its GRES devices are added (devpolicy_build).
  */
 struct devpolicy {
@@ -132,14 +132,6 @@ int devrule_list_pin(struct devrule_list *list, char type, uint32_t major,
 void devrule_list_normalise(struct devrule_list *list);
 
 /*
- * The access bits the list grants to a device, by the semantics above
- * (pinned rules, else the union; works on lists that are not normalised).
- * The reference the filter is tested against.
- */
-unsigned devrule_list_access(const struct devrule_list *list, char type,
-			     uint32_t major, uint32_t minor);
-
-/*
  * False when the list allows everything (default allow and no rule), so the
  * caller need make neither a cgroup nor a program.  Expects a normalised list.
  */
@@ -198,7 +190,7 @@ int devpolicy_check_allow(const char *text, struct report *rep);
  * and each class (char-NAME or block-NAME, NAME maybe a pattern) a class
  * of proc_devices (NULL: /proc/devices); one that matches nothing is an
  * error, "WHERE: DeviceAllow entry '...': no ...", where the load only
- * warns.  Paths and numbers are not looked at (devpolicy_load() warns
+ * warns.  Paths and numbers are not looked at (devpolicy_load_lines() warns
  * about a missing path).  Returns 0, or -1 with EINVAL after reporting,
  * or ENOMEM.
  */
@@ -206,23 +198,16 @@ int devpolicy_check_patterns(const char *text, const char *where,
 			     const char *proc_devices, struct report *rep);
 
 /*
- * Resolves a node's policy: the DeviceAllow value (messages about it start
- * with where, e.g. "namespace.conf:12", when not NULL) as
- * devpolicy_parse_allow() does, and for "closed", and "auto" with
- * DeviceAllow, the standard pseudo-devices (/dev/null, /dev/zero, ...,
- * the pts class; a missing one is a warning).  proc_devices NULL means
- * /proc/devices.  DeviceAllow and where are kept for devpolicy_check_gres().
- * Returns 0, or -1 with errno (EINVAL after an error was reported) and
- * policy empty; free with devpolicy_free() either way.
- */
-int devpolicy_load(struct devpolicy *policy, enum devpolicy_mode mode,
-		   const char *device_allow, const char *where,
-		   const char *proc_devices, struct report *rep);
-
-/*
- * devpolicy_load() from several DeviceAllow lines, as namespace.conf adds
- * them up (count 0: no DeviceAllow): their entries make one list, and the
- * messages about an entry start with its own line's where.
+ * Resolves a node's policy from its DeviceAllow lines, as namespace.conf
+ * adds them up (count 0: no DeviceAllow): their entries make one list,
+ * each parsed as devpolicy_parse_allow() does, and the messages about an
+ * entry start with its own line's where (e.g. "namespace.conf:12", when
+ * not NULL).  For "closed", and "auto" with DeviceAllow, the standard
+ * pseudo-devices are added (/dev/null, /dev/zero, ..., the pts class; a
+ * missing one is a warning).  proc_devices NULL means /proc/devices.  The
+ * lines are kept for devpolicy_check_gres().  Returns 0, or -1 with errno
+ * (EINVAL after an error was reported) and policy empty; free with
+ * devpolicy_free() either way.
  */
 int devpolicy_load_lines(struct devpolicy *policy, enum devpolicy_mode mode,
 			 const struct devpolicy_allow *lines, size_t count,

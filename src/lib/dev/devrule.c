@@ -158,34 +158,6 @@ void devrule_list_normalise(struct devrule_list *list)
 	list->count = n;
 }
 
-unsigned devrule_list_access(const struct devrule_list *list, char type,
-			     uint32_t major, uint32_t minor)
-{
-	unsigned access = 0, pinned_access = 0;
-	bool matched = false, pinned = false;
-	size_t i;
-
-	for (i = 0; i < list->count; i++) {
-		const struct devrule *r = &list->rules[i];
-
-		if (r->type != type || r->major != major ||
-		    !(r->any_minor || r->minor == minor))
-			continue;
-		if (r->pinned) {
-			pinned_access |= r->access;
-			pinned = true;
-		} else {
-			access |= r->access;
-			matched = true;
-		}
-	}
-	if (pinned)
-		return pinned_access;
-	if (!matched)
-		return list->default_allow ? DEVRULE_RWM : 0;
-	return access;
-}
-
 bool devrule_list_needs_filter(const struct devrule_list *list)
 {
 	return !(list->default_allow && list->count == 0);

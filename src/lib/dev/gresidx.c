@@ -196,13 +196,9 @@ int gresidx_set_parse(const char *detail, struct gresidx_set *set)
 	return gresidx_parse(detail, set_index, set) ? -1 : 0;
 }
 
-bool gresidx_set_held(const struct gresidx_set *set, const char *name,
-		      unsigned index)
+bool gresidx_name_held(const struct gresidx_name *n, unsigned index)
 {
-	const struct gresidx_name *n = find_name(set, name);
-
-	return n && index < n->nbits &&
-	       (n->bits[index / 8] & (1u << (index % 8)));
+	return index < n->nbits && (n->bits[index / 8] & (1u << (index % 8)));
 }
 
 void gresidx_set_free(struct gresidx_set *set)

@@ -53,9 +53,8 @@ struct gresidx_set {
  */
 int gresidx_set_parse(const char *detail, struct gresidx_set *set);
 
-/* Whether set gives index of GRES name (false for an absent name). */
-bool gresidx_set_held(const struct gresidx_set *set, const char *name,
-		      unsigned index);
+/* Whether n holds device index (bit index of n->bits). */
+bool gresidx_name_held(const struct gresidx_name *n, unsigned index);
 
 void gresidx_set_free(struct gresidx_set *set);
 

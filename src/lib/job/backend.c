@@ -206,7 +206,6 @@ int backend_job_cgroup_none(const struct jobct_node *node, uint32_t job_id,
 }
 
 const struct jobct_backend nocg_backend = {
-	.name = "none",
 	.place = "no cgroup2, no device filter",
 	.check = nocg_check,
 	.apply = nocg_apply,

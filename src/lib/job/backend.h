@@ -30,8 +30,6 @@
 
 /* What each backend does; every verb returns 0 or -1 with errno. */
 struct jobct_backend {
-	/* the layout's name (devns check's "cgrouplayout") */
-	const char *name;
 	/* where the job's filter goes, for slurmd's log */
 	const char *place;
 	/*

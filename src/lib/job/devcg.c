@@ -307,7 +307,6 @@ static int check(const struct jobct_node *node, bool step_cgroups,
 }
 
 const struct jobct_backend devcg_backend = {
-	.name = "hybrid",
 	.place = "device filters on devns's own cgroup2 tree",
 	.check = check,
 	.apply = apply,

@@ -52,7 +52,7 @@ const struct devpolicy *jobct_node_policy(const struct jobct_node *node)
 
 const char *jobct_node_layout(const struct jobct_node *node)
 {
-	return node->backend->name;
+	return cgroup2_layout_name(node->layout);
 }
 
 static int strdup_opt(char **dst, const char *src)
@@ -314,7 +314,7 @@ void jobct_node_report(const struct jobct_node *node,
 		       const struct jobct_slurm *slurm, struct report *rep)
 {
 	report_notice(rep, "cgroup layout: %s (%s)",
-		      cgroup2_layout_name(node->layout),
+		      cgroup2_layout_describe(node->layout),
 		      devpolicy_never_filters(&node->policy)
 		      ? "DevicePolicy=none: no device filter, devices are Slurm's"
 		      : node->backend->place);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * stepcg.c - the job's device filter on Slurm's own step cgroups (the
- * unified layout).  See stepcg.h.
+ * unified layout): the backend's verbs.  Where the job and its steps are
+ * is stepcg_find.c.  See stepcg.h.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -19,9 +20,7 @@
 #include "job/denied.h"
 #include "job/marker.h"
 #include "job/stepcg.h"
-#include "util/sluid.h"
-
-#define EXTERN_STEP "step_extern"
+#include "job/stepcg_int.h"
 
 /* Where a step's tasks and adopted logins are: Slurm's "user" cgroup. */
 #define STEP_TASKS "user"
@@ -32,119 +31,6 @@ static const char *const step_leaves[] = { "user", "slurm" };
 
 /* How long release waits for killed job processes to exit. */
 #define KILL_WAIT_MS 2000
-
-/* Whether the len bytes at c name the job's cgroup: job_<id>, or (from
- * 26.05, unless CgroupJobIdPaths=yes) its SLUID. */
-static bool is_job_cgroup(const char *c, size_t len, uint32_t job_id,
-			  uint64_t sluid)
-{
-	char name[32];
-	uint32_t id;
-
-	if (cgroup2_job_parse(c, len, &id))
-		return id == job_id;
-	return sluid_format(sluid, name, sizeof(name)) == 0 &&
-	       len == SLUID_LEN && !strncmp(c, name, len);
-}
-
-/* Copies the n bytes at src into dst (size bytes) as a string. */
-static int copy_part(char *dst, size_t size, const char *src, size_t n)
-{
-	if (n >= size) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	memcpy(dst, src, n);
-	dst[n] = '\0';
-	return 0;
-}
-
-int stepcg_parse(const char *path, uint32_t job_id, uint64_t sluid,
-		 char *job_rel, size_t job_rel_size, char *step,
-		 size_t step_size)
-{
-	for (const char *c = path; *c; ) {
-		const char *next = strchrnul(c, '/'), *s, *s_end;
-
-		if (is_job_cgroup(c, (size_t)(next - c), job_id, sluid) &&
-		    *next == '/' && !strncmp(next + 1, "step_", 5)) {
-			s = next + 1;
-			s_end = strchrnul(s, '/');
-			if (copy_part(job_rel, job_rel_size, path,
-				      (size_t)(next - path)) < 0 ||
-			    copy_part(step, step_size, s, (size_t)(s_end - s)) < 0)
-				return -1;
-			return 0;
-		}
-		c = *next ? next + 1 : next;
-	}
-	errno = EINVAL;
-	return -1;
-}
-
-/* Where the calling process is: its job's cgroup and its step. */
-static int self_step(const struct jobct_node *node, uint32_t job_id,
-		     uint64_t sluid, char *job_rel, size_t job_rel_size,
-		     char *step, size_t step_size, struct report *rep)
-{
-	char self[PATH_MAX];
-
-	if (node->ops->self_cgroup(self, sizeof(self)) < 0)
-		return report_errno(rep, errno, "cannot read its own cgroup");
-	if (stepcg_parse(self, job_id, sluid, job_rel, job_rel_size, step,
-			 step_size) < 0)
-		return report_errno(rep, errno,
-				    "its cgroup /%s is not a step of job %u in Slurm's cgroup/v2 tree (devns needs ProctrackType=proctrack/cgroup on this layout)",
-				    self, job_id);
-	return 0;
-}
-
-/*
- * The step of the calling process, which must be in the job's cgroup
- * job_rel (the marker's: setup found it from the extern step's SLUID or
- * id, so a later process needs neither).
- */
-static int self_step_in(const struct jobct_node *node, const char *job_rel,
-			char *step, size_t step_size, struct report *rep)
-{
-	char self[PATH_MAX];
-	size_t len = strlen(job_rel);
-	const char *s;
-
-	if (node->ops->self_cgroup(self, sizeof(self)) < 0)
-		return report_errno(rep, errno, "cannot read its own cgroup");
-	s = self + len + 1;
-	if (strncmp(self, job_rel, len) || self[len] != '/' ||
-	    strncmp(s, "step_", 5)) {
-		errno = EINVAL;
-		return report_error(rep, "its cgroup /%s is not in the one its filter was set up for (/%s)",
-				    self, job_rel);
-	}
-	if (copy_part(step, step_size, s, strcspn(s, "/")) < 0)
-		return report_errno(rep, errno, "its cgroup /%s", self);
-	return 0;
-}
-
-/* <cgroup2>/<job_rel>/<step>; -1 with errno. */
-static int open_step(const struct jobct_node *node, const char *job_rel,
-		     const char *step)
-{
-	char rel[PATH_MAX];
-	int root_fd, fd, saved;
-
-	if ((size_t)snprintf(rel, sizeof(rel), "%s/%s", job_rel, step) >=
-	    sizeof(rel)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	if ((root_fd = backend_open_root(node)) < 0)
-		return -1;
-	fd = node->ops->cg_open_at(root_fd, rel, false);
-	saved = errno;
-	close(root_fd);
-	errno = saved;
-	return fd;
-}
 
 /* Detaches every program of ours from the cgroup; 0 or -1. */
 static int detach_leaf(int leaf_fd)
@@ -197,15 +83,15 @@ static int apply(const struct jobct_node *node, uint32_t job_id,
 	char job_rel[PATH_MAX], step[NAME_MAX + 1];
 	int step_fd, prog_fd = -1, saved;
 
-	if (self_step(node, job_id, sluid, job_rel, sizeof(job_rel), step,
-		      sizeof(step), rep) < 0)
+	if (stepcg_self_step(node, job_id, sluid, job_rel, sizeof(job_rel),
+			     step, sizeof(step), rep) < 0)
 		return -1;
 	if (strcmp(step, EXTERN_STEP)) {
 		errno = EINVAL;
 		return report_error(rep, "set up from /%s/%s, not from the extern step (PrologFlags=Contain)",
 				    job_rel, step);
 	}
-	if ((step_fd = open_step(node, job_rel, step)) < 0)
+	if ((step_fd = stepcg_open_step(node, job_rel, step)) < 0)
 		return report_errno(rep, errno, "cannot open its cgroup /%s/%s",
 				    job_rel, step);
 	/*
@@ -238,52 +124,6 @@ error:
 	return -1;
 }
 
-/* The program of the job, from its extern step's cgroup. */
-static int job_prog(const struct jobct_node *node, const char *job_rel,
-		    struct report *rep)
-{
-	int step_fd, prog_fd;
-
-	if ((step_fd = open_step(node, job_rel, EXTERN_STEP)) < 0)
-		return report_errno(rep, errno,
-				    "its extern step's cgroup /%s/" EXTERN_STEP " is gone",
-				    job_rel);
-	prog_fd = node->ops->prog_find(step_fd);
-	close(step_fd);
-	if (prog_fd < 0)
-		return report_errno(rep, errno,
-				    "its device filter is not on /%s/" EXTERN_STEP,
-				    job_rel);
-	return prog_fd;
-}
-
-/* Whether job_rel, from the marker, is what setup wrote. */
-static bool job_rel_valid(const char *job_rel, uint32_t job_id)
-{
-	const char *last = strrchr(job_rel, '/');
-
-	/* A relative path ending in job_<id> or a SLUID (setup knew which). */
-	last = last ? last + 1 : job_rel;
-	return job_rel[0] != '/' && !strstr(job_rel, "..") &&
-	       (is_job_cgroup(last, strlen(last), job_id, 0) ||
-		sluid_is_form(last, strlen(last)));
-}
-
-/* The job's cgroup from the marker; checked to be what setup wrote. */
-static int marker_job_rel(const struct jobct_node *node, uint32_t job_id,
-			  char *job_rel, size_t size)
-{
-	int found = marker_read(node, job_id, job_rel, size);
-
-	if (found <= 0 || !strcmp(job_rel, MARKER_NO_FILTER))
-		return found < 0 ? -1 : 0;
-	if (!job_rel_valid(job_rel, job_id)) {
-		errno = EINVAL;
-		return -1;
-	}
-	return 1;
-}
-
 /*
  * In a process of the job, before it runs anything of the user's: make
  * sure the job's filter is attached to the cgroups of the step the process
@@ -299,11 +139,11 @@ static int join(const struct jobct_node *node, uint32_t job_id,
 	int step_fd, prog_fd, rc;
 
 	(void)job_id;	/* the process's own cgroup must be in marked */
-	if (self_step_in(node, marked, step, sizeof(step), rep) < 0)
+	if (stepcg_self_step_in(node, marked, step, sizeof(step), rep) < 0)
 		return -1;
-	if ((prog_fd = job_prog(node, marked, rep)) < 0)
+	if ((prog_fd = stepcg_job_prog(node, marked, rep)) < 0)
 		return -1;
-	if ((step_fd = open_step(node, marked, step)) < 0) {
+	if ((step_fd = stepcg_open_step(node, marked, step)) < 0) {
 		close(prog_fd);
 		return report_errno(rep, errno, "cannot open its cgroup /%s/%s",
 				    marked, step);
@@ -324,9 +164,9 @@ static int enter_extern(const struct jobct_node *node, uint32_t job_id,
 {
 	int fd, rc;
 
-	if (!job_rel_valid(job_rel, job_id))
+	if (!stepcg_job_rel_valid(job_rel, job_id))
 		return report_errno(rep, EINVAL, "its filter marker is unreadable or gone");
-	if ((fd = open_step(node, job_rel, EXTERN_STEP "/slurm")) < 0)
+	if ((fd = stepcg_open_step(node, job_rel, EXTERN_STEP "/slurm")) < 0)
 		return report_errno(rep, errno,
 				    "cannot open /%s/" EXTERN_STEP "/slurm", job_rel);
 	rc = node->ops->cg_move_pid(fd, 0);
@@ -350,9 +190,9 @@ static int adopt(const struct jobct_node *node, uint32_t job_id,
 	int prog_fd;
 
 	(void)kill_uncontained;
-	if (!job_rel_valid(job_rel, job_id))
+	if (!stepcg_job_rel_valid(job_rel, job_id))
 		return report_errno(rep, EINVAL, "its filter marker is unreadable");
-	if ((prog_fd = job_prog(node, job_rel, rep)) < 0)
+	if ((prog_fd = stepcg_job_prog(node, job_rel, rep)) < 0)
 		return -1;
 	close(prog_fd);
 	return 0;
@@ -414,8 +254,8 @@ static int release(const struct jobct_node *node, uint32_t job_id)
 	struct dirent *ep;
 	DIR *dp;
 
-	if ((found = marker_job_rel(node, job_id, job_rel,
-				    sizeof(job_rel))) < 0)
+	if ((found = stepcg_marker_job_rel(node, job_id, job_rel,
+					   sizeof(job_rel))) < 0)
 		return -1;
 	if (!found)	/* no filter: only its record */
 		return marker_remove(node, job_id);
@@ -553,8 +393,8 @@ static int each_cgroup(const struct jobct_node *node, uint32_t job_id,
 	int found, root_fd, job_fd, rc = 0;
 	DIR *dp;
 
-	if ((found = marker_job_rel(node, job_id, job_rel,
-				    sizeof(job_rel))) <= 0)
+	if ((found = stepcg_marker_job_rel(node, job_id, job_rel,
+					   sizeof(job_rel))) <= 0)
 		return found;	/* no filter, or -1 */
 	if (backend_root_path(node, root, sizeof(root)) < 0)
 		return -1;
@@ -593,18 +433,17 @@ static int check(const struct jobct_node *node, bool step_cgroups,
 	if (!step_cgroups) {
 		errno = ENOTSUP;
 		return report_error(rep, "%s ask for device containment, which on the %s layout devns attaches to Slurm's step cgroups: set ProctrackType=proctrack/cgroup (refusing to start rather than run jobs unfiltered)",
-				    asks, cgroup2_layout_name(node->layout));
+				    asks, cgroup2_layout_describe(node->layout));
 	}
 	report_init(&why, NULL, NULL);
 	if (check_attachable(node, &why) < 0)
 		return report_error(rep, "%s ask for device containment, which cannot be given on the %s layout: %s",
-				    asks, cgroup2_layout_name(node->layout),
+				    asks, cgroup2_layout_describe(node->layout),
 				    why.msg);
 	return 0;
 }
 
 const struct jobct_backend stepcg_backend = {
-	.name = "unified",
 	.place = "Slurm-managed cgroup v2, device filters attached to Slurm's step cgroups",
 	.check = check,
 	.apply = apply,

@@ -19,7 +19,7 @@
  * devns check makes them all, as errors (exit 1).  slurmd makes those that
  * cannot be wrong at start and right a moment later: the scripts an error
  * (the node could run no job), Source= a warning (a disk or automount may
- * come later); the DeviceAllow patterns are devpolicy_load()'s warnings
+ * come later); the DeviceAllow patterns are devpolicy_load_lines()'s warnings
  * there, and slurmd does not read slurm.conf's node list.
  *
  * Every message starts "FILE:LINE: " with the line of the setting.

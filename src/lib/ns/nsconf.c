@@ -242,28 +242,22 @@ static void parser_free(struct parser *p)
 	errno = saved;
 }
 
-struct nsconf *nsconf_parse(const char *text, const char *name,
-			    const char *nodename, struct report *rep)
-{
-	return nsconf_parse_host(text, name, nodename, NULL, rep);
-}
-
-struct nsconf *nsconf_parse_host(const char *text, const char *name,
+/*
+ * The settings of text (named name in messages and conf->file) for the
+ * node nodename whose NodeHostname is hostname, without the filesystem
+ * checks.  Returns as nsconf_load_host().
+ */
+static struct nsconf *parse_text(const char *text, const char *name,
 				 const char *nodename, const char *hostname,
 				 struct report *rep)
 {
 	struct parser p = {
-		.name = name ? name : "namespace.conf",
+		.name = name,
 		.nodename = nodename,
 		.hostname = hostname,
 		.rep = rep,
 	};
 
-	if (!text) {
-		nsconf_file_error(p.name, rep, "no text");
-		errno = EINVAL;
-		return NULL;
-	}
 	if (!(p.conf = calloc(1, sizeof(*p.conf))))
 		goto error;
 	if (nsconf_text_parse(&p, text, false) < 0 ||
@@ -294,8 +288,7 @@ static struct nsconf *load_owned(char *text, const char *path,
 				 const char *nodename, const char *hostname,
 				 struct report *rep)
 {
-	struct nsconf *conf = nsconf_parse_host(text, path, nodename, hostname,
-						rep);
+	struct nsconf *conf = parse_text(text, path, nodename, hostname, rep);
 	int saved;
 
 	if (conf && nsconf_paths_check(conf, rep) < 0) {
@@ -312,12 +305,6 @@ static struct nsconf *load_owned(char *text, const char *path,
 	}
 	conf->text = text;
 	return conf;
-}
-
-struct nsconf *nsconf_load(const char *path, const char *nodename,
-			   struct report *rep)
-{
-	return nsconf_load_host(path, nodename, NULL, rep);
 }
 
 struct nsconf *nsconf_load_host(const char *path, const char *nodename,

@@ -131,7 +131,7 @@ struct nsconf_scope {
 
 struct nsconf {
 	char *base_path;          /* NULL when BasePath=none; %h and %n
-				   * expanded (nsconf_parse_host) */
+				   * expanded (nsconf_load_host) */
 	bool auto_base_path;
 	char **dirs;              /* NULL-terminated, default {"/tmp","/dev/shm"} */
 	struct nsconf_dir *dir_conf; /* one per dirs entry, same order */
@@ -163,7 +163,7 @@ struct nsconf {
 	/*
 	 * This node's DeviceAllow lines: the global ones add up, and the
 	 * NodeName lines that name the node add up and replace them;
-	 * DeviceAllow=none empties the set of its kind.  devpolicy_load()
+	 * DeviceAllow=none empties the set of its kind.  devpolicy_load_lines()
 	 * resolves them.  The syntax of every DeviceAllow of the file,
 	 * whichever node its line names, has been checked by the parser.
 	 */
@@ -197,30 +197,34 @@ struct nsconf {
 
 /*
  * Parse the file at path for the node called nodename (NULL: no NodeName
- * line applies), then check on this node's filesystem what root will act
- * on below directories others may write to (nsconf_paths_check).
+ * line applies) whose NodeHostname is hostname (NULL: the node name, as
+ * slurm.conf's default), then check on this node's filesystem what root
+ * will act on below directories others may write to (nsconf_paths_check).
+ * BasePath's first %h becomes hostname and its first %n nodename, as
+ * Slurm's slurm_conf_expand_slurmd_path() does for job_container/tmpfs; a
+ * BasePath with %h or %n and no node name is an error naming its line.
  * Returns a new nsconf to free with nsconf_free(), or NULL
  * with errno set (EINVAL for a bad file, else the system error) and a
  * message in rep (when not NULL): "FILE:LINE: what is wrong"
  * for a line, "FILE: what is wrong" for the file as a whole, e.g.
  * "FILE: cannot open: No such file or directory".
  */
-struct nsconf *nsconf_load(const char *path, const char *nodename,
-			   struct report *rep);
+struct nsconf *nsconf_load_host(const char *path, const char *nodename,
+				const char *hostname, struct report *rep);
 
 /*
  * nsconf_load_host() from text, the file's contents as read before
  * (slurmd's, handed to slurmstepd: ns/nsconf_msg.h), with the same checks:
  * path names the file in messages and in conf->file.  Text longer than
- * NSCONF_MAX_SIZE is refused (EFBIG).  Returns as nsconf_load().
+ * NSCONF_MAX_SIZE is refused (EFBIG).  Returns as nsconf_load_host().
  */
 struct nsconf *nsconf_load_text(const char *text, const char *path,
 				const char *nodename, const char *hostname,
 				struct report *rep);
 
 /*
- * The checks nsconf_load() makes on the node's filesystem after parsing
- * (nsconf_parse() makes none): each private directory's mount point
+ * The checks nsconf_load_host() makes on the node's filesystem after
+ * parsing: each private directory's mount point
  * (safepath_check_mount_point: root-owned ancestors no other user may
  * write to, but for a sticky one whose next component is root's; no
  * link) and the fixed part of each Source= template that has a variable
@@ -232,26 +236,6 @@ struct nsconf *nsconf_load_text(const char *text, const char *path,
  * "FILE:LINE: ..." in rep.
  */
 int nsconf_paths_check(const struct nsconf *conf, struct report *rep);
-
-/*
- * nsconf_load() from the text of a file, without its filesystem checks;
- * name stands for the file in messages and in conf->file.
- */
-struct nsconf *nsconf_parse(const char *text, const char *name,
-			    const char *nodename, struct report *rep);
-
-/*
- * nsconf_load() and nsconf_parse() for a node whose NodeHostname is
- * hostname (NULL: the node name, as slurm.conf's default): BasePath's
- * first %h becomes hostname and its first %n nodename, as Slurm's
- * slurm_conf_expand_slurmd_path() does for job_container/tmpfs.  A
- * BasePath with %h or %n and no node name is an error naming its line.
- */
-struct nsconf *nsconf_load_host(const char *path, const char *nodename,
-				const char *hostname, struct report *rep);
-struct nsconf *nsconf_parse_host(const char *text, const char *name,
-				 const char *nodename, const char *hostname,
-				 struct report *rep);
 
 /* Free conf and everything it holds; NULL is fine. */
 void nsconf_free(struct nsconf *conf);

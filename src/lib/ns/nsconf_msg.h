@@ -40,7 +40,7 @@ struct nsconf_msg {
 
 /*
  * Encode the message for conf (conf->file and conf->text, as
- * nsconf_load() or nsconf_load_text() made them).  Returns a buffer to
+ * nsconf_load_host() or nsconf_load_text() made them).  Returns a buffer to
  * free() with its length in *len, or NULL with errno (EINVAL: conf has no
  * file or text, or one is over the bounds) and rep.
  */

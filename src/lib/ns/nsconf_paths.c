@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * nsconf_paths.c - what nsconf_load() checks on the node's filesystem
+ * nsconf_paths.c - what nsconf_load_host() checks on the node's filesystem
  * after parsing: the private directories' mount points and the fixed
  * part of Source= templates.  See nsconf.h.
  */

@@ -76,7 +76,12 @@ int nsmembers_ident(int ns_fd, struct nsmembers_ns *ns)
 	return 0;
 }
 
-bool nsmembers_gone(const struct nsmembers_ns *ns)
+/*
+ * True when the namespace ns (with an id) no longer exists: no process,
+ * pin or open fd holds it.  False while it exists, and always without an
+ * id.  Costs one system call, whatever the node runs.
+ */
+static bool gone(const struct nsmembers_ns *ns)
 {
 	return ns->id && lookup_by_id(ns->id) == 0;
 }
@@ -173,7 +178,7 @@ int nsmembers_kill(const struct nsmembers_ns *ns, long wait_ms)
 	for (;;) {
 		int found;
 
-		if (nsmembers_gone(ns))
+		if (gone(ns))
 			return 0;
 		if ((found = nsmembers_scan(ns, NULL, 0, true)) <= 0)
 			return found;

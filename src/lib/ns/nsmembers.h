@@ -37,17 +37,11 @@ uint64_t nsmembers_id(int ns_fd);
 /*
  * Identify the mount namespace ns_fd refers to (a pin or an
  * /proc/<pid>/ns/mnt, held open).  ns->id is set only when the kernel can
- * both give it and look the namespace up by it (nsmembers_gone() works).
+ * both give it and look the namespace up by it (nsmembers_kill() then
+ * needs no search for a gone one).
  * Returns 0, or -1 with errno.
  */
 int nsmembers_ident(int ns_fd, struct nsmembers_ns *ns);
-
-/*
- * True when the namespace ns (with an id) no longer exists: no process,
- * pin or open fd holds it.  False while it exists, and always without an
- * id.  Costs one system call, whatever the node runs.
- */
-bool nsmembers_gone(const struct nsmembers_ns *ns);
 
 /*
  * Find the processes inside ns other than the caller: the first max go

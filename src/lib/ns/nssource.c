@@ -93,8 +93,8 @@ static int source_owner_check(int fd, bool last, uid_t uid, const char *path,
  * The fixed part's last directory, below which root creates: root's, and
  * not open to others' writes, sticky or not.  Not sticky, a user could
  * swap what root just made; sticky, a user could make another user's
- * directory first and keep that user's jobs from starting.  nsconf_load()
- * refuses such a Source already; this holds for a directory changed since.
+ * directory first and keep that user's jobs from starting.
+ * nsconf_load_host() refuses such a Source already; this holds for a directory changed since.
  */
 static int fixed_top_check(int fd, const char *path, size_t len,
 			   struct report *rep)

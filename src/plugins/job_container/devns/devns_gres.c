@@ -155,7 +155,7 @@ static gres_state_t *job_gres_state(const struct gresidx_name *n,
 	js->gres_bit_alloc = xcalloc(1, sizeof(bitstr_t *));
 	js->gres_bit_alloc[0] = bit_alloc(nbits);
 	for (unsigned i = 0; i < n->nbits; i++)
-		if (n->bits[i / 8] & (1u << (i % 8)))
+		if (gresidx_name_held(n, i))
 			bit_set(js->gres_bit_alloc[0], i);
 	gs->plugin_id = gres_build_id((char *)n->name);
 	gs->gres_name = xstrdup(n->name);
