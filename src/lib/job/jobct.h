@@ -170,6 +170,12 @@ struct jobct_plan {
 	 * those allocated to the job on it */
 	const char *const *node_devices;
 	const char *const *job_devices;
+	/*
+	 * UserNamespace: what writes the maps of the job's user namespace
+	 * (UserNsScript's runner), NULL: the identity map (ns/userns.h)
+	 */
+	userns_map_fn userns_map;
+	void *userns_arg;
 };
 
 /*

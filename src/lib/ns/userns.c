@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -247,12 +248,27 @@ int userns_open(const char *base_path, uint32_t job_id)
 	return mntns_pin_open(base_path, job_id, PIN_NAME, NULL);
 }
 
+/*
+ * The caller is still root (kuid 0) after setns until Slurm drops to the
+ * job's user.  With a site's map that makes the job's user root in the
+ * namespace, the user's processes hold CAP_SYS_PTRACE there and could
+ * take over a dumpable kuid-0 process in it, and with it root's access
+ * to the host's files.  A non-dumpable process can be traced only with
+ * the capability in the user namespace its memory was made in, the
+ * host's; exec(2) as the job's user makes it dumpable again.
+ */
 int userns_enter(int fd)
 {
 	int rc;
 
-	if (fd < 0)
+	if (fd < 0) {
+		errno = EBADF;
 		return -1;
+	}
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0) {
+		fdutil_close(fd);
+		return -1;
+	}
 	rc = setns(fd, CLONE_NEWUSER);
 	fdutil_close(fd);
 	return rc;
