@@ -366,6 +366,8 @@ static void test_check(void)
 		 "entirestepinns no (default)\n"
 		 "shared no (default)\n"
 		 "pidnamespace no (default)\n"
+		 "usernamespace no (default)\n"
+		 "usernsscript none (default)\n"
 		 "namespacepool 0 (default)\n"
 		 "namespacepoolready 0\n"
 		 "shmsize 1073741824 (%s:4)\ntmpsize none (default)\n"

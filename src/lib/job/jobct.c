@@ -478,6 +478,21 @@ int jobct_ns_open(const struct jobct_node *node, uint32_t job_id, int *fd,
 	return 1;
 }
 
+int jobct_adopt_userns_open(const struct jobct_node *node, uint32_t job_id,
+			    int *fd, struct report *rep)
+{
+	const char *base = node->conf->base_path;
+
+	*fd = -1;
+	if (!base || pidns_exists(base, job_id))
+		return 0;
+	if ((*fd = node->ops->userns_open(base, job_id)) >= 0)
+		return 1;
+	if (errno == ENOENT)
+		return 0;
+	return report_errno(rep, errno, "cannot open its user namespace");
+}
+
 /* ---- the job's user ------------------------------------------------------ */
 
 char *jobct_user_name(uid_t uid, struct report *rep)

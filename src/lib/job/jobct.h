@@ -13,7 +13,8 @@
  *                                filter; any failure fails the job
  *   slurmstepd, before forking   jobct_pidns_enter (PidNamespace)
  *   every job process            jobct_join (in the forked child)
- *   pam_slurm_adopt              jobct_adopt, jobct_ns_open
+ *   pam_slurm_adopt              jobct_adopt, jobct_ns_open,
+ *                                jobct_adopt_userns_open
  *   job end                      jobct_release
  *
  * Fail closed: where containment was asked for and cannot be applied, the
@@ -294,6 +295,16 @@ bool jobct_ns_exists(const struct jobct_node *node, uint32_t job_id);
  */
 int jobct_ns_open(const struct jobct_node *node, uint32_t job_id, int *fd,
 		  struct report *rep);
+
+/*
+ * The job's user namespace for a login that pam_slurm_adopt enters into
+ * it, after the mount namespace (25.11 on): 1 with the fd in *fd when the
+ * job has one and no PID namespace, 0 otherwise (*fd is -1: with a PID
+ * namespace pam_devns enters both, the PID namespace first, which it
+ * could not do from inside the user namespace), or -1 with errno.
+ */
+int jobct_adopt_userns_open(const struct jobct_node *node, uint32_t job_id,
+			    int *fd, struct report *rep);
 
 /*
  * Remove everything of the job: its namespace and directory, its device
