@@ -196,7 +196,8 @@ static void test_identity(void)
 
 /*
  * A site's script, as a map function: the job's ids only, as themselves;
- * arg names a map to leave out, or "other" to map another id instead.
+ * arg names a map to leave out, "other" to map another id instead, or
+ * "shifted" to map the job's ids as 0 inside.
  */
 static int map_job_user_as_root(pid_t pid, void *arg, struct report *rep)
 {
@@ -211,9 +212,13 @@ static int map_job_user_as_root(pid_t pid, void *arg, struct report *rep)
 		if (what && !strcmp(what, files[i]))
 			continue;	/* this one left out */
 		snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, files[i]);
-		snprintf(line, sizeof(line), "%u %u 1\n",
-			 what && !strcmp(what, "other") ? 0u : ids[i],
-			 what && !strcmp(what, "other") ? 777u : ids[i]);
+		if (what && !strcmp(what, "other"))
+			snprintf(line, sizeof(line), "0 777 1\n");
+		else if (what && !strcmp(what, "shifted"))	/* inside 0 */
+			snprintf(line, sizeof(line), "0 %u 1\n", ids[i]);
+		else
+			snprintf(line, sizeof(line), "%u %u 1\n", ids[i],
+				 ids[i]);
 		if ((fd = open(path, O_WRONLY)) < 0 ||
 		    write(fd, line, strlen(line)) < 0) {
 			if (fd >= 0)
@@ -265,6 +270,7 @@ static void test_refusals(void)
 	refused("uid_map", "uid_map does not map the job's uid 4242");
 	refused("gid_map", "gid_map does not map the job's gid 4343");
 	refused("other", "uid_map does not map the job's uid 4242");
+	refused("shifted", "uid_map does not map the job's uid 4242 to itself");
 	errno = 0;
 	ok(userns_open(base, 99) < 0 && errno == ENOENT,
 	   "a job without one: userns_open says ENOENT");

@@ -85,8 +85,10 @@ static int identity(pid_t pid, struct report *rep)
 }
 
 /*
- * Whether /proc/<pid>/<name> ("uid_map" or "gid_map") maps the outside
- * id: a line "INSIDE OUTSIDE COUNT" with OUTSIDE <= id < OUTSIDE + COUNT.
+ * Whether /proc/<pid>/<name> ("uid_map" or "gid_map") maps id to itself:
+ * a line "INSIDE OUTSIDE COUNT" with INSIDE <= id < INSIDE + COUNT and
+ * INSIDE == OUTSIDE.  Slurm calls setuid(2) and setgid(2) with the job's
+ * ids in the namespace, where they must mean the job's user outside.
  * Returns 1, 0 (no line does, or the map is empty), or -1 with errno.
  */
 static int map_has(pid_t pid, const char *name, uint32_t id)
@@ -111,7 +113,7 @@ static int map_has(pid_t pid, const char *name, uint32_t id)
 			*next++ = '\0';
 		if (sscanf(line, "%" SCNu64 " %" SCNu64 " %" SCNu64, &inside,
 			   &outside, &count) == 3 &&
-		    id >= outside && id - outside < count)
+		    id >= inside && id - inside < count && inside == outside)
 			return 1;
 		if (!next)
 			break;
@@ -130,8 +132,8 @@ static int check_maps(pid_t pid, uid_t uid, gid_t gid, struct report *rep)
 		return report_errno(rep, errno, "reading its maps");
 	if (!has_uid || !has_gid) {
 		errno = EINVAL;
-		return report_error(rep, "its %s does not map the job's %s %u",
-				    has_uid ? "gid_map" : "uid_map",
+		return report_error(rep, "its %s does not map the job's %s %u "
+				    "to itself", has_uid ? "gid_map" : "uid_map",
 				    has_uid ? "gid" : "uid",
 				    has_uid ? (unsigned)gid : (unsigned)uid);
 	}

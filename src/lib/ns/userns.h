@@ -42,8 +42,8 @@ typedef int (*userns_map_fn)(pid_t pid, void *arg, struct report *rep);
 
 /*
  * Make the user namespace of job_id, map it (map, or the identity when
- * NULL) and pin it.  The maps must map the job's uid and gid (Slurm
- * becomes them inside): a script that leaves either unmapped fails the
+ * NULL) and pin it.  The maps must map the job's uid and gid each to
+ * itself (Slurm becomes them inside): a script that does not fails the
  * setup, as one that writes no map.  The job's directory must exist.
  * The caller may be multi-threaded: the namespace is made in a forked
  * child.  On failure nothing is left (no pin, no process), errno is set
