@@ -878,7 +878,8 @@ extern int namespace_p_join_external(slurm_step_id_t *step_id,
 
 /*
  * task/cgroup leaves the job's devices unconstrained when this is false and
- * there is no BPF token: devns makes no user namespace, so Slurm's own
+ * there is no BPF token: slurmstepd never enters the job's user namespace
+ * (UserNamespace: only the job's processes do, last), so Slurm's own
  * device programs always work.
  */
 extern bool namespace_p_can_bpf(stepd_step_rec_t *step)
