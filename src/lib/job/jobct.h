@@ -125,8 +125,10 @@ struct jobct_slurm {
 
 /*
  * slurmd start: whether this kernel has what the node's settings need
- * (with a BasePath, the whole new mount API: Linux 5.12).  Returns 0, or
- * -1 with errno ENOSYS and rep naming the kernel and the missing call.
+ * (with a BasePath, the whole new mount API: Linux 5.12; with
+ * UserNamespace, user namespaces: user.max_user_namespaces not 0).
+ * Returns 0, or -1 with errno (ENOSYS: rep names the kernel and the
+ * missing call; EPERM: no user namespaces).
  */
 int jobct_kernel_check(const struct jobct_node *node, struct report *rep);
 
