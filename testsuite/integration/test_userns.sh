@@ -14,7 +14,7 @@
 # logins reach the user namespace only through the PID namespace's init);
 # node1 keeps the default and shows the host's user namespace.
 source "$(dirname "$0")/lib.sh"
-plan 40
+plan 41
 
 USER1=dnalice
 JOB_OUT_PREFIX=uns
@@ -54,8 +54,6 @@ EOF
 	chmod 0755 "$ETC/task_hook.d/run"
 }
 
-host_procs() { pgrep -c -f -- "$1" || true; }
-no_host_procs() { [ "$(host_procs "$1")" = 0 ]; }
 # squeeze FILE: its first line, blanks squeezed (a map as "0 0 4294967295").
 squeeze() { head -n1 "$1" 2>/dev/null | tr -s ' ' | sed 's/^ //'; }
 
@@ -85,59 +83,6 @@ test_in_job() {
 	j=$(submit -w node1 -n1 -- "readlink /proc/self/ns/user > $OUT/uns-node1-ns")
 	wait_job_gone "$j"
 	is "$(cat "$OUT/uns-node1-ns" 2>/dev/null)" "$HOST_NS" "without UserNamespace (node1) a job is in the host's user namespace"
-}
-
-test_signals_and_scancel() {
-	local j
-	j=$(submit -w node2 -n1 -- "
-		trap 'echo batch-usr1 >> $OUT/uns-sig' USR1
-		srun -n1 sh -c \"trap 'echo step-usr1 >> $OUT/uns-sig' USR1; touch $OUT/uns-step-ready; while :; do sleep 1; done\" &
-		sleep 4721 &
-		touch $OUT/uns-batch-ready
-		while :; do sleep 1; done")
-	wait_file "$OUT/uns-batch-ready" && wait_file "$OUT/uns-step-ready"
-	ok $? "precondition: the batch script and its step run" || { cl scancel "$j"; return; }
-	cl scancel -b -s USR1 "$j"
-	wait_for 10 grep -qs batch-usr1 "$OUT/uns-sig"
-	ok $? "scancel -b -s USR1 reaches the batch script"
-	cl scancel -s USR1 "$j.0"
-	wait_for 10 grep -qs step-usr1 "$OUT/uns-sig"
-	ok $? "scancel -s USR1 JOB.0 reaches the step's task"
-	cl scancel "$j"
-	wait_job_gone "$j"
-	ok $? "scancel ends the job"
-	wait_for 10 no_host_procs 'sleep 4721'
-	ok $? "  and none of its processes is left"
-	wait_for 10 job_dir_gone node2 "$j"
-	ok $? "  nor its directory and pins"
-}
-
-submit_time_limit() { submit -w node2 -n1 -t 1 -- "sleep 4722"; }
-
-check_time_limit() {
-	local j=$1
-	wait_job_gone "$j" 150
-	like "$(cat "$OUT/uns-$j.out" 2>/dev/null)" "DUE TO TIME LIMIT" "a job over its time limit is ended by Slurm"
-	wait_for 10 no_host_procs 'sleep 4722'
-	ok $? "  and none of its processes is left"
-}
-
-test_sstat_and_tracking() {
-	local j out
-	j=$(submit -w node2 -n1 -- "srun -n1 sh -c 'touch $OUT/uns-sstat-ready; exec sleep 4723'")
-	wait_file "$OUT/uns-sstat-ready"
-	ok $? "precondition: the step runs" || { cl scancel "$j"; return; }
-	sleep 2
-	out=$(reply cl_as $USER1 sstat -n -P -j "$j.0" -o JobID,NTasks,MaxRSS)
-	like "$out" "^$j\\.0\\|1\\|[0-9]+[KMG]?" "sstat reports the step's task and its memory ($out)"
-	cl scancel "$j"
-	wait_job_gone "$j"
-	j=$(submit -w node2 -n1 -- "setsid sleep 4724 < /dev/null > /dev/null 2>&1 & sleep 1; touch $OUT/uns-left")
-	wait_job_gone "$j"
-	[ -e "$OUT/uns-left" ]
-	ok $? "precondition: a job left a background process in a session of its own and ended"
-	wait_for 10 no_host_procs 'sleep 4724'
-	ok $? "Slurm's process tracking (and the namespace's end) removes it"
 }
 
 # A login adopted into the job: pam_slurm_adopt, and pam_devns when the
@@ -226,12 +171,13 @@ setup
 write_hook
 enable_userns
 ok $? "precondition: node2 runs with UserNamespace=yes$WITH_PIDNS"
-limit_job=$(submit_time_limit)
+limit_job=$(slurm_time_limit_submit node2 4722)
 test_in_job
-test_signals_and_scancel
-test_sstat_and_tracking
+slurm_signal_checks node2 uns 4721
+slurm_sstat_check node2 uns 4723
+slurm_tracking_check node2 uns 4724
 test_login
-check_time_limit "$limit_job"
+slurm_time_limit_check "$limit_job" 4722
 test_site_script
 conf_restore node2
 is "$(userns_pins)" 0 "no user namespace pin is left mounted"

@@ -15,7 +15,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -35,7 +34,6 @@
 #include "ns/pidns.h"
 #include "ns/userns.h"
 #include "util/fdutil.h"
-#include "util/safepath.h"
 
 #define PIN_NAME JOBDIR_PIDNS_PIN
 
@@ -241,35 +239,23 @@ static int run_child(const char *base_path, uint32_t job_id, int pin_fd,
 			    step_names[res.step]);
 }
 
+struct job {
+	const char *base_path;
+	uint32_t job_id;
+};
+
+static int fill_pin(int pin_fd, void *arg, struct report *rep)
+{
+	const struct job *j = arg;
+
+	return run_child(j->base_path, j->job_id, pin_fd, rep);
+}
+
 int pidns_create(const char *base_path, uint32_t job_id, struct report *rep)
 {
-	char jobdir[PATH_MAX];
-	int jobfd, pinfd, saved;
+	struct job j = { base_path, job_id };
 
-	if (jobdir_path(jobdir, sizeof(jobdir), base_path, job_id,
-			   NULL) < 0)
-		return report_errno(rep, errno, "BasePath");
-	if ((jobfd = safepath_open(jobdir)) < 0)
-		return report_errno(rep, errno, "opening %s", jobdir);
-	pinfd = openat(jobfd, PIN_NAME, O_CREAT | O_EXCL | O_WRONLY |
-		       O_NOFOLLOW | O_CLOEXEC, 0400);
-	if (pinfd < 0) {
-		saved = errno;
-		close(jobfd);
-		return report_errno(rep, saved, "creating %s/" PIN_NAME,
-				    jobdir);
-	}
-	if (run_child(base_path, job_id, pinfd, rep) < 0) {
-		saved = errno;
-		close(pinfd);
-		unlinkat(jobfd, PIN_NAME, 0);
-		close(jobfd);
-		errno = saved;
-		return -1;
-	}
-	close(pinfd);
-	close(jobfd);
-	return 0;
+	return mntns_pin_make(base_path, job_id, PIN_NAME, fill_pin, &j, rep);
 }
 
 /* The calling thread's children go to the PID namespace fd (closed). */

@@ -16,7 +16,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +29,6 @@
 #include "ns/mntns.h"
 #include "ns/userns.h"
 #include "util/fdutil.h"
-#include "util/safepath.h"
 
 #define PIN_NAME JOBDIR_USERNS_PIN
 
@@ -206,43 +204,39 @@ static void end_child(struct made *m)
 		;
 }
 
+struct job {
+	uid_t uid;
+	gid_t gid;
+	userns_map_fn map;
+	void *arg;
+};
+
+/* Make, map, check and pin the namespace onto pin_fd. */
+static int fill_pin(int pin_fd, void *arg, struct report *rep)
+{
+	const struct job *j = arg;
+	struct made m = { .pid = -1, .hold_fd = -1 };
+	int rc, saved;
+
+	if (make_namespace(&m, rep) < 0)
+		return -1;
+	rc = j->map ? j->map(m.pid, j->arg, rep) : identity(m.pid, rep);
+	if (rc == 0)
+		rc = check_maps(m.pid, j->uid, j->gid, rep);
+	if (rc == 0)
+		rc = pin_namespace(m.pid, pin_fd, rep);
+	saved = errno;
+	end_child(&m);
+	errno = saved;
+	return rc;
+}
+
 int userns_create(const char *base_path, uint32_t job_id, uid_t uid,
 		  gid_t gid, userns_map_fn map, void *arg, struct report *rep)
 {
-	char jobdir[PATH_MAX];
-	struct made m = { .pid = -1, .hold_fd = -1 };
-	int jobfd, pinfd, rc, saved;
+	struct job j = { uid, gid, map, arg };
 
-	if (jobdir_path(jobdir, sizeof(jobdir), base_path, job_id, NULL) < 0)
-		return report_errno(rep, errno, "BasePath");
-	if ((jobfd = safepath_open(jobdir)) < 0)
-		return report_errno(rep, errno, "opening %s", jobdir);
-	pinfd = openat(jobfd, PIN_NAME, O_CREAT | O_EXCL | O_WRONLY |
-		       O_NOFOLLOW | O_CLOEXEC, 0400);
-	if (pinfd < 0) {
-		saved = errno;
-		close(jobfd);
-		return report_errno(rep, saved, "creating %s/" PIN_NAME,
-				    jobdir);
-	}
-	rc = make_namespace(&m, rep);
-	if (rc == 0) {
-		rc = map ? map(m.pid, arg, rep) : identity(m.pid, rep);
-		if (rc == 0)
-			rc = check_maps(m.pid, uid, gid, rep);
-		if (rc == 0)
-			rc = pin_namespace(m.pid, pinfd, rep);
-		saved = errno;
-		end_child(&m);
-		errno = saved;
-	}
-	saved = errno;
-	close(pinfd);
-	if (rc < 0)
-		unlinkat(jobfd, PIN_NAME, 0);
-	close(jobfd);
-	errno = saved;
-	return rc;
+	return mntns_pin_make(base_path, job_id, PIN_NAME, fill_pin, &j, rep);
 }
 
 int userns_open(const char *base_path, uint32_t job_id)
