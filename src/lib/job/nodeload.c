@@ -134,12 +134,6 @@ static int check_disk_limit(const struct nsconf *c,
 }
 
 /*
- * Job directories are mounted through file descriptors (util/fdmount):
- * the new mount API, complete from Linux 5.12.  An older kernel would
- * start slurmd and then fail every job, held: slurmd refuses to start
- * instead, naming the kernel and the call.  BasePath=none mounts nothing.
- */
-/*
  * UserNamespace on a node whose kernel makes none (user.max_user_namespaces
  * is 0, as some sites set it): every job would fail at its start.
  */
@@ -163,6 +157,12 @@ static int user_namespace_check(const struct nsconf *c, struct report *rep)
 			    c->lines.user_namespace);
 }
 
+/*
+ * Job directories are mounted through file descriptors (util/fdmount):
+ * the new mount API, complete from Linux 5.12.  An older kernel would
+ * start slurmd and then fail every job, held: slurmd refuses to start
+ * instead, naming the kernel and the call.  BasePath=none mounts nothing.
+ */
 int jobct_kernel_check(const struct jobct_node *node, struct report *rep)
 {
 	struct utsname u;

@@ -120,11 +120,16 @@ static int map_has(pid_t pid, const char *name, uint32_t id)
 	return 0;
 }
 
-/* The job's ids must be mapped: Slurm becomes them in the namespace. */
+/*
+ * The job's ids must be mapped: Slurm becomes them in the namespace.  A
+ * gid of (gid_t)-1 is unknown (Slurm 22.05 gives none): not checked.
+ */
 static int check_maps(pid_t pid, uid_t uid, gid_t gid, struct report *rep)
 {
 	int has_uid = map_has(pid, "uid_map", (uint32_t)uid);
-	int has_gid = has_uid < 0 ? -1 : map_has(pid, "gid_map", (uint32_t)gid);
+	int has_gid = has_uid < 0 ? -1
+		      : gid == (gid_t)-1 ? 1
+		      : map_has(pid, "gid_map", (uint32_t)gid);
 
 	if (has_uid < 0 || has_gid < 0)
 		return report_errno(rep, errno, "reading its maps");
