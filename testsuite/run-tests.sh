@@ -7,8 +7,9 @@
 #   2. unit tests (make check) plain, under ASan/UBSan, under valgrind, and
 #      those of cgroups, BPF, mounts and the job lifecycle once more in a
 #      QEMU guest with the pure cgroup-v2 layout of real nodes (testsuite/vm)
-#   3. the integration tests of the namespace, devices, adoption and Slurm's
-#      cgroup/v2 (DEVNS_GUEST_INTEGRATION) against the test cluster run
+#   3. the integration tests of the namespace, devices, adoption, Slurm's
+#      cgroup/v2 and the user namespace (DEVNS_GUEST_INTEGRATION) against
+#      the test cluster run
 #      inside that guest (DEVNS_CLUSTER_VM=1): Slurm 26.05.3 (built on the
 #      host, shared with the guest; DEVNS_GUEST_RELEASE=22.05: Debian's)
 #      under systemd with CgroupPlugin=cgroup/v2 and ConstrainRAMSpace,
@@ -165,7 +166,7 @@ unit_stage() {
 # in the QEMU guest (testsuite/vm), whose layout is pure cgroup v2 as on
 # real nodes (this machine is hybrid).  The binaries are the plain build's,
 # seen in the guest at the same path.  No guest here: one skip, with why.
-GUEST_TESTS="test_cgroup2 test_devfilter_kernel test_mntns test_nsmembers test_nspool test_nsreap test_dquota test_dqguard test_jobct test_stepcg test_pidns"
+GUEST_TESTS="test_cgroup2 test_devfilter_kernel test_mntns test_nsmembers test_nspool test_nsreap test_dquota test_dqguard test_jobct test_stepcg test_pidns test_userns"
 
 # The Slurm the guest's cluster runs (stage 3): DEVNS_GUEST_RELEASE, by
 # default 26.05 (26.05.3 built on the host by slurm-release.sh, which vm.sh
@@ -229,7 +230,7 @@ guest_stop() {
 # leftover check instead of 200.  The guest's kernel has quotas: the
 # project-quota parts of test_dquota and test_tmpdisk must run there
 # (DEVNS_REQUIRE_QUOTA=1), not skip.
-GUEST_INTEGRATION=${DEVNS_GUEST_INTEGRATION:-test_namespace test_tmpdisk test_devices test_adopt test_cgroupv2}
+GUEST_INTEGRATION=${DEVNS_GUEST_INTEGRATION:-test_namespace test_tmpdisk test_devices test_adopt test_cgroupv2 test_userns}
 
 guest_integration_stage() {
 	local out=$results/guest-integration t status=0 prefix build
@@ -363,8 +364,8 @@ build_for_release() {
 # that a whole run stays within CI's time on two cores: all of them on
 # 26.05 (the release current sites run); on 22.05 all but test_mcs (whose
 # semantics 26.05 and 25.11 check); on 25.11 the namespace, devices,
-# adoption, mcs and configuration tests (configless, settings, drop-in,
-# reconfigure); on 23.11 (Ubuntu 24.04's) and 24.11 the namespace, device,
+# adoption, mcs, user namespace and configuration tests (configless,
+# settings, drop-in, reconfigure); on 23.11 (Ubuntu 24.04's) and 24.11 the namespace, device,
 # adoption and configuration tests.
 # DEVNS_RELEASE_TESTS_<X_Y> (e.g. DEVNS_RELEASE_TESTS_25_11="all") picks
 # another list.
@@ -373,7 +374,7 @@ release_tests() {
 	local config_tests="test_configless test_dirs test_dropin test_reconfig"
 	case $1 in
 	22.05) list="all -test_mcs" ;;
-	25.11) list="test_namespace test_devices test_adopt test_mcs $config_tests" ;;
+	25.11) list="test_namespace test_devices test_adopt test_mcs test_userns $config_tests" ;;
 	23.11 | 24.11) list="test_namespace test_devices test_adopt $config_tests" ;;
 	*) list=all ;;
 	esac

@@ -292,6 +292,84 @@ job_cg_re() {
 	if slurm_cg_by_sluid; then echo 's[0-9A-Z]{13}'; else echo "job_$1"; fi
 }
 
+# host_procs PATTERN: how many processes on the host match (pgrep -f);
+# no_host_procs PATTERN: none does.
+host_procs() { pgrep -c -f -- "$1" || true; }
+no_host_procs() { [ "$(host_procs "$1")" = 0 ]; }
+
+# ---- Slurm keeps working with a namespace of devns's ---------------------
+# The checks that Slurm's signals, scancel, time limits, sstat and process
+# tracking reach jobs on NODE as without it (PidNamespace, UserNamespace).
+# Jobs go through submit (USER1, JOB_OUT_PREFIX); each function's files are
+# $OUT/TAG-*, and its job's background process is "sleep N", a number no
+# other test uses, by which the host's process list finds it.
+
+# slurm_signal_checks NODE TAG N: scancel -s USR1 reaches the batch script
+# and a step, scancel ends the job, nothing is left (7 checks).
+slurm_signal_checks() {
+	local node=$1 f=$OUT/$2 n=$3 j
+	j=$(submit -w "$node" -n1 -- "
+		trap 'echo batch-usr1 >> $f-sig' USR1
+		srun -n1 sh -c \"trap 'echo step-usr1 >> $f-sig' USR1; touch $f-step-ready; while :; do sleep 1; done\" &
+		sleep $n &
+		touch $f-batch-ready
+		while :; do sleep 1; done")
+	wait_file "$f-batch-ready" && wait_file "$f-step-ready"
+	ok $? "precondition: the batch script and its step run" || { cl scancel "$j"; return; }
+	cl scancel -b -s USR1 "$j"
+	wait_for 10 grep -qs batch-usr1 "$f-sig"
+	ok $? "scancel -b -s USR1 reaches the batch script"
+	cl scancel -s USR1 "$j.0"
+	wait_for 10 grep -qs step-usr1 "$f-sig"
+	ok $? "scancel -s USR1 JOB.0 reaches the step's task"
+	[ "$(host_procs "sleep $n")" -ge 1 ]
+	ok $? "precondition: the job's background process runs"
+	cl scancel "$j"
+	wait_job_gone "$j"
+	ok $? "scancel ends the job"
+	wait_for 10 no_host_procs "sleep $n"
+	ok $? "  and none of its processes is left"
+	wait_for 10 job_dir_gone "$node" "$j"
+	ok $? "  nor its directory and pins"
+}
+
+# slurm_sstat_check NODE TAG N: sstat reports a running step (2 checks).
+slurm_sstat_check() {
+	local f=$OUT/$2 j out
+	j=$(submit -w "$1" -n1 -- "srun -n1 sh -c 'touch $f-sstat-ready; exec sleep $3'")
+	wait_file "$f-sstat-ready"
+	ok $? "precondition: the step runs" || { cl scancel "$j"; return; }
+	sleep 2
+	out=$(reply cl_as "$USER1" sstat -n -P -j "$j.0" -o JobID,NTasks,MaxRSS)
+	like "$out" "^$j\\.0\\|1\\|[0-9]+[KMG]?" "sstat reports the step's task and its memory ($out)"
+	cl scancel "$j"
+	wait_job_gone "$j"
+}
+
+# slurm_tracking_check NODE TAG N: a process left in a session of its own
+# is removed with the job (2 checks).
+slurm_tracking_check() {
+	local f=$OUT/$2 j
+	j=$(submit -w "$1" -n1 -- "setsid sleep $3 < /dev/null > /dev/null 2>&1 & sleep 1; touch $f-left")
+	wait_job_gone "$j"
+	[ -e "$f-left" ]
+	ok $? "precondition: the job left a background process in a session of its own and ended"
+	wait_for 10 no_host_procs "sleep $3"
+	ok $? "Slurm's process tracking (and the namespace's end) removes it"
+}
+
+# slurm_time_limit_submit NODE N: a job of one minute that would sleep
+# longer; prints its id.  slurm_time_limit_check JOBID N: Slurm ended it
+# at its limit, with nothing left (2 checks).  Submitted first and checked
+# last: the limit takes a minute.
+slurm_time_limit_submit() { submit -w "$1" -n1 -t 1 -- "sleep $2"; }
+slurm_time_limit_check() {
+	wait_job_gone "$1" 150
+	like "$(cat "$OUT/$JOB_OUT_PREFIX-$1.out" 2>/dev/null)" "DUE TO TIME LIMIT" "a job over its time limit is ended by Slurm"
+	wait_for 10 no_host_procs "sleep $2"
+	ok $? "  and none of its processes is left"
+}
+
 # dir_empty DIR: DIR exists and lists nothing.  A missing DIR is not
 # "empty": it proves nothing about what a job left behind.
 dir_empty() { [ -d "$1" ] && [ -z "$(ls "$1")" ]; }

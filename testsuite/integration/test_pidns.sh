@@ -49,9 +49,6 @@ EOF
 	chmod 0755 "$ETC/task_hook.d/run"
 }
 
-# host_procs PATTERN: how many processes on the host match (pgrep -f).
-host_procs() { pgrep -c -f -- "$1" || true; }
-no_host_procs() { [ "$(host_procs "$1")" = 0 ]; }
 # pid_one FILE: the comm of PID 1 in a ps listing.
 pid_one() { awk '$1 == 1 { print $2 }' "$1" 2>/dev/null; }
 
@@ -87,33 +84,6 @@ test_ps_in_job() {
 	ok $? "without PidNamespace (node1) ps in a job shows slurmstepd"
 }
 
-test_signals_and_scancel() {
-	local j
-	j=$(submit -w node2 -n1 -- "
-		trap 'echo batch-usr1 >> $OUT/pid-sig' USR1
-		srun -n1 sh -c \"trap 'echo step-usr1 >> $OUT/pid-sig' USR1; touch $OUT/pid-step-ready; while :; do sleep 1; done\" &
-		sleep 4711 &
-		touch $OUT/pid-batch-ready
-		while :; do sleep 1; done")
-	wait_file "$OUT/pid-batch-ready" && wait_file "$OUT/pid-step-ready"
-	ok $? "precondition: the batch script and its step run" || { cl scancel "$j"; return; }
-	cl scancel -b -s USR1 "$j"
-	wait_for 10 grep -qs batch-usr1 "$OUT/pid-sig"
-	ok $? "scancel -b -s USR1 reaches the batch script"
-	cl scancel -s USR1 "$j.0"
-	wait_for 10 grep -qs step-usr1 "$OUT/pid-sig"
-	ok $? "scancel -s USR1 JOB.0 reaches the step's task"
-	[ "$(host_procs 'sleep 4711')" -ge 1 ]
-	ok $? "precondition: the job's background process runs"
-	cl scancel "$j"
-	wait_job_gone "$j"
-	ok $? "scancel ends the job"
-	wait_for 10 no_host_procs 'sleep 4711'
-	ok $? "  and none of its processes is left"
-	wait_for 10 test ! -e "$BASE/node2/$j"
-	ok $? "  nor its directory and pins"
-}
-
 # srun --task-epilog runs as the stand-in's child (born outside, forked
 # inside); past its 5 s Slurm kills it with killpg on the stand-in.  The
 # hanging script and its group die then, as they do without PidNamespace.
@@ -137,44 +107,6 @@ EOF
 	ok $? "  and so is its background process (its process group)"
 	cl scancel "$j" 2>/dev/null
 	wait_job_gone "$j"
-}
-
-# Submitted first, checked after the other jobs: the time limit takes a
-# minute.  It is checked before test_fail_closed, which stops node2's
-# slurmd: a limit reached while slurmd is down reaches the job as a plain
-# kill when slurmd is back ("CANCELLED AT", not "DUE TO TIME LIMIT").
-submit_time_limit() {
-	submit -w node2 -n1 -t 1 -- "sleep 4712"
-}
-
-check_time_limit() {
-	local j=$1
-	wait_job_gone "$j" 150
-	like "$(cat "$OUT/pid-$j.out" 2>/dev/null)" "DUE TO TIME LIMIT" "a job over its time limit is ended by Slurm"
-	wait_for 10 no_host_procs 'sleep 4712'
-	ok $? "  and none of its processes is left"
-}
-
-test_sstat() {
-	local j out
-	j=$(submit -w node2 -n1 -- "srun -n1 sh -c 'touch $OUT/pid-sstat-ready; exec sleep 4713'")
-	wait_file "$OUT/pid-sstat-ready"
-	ok $? "precondition: the step runs" || { cl scancel "$j"; return; }
-	sleep 2
-	out=$(reply cl_as $USER1 sstat -n -P -j "$j.0" -o JobID,NTasks,MaxRSS)
-	like "$out" "^$j\\.0\\|1\\|[0-9]+[KMG]?" "sstat reports the step's task and its memory ($out)"
-	cl scancel "$j"
-	wait_job_gone "$j"
-}
-
-test_process_tracking() {
-	local j
-	j=$(submit -w node2 -n1 -- "setsid sleep 4714 < /dev/null > /dev/null 2>&1 & sleep 1; touch $OUT/pid-left")
-	wait_job_gone "$j"
-	[ -e "$OUT/pid-left" ]
-	ok $? "precondition: the job left a background process in a session of its own and ended"
-	wait_for 10 no_host_procs 'sleep 4714'
-	ok $? "Slurm's process tracking (and the namespace's end) removes it"
 }
 
 # An ssh login adopted into the job (pam_slurm_adopt, then pam_devns): the
@@ -232,14 +164,17 @@ JobAcctGatherType=jobacct_gather/linux"
 write_hook
 enable_pidns
 ok $? "precondition: node2 runs with PidNamespace=yes"
-limit_job=$(submit_time_limit)
+# The time limit is checked before test_fail_closed, which stops node2's
+# slurmd: a limit reached while slurmd is down reaches the job as a plain
+# kill when slurmd is back ("CANCELLED AT", not "DUE TO TIME LIMIT").
+limit_job=$(slurm_time_limit_submit node2 4712)
 test_ps_in_job
-test_signals_and_scancel
-test_sstat
-test_process_tracking
+slurm_signal_checks node2 pid 4711
+slurm_sstat_check node2 pid 4713
+slurm_tracking_check node2 pid 4714
 test_task_epilog_timeout
 test_login
-check_time_limit "$limit_job"
+slurm_time_limit_check "$limit_job" 4712
 test_fail_closed
 no_init() { ! pgrep -x devns-init >/dev/null; }
 wait_for 20 no_init

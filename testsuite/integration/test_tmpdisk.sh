@@ -11,14 +11,15 @@
 #    or ENOSPC, a second job at the same time has a 10 MiB of its own, the
 #    project limits are cleared after the jobs, and nothing is left.  A job
 #    cannot move its files out of its project (chattr -p 0, chattr -P: the
-#    escape of 0.1), nor can a login adopted with pam_devns, and a job
+#    escape of 0.1), not even in a user namespace of its own
+#    (UserNamespace), nor can a login adopted with pam_devns, and a job
 #    cannot make more files than TmpInodeLimit.  Where
 #    the kernel has no quota support (CONFIG_QUOTA) this part is one skip
 #    with the reason, or a failure with DEVNS_REQUIRE_QUOTA=1 (run-tests.sh
 #    sets it for the guest, whose Debian kernel has quotas).  The loop
 #    filesystem is unmounted and removed at the end.
 . "$(dirname "$0")/lib.sh"
-plan 35
+plan 42
 
 USER1=dnalice
 # the guest is slow: longer waits
@@ -91,18 +92,33 @@ fill_job() {
 	submit -w node1 -n1 -- "dd if=/dev/zero of=/tmp/fill bs=1M count=30 2> $OUT/td-$1.dd; echo \$? > $OUT/td-$1.rc; stat -c %s /tmp/fill > $OUT/td-$1.size; touch $OUT/td-$1.done; while [ ! -e $OUT/td-go ]; do sleep 0.2; done"
 }
 
-# escape_checks: a job on node1 tries to leave its project as 0.1 let it.
+# escape_checks [TAG]: a job on node1 tries to leave its project as 0.1
+# let it (TAG: the files' and checks' tag, e.g. for a user namespace);
+# the job's user namespace goes to $OUT/td-e$TAG.ns.
 escape_checks() {
-	local j p
-	j=$(submit -w node1 -n1 -- "touch /tmp/x; mkdir /tmp/d; lsattr -p /tmp/x > $OUT/td-e.before 2>&1; chattr -p 0 /tmp/x > $OUT/td-e.p 2>&1; echo \$? >> $OUT/td-e.p; chattr -P /tmp/d > $OUT/td-e.P 2>&1; echo \$? >> $OUT/td-e.P; lsattr -p /tmp/x > $OUT/td-e.after 2>&1; lsattr -pd /tmp/d >> $OUT/td-e.after 2>&1; touch $OUT/td-e.done")
-	wait_file "$OUT/td-e.done"
-	ok $? "precondition: job $j ran on node1" || return
-	p=$(awk '{print $1; exit}' "$OUT/td-e.before")
+	local j p e=$OUT/td-e${1:+-$1} in=${1:+ ($1)}
+	j=$(submit -w node1 -n1 -- "readlink /proc/self/ns/user > $e.ns; touch /tmp/x; mkdir /tmp/d; lsattr -p /tmp/x > $e.before 2>&1; chattr -p 0 /tmp/x > $e.p 2>&1; echo \$? >> $e.p; chattr -P /tmp/d > $e.P 2>&1; echo \$? >> $e.P; lsattr -p /tmp/x > $e.after 2>&1; lsattr -pd /tmp/d >> $e.after 2>&1; touch $e.done")
+	wait_file "$e.done"
+	ok $? "precondition: job $j ran on node1$in" || return
+	p=$(awk '{print $1; exit}' "$e.before")
 	is "$p" "$j" "  its /tmp/x is in project $j"
-	like "$(cat "$OUT/td-e.p")" "Operation not permitted" "chattr -p 0 /tmp/x in the job is refused"
-	like "$(cat "$OUT/td-e.P")" "Operation not permitted" "chattr -P on a directory in the job is refused"
-	is "$(awk '{print $1}' "$OUT/td-e.after" | sort -u)" "$j" "  both stay in project $j"
+	like "$(cat "$e.p")" "Operation not permitted" "chattr -p 0 /tmp/x in the job is refused$in"
+	like "$(cat "$e.P")" "Operation not permitted" "chattr -P on a directory in the job is refused$in"
+	is "$(awk '{print $1}' "$e.after" | sort -u)" "$j" "  both stay in project $j"
 	wait_job_gone "$j"
+	wait_for 30 job_dir_gone node1 "$j" 2>/dev/null
+}
+
+# UserNamespace with TmpDiskLimit: in the job's user namespace the kernel
+# refuses project changes too (and the job's filter stays on).
+userns_escape_checks() {
+	local pidns=
+	slurm_at_least 25.11 || pidns=" PidNamespace=yes"
+	conf_with node1 "NodeName=node1 BasePath=$QFS/node1 TmpDiskLimit=10M TmpInodeLimit=200 UserNamespace=yes$pidns"
+	ok $? "slurmd starts with UserNamespace=yes$pidns as well" || return
+	escape_checks userns
+	[ -s "$OUT/td-e-userns.ns" ] && [ "$(cat "$OUT/td-e-userns.ns")" != "$(readlink /proc/self/ns/user)" ]
+	ok $? "  that job ran in a user namespace of its own ($(cat "$OUT/td-e-userns.ns" 2>/dev/null))"
 }
 
 # inode_checks: node1 has TmpInodeLimit=200; a job makes files until refused.
@@ -154,9 +170,9 @@ test_limit() {
 		quota_fs_remove
 		if [ "${DEVNS_REQUIRE_QUOTA:-}" = 1 ]; then
 			ok 1 "DEVNS_REQUIRE_QUOTA: an ext4 with project quotas mounts here: $why"
-			skip_checks 28 "the project-quota checks: no ext4 with project quotas"
+			skip_checks 35 "the project-quota checks: no ext4 with project quotas"
 		else
-			skip_checks 29 "an ext4 with project quotas does not mount here (the kernel lacks quota support): $(echo "$why" | head -n1)"
+			skip_checks 36 "an ext4 with project quotas does not mount here (the kernel lacks quota support): $(echo "$why" | head -n1)"
 		fi
 		return
 	fi
@@ -214,6 +230,7 @@ test_limit() {
 	wait_for 30 project_clear "$a" && wait_for 30 project_clear "$b"
 	is "$("$HELPERS/dquota_get" "$QFS/node1" "$a" 2>&1)" "0 0 0 0" "job A's project has no limit and no usage left"
 	is "$("$HELPERS/dquota_get" "$QFS/node1" "$b" 2>&1)" "0 0 0 0" "job B's project too"
+	userns_escape_checks
 	! grep -q " $QFS/node1/" /proc/self/mountinfo
 	ok $? "no mount of the jobs is left on the quota filesystem"
 

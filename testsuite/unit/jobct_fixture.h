@@ -58,7 +58,8 @@ enum op {
 	OP_NONE, OP_NS_CREATE, OP_NS_JOIN, OP_NS_DELETE, OP_CG_OPEN,
 	OP_CG_MOVE, OP_CG_REMOVE, OP_PROG_CREATE, OP_PROG_ATTACH,
 	OP_MARKER_CREATE, OP_MARKER_STAT, OP_EXTERN_PIDS, OP_PROG_FIND,
-	OP_SELF_CGROUP, OP_PIDNS_CREATE, OP_PIDNS_CHECK, OP_PIDNS_FORK, OP_COUNT,
+	OP_SELF_CGROUP, OP_PIDNS_CREATE, OP_PIDNS_CHECK, OP_PIDNS_FORK,
+	OP_USERNS_CREATE, OP_USERNS_OPEN, OP_USERNS_ENTER, OP_COUNT,
 };
 
 static const char *const op_names[OP_COUNT] = {
@@ -66,6 +67,7 @@ static const char *const op_names[OP_COUNT] = {
 	"cg_move_pid", "cg_remove", "prog_create", "prog_attach",
 	"marker_create", "marker_stat", "extern_pids", "prog_find",
 	"self_cgroup", "pidns_create", "pidns_contains_self", "pidns_fork_inside",
+	"userns_create", "userns_open", "userns_enter",
 };
 
 static struct {
@@ -77,6 +79,8 @@ static struct {
 static int calls[OP_COUNT];
 static bool ns_exists;		/* the fake namespace */
 static bool pidns_exists;	/* the fake PID namespace */
+static bool fake_userns;		/* the fake user namespace */
+static bool userns_entered;	/* the caller went into it */
 static int pidns_inside = 1;	/* what the fake membership check says */
 static pid_t adopt_pid;		/* what the fake extern step holds */
 static char self_path[PATH_MAX];	/* the fake cgroup of the caller */
@@ -126,7 +130,46 @@ static inline int f_ns_delete(const char *b, uint32_t job_id)
 	(void)job_id;
 	if (faulty(OP_NS_DELETE))
 		return -1;
-	ns_exists = pidns_exists = false;
+	ns_exists = pidns_exists = fake_userns = false;
+	return 0;
+}
+
+static inline int f_userns_create(const char *b, uint32_t job_id, uid_t uid,
+				  gid_t gid, userns_map_fn map, void *arg,
+				  struct report *r)
+{
+	(void)b;
+	(void)job_id;
+	(void)uid;
+	(void)gid;
+	(void)map;
+	(void)arg;
+	if (faulty(OP_USERNS_CREATE))
+		return report_errno(r, errno, "unshare(CLONE_NEWUSER)");
+	fake_userns = true;
+	return 0;
+}
+
+/* The fake namespace's fd: /dev/null, which the fake enter closes. */
+static inline int f_userns_open(const char *b, uint32_t job_id)
+{
+	(void)b;
+	(void)job_id;
+	if (faulty(OP_USERNS_OPEN))
+		return -1;
+	if (!fake_userns) {
+		errno = ENOENT;
+		return -1;
+	}
+	return open("/dev/null", O_RDONLY | O_CLOEXEC);
+}
+
+static inline int f_userns_enter(int fd)
+{
+	close(fd);
+	if (faulty(OP_USERNS_ENTER))
+		return -1;
+	userns_entered = true;
 	return 0;
 }
 
@@ -236,6 +279,9 @@ static const struct jobct_ops faulty_ops = {
 	.pidns_create = f_pidns_create,
 	.pidns_contains_self = f_pidns_contains_self,
 	.pidns_fork_inside = f_pidns_fork_inside,
+	.userns_create = f_userns_create,
+	.userns_open = f_userns_open,
+	.userns_enter = f_userns_enter,
 	.cg_open_at = f_cg_open_at,
 	.cg_move_pid = f_cg_move_pid,
 	.cg_remove = f_cg_remove,

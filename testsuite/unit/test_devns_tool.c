@@ -366,6 +366,8 @@ static void test_check(void)
 		 "entirestepinns no (default)\n"
 		 "shared no (default)\n"
 		 "pidnamespace no (default)\n"
+		 "usernamespace no (default)\n"
+		 "usernsscript none (default)\n"
 		 "namespacepool 0 (default)\n"
 		 "namespacepoolready 0\n"
 		 "shmsize 1073741824 (%s:4)\ntmpsize none (default)\n"
@@ -945,6 +947,7 @@ static void test_show_json(pid_t pid, bool ns, const char *dir,
 		   !strncmp(jv_str(v, "pin.id"), "mnt:[", 5),
 		   "  jobdir, pin: its path and namespace");
 		ok(jv_get(v, "pidpin")->type == JV_NULL, "  pidpin: null");
+		ok(jv_get(v, "userpin")->type == JV_NULL, "  userpin: null");
 		ok(jv_find(v, "mounts", "point", "/dev/shm") &&
 		   !strcmp(jv_str(jv_find(v, "mounts", "point", "/dev/shm"),
 				  "fstype"), "tmpfs"),
@@ -1053,6 +1056,7 @@ static void test_show(struct jobct_node *n, pid_t pid, bool ns)
 		snprintf(want, sizeof(want), "pin %s/.ns mnt:[", dir);
 		like(out, want, "  its pin, with the namespace's inode");
 		ok(has_line(out, "pidpin none"), "  no PID namespace");
+		ok(has_line(out, "userpin none"), "  no user namespace");
 		snprintf(want, sizeof(want), "mount /tmp ");
 		like(out, want, "  its private /tmp");
 		snprintf(want, sizeof(want), "/201/tmp rw,nosuid,nodev");
@@ -1333,7 +1337,7 @@ static void test_show_pidns(void)
 	struct jobct_node *n;
 	pid_t pid;
 
-	write_conf("PidNamespace=yes\n");
+	write_conf("PidNamespace=yes\nUserNamespace=yes\n");
 	if (!(n = load_node()))
 		return (void)ok(0, "load with PidNamespace: %s", rep.msg);
 	if (!ok(setup_job(n, 203) == 0, "job 203 with a PID namespace sets up: %s",
@@ -1348,6 +1352,8 @@ static void test_show_pidns(void)
 	is_int(tool("show", "-n", node, "203", NULL), 0, "show 203: %s",
 	       line1(err));
 	ok(!has_line(out, "pidpin none"), "  it has a PID namespace");
+	like(out, "/203/.userns user:[",
+	     "  and a user namespace (userpin), with its pin and inode");
 	like(out, "\nmount /tmp ", "  and its mounts are listed: its /tmp");
 	like(out, "\nmount /dev/shm tmpfs ", "  its /dev/shm");
 	kill(pid, SIGKILL);

@@ -567,6 +567,75 @@ static void test_pid_namespace(void)
 	jobct_node_free(node);
 }
 
+/*
+ * A child of the job: 0 when its join went into the user namespace, 1
+ * when it ran outside one, 99 when the join failed.
+ */
+static int child_in_userns(const struct jobct_node *node, uint32_t job_id)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (jobct_join(node, job_id, NULL) < 0)
+			_exit(99);
+		_exit(userns_entered ? 0 : 1);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/*
+ * UserNamespace: a user namespace that cannot be made fails the job and
+ * takes its mount namespace with it; each process of the job enters it
+ * last, and does not run when it cannot; a job set up without one runs
+ * without one.
+ */
+static void test_user_namespace(void)
+{
+	struct jobct_node *node;
+	struct jobct_plan plan;
+
+	write_conf("UserNamespace=yes");
+	if (!(node = load(&faulty_ops)))
+		return (void)ok(0, "load: %s", rep.msg);
+	ok(node->conf->user_namespace, "UserNamespace=yes is read");
+	plan = plan_for(node, 137);
+	inject(OP_USERNS_CREATE, 1, EPERM);
+	ok(jobct_setup(&plan, fresh()) == -1 && calls[OP_NS_CREATE] == 1,
+	   "setup fails when the user namespace cannot be made");
+	like(rep.msg, "cannot create its user namespace: unshare(CLONE_NEWUSER)",
+	     "  saying why: %s", rep.msg);
+	ok(nothing_left(137) && !fake_userns,
+	   "  and leaves nothing behind, the mount namespace included");
+	inject(OP_NONE, 0, 0);
+	if (!ok(jobct_setup(&plan, fresh()) == 0 && fake_userns,
+		"without a fault the job gets its user namespace"))
+		diag("%s", rep.msg);
+	is_int(child_in_userns(node, 137), 0,
+	       "a process of the job runs in it");
+	inject(OP_USERNS_ENTER, 1, EINVAL);
+	is_int(child_in_userns(node, 137), 99,
+	       "  and does not run when it cannot enter it");
+	inject(OP_USERNS_OPEN, 1, EACCES);
+	ok(jobct_join(node, 137, fresh()) == -1,
+	   "nor when its pin cannot be opened");
+	like(rep.msg, "cannot open its user namespace", "  saying why: %s",
+	     rep.msg);
+	inject(OP_NONE, 0, 0);
+	jobct_release(node, 137, NULL);
+	ok(nothing_left(137) && !fake_userns, "release removes it");
+	/* A job set up before UserNamespace was turned on keeps running. */
+	plan = plan_for(node, 138);
+	ok(jobct_setup(&plan, fresh()) == 0, "another job");
+	fake_userns = false;
+	is_int(child_in_userns(node, 138), 1,
+	       "a job without a user namespace (older than the setting) runs outside one");
+	jobct_release(node, 138, NULL);
+	jobct_node_free(node);
+}
+
 static void test_adopt(void)
 {
 	struct jobct_node *node;
@@ -1372,6 +1441,7 @@ int main(void)
 	test_setup_faults();
 	test_join_faults();
 	test_pid_namespace();
+	test_user_namespace();
 	test_adopt();
 	test_release();
 	test_restore();

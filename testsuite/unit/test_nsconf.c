@@ -1583,6 +1583,40 @@ static void test_pid_namespace(void)
 	      "the PID namespace pin)");
 }
 
+/* UserNamespace and UserNsScript: defaults, NodeName, conflicts. */
+static void test_user_namespace(void)
+{
+	struct nsconf *c;
+
+	c = parse("BasePath=/b\n", NULL);
+	ok(c && !c->user_namespace && !c->user_ns_script,
+	   "UserNamespace defaults to no, UserNsScript to none");
+	nsconf_free(c);
+	c = parse("BasePath=/b UserNamespace=no\nNodeName=n[1-4] "
+		  "usernamespace=YES UserNsScript=/etc/slurm/map.sh\n", "n3");
+	ok(c && c->user_namespace && c->user_ns_script &&
+	   !strcmp(c->user_ns_script, "/etc/slurm/map.sh"),
+	   "a NodeName line turns it on, with a script");
+	is_int(c ? c->lines.user_namespace : 0, 2, "  from line 2");
+	nsconf_free(c);
+	c = parse("BasePath=/b UserNamespace=yes\nNodeName=n1 "
+		  "UserNamespace=no\n", "n2");
+	ok(c && c->user_namespace, "other nodes keep the global setting");
+	nsconf_free(c);
+	fails("BasePath=/b\nUserNamespace=perhaps\n", NULL,
+	      "t.conf:2: UserNamespace: invalid boolean \"perhaps\" "
+	      "(use yes or no)");
+	fails("BasePath=none\nUserNamespace=yes\n", NULL,
+	      "t.conf:2: UserNamespace: BasePath is none (line 1): the job's "
+	      "user namespace is pinned under BasePath");
+	fails("BasePath=/b UserNamespace=yes UserNsScript=map.sh\n", NULL,
+	      "t.conf:1: UserNsScript: \"map.sh\" is not an absolute path");
+	fails("BasePath=/b Dirs=/tmp,/.userns\n", NULL,
+	      "t.conf:1: Dirs: \"/.userns\" cannot be a private directory: "
+	      "its backing directory name \".userns\" is reserved (.userns is "
+	      "the user namespace pin)");
+}
+
 static void test_namespace_pool(void)
 {
 	struct nsconf *c;
@@ -1768,6 +1802,7 @@ int main(void)
 	test_api_edges();
 	test_tmp_disk_limit();
 	test_pid_namespace();
+	test_user_namespace();
 	test_namespace_pool();
 	test_cdi_spec_dirs();
 	return tap_done();

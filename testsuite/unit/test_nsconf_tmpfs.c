@@ -230,6 +230,10 @@ static void test_errors(void)
 	      "job_container.conf:1: EntireStepInNS: PidNamespace (line 2) "
 	      "needs slurmstepd outside the job's mount namespace, where it "
 	      "reaches the PID namespace under BasePath; set one of them");
+	fails("BasePath=/b EntireStepInNS=yes\nUserNamespace=yes\n", "n1",
+	      "job_container.conf:1: EntireStepInNS: UserNamespace (line 2) "
+	      "needs slurmstepd outside the job's mount namespace, where it "
+	      "reaches the user namespace under BasePath; set one of them");
 	fails("NodeName=n1 TmpDiskLimit=1G\nEntireStepInNS=yes BasePath=/b\n",
 	      "n1", "job_container.conf:2: EntireStepInNS: TmpDiskLimit (line "
 	      "1) needs slurmstepd outside the job's mount namespace, where it "

@@ -30,6 +30,7 @@
 #include "ns/nsconf.h"
 #include "ns/pidns.h"
 #include "ns/pidns_fork.h"
+#include "ns/userns.h"
 #include "tap.h"
 #include "testrep.h"
 #include "testspec.h"
@@ -358,6 +359,76 @@ static int run_login(uint32_t job_id, bool join)
 	return WEXITSTATUS(status);
 }
 
+/*
+ * A login's user namespace (pam_devns): after the PID namespace, the one
+ * the job's init holds.  Exits 0 for none, 1 when the login is then in a
+ * user namespace whose uid_map is the identity (as its child, born in
+ * the PID namespace, reads it), 1xx for a failure.
+ */
+static int userns_login(uint32_t job_id)
+{
+	char map[128];
+	int fd, rc, status;
+	pid_t child;
+
+	if (mntns_join(base, job_id) < 0)
+		return 100;
+	if (pidns_enter_from_proc() != 1)
+		return 101;
+	if ((rc = pidns_userns_from_proc(&fd)) <= 0)
+		return rc < 0 ? 102 : 0;
+	if (userns_enter(fd) < 0)
+		return 103;
+	/* Only its children are in the PID namespace, whose /proc we see. */
+	if ((child = fork()) == 0)
+		_exit(read_line("/proc/self/uid_map", map, sizeof(map)) &&
+		      strstr(map, "4294967295") ? 0 : 1);
+	if (child < 0 || waitpid(child, &status, 0) != child ||
+	    !WIFEXITED(status) || WEXITSTATUS(status))
+		return 104;
+	return 1;
+}
+
+static int run_userns_login(uint32_t job_id)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid == 0)
+		_exit(userns_login(job_id));
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/* UserNamespace with PidNamespace: the init holds the user namespace. */
+static void test_userns_login(void)
+{
+	static const char *const dirs[] = { "/tmp", NULL };
+	struct mntns_spec spec = { .base_path = base, .job_id = 17 };
+	pid_t init;
+	struct stat init_ns, host_ns;
+	char path[64];
+
+	if (!ok(testspec_create(&spec, dirs, 0, 0, fresh()) == 0 &&
+		userns_create(base, 17, 0, 0, NULL, NULL, fresh()) == 0 &&
+		pidns_create(base, 17, fresh()) == 0,
+		"a job with a user namespace and a PID namespace")) {
+		diag("%s", rep.msg);
+		mntns_delete(base, 17);
+		return;
+	}
+	init = find_init(17);
+	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)init);
+	ok(init > 0 && stat(path, &init_ns) == 0 &&
+	   stat("/proc/self/ns/user", &host_ns) == 0 &&
+	   init_ns.st_ino == host_ns.st_ino,
+	   "its init stays in the host's user namespace");
+	is_int(run_userns_login(17), 1,
+	       "a login enters the user namespace the init holds, after the PID namespace");
+	ok(mntns_delete(base, 17) == 0, "teardown");
+}
+
 static void test_login(void)
 {
 	if (!ok(make_job(16) == 0, "a job for logins")) {
@@ -368,7 +439,10 @@ static void test_login(void)
 	       "enters its PID namespace, and its child sees itself");
 	is_int(run_login(16, false), 0, "a login outside any job enters "
 	       "nothing");
+	is_int(run_userns_login(16), 0,
+	       "a job without a user namespace gives its login none");
 	ok(mntns_delete(base, 16) == 0, "teardown");
+	test_userns_login();
 }
 
 /*

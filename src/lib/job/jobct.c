@@ -69,6 +69,49 @@ static int job_dirs(const struct jobct_plan *plan, struct mntns_dir *dirs,
 	return (int)n;
 }
 
+/*
+ * UserNamespace: made before the PID namespace, whose init holds it for
+ * the logins pam_devns puts into the job (ns/pidns.h).
+ */
+static int create_user_namespace(const struct jobct_plan *plan,
+				 struct report *rep)
+{
+	const struct nsconf *c = plan->node->conf;
+	struct report why;
+
+	if (!c->user_namespace)
+		return 0;
+	report_init(&why, NULL, NULL);
+	if (plan->node->ops->userns_create(c->base_path, plan->job_id,
+					   plan->uid, plan->gid,
+					   plan->userns_map, plan->userns_arg,
+					   &why) < 0)
+		return report_error(rep, "cannot create its user namespace: %s",
+				    why.msg);
+	report_info(rep, "user namespace pinned at %s/%u/%s (%s)",
+		    c->base_path, plan->job_id, JOBDIR_USERNS_PIN,
+		    plan->userns_map ? "UserNsScript's maps" : "identity map");
+	return 0;
+}
+
+static int create_pid_namespace(const struct jobct_plan *plan,
+				struct report *rep)
+{
+	const struct nsconf *c = plan->node->conf;
+	struct report why;
+
+	if (!c->pid_namespace)
+		return 0;
+	report_init(&why, NULL, NULL);
+	if (plan->node->ops->pidns_create(c->base_path, plan->job_id,
+					  &why) < 0)
+		return report_error(rep, "cannot create its PID namespace: %s",
+				    why.msg);
+	report_info(rep, "PID namespace pinned at %s/%u/%s", c->base_path,
+		    plan->job_id, JOBDIR_PIDNS_PIN);
+	return 0;
+}
+
 static int create_namespace(const struct jobct_plan *plan, struct report *rep)
 {
 	const struct nsconf *c = plan->node->conf;
@@ -106,19 +149,14 @@ static int create_namespace(const struct jobct_plan *plan, struct report *rep)
 				    why.msg);
 	report_info(rep, "namespace pinned at %s/%u/%s", c->base_path,
 		    plan->job_id, JOBDIR_NS_PIN);
-	if (!c->pid_namespace)
-		return 0;
-	if (plan->node->ops->pidns_create(c->base_path, plan->job_id,
-					  &why) < 0) {
+	if (create_user_namespace(plan, rep) < 0 ||
+	    create_pid_namespace(plan, rep) < 0) {
 		int saved = errno;
 
 		plan->node->ops->ns_delete(c->base_path, plan->job_id);
 		errno = saved;
-		return report_error(rep, "cannot create its PID namespace: %s",
-				    why.msg);
+		return -1;
 	}
-	report_info(rep, "PID namespace pinned at %s/%u/%s", c->base_path,
-		    plan->job_id, JOBDIR_PIDNS_PIN);
 	return 0;
 }
 
@@ -305,25 +343,67 @@ static int join_filter(const struct jobct_node *node, uint32_t job_id,
 	return 0;
 }
 
+/*
+ * The job's user namespace, opened while BasePath is in sight (before
+ * the mount namespace hides it): *fd, or -1 when the job has none, which
+ * is what its setup made, not what namespace.conf says now.
+ */
+static int open_user_namespace(const struct jobct_node *node,
+			       uint32_t job_id, int *fd, struct report *rep)
+{
+	const char *base = node->conf->base_path;
+
+	*fd = -1;
+	if (!base)
+		return 0;
+	if ((*fd = node->ops->userns_open(base, job_id)) >= 0 ||
+	    errno == ENOENT)
+		return 0;
+	return report_errno(rep, errno, "cannot open its user namespace");
+}
+
+/*
+ * Last: in the user namespace the process has no capability on the
+ * host's, and every step before needs them (cgroups, setns into the
+ * mount namespace, the disk limit's filter).
+ */
+static int enter_user_namespace(const struct jobct_node *node, int fd,
+				struct report *rep)
+{
+	if (fd < 0)
+		return 0;
+	if (node->ops->userns_enter(fd) < 0)
+		return report_errno(rep, errno, "cannot enter its user namespace");
+	return 0;
+}
+
 int jobct_join(const struct jobct_node *node, uint32_t job_id,
 	       struct report *rep)
 {
+	int userns_fd;
+
 	if (enter_pid_namespace(node, job_id, rep) < 0)
 		return -1;
-	if (join_filter(node, job_id, rep) < 0)
+	if (open_user_namespace(node, job_id, &userns_fd, rep) < 0)
 		return -1;
-	if (jobct_join_ns(node, job_id, rep) < 0)
+	if (join_filter(node, job_id, rep) < 0 ||
+	    jobct_join_ns(node, job_id, rep) < 0 ||
+	    guard_disk_limit(node, rep) < 0) {
+		fdutil_close(userns_fd);
 		return -1;
-	return guard_disk_limit(node, rep);
+	}
+	return enter_user_namespace(node, userns_fd, rep);
 }
 
 int jobct_join_in_ns(const struct jobct_node *node, uint32_t job_id,
 		     struct report *rep)
 {
-	if (node->conf->pid_namespace || node->conf->tmp_disk_limit) {
+	if (node->conf->pid_namespace || node->conf->tmp_disk_limit ||
+	    node->conf->user_namespace) {
 		errno = EINVAL;
 		return report_error(rep, "EntireStepInNS cannot go with "
-				    "PidNamespace or TmpDiskLimit");
+				    "PidNamespace, UserNamespace or "
+				    "TmpDiskLimit");
 	}
 	return join_filter(node, job_id, rep);
 }
@@ -396,6 +476,21 @@ int jobct_ns_open(const struct jobct_node *node, uint32_t job_id, int *fd,
 	if ((*fd = mntns_open(node->conf->base_path, job_id)) < 0)
 		return report_errno(rep, errno, "cannot open its namespace");
 	return 1;
+}
+
+int jobct_adopt_userns_open(const struct jobct_node *node, uint32_t job_id,
+			    int *fd, struct report *rep)
+{
+	const char *base = node->conf->base_path;
+
+	*fd = -1;
+	if (!base || pidns_exists(base, job_id))
+		return 0;
+	if ((*fd = node->ops->userns_open(base, job_id)) >= 0)
+		return 1;
+	if (errno == ENOENT)
+		return 0;
+	return report_errno(rep, errno, "cannot open its user namespace");
 }
 
 /* ---- the job's user ------------------------------------------------------ */

@@ -13,7 +13,8 @@
  *                                filter; any failure fails the job
  *   slurmstepd, before forking   jobct_pidns_enter (PidNamespace)
  *   every job process            jobct_join (in the forked child)
- *   pam_slurm_adopt              jobct_adopt, jobct_ns_open
+ *   pam_slurm_adopt              jobct_adopt, jobct_ns_open,
+ *                                jobct_adopt_userns_open
  *   job end                      jobct_release
  *
  * Fail closed: where containment was asked for and cannot be applied, the
@@ -124,8 +125,10 @@ struct jobct_slurm {
 
 /*
  * slurmd start: whether this kernel has what the node's settings need
- * (with a BasePath, the whole new mount API: Linux 5.12).  Returns 0, or
- * -1 with errno ENOSYS and rep naming the kernel and the missing call.
+ * (with a BasePath, the whole new mount API: Linux 5.12; with
+ * UserNamespace, user namespaces: user.max_user_namespaces not 0).
+ * Returns 0, or -1 with errno (ENOSYS: rep names the kernel and the
+ * missing call; EPERM: no user namespaces).
  */
 int jobct_kernel_check(const struct jobct_node *node, struct report *rep);
 
@@ -170,6 +173,12 @@ struct jobct_plan {
 	 * those allocated to the job on it */
 	const char *const *node_devices;
 	const char *const *job_devices;
+	/*
+	 * UserNamespace: what writes the maps of the job's user namespace
+	 * (UserNsScript's runner), NULL: the identity map (ns/userns.h)
+	 */
+	userns_map_fn userns_map;
+	void *userns_arg;
 };
 
 /*
@@ -288,6 +297,16 @@ bool jobct_ns_exists(const struct jobct_node *node, uint32_t job_id);
  */
 int jobct_ns_open(const struct jobct_node *node, uint32_t job_id, int *fd,
 		  struct report *rep);
+
+/*
+ * The job's user namespace for a login that pam_slurm_adopt enters into
+ * it, after the mount namespace (25.11 on): 1 with the fd in *fd when the
+ * job has one and no PID namespace, 0 otherwise (*fd is -1: with a PID
+ * namespace pam_devns enters both, the PID namespace first, which it
+ * could not do from inside the user namespace), or -1 with errno.
+ */
+int jobct_adopt_userns_open(const struct jobct_node *node, uint32_t job_id,
+			    int *fd, struct report *rep);
 
 /*
  * Remove everything of the job: its namespace and directory, its device

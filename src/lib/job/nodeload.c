@@ -134,6 +134,30 @@ static int check_disk_limit(const struct nsconf *c,
 }
 
 /*
+ * UserNamespace on a node whose kernel makes none (user.max_user_namespaces
+ * is 0, as some sites set it): every job would fail at its start.
+ */
+static int user_namespace_check(const struct nsconf *c, struct report *rep)
+{
+	FILE *f;
+	long max = -1;
+
+	if (!c->user_namespace)
+		return 0;
+	if ((f = fopen("/proc/sys/user/max_user_namespaces", "re"))) {
+		if (fscanf(f, "%ld", &max) != 1)
+			max = -1;
+		fclose(f);
+	}
+	if (max != 0)
+		return 0;
+	errno = EPERM;
+	return report_error(rep, "%s:%d: UserNamespace=yes, but this kernel makes no user namespaces (sysctl user.max_user_namespaces is 0; refusing to start rather than fail every job)",
+			    c->file ? c->file : "job_container.conf",
+			    c->lines.user_namespace);
+}
+
+/*
  * Job directories are mounted through file descriptors (util/fdmount):
  * the new mount API, complete from Linux 5.12.  An older kernel would
  * start slurmd and then fail every job, held: slurmd refuses to start
@@ -144,6 +168,8 @@ int jobct_kernel_check(const struct jobct_node *node, struct report *rep)
 	struct utsname u;
 	const char *call;
 
+	if (user_namespace_check(node->conf, rep) < 0)
+		return -1;
 	if (!node->conf->base_path || !(call = fdmount_missing_call()))
 		return 0;
 	if (uname(&u) < 0)

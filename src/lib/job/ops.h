@@ -15,6 +15,7 @@
 
 #include "dev/devpolicy.h"
 #include "ns/mntns.h"
+#include "ns/userns.h"
 #include "util/report.h"
 
 /* The calls the lifecycle makes; jobct_real_ops are the real ones. */
@@ -27,6 +28,11 @@ struct jobct_ops {
 			    struct report *rep);
 	int (*pidns_contains_self)(const char *base_path, uint32_t job_id);
 	int (*pidns_fork_inside)(const char *base_path, uint32_t job_id);
+	int (*userns_create)(const char *base_path, uint32_t job_id, uid_t uid,
+			     gid_t gid, userns_map_fn map, void *arg,
+			     struct report *rep);
+	int (*userns_open)(const char *base_path, uint32_t job_id);
+	int (*userns_enter)(int fd);
 	int (*cg_open_at)(int dir_fd, const char *relpath, bool create);
 	int (*cg_move_pid)(int cg_fd, pid_t pid);
 	int (*cg_remove)(int parent_fd, const char *name);

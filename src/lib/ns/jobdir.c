@@ -15,6 +15,8 @@ const char *jobdir_reserved(const char *name)
 		return JOBDIR_NS_PIN " is the namespace pin";
 	if (!strcmp(name, JOBDIR_PIDNS_PIN))
 		return JOBDIR_PIDNS_PIN " is the PID namespace pin";
+	if (!strcmp(name, JOBDIR_USERNS_PIN))
+		return JOBDIR_USERNS_PIN " is the user namespace pin";
 	if (!strcmp(name, JOBDIR_TMPFS))
 		return JOBDIR_TMPFS " is the list of tmpfs mounts";
 	if (!strcmp(name, JOBDIR_SOURCES))

@@ -21,6 +21,9 @@
 /* The PID namespace's pin (PidNamespace=yes, ns/pidns.h), likewise. */
 #define JOBDIR_PIDNS_PIN ".pidns"
 
+/* The user namespace's pin (UserNamespace=yes, ns/userns.h), likewise. */
+#define JOBDIR_USERNS_PIN ".userns"
+
 /*
  * The record of the per-job Source directories (those with %j) to remove
  * when the job ends (ns/nssource.h).

@@ -103,6 +103,22 @@ int mntns_make_bare(const char *base_path, int pin_fd, struct report *rep);
 int mntns_open(const char *base_path, uint32_t job_id);
 
 /*
+ * Fills a new pin: binds a namespace onto pin_fd, the empty file
+ * mntns_pin_make() made.  Returns 0, or -1 with errno and rep.
+ */
+typedef int (*mntns_pin_fill_fn)(int pin_fd, void *arg, struct report *rep);
+
+/*
+ * Make the pin BasePath/<jobid>/leaf (ns/pidns.h's, ns/userns.h's): an
+ * empty file, made in the job's directory opened without following a
+ * link and never over an existing name (O_EXCL), that fill(pin_fd, arg)
+ * binds a namespace onto.  When fill fails the file goes again.  Returns
+ * 0, or -1 with errno and rep.
+ */
+int mntns_pin_make(const char *base_path, uint32_t job_id, const char *leaf,
+		   mntns_pin_fill_fn fill, void *arg, struct report *rep);
+
+/*
  * Open the namespace pinned at BasePath/<jobid>/leaf (JOBDIR_NS_PIN, or
  * ns/pidns.h's pin) without following a link, and note its identity in *ns
  * (may be NULL).  Returns the fd (O_CLOEXEC), or -1 with errno: ENOENT

@@ -182,7 +182,7 @@ static void release_limit(const char *base_path, uint32_t job_id)
 
 /*
  * Unpin the job's namespaces and unmount the job directory.  The job
- * directory's private bind goes first: detached, it takes both pins below
+ * directory's private bind goes first: detached, it takes every pin below
  * it along in one unmount (each unmount waits for an RCU grace period).
  * What is left (a pin stacked by a racing create, a directory without its
  * bind) goes one by one.
@@ -190,7 +190,10 @@ static void release_limit(const char *base_path, uint32_t job_id)
 static int unpin_job(const char *base_path, uint32_t job_id,
 		     const char *jobdir, const char *pin)
 {
-	char pidpin[PATH_MAX];
+	static const char *const more_pins[] = {
+		JOBDIR_PIDNS_PIN, JOBDIR_USERNS_PIN,
+	};
+	char other[PATH_MAX];
 	int saved = 0;
 
 	if (unmount_if_mounted(jobdir) < 0)
@@ -202,10 +205,12 @@ static int unpin_job(const char *base_path, uint32_t job_id,
 			break;
 		}
 	}
-	if (jobdir_path(pidpin, sizeof(pidpin), base_path, job_id,
-			   JOBDIR_PIDNS_PIN) < 0 ||
-	    unmount_if_mounted(pidpin) < 0)
-		saved = saved ? saved : errno;
+	for (size_t i = 0; i < sizeof(more_pins) / sizeof(*more_pins); i++) {
+		if (jobdir_path(other, sizeof(other), base_path, job_id,
+				more_pins[i]) < 0 ||
+		    unmount_if_mounted(other) < 0)
+			saved = saved ? saved : errno;
+	}
 	errno = saved;
 	return saved ? -1 : 0;
 }

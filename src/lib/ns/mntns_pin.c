@@ -16,6 +16,7 @@
 #include "ns/mntns.h"
 #include "ns/nsmembers.h"
 #include "util/fdutil.h"
+#include "util/safepath.h"
 
 #ifndef NSFS_MAGIC
 #define NSFS_MAGIC 0x6e736673
@@ -28,6 +29,33 @@ int mntns_open(const char *base_path, uint32_t job_id)
 	if (jobdir_path(pin, sizeof(pin), base_path, job_id, JOBDIR_NS_PIN) < 0)
 		return -1;
 	return open(pin, O_RDONLY | O_CLOEXEC);
+}
+
+int mntns_pin_make(const char *base_path, uint32_t job_id, const char *leaf,
+		   mntns_pin_fill_fn fill, void *arg, struct report *rep)
+{
+	char jobdir[PATH_MAX];
+	int jobfd, pinfd, rc, saved;
+
+	if (jobdir_path(jobdir, sizeof(jobdir), base_path, job_id, NULL) < 0)
+		return report_errno(rep, errno, "BasePath");
+	if ((jobfd = safepath_open(jobdir)) < 0)
+		return report_errno(rep, errno, "opening %s", jobdir);
+	pinfd = openat(jobfd, leaf, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW |
+		       O_CLOEXEC, 0400);
+	if (pinfd < 0) {
+		saved = errno;
+		close(jobfd);
+		return report_errno(rep, saved, "creating %s/%s", jobdir, leaf);
+	}
+	rc = fill(pinfd, arg, rep);
+	saved = errno;
+	close(pinfd);
+	if (rc < 0)
+		unlinkat(jobfd, leaf, 0);
+	close(jobfd);
+	errno = saved;
+	return rc;
 }
 
 int mntns_join(const char *base_path, uint32_t job_id)

@@ -82,6 +82,9 @@ static void scripts_check(struct check *k)
 	script_check(k, "CloneNSEpilog", c->clone_ns_epilog,
 		     c->lines.clone_ns_epilog,
 		     "it would fail at the end of every job");
+	if (c->user_namespace)
+		script_check(k, "UserNsScript", c->user_ns_script,
+			     c->lines.user_ns_script, fail);
 }
 
 /*

@@ -34,6 +34,7 @@ void nsconf_clear(struct nsconf *c)
 	nsconf_dirs_free(c->dirs);
 	free(c->init_script);
 	free(c->clone_ns_script);
+	free(c->user_ns_script);
 	free(c->clone_ns_epilog);
 	free(c->cdi_spec_dirs);
 	nsconf_allow_free(c);
@@ -157,27 +158,56 @@ static int pid_namespace_check(struct parser *p)
 }
 
 /*
+ * UserNamespace: the namespace is pinned under BasePath like the others,
+ * and joined after the mount namespace, whose owner it must not be.
+ */
+static int user_namespace_check(struct parser *p)
+{
+	const struct nsconf *c = p->conf;
+
+	if (!c->user_namespace)
+		return 0;
+	p->line = c->lines.user_namespace;
+	if (!c->base_path)
+		return nsconf_error(p, "UserNamespace: BasePath is none (line "
+				   "%d): the job's user namespace is pinned "
+				   "under BasePath",
+				   p->conf->lines.base_path);
+	return 0;
+}
+
+/*
  * EntireStepInNS: slurmstepd lives in the job's namespace, where BasePath
- * is hidden; the PID namespace's pin and the disk limit's filesystem
- * are there, and slurmstepd needs them.
+ * is hidden; the pins of the PID and user namespaces and the disk limit's
+ * filesystem are there, and slurmstepd needs them.
  */
 static int entire_step_check(struct parser *p)
 {
 	const struct nsconf *c = p->conf;
-	bool pidns = c->pid_namespace;
+	const char *key, *what;
+	int line;
 
-	if (!c->entire_step_in_ns || !c->base_path ||
-	    (!pidns && !c->tmp_disk_limit))
+	if (!c->entire_step_in_ns || !c->base_path)
 		return 0;
+	if (c->pid_namespace) {
+		key = "PidNamespace";
+		line = c->lines.pid_namespace;
+		what = "the PID namespace under BasePath";
+	} else if (c->user_namespace) {
+		key = "UserNamespace";
+		line = c->lines.user_namespace;
+		what = "the user namespace under BasePath";
+	} else if (c->tmp_disk_limit) {
+		key = "TmpDiskLimit";
+		line = c->lines.tmp_disk_limit;
+		what = "BasePath's filesystem";
+	} else {
+		return 0;
+	}
 	p->line = c->lines.entire_step_in_ns;
 	return nsconf_error(p, "EntireStepInNS: %s (line %d) needs slurmstepd "
 			    "outside the job's mount namespace, where it "
-			    "reaches %s; set one of them",
-			    pidns ? "PidNamespace" : "TmpDiskLimit",
-			    pidns ? c->lines.pid_namespace
-				  : c->lines.tmp_disk_limit,
-			    pidns ? "the PID namespace under BasePath"
-				  : "BasePath's filesystem");
+			    "reaches %s; set one of them", key, line, what);
 }
 
 /* NamespacePool: the pool lives under BasePath, like the namespaces. */
@@ -223,7 +253,8 @@ static int conf_finish(struct parser *p)
 		return -1;
 	if (base_path_dirs_check(p) < 0)
 		return -1;
-	if (pid_namespace_check(p) < 0 || namespace_pool_check(p) < 0 ||
+	if (pid_namespace_check(p) < 0 || user_namespace_check(p) < 0 ||
+	    namespace_pool_check(p) < 0 ||
 	    entire_step_check(p) < 0)
 		return -1;
 	if (nsconf_allow_join(p->conf) < 0)

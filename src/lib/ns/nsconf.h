@@ -96,6 +96,8 @@ struct nsconf_lines {
 	int tmp_disk_limit;
 	int tmp_inode_limit;
 	int pid_namespace;
+	int user_namespace;
+	int user_ns_script;
 	int namespace_pool;
 	int device_policy;
 	int entire_step_in_ns;
@@ -157,6 +159,10 @@ struct nsconf {
 				   * dquota_default_inodes() of the size */
 	bool pid_namespace;       /* PidNamespace: a PID namespace and /proc
 				   * of its own per job (ns/pidns.h) */
+	bool user_namespace;      /* UserNamespace: a user namespace of its
+				   * own per job (ns/userns.h) */
+	char *user_ns_script;     /* UserNsScript: writes its maps, NULL:
+				   * the identity map */
 	unsigned namespace_pool;  /* NamespacePool: namespaces slurmd keeps
 				   * copied ahead (ns/nspool.h), 0 = none */
 	enum devpolicy_mode device_policy;

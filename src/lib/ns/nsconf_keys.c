@@ -212,6 +212,18 @@ static int key_entire_step_in_ns(struct parser *p, struct nsconf *c,
 	return nsconf_bool_parse(p, &c->entire_step_in_ns, key, value);
 }
 
+static int key_user_namespace(struct parser *p, struct nsconf *c,
+			      const char *key, const char *value)
+{
+	return nsconf_bool_parse(p, &c->user_namespace, key, value);
+}
+
+static int key_user_ns_script(struct parser *p, struct nsconf *c,
+			      const char *key, const char *value)
+{
+	return nsconf_path_set(p, &c->user_ns_script, key, value);
+}
+
 static int key_clone_ns_script(struct parser *p, struct nsconf *c,
 			       const char *key, const char *value)
 {
@@ -335,6 +347,10 @@ const struct key_def nsconf_keys[KEY_COUNT] = {
 				  AT(tmp_inode_limit) },
 	[KEY_PID_NAMESPACE] = { "PidNamespace", key_pid_namespace,
 				AT(pid_namespace) },
+	[KEY_USER_NAMESPACE] = { "UserNamespace", key_user_namespace,
+				 AT(user_namespace) },
+	[KEY_USER_NS_SCRIPT] = { "UserNsScript", key_user_ns_script,
+				 AT(user_ns_script) },
 	[KEY_NAMESPACE_POOL] = { "NamespacePool", key_namespace_pool,
 				 AT(namespace_pool) },
 	[KEY_DEVICE_POLICY] = { "DevicePolicy", key_device_policy,

@@ -15,12 +15,13 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <linux/nsfs.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -31,8 +32,8 @@
 #include "ns/mntns.h"
 #include "ns/nsconf.h"
 #include "ns/pidns.h"
+#include "ns/userns.h"
 #include "util/fdutil.h"
-#include "util/safepath.h"
 
 #define PIN_NAME JOBDIR_PIDNS_PIN
 
@@ -41,6 +42,7 @@ enum step {
 	STEP_OK,
 	STEP_UNSHARE,
 	STEP_FORK_INIT,
+	STEP_USERNS,
 	STEP_JOIN_MNTNS,
 	STEP_MOUNT_PROC,
 	STEP_PIN,
@@ -50,6 +52,7 @@ static const char *const step_names[] = {
 	[STEP_OK] = "ok",
 	[STEP_UNSHARE] = "unshare(CLONE_NEWPID)",
 	[STEP_FORK_INIT] = "starting the namespace's init",
+	[STEP_USERNS] = "opening the job's user namespace (init)",
 	[STEP_JOIN_MNTNS] = "joining the job's mount namespace (init)",
 	[STEP_MOUNT_PROC] = "mounting the job's /proc (init)",
 	[STEP_PIN] = "pinning the PID namespace",
@@ -96,8 +99,12 @@ static void init_loop(void)
 	}
 }
 
-/* Stdio on /dev/null and nothing else open: the init holds no job fd. */
-static void init_detach(void)
+/*
+ * Stdio on /dev/null, the job's user namespace (if any) as
+ * PIDNS_INIT_USERNS_FD, and nothing else open: the init holds no other
+ * fd of the job.
+ */
+static void init_detach(int userns_fd)
 {
 	int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
 
@@ -106,16 +113,31 @@ static void init_detach(void)
 		dup2(fd, 1);
 		dup2(fd, 2);
 	}
-	close_range(3, ~0U, 0);
+	if (userns_fd >= 0 && userns_fd != PIDNS_INIT_USERNS_FD)
+		dup2(userns_fd, PIDNS_INIT_USERNS_FD);
+	else if (userns_fd < 0)
+		close(PIDNS_INIT_USERNS_FD);
+	close_range(PIDNS_INIT_USERNS_FD + 1, ~0U, 0);
 }
 
+/*
+ * The init stays in the host's user namespace (a job user who is root in
+ * the job's could otherwise trace it, a kuid-0 process) and only holds
+ * the job's, for the logins pam_devns puts into the job
+ * (pidns_userns_from_proc): opened before the mount namespace hides
+ * BasePath.
+ */
 static void init_main(const char *base_path, uint32_t job_id, int ready_fd)
 {
 	struct result res = { STEP_OK, 0 };
+	int userns_fd;
 
 	setsid();
 	prctl(PR_SET_NAME, PIDNS_INIT_NAME, 0, 0, 0);
-	if (mntns_join(base_path, job_id) < 0) {
+	userns_fd = userns_open(base_path, job_id);
+	if (userns_fd < 0 && errno != ENOENT) {
+		res.step = STEP_USERNS;
+	} else if (mntns_join(base_path, job_id) < 0) {
 		res.step = STEP_JOIN_MNTNS;
 	} else if (mount("proc", "/proc", "proc",
 			 MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0) {
@@ -127,7 +149,7 @@ static void init_main(const char *base_path, uint32_t job_id, int ready_fd)
 		_exit(1);
 	if (chdir("/") < 0)
 		_exit(1);
-	init_detach();
+	init_detach(userns_fd);
 	init_loop();
 }
 
@@ -217,35 +239,23 @@ static int run_child(const char *base_path, uint32_t job_id, int pin_fd,
 			    step_names[res.step]);
 }
 
+struct job {
+	const char *base_path;
+	uint32_t job_id;
+};
+
+static int fill_pin(int pin_fd, void *arg, struct report *rep)
+{
+	const struct job *j = arg;
+
+	return run_child(j->base_path, j->job_id, pin_fd, rep);
+}
+
 int pidns_create(const char *base_path, uint32_t job_id, struct report *rep)
 {
-	char jobdir[PATH_MAX];
-	int jobfd, pinfd, saved;
+	struct job j = { base_path, job_id };
 
-	if (jobdir_path(jobdir, sizeof(jobdir), base_path, job_id,
-			   NULL) < 0)
-		return report_errno(rep, errno, "BasePath");
-	if ((jobfd = safepath_open(jobdir)) < 0)
-		return report_errno(rep, errno, "opening %s", jobdir);
-	pinfd = openat(jobfd, PIN_NAME, O_CREAT | O_EXCL | O_WRONLY |
-		       O_NOFOLLOW | O_CLOEXEC, 0400);
-	if (pinfd < 0) {
-		saved = errno;
-		close(jobfd);
-		return report_errno(rep, saved, "creating %s/" PIN_NAME,
-				    jobdir);
-	}
-	if (run_child(base_path, job_id, pinfd, rep) < 0) {
-		saved = errno;
-		close(pinfd);
-		unlinkat(jobfd, PIN_NAME, 0);
-		close(jobfd);
-		errno = saved;
-		return -1;
-	}
-	close(pinfd);
-	close(jobfd);
-	return 0;
+	return mntns_pin_make(base_path, job_id, PIN_NAME, fill_pin, &j, rep);
 }
 
 /* The calling thread's children go to the PID namespace fd (closed). */
@@ -284,11 +294,12 @@ int pidns_contains_self(const char *base_path, uint32_t job_id)
 }
 
 /*
- * PID 1 of the /proc we see: the host's init, or a job's devns-init when
- * this mount namespace is a job's with PidNamespace.  No user can be PID 1
- * of a proc mount root can see, nor mount another over a job's /proc.
+ * Whether PID 1 of the /proc we see is a job's devns-init: the host's
+ * init, or a job's when this mount namespace is a job's with
+ * PidNamespace.  No user can be PID 1 of a proc mount root can see, nor
+ * mount another over a job's /proc.  Returns 1, 0, or -1 with errno.
  */
-int pidns_enter_from_proc(void)
+static int proc_shows_job_init(void)
 {
 	char comm[32] = "";
 	ssize_t n;
@@ -302,8 +313,35 @@ int pidns_enter_from_proc(void)
 	if (n < 0)
 		return -1;
 	comm[strcspn(comm, "\n")] = '\0';
-	if (strcmp(comm, PIDNS_INIT_NAME))
-		return 0;
-	fd = open("/proc/1/ns/pid", O_RDONLY | O_CLOEXEC);
-	return children_into(fd) < 0 ? -1 : 1;
+	return strcmp(comm, PIDNS_INIT_NAME) == 0;
+}
+
+int pidns_enter_from_proc(void)
+{
+	int rc = proc_shows_job_init();
+
+	if (rc <= 0)
+		return rc;
+	return children_into(open("/proc/1/ns/pid", O_RDONLY | O_CLOEXEC)) < 0
+		       ? -1 : 1;
+}
+
+int pidns_userns_from_proc(int *fd)
+{
+	char path[64];
+	int rc = proc_shows_job_init();
+
+	*fd = -1;
+	if (rc <= 0)
+		return rc;
+	snprintf(path, sizeof(path), "/proc/1/fd/%d", PIDNS_INIT_USERNS_FD);
+	if ((*fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (ioctl(*fd, NS_GET_NSTYPE) != CLONE_NEWUSER) {
+		fdutil_close(*fd);
+		*fd = -1;
+		errno = EINVAL;
+		return -1;
+	}
+	return 1;
 }

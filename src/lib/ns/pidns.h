@@ -31,6 +31,9 @@
 /* The name the init gives itself, as ps in the job shows it. */
 #define PIDNS_INIT_NAME "devns-init"
 
+/* The init's fd on the job's user namespace, when it has one. */
+#define PIDNS_INIT_USERNS_FD 3
+
 /*
  * Make the PID namespace of job_id, start its init and pin it.  The job's
  * mount namespace must exist (mntns_create).  The caller may be
@@ -69,6 +72,14 @@ int pidns_contains_self(const char *base_path, uint32_t job_id);
  * with errno.
  */
 int pidns_enter_from_proc(void);
+
+/*
+ * After pidns_enter_from_proc() entered a job's PID namespace: that job's
+ * user namespace (UserNamespace), which its init holds.  Returns 1 with
+ * an fd on it in *fd (for userns_enter), 0 when the job has none or /proc
+ * shows no devns PID namespace, -1 with errno (*fd is -1 but for 1).
+ */
+int pidns_userns_from_proc(int *fd);
 
 /* True when BasePath/<jobid> holds a pinned PID namespace. */
 bool pidns_exists(const char *base_path, uint32_t job_id);

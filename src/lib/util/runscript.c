@@ -40,7 +40,7 @@ static int env_add(char **env, size_t *n, const char *name, const char *value)
 char **runscript_env(const struct runscript_job *job)
 {
 	char **env = calloc(ENV_MAX + 1, sizeof(*env));
-	char job_id[16], het[16], uid[24], gid[24];
+	char job_id[16], het[16], uid[24], gid[24], ns_pid[24];
 	const struct runscript_job *s = job->has_step ? job : NULL;
 	size_t n = 0;
 
@@ -50,6 +50,7 @@ char **runscript_env(const struct runscript_job *job)
 	snprintf(het, sizeof(het), "%" PRIu32, job->het_job_id);
 	snprintf(uid, sizeof(uid), "%ju", (uintmax_t)job->uid);
 	snprintf(gid, sizeof(gid), "%ju", (uintmax_t)job->gid);
+	snprintf(ns_pid, sizeof(ns_pid), "%jd", (intmax_t)job->ns_pid);
 	/* Slurm's order, which a script printing its environment shows. */
 	if (env_add(env, &n, "SLURM_JOB_ID", job_id) < 0 ||
 	    env_add(env, &n, "SLURM_CONF", job->slurm_conf) < 0 ||
@@ -64,7 +65,8 @@ char **runscript_env(const struct runscript_job *job)
 	    env_add(env, &n, "SLURM_NODE_ALIASES",
 		    s ? s->node_aliases : NULL) < 0 ||
 	    env_add(env, &n, "SLURM_JOB_WORK_DIR", s ? s->work_dir : NULL) < 0 ||
-	    env_add(env, &n, "SLURM_NS", job->ns_path) < 0) {
+	    env_add(env, &n, "SLURM_NS", job->ns_path) < 0 ||
+	    env_add(env, &n, "SLURM_NS_PID", job->ns_pid ? ns_pid : NULL) < 0) {
 		runscript_env_free(env);
 		return NULL;
 	}

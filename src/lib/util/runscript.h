@@ -32,6 +32,9 @@ struct runscript_job {
 	const char *node_aliases;	/* SLURM_NODE_ALIASES */
 	const char *work_dir;		/* SLURM_JOB_WORK_DIR */
 	const char *ns_path;		/* SLURM_NS: the namespace's pin */
+	pid_t ns_pid;			/* SLURM_NS_PID, 0: none (UserNsScript:
+					 * a process in the new user
+					 * namespace, as namespace/linux) */
 };
 
 /*

@@ -19,9 +19,17 @@
  * of the job does: the module sees it by the job's /tmp, which is then in
  * a project of its own.
  *
- * Fails closed: a job's PID namespace that cannot be entered, or a filter
- * that cannot be installed, refuses the login, which would otherwise run
- * with a /proc that does not show it, or beyond the job's disk limit.
+ * With UserNamespace, the login then goes into the job's user namespace,
+ * last (in it the process has no capability on the host's namespaces),
+ * the one the job's PID namespace init holds (pidns_userns_from_proc):
+ * UserNamespace's logins need PidNamespace on releases before 25.11.
+ * From 25.11 pam_slurm_adopt enters it itself where the job has no PID
+ * namespace (namespace/devns hands it the fd).
+ *
+ * Fails closed: a job's PID or user namespace that cannot be entered, or
+ * a filter that cannot be installed, refuses the login, which would
+ * otherwise run with a /proc that does not show it, outside the job's
+ * user namespace, or beyond the job's disk limit.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -38,6 +46,7 @@
 #include "ns/dqguard.h"
 #include "ns/dquota.h"
 #include "ns/pidns.h"
+#include "ns/userns.h"
 
 /* Whether the calling process's /tmp is in a project other than 0. */
 static int tmp_in_project(void)
@@ -53,10 +62,30 @@ static int tmp_in_project(void)
 	return rc == 0 && projid != 0;	/* a tmpfs has no projects */
 }
 
+/* Set once the login is in the job's user namespace, where no setns works. */
+#define USERNS_DONE "pam_devns_userns"
+
+static int enter_user_namespace(pam_handle_t *pamh)
+{
+	int fd, rc = pidns_userns_from_proc(&fd);
+
+	if (rc <= 0)
+		return rc;
+	if (userns_enter(fd) < 0)
+		return -1;
+	return pam_set_data(pamh, USERNS_DONE, (void *)1, NULL) == PAM_SUCCESS
+		       ? 1 : -1;
+}
+
 static int enter(pam_handle_t *pamh, int refusal)
 {
-	int rc = pidns_enter_from_proc();
+	const void *done = NULL;
+	int rc;
 
+	/* The account phase did it all; the session's comes after. */
+	if (pam_get_data(pamh, USERNS_DONE, &done) == PAM_SUCCESS && done)
+		return PAM_SUCCESS;
+	rc = pidns_enter_from_proc();
 	if (rc < 0) {
 		pam_syslog(pamh, LOG_ERR,
 			   "cannot enter the job's PID namespace: %s",
@@ -71,6 +100,12 @@ static int enter(pam_handle_t *pamh, int refusal)
 			return refusal;
 		}
 		rc = 1;
+	}
+	if (rc && enter_user_namespace(pamh) < 0) {
+		pam_syslog(pamh, LOG_ERR,
+			   "cannot enter the job's user namespace: %s",
+			   strerror(errno));
+		return refusal;
 	}
 	return rc ? PAM_SUCCESS : PAM_IGNORE;
 }

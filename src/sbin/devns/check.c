@@ -195,6 +195,10 @@ static void print_settings(const struct devns_opts *o,
 	print_kv_from("shared", c->shared ? "yes" : "no", f, l->shared);
 	print_kv_from("pidnamespace", c->pid_namespace ? "yes" : "no", f,
 		      l->pid_namespace);
+	print_kv_from("usernamespace", c->user_namespace ? "yes" : "no", f,
+		      l->user_namespace);
+	print_kv_from("usernsscript", c->user_ns_script ? c->user_ns_script
+		      : "none", f, l->user_ns_script);
 	snprintf(n, sizeof(n), "%u", c->namespace_pool);
 	print_kv_from("namespacepool", n, f, l->namespace_pool);
 	printf("namespacepoolready %d\n",
@@ -338,6 +342,10 @@ static void json_settings(struct json *j, const struct nsconf *c)
 	json_setting(j, "shared", c->shared ? "yes" : "no", f, l->shared);
 	json_setting(j, "pidnamespace", c->pid_namespace ? "yes" : "no", f,
 		     l->pid_namespace);
+	json_setting(j, "usernamespace", c->user_namespace ? "yes" : "no", f,
+		     l->user_namespace);
+	json_setting(j, "usernsscript", c->user_ns_script ? c->user_ns_script
+		     : "none", f, l->user_ns_script);
 	snprintf(n, sizeof(n), "%u", c->namespace_pool);
 	json_setting(j, "namespacepool", n, f, l->namespace_pool);
 	json_size_setting(j, "shmsize", c->shm_size, f, l->shm_size);

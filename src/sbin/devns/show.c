@@ -22,6 +22,7 @@
 #include "dev/devinspect.h"
 #include "ns/jobdir.h"
 #include "ns/pidns.h"
+#include "ns/userns.h"
 #include "util/mountinfo.h"
 #include "devns.h"
 #include "gresconf.h"
@@ -140,21 +141,25 @@ static void print_path(struct show *s, const char *key, const char *value)
 		print_kv(key, value ? value : "none");
 }
 
-/* The PID namespace (PidNamespace), when the job has one: its pin. */
-static void show_pid_namespace(struct show *s, const struct jobct_remains *r)
+/*
+ * The PID namespace (PidNamespace) or user namespace (UserNamespace) of
+ * the job, when it has one: key, its pin and the namespace as the kernel
+ * names it (kind:[inode]).
+ */
+static void show_other_namespace(struct show *s, const struct jobct_remains *r,
+				 const char *key, const char *leaf,
+				 const char *kind, bool exists)
 {
-	char pin[PATH_MAX + 8], ns[32];
+	char pin[PATH_MAX + 8], ns[40];
 	struct stat st;
 
-	snprintf(pin, sizeof(pin), "%s/%s", r->job_dir,
-		 JOBDIR_PIDNS_PIN);
-	if (!pidns_exists(jobct_node_conf(s->node)->base_path, r->job_id) ||
-	    stat(pin, &st) < 0) {
-		print_pin(s, "pidpin", NULL, NULL);
+	snprintf(pin, sizeof(pin), "%s/%s", r->job_dir, leaf);
+	if (!exists || stat(pin, &st) < 0) {
+		print_pin(s, key, NULL, NULL);
 		return;
 	}
-	snprintf(ns, sizeof(ns), "pid:[%ju]", (uintmax_t)st.st_ino);
-	print_pin(s, "pidpin", pin, ns);
+	snprintf(ns, sizeof(ns), "%s:[%ju]", kind, (uintmax_t)st.st_ino);
+	print_pin(s, key, pin, ns);
 }
 
 /*
@@ -166,6 +171,7 @@ static void json_no_namespace(struct show *s)
 	if (!s->j)
 		return;
 	json_null(s->j, "pidpin");
+	json_null(s->j, "userpin");
 	json_array_begin(s->j, "mounts");
 	json_array_end(s->j);
 	json_array_begin(s->j, "nsprocs");
@@ -191,7 +197,10 @@ static void show_namespace(struct show *s, const struct jobct_remains *r)
 	snprintf(pin, sizeof(pin), "%s/%s", r->job_dir, JOBDIR_NS_PIN);
 	snprintf(ns, sizeof(ns), "mnt:[%" PRIu64 "]", r->ns_id);
 	print_pin(s, "pin", pin, ns);
-	show_pid_namespace(s, r);
+	show_other_namespace(s, r, "pidpin", JOBDIR_PIDNS_PIN, "pid",
+			     pidns_exists(c->base_path, r->job_id));
+	show_other_namespace(s, r, "userpin", JOBDIR_USERNS_PIN, "user",
+			     userns_exists(c->base_path, r->job_id));
 	for (size_t i = 0; c->dirs[i] && n < NSCONF_MAX_DIRS; i++)
 		dirs[n++] = c->dirs[i];
 	dirs[n++] = c->base_path;	/* hidden under a tmpfs inside */

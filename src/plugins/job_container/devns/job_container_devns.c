@@ -42,6 +42,7 @@
 #include "job/setupgate.h"
 #include "ns/jobdir.h"
 #include "ns/nsconf_msg.h"
+#include "util/fdutil.h"
 #include "util/runscript.h"
 #include "util/stepsock.h"
 #include "devns_gres.h"
@@ -59,6 +60,7 @@ const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 static struct jobct_node *node;
 static pthread_mutex_t node_lock = PTHREAD_MUTEX_INITIALIZER;
 static int step_ns_fd = -1;	/* cached for join_external */
+static int step_userns_fd = -1;	/* likewise, UserNamespace (25.11 on) */
 static struct nspool_keeper *keeper;	/* slurmd's NamespacePool thread */
 
 /*
@@ -164,6 +166,27 @@ static bool entire_step_supported(const struct jobct_node *n,
 	return false;
 }
 
+/*
+ * A login that pam_slurm_adopt puts into a job goes into the job's user
+ * namespace through pam_slurm_adopt from 25.11 (namespace_p_join_external
+ * hands it the fd), and before that only through pam_devns, which finds
+ * the namespace held by the job's PID namespace init.
+ */
+static bool user_namespace_supported(const struct jobct_node *n,
+				     struct report *rep)
+{
+	const struct nsconf *c = jobct_node_conf(n);
+
+	if (DEVNS_JC_NAMESPACE || !c->user_namespace || c->pid_namespace)
+		return true;
+	report_error(rep, "%s:%d: UserNamespace=yes needs PidNamespace=yes "
+		     "before Slurm 25.11 (logins adopted by pam_slurm_adopt "
+		     "reach the job's user namespace only through pam_devns "
+		     "and the PID namespace's init)", c->file,
+		     c->lines.user_namespace);
+	return false;
+}
+
 /* The node's settings; every error is logged with file and line. */
 static struct jobct_node *load_node(void)
 {
@@ -172,7 +195,8 @@ static struct jobct_node *load_node(void)
 
 	report_start(&rep, NULL);
 	n = devns_node_load(running_in_slurmd(), &rep);
-	if (n && !entire_step_supported(n, &rep)) {
+	if (n && (!entire_step_supported(n, &rep) ||
+		  !user_namespace_supported(n, &rep))) {
 		jobct_node_free(n);
 		n = NULL;
 	}
@@ -273,10 +297,9 @@ static void pool_stop(void)
 static void release_node(void)
 {
 	pool_stop();
-	if (step_ns_fd >= 0) {
-		close(step_ns_fd);
-		step_ns_fd = -1;
-	}
+	fdutil_close(step_ns_fd);
+	fdutil_close(step_userns_fd);
+	step_ns_fd = step_userns_fd = -1;
 	jobct_node_free(node);
 	node = NULL;
 }
@@ -454,6 +477,31 @@ static void run_clone_ns_epilog(uint32_t job_id, struct report *rep)
 			 c->clone_ns_epilog_wait, &job, rep);
 }
 
+/* What UserNsScript is run for (userns_map_fn's arg). */
+struct user_ns_job {
+	uint32_t job_id;
+	void *step;
+};
+
+/*
+ * UserNsScript, as namespace/linux's user_ns_script: run as root with
+ * SLURM_NS_PID, a process in the new user namespace, whose uid_map and
+ * gid_map it writes; the core then checks that they map the job's ids.
+ * tmpfs's script limit of CloneNSScript_Wait's default applies.
+ */
+static int run_user_ns_script(pid_t pid, void *arg, struct report *rep)
+{
+	const struct user_ns_job *u = arg;
+	char mount_src[PATH_MAX], ns_path[PATH_MAX];
+	struct runscript_job job;
+
+	script_job(&job, u->job_id, u->step, SCRIPT_SRC, mount_src, ns_path,
+		   PATH_MAX);
+	job.ns_pid = pid;
+	return run_script("UserNsScript", jobct_node_conf(node)->user_ns_script,
+			  NSCONF_SCRIPT_WAIT_DEFAULT, &job, rep);
+}
+
 /*
  * Where an admin looks first: the job's AdminComment ("scontrol show job")
  * gets the reason its containment failed, beside slurmd's log, before
@@ -486,12 +534,14 @@ static int stepd_create(uint32_t job_id, uint64_t sluid, uid_t uid,
 {
 	char **node_devices = NULL;
 	char **job_devices = NULL;
+	struct user_ns_job user_ns = { .job_id = job_id, .step = step };
 	struct jobct_plan plan = {
 		.node = node,
 		.job_id = job_id,
 		.sluid = sluid,
 		.uid = uid,
 		.gid = gid,
+		.userns_arg = &user_ns,
 	};
 	const struct nsconf *c;
 	struct report rep;
@@ -501,6 +551,8 @@ static int stepd_create(uint32_t job_id, uint64_t sluid, uid_t uid,
 	if (!have_node(job_id))
 		return SLURM_ERROR;
 	c = jobct_node_conf(node);
+	if (c->user_ns_script)
+		plan.userns_map = run_user_ns_script;
 	/* Source's %u, from Slurm's uid (NULL: a Source with %u fails). */
 	report_start(&rep, NULL);
 	user = jobct_user_name(uid, &rep);
@@ -617,19 +669,26 @@ static int join_external(uint32_t job_id, int *fd)
  * TmpDiskLimit project then stays sealed) and its memory.  Slurm may be
  * sending that fd's number to a login at this moment, so the number stays
  * valid: it is made to name /dev/null (dup3 is atomic), which setns(2)
- * refuses, and is never opened again (step_ns_fd stays >= 0).
+ * refuses, and is never opened again (step_ns_fd stays >= 0).  The user
+ * namespace's fd goes the same way.
  */
-static void drop_step_ns_fd(void)
+static void drop_cached_fd(int fd)
 {
 	int null_fd;
 
-	if (step_ns_fd < 0)
+	if (fd < 0)
 		return;
 	null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (null_fd < 0)
 		return;
-	(void)dup3(null_fd, step_ns_fd, O_CLOEXEC);
+	(void)dup3(null_fd, fd, O_CLOEXEC);
 	close(null_fd);
+}
+
+static void drop_step_ns_fd(void)
+{
+	drop_cached_fd(step_ns_fd);
+	drop_cached_fd(step_userns_fd);
 }
 
 static int release(uint32_t job_id)
@@ -763,6 +822,24 @@ extern int container_p_join(uint32_t job_id, uid_t uid)
 
 #if DEVNS_JC_NAMESPACE
 /*
+ * UserNamespace without PidNamespace: pam_slurm_adopt enters the user
+ * namespace after the mount namespace (the list's order).  Returns 1 with
+ * step_userns_fd, 0 when the job has none for it (jobct_adopt_userns_open),
+ * or -1: an existing namespace that cannot be opened, where the login
+ * must not go on outside it, so the adoption fails (see below for what
+ * pam_slurm_adopt then does).
+ */
+static int adopt_user_namespace(uint32_t job_id)
+{
+	struct report rep;
+
+	if (step_userns_fd >= 0)
+		return 1;
+	report_start(&rep, &job_id);
+	return jobct_adopt_userns_open(node, job_id, &step_userns_fd, &rep);
+}
+
+/*
  * The namespaces for pam_slurm_adopt to setns() into, appended to fd_map:
  * the job's mount namespace, none when the node has no BasePath.  The
  * stepd's list frees no entry and closes no fd (slurmstepd/req.c), so the
@@ -781,6 +858,7 @@ extern int namespace_p_join_external(slurm_step_id_t *step_id,
 				     list_t *fd_map)
 {
 	static ns_fd_map_t mnt_ns = { .type = CLONE_NEWNS, .fd = -1 };
+	static ns_fd_map_t user_ns = { .type = CLONE_NEWUSER, .fd = -1 };
 	int fd, rc = join_external(step_id->job_id, &fd);
 
 	if (rc < 0)
@@ -788,13 +866,20 @@ extern int namespace_p_join_external(slurm_step_id_t *step_id,
 	if (rc > 0) {
 		mnt_ns.fd = fd;
 		list_append(fd_map, &mnt_ns);
+		if ((rc = adopt_user_namespace(step_id->job_id)) < 0)
+			return -1;
+		if (rc > 0) {
+			user_ns.fd = step_userns_fd;
+			list_append(fd_map, &user_ns);
+		}
 	}
 	return list_count(fd_map);
 }
 
 /*
  * task/cgroup leaves the job's devices unconstrained when this is false and
- * there is no BPF token: devns makes no user namespace, so Slurm's own
+ * there is no BPF token: slurmstepd never enters the job's user namespace
+ * (UserNamespace: only the job's processes do, last), so Slurm's own
  * device programs always work.
  */
 extern bool namespace_p_can_bpf(stepd_step_rec_t *step)
