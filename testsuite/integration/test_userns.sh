@@ -17,6 +17,7 @@ source "$(dirname "$0")/lib.sh"
 plan 41
 
 USER1=dnalice
+USER2=dnbob
 JOB_OUT_PREFIX=uns
 ETC=$DEVNS_CLUSTER_ROOT/etc
 LOG=$DEVNS_CLUSTER_ROOT/log/slurmd-node2.log
@@ -105,11 +106,12 @@ test_login() {
 	wait_job_gone "$j"
 }
 
-# UserNsScript: the site's maps.  This one maps only the job's user and
-# its groups, each to itself: root is nobody in the job.
+# UserNsScript: the site's maps.  This one maps only root and the job's
+# user and groups, each to itself (Slurm moves between root and the user
+# inside): every other user's files belong to nobody in the job.
 write_map_script() {
 	local groups
-	groups=$(id -G $USER1)
+	groups="0 $(id -G $USER1)"
 	cat > "$ETC/uns-map.sh" <<EOF
 #!/bin/sh
 echo "\$SLURM_NS_PID" > $OUT/uns-script-pid
@@ -117,7 +119,7 @@ case "\$1\$(cat $ETC/uns-map.mode 2>/dev/null)" in
 fail) echo "no maps today"; exit 3 ;;
 none) exit 0 ;;
 esac
-printf '%s %s 1\n' $USER1_UID $USER1_UID > /proc/\$SLURM_NS_PID/uid_map || exit 1
+printf '0 0 1\n%s %s 1\n' $USER1_UID $USER1_UID > /proc/\$SLURM_NS_PID/uid_map || exit 1
 printf '%s %s 1\n' $(for g in $groups; do printf '%s %s ' "$g" "$g"; done) > /proc/\$SLURM_NS_PID/gid_map || exit 1
 EOF
 	chmod 0755 "$ETC/uns-map.sh"
@@ -148,11 +150,12 @@ test_site_script() {
 	rm -f "$ETC/uns-map.mode"
 	enable_userns "UserNsScript=$ETC/uns-map.sh"
 	ok $? "precondition: node2 runs with UserNsScript" || return
-	j=$(submit -w node2 -n1 -- "cat /proc/self/uid_map > $OUT/uns-site-map; stat -c %u /etc/passwd > $OUT/uns-site-root; id -u > $OUT/uns-site-uid")
+	touch "$OUT/uns-other" && chown "$USER2" "$OUT/uns-other"
+	j=$(submit -w node2 -n1 -- "tr -s ' ' < /proc/self/uid_map | sed 's/^ //' | paste -sd, > $OUT/uns-site-map; stat -c %u $OUT/uns-other > $OUT/uns-site-other; id -u > $OUT/uns-site-uid")
 	wait_job_gone "$j"
 	like "$(cat "$OUT/uns-script-pid" 2>/dev/null)" '^[0-9]+$' "UserNsScript ran with SLURM_NS_PID"
-	is "$(squeeze "$OUT/uns-site-map")" "$USER1_UID $USER1_UID 1" "the job's uid_map is the script's"
-	is "$(cat "$OUT/uns-site-root" 2>/dev/null)" 65534 "  in which root's files belong to nobody"
+	is "$(cat "$OUT/uns-site-map" 2>/dev/null)" "0 0 1,$USER1_UID $USER1_UID 1" "the job's uid_map is the script's"
+	is "$(cat "$OUT/uns-site-other" 2>/dev/null)" 65534 "  in which another user's ($USER2) files belong to nobody"
 	is "$(cat "$OUT/uns-site-uid" 2>/dev/null)" "$USER1_UID" "  and the job runs as its user"
 	refused_with fail "a failing UserNsScript fails the job" "UserNsScript $ETC/uns-map.sh failed (exit status 3): no maps today"
 	refused_with none "a UserNsScript that writes no map fails the job" "uid_map does not map the job's uid $USER1_UID"

@@ -203,9 +203,10 @@ static void test_identity(void)
 }
 
 /*
- * A site's script, as a map function: the job's ids only, as themselves;
- * arg names a map to leave out, "other" to map another id instead, or
- * "shifted" to map the job's ids as 0 inside.
+ * A site's script, as a map function: root's and the job's ids only, as
+ * themselves; arg names a map to leave out, "other" to map another id
+ * instead of the job's, "shifted" to map the job's ids as 0 inside, or
+ * "noroot" to leave root's out.
  */
 static int map_job_user_as_root(pid_t pid, void *arg, struct report *rep)
 {
@@ -221,12 +222,15 @@ static int map_job_user_as_root(pid_t pid, void *arg, struct report *rep)
 			continue;	/* this one left out */
 		snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, files[i]);
 		if (what && !strcmp(what, "other"))
-			snprintf(line, sizeof(line), "0 777 1\n");
+			snprintf(line, sizeof(line), "0 0 1\n777 777 1\n");
 		else if (what && !strcmp(what, "shifted"))	/* inside 0 */
 			snprintf(line, sizeof(line), "0 %u 1\n", ids[i]);
-		else
+		else if (what && !strcmp(what, "noroot"))
 			snprintf(line, sizeof(line), "%u %u 1\n", ids[i],
 				 ids[i]);
+		else	/* one write, as the kernel takes a map */
+			snprintf(line, sizeof(line), "0 0 1\n%u %u 1\n",
+				 ids[i], ids[i]);
 		if ((fd = open(path, O_WRONLY)) < 0 ||
 		    write(fd, line, strlen(line)) < 0) {
 			if (fd >= 0)
@@ -250,7 +254,7 @@ static void test_site_map(void)
 			      NULL, fresh()) == 0,
 		"a site's map function writes the maps instead"))
 		diag("%s", rep.msg);
-	snprintf(want, sizeof(want), "%u %u 1", JOB_UID, JOB_UID);
+	snprintf(want, sizeof(want), "0 0 1");
 	bits = run_job_process(2, want, false, &pid);
 	check_bits(bits, "site's map");
 	ok(mntns_delete(base, 2) == 0 && !pin_file_exists(2),
@@ -279,6 +283,7 @@ static void test_refusals(void)
 	refused("gid_map", "gid_map does not map the job's gid 4343");
 	refused("other", "uid_map does not map the job's uid 4242");
 	refused("shifted", "uid_map does not map the job's uid 4242 to itself");
+	refused("noroot", "uid_map does not map root's uid 0 to itself");
 	errno = 0;
 	ok(userns_open(base, 99) < 0 && errno == ENOENT,
 	   "a job without one: userns_open says ENOENT");

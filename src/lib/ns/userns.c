@@ -121,24 +121,36 @@ static int map_has(pid_t pid, const char *name, uint32_t id)
 }
 
 /*
- * The job's ids must be mapped: Slurm becomes them in the namespace.  A
- * gid of (gid_t)-1 is unknown (Slurm 22.05 gives none): not checked.
+ * The job's ids must map to themselves: Slurm becomes them in the
+ * namespace.  So must root's: on its way there slurmstepd's task child
+ * becomes root again (seteuid(0), setegid(0)) inside.  A gid of
+ * (gid_t)-1 is unknown (Slurm 22.05 gives none): not checked.
  */
 static int check_maps(pid_t pid, uid_t uid, gid_t gid, struct report *rep)
 {
-	int has_uid = map_has(pid, "uid_map", (uint32_t)uid);
-	int has_gid = has_uid < 0 ? -1
-		      : gid == (gid_t)-1 ? 1
-		      : map_has(pid, "gid_map", (uint32_t)gid);
+	const struct {
+		const char *map, *what;
+		uint32_t id;
+		bool check;
+	} ids[] = {
+		{ "uid_map", "the job's uid", (uint32_t)uid, true },
+		{ "gid_map", "the job's gid", (uint32_t)gid, gid != (gid_t)-1 },
+		{ "uid_map", "root's uid", 0, true },
+		{ "gid_map", "root's gid", 0, true },
+	};
 
-	if (has_uid < 0 || has_gid < 0)
-		return report_errno(rep, errno, "reading its maps");
-	if (!has_uid || !has_gid) {
-		errno = EINVAL;
-		return report_error(rep, "its %s does not map the job's %s %u "
-				    "to itself", has_uid ? "gid_map" : "uid_map",
-				    has_uid ? "gid" : "uid",
-				    has_uid ? (unsigned)gid : (unsigned)uid);
+	for (size_t i = 0; i < sizeof(ids) / sizeof(*ids); i++) {
+		int has = ids[i].check ? map_has(pid, ids[i].map, ids[i].id) : 1;
+
+		if (has < 0)
+			return report_errno(rep, errno, "reading its %s",
+					    ids[i].map);
+		if (!has) {
+			errno = EINVAL;
+			return report_error(rep, "its %s does not map %s %u to "
+					    "itself", ids[i].map, ids[i].what,
+					    (unsigned)ids[i].id);
+		}
 	}
 	return 0;
 }

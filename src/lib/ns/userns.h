@@ -42,10 +42,10 @@ typedef int (*userns_map_fn)(pid_t pid, void *arg, struct report *rep);
 
 /*
  * Make the user namespace of job_id, map it (map, or the identity when
- * NULL) and pin it.  The maps must map the job's uid and gid each to
- * itself (Slurm becomes them inside): a script that does not fails the
- * setup, as one that writes no map.  gid (gid_t)-1 is unknown, and not
- * checked.  The job's directory must exist.
+ * NULL) and pin it.  The maps must map the job's uid and gid, and root's
+ * (0), each to itself: Slurm moves between them inside.  A script that
+ * does not fails the setup, as one that writes no map.  gid (gid_t)-1 is
+ * unknown, and not checked.  The job's directory must exist.
  * The caller may be multi-threaded: the namespace is made in a forked
  * child.  On failure nothing is left (no pin, no process), errno is set
  * and rep says which step failed.
