@@ -364,8 +364,8 @@ build_for_release() {
 # that a whole run stays within CI's time on two cores: all of them on
 # 26.05 (the release current sites run); on 22.05 all but test_mcs (whose
 # semantics 26.05 and 25.11 check); on 25.11 the namespace, devices,
-# adoption, mcs, user namespace and configuration tests (configless,
-# settings, drop-in, reconfigure); on 23.11 (Ubuntu 24.04's) and 24.11 the namespace, device,
+# adoption, mcs and configuration tests (configless, settings, drop-in,
+# reconfigure); on 23.11 (Ubuntu 24.04's) and 24.11 the namespace, device,
 # adoption and configuration tests.
 # DEVNS_RELEASE_TESTS_<X_Y> (e.g. DEVNS_RELEASE_TESTS_25_11="all") picks
 # another list.
@@ -374,7 +374,7 @@ release_tests() {
 	local config_tests="test_configless test_dirs test_dropin test_reconfig"
 	case $1 in
 	22.05) list="all -test_mcs" ;;
-	25.11) list="test_namespace test_devices test_adopt test_mcs test_userns $config_tests" ;;
+	25.11) list="test_namespace test_devices test_adopt test_mcs $config_tests" ;;
 	23.11 | 24.11) list="test_namespace test_devices test_adopt $config_tests" ;;
 	*) list=all ;;
 	esac
