@@ -23,18 +23,21 @@ setup() {
 	out_setup dropin
 	rm -rf --one-file-system "$SCRIPTS" "$BASE/dropin"
 	mkdir -p -m 0755 "$SCRIPTS"
-	# Each writes its environment and what SLURM_NS is (nsfs: the
-	# namespace exists) where the test reads them.
+	# Each writes what SLURM_NS is (nsfs: the namespace exists), then its
+	# environment, renamed into place last: the test waits for that file,
+	# so what it reads next is complete (the epilog runs beside the test).
 	cat > "$SCRIPTS/clone.sh" <<EOF
 #!/bin/sh
-env | sort > $OUT/dropin-clone-env.\$SLURM_JOB_ID
 stat -f -c %T "\$SLURM_NS" > $OUT/dropin-clone-ns.\$SLURM_JOB_ID
 id -u > $OUT/dropin-clone-uid.\$SLURM_JOB_ID
+env | sort > $OUT/.dropin-clone-env.\$SLURM_JOB_ID
+mv $OUT/.dropin-clone-env.\$SLURM_JOB_ID $OUT/dropin-clone-env.\$SLURM_JOB_ID
 EOF
 	cat > "$SCRIPTS/epilog.sh" <<EOF
 #!/bin/sh
-env | sort > $OUT/dropin-epilog-env.\$SLURM_JOB_ID
 stat -f -c %T "\$SLURM_NS" > $OUT/dropin-epilog-ns.\$SLURM_JOB_ID
+env | sort > $OUT/.dropin-epilog-env.\$SLURM_JOB_ID
+mv $OUT/.dropin-epilog-env.\$SLURM_JOB_ID $OUT/dropin-epilog-env.\$SLURM_JOB_ID
 EOF
 	printf '#!/bin/sh\necho no namespace for you\nexit 3\n' > "$SCRIPTS/fail.sh"
 	chmod 0755 "$SCRIPTS"/*.sh
@@ -133,7 +136,7 @@ cleanup() {
 	cmp -s "$CONF_SAVED" "$CONF" || conf_restore node1
 	cl scontrol update nodename=node1 state=resume >/dev/null 2>&1
 	rm -rf --one-file-system "$SCRIPTS" "$BASE/dropin"
-	rm -f "$OUT"/dropin-* /tmp/dropin-probe
+	rm -f "$OUT"/dropin-* "$OUT"/.dropin-* /tmp/dropin-probe
 }
 at_exit cleanup
 
