@@ -364,9 +364,9 @@ build_for_release() {
 # that a whole run stays within CI's time on two cores: all of them on
 # 26.05 (the release current sites run); on 22.05 all but test_mcs (whose
 # semantics 26.05 and 25.11 check); on 25.11 the namespace, devices,
-# adoption, mcs and configuration tests (configless, settings, drop-in,
-# reconfigure); on 23.11 (Ubuntu 24.04's) and 24.11 the namespace, device,
-# adoption and configuration tests.
+# adoption, user namespace, mcs and configuration tests (configless,
+# settings, drop-in, reconfigure); on 23.11 (Ubuntu 24.04's) and 24.11 the
+# namespace, device, adoption, user namespace and configuration tests.
 # DEVNS_RELEASE_TESTS_<X_Y> (e.g. DEVNS_RELEASE_TESTS_25_11="all") picks
 # another list.
 release_tests() {
@@ -374,8 +374,8 @@ release_tests() {
 	local config_tests="test_configless test_dirs test_dropin test_reconfig"
 	case $1 in
 	22.05) list="all -test_mcs" ;;
-	25.11) list="test_namespace test_devices test_adopt test_mcs $config_tests" ;;
-	23.11 | 24.11) list="test_namespace test_devices test_adopt $config_tests" ;;
+	25.11) list="test_namespace test_devices test_adopt test_userns test_mcs $config_tests" ;;
+	23.11 | 24.11) list="test_namespace test_devices test_adopt test_userns $config_tests" ;;
 	*) list=all ;;
 	esac
 	list=${!var:-$list}
@@ -386,6 +386,17 @@ release_tests() {
 		*" all "* | *" $(basename "$t") "*) echo "$t.sh" ;;
 		esac
 	done
+}
+
+# release_many_jobs NAME: the jobs of test_devices's leftover check on
+# release NAME: 200 on 22.05 and 26.05, which carry the job_container and
+# the namespace interface's paths (and 26.05 the soak), 50 on the others,
+# which run the same paths again (DEVNS_MANY_JOBS overrides).
+release_many_jobs() {
+	case $1 in
+	22.05 | 26.05) echo "${DEVNS_MANY_JOBS:-200}" ;;
+	*) echo "${DEVNS_MANY_JOBS:-50}" ;;
+	esac
 }
 
 # The release the soak runs on: 26.05, the one current sites run, where
@@ -434,8 +445,8 @@ integration_run() {
 	fi
 	for t in $(release_tests "$name"); do
 		[ -n "${DEVNS_TESTS:-}" ] && [[ "$(basename "$t")" != *$DEVNS_TESTS* ]] && continue
-		run_tap "$out/$(basename "$t" .sh).log" \
-			"Slurm $name: $(basename "$t")" timeout 1200 bash "$t"
+		run_tap "$out/$(basename "$t" .sh).log" "Slurm $name: $(basename "$t")" \
+			env DEVNS_MANY_JOBS="$(release_many_jobs "$name")" timeout 1200 bash "$t"
 	done
 	# The soak on one release only: DEVNS_SOAK_JOBS jobs (0: none).
 	if [ "$name" = "$(soak_release "$RELEASES")" ] && [ "${DEVNS_SOAK_JOBS:-200}" -gt 0 ] &&
