@@ -3,15 +3,16 @@
 #
 # test_dropin.sh - devns as a drop-in for job_container/tmpfs (issue 30):
 # a tmpfs site's job_container.conf, unchanged (BasePath with %n,
-# AutoBasePath=true, Dirs=/tmp,/dev/shm, CloneNSScript, CloneNSEpilog and
-# their _Wait), runs node1's jobs: a private /tmp under the expanded
-# BasePath, the CloneNSScript run as root once the namespace exists with
-# Slurm's variables (SLURM_JOB_ID, SLURM_NS, ...), the CloneNSEpilog at the
-# job's end while the namespace still exists; a failing CloneNSScript
-# refuses the job, saying why.  The harness's file comes back at the end,
-# whatever stopped the test.
+# AutoBasePath=true, Dirs=/tmp,/dev/shm, InitScript, CloneNSScript,
+# CloneNSEpilog and their _Wait), runs node1's jobs: a private /tmp under
+# the expanded BasePath, the InitScript run as root before the namespace is
+# made, the CloneNSScript once it exists, each with Slurm's variables
+# (SLURM_JOB_ID, SLURM_JOB_MOUNTPOINT_SRC, SLURM_NS, ...), the
+# CloneNSEpilog at the job's end while the namespace still exists; a
+# failing InitScript or CloneNSScript refuses the job, saying why.  The
+# harness's file comes back at the end, whatever stopped the test.
 source "$(dirname "$0")/lib.sh"
-plan 26
+plan 35
 
 USER1=dnalice
 JOB_OUT_PREFIX=dropin
@@ -33,6 +34,12 @@ id -u > $OUT/dropin-clone-uid.\$SLURM_JOB_ID
 env | sort > $OUT/.dropin-clone-env.\$SLURM_JOB_ID
 mv $OUT/.dropin-clone-env.\$SLURM_JOB_ID $OUT/dropin-clone-env.\$SLURM_JOB_ID
 EOF
+	cat > "$SCRIPTS/init.sh" <<EOF
+#!/bin/sh
+id -u > $OUT/dropin-init-uid.\$SLURM_JOB_ID
+env | sort > $OUT/.dropin-init-env.\$SLURM_JOB_ID
+mv $OUT/.dropin-init-env.\$SLURM_JOB_ID $OUT/dropin-init-env.\$SLURM_JOB_ID
+EOF
 	cat > "$SCRIPTS/epilog.sh" <<EOF
 #!/bin/sh
 stat -f -c %T "\$SLURM_NS" > $OUT/dropin-epilog-ns.\$SLURM_JOB_ID
@@ -43,14 +50,16 @@ EOF
 	chmod 0755 "$SCRIPTS"/*.sh
 }
 
-# tmpfs_conf CLONE_SCRIPT: a tmpfs site's file, as job_container.conf(5)
-# of 24.11 to 26.05 describes one; node1's slurmd restarted on it.
+# tmpfs_conf CLONE_SCRIPT INIT_SCRIPT: a tmpfs site's file, as
+# job_container.conf(5) of 24.11 to 26.05 describes one; node1's slurmd
+# restarted on it.
 tmpfs_conf() {
 	cat > "$CONF" <<EOF
 # job_container.conf of a job_container/tmpfs site
 AutoBasePath=true
 BasePath=$BASE/dropin/%n
 Dirs=/tmp,/dev/shm
+InitScript=$2
 CloneNSScript=$1
 CloneNSScript_Wait=20
 CloneNSEpilog=$SCRIPTS/epilog.sh
@@ -68,7 +77,7 @@ env_of() { sed -n "s/^$2=//p" "$1" 2>/dev/null; }
 
 test_tmpfs_site() {
 	local j env ns=nsfs
-	tmpfs_conf "$SCRIPTS/clone.sh"
+	tmpfs_conf "$SCRIPTS/clone.sh" "$SCRIPTS/init.sh"
 	ok $? "precondition: node1 runs with a tmpfs site's job_container.conf" || return
 	[ -d "$BASE/dropin/node1" ]
 	ok $? "BasePath's %n is node1's name: AutoBasePath made $BASE/dropin/node1"
@@ -81,6 +90,14 @@ findmnt -no TARGET,SOURCE /tmp | tail -1 > $OUT/dropin-tmp")
 	[ ! -e /tmp/dropin-probe ]
 	ok $? "its /tmp is private: the node's /tmp has no dropin-probe"
 	like "$(cat "$OUT/dropin-tmp" 2>/dev/null)" "^/tmp " "  /tmp is a mount of its own in the job"
+
+	env=$OUT/dropin-init-env.$j
+	[ -s "$env" ]
+	ok $? "InitScript ran for job $j"
+	is "$(env_of "$env" SLURM_JOB_ID)" "$j" "  with SLURM_JOB_ID"
+	is "$(env_of "$env" SLURM_JOB_MOUNTPOINT_SRC)" "$BASE/dropin/node1/$j" \
+		"  with SLURM_JOB_MOUNTPOINT_SRC, the job's directory"
+	is "$(cat "$OUT/dropin-init-uid.$j" 2>/dev/null)" 0 "  as root"
 
 	env=$OUT/dropin-clone-env.$j
 	[ -s "$env" ]
@@ -110,16 +127,21 @@ findmnt -no TARGET,SOURCE /tmp | tail -1 > $OUT/dropin-tmp")
 	ok $? "  and then the job's directory went"
 }
 
+# test_failing_script KEY: InitScript or CloneNSScript fails.
 test_failing_script() {
-	local j before
-	tmpfs_conf "$SCRIPTS/fail.sh"
-	ok $? "precondition: node1 runs with a CloneNSScript that fails" || return
+	local key=$1 j before
+	if [ "$key" = InitScript ]; then
+		tmpfs_conf "$SCRIPTS/clone.sh" "$SCRIPTS/fail.sh"
+	else
+		tmpfs_conf "$SCRIPTS/fail.sh" "$SCRIPTS/init.sh"
+	fi
+	ok $? "precondition: node1 runs with a $key that fails" || return
 	before=$(wc -l < "$LOG")
 	rm -f "$OUT/dropin-refused"
 	j=$(submit -w node1 -n1 -- "echo ran > $OUT/dropin-refused")
 	[[ $j =~ ^[0-9]+$ ]] && wait_for 60 logged_since "$before" \
-		"job $j: CloneNSScript $SCRIPTS/fail.sh failed (exit status 3): no namespace for you"
-	ok $? "slurmd logs job $j's CloneNSScript failure with its status and output"
+		"job $j: $key $SCRIPTS/fail.sh failed (exit status 3): no namespace for you"
+	ok $? "slurmd logs job $j's $key failure with its status and output"
 	[ ! -e "$OUT/dropin-refused" ]
 	ok $? "  the job did not run"
 	wait_for 20 test ! -e "$BASE/dropin/node1/$j"
@@ -142,7 +164,8 @@ at_exit cleanup
 
 setup
 test_tmpfs_site
-test_failing_script
+test_failing_script InitScript
+test_failing_script CloneNSScript
 conf_restore node1
 ok $? "node1 is back with the harness's settings"
 tap_done

@@ -7,10 +7,11 @@
  * (src/lib/job/jobct.h), which owns the lifecycle; Slurm's data (node name,
  * spool directory, GRES device files, the job's allocation) goes into the
  * core's plan, and the core's reports come out through Slurm's log with one
- * prefix, plugin_type.  What Slurm alone can do stays here: the site's
- * scripts (InitScript, CloneNSScript, CloneNSEpilog: what Slurm tells
- * them; util/runscript runs them), asking slurmstepds whether they live
- * (restore), the GRES lookups (devns_gres.c).
+ * prefix, plugin_type.  What Slurm alone can do stays in the plugin: the
+ * site's scripts (devns_scripts.c: InitScript, CloneNSScript,
+ * CloneNSEpilog, UserNsScript, with what Slurm tells them), asking
+ * slurmstepds whether they live (restore), the GRES lookups
+ * (devns_gres.c).
  *
  * From Slurm 25.11 the interface is called namespace: the same file is
  * namespace_devns.so with plugin_type "namespace/devns" and namespace_p_*
@@ -30,7 +31,6 @@
 #include "src/common/slurm_xlator.h"
 #include "src/common/list.h"
 #include "src/common/log.h"
-#include "src/common/node_conf.h"
 #include "src/common/read_config.h"
 #include "src/common/run_in_daemon.h"
 #include "src/common/xmalloc.h"
@@ -40,13 +40,13 @@
 
 #include "job/jobct.h"
 #include "job/setupgate.h"
-#include "ns/jobdir.h"
 #include "ns/nsconf_msg.h"
 #include "util/fdutil.h"
-#include "util/runscript.h"
 #include "util/stepsock.h"
 #include "devns_gres.h"
 #include "devns_node.h"
+#include "devns_nodecheck.h"
+#include "devns_scripts.h"
 
 const char plugin_name[] = DEVNS_JC_INTERFACE " devns plugin";
 const char plugin_type[] = DEVNS_JC_TYPE;
@@ -71,8 +71,6 @@ static struct nspool_keeper *keeper;	/* slurmd's NamespacePool thread */
 static struct setupgate setup_gate = SETUPGATE_INIT;
 #define ADOPT_START_WAIT_MS 30000
 
-/* InitScript's limit in seconds: tmpfs's, fixed on every release. */
-#define INIT_SCRIPT_WAIT 10
 
 /* ---- the core's reports, in Slurm's log ---------------------------------- */
 
@@ -108,85 +106,6 @@ static void report_start(struct report *rep, const uint32_t *job_id)
 
 /* ---- the node ------------------------------------------------------------ */
 
-/* slurm.conf's Gres= of this node (slurmd keeps it in the node's record). */
-static const char *node_gres(void)
-{
-	node_record_t *rec = find_node_record(conf->node_name);
-
-	if (!rec)
-		return NULL;
-	return rec->config_ptr ? rec->config_ptr->gres : rec->gres;
-}
-
-/*
- * slurmd start: the cgroup layout, in the log, and whether the node can
- * contain devices as configured on it (jobct_node_check).
- */
-static int check_node(const struct jobct_node *n, struct report *rep)
-{
-	char **files = devns_gres_node_devices();
-	char *plugstack = slurm_conf.plugstack ? xstrdup(slurm_conf.plugstack)
-			  : get_extra_conf_path("plugstack.conf");
-	struct jobct_slurm slurm = {
-		.gres = node_gres(),
-		.prolog_contain = slurm_conf.prolog_flags & PROLOG_FLAG_CONTAIN,
-		.node_has_devices = files != NULL,
-		.node_devices = (const char *const *)files,
-		.step_cgroups = !xstrcmp(slurm_conf.proctrack_type,
-					 "proctrack/cgroup"),
-		.plugstack = plugstack,
-		.contain_spank = DEVNS_CONTAIN_SPANK(slurm_conf.conf_flags),
-	};
-	int rc;
-
-	jobct_node_report(n, &slurm, rep);
-	rc = jobct_kernel_check(n, rep);
-	if (rc == 0)
-		rc = jobct_node_check(n, &slurm, rep);
-	devns_gres_free(files);
-	xfree(plugstack);
-	return rc;
-}
-
-/*
- * EntireStepInNS needs slurmd's call in the fork of each new slurmstepd,
- * which Slurm makes from 24.11.1 (when tmpfs got the key): before, the
- * step's slurmstepd would stay outside, unlike what the file asks.
- */
-static bool entire_step_supported(const struct jobct_node *n,
-				  struct report *rep)
-{
-	const struct nsconf *c = jobct_node_conf(n);
-
-	if (DEVNS_JC_JOIN_STEP_ID || !c->entire_step_in_ns)
-		return true;
-	report_error(rep, "%s:%d: EntireStepInNS=yes needs Slurm 24.11.1 or "
-		     "later (this Slurm does not let slurmstepd start in the "
-		     "job's namespace)", c->file, c->lines.entire_step_in_ns);
-	return false;
-}
-
-/*
- * A login that pam_slurm_adopt puts into a job goes into the job's user
- * namespace through pam_slurm_adopt from 25.11 (namespace_p_join_external
- * hands it the fd), and before that only through pam_devns, which finds
- * the namespace held by the job's PID namespace init.
- */
-static bool user_namespace_supported(const struct jobct_node *n,
-				     struct report *rep)
-{
-	const struct nsconf *c = jobct_node_conf(n);
-
-	if (DEVNS_JC_NAMESPACE || !c->user_namespace || c->pid_namespace)
-		return true;
-	report_error(rep, "%s:%d: UserNamespace=yes needs PidNamespace=yes "
-		     "before Slurm 25.11 (logins adopted by pam_slurm_adopt "
-		     "reach the job's user namespace only through pam_devns "
-		     "and the PID namespace's init)", c->file,
-		     c->lines.user_namespace);
-	return false;
-}
-
 /* The node's settings; every error is logged with file and line. */
 static struct jobct_node *load_node(void)
 {
@@ -194,16 +113,7 @@ static struct jobct_node *load_node(void)
 	struct report rep;
 
 	report_start(&rep, NULL);
-	n = devns_node_load(running_in_slurmd(), &rep);
-	if (n && (!entire_step_supported(n, &rep) ||
-		  !user_namespace_supported(n, &rep))) {
-		jobct_node_free(n);
-		n = NULL;
-	}
-	if (n && running_in_slurmd() && check_node(n, &rep) < 0) {
-		jobct_node_free(n);
-		n = NULL;
-	}
+	n = devns_nodecheck_load(&rep);
 	/* Which file, for configless nodes (the cache) above all. */
 	if (n && running_in_slurmd())
 		info("%s: settings from %s", plugin_type,
@@ -345,163 +255,6 @@ extern int DEVNS_JC(restore)(char *dir_name, bool recover)
 
 /* ---- one job ------------------------------------------------------------- */
 
-/* ---- the site's scripts: tmpfs's InitScript, CloneNSScript, CloneNSEpilog */
-
-/* Which of the job's directories a script is told of (SLURM_...). */
-enum script_dirs {
-	SCRIPT_SRC = 1,		/* SLURM_JOB_MOUNTPOINT_SRC: BasePath/<jobid> */
-	SCRIPT_NS = 2,		/* SLURM_NS: the namespace's pin */
-};
-
-/*
- * What Slurm's tmpfs tells its scripts about the job (util/runscript.h):
- * the job, node and slurm.conf; with the step record (23.02 on; none for
- * CloneNSEpilog) its user, group, het job, aliases and working directory;
- * the directories dirs names, when there is a BasePath.  mount_src and
- * ns_path are the caller's buffers of len bytes.
- */
-static void script_job(struct runscript_job *j, uint32_t job_id, void *step,
-		       unsigned dirs, char *mount_src, char *ns_path,
-		       size_t len)
-{
-	memset(j, 0, sizeof(*j));
-	j->job_id = job_id;
-	j->slurm_conf = slurm_conf.slurm_conf;
-	j->node_name = conf->node_name;
-	if ((dirs & SCRIPT_SRC) &&
-	    jobct_job_path(node, job_id, NULL, mount_src, len) > 0)
-		j->mount_src = mount_src;
-	if ((dirs & SCRIPT_NS) &&
-	    jobct_job_path(node, job_id, JOBDIR_NS_PIN, ns_path, len) > 0)
-		j->ns_path = ns_path;
-#if DEVNS_JC_STEP_RECORD || DEVNS_JC_NAMESPACE
-	if (step) {
-		stepd_step_rec_t *s = step;
-
-		j->has_step = true;
-		if (s->het_job_id != NO_VAL)
-			j->het_job_id = s->het_job_id;
-		j->uid = s->uid;
-		j->gid = s->gid;
-		j->user_name = s->user_name;
-		j->node_aliases = s->alias_list;
-		j->work_dir = s->cwd;
-	}
-#else
-	(void)step;	/* 22.05 passes none */
-#endif
-}
-
-/*
- * Run one of the site's scripts for the job as root, as tmpfs does:
- * Slurm's variables only, killed with its process group after timeout_s
- * (0: no limit).  Returns 0, or -1 with the reason in rep.
- */
-static int run_script(const char *key, const char *path, unsigned timeout_s,
-		      const struct runscript_job *job, struct report *rep)
-{
-	struct runscript_result res;
-	char **env = runscript_env(job);
-	char how[64];
-	int rc;
-
-	if (!env)
-		return report_errno(rep, errno, "%s %s", key, path);
-	rc = runscript_run(path, env, timeout_s, &res);
-	runscript_env_free(env);
-	if (rc < 0)
-		return report_errno(rep, errno, "%s %s cannot be run", key,
-				    path);
-	if (res.status == 0 && !res.timed_out) {
-		if (res.output[0])
-			report_info(rep, "%s %s: %s", key, path, res.output);
-		return 0;
-	}
-	runscript_describe(&res, timeout_s, how, sizeof(how));
-	report_error(rep, "%s %s failed (%s)%s%s", key, path, how,
-		     res.output[0] ? ": " : "", res.output);
-	errno = EIO;
-	return -1;
-}
-
-/*
- * Before the namespace is made: tmpfs's fixed limit of 10 seconds, with
- * SLURM_JOB_MOUNTPOINT_SRC (the job's directory, BasePath/<jobid>).
- */
-static int run_init_script(uint32_t job_id, void *step, struct report *rep)
-{
-	char mount_src[PATH_MAX], ns_path[PATH_MAX];
-	struct runscript_job job;
-
-	script_job(&job, job_id, step, SCRIPT_SRC, mount_src, ns_path,
-		   PATH_MAX);
-	return run_script("InitScript", jobct_node_conf(node)->init_script,
-			  INIT_SCRIPT_WAIT, &job, rep);
-}
-
-/*
- * After the namespace is made (one exists: a BasePath), with SLURM_NS.
- * It fails the job, as in tmpfs.
- */
-static int run_clone_ns_script(uint32_t job_id, void *step,
-			       struct report *rep)
-{
-	const struct nsconf *c = jobct_node_conf(node);
-	char mount_src[PATH_MAX], ns_path[PATH_MAX];
-	struct runscript_job job;
-
-	if (!c->clone_ns_script || !c->base_path)
-		return 0;
-	script_job(&job, job_id, step, SCRIPT_SRC | SCRIPT_NS, mount_src,
-		   ns_path, PATH_MAX);
-	return run_script("CloneNSScript", c->clone_ns_script,
-			  c->clone_ns_script_wait, &job, rep);
-}
-
-/*
- * Before the namespace goes, while it still exists (the extern stepd's
- * teardown; slurmd's backstop only when the stepd did not get to it).
- * A failure is logged; the teardown goes on, as in tmpfs.
- */
-static void run_clone_ns_epilog(uint32_t job_id, struct report *rep)
-{
-	const struct nsconf *c = jobct_node_conf(node);
-	char mount_src[PATH_MAX], ns_path[PATH_MAX];
-	struct runscript_job job;
-
-	if (!c->clone_ns_epilog || !jobct_ns_exists(node, job_id))
-		return;
-	script_job(&job, job_id, NULL, SCRIPT_NS, mount_src, ns_path,
-		   PATH_MAX);
-	(void)run_script("CloneNSEpilog", c->clone_ns_epilog,
-			 c->clone_ns_epilog_wait, &job, rep);
-}
-
-/* What UserNsScript is run for (userns_map_fn's arg). */
-struct user_ns_job {
-	uint32_t job_id;
-	void *step;
-};
-
-/*
- * UserNsScript, as namespace/linux's user_ns_script: run as root with
- * SLURM_NS_PID, a process in the new user namespace, whose uid_map and
- * gid_map it writes; the core then checks that they map the job's ids.
- * tmpfs's script limit of CloneNSScript_Wait's default applies.
- */
-static int run_user_ns_script(pid_t pid, void *arg, struct report *rep)
-{
-	const struct user_ns_job *u = arg;
-	char mount_src[PATH_MAX], ns_path[PATH_MAX];
-	struct runscript_job job;
-
-	script_job(&job, u->job_id, u->step, SCRIPT_SRC, mount_src, ns_path,
-		   PATH_MAX);
-	job.ns_pid = pid;
-	return run_script("UserNsScript", jobct_node_conf(node)->user_ns_script,
-			  NSCONF_SCRIPT_WAIT_DEFAULT, &job, rep);
-}
-
 /*
  * Where an admin looks first: the job's AdminComment ("scontrol show job")
  * gets the reason its containment failed, beside slurmd's log, before
@@ -534,14 +287,16 @@ static int stepd_create(uint32_t job_id, uint64_t sluid, uid_t uid,
 {
 	char **node_devices = NULL;
 	char **job_devices = NULL;
-	struct user_ns_job user_ns = { .job_id = job_id, .step = step };
+	struct devns_script_job scripts = {
+		.node = node, .job_id = job_id, .step = step
+	};
 	struct jobct_plan plan = {
 		.node = node,
 		.job_id = job_id,
 		.sluid = sluid,
 		.uid = uid,
 		.gid = gid,
-		.userns_arg = &user_ns,
+		.userns_arg = &scripts,
 	};
 	const struct nsconf *c;
 	struct report rep;
@@ -552,7 +307,7 @@ static int stepd_create(uint32_t job_id, uint64_t sluid, uid_t uid,
 		return SLURM_ERROR;
 	c = jobct_node_conf(node);
 	if (c->user_ns_script)
-		plan.userns_map = run_user_ns_script;
+		plan.userns_map = devns_script_user_ns;
 	/* Source's %u, from Slurm's uid (NULL: a Source with %u fails). */
 	report_start(&rep, NULL);
 	user = jobct_user_name(uid, &rep);
@@ -561,7 +316,7 @@ static int stepd_create(uint32_t job_id, uint64_t sluid, uid_t uid,
 	plan.user_name = user;
 	report_start(&rep, &job_id);
 	setupgate_begin(&setup_gate);
-	if (c->init_script && run_init_script(job_id, step, &rep) < 0) {
+	if (c->init_script && devns_script_init(&scripts, &rep) < 0) {
 		report_error(&rep, "refusing the job: InitScript %s failed",
 			     c->init_script);
 		goto out;
@@ -575,7 +330,7 @@ static int stepd_create(uint32_t job_id, uint64_t sluid, uid_t uid,
 	plan.job_devices = (const char *const *)job_devices;
 	if (jobct_setup(&plan, &rep) < 0)
 		goto out;
-	if (run_clone_ns_script(job_id, step, &rep) < 0) {
+	if (devns_script_clone_ns(&scripts, &rep) < 0) {
 		/* Its message, not the release's, is the job's reason. */
 		struct report quiet;
 
@@ -698,7 +453,7 @@ static int release(uint32_t job_id)
 	if (!have_node(job_id))
 		return SLURM_ERROR;
 	report_start(&rep, &job_id);
-	run_clone_ns_epilog(job_id, &rep);
+	devns_script_clone_ns_epilog(node, job_id, &rep);
 	drop_step_ns_fd();
 	return jobct_release(node, job_id, &rep) < 0 ? SLURM_ERROR
 						      : SLURM_SUCCESS;
