@@ -194,6 +194,9 @@ build_one() {
 		fi
 		echo "$args" >"$bdir/.matrix-args"
 	fi
+	# A Makemodule.am edited since: make regenerates the Makefile first,
+	# here, and not in the middle of plugin_targets's output.
+	make -C "$bdir" Makefile >>"$log" 2>&1
 	interface=$(sed -n 's/^SLURM_INTERFACE = //p' "$bdir/Makefile")
 	targets=$(plugin_targets "$bdir" 2>>"$log") || targets=
 	if [ -z "$targets" ]; then
