@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_cdispec.c - CDI specs (dev/cdidoc.h, dev/cdispec.h) and the
- * companion devices they give a job (dev/devcdi.h): the same nvidia-ctk
- * style spec, with MIG devices, read from JSON and from YAML; parse
- * errors naming file and line; hostPath; and, on a scratch tree of device
- * nodes made here (root: mknod), which devices a job holding GPU 1, or
- * one MIG instance, or no GPU gets, and the checks on spec directories
- * (a spec others may write, a link, a missing directory).
+ * companion devices they give a job (dev/devcdi.h), all on a scratch tree
+ * made here (root: mknod, and spec files must be root's): the same
+ * nvidia-ctk style spec, with MIG devices, read from JSON and from YAML;
+ * parse errors naming file and line; hostPath; which devices a job
+ * holding GPU 1, or one MIG instance, or no GPU gets, and the checks on
+ * spec directories (a spec others may write, a link, a missing directory).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -130,101 +130,6 @@ static char *fill(const char *text, const char *dir)
 	return out;
 }
 
-static void want_spec(const struct cdispec *s, const char *what,
-		      int shared_line)
-{
-	ok(s->kind && !strcmp(s->kind, "nvidia.com/gpu"), "%s: kind", what);
-	if (!ok(s->ndevs == 5, "%s: five devices", what))
-		return;
-	is_str(s->devs[2].name, "0:0", "%s: the MIG device's name", what);
-	is_int(s->devs[2].count, 3, "%s: with its GPU and two caps", what);
-	is_str(s->devs[2].nodes[1], "/d/caps/nvidia-cap21",
-	       "%s: its first cap", what);
-	is_str(s->devs[0].name, "0", "%s: a quoted \"0\" is the name 0",
-	       what);
-	is_int(s->devs[4].count, 2, "%s: \"all\" has both GPUs", what);
-	if (!ok(s->nshared == 3, "%s: three shared nodes", what))
-		return;
-	is_str(s->shared[0], "/d/nvidiactl", "%s: nvidiactl shared", what);
-	is_str(s->shared[1], "/d/nvidia-uvm", "%s: a quoted path", what);
-	is_str(s->shared[2], "/d/modeset", "%s: hostPath wins over path",
-	       what);
-	is_int(s->shared_line, shared_line, "%s: containerEdits' line", what);
-}
-
-static void test_parse(void)
-{
-	struct cdispec s;
-	char *json = fill(spec_json, "/d"), *yaml = fill(spec_yaml, "/d");
-	struct report rep;
-
-	report_init(&rep, NULL, NULL);
-	if (ok(cdispec_parse(json, "nvidia.json", &s, &rep) == 0,
-	       "an nvidia-ctk JSON spec parses"))
-		want_spec(&s, "json", 20);
-	else
-		diag("%s", rep.msg);
-	cdispec_free(&s);
-	report_init(&rep, NULL, NULL);
-	if (ok(cdispec_parse(yaml, "nvidia.yaml", &s, &rep) == 0,
-	       "the same spec as nvidia-ctk's YAML parses"))
-		want_spec(&s, "yaml", 4);
-	else
-		diag("%s", rep.msg);
-	cdispec_free(&s);
-	free(json);
-	free(yaml);
-}
-
-/* text must fail to parse as file, the message starting with want. */
-static void bad(const char *file, const char *text, const char *want,
-		const char *what)
-{
-	struct cdispec s;
-	struct report rep;
-
-	report_init(&rep, NULL, NULL);
-	errno = 0;
-	ok(cdispec_parse(text, file, &s, &rep) == -1 && errno == EINVAL,
-	   "%s: refused", what);
-	if (!ok(!strncmp(rep.msg, want, strlen(want)), "  \"%s...\"", want))
-		diag("  got \"%s\"", rep.msg);
-	ok(s.ndevs == 0 && s.kind == NULL, "  and the spec left empty");
-}
-
-static void test_errors(void)
-{
-	bad("a.json", "{\"cdiVersion\": \"0.5.0\",\n\"kind\": \"x/y\"\n"
-	    "\"devices\": []}\n", "a.json:3: expected ',' or '}'",
-	    "JSON: a missing comma");
-	bad("a.json", "{\"cdiVersion\": \"0.5.0\",\n\"kind\": \"x/y\",\n"
-	    "\"devices\": [\n{\"containerEdits\": {}}]}\n",
-	    "a.json:4: devices[0]: \"name\" is missing",
-	    "JSON: a device without a name");
-	bad("a.json", "{\"kind\": \"x/y\",\n\"kind\": \"x/y\"}",
-	    "a.json:2: member \"kind\" given twice", "JSON: a key twice");
-	bad("a.json", "{\"a\": tru}", "a.json:1: invalid value \"tru\"",
-	    "JSON: a bad word");
-	bad("b.yaml", "cdiVersion: 0.5.0\nkind: x/y\ndevices:\n- name: a\n"
-	    "   containerEdits: {}\n", "b.yaml:5: unexpected indentation",
-	    "YAML: a key indented too far");
-	bad("b.yaml", "cdiVersion: 0.5.0\nkind: &k x/y\n",
-	    "b.yaml:2: \"&k x/y\": this YAML", "YAML: an anchor");
-	bad("b.yaml", "cdiVersion: 0.5.0\n\tkind: x/y\n",
-	    "b.yaml:2: tab in indentation", "YAML: a tab");
-	bad("b.yaml", "cdiVersion: 0.5.0\nkind: x/y\ndevices:\n- name: a\n"
-	    "  containerEdits:\n    deviceNodes:\n    - path: dev/x\n",
-	    "b.yaml:7: device \"a\": deviceNodes[0]: \"dev/x\" is not an "
-	    "absolute path", "YAML: a relative node path");
-	bad("b.yml", "cdiVersion: 0.5.0\ndevices:\n- name: a\n",
-	    "b.yml:1: spec: \"kind\" is missing", "YAML: no kind");
-	bad("b.yml", "cdiVersion: 0.5.0\nkind: x/y\ndevices:\n- name: a\n"
-	    "  containerEdits: |\n", "b.yml:5: \"|\": this YAML",
-	    "YAML: a block scalar");
-	bad("b.yml", "cdiVersion: \"0.5.0\nkind: x/y\n",
-	    "b.yml:1: unterminated string", "YAML: an open quote");
-}
-
 /* Scratch tree: the nodes a GPU node has, and a spec directory. */
 static int node(const char *name, unsigned maj, unsigned min)
 {
@@ -254,6 +159,127 @@ static char *at(const char *name)
 
 	snprintf(p, PATH_MAX, "%s/%s", tmp, name);
 	return p;
+}
+
+static void want_spec(const struct cdispec *s, const char *what,
+		      int shared_line)
+{
+	ok(s->kind && !strcmp(s->kind, "nvidia.com/gpu"), "%s: kind", what);
+	if (!ok(s->ndevs == 5, "%s: five devices", what))
+		return;
+	is_str(s->devs[2].name, "0:0", "%s: the MIG device's name", what);
+	is_int(s->devs[2].count, 3, "%s: with its GPU and two caps", what);
+	is_str(s->devs[2].nodes[1], "/d/caps/nvidia-cap21",
+	       "%s: its first cap", what);
+	is_str(s->devs[0].name, "0", "%s: a quoted \"0\" is the name 0",
+	       what);
+	is_int(s->devs[4].count, 2, "%s: \"all\" has both GPUs", what);
+	if (!ok(s->nshared == 3, "%s: three shared nodes", what))
+		return;
+	is_str(s->shared[0], "/d/nvidiactl", "%s: nvidiactl shared", what);
+	is_str(s->shared[1], "/d/nvidia-uvm", "%s: a quoted path", what);
+	is_str(s->shared[2], "/d/modeset", "%s: hostPath wins over path",
+	       what);
+	is_int(s->shared_line, shared_line, "%s: containerEdits' line", what);
+}
+
+/*
+ * Loads the directory dir of the scratch tree, made here, after writing
+ * text into its spec name, as a node's spec directories are loaded (from
+ * "/", root's files only).  Returns what cdiset_load returns.
+ */
+static int load_one(const char *dir, const char *name, const char *text,
+		    struct cdiset *set, struct report *rep)
+{
+	char rel[PATH_MAX];
+
+	snprintf(rel, sizeof(rel), "%s/%s", dir, name);
+	if ((mkdir(at(dir), 0755) < 0 && errno != EEXIST) ||
+	    put(rel, text, 0644) < 0)
+		return -2;
+	report_init(rep, NULL, NULL);
+	errno = 0;
+	return cdiset_load(set, at(dir), rep);
+}
+
+/* The same spec, as JSON and as YAML, with its nodes in /d. */
+static void test_parse(void)
+{
+	char *json = fill(spec_json, "/d"), *yaml = fill(spec_yaml, "/d");
+	struct cdiset set;
+	struct report rep;
+
+	if (ok(load_one("json", "nvidia.json", json, &set, &rep) == 1,
+	       "an nvidia-ctk JSON spec parses"))
+		want_spec(&set.specs[0], "json", 20);
+	else
+		diag("%s", rep.msg);
+	cdiset_free(&set);
+	if (ok(load_one("yaml", "nvidia.yaml", yaml, &set, &rep) == 1,
+	       "the same spec as nvidia-ctk's YAML parses"))
+		want_spec(&set.specs[0], "yaml", 4);
+	else
+		diag("%s", rep.msg);
+	cdiset_free(&set);
+	free(json);
+	free(yaml);
+}
+
+/*
+ * text must fail to parse as file (the only spec of its directory), the
+ * message starting with the file's path and want.
+ */
+static void bad(const char *file, const char *text, const char *want,
+		const char *what)
+{
+	char full[PATH_MAX + 256], rel[PATH_MAX];
+	struct cdiset set;
+	struct report rep;
+
+	snprintf(rel, sizeof(rel), "bad-spec/%s", file);
+	snprintf(full, sizeof(full), "%s/%s", tmp, want);
+	ok(load_one("bad-spec", file, text, &set, &rep) == -1 &&
+	   errno == EINVAL, "%s: refused", what);
+	if (!ok(!strncmp(rep.msg, full, strlen(full)), "  \"%s...\"", full))
+		diag("  got \"%s\"", rep.msg);
+	ok(set.count == 0 && set.specs == NULL, "  and the set left empty");
+	unlink(at(rel));
+}
+
+/* Each message names the spec file as the load found it. */
+static void test_errors(void)
+{
+	bad("a.json", "{\"cdiVersion\": \"0.5.0\",\n\"kind\": \"x/y\"\n"
+	    "\"devices\": []}\n", "bad-spec/a.json:3: expected ',' or '}'",
+	    "JSON: a missing comma");
+	bad("a.json", "{\"cdiVersion\": \"0.5.0\",\n\"kind\": \"x/y\",\n"
+	    "\"devices\": [\n{\"containerEdits\": {}}]}\n",
+	    "bad-spec/a.json:4: devices[0]: \"name\" is missing",
+	    "JSON: a device without a name");
+	bad("a.json", "{\"kind\": \"x/y\",\n\"kind\": \"x/y\"}",
+	    "bad-spec/a.json:2: member \"kind\" given twice",
+	    "JSON: a key twice");
+	bad("a.json", "{\"a\": tru}",
+	    "bad-spec/a.json:1: invalid value \"tru\"", "JSON: a bad word");
+	bad("b.yaml", "cdiVersion: 0.5.0\nkind: x/y\ndevices:\n- name: a\n"
+	    "   containerEdits: {}\n",
+	    "bad-spec/b.yaml:5: unexpected indentation",
+	    "YAML: a key indented too far");
+	bad("b.yaml", "cdiVersion: 0.5.0\nkind: &k x/y\n",
+	    "bad-spec/b.yaml:2: \"&k x/y\": this YAML", "YAML: an anchor");
+	bad("b.yaml", "cdiVersion: 0.5.0\n\tkind: x/y\n",
+	    "bad-spec/b.yaml:2: tab in indentation", "YAML: a tab");
+	bad("b.yaml", "cdiVersion: 0.5.0\nkind: x/y\ndevices:\n- name: a\n"
+	    "  containerEdits:\n    deviceNodes:\n    - path: dev/x\n",
+	    "bad-spec/b.yaml:7: device \"a\": deviceNodes[0]: \"dev/x\" is "
+	    "not an absolute path", "YAML: a relative node path");
+	bad("b.yml", "cdiVersion: 0.5.0\ndevices:\n- name: a\n",
+	    "bad-spec/b.yml:1: spec: \"kind\" is missing", "YAML: no kind");
+	bad("b.yml", "cdiVersion: 0.5.0\nkind: x/y\ndevices:\n- name: a\n"
+	    "  containerEdits: |\n", "bad-spec/b.yml:5: \"|\": this YAML",
+	    "YAML: a block scalar");
+	bad("b.yml", "cdiVersion: \"0.5.0\nkind: x/y\n",
+	    "bad-spec/b.yml:1: unterminated string", "YAML: an open quote");
 }
 
 /* The access a job's list gives to c MAJOR:MINOR. */
@@ -449,6 +475,8 @@ static void test_nodes(void)
 		put("devices", "Character devices:\n136 pts\n", 0644) == 0,
 		"precondition: a scratch GPU node (cap22 missing)"))
 		goto out;
+	test_parse();
+	test_errors();
 	test_job_lists();
 	test_dirs(yaml);
 out:
@@ -462,8 +490,6 @@ out:
 
 int main(void)
 {
-	test_parse();
-	test_errors();
 	test_nodes();
 	return tap_done();
 }

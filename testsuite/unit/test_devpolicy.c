@@ -187,6 +187,30 @@ static const char *list_str(const struct devrule_list *l)
 	return out;
 }
 
+/*
+ * DeviceAllow text as the one namespace.conf line of a "strict" node, the
+ * mode that adds no standard devices: out (empty) gets the node's rules.
+ * Returns the entries counted, or -1 with errno.
+ */
+static int parse_allow(const char *text, const char *proc,
+		       struct devrule_list *out, struct report *rep)
+{
+	struct devpolicy_allow line = { text, NULL };
+	struct devpolicy policy;
+	int rc;
+
+	rc = devpolicy_load_lines(&policy, DEVPOLICY_STRICT, &line,
+				  text ? 1 : 0, proc, rep);
+	if (rc == 0) {
+		rc = policy.allow_entries;
+		devrule_list_free(out);
+		*out = policy.base;
+		devrule_list_init(&policy.base, false);
+	}
+	devpolicy_free(&policy);
+	return rc;
+}
+
 /* Parses text expecting failure with EINVAL and a message naming needle. */
 static void parse_fails(const char *text, const char *needle,
 			const char *what)
@@ -197,7 +221,7 @@ static void parse_fails(const char *text, const char *needle,
 
 	devrule_list_init(&l, false);
 	errno = 0;
-	rc = devpolicy_parse_allow(text, proc_devices, &l, to(&m));
+	rc = parse_allow(text, proc_devices, &l, to(&m));
 	ok(rc == -1 && errno == EINVAL && m.errors >= 1,
 	   "%s: '%s' is an error", what, text);
 	like(m.text, needle, "%s: message names '%s'", what, needle);
@@ -238,8 +262,8 @@ static void test_syntax(void)
 
 	/* Every error is reported, not only the first. */
 	devrule_list_init(&l, false);
-	rc = devpolicy_parse_allow("/dev/null:x,zero:r,/dev/zero:rw",
-				   proc_devices, &l, to(&m));
+	rc = parse_allow("/dev/null:x,zero:r,/dev/zero:rw",
+			 proc_devices, &l, to(&m));
 	is_int(rc, -1, "two bad entries fail");
 	is_int(m.errors, 2, "both bad entries are reported");
 	devrule_list_free(&l);
@@ -247,7 +271,7 @@ static void test_syntax(void)
 	/* A NULL report is allowed. */
 	devrule_list_init(&l, false);
 	errno = 0;
-	rc = devpolicy_parse_allow("/dev/null:q", proc_devices, &l, NULL);
+	rc = parse_allow("/dev/null:q", proc_devices, &l, NULL);
 	ok(rc == -1 && errno == EINVAL, "errors without a report still fail");
 	devrule_list_free(&l);
 }
@@ -298,15 +322,15 @@ static void test_paths(void)
 	int rc;
 
 	devrule_list_init(&l, false);
-	rc = devpolicy_parse_allow(NULL, proc_devices, &l, to(&m));
+	rc = parse_allow(NULL, proc_devices, &l, to(&m));
 	ok(rc == 0 && l.count == 0 && m.errors + m.warnings == 0,
 	   "NULL DeviceAllow is empty");
-	rc = devpolicy_parse_allow("  ", proc_devices, &l, to(&m));
+	rc = parse_allow("  ", proc_devices, &l, to(&m));
 	ok(rc == 0 && l.count == 0 && m.errors + m.warnings == 0,
 	   "blank DeviceAllow is empty");
 
-	rc = devpolicy_parse_allow("/dev/null:rw, /dev/zero : r ,/dev/full:rwm",
-				   proc_devices, &l, to(&m));
+	rc = parse_allow("/dev/null:rw, /dev/zero : r ,/dev/full:rwm",
+			 proc_devices, &l, to(&m));
 	is_int(rc, 3, "three entries parsed");
 	is_int(m.errors + m.warnings, 0, "no messages");
 	is_str(list_str(&l), "c 1:3 rw; c 1:5 r; c 1:7 rwm",
@@ -314,16 +338,16 @@ static void test_paths(void)
 	devrule_list_free(&l);
 
 	devrule_list_init(&l, false);
-	rc = devpolicy_parse_allow("/dev/null:mwr,/dev/zero:wm", proc_devices,
-				   &l, to(&m));
+	rc = parse_allow("/dev/null:mwr,/dev/zero:wm", proc_devices, &l,
+			 to(&m));
 	is_str(list_str(&l), "c 1:3 rwm; c 1:5 wm",
 	       "access letters in any order");
 	devrule_list_free(&l);
 
 	devrule_list_init(&l, false);
 	memset(&m, 0, sizeof(m));
-	rc = devpolicy_parse_allow("/dev/nonexistent-devns:rw,/dev/null:r",
-				   proc_devices, &l, to(&m));
+	rc = parse_allow("/dev/nonexistent-devns:rw,/dev/null:r",
+			 proc_devices, &l, to(&m));
 	is_int(rc, 2, "missing path counts as an entry");
 	ok(m.errors == 0 && m.warnings == 1, "missing path is one warning");
 	like(m.text, "W: DeviceAllow entry '/dev/nonexistent-devns:rw': /dev/nonexistent-devns does not exist, entry skipped",
@@ -333,8 +357,7 @@ static void test_paths(void)
 
 	devrule_list_init(&l, false);
 	memset(&m, 0, sizeof(m));
-	rc = devpolicy_parse_allow("/dev/null/x:rw", proc_devices, &l,
-				   to(&m));
+	rc = parse_allow("/dev/null/x:rw", proc_devices, &l, to(&m));
 	ok(rc == 1 && m.warnings == 1 && l.count == 0,
 	   "path below a non-directory counts as missing");
 	devrule_list_free(&l);
@@ -350,7 +373,7 @@ static void test_paths(void)
 
 		devrule_list_init(&l, false);
 		snprintf(spec, sizeof(spec), "%s:rw", blockdev);
-		rc = devpolicy_parse_allow(spec, proc_devices, &l, to(&m));
+		rc = parse_allow(spec, proc_devices, &l, to(&m));
 		is_str(list_str(&l), "b 7:0 rw", "block device node resolves");
 		devrule_list_free(&l);
 
@@ -361,7 +384,7 @@ static void test_paths(void)
 			perror(colon_path);
 		snprintf(spec, sizeof(spec), "%s:r", colon_path);
 		devrule_list_init(&l, false);
-		rc = devpolicy_parse_allow(spec, proc_devices, &l, to(&m));
+		rc = parse_allow(spec, proc_devices, &l, to(&m));
 		is_str(list_str(&l), "c 195:2 r",
 		       "path with ':' through a symlink resolves");
 		devrule_list_free(&l);
@@ -376,28 +399,27 @@ static void test_classes(void)
 	int rc;
 
 	devrule_list_init(&l, false);
-	rc = devpolicy_parse_allow("char-nvidia:rw", proc_devices, &l, to(&m));
+	rc = parse_allow("char-nvidia:rw", proc_devices, &l, to(&m));
 	ok(rc == 1 && m.errors + m.warnings == 0, "char-nvidia parses");
 	is_str(list_str(&l), "c 195:* rw", "char-nvidia -> 195, any minor");
 	devrule_list_free(&l);
 
 	devrule_list_init(&l, false);
-	rc = devpolicy_parse_allow("char-multi:r,block-multi:w,block-loop:rwm",
-				   proc_devices, &l, to(&m));
+	rc = parse_allow("char-multi:r,block-multi:w,block-loop:rwm",
+			 proc_devices, &l, to(&m));
 	is_str(list_str(&l), "c 240:* r; c 241:* r; b 240:* w; b 7:* rwm",
 	       "a class takes every major of its name, per section");
 	devrule_list_free(&l);
 
 	devrule_list_init(&l, false);
-	rc = devpolicy_parse_allow("char-/dev/tty:rw", proc_devices, &l,
-				   to(&m));
+	rc = parse_allow("char-/dev/tty:rw", proc_devices, &l, to(&m));
 	is_str(list_str(&l), "c 5:* rw", "class names may hold '/'");
 	devrule_list_free(&l);
 
 	devrule_list_init(&l, false);
 	memset(&m, 0, sizeof(m));
-	rc = devpolicy_parse_allow("char-loop:r,char-nvidia-uv:r,char-pts:rw",
-				   proc_devices, &l, to(&m));
+	rc = parse_allow("char-loop:r,char-nvidia-uv:r,char-pts:rw",
+			 proc_devices, &l, to(&m));
 	is_int(rc, 3, "unknown classes count as entries");
 	ok(m.errors == 0 && m.warnings == 2, "two unknown classes, two warnings");
 	like(m.text, "no character device class 'loop'",
@@ -408,8 +430,8 @@ static void test_classes(void)
 
 	devrule_list_init(&l, false);
 	memset(&m, 0, sizeof(m));
-	rc = devpolicy_parse_allow("char-pts:rw,char-nvidia:rw",
-				   "/nonexistent/proc/devices", &l, to(&m));
+	rc = parse_allow("char-pts:rw,char-nvidia:rw",
+			 "/nonexistent/proc/devices", &l, to(&m));
 	ok(rc == -1 && errno == EINVAL, "unreadable /proc/devices is an error");
 	is_int(m.errors, 1, "reported once for two classes");
 	like(m.text, "cannot read /nonexistent/proc/devices",
@@ -418,7 +440,7 @@ static void test_classes(void)
 
 	/* The real /proc/devices always lists pts on Linux. */
 	devrule_list_init(&l, false);
-	rc = devpolicy_parse_allow("char-pts:rw", NULL, &l, to(&m));
+	rc = parse_allow("char-pts:rw", NULL, &l, to(&m));
 	ok(rc == 1 && l.count >= 1 && l.rules[0].any_minor,
 	   "char-pts resolves through the real /proc/devices (%s)",
 	   list_str(&l));
@@ -895,7 +917,7 @@ static const char *parsed(const char *text, struct msgs *m, int *rc)
 	const char *s;
 
 	devrule_list_init(&l, false);
-	*rc = devpolicy_parse_allow(text, proc_devices, &l, to(m));
+	*rc = parse_allow(text, proc_devices, &l, to(m));
 	s = list_str(&l);
 	devrule_list_free(&l);
 	return s;
@@ -956,8 +978,8 @@ static void test_forms_round_trip(void)
 	size_t n = 0;
 
 	devrule_list_init(&l, false);
-	devpolicy_parse_allow("/dev/null:rw,char-nvidia:r,block-loop:rwm,"
-			      "/dev/zero:m", proc_devices, &l, to(&m));
+	parse_allow("/dev/null:rw,char-nvidia:r,block-loop:rwm,"
+		    "/dev/zero:m", proc_devices, &l, to(&m));
 	devrule_list_normalise(&l);
 	snprintf(want, sizeof(want), "%s", list_str(&l));
 	for (size_t i = 0; i < l.count; i++) {
@@ -966,9 +988,8 @@ static void test_forms_round_trip(void)
 			      rule);
 	}
 	devrule_list_init(&back, false);
-	ok(devpolicy_parse_allow(text, proc_devices, &back, to(&m)) ==
-	   (int)l.count && m.errors == 0, "devns check's rules parse: %s",
-	   text);
+	ok(parse_allow(text, proc_devices, &back, to(&m)) == (int)l.count &&
+	   m.errors == 0, "devns check's rules parse: %s", text);
 	devrule_list_normalise(&back);
 	is_str(list_str(&back), want, "  into the same list");
 	devrule_list_free(&l);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_groupcache.c - unit tests of the uid -> groups cache: one backend
- * lookup per user, expiry with an injected clock, flush, negative answers
+ * lookup per user, expiry with an injected clock, negative answers
  * and failures kept only GROUPCACHE_NEGATIVE_TTL, the bound on the tables,
  * users in more than 128 groups, and the real NSS backend on this machine's
  * own users.
@@ -22,7 +22,6 @@
 
 typedef struct fake {
 	int user_calls, gid_calls, name_calls;
-	groupcache_t *flush_during;	/* flush this cache inside a lookup */
 } fake_t;
 
 #define MANY_UID 5000
@@ -37,8 +36,6 @@ static int fake_user_groups(void *ctx, uid_t uid, gid_t **gids, size_t *n)
 	size_t i, count = 0;
 
 	f->user_calls++;
-	if (f->flush_during)
-		groupcache_flush(f->flush_during);
 	switch (uid) {
 	case 1001: src = alice; count = 3; break;
 	case 1002: src = bob; count = 2; break;
@@ -202,35 +199,6 @@ static void test_ttl_zero(void)
 	is_int(f.user_calls, 2, "cachettl=0: every user question asks");
 	is_int(f.gid_calls, 2, "cachettl=0: every group question asks");
 	is_int(stats(gc).users, 0, "cachettl=0: nothing kept");
-	groupcache_destroy(gc);
-}
-
-static void test_flush(void)
-{
-	fake_t f;
-	groupcache_t *gc = new_cache(&f, 60);
-	gid_t gid;
-
-	groupcache_is_member(gc, 1001, 2001);
-	groupcache_group_gid(gc, "devgrpa", &gid);
-	groupcache_flush(gc);
-	is_int(stats(gc).users, 0, "flush empties the user table");
-	is_int(stats(gc).groups, 0, "flush empties the group table");
-	groupcache_is_member(gc, 1001, 2001);
-	groupcache_group_gid(gc, "devgrpa", &gid);
-	is_int(f.user_calls, 2, "after a flush the user is looked up again");
-	is_int(f.gid_calls, 2, "after a flush the group is looked up again");
-	is_int(stats(gc).flushes, 1, "flushes counted");
-
-	/* A flush while a lookup is under way: its result is not kept. */
-	groupcache_flush(gc);
-	f.flush_during = gc;
-	is_int(groupcache_is_member(gc, 1002, 2002), 1,
-	       "a lookup racing a flush still answers its caller");
-	f.flush_during = NULL;
-	is_int(stats(gc).users, 0, "... but does not store pre-flush data");
-	groupcache_is_member(gc, 1002, 2002);
-	is_int(f.user_calls, 4, "so the next question looks up afresh");
 	groupcache_destroy(gc);
 }
 
@@ -482,7 +450,6 @@ int main(void)
 	test_one_lookup_per_user();
 	test_expiry();
 	test_ttl_zero();
-	test_flush();
 	test_negative_and_failures();
 	test_negative_ttl();
 	test_failure_denies();

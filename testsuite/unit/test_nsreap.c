@@ -417,15 +417,15 @@ static void test_refused(void)
 	if ((pid = fork()) == 0) {
 		if (setgid(65534) < 0 || setuid(65534) < 0)
 			_exit(2);
-		_exit(nsreap_send(base, ".reap-17-1", fd) < 0 &&
+		_exit(send_as(65534, ".reap-17-1", fd) < 0 &&
 		      errno == EACCES ? 0 : 1);
 	}
 	ok(pid > 0 && waitpid(pid, &status, 0) == pid && status == 0,
 	   "a user cannot reach it (EACCES)");
 	ok(send_as(65534, ".reap-17-1", fd) == 0, "a request claiming uid "
 	   "65534 sent (root may say so)");
-	ok(nsreap_send(base, "17", fd) == 0, "a request naming a job "
-	   "directory sent");
+	ok(send_as(0, "17", fd) == 0, "a request naming a job directory "
+	   "sent");
 	is_int(nsreap_drain(sock, base, fresh()), 0, "neither is taken");
 	is_int(rep.warnings, 2, "each refusal is logged");
 	ok(mntns_exists(base, 17), "job 17 is untouched");

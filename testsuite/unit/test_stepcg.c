@@ -8,6 +8,7 @@
  * Needs root, cgroup2 and bpf; otherwise the whole file is skipped.
  */
 #include "jobct_fixture.h"
+#include "job/stepcg_int.h"
 
 /* ---- the unified layout: Slurm's cgroup/v2 tree ------------------------- */
 
@@ -176,40 +177,63 @@ static struct jobct_node *load_unified(void)
 	return node;
 }
 
+/*
+ * Where a process of job_id is, found in its cgroup self (the fake
+ * self_cgroup of the node) as setup finds it.
+ */
+static int self_step(struct jobct_node *node, const char *self,
+		     uint32_t job_id, uint64_t sluid, char *job,
+		     size_t job_size, char *step, size_t step_size)
+{
+	int rc;
+
+	snprintf(self_path, sizeof(self_path), "%s", self);
+	rc = stepcg_self_step(node, job_id, sluid, job, job_size, step,
+			      step_size, fresh());
+	self_path[0] = '\0';
+	return rc;
+}
+
 static void test_unified_parse(void)
 {
+	struct jobct_node *node = load_unified();
 	char job[64], step[32];
 
-	ok(stepcg_parse("system.slice/n1_slurmstepd.scope/job_7/step_0/user/task_1",
-			7, 0, job, sizeof(job), step, sizeof(step)) == 0,
+	if (!node)
+		return (void)ok(0, "load: %s", rep.msg);
+	ok(self_step(node, "system.slice/n1_slurmstepd.scope/job_7/step_0/user/task_1",
+		     7, 0, job, sizeof(job), step, sizeof(step)) == 0,
 	   "a task's cgroup parses");
 	is_str(job, "system.slice/n1_slurmstepd.scope/job_7", "  the job's");
 	is_str(step, "step_0", "  the step");
-	ok(stepcg_parse("s/job_7/step_extern/slurm", 7, 0, job, sizeof(job),
-			step, sizeof(step)) == 0 && !strcmp(step, "step_extern"),
-	   "the extern stepd's parses");
-	ok(stepcg_parse("s/job_77/step_0/slurm", 7, 0, job, sizeof(job), step,
-			sizeof(step)) == -1 && errno == EINVAL,
+	ok(self_step(node, "s/job_7/step_extern/slurm", 7, 0, job,
+		     sizeof(job), step, sizeof(step)) == 0 &&
+	   !strcmp(step, "step_extern"), "the extern stepd's parses");
+	ok(self_step(node, "s/job_77/step_0/slurm", 7, 0, job, sizeof(job),
+		     step, sizeof(step)) == -1 && errno == EINVAL,
 	   "job_77 is not job_7");
-	ok(stepcg_parse("s/job_7", 7, 0, job, sizeof(job), step,
-			sizeof(step)) == -1, "a job without a step is not a step");
-	ok(stepcg_parse("user.slice/job_7x/step_0", 7, 0, job, sizeof(job),
-			step, sizeof(step)) == -1, "job_7x is not job_7");
-	ok(stepcg_parse("a/job_7/step_0", 7, 0, job, 4, step, sizeof(step)) == -1 &&
-	   errno == ENAMETOOLONG, "too long a path is an error");
-	ok(stepcg_parse("s/sEKNKTV3WPV500/step_0/user/task_0", 7,
-			UINT64_C(0xe9d67ad8f96d9400), job, sizeof(job), step,
-			sizeof(step)) == 0 && !strcmp(job, "s/sEKNKTV3WPV500") &&
+	ok(self_step(node, "s/job_7", 7, 0, job, sizeof(job), step,
+		     sizeof(step)) == -1, "a job without a step is not a step");
+	ok(self_step(node, "user.slice/job_7x/step_0", 7, 0, job,
+		     sizeof(job), step, sizeof(step)) == -1,
+	   "job_7x is not job_7");
+	ok(self_step(node, "a/job_7/step_0", 7, 0, job, 4, step,
+		     sizeof(step)) == -1 && errno == ENAMETOOLONG,
+	   "too long a path is an error");
+	ok(self_step(node, "s/sEKNKTV3WPV500/step_0/user/task_0", 7,
+		     UINT64_C(0xe9d67ad8f96d9400), job, sizeof(job), step,
+		     sizeof(step)) == 0 && !strcmp(job, "s/sEKNKTV3WPV500") &&
 	   !strcmp(step, "step_0"), "26.05: a cgroup named after the job's SLUID parses");
-	ok(stepcg_parse("s/sEKNKTV3WPV500/step_0/user/task_0", 7, 0, job,
-			sizeof(job), step, sizeof(step)) == -1 && errno == EINVAL,
+	ok(self_step(node, "s/sEKNKTV3WPV500/step_0/user/task_0", 7, 0, job,
+		     sizeof(job), step, sizeof(step)) == -1 && errno == EINVAL,
 	   "  not without the SLUID (slurmd's join passes 0)");
-	ok(stepcg_parse("s/sEKNKTV3WPV501/step_0", 7,
-			UINT64_C(0xe9d67ad8f96d9400), job, sizeof(job), step,
-			sizeof(step)) == -1, "  nor another job's SLUID");
-	ok(stepcg_parse("s/job_7/step_0", 7, UINT64_C(0xe9d67ad8f96d9400), job,
-			sizeof(job), step, sizeof(step)) == 0,
+	ok(self_step(node, "s/sEKNKTV3WPV501/step_0", 7,
+		     UINT64_C(0xe9d67ad8f96d9400), job, sizeof(job), step,
+		     sizeof(step)) == -1, "  nor another job's SLUID");
+	ok(self_step(node, "s/job_7/step_0", 7, UINT64_C(0xe9d67ad8f96d9400),
+		     job, sizeof(job), step, sizeof(step)) == 0,
 	   "  job_7 still parses with a SLUID given (CgroupJobIdPaths=yes)");
+	jobct_node_free(node);
 }
 
 /*

@@ -189,26 +189,8 @@ static int spec_of(const struct cdinode *root, const char *file,
 			rep);
 }
 
-int cdispec_parse(const char *text, const char *file, struct cdispec *spec,
-		  struct report *rep)
-{
-	struct cdinode *root;
-	int rc = -1, saved;
-
-	memset(spec, 0, sizeof(*spec));
-	if (!(spec->file = strdup(file)))
-		return -1;
-	if ((root = cdidoc_parse(text, file, rep)))
-		rc = spec_of(root, file, spec, rep);
-	saved = errno;
-	cdidoc_free(root);
-	if (rc < 0)
-		cdispec_free(spec);
-	errno = saved;
-	return rc;
-}
-
-void cdispec_free(struct cdispec *spec)
+/* Frees what spec holds and leaves it empty. */
+static void spec_free(struct cdispec *spec)
 {
 	for (size_t i = 0; i < spec->ndevs; i++) {
 		free(spec->devs[i].name);
@@ -221,10 +203,38 @@ void cdispec_free(struct cdispec *spec)
 	memset(spec, 0, sizeof(*spec));
 }
 
+/*
+ * Reads one spec from text; file names it ("FILE:LINE: ..." in
+ * messages; JSON when it ends in ".json", else YAML).  cdiVersion and
+ * kind must be strings, devices a non-empty list whose entries each have
+ * a name and a containerEdits mapping; deviceNodes entries need an
+ * absolute path.  Returns 0 with spec filled (free it with spec_free),
+ * or -1 with errno (EINVAL after reporting the first problem as
+ * "FILE:LINE: ...", ENOMEM) and spec empty.
+ */
+static int spec_parse(const char *text, const char *file,
+		      struct cdispec *spec, struct report *rep)
+{
+	struct cdinode *root;
+	int rc = -1, saved;
+
+	memset(spec, 0, sizeof(*spec));
+	if (!(spec->file = strdup(file)))
+		return -1;
+	if ((root = cdidoc_parse(text, file, rep)))
+		rc = spec_of(root, file, spec, rep);
+	saved = errno;
+	cdidoc_free(root);
+	if (rc < 0)
+		spec_free(spec);
+	errno = saved;
+	return rc;
+}
+
 void cdiset_free(struct cdiset *set)
 {
 	for (size_t i = 0; i < set->count; i++)
-		cdispec_free(&set->specs[i]);
+		spec_free(&set->specs[i]);
 	free(set->specs);
 	set->specs = NULL;
 	set->count = 0;
@@ -291,7 +301,7 @@ static int spec_load(struct cdiset *set, int dfd, const char *dir,
 		return -1;
 	}
 	set->specs = grown;
-	rc = cdispec_parse(text, path, &grown[set->count], rep);
+	rc = spec_parse(text, path, &grown[set->count], rep);
 	free(text);
 	if (rc == 0)
 		set->count++;

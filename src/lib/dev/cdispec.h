@@ -47,20 +47,6 @@ struct cdiset {
 };
 
 /*
- * Reads one spec from text; file names it ("FILE:LINE: ..." in
- * messages; JSON when it ends in ".json", else YAML).  cdiVersion and
- * kind must be strings, devices a non-empty list whose entries each have
- * a name and a containerEdits mapping; deviceNodes entries need an
- * absolute path.  Returns 0 with spec filled (free it with
- * cdispec_free), or -1 with errno (EINVAL after reporting the first
- * problem as "FILE:LINE: ...", ENOMEM) and spec empty.
- */
-int cdispec_parse(const char *text, const char *file, struct cdispec *spec,
-		  struct report *rep);
-
-void cdispec_free(struct cdispec *spec);
-
-/*
  * Reads every spec of the comma-separated absolute directories in dirs
  * (each "*.json", "*.yaml" and "*.yml" file, by name order within a
  * directory) into set, which is initialised here.  Directories are walked
@@ -70,6 +56,10 @@ void cdispec_free(struct cdispec *spec);
  * jobs get.  A missing directory is a warning.  Returns the number of specs
  * read, or -1 with errno (EINVAL after reporting "FILE:LINE: ..." or
  * "DIR: ...") and set empty; free it with cdiset_free() either way.
+ * What a spec must hold: cdiVersion and kind strings, devices a non-empty
+ * list whose entries each have a name and a containerEdits mapping, and
+ * an absolute path in each deviceNodes entry ("*.json" is read as JSON,
+ * the others as YAML).
  */
 int cdiset_load(struct cdiset *set, const char *dirs, struct report *rep);
 

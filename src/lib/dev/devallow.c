@@ -521,23 +521,6 @@ error:
 	return -1;
 }
 
-int devpolicy_parse_allow(const char *text, const char *proc_devices,
-			  struct devrule_list *out, struct report *rep)
-{
-	struct parse_ctx ctx = {
-		.proc_devices = proc_devices,
-		.rep = rep,
-	};
-	int rc = devallow_parse(&ctx, text, out);
-
-	devallow_classes_free(&ctx);
-	if (rc >= 0 && ctx.errors) {
-		errno = EINVAL;
-		return -1;
-	}
-	return rc;
-}
-
 /*
  * Parse text with ctx for its reports only (the rules are dropped): the
  * entry count, or -1 (EINVAL when an error was reported).

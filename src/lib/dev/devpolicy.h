@@ -154,26 +154,7 @@ int devpolicy_mode_parse(const char *name, enum devpolicy_mode *mode);
 const char *devpolicy_mode_name(enum devpolicy_mode mode);
 
 /*
- * Parses a DeviceAllow value and appends the resolved rules to out; NULL
- * or "" is an empty list.  Entries are separated by commas, each written
- * "SPEC:ACCESS", "SPEC ACCESS" (systemd's form) or "TYPE MAJOR:MINOR
- * ACCESS" (devrule_format()'s, "c 195:* rwm": the rule as it is, no
- * device looked at).  SPEC is an absolute device path, which may be a
- * glob (* ? [: every device node it matches now, other files passed
- * over), or char-NAME or block-NAME, a class of /proc/devices (NAME may
- * be a pattern: every class it matches).  ACCESS is a non-empty subset
- * of rwm.  Every problem is reported (all of them, not only the first).
- * Missing device paths, globs and classes that match nothing are
- * warnings and their entry is skipped; anything malformed is an error.  Returns the number of entries in the text (skipped ones
- * included, so that "auto" can tell whether DeviceAllow was set), or -1 with
- * EINVAL when an error was reported (an unreadable /proc/devices is one) or
- * ENOMEM; out may then hold some rules and must still be freed.
- */
-int devpolicy_parse_allow(const char *text, const char *proc_devices,
-			  struct devrule_list *out, struct report *rep);
-
-/*
- * Checks the syntax of a DeviceAllow value as devpolicy_parse_allow() does
+ * Checks the syntax of a DeviceAllow value as devpolicy_load_lines() does
  * (its three forms, SPEC an absolute path, char-NAME or block-NAME, the
  * numbers within Linux's limits, ACCESS a non-empty subset of rwm),
  * without looking at any device or at
@@ -200,14 +181,25 @@ int devpolicy_check_patterns(const char *text, const char *where,
 /*
  * Resolves a node's policy from its DeviceAllow lines, as namespace.conf
  * adds them up (count 0: no DeviceAllow): their entries make one list,
- * each parsed as devpolicy_parse_allow() does, and the messages about an
- * entry start with its own line's where (e.g. "namespace.conf:12", when
- * not NULL).  For "closed", and "auto" with DeviceAllow, the standard
- * pseudo-devices are added (/dev/null, /dev/zero, ..., the pts class; a
- * missing one is a warning).  proc_devices NULL means /proc/devices.  The
- * lines are kept for devpolicy_check_gres().  Returns 0, or -1 with errno
- * (EINVAL after an error was reported) and policy empty; free with
- * devpolicy_free() either way.
+ * and the messages about an entry start with its own line's where (e.g.
+ * "namespace.conf:12", when not NULL).  Entries are separated by commas,
+ * each written "SPEC:ACCESS", "SPEC ACCESS" (systemd's form) or "TYPE
+ * MAJOR:MINOR ACCESS" (devrule_format()'s, "c 195:* rwm": the rule as it
+ * is, no device looked at).  SPEC is an absolute device path, which may
+ * be a glob (* ? [: every device node it matches now, other files passed
+ * over), or char-NAME or block-NAME, a class of /proc/devices (NAME may
+ * be a pattern: every class it matches).  ACCESS is a non-empty subset
+ * of rwm.  Every problem is reported (all of them, not only the first).
+ * Missing device paths, globs and classes that match nothing are
+ * warnings and their entry is skipped (it still counts in
+ * allow_entries, so that "auto" can tell whether DeviceAllow was set);
+ * anything malformed, or an unreadable /proc/devices, is an error.  For
+ * "closed", and "auto" with DeviceAllow, the standard pseudo-devices are
+ * added (/dev/null, /dev/zero, ..., the pts class; a missing one is a
+ * warning).  proc_devices NULL means /proc/devices.  The lines are kept
+ * for devpolicy_check_gres().  Returns 0, or -1 with errno (EINVAL after
+ * an error was reported) and policy empty; free with devpolicy_free()
+ * either way.
  */
 int devpolicy_load_lines(struct devpolicy *policy, enum devpolicy_mode mode,
 			 const struct devpolicy_allow *lines, size_t count,

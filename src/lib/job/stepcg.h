@@ -41,17 +41,6 @@
 
 #include "job/backend.h"
 
-/*
- * Pure: finds the components "<job>/step_<s>" in the cgroup path (relative
- * to the root, as cgroup2_proc_path gives it), where <job> is job_<job_id>
- * or, when sluid is not 0, the SLUID's text, and writes the path up to and
- * with <job> into job_rel and "step_<s>" into step.  Returns 0, or -1 with
- * EINVAL (not such a path) or ENAMETOOLONG.
- */
-int stepcg_parse(const char *path, uint32_t job_id, uint64_t sluid,
-		 char *job_rel, size_t job_rel_size, char *step,
-		 size_t step_size);
-
 /* The unified layout's backend. */
 extern const struct jobct_backend stepcg_backend;
 

@@ -45,9 +45,16 @@ static int copy_part(char *dst, size_t size, const char *src, size_t n)
 	return 0;
 }
 
-int stepcg_parse(const char *path, uint32_t job_id, uint64_t sluid,
-		 char *job_rel, size_t job_rel_size, char *step,
-		 size_t step_size)
+/*
+ * Finds the components "<job>/step_<s>" in the cgroup path (relative to
+ * the root, as cgroup2_proc_path gives it), where <job> is job_<job_id>
+ * or, when sluid is not 0, the SLUID's text, and writes the path up to and
+ * with <job> into job_rel and "step_<s>" into step.  Returns 0, or -1 with
+ * EINVAL (not such a path) or ENAMETOOLONG.
+ */
+static int parse_step(const char *path, uint32_t job_id, uint64_t sluid,
+		      char *job_rel, size_t job_rel_size, char *step,
+		      size_t step_size)
 {
 	for (const char *c = path; *c; ) {
 		const char *next = strchrnul(c, '/'), *s, *s_end;
@@ -76,8 +83,8 @@ int stepcg_self_step(const struct jobct_node *node, uint32_t job_id,
 
 	if (node->ops->self_cgroup(self, sizeof(self)) < 0)
 		return report_errno(rep, errno, "cannot read its own cgroup");
-	if (stepcg_parse(self, job_id, sluid, job_rel, job_rel_size, step,
-			 step_size) < 0)
+	if (parse_step(self, job_id, sluid, job_rel, job_rel_size, step,
+		       step_size) < 0)
 		return report_errno(rep, errno,
 				    "its cgroup /%s is not a step of job %u in Slurm's cgroup/v2 tree (devns needs ProctrackType=proctrack/cgroup on this layout)",
 				    self, job_id);

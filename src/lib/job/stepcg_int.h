@@ -19,8 +19,10 @@
 
 /*
  * Where the calling process is: its job's cgroup (job_rel, relative to the
- * cgroup2 root) and its step, found by the job's id or SLUID
- * (stepcg_parse).  Returns 0, or -1 with errno and rep.
+ * cgroup2 root) and its step, found by the job's id or SLUID: the first
+ * components "<job>/step_<s>" of its cgroup, where <job> is job_<job_id>
+ * or, when sluid is not 0, the SLUID's text.  Returns 0, or -1 with errno
+ * (EINVAL: not in such a cgroup; ENAMETOOLONG) and rep.
  */
 int stepcg_self_step(const struct jobct_node *node, uint32_t job_id,
 		     uint64_t sluid, char *job_rel, size_t job_rel_size,

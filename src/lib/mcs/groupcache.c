@@ -8,8 +8,7 @@
  * so readers answer under the read lock and never copy.  A miss calls the
  * backend with no lock held - an LDAP lookup can take long and must not stall
  * every other slurmctld thread - and then stores the result under the write
- * lock, unless a flush happened meanwhile (generation counter), in which case
- * the result answers only the caller that asked for it.
+ * lock.
  *
  * Two threads missing on the same user at once both ask the backend; that
  * costs one extra lookup and keeps the code free of waiting.
@@ -51,7 +50,6 @@ struct groupcache {
 	pthread_rwlock_t lock;
 	hashtab_t *users;	/* &entry->uid -> user_entry_t */
 	hashtab_t *groups;	/* entry->name -> group_entry_t */
-	uint64_t generation;	/* bumped by flush; under lock */
 	int64_t next_sweep;	/* when to drop expired entries; under lock */
 	_Atomic int64_t ttl_us;
 	_Atomic size_t max_entries;
@@ -61,7 +59,7 @@ struct groupcache {
 	void *clock_ctx;
 
 	_Atomic uint64_t hits, misses, expirations;
-	_Atomic uint64_t nss_lookups, nss_failures, flushes, evictions;
+	_Atomic uint64_t nss_lookups, nss_failures, evictions;
 };
 
 static int64_t clock_monotonic(void *ctx)
@@ -276,11 +274,10 @@ static bool store_locked(groupcache_t *gc, hashtab_t *table, const void *key,
 /*
  * Looks up the live entry of uid under the read lock and answers from it.
  * Returns 1/0 for member/not, -1 with errno for a remembered failure, or -2
- * when there is no live entry; *gen gets the generation seen, *expired
- * whether a stale entry was found.
+ * when there is no live entry; *expired whether a stale entry was found.
  */
 static int member_cached(groupcache_t *gc, uid_t uid, gid_t gid, int64_t t,
-			 uint64_t *gen, bool *expired)
+			 bool *expired)
 {
 	const user_entry_t *e;
 	int rc = -2;
@@ -293,7 +290,6 @@ static int member_cached(groupcache_t *gc, uid_t uid, gid_t gid, int64_t t,
 		if (e->error)
 			errno = e->error;
 	}
-	*gen = gc->generation;
 	unlock(gc);
 	return rc;
 }
@@ -334,12 +330,11 @@ static user_entry_t *fill_user(groupcache_t *gc, uid_t uid, int64_t t)
 int groupcache_is_member(groupcache_t *gc, uid_t uid, gid_t gid)
 {
 	int64_t t = now(gc);
-	uint64_t gen;
 	bool expired;
 	user_entry_t *e;
 	int rc, error;
 
-	rc = member_cached(gc, uid, gid, t, &gen, &expired);
+	rc = member_cached(gc, uid, gid, t, &expired);
 	if (rc != -2) {
 		count(&gc->hits);
 		return rc;
@@ -354,8 +349,7 @@ int groupcache_is_member(groupcache_t *gc, uid_t uid, gid_t gid)
 	rc = error ? -1 : entry_has(e, gid);
 	if (e->expires > t) {
 		write_lock(gc);
-		if (gc->generation == gen &&
-		    store_locked(gc, gc->users, &e->uid, e, user_expired, t))
+		if (store_locked(gc, gc->users, &e->uid, e, user_expired, t))
 			e = NULL;
 		unlock(gc);
 	}
@@ -365,12 +359,9 @@ int groupcache_is_member(groupcache_t *gc, uid_t uid, gid_t gid)
 	return rc;
 }
 
-/*
- * Keeps the backend's answer about name for ttl, unless a flush happened
- * since generation gen was seen.  Called with no lock held.
- */
+/* Keeps the backend's answer about name for ttl.  Called with no lock held. */
 static void group_store(groupcache_t *gc, const char *name, bool exists,
-			gid_t gid, int64_t t, int64_t ttl, uint64_t gen)
+			gid_t gid, int64_t t, int64_t ttl)
 {
 	size_t len = strlen(name) + 1;
 	group_entry_t *e = malloc(sizeof(*e) + len);
@@ -383,8 +374,7 @@ static void group_store(groupcache_t *gc, const char *name, bool exists,
 	e->gid = gid;
 	memcpy(e->name, name, len);
 	write_lock(gc);
-	if (gc->generation == gen &&
-	    store_locked(gc, gc->groups, e->name, e, group_expired, t))
+	if (store_locked(gc, gc->groups, e->name, e, group_expired, t))
 		e = NULL;
 	unlock(gc);
 	free(e);
@@ -394,7 +384,6 @@ int groupcache_group_gid(groupcache_t *gc, const char *name, gid_t *gid)
 {
 	int64_t t = now(gc), ttl;
 	const group_entry_t *e;
-	uint64_t gen;
 	bool expired, exists = false;
 	gid_t found = 0;
 
@@ -410,7 +399,6 @@ int groupcache_group_gid(groupcache_t *gc, const char *name, gid_t *gid)
 		exists = e->exists;
 		found = e->gid;
 	}
-	gen = gc->generation;
 	unlock(gc);
 
 	if (e && !expired) {
@@ -431,7 +419,7 @@ int groupcache_group_gid(groupcache_t *gc, const char *name, gid_t *gid)
 
 	ttl = exists ? atomic_load(&gc->ttl_us) : negative_ttl(gc);
 	if (ttl > 0)
-		group_store(gc, name, exists, found, t, ttl, gen);
+		group_store(gc, name, exists, found, t, ttl);
 
 answer:
 	if (!exists) {
@@ -452,16 +440,6 @@ int groupcache_group_name(groupcache_t *gc, gid_t gid, char **name)
 	return -1;
 }
 
-void groupcache_flush(groupcache_t *gc)
-{
-	write_lock(gc);
-	hashtab_clear(gc->users);
-	hashtab_clear(gc->groups);
-	gc->generation++;
-	unlock(gc);
-	count(&gc->flushes);
-}
-
 void groupcache_get_stats(groupcache_t *gc, groupcache_stats_t *stats)
 {
 	stats->hits = atomic_load(&gc->hits);
@@ -469,7 +447,6 @@ void groupcache_get_stats(groupcache_t *gc, groupcache_stats_t *stats)
 	stats->expirations = atomic_load(&gc->expirations);
 	stats->nss_lookups = atomic_load(&gc->nss_lookups);
 	stats->nss_failures = atomic_load(&gc->nss_failures);
-	stats->flushes = atomic_load(&gc->flushes);
 	stats->evictions = atomic_load(&gc->evictions);
 	read_lock(gc);
 	stats->users = hashtab_size(gc->users);

@@ -11,7 +11,7 @@
  *
  * The backend (NSS by default) and the clock are injectable so that the unit
  * tests can count lookups and move time.  All functions may be called from
- * any number of threads at once, flush included.
+ * any number of threads at once.
  */
 #ifndef DEVNS_GROUPCACHE_H
 #define DEVNS_GROUPCACHE_H
@@ -64,7 +64,6 @@ typedef struct groupcache_stats {
 	uint64_t expirations;	/* misses that found an expired entry */
 	uint64_t nss_lookups;	/* backend calls, user and group */
 	uint64_t nss_failures;	/* backend calls that failed (not ENOENT) */
-	uint64_t flushes;
 	uint64_t evictions;	/* tables emptied because they were full */
 	size_t users;		/* entries now held */
 	size_t groups;
@@ -128,12 +127,6 @@ int groupcache_group_gid(groupcache_t *gc, const char *name, gid_t *gid);
 /* The name of gid, asked from the backend (not cached: used at setup only).
  * 0 with *name malloc()ed, or -1 with errno. */
 int groupcache_group_name(groupcache_t *gc, gid_t gid, char **name);
-
-/*
- * Forgets every entry.  A lookup that was under way during the flush still
- * answers its caller but does not store its (possibly stale) result.
- */
-void groupcache_flush(groupcache_t *gc);
 
 /* A consistent-enough snapshot of the counters (each one is exact). */
 void groupcache_get_stats(groupcache_t *gc, groupcache_stats_t *stats);

@@ -159,7 +159,7 @@ int mntns_join(const char *base_path, uint32_t job_id);
 int mntns_delete(const char *base_path, uint32_t job_id);
 
 /*
- * A reaper that takes over a job's end (nsreap_send(), ns/nsreap.h):
+ * A reaper that takes over a job's end (nsreap_delete(), ns/nsreap.h):
  * BasePath/name, a reap name, and the namespace ns_fd, which stays the
  * caller's.  Returns 0 when it took both, -1 when the work stays ours.
  */

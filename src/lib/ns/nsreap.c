@@ -37,7 +37,14 @@ static void socket_address(struct sockaddr_un *addr, int basefd)
 		 "/proc/self/fd/%d/" JOBDIR_REAPER_SOCKET, basefd);
 }
 
-int nsreap_send(const char *base_path, const char *name, int ns_fd)
+/*
+ * Asks the reaper listening in BasePath to reap BasePath/name (a reap
+ * name) and the namespace ns_fd (which stays the caller's to close): the
+ * mntns_reaper_f of nsreap_delete.  Returns 0 when the reaper has the
+ * request, or -1 with errno (ENOENT or ECONNREFUSED: no reaper; EAGAIN:
+ * its queue is full) and the work is the caller's.
+ */
+static int send_request(const char *base_path, const char *name, int ns_fd)
 {
 	union {
 		char buf[CMSG_SPACE(sizeof(int))];
@@ -259,5 +266,5 @@ int nsreap_sweep(const char *base_path, struct report *rep)
 
 int nsreap_delete(const char *base_path, uint32_t job_id)
 {
-	return mntns_delete_behind(base_path, job_id, nsreap_send);
+	return mntns_delete_behind(base_path, job_id, send_request);
 }

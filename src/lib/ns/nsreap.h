@@ -27,15 +27,6 @@
 #include "util/report.h"
 
 /*
- * Ask the reaper listening in BasePath to reap BasePath/name (a reap
- * name) and the namespace ns_fd (which stays the caller's to close).
- * Returns 0 when the reaper has the request, or -1 with errno (ENOENT or
- * ECONNREFUSED: no reaper; EAGAIN: its queue is full) and the work is the
- * caller's.
- */
-int nsreap_send(const char *base_path, const char *name, int ns_fd);
-
-/*
  * Listen on BasePath/.reaper, replacing a socket an earlier slurmd left.
  * Returns the socket (non-blocking), or -1 with errno.
  */
@@ -64,8 +55,9 @@ int nsreap_sweep(const char *base_path, struct report *rep);
 
 /*
  * End the job's namespace, leaving the slow part to the reaper listening
- * in BasePath (mntns_delete_behind with nsreap_send), or doing it all
- * where none listens.  Returns 0 or -1 with errno, as mntns_delete.
+ * in BasePath (mntns_delete_behind, sending it the reap name and the
+ * namespace over BasePath/.reaper), or doing it all where none listens.
+ * Returns 0 or -1 with errno, as mntns_delete.
  */
 int nsreap_delete(const char *base_path, uint32_t job_id);
 
