@@ -78,6 +78,10 @@ restart_with() {
 	rm -f "$log"
 }
 
+# logged_since LINE PATTERN: the test's slurmd log, $LOG, has PATTERN
+# after its line LINE (read anew at each call, for wait_for).
+logged_since() { tail -n +"$1" "$LOG" | grep -q -- "$2"; }
+
 # slurmd_stopped NODE: cluster.sh lists NODE's slurmd as stopped.
 slurmd_stopped() { "$CLUSTER" status 2>/dev/null | grep -Eq "slurmd $1 +stopped"; }
 

@@ -9,10 +9,13 @@
 # made, the CloneNSScript once it exists, each with Slurm's variables
 # (SLURM_JOB_ID, SLURM_JOB_MOUNTPOINT_SRC, SLURM_NS, ...), the
 # CloneNSEpilog at the job's end while the namespace still exists; a
-# failing InitScript or CloneNSScript refuses the job, saying why.  The
-# harness's file comes back at the end, whatever stopped the test.
+# failing InitScript or CloneNSScript refuses the job, saying why;
+# Shared=true lets a mount made on the node later reach a running job;
+# EntireStepInNS=yes starts the step's slurmstepd in the job's namespace
+# (24.11.1 on; before, slurmd refuses it).  The harness's file comes back
+# at the end, whatever stopped the test.
 source "$(dirname "$0")/lib.sh"
-plan 35
+plan 45
 
 USER1=dnalice
 JOB_OUT_PREFIX=dropin
@@ -50,9 +53,9 @@ EOF
 	chmod 0755 "$SCRIPTS"/*.sh
 }
 
-# tmpfs_conf CLONE_SCRIPT INIT_SCRIPT: a tmpfs site's file, as
-# job_container.conf(5) of 24.11 to 26.05 describes one; node1's slurmd
-# restarted on it.
+# tmpfs_conf CLONE_SCRIPT INIT_SCRIPT [LINE]: a tmpfs site's file, as
+# job_container.conf(5) of 24.11 to 26.05 describes one, with LINE;
+# node1's slurmd restarted on it.
 tmpfs_conf() {
 	cat > "$CONF" <<EOF
 # job_container.conf of a job_container/tmpfs site
@@ -64,13 +67,10 @@ CloneNSScript=$1
 CloneNSScript_Wait=20
 CloneNSEpilog=$SCRIPTS/epilog.sh
 CloneNSEpilog_Wait=20
+${3:-}
 EOF
 	"$CLUSTER" restart-slurmd node1 >/dev/null 2>&1 && wait_node_idle node1
 }
-
-# logged_since LINE PATTERN: node1's slurmd log has PATTERN after LINE
-# (read anew at each call, for wait_for).
-logged_since() { tail -n +"$1" "$LOG" | grep -q "$2"; }
 
 # env_of FILE NAME: the value of NAME in an env listing.
 env_of() { sed -n "s/^$2=//p" "$1" 2>/dev/null; }
@@ -153,12 +153,78 @@ test_failing_script() {
 	cl scontrol update nodename=node1 state=resume >/dev/null 2>&1
 }
 
+# test_shared LINE WANT: with LINE (Shared=true, or none), a tmpfs that
+# root mounts on the node while the job runs (autofs's case) is seen in
+# the job's namespace (WANT mounted) or not (WANT empty).  The mount point
+# is a shared mount, as systemd makes every mount of a node: only such a
+# mount passes later mounts on (this host's / may be private).
+test_shared() {
+	local line=$1 want=$2 j mnt=$SCRIPTS/shared
+	mkdir -p "$mnt"
+	tmpfs_conf "$SCRIPTS/clone.sh" "$SCRIPTS/init.sh" "$line" &&
+		mount --bind "$mnt" "$mnt" && mount --make-shared "$mnt"
+	ok $? "precondition: node1 runs with ${line:-no Shared line}, $mnt is a shared mount" ||
+		{ unmount_all "$mnt"; return; }
+	rm -f "$OUT"/dropin-shared-*
+	j=$(submit -w node1 -n1 -- "touch $OUT/dropin-shared-ready; \
+while [ ! -e $OUT/dropin-shared-go ]; do sleep 0.2; done; \
+cat $mnt/marker > $OUT/dropin-shared-seen 2>/dev/null; touch $OUT/dropin-shared-done")
+	wait_for 30 test -e "$OUT/dropin-shared-ready" &&
+		mount -t tmpfs -o size=1m devns-dropin "$mnt" &&
+		echo mounted > "$mnt/marker"
+	ok $? "precondition: job $j runs, then root mounts a tmpfs at $mnt on the node" || {
+		cl scancel "$j"; unmount_all "$mnt"; return; }
+	touch "$OUT/dropin-shared-go"
+	wait_for 30 test -e "$OUT/dropin-shared-done"
+	is "$(cat "$OUT/dropin-shared-seen" 2>/dev/null)" "$want" \
+		"  ${line:-without Shared}: $([ -n "$want" ] && echo "the mount reaches the job" || echo "the job does not see the mount")"
+	unmount_all "$mnt"
+	wait_job_gone "$j"
+}
+
+# unmount_all DIR: every mount stacked on DIR.
+unmount_all() { while mountpoint -q "$1"; do umount "$1" || return; done; }
+
+# EntireStepInNS=yes, from 24.11.1: the batch step's slurmstepd itself
+# starts in the job's namespace, so what it opens for the step (its
+# --output) is in the job's directories.  Before 24.11.1 Slurm gives no
+# call for it and slurmd refuses the key, saying why.
+test_entire_step() {
+	local j before pid job_ns
+	before=$(wc -l < "$LOG")
+	if ! slurm_at_least 24.11.1; then
+		NODE_IDLE_WAIT=5 tmpfs_conf "$SCRIPTS/clone.sh" "$SCRIPTS/init.sh" EntireStepInNS=yes
+		wait_for 10 logged_since "$before" "EntireStepInNS=yes needs Slurm 24.11.1 or later"
+		ok $? "EntireStepInNS=yes: slurmd logs that it needs Slurm 24.11.1 or later"
+		slurmd_stopped node1
+		ok $? "  and does not run (cluster.sh status: stopped)"
+		skip_checks 2 "EntireStepInNS's effect: Slurm $DEVNS_SLURM_VERSION has no call for it"
+		return
+	fi
+	tmpfs_conf "$SCRIPTS/clone.sh" "$SCRIPTS/init.sh" EntireStepInNS=yes
+	ok $? "precondition: node1 runs with EntireStepInNS=yes" || return
+	rm -f /tmp/dropin-entire.out "$OUT/dropin-entire-ns"
+	j=$(cl_as $USER1 sbatch --parsable -w node1 -n1 -o /tmp/dropin-entire.out --wrap \
+		"readlink /proc/self/ns/mnt > $OUT/dropin-entire-ns.tmp; mv $OUT/dropin-entire-ns.tmp $OUT/dropin-entire-ns; echo out; sleep 120")
+	wait_for 30 test -s "$OUT/dropin-entire-ns" &&
+		pid=$(pgrep -o -f "slurmstepd: \[$j\.batch\]")
+	ok $? "precondition: job $j runs, its batch step's slurmstepd is pid ${pid:-none}" || return
+	job_ns=$(cat "$OUT/dropin-entire-ns")
+	is "$(readlink "/proc/$pid/ns/mnt")" "$job_ns" \
+		"  that slurmstepd is in the job's mount namespace ($job_ns)"
+	[ ! -e /tmp/dropin-entire.out ]
+	ok $? "  so the job's --output /tmp/dropin-entire.out is in the job's /tmp, not the node's"
+	cl scancel "$j"
+	wait_job_gone "$j"
+}
+
 # Whatever stopped a test early, node1 gets the harness's file back.
 cleanup() {
 	cmp -s "$CONF_SAVED" "$CONF" || conf_restore node1
 	cl scontrol update nodename=node1 state=resume >/dev/null 2>&1
+	unmount_all "$SCRIPTS/shared"
 	rm -rf --one-file-system "$SCRIPTS" "$BASE/dropin"
-	rm -f "$OUT"/dropin-* "$OUT"/.dropin-* /tmp/dropin-probe
+	rm -f "$OUT"/dropin-* "$OUT"/.dropin-* /tmp/dropin-probe /tmp/dropin-entire.out
 }
 at_exit cleanup
 
@@ -166,6 +232,9 @@ setup
 test_tmpfs_site
 test_failing_script InitScript
 test_failing_script CloneNSScript
+test_shared Shared=true mounted
+test_shared "" ""
+test_entire_step
 conf_restore node1
 ok $? "node1 is back with the harness's settings"
 tap_done

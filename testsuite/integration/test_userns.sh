@@ -8,13 +8,14 @@
 # and process tracking keep working; logins adopted through
 # pam_slurm_adopt (and pam_devns with PidNamespace) join it; a site's
 # UserNsScript writes the maps, and a script that fails or leaves the
-# job's uid unmapped fails the job; nothing is left.
+# job's uid unmapped fails the job; before 25.11 slurmd refuses it without
+# PidNamespace=yes; nothing is left.
 #
 # node2 gets UserNamespace=yes (with PidNamespace=yes before 25.11, where
 # logins reach the user namespace only through the PID namespace's init);
 # node1 keeps the default and shows the host's user namespace.
 source "$(dirname "$0")/lib.sh"
-plan 41
+plan 43
 
 USER1=dnalice
 USER2=dnbob
@@ -162,6 +163,27 @@ test_site_script() {
 	rm -f "$ETC/uns-map.mode"
 }
 
+# Before 25.11 a login adopted into a job reaches its user namespace only
+# through pam_devns and the PID namespace's init: there slurmd refuses
+# UserNamespace=yes without PidNamespace=yes and says why.  From 25.11
+# pam_slurm_adopt is handed the user namespace's fd: slurmd runs so.
+test_without_pidns() {
+	local before
+	before=$(wc -l < "$LOG")
+	if slurm_at_least 25.11; then
+		conf_with node2 "NodeName=node2 UserNamespace=yes"
+		ok $? "UserNamespace=yes without PidNamespace: node2 runs (from 25.11)"
+		! logged_since "$before" "needs PidNamespace=yes"
+		ok $? "  and its slurmd logs no refusal"
+	else
+		NODE_IDLE_WAIT=5 conf_with node2 "NodeName=node2 UserNamespace=yes"
+		wait_for 10 logged_since "$before" "UserNamespace=yes needs PidNamespace=yes before Slurm 25.11"
+		ok $? "UserNamespace=yes without PidNamespace: slurmd logs that it needs PidNamespace=yes before 25.11"
+		slurmd_stopped node2
+		ok $? "  and does not run (cluster.sh status: stopped)"
+	fi
+}
+
 userns_pins() { grep -c " $BASE/node[0-9]*/[0-9]*/.userns " /proc/self/mountinfo || true; }
 
 setup
@@ -172,6 +194,7 @@ JobAcctGatherType=jobacct_gather/linux"
 ok $? "precondition: the cluster runs with TaskProlog, TaskEpilog and jobacct_gather/linux"
 setup
 write_hook
+test_without_pidns
 enable_userns
 ok $? "precondition: node2 runs with UserNamespace=yes$WITH_PIDNS"
 limit_job=$(slurm_time_limit_submit node2 4722)
