@@ -25,12 +25,20 @@
 # none), so that its jobs take namespaces copied ahead while others are
 # claimed and made; the pool is turned off again before the counts, which
 # so also find whatever it would leave.
+#
+# DEVNS_SOAK_CONTAINED=1: every node also runs with PidNamespace=yes and
+# TmpDiskLimit=64M, its BasePath on an ext4 with project quotas made for
+# the soak (a kernel with quotas: the guest's), and the counts include
+# PID namespace inits; the nodes' settings come back and the filesystem
+# goes at the end.
 source "$(dirname "$0")/../integration/lib.sh"
 
 JOBS=${1:-${DEVNS_SOAK_JOBS:-200}}
 POOL=${DEVNS_SOAK_POOL:-2}
-# One check per kind of leftover and the launches; two more for the pool.
-plan $((POOL > 0 ? 11 : 9))
+CONTAINED=${DEVNS_SOAK_CONTAINED:-0}
+# One check per kind of leftover and the launches; two more for the pool,
+# three for the contained nodes (on, no init left, off).
+plan $((9 + (POOL > 0 ? 2 : 0) + (CONTAINED == 1 ? 3 : 0)))
 USERS=(dnalice dnbob)
 OUT=$DEVNS_CLUSTER_ROOT/out/soak
 DEV=$DEVNS_CLUSTER_ROOT/dev
@@ -41,6 +49,7 @@ KINDS=(steps array cancel timeout requeue orphan fill gpu adopt srun)
 declare -A expect_done=()	# tag -> 1 when the job must write its done file
 declare -a cancel_ids=() requeue_ids=() held_ids=()
 submitted=0 t0=$SECONDS
+KEPT=()	# more kinds of leftover to count (contained: PID namespace inits)
 
 setup() {
 	rm -rf "$OUT"; mkdir -p "$OUT" && chmod 1777 "$OUT"
@@ -183,6 +192,38 @@ pool_off() {
 	ok $? "node2 is back without its pool"
 }
 
+# contained_on, contained_off: every node with PidNamespace and
+# TmpDiskLimit on a project-quota BasePath of its own, and back.
+QFS=$DEVNS_CLUSTER_ROOT/soak-quota
+QIMG=$DEVNS_CLUSTER_ROOT/soak-quota.img
+restart_nodes() {
+	local n rc=0
+	for n in $DEVNS_CLUSTER_NODES; do
+		"$CLUSTER" restart-slurmd "$n" >/dev/null 2>&1 && wait_node_idle "$n" || rc=1
+	done
+	return $rc
+}
+contained_on() {
+	local n
+	(( CONTAINED == 1 )) || return 0
+	cp "$CONF" "$OUT/conf.before-contained"
+	rm -f "$QIMG" && mkdir -p "$QFS" && truncate -s 1G "$QIMG" &&
+		mkfs.ext4 -q -F -O quota,project "$QIMG" &&
+		mount -t ext4 -o loop,prjquota "$QIMG" "$QFS" || return 1
+	for n in $DEVNS_CLUSTER_NODES; do
+		mkdir -p "$QFS/$n" &&
+			echo "NodeName=$n BasePath=$QFS/$n TmpDiskLimit=64M PidNamespace=yes" >>"$CONF"
+	done
+	BASE=$QFS
+	restart_nodes
+}
+contained_off() {
+	(( CONTAINED == 1 )) || return 0
+	cp "$OUT/conf.before-contained" "$CONF"
+	restart_nodes && umount "$QFS" && rmdir "$QFS" && rm -f "$QIMG"
+	ok $? "every node back on the harness's settings, the quota filesystem removed"
+}
+
 jobs_left() { cl squeue -h -u dnalice,dnbob,dncarol -o %i 2>/dev/null | wc -l; }
 
 run_load() {
@@ -219,6 +260,7 @@ count_cgroups() {
 count_progs() { bpftool prog show 2>/dev/null | grep -c ' name devns '; }
 count_markers() { ls "$DEVNS_CLUSTER_ROOT"/spool/node*/ 2>/dev/null | grep -c '^devns_filter_'; }
 count_procs() { pgrep -u dnalice,dnbob,dncarol | wc -l; }
+count_inits() { pgrep -cx devns-init || true; }
 count_failed() {
 	local tag n=0
 	for tag in "${!expect_done[@]}"; do
@@ -235,13 +277,19 @@ ok $? "precondition: bpftool answers (BPF programs can be counted)"
 # moment after its cgroup (test_devices' progs_settled).
 wait_for 30 prints 0 count_cgroups && wait_for 20 prints 0 count_progs
 p0=$(count_progs)
+if (( CONTAINED == 1 )); then
+	contained_on
+	ok $? "precondition: every node runs with PidNamespace=yes and TmpDiskLimit=64M on $QFS" ||
+		{ contained_off; tap_done; exit 1; }
+	KEPT=(inits)
+fi
 pool_on
 run_load
 elapsed=$((SECONDS - t0))
 is "$(jobs_left)" 0 "all $submitted jobs are gone from the queue"
 sleep 2	# release runs after slurmctld forgets the job
 pool_off
-for what in mounts dirs cgroups markers procs; do
+for what in mounts dirs cgroups markers procs "${KEPT[@]}"; do
 	wait_for 30 prints 0 count_$what
 	is "$(count_$what)" 0 "soak: no $what left"
 done
@@ -249,6 +297,7 @@ wait_for 30 prints "$p0" count_progs
 is "$(count_progs)" "$p0" "soak: no BPF program left"
 failed=$(count_failed)
 is "$failed" 0 "soak: no failed launch ($(cat "$OUT/failed" 2>/dev/null | xargs))"
-echo "# soak: $submitted jobs in ${elapsed}s; leftovers: mounts $(count_mounts) dirs $(count_dirs) cgroups $(count_cgroups) programs $(( $(count_progs) - p0 )) markers $(count_markers) processes $(count_procs); failed launches $failed"
+echo "# soak: $submitted jobs in ${elapsed}s; leftovers: mounts $(count_mounts) dirs $(count_dirs) cgroups $(count_cgroups) programs $(( $(count_progs) - p0 )) markers $(count_markers) processes $(count_procs)${KEPT:+ inits $(count_inits)}; failed launches $failed"
 pkill -u dnalice,dnbob,dncarol 2>/dev/null
+contained_off
 tap_done
