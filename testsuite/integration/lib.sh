@@ -56,6 +56,30 @@ pam_devns_module() {
 	done
 }
 
+# quota_fs_make [SIZE]: an ext4 with project quotas (SIZE, 128M) in the
+# image $QIMG, mounted on $QFS; prints why it could not (a kernel without
+# quotas).  quota_fs_remove: unmounted, both gone (status: nothing left).
+quota_fs_make() {
+	rm -f "$QIMG" && mkdir -p "$QFS" &&
+		truncate -s "${1:-128M}" "$QIMG" &&
+		mkfs.ext4 -q -F -O quota,project "$QIMG" 2>&1 &&
+		mount -t ext4 -o loop,prjquota "$QIMG" "$QFS" 2>&1
+}
+quota_fs_remove() {
+	mountpoint -q "$QFS" && umount "$QFS"
+	rmdir "$QFS" 2>/dev/null
+	rm -f "$QIMG"
+	[ ! -e "$QFS" ] && [ ! -e "$QIMG" ] && [ -z "$(losetup -j "$QIMG" 2>/dev/null)" ]
+}
+
+# pam_login_check: a login test's precondition, one check: both modules
+# (in PAM_ADOPT and PAM_DEVNS) and helpers/pam_adopt are there.
+pam_login_check() {
+	PAM_ADOPT=$(pam_slurm_adopt_module) PAM_DEVNS=$(pam_devns_module)
+	[ -n "$PAM_ADOPT" ] && [ -n "$PAM_DEVNS" ] && [ -x "$HELPERS/pam_adopt" ]
+	ok $? "precondition: pam_slurm_adopt.so ($PAM_ADOPT), pam_devns.so ($PAM_DEVNS) and helpers/pam_adopt"
+}
+
 # slurm_at_least X.Y[.Z]: the running Slurm (DEVNS_SLURM_VERSION) is that
 # release or a later one.
 slurm_at_least() {

@@ -113,22 +113,20 @@ EOF
 # session is born in the job's PID namespace.  Without pam_devns it is not,
 # and that is what the first login shows.
 test_login() {
-	local adopt devns j out pamdir=$DEVNS_CLUSTER_ROOT/pam
-	adopt=$(pam_slurm_adopt_module) devns=$(pam_devns_module)
-	[ -n "$adopt" ] && [ -n "$devns" ] && [ -x "$HELPERS/pam_adopt" ]
-	ok $? "precondition: pam_slurm_adopt.so ($adopt), pam_devns.so ($devns) and helpers/pam_adopt" || return
+	local j out pamdir=$DEVNS_CLUSTER_ROOT/pam
+	pam_login_check || return
 	mkdir -p "$pamdir"
 	j=$(submit -w node2 -n1 -- "touch $OUT/pid-login-job; sleep 300")
 	wait_file "$OUT/pid-login-job"
 	ok $? "precondition: a job runs on node2" || { cl scancel "$j"; return; }
 	mkdir -p "$pamdir-nopid"
-	echo "account required $adopt nodename=node2 action_adopt_failure=deny action_no_jobs=deny" \
+	echo "account required $PAM_ADOPT nodename=node2 action_adopt_failure=deny action_no_jobs=deny" \
 		> "$pamdir-nopid/sshd"
 	out=$(on_node node2 "$HELPERS/pam_adopt" "$pamdir-nopid" sshd "$USER1" \
 		sh -c 'readlink /proc/self || echo no-self' 2>&1)
 	is "$out" "no-self" "without pam_devns an adopted login is outside the job's PID namespace (its /proc lacks it)"
-	{ echo "account required $adopt nodename=node2 action_adopt_failure=deny action_no_jobs=deny"
-	  echo "account required $devns"; } > "$pamdir/sshd"
+	{ echo "account required $PAM_ADOPT nodename=node2 action_adopt_failure=deny action_no_jobs=deny"
+	  echo "account required $PAM_DEVNS"; } > "$pamdir/sshd"
 	out=$(on_node node2 "$HELPERS/pam_adopt" "$pamdir" sshd "$USER1" \
 		sh -c 'ps -e -o pid=,comm= > '"$OUT"'/pid-login-ps; readlink /proc/self' 2>&1)
 	like "$out" '^[0-9]+$' "with pam_devns the login's /proc/self works ($out)"

@@ -68,21 +68,6 @@ test_refused() {
 	ok $? "with the harness' namespace.conf node3 is back"
 }
 
-# Make the ext4 with project quotas; prints why it could not.
-quota_fs_make() {
-	rm -f "$QIMG" && mkdir -p "$QFS" &&
-		truncate -s 128M "$QIMG" &&
-		mkfs.ext4 -q -F -O quota,project "$QIMG" 2>&1 &&
-		mount -t ext4 -o loop,prjquota "$QIMG" "$QFS" 2>&1
-}
-
-quota_fs_remove() {
-	mountpoint -q "$QFS" && umount "$QFS"
-	rmdir "$QFS" 2>/dev/null
-	rm -f "$QIMG"
-	[ ! -e "$QFS" ] && [ ! -e "$QIMG" ] && [ -z "$(losetup -j "$QIMG" 2>/dev/null)" ]
-}
-
 # project_clear ID: project ID has no limit and no usage on node1's BasePath.
 project_clear() { [ "$("$HELPERS/dquota_get" "$QFS/node1" "$1" 2>&1)" = "0 0 0 0" ]; }
 

@@ -90,16 +90,14 @@ test_in_job() {
 # A login adopted into the job: pam_slurm_adopt, and pam_devns when the
 # job has a PID namespace.  It runs in the job's user namespace.
 test_login() {
-	local adopt devns j out pamdir=$DEVNS_CLUSTER_ROOT/pam
-	adopt=$(pam_slurm_adopt_module) devns=$(pam_devns_module)
-	[ -n "$adopt" ] && [ -n "$devns" ] && [ -x "$HELPERS/pam_adopt" ]
-	ok $? "precondition: pam_slurm_adopt.so ($adopt), pam_devns.so ($devns) and helpers/pam_adopt" || return
+	local j out pamdir=$DEVNS_CLUSTER_ROOT/pam
+	pam_login_check || return
 	mkdir -p "$pamdir"
 	j=$(submit -w node2 -n1 -- "readlink /proc/self/ns/user > $OUT/uns-login-jobns; sleep 300")
 	wait_file "$OUT/uns-login-jobns"
 	ok $? "precondition: a job runs on node2" || { cl scancel "$j"; return; }
-	{ echo "account required $adopt nodename=node2 action_adopt_failure=deny action_no_jobs=deny"
-	  echo "account required $devns"; } > "$pamdir/sshd"
+	{ echo "account required $PAM_ADOPT nodename=node2 action_adopt_failure=deny action_no_jobs=deny"
+	  echo "account required $PAM_DEVNS"; } > "$pamdir/sshd"
 	out=$(on_node node2 "$HELPERS/pam_adopt" "$pamdir" sshd "$USER1" \
 		sh -c 'readlink /proc/$$/ns/user; id -u' 2>&1 | tr '\n' ' ')
 	is "$out" "$(cat "$OUT/uns-login-jobns") $USER1_UID " "an adopted login runs in the job's user namespace, as its user"

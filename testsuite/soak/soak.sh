@@ -204,12 +204,10 @@ restart_nodes() {
 	return $rc
 }
 contained_on() {
-	local n
+	local n why
 	(( CONTAINED == 1 )) || return 0
 	cp "$CONF" "$OUT/conf.before-contained"
-	rm -f "$QIMG" && mkdir -p "$QFS" && truncate -s 1G "$QIMG" &&
-		mkfs.ext4 -q -F -O quota,project "$QIMG" &&
-		mount -t ext4 -o loop,prjquota "$QIMG" "$QFS" || return 1
+	why=$(quota_fs_make 1G) || { diag "no ext4 with project quotas: $why"; return 1; }
 	for n in $DEVNS_CLUSTER_NODES; do
 		mkdir -p "$QFS/$n" &&
 			echo "NodeName=$n BasePath=$QFS/$n TmpDiskLimit=64M PidNamespace=yes" >>"$CONF"
@@ -220,7 +218,7 @@ contained_on() {
 contained_off() {
 	(( CONTAINED == 1 )) || return 0
 	cp "$OUT/conf.before-contained" "$CONF"
-	restart_nodes && umount "$QFS" && rmdir "$QFS" && rm -f "$QIMG"
+	restart_nodes && quota_fs_remove
 	ok $? "every node back on the harness's settings, the quota filesystem removed"
 }
 
