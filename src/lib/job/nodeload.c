@@ -21,6 +21,7 @@
 #include "ns/dquota.h"
 #include "ns/jobdir.h"
 #include "ns/nscheck.h"
+#include "ns/nsconf_file.h"
 #include "util/fdmount.h"
 #include "util/plugstack.h"
 #include "util/safepath.h"
@@ -153,7 +154,7 @@ static int user_namespace_check(const struct nsconf *c, struct report *rep)
 		return 0;
 	errno = EPERM;
 	return report_error(rep, "%s:%d: UserNamespace=yes, but this kernel makes no user namespaces (sysctl user.max_user_namespaces is 0; refusing to start rather than fail every job)",
-			    c->file ? c->file : "job_container.conf",
+			    c->file ? c->file : NSCONF_FILE_NAME,
 			    c->lines.user_namespace);
 }
 
