@@ -15,7 +15,7 @@
 # logins reach the user namespace only through the PID namespace's init);
 # node1 keeps the default and shows the host's user namespace.
 source "$(dirname "$0")/lib.sh"
-plan 43
+plan 45
 
 USER1=dnalice
 USER2=dnbob
@@ -182,6 +182,31 @@ test_without_pidns() {
 	fi
 }
 
+# A kernel that makes no user namespaces (user.max_user_namespaces=0):
+# slurmd refuses UserNamespace=yes at its start rather than fail every job.
+# The sysctl is the whole machine's: set in the guest only, and put back.
+test_no_user_namespaces() {
+	local before
+	if [ "${DEVNS_CLUSTER_VM:-}" != guest ]; then
+		skip_checks 2 "user.max_user_namespaces=0: the whole machine's setting, changed in the guest only"
+		return
+	fi
+	MAX_USERNS=$(sysctl -n user.max_user_namespaces)
+	before=$(wc -l < "$LOG")
+	sysctl -qw user.max_user_namespaces=0 &&
+		NODE_IDLE_WAIT=5 enable_userns
+	wait_for 10 logged_since "$before" "this kernel makes no user namespaces (sysctl user.max_user_namespaces is 0"
+	ok $? "user.max_user_namespaces=0: slurmd logs that it refuses UserNamespace=yes"
+	slurmd_stopped node2
+	ok $? "  and does not run (cluster.sh status: stopped)"
+	restore_max_userns
+}
+restore_max_userns() {
+	[ -z "${MAX_USERNS:-}" ] || sysctl -qw user.max_user_namespaces="$MAX_USERNS"
+	MAX_USERNS=
+}
+at_exit restore_max_userns
+
 userns_pins() { grep -c " $BASE/node[0-9]*/[0-9]*/.userns " /proc/self/mountinfo || true; }
 
 setup
@@ -193,6 +218,7 @@ ok $? "precondition: the cluster runs with TaskProlog, TaskEpilog and jobacct_ga
 setup
 write_hook
 test_without_pidns
+test_no_user_namespaces
 enable_userns
 ok $? "precondition: node2 runs with UserNamespace=yes$WITH_PIDNS"
 limit_job=$(slurm_time_limit_submit node2 4722)
