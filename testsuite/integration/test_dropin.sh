@@ -155,9 +155,10 @@ test_failing_script() {
 
 # test_shared LINE WANT: with LINE (Shared=true, or none), a tmpfs that
 # root mounts on the node while the job runs (autofs's case) is seen in
-# the job's namespace (WANT mounted) or not (WANT empty).  The mount point
-# is a shared mount, as systemd makes every mount of a node: only such a
-# mount passes later mounts on (this host's / may be private).
+# the job's namespace (WANT mounted) or not (WANT empty: the job looked and
+# read nothing, which it says, unlike a job that never looked).  The mount
+# point is a shared mount, as systemd makes every mount of a node: only
+# such a mount passes later mounts on (this host's / may be private).
 test_shared() {
 	local line=$1 want=$2 j mnt=$SCRIPTS/shared
 	mkdir -p "$mnt"
@@ -168,15 +169,16 @@ test_shared() {
 	rm -f "$OUT"/dropin-shared-*
 	j=$(submit -w node1 -n1 -- "touch $OUT/dropin-shared-ready; \
 while [ ! -e $OUT/dropin-shared-go ]; do sleep 0.2; done; \
-cat $mnt/marker > $OUT/dropin-shared-seen 2>/dev/null; touch $OUT/dropin-shared-done")
+echo \"seen:\$(cat $mnt/marker 2>/dev/null)\" > $OUT/dropin-shared-seen.tmp; \
+mv $OUT/dropin-shared-seen.tmp $OUT/dropin-shared-seen")
 	wait_for 30 test -e "$OUT/dropin-shared-ready" &&
 		mount -t tmpfs -o size=1m devns-dropin "$mnt" &&
 		echo mounted > "$mnt/marker"
 	ok $? "precondition: job $j runs, then root mounts a tmpfs at $mnt on the node" || {
 		cl scancel "$j"; unmount_all "$mnt"; return; }
 	touch "$OUT/dropin-shared-go"
-	wait_for 30 test -e "$OUT/dropin-shared-done"
-	is "$(cat "$OUT/dropin-shared-seen" 2>/dev/null)" "$want" \
+	wait_for 30 test -e "$OUT/dropin-shared-seen"
+	is "$(cat "$OUT/dropin-shared-seen" 2>/dev/null)" "seen:$want" \
 		"  ${line:-without Shared}: $([ -n "$want" ] && echo "the mount reaches the job" || echo "the job does not see the mount")"
 	unmount_all "$mnt"
 	wait_job_gone "$j"
@@ -208,11 +210,13 @@ test_entire_step() {
 		"readlink /proc/self/ns/mnt > $OUT/dropin-entire-ns.tmp; mv $OUT/dropin-entire-ns.tmp $OUT/dropin-entire-ns; echo out; sleep 120")
 	wait_for 30 test -s "$OUT/dropin-entire-ns" &&
 		pid=$(pgrep -o -f "slurmstepd: \[$j\.batch\]")
-	ok $? "precondition: job $j runs, its batch step's slurmstepd is pid ${pid:-none}" || return
+	ok $? "precondition: job $j runs, its batch step's slurmstepd is pid ${pid:-none}" ||
+		{ cl scancel "$j"; return; }
 	job_ns=$(cat "$OUT/dropin-entire-ns")
 	is "$(readlink "/proc/$pid/ns/mnt")" "$job_ns" \
 		"  that slurmstepd is in the job's mount namespace ($job_ns)"
-	[ ! -e /tmp/dropin-entire.out ]
+	wait_for 10 eval 'nsenter -t "$pid" -m cat /tmp/dropin-entire.out 2>/dev/null | grep -qx out' &&
+		[ ! -e /tmp/dropin-entire.out ]
 	ok $? "  so the job's --output /tmp/dropin-entire.out is in the job's /tmp, not the node's"
 	cl scancel "$j"
 	wait_job_gone "$j"
