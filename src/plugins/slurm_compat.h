@@ -74,12 +74,15 @@
  *   record, whose job_gres_list is the job's allocation on the node
  *   (DEVNS_JC_STEP_RECORD); slurmd hands each new slurmstepd its plugins'
  *   configuration (container_p_send_stepd/recv_stepd, DEVNS_JC_SEND_RECV):
- *   devns's stepd parses the text slurmd parsed, never the file.
+ *   devns's stepd parses the text slurmd parsed, never the file.  With
+ *   the step record the PID namespace's init goes to the step's process
+ *   tracking (proctrack_g_add, as namespace/linux does with its own).
  */
 #if DEVNS_API >= 2302
 #define DEVNS_MCS_HEADER "src/interfaces/mcs.h"
 #define DEVNS_MCS_ASSOC_LOCKED(assoc_locked) (assoc_locked)
 #define DEVNS_GRES_HEADER "src/interfaces/gres.h"
+#define DEVNS_PROCTRACK_HEADER "src/interfaces/proctrack.h"
 #define devns_warning(fmt, ...) warning(fmt, ##__VA_ARGS__)
 #define DEVNS_JC_STEP_RECORD 1
 #define DEVNS_JC_SEND_RECV 1

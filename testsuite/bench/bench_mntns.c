@@ -374,7 +374,7 @@ int main(int argc, char **argv)
 			close(spec.pool_fd);
 		t1 = now_us();
 		if (with_pidns) {
-			if (pidns_create(base, spec.job_id, fresh()) < 0) {
+			if (pidns_create(base, spec.job_id, NULL, fresh()) < 0) {
 				fprintf(stderr, "pidns_create: %s\n", rep.msg);
 				return 1;
 			}

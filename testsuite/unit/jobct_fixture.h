@@ -79,6 +79,7 @@ static struct {
 static int calls[OP_COUNT];
 static bool ns_exists;		/* the fake namespace */
 static bool pidns_exists;	/* the fake PID namespace */
+#define FAKE_INIT_PID 4242	/* its init's PID */
 static bool fake_userns;		/* the fake user namespace */
 static bool userns_entered;	/* the caller went into it */
 static int pidns_inside = 1;	/* what the fake membership check says */
@@ -173,13 +174,15 @@ static inline int f_userns_enter(int fd)
 	return 0;
 }
 
-static inline int f_pidns_create(const char *b, uint32_t job_id, struct report *r)
+static inline int f_pidns_create(const char *b, uint32_t job_id, pid_t *init,
+				 struct report *r)
 {
 	(void)b;
 	(void)job_id;
 	if (faulty(OP_PIDNS_CREATE))
 		return report_errno(r, errno, "unshare(CLONE_NEWPID)");
 	pidns_exists = true;
+	*init = FAKE_INIT_PID;
 	return 0;
 }
 

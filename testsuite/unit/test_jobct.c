@@ -507,6 +507,48 @@ static void test_pid_namespace_check(const struct jobct_node *node)
 	unlink(stack);
 }
 
+static pid_t tracked_init;
+
+static int track_init(pid_t init, void *arg, struct report *rep)
+{
+	(void)arg;
+	(void)rep;
+	tracked_init = init;
+	return 0;
+}
+
+static int refuse_init(pid_t init, void *arg, struct report *rep)
+{
+	(void)arg;
+	tracked_init = init;
+	return report_error(rep, "proctrack_g_add refused");
+}
+
+/*
+ * The PID namespace's init goes to the daemon's process tracking (Slurm's
+ * cgroup/v2 kills only what it tracks); a job whose init cannot be
+ * tracked does not start, and nothing of it is left.
+ */
+static void test_pid_namespace_tracked(const struct jobct_node *node)
+{
+	struct jobct_plan plan = plan_for(node, 137);
+
+	plan.track_init = refuse_init;
+	tracked_init = 0;
+	ok(jobct_setup(&plan, fresh()) == -1 && tracked_init == FAKE_INIT_PID,
+	   "setup fails when the PID namespace's init cannot be tracked");
+	like(rep.msg, "cannot track its PID namespace's init (PID 4242): proctrack_g_add refused",
+	     "  saying why: %s", rep.msg);
+	ok(nothing_left(137) && !pidns_exists,
+	   "  and leaves nothing behind, the PID namespace included");
+	plan.track_init = track_init;
+	tracked_init = 0;
+	ok(jobct_setup(&plan, fresh()) == 0 && tracked_init == FAKE_INIT_PID,
+	   "the init's PID goes to the process tracking");
+	jobct_release(node, 137, NULL);
+	ok(nothing_left(137) && !pidns_exists, "  and release removes it");
+}
+
 /*
  * PidNamespace: a PID namespace that cannot be made fails the job and
  * takes its mount namespace with it; a process born outside the job's PID
@@ -564,6 +606,7 @@ static void test_pid_namespace(void)
 	       "  and slurmstepd has none to enter for it");
 	jobct_release(node, 136, NULL);
 	test_pid_namespace_check(node);
+	test_pid_namespace_tracked(node);
 	jobct_node_free(node);
 }
 

@@ -47,7 +47,7 @@ static int make_job(uint32_t job_id)
 
 	if (testspec_create(&spec, dirs, 0, 0, fresh()) < 0)
 		return -1;
-	if (pidns_create(base, job_id, fresh()) < 0) {
+	if (pidns_create(base, job_id, NULL, fresh()) < 0) {
 		mntns_delete(base, job_id);
 		return -1;
 	}
@@ -298,12 +298,12 @@ static void test_failures(void)
 {
 	char dir[256], pin[300];
 
-	ok(pidns_create(base, 13, fresh()) < 0 && errno == ENOENT,
+	ok(pidns_create(base, 13, NULL, fresh()) < 0 && errno == ENOENT,
 	   "no job directory: refused");
 	like(rep.msg, "opening", "  saying so: %s", rep.msg);
 	snprintf(dir, sizeof(dir), "%s/14", base);
 	mkdir(dir, 0700);
-	ok(pidns_create(base, 14, fresh()) < 0,
+	ok(pidns_create(base, 14, NULL, fresh()) < 0,
 	   "a job directory without a mount namespace: refused");
 	like(rep.msg, "joining the job's mount namespace",
 	     "  by the init: %s", rep.msg);
@@ -406,19 +406,22 @@ static void test_userns_login(void)
 {
 	static const char *const dirs[] = { "/tmp", NULL };
 	struct mntns_spec spec = { .base_path = base, .job_id = 17 };
-	pid_t init;
+	pid_t init, reported = 0;
 	struct stat init_ns, host_ns;
 	char path[64];
 
 	if (!ok(testspec_create(&spec, dirs, 0, 0, fresh()) == 0 &&
 		userns_create(base, 17, 0, 0, NULL, NULL, fresh()) == 0 &&
-		pidns_create(base, 17, fresh()) == 0,
+		pidns_create(base, 17, &reported, fresh()) == 0,
 		"a job with a user namespace and a PID namespace")) {
 		diag("%s", rep.msg);
 		mntns_delete(base, 17);
 		return;
 	}
 	init = find_init(17);
+	ok(init > 0 && reported == init,
+	   "pidns_create gives its init's PID (%d; /proc shows %d)",
+	   (int)reported, (int)init);
 	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)init);
 	ok(init > 0 && stat(path, &init_ns) == 0 &&
 	   stat("/proc/self/ns/user", &host_ns) == 0 &&

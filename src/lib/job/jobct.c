@@ -99,16 +99,22 @@ static int create_pid_namespace(const struct jobct_plan *plan,
 {
 	const struct nsconf *c = plan->node->conf;
 	struct report why;
+	pid_t init;
 
 	if (!c->pid_namespace)
 		return 0;
 	report_init(&why, NULL, NULL);
-	if (plan->node->ops->pidns_create(c->base_path, plan->job_id,
+	if (plan->node->ops->pidns_create(c->base_path, plan->job_id, &init,
 					  &why) < 0)
 		return report_error(rep, "cannot create its PID namespace: %s",
 				    why.msg);
 	report_info(rep, "PID namespace pinned at %s/%u/%s", c->base_path,
 		    plan->job_id, JOBDIR_PIDNS_PIN);
+	if (plan->track_init &&
+	    plan->track_init(init, plan->track_arg, &why) < 0)
+		return report_error(rep,
+				    "cannot track its PID namespace's init (PID %d): %s",
+				    (int)init, why.msg);
 	return 0;
 }
 

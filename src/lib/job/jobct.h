@@ -179,6 +179,15 @@ struct jobct_plan {
 	 */
 	userns_map_fn userns_map;
 	void *userns_arg;
+	/*
+	 * PidNamespace: hands the namespace's init (its PID on the node) to
+	 * the daemon's process tracking, so that the job's end kills it with
+	 * the job: Slurm's cgroup/v2 kills only what it tracks and waits
+	 * for every process of the step (0, or -1 with rep: the setup fails).
+	 * NULL: the init stays where the caller is.
+	 */
+	int (*track_init)(pid_t init, void *arg, struct report *rep);
+	void *track_arg;
 };
 
 /*

@@ -25,7 +25,7 @@ struct jobct_ops {
 	int (*ns_delete)(const char *base_path, uint32_t job_id);
 	int (*ns_delete_behind)(const char *base_path, uint32_t job_id);
 	int (*pidns_create)(const char *base_path, uint32_t job_id,
-			    struct report *rep);
+			    pid_t *init, struct report *rep);
 	int (*pidns_contains_self)(const char *base_path, uint32_t job_id);
 	int (*pidns_fork_inside)(const char *base_path, uint32_t job_id);
 	int (*userns_create)(const char *base_path, uint32_t job_id, uid_t uid,

@@ -61,6 +61,7 @@ static const char *const step_names[] = {
 struct result {
 	int step;
 	int err;
+	pid_t init;	/* the init's PID in the caller's namespace */
 };
 
 /* Open the pin of the job's PID namespace; -1 with ENOENT when none is. */
@@ -129,7 +130,7 @@ static void init_detach(int userns_fd)
  */
 static void init_main(const char *base_path, uint32_t job_id, int ready_fd)
 {
-	struct result res = { STEP_OK, 0 };
+	struct result res = { .step = STEP_OK };
 	int userns_fd;
 
 	setsid();
@@ -170,21 +171,21 @@ static int pin_namespace(pid_t pid, int pin_fd)
 static void child_main(const char *base_path, uint32_t job_id, int pin_fd,
 		       int report_fd)
 {
-	struct result res = { STEP_OK, 0 };
+	struct result res = { .step = STEP_OK };
 	int init_pipe[2];
 	pid_t init;
 
 	if (unshare(CLONE_NEWPID) < 0) {
-		res = (struct result){ STEP_UNSHARE, errno };
+		res = (struct result){ .step = STEP_UNSHARE, .err = errno };
 		goto out;
 	}
 	if (pipe2(init_pipe, O_CLOEXEC) < 0) {
-		res = (struct result){ STEP_FORK_INIT, errno };
+		res = (struct result){ .step = STEP_FORK_INIT, .err = errno };
 		goto out;
 	}
 	init = fork();
 	if (init < 0) {
-		res = (struct result){ STEP_FORK_INIT, errno };
+		res = (struct result){ .step = STEP_FORK_INIT, .err = errno };
 		goto out;
 	}
 	if (init == 0) {
@@ -193,23 +194,28 @@ static void child_main(const char *base_path, uint32_t job_id, int pin_fd,
 	}
 	close(init_pipe[1]);
 	if (read(init_pipe[0], &res, sizeof(res)) != sizeof(res))
-		res = (struct result){ STEP_FORK_INIT, EIO };
+		res = (struct result){ .step = STEP_FORK_INIT, .err = EIO };
 	if (res.step == STEP_OK && pin_namespace(init, pin_fd) < 0)
-		res = (struct result){ STEP_PIN, errno };
+		res = (struct result){ .step = STEP_PIN, .err = errno };
 	if (res.step != STEP_OK) {
 		kill(init, SIGKILL);
 		waitpid(init, NULL, 0);
+	} else {
+		res.init = init;
 	}
 out:
 	(void)!write(report_fd, &res, sizeof(res));
 	_exit(res.step == STEP_OK ? 0 : 1);
 }
 
-/* Fork child_main and collect its verdict; 0 or -1 with errno and rep. */
+/*
+ * Fork child_main and collect its verdict: 0 with the init's PID in *init,
+ * or -1 with errno and rep.
+ */
 static int run_child(const char *base_path, uint32_t job_id, int pin_fd,
-		     struct report *rep)
+		     pid_t *init, struct report *rep)
 {
-	struct result res = { STEP_FORK_INIT, EIO };
+	struct result res = { .step = STEP_FORK_INIT, .err = EIO };
 	int report[2], status;
 	pid_t pid;
 
@@ -229,12 +235,14 @@ static int run_child(const char *base_path, uint32_t job_id, int pin_fd,
 	}
 	close(report[1]);
 	if (read(report[0], &res, sizeof(res)) != sizeof(res))
-		res = (struct result){ STEP_FORK_INIT, EIO };
+		res = (struct result){ .step = STEP_FORK_INIT, .err = EIO };
 	close(report[0]);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
-	if (res.step == STEP_OK)
+	if (res.step == STEP_OK) {
+		*init = res.init;
 		return 0;
+	}
 	return report_errno(rep, res.err ? res.err : EIO, "%s",
 			    step_names[res.step]);
 }
@@ -242,18 +250,21 @@ static int run_child(const char *base_path, uint32_t job_id, int pin_fd,
 struct job {
 	const char *base_path;
 	uint32_t job_id;
+	pid_t *init;
 };
 
 static int fill_pin(int pin_fd, void *arg, struct report *rep)
 {
 	const struct job *j = arg;
 
-	return run_child(j->base_path, j->job_id, pin_fd, rep);
+	return run_child(j->base_path, j->job_id, pin_fd, j->init, rep);
 }
 
-int pidns_create(const char *base_path, uint32_t job_id, struct report *rep)
+int pidns_create(const char *base_path, uint32_t job_id, pid_t *init,
+		 struct report *rep)
 {
-	struct job j = { base_path, job_id };
+	pid_t ignored;
+	struct job j = { base_path, job_id, init ? init : &ignored };
 
 	return mntns_pin_make(base_path, job_id, PIN_NAME, fill_pin, &j, rep);
 }

@@ -25,6 +25,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "util/report.h"
 
@@ -35,13 +36,16 @@
 #define PIDNS_INIT_USERNS_FD 3
 
 /*
- * Make the PID namespace of job_id, start its init and pin it.  The job's
- * mount namespace must exist (mntns_create).  The caller may be
+ * Make the PID namespace of job_id, start its init and pin it; the init's
+ * PID, as the caller's PID namespace numbers it, goes to *init (init may
+ * be NULL).  The init is not the caller's child but starts in its cgroup.
+ * The job's mount namespace must exist (mntns_create).  The caller may be
  * multi-threaded: the work happens in a forked child.  On failure nothing
  * is left (no init, no pin), errno is set and rep (may be NULL) says
  * which step failed.
  */
-int pidns_create(const char *base_path, uint32_t job_id, struct report *rep);
+int pidns_create(const char *base_path, uint32_t job_id, pid_t *init,
+		 struct report *rep);
 
 /*
  * Make the calling thread's future children be born in the job's PID

@@ -37,6 +37,9 @@
 #include "src/common/xstring.h"
 #include "src/slurmd/slurmd/slurmd.h"
 #include "src/slurmd/slurmstepd/slurmstepd_job.h"
+#if DEVNS_JC_STEP_RECORD
+#include DEVNS_PROCTRACK_HEADER
+#endif
 
 #include "job/jobct.h"
 #include "job/setupgate.h"
@@ -277,6 +280,23 @@ static void note_failure(uint32_t job_id, const char *why)
 	xfree(comment);
 }
 
+#if DEVNS_JC_STEP_RECORD
+/*
+ * The PID namespace's init into the extern step's process tracking.  It
+ * starts in slurmstepd's own cgroup (cgroup/v2: step_extern/slurm), where
+ * Slurm's kill at the job's end (step_extern/user's cgroup.kill) never
+ * reaches it while its wait counts it: the node would drain with "Kill
+ * task failed".  Tracked, it goes where adopted logins go and dies with
+ * the job.
+ */
+static int track_init(pid_t init, void *step, struct report *rep)
+{
+	if (proctrack_g_add(step, init) != SLURM_SUCCESS)
+		return report_errno(rep, errno, "proctrack_g_add");
+	return 0;
+}
+#endif
+
 /*
  * The extern step: InitScript, then the core's setup with the GRES device
  * files Slurm knows of.  step is the step record where the release passes
@@ -297,6 +317,10 @@ static int stepd_create(uint32_t job_id, uint64_t sluid, uid_t uid,
 		.uid = uid,
 		.gid = gid,
 		.userns_arg = &scripts,
+#if DEVNS_JC_STEP_RECORD
+		.track_init = track_init,
+		.track_arg = step,
+#endif
 	};
 	const struct nsconf *c;
 	struct report rep;
