@@ -32,6 +32,8 @@ restart_cluster() {
 	setup
 }
 
+no_init() { ! pgrep -x devns-init >/dev/null; }
+
 enable_pidns() {
 	echo "NodeName=node2 PidNamespace=yes" >> "$CONF"
 	"$CLUSTER" restart-slurmd node2 >/dev/null 2>&1
@@ -82,6 +84,30 @@ test_ps_in_job() {
 	wait_job_gone "$j"
 	grep -q slurmstepd "$OUT/pid-node1-ps"
 	ok $? "without PidNamespace (node1) ps in a job shows slurmstepd"
+}
+
+# The job's end takes the namespace's init with it, inside Slurm's own
+# kill: on pure cgroup v2 an init Slurm did not track stayed in the extern
+# step's slurm cgroup, out of reach of its cgroup.kill, until slurmd gave
+# up after about a minute and drained the node ("Kill task failed").
+test_job_end() {
+	local j ns cg dir
+	j=$(submit -w node2 -n1 -- "readlink /proc/self/ns/pid > $OUT/pid-end-ns; sleep 8")
+	wait_for 30 test -s "$OUT/pid-end-ns"
+	ns=$(cat "$OUT/pid-end-ns" 2>/dev/null)
+	cg=$(job_cg "$j")
+	dir=$(job_cgroups node2)
+	ns_init() { for p in $(pgrep -x devns-init); do [ "$(readlink /proc/$p/ns/pid)" = "$ns" ] && echo $p; done; }
+	[ -n "$(ns_init)" ] && [ -n "$cg" ] && [ -d "$dir/$cg" ]
+	ok $? "precondition: job $j runs on node2 in $ns, with its init and its cgroup $cg" || return
+	wait_job_gone "$j"
+	ok $? "precondition: job $j ended"
+	no_ns_init() { [ -z "$(ns_init)" ]; }
+	wait_for 20 no_ns_init
+	ok $? "its init is gone within 20 s of the job's end" || diag "$(pgrep -a -x devns-init)"
+	wait_for 20 test ! -e "$dir/$cg"
+	ok $? "and so is its cgroup" || diag "left: $(find "$dir/$cg" -name cgroup.procs -exec grep -H . {} + 2>&1 | head)"
+	like "$(cl sinfo -h -n node2 -o '%t %E')" '^(idle|mix|alloc) ' "node2 is not drained"
 }
 
 # srun --task-epilog runs as the stand-in's child (born outside, forked
@@ -167,6 +193,7 @@ ok $? "precondition: node2 runs with PidNamespace=yes"
 # kill when slurmd is back ("CANCELLED AT", not "DUE TO TIME LIMIT").
 limit_job=$(slurm_time_limit_submit node2 4712)
 test_ps_in_job
+test_job_end
 slurm_signal_checks node2 pid 4711
 slurm_sstat_check node2 pid 4713
 slurm_tracking_check node2 pid 4714
@@ -174,7 +201,6 @@ test_task_epilog_timeout
 test_login
 slurm_time_limit_check "$limit_job" 4712
 test_fail_closed
-no_init() { ! pgrep -x devns-init >/dev/null; }
 wait_for 20 no_init
 ok $? "no namespace init is left on the host" || diag "$(pgrep -a -x devns-init)"
 restart_cluster ""
