@@ -9,7 +9,7 @@
 # cgroup allows fails with ENXIO ("No such device or address"), one the
 # filter denies with EPERM ("Operation not permitted").
 source "$(dirname "$0")/lib.sh"
-plan 64
+plan 65
 
 USER1=dnalice
 DEV=$DEVNS_CLUSTER_ROOT/dev
@@ -191,12 +191,21 @@ test_closed() {
 	ok $? "closed: a job with a pseudo-terminal (char-pts, /dev/ptmx) runs"
 }
 
+# On the unified layout the filter is on Slurm's step cgroup, which holds
+# slurmstepd too: there /dev/null stays open (slurmstepd reopens it at the
+# step's end, and refused, abandons the step's output 60 s later).
 test_strict() {
+	local log=$DEVNS_CLUSTER_ROOT/log/slurmd-node2.log before devnull=EPERM
+	cgroup_unified && devnull=ok
 	conf_with node2 "NodeName=node2 DevicePolicy=strict DeviceAllow=/dev/zero:r"
+	before=$(wc -l < "$log")
 	cl_as $USER1 srun -w node2 -i none -o none sh -c \
 		"{ $PROBE /dev/null /dev/zero; $PROBE w /dev/zero; } > $OUT/dev-strict" >/dev/null 2>&1
-	is "$(echo $(cat $OUT/dev-strict 2>/dev/null))" "EPERM ok EPERM" \
-		"strict + DeviceAllow=/dev/zero:r: /dev/null denied, /dev/zero readable, not writable"
+	is "$(echo $(cat $OUT/dev-strict 2>/dev/null))" "$devnull ok EPERM" \
+		"strict + DeviceAllow=/dev/zero:r: /dev/null $devnull, /dev/zero readable, not writable"
+	! tail -n +"$before" "$log" | grep -Eq "Could not open /dev/null|Abandoning IO"
+	ok $? "  slurmstepd opened /dev/null at the step's end (node2's log)" ||
+		tail -n +"$before" "$log" | grep -E "Could not open /dev/null|Abandoning IO" | diag
 	conf_with node2 "NodeName=node2 DevicePolicy=strict DeviceAllow=/dev/zero:rw,/dev/null:rw"
 	cl srun -w node2 sh -c 'mknod /tmp/z c 1 5 && echo made || echo refused' > $OUT/dev-mknod 2>/dev/null
 	is "$(cat $OUT/dev-mknod)" "refused" "strict without m: mknod of /dev/zero's numbers is refused (root job)"

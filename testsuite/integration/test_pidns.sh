@@ -14,7 +14,7 @@
 # jobacct_gather/linux (for sstat) during the test, and is restarted back
 # to the defaults at the end.
 source "$(dirname "$0")/lib.sh"
-plan 38
+plan 43
 
 USER1=dnalice
 JOB_OUT_PREFIX=pid

@@ -1026,6 +1026,47 @@ static void test_job_cgroups(void)
 }
 
 
+/* Whether the rules of a job on node give c 1:3 (/dev/null) rw. */
+static bool rules_allow_devnull(const struct jobct_node *node)
+{
+	struct jobct_plan plan = plan_for(node, 140);
+	struct devrule_list list;
+	bool found = false;
+
+	if (jobct_device_rules(&plan, &list, fresh()) < 0)
+		return false;
+	for (size_t i = 0; i < list.count; i++)
+		found |= list.rules[i].type == 'c' && list.rules[i].major == 1 &&
+			 list.rules[i].minor == 3 && !list.rules[i].any_minor &&
+			 (list.rules[i].access & (DEVRULE_R | DEVRULE_W)) ==
+				 (DEVRULE_R | DEVRULE_W);
+	devrule_list_free(&list);
+	return found;
+}
+
+/*
+ * On the unified layout the filter covers slurmstepd too (Slurm's step
+ * cgroup holds it): /dev/null stays open to it whatever the policy; on
+ * the hybrid layout strict means strict.
+ */
+static void test_stepd_devices(void)
+{
+	struct jobct_node *node;
+
+	write_conf("DevicePolicy=strict\nDeviceAllow=/dev/zero:r");
+	fake_layout("mi-unified", MI_V2);
+	node = load(&faulty_ops);
+	ok(node && rules_allow_devnull(node),
+	   "unified + strict without /dev/null: the rules still give /dev/null rw (slurmstepd's)");
+	jobct_node_free(node);
+	fake_layout("mi-hybrid", MI_V1 MI_V2);
+	node = load(&faulty_ops);
+	ok(node && !rules_allow_devnull(node),
+	   "hybrid + strict without /dev/null: /dev/null is denied");
+	jobct_node_free(node);
+	fake_layout("mi-unified", MI_V2);
+}
+
 /* The layout decides at slurmd start whether the node may filter. */
 static void test_layout_check(void)
 {
@@ -1062,6 +1103,7 @@ static void test_layout_check(void)
 	}
 	jobct_node_free(node);
 
+	test_stepd_devices();
 	fake_layout("mi-none", MI_V1);
 	write_conf("DeviceAllow=/dev/null:rw");
 	if ((node = load(&faulty_ops))) {

@@ -178,6 +178,25 @@ static void report_rules(const struct devrule_list *list, struct report *rep)
 		    list->default_allow ? "allowed" : "denied");
 }
 
+/*
+ * On the unified layout the filter sits on Slurm's step cgroups, whose
+ * "slurm" leaf holds slurmstepd itself.  At the step's end slurmstepd
+ * reopens /dev/null (io_close_all); refused, it abandons the step's output
+ * only after 60 s.  So there a filter always lets /dev/null (c 1:3, the
+ * same on every Linux) be read and written, whatever the policy names.
+ */
+static int allow_stepd_devices(const struct jobct_node *node,
+			       struct devrule_list *list)
+{
+	if (node->layout != CGROUP2_UNIFIED || list->default_allow)
+		return 0;
+	if (devrule_list_add(list, 'c', 1, 3, false,
+			     DEVRULE_R | DEVRULE_W) < 0)
+		return -1;
+	devrule_list_normalise(list);
+	return 0;
+}
+
 int jobct_device_rules(const struct jobct_plan *plan,
 		       struct devrule_list *list, struct report *rep)
 {
@@ -195,6 +214,12 @@ int jobct_device_rules(const struct jobct_plan *plan,
 			    plan->job_devices, list, &why) < 0)
 		return report_error(rep, "its device policy cannot be computed: %s",
 				    why.msg);
+	if (allow_stepd_devices(node, list) < 0) {
+		int saved = errno;
+
+		devrule_list_free(list);
+		return report_errno(rep, saved, "its device policy cannot be computed");
+	}
 	return devrule_list_needs_filter(list) ? 1 : 0;
 }
 
