@@ -7,8 +7,8 @@
 #   2. unit tests (make check) plain, under ASan/UBSan, under valgrind, and
 #      those of cgroups, BPF, mounts and the job lifecycle once more in a
 #      QEMU guest with the pure cgroup-v2 layout of real nodes (testsuite/vm)
-#   3. the integration tests of the namespace, devices, adoption, Slurm's
-#      cgroup/v2 and the user namespace (DEVNS_GUEST_INTEGRATION) against
+#   3. the integration tests of the disk limit, devices, adoption, Slurm's
+#      cgroup/v2, the user and the PID namespace (DEVNS_GUEST_INTEGRATION) against
 #      the test cluster run
 #      inside that guest (DEVNS_CLUSTER_VM=1): Slurm 26.05.3 (built on the
 #      host, shared with the guest; DEVNS_GUEST_RELEASE=22.05: Debian's)
@@ -230,7 +230,10 @@ guest_stop() {
 # leftover check instead of 200.  The guest's kernel has quotas: the
 # project-quota parts of test_dquota and test_tmpdisk must run there
 # (DEVNS_REQUIRE_QUOTA=1), not skip.
-GUEST_INTEGRATION=${DEVNS_GUEST_INTEGRATION:-test_namespace test_tmpdisk test_devices test_adopt test_cgroupv2 test_userns}
+# test_namespace (mount namespaces, the same on both layouts) runs on every
+# host release; the guest runs test_pidns, whose init meets Slurm's
+# cgroup/v2 kill, in its time.
+GUEST_INTEGRATION=${DEVNS_GUEST_INTEGRATION:-test_tmpdisk test_devices test_adopt test_cgroupv2 test_userns test_pidns}
 
 guest_integration_stage() {
 	local out=$results/guest-integration t status=0 prefix build
