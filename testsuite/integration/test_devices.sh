@@ -195,17 +195,18 @@ test_closed() {
 # slurmstepd too: there /dev/null stays open (slurmstepd reopens it at the
 # step's end, and refused, abandons the step's output 60 s later).
 test_strict() {
-	local log=$DEVNS_CLUSTER_ROOT/log/slurmd-node2.log before devnull=EPERM
+	local LOG=$DEVNS_CLUSTER_ROOT/log/slurmd-node2.log before devnull=EPERM
+	local stuck='Could not open /dev/null\|Abandoning IO'
 	cgroup_unified && devnull=ok
 	conf_with node2 "NodeName=node2 DevicePolicy=strict DeviceAllow=/dev/zero:r"
-	before=$(wc -l < "$log")
+	before=$(wc -l < "$LOG")
 	cl_as $USER1 srun -w node2 -i none -o none sh -c \
 		"{ $PROBE /dev/null /dev/zero; $PROBE w /dev/zero; } > $OUT/dev-strict" >/dev/null 2>&1
 	is "$(echo $(cat $OUT/dev-strict 2>/dev/null))" "$devnull ok EPERM" \
 		"strict + DeviceAllow=/dev/zero:r: /dev/null $devnull, /dev/zero readable, not writable"
-	! tail -n +"$before" "$log" | grep -Eq "Could not open /dev/null|Abandoning IO"
+	! logged_since "$before" "$stuck"
 	ok $? "  slurmstepd opened /dev/null at the step's end (node2's log)" ||
-		tail -n +"$before" "$log" | grep -E "Could not open /dev/null|Abandoning IO" | diag
+		tail -n +"$before" "$LOG" | grep -- "$stuck" | diag
 	conf_with node2 "NodeName=node2 DevicePolicy=strict DeviceAllow=/dev/zero:rw,/dev/null:rw"
 	cl srun -w node2 sh -c 'mknod /tmp/z c 1 5 && echo made || echo refused' > $OUT/dev-mknod 2>/dev/null
 	is "$(cat $OUT/dev-mknod)" "refused" "strict without m: mknod of /dev/zero's numbers is refused (root job)"
