@@ -15,7 +15,7 @@
 # (24.11.1 on; before, slurmd refuses it).  The harness's file comes back
 # at the end, whatever stopped the test.
 source "$(dirname "$0")/lib.sh"
-plan 45
+plan 46
 
 USER1=dnalice
 JOB_OUT_PREFIX=dropin
@@ -46,6 +46,8 @@ EOF
 	cat > "$SCRIPTS/epilog.sh" <<EOF
 #!/bin/sh
 stat -f -c %T "\$SLURM_NS" > $OUT/dropin-epilog-ns.\$SLURM_JOB_ID
+sleep 1
+stat -f -c %T "\$SLURM_NS" >> $OUT/dropin-epilog-runs.\$SLURM_JOB_ID
 env | sort > $OUT/.dropin-epilog-env.\$SLURM_JOB_ID
 mv $OUT/.dropin-epilog-env.\$SLURM_JOB_ID $OUT/dropin-epilog-env.\$SLURM_JOB_ID
 EOF
@@ -123,6 +125,12 @@ findmnt -no TARGET,SOURCE /tmp | tail -1 > $OUT/dropin-tmp")
 	is "$(env_of "$env" SLURM_JOB_ID)" "$j" "  with SLURM_JOB_ID"
 	is "$(env_of "$env" SLURM_NS)" "$BASE/dropin/node1/$j/.ns" "  with SLURM_NS"
 	is "$(cat "$OUT/dropin-epilog-ns.$j" 2>/dev/null)" "$ns" "  before the namespace went"
+	# Before 24.05 slurmd and the extern stepd both end the job, maybe at
+	# once: the epilog's second makes room for the other's run, which
+	# would add a line (or see the namespace go) within two seconds.
+	sleep 2
+	is "$(echo $(cat "$OUT/dropin-epilog-runs.$j" 2>/dev/null))" "$ns" \
+		"  once, and the namespace outlives it, though two daemons end the job"
 	wait_for 20 test ! -e "$BASE/dropin/node1/$j"
 	ok $? "  and then the job's directory went"
 }

@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sched.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
@@ -1031,6 +1032,57 @@ static bool mount_api_missing(void)
 	return syscall(SYS_open_tree, -1, "", 0) < 0 && errno == ENOSYS;
 }
 
+/*
+ * Slurm 22.05 to 23.11 end a job in the extern stepd and in slurmd at
+ * once: the second caller waits for the first's end, then finds nothing
+ * to run its CloneNSEpilog against.
+ */
+static void test_end_lock(void)
+{
+	const char *dirs[] = { "/tmp", NULL };
+	struct mntns_spec spec = { .base_path = base, .job_id = 43 };
+	int ready[2], result[2], lock, status;
+	struct pollfd pfd;
+	char c = 0;
+	pid_t pid;
+
+	errno = 0;
+	ok(mntns_lock_job(base, 43) < 0 && errno == ENOENT,
+	   "end lock: a job without a directory has none (ENOENT)");
+	ok(testspec_create(&spec, dirs, 0, 0, fresh()) == 0,
+	   "end lock: precondition: job 43's namespace exists");
+	lock = mntns_lock_job(base, 43);
+	ok(lock >= 0, "end lock: the first caller holds it");
+	if (lock < 0 || pipe(ready) < 0 || pipe(result) < 0)
+		return;
+	pid = fork();
+	if (pid == 0) {
+		int mine;
+
+		close(lock);	/* the parent's, inherited: another caller's */
+		(void)write(ready[1], "r", 1);
+		mine = mntns_lock_job(base, 43);
+		c = mntns_exists(base, 43) ? 'y' : 'n';
+		(void)write(result[1], &c, 1);
+		mntns_unlock_job(mine);
+		_exit(0);
+	}
+	ok(read(ready[0], &c, 1) == 1, "end lock: the second caller started");
+	pfd = (struct pollfd){ .fd = result[0], .events = POLLIN };
+	is_int(poll(&pfd, 1, 300), 0,
+	       "  and waits while the first holds the lock");
+	ok(mntns_delete(base, 43) == 0, "  the first tears the namespace down");
+	mntns_unlock_job(lock);
+	ok(read(result[0], &c, 1) == 1 && c == 'n',
+	   "  then the second gets it and finds the namespace gone");
+	ok(waitpid(pid, &status, 0) == pid && WIFEXITED(status),
+	   "  and ends");
+	close(ready[0]);
+	close(ready[1]);
+	close(result[0]);
+	close(result[1]);
+}
+
 int main(void)
 {
 	test_parse_job_dir();
@@ -1061,6 +1113,7 @@ int main(void)
 	test_held_fds();
 	test_held_fds_dirs();
 	test_held_fds_swap();
+	test_end_lock();
 	rmdir(base);
 	return tap_done();
 }

@@ -493,6 +493,18 @@ bool jobct_ns_exists(const struct jobct_node *node, uint32_t job_id)
 	       mntns_exists(node->conf->base_path, job_id);
 }
 
+int jobct_end_lock(const struct jobct_node *node, uint32_t job_id)
+{
+	if (!node->conf->base_path)
+		return -1;
+	return mntns_lock_job(node->conf->base_path, job_id);
+}
+
+void jobct_end_unlock(int fd)
+{
+	mntns_unlock_job(fd);
+}
+
 int jobct_ns_open(const struct jobct_node *node, uint32_t job_id, int *fd,
 		  struct report *rep)
 {

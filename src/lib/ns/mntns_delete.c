@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -373,4 +374,28 @@ int mntns_delete_behind(const char *base_path, uint32_t job_id,
 			mntns_reaper_f reaper)
 {
 	return delete_job(base_path, job_id, reaper);
+}
+
+int mntns_lock_job(const char *base_path, uint32_t job_id)
+{
+	char name[16];
+	int basefd, fd;
+
+	(void)snprintf(name, sizeof(name), "%" PRIu32, job_id);
+	if ((basefd = safepath_open(base_path)) < 0)
+		return -1;
+	fd = openat(basefd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC);
+	fdutil_close(basefd);
+	if (fd >= 0 && flock(fd, LOCK_EX) < 0) {
+		fdutil_close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+void mntns_unlock_job(int fd)
+{
+	if (fd >= 0)
+		fdutil_close(fd);
 }

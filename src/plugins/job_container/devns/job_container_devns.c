@@ -470,17 +470,25 @@ static void drop_step_ns_fd(void)
 	drop_cached_fd(step_userns_fd);
 }
 
+/*
+ * The job's end.  Before 24.05 both the extern stepd and slurmd call it,
+ * possibly at once: the lock keeps one's CloneNSEpilog off a namespace
+ * the other is tearing down.
+ */
 static int release(uint32_t job_id)
 {
 	struct report rep;
+	int lock, rc;
 
 	if (!have_node(job_id))
 		return SLURM_ERROR;
 	report_start(&rep, &job_id);
+	lock = jobct_end_lock(node, job_id);
 	devns_script_clone_ns_epilog(node, job_id, &rep);
 	drop_step_ns_fd();
-	return jobct_release(node, job_id, &rep) < 0 ? SLURM_ERROR
-						      : SLURM_SUCCESS;
+	rc = jobct_release(node, job_id, &rep);
+	jobct_end_unlock(lock);
+	return rc < 0 ? SLURM_ERROR : SLURM_SUCCESS;
 }
 
 /* ==== entry points whose arguments differ (slurm_compat.h) ============== */
