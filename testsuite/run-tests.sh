@@ -146,7 +146,9 @@ unit_stage() {
 		failed=$((failed + 1)); return
 	}
 	local status=0 counted=0
-	make -C "$builddir" check $MAKE_CHECK_ARGS >"$results/unit-$name.log" 2>&1 ||
+	# One test per core at a time: no two share a name, a cgroup or a path.
+	make -C "$builddir" -j"$(nproc)" check $MAKE_CHECK_ARGS \
+		>"$results/unit-$name.log" 2>&1 ||
 		status=$?
 	count_automake "$results/unit-$name.log" || counted=$?
 	grep -E '^# (TOTAL|PASS|FAIL|SKIP|ERROR):' "$results/unit-$name.log" | tr '\n' ' '
