@@ -31,14 +31,29 @@ launch_daemon() {
 	local setenv=() word
 	# DAEMON_ENV is "env -i NAME=value...": systemd starts services with a clean environment.
 	for word in "${DAEMON_ENV[@]:2}"; do setenv+=(-E "$word"); done
-	# A unit of the same name left by a daemon that was killed, not stopped.
-	systemctl stop "$unit" >/dev/null 2>&1 || true
-	systemctl reset-failed "$unit" >/dev/null 2>&1 || true
+	# A unit of the same name left by a daemon that was killed, not stopped: looked for
+	# first, as systemctl costs a second in the emulated guest; and again if systemd-run
+	# still finds one.
+	[[ ! -e /run/systemd/transient/$unit ]] || forget_unit "$unit"
+	run_unit "$unit" "${setenv[@]}" -- "$(command -v "$1")" "${@:2}" && return
+	forget_unit "$unit"
+	run_unit "$unit" "${setenv[@]}" -- "$(command -v "$1")" "${@:2}"
+}
+
+forget_unit() {
+	systemctl stop "$1" >/dev/null 2>&1 || true
+	systemctl reset-failed "$1" >/dev/null 2>&1 || true
+}
+
+# run_unit UNIT SYSTEMD-RUN-ARGS... - launch_daemon's transient service.
+run_unit() {
+	local unit=$1
+	shift
 	systemd-run --quiet --collect --unit="$unit" --service-type=forking -p GuessMainPID=no \
 		-p Delegate=yes -p KillMode=process -p TasksMax=infinity -p LimitNOFILE=131072 \
 		-p LimitMEMLOCK=infinity -p LimitSTACK=infinity \
 		-p StandardOutput="append:$STDIO_LOG" -p StandardError="append:$STDIO_LOG" \
-		"${setenv[@]}" -- "$(command -v "$1")" "${@:2}" </dev/null >>"$STDIO_LOG" 2>&1 9>&-
+		"$@" </dev/null >>"$STDIO_LOG" 2>&1 9>&-
 }
 
 # The transient units of launch_daemon: munged, slurmctld, slurmd of NODE.
@@ -113,7 +128,11 @@ start_slurmctld() {
 # configless NODE: NODE's slurmd takes its configuration from slurmctld (DEVNS_CONFIGLESS_NODES).
 configless() { [[ " ${DEVNS_CONFIGLESS_NODES:-} " == *" $1 "* ]]; }
 
-start_slurmd() {
+# launch_slurmd NODE - start NODE's slurmd; wait_slurmd NODE waits for its pid file.  Apart,
+# so that the nodes' slurmd start side by side (start_slurmd does both, for one node).
+start_slurmd() { launch_slurmd "$1" && wait_slurmd "$1"; }
+
+launch_slurmd() {
 	local n=$1
 	# -N: multiple-slurmd builds name the node explicitly (it also matches the hostname).
 	if configless "$n"; then
@@ -124,7 +143,10 @@ start_slurmd() {
 		start_in_ns "$(slurmd_unit "$n")" "$(node_ns "$n")" "$n" slurmd -f "$CONF" -N "$n" ||
 			die_with_logs "slurmd on $n failed to start" "$STDIO_LOG" "$(slurmd_log "$n")"
 	fi
-	wait_pid "$(node_ns "$n")" "$(slurmd_pidfile "$n")" slurmd "$STDIO_LOG" "$(slurmd_log "$n")"
+}
+
+wait_slurmd() {
+	wait_pid "$(node_ns "$1")" "$(slurmd_pidfile "$1")" slurmd "$STDIO_LOG" "$(slurmd_log "$1")"
 }
 
 # restart_slurmd NODE - restart NODE's slurmd alone and wait until slurmctld has seen it
@@ -168,10 +190,11 @@ all_running() {
 }
 
 # munged runs in the host namespaces; find ours by its socket if the pid file is gone.
+# Builtins for every process (process.sh): a fork for each costs seconds in the guest.
 stray_munged_pids() {
 	local d cmd
 	for d in /proc/[0-9]*; do
-		[[ $(cat "$d/comm" 2>/dev/null) == munged ]] || continue
+		has_comm "${d#/proc/}" munged || continue
 		cmd=$(tr '\0' ' ' <"$d/cmdline" 2>/dev/null) || continue
 		[[ $cmd == *"--socket=$MUNGE_SOCKET "* ]] && printf '%s\n' "${d#/proc/}"
 	done

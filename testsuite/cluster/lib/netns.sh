@@ -41,7 +41,7 @@ in_ns() {
 ns_has_comm() {
 	local pid
 	for pid in $(ip netns pids "$1" 2>/dev/null); do
-		[[ $(cat "/proc/$pid/comm" 2>/dev/null) == "$2" ]] && ! is_zombie "$pid" && return 0
+		has_comm "$pid" "$2" && return 0
 	done
 	return 1
 }

@@ -11,14 +11,28 @@ pid_of() {
 	[[ -r $file ]] || return 1
 	read -r pid <"$file" 2>/dev/null || return 1
 	[[ $pid =~ ^[0-9]+$ ]] || return 1
-	[[ $(cat "/proc/$pid/comm" 2>/dev/null) == "$comm" ]] || return 1
-	! is_zombie "$pid" || return 1
+	has_comm "$pid" "$comm" || return 1
 	printf '%s\n' "$pid"
 }
 
 # PID 1 need not be an init that reaps orphans at once (on the development machine it does so
 # only every second or so): a zombie counts as gone.
-is_zombie() { [[ $(awk '/^State:/ {print $2}' "/proc/$1/status" 2>/dev/null) == Z ]]; }
+# Read with builtins: these run for every process in loops, and a fork costs a tenth of a
+# second in the emulated guest.  The state follows the last ") " of /proc/PID/stat (a comm may
+# hold both).
+is_zombie() {
+	local stat
+	{ read -r stat <"/proc/$1/stat"; } 2>/dev/null || return 1
+	stat=${stat##*) }
+	[[ ${stat%% *} == Z ]]
+}
+
+# has_comm PID COMM - PID is a live (not zombie) process named COMM.
+has_comm() {
+	local c
+	{ read -r c <"/proc/$1/comm"; } 2>/dev/null || return 1
+	[[ $c == "$2" ]] && ! is_zombie "$1"
+}
 
 # wait_gone TIMEOUT PID... - send nothing, just wait until the processes are gone.
 wait_gone() {
