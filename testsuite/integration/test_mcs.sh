@@ -211,6 +211,14 @@ node_label() {
 
 is_running() { [ "$(job_state "$1")" = RUNNING ]; }
 
+# scheduled JOB: the scheduler has looked at JOB: it runs, or it waits with
+# a reason (a job not yet looked at waits for "None").
+scheduled() {
+	local s
+	s=$(cl squeue -h -j "$1" -o '%T %r' 2>/dev/null) || return 1
+	[[ $s == RUNNING* ]] || [[ $s == PENDING* && $s != "PENDING None" ]]
+}
+
 # run_job USER ARGS...: a job that sleeps; prints its id.
 run_job() {
 	local user=$1
@@ -325,7 +333,9 @@ check_sharing() {
 	b=$(run_job dnbob -w node1 -n1 "${opts[@]}")
 	# "separate" only for a job that exists and waits: a failed sbatch or a
 	# job that died does not run either.
-	if wait_for 6 is_running "$b"; then
+	# The scheduler's look decides; a job it made wait gets a second more.
+	wait_for 6 scheduled "$b"
+	if is_running "$b" || { sleep 1 && is_running "$b"; }; then
 		got=share
 	elif [ "$(job_state "$b")" = PENDING ]; then
 		got=separate
