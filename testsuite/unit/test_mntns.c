@@ -1046,13 +1046,18 @@ static void test_end_lock(void)
 	char c = 0;
 	pid_t pid;
 
-	errno = 0;
-	ok(mntns_lock_job(base, 43) < 0 && errno == ENOENT,
-	   "end lock: a job without a directory has none (ENOENT)");
+	char lockfile[256];
+	struct stat st;
+
+	snprintf(lockfile, sizeof(lockfile), "%s/" JOBDIR_END_LOCK_PREFIX "43",
+		 base);
 	ok(testspec_create(&spec, dirs, 0, 0, fresh()) == 0,
 	   "end lock: precondition: job 43's namespace exists");
 	lock = mntns_lock_job(base, 43);
 	ok(lock >= 0, "end lock: the first caller holds it");
+	ok(stat(lockfile, &st) == 0 && st.st_uid == 0 &&
+	   (st.st_mode & 07777) == 0600,
+	   "  on a file beside the job's directory, root's, mode 0600");
 	if (lock < 0 || pipe(ready) < 0 || pipe(result) < 0)
 		return;
 	pid = fork();
@@ -1064,7 +1069,7 @@ static void test_end_lock(void)
 		mine = mntns_lock_job(base, 43);
 		c = mntns_exists(base, 43) ? 'y' : 'n';
 		(void)write(result[1], &c, 1);
-		mntns_unlock_job(mine);
+		mntns_unlock_job(base, 43, mine);
 		_exit(0);
 	}
 	ok(read(ready[0], &c, 1) == 1, "end lock: the second caller started");
@@ -1072,11 +1077,19 @@ static void test_end_lock(void)
 	is_int(poll(&pfd, 1, 300), 0,
 	       "  and waits while the first holds the lock");
 	ok(mntns_delete(base, 43) == 0, "  the first tears the namespace down");
-	mntns_unlock_job(lock);
+	snprintf(lockfile + strlen(base), sizeof(lockfile) - strlen(base),
+		 "/43");
+	ok(stat(lockfile, &st) < 0 && errno == ENOENT,
+	   "  its directory is gone while the lock is held");
+	snprintf(lockfile + strlen(base), sizeof(lockfile) - strlen(base),
+		 "/" JOBDIR_END_LOCK_PREFIX "43");
+	mntns_unlock_job(base, 43, lock);
 	ok(read(result[0], &c, 1) == 1 && c == 'n',
 	   "  then the second gets it and finds the namespace gone");
 	ok(waitpid(pid, &status, 0) == pid && WIFEXITED(status),
 	   "  and ends");
+	ok(lstat(lockfile, &st) < 0 && errno == ENOENT,
+	   "  leaving no lock file behind");
 	close(ready[0]);
 	close(ready[1]);
 	close(result[0]);

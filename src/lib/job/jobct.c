@@ -500,9 +500,10 @@ int jobct_end_lock(const struct jobct_node *node, uint32_t job_id)
 	return mntns_lock_job(node->conf->base_path, job_id);
 }
 
-void jobct_end_unlock(int fd)
+void jobct_end_unlock(const struct jobct_node *node, uint32_t job_id, int fd)
 {
-	mntns_unlock_job(fd);
+	if (node->conf->base_path)
+		mntns_unlock_job(node->conf->base_path, job_id, fd);
 }
 
 int jobct_ns_open(const struct jobct_node *node, uint32_t job_id, int *fd,

@@ -322,12 +322,12 @@ int jobct_adopt_userns_open(const struct jobct_node *node, uint32_t job_id,
  * 22.05 to 23.11 end a job in the extern stepd and in slurmd, and the
  * CloneNSEpilog and jobct_release of one must not overlap the other's.
  * Returns an fd for jobct_end_unlock, -1 when there is nothing to hold
- * (no BasePath, no job directory) or it cannot be held.
+ * (no BasePath) or it cannot be held.
  */
 int jobct_end_lock(const struct jobct_node *node, uint32_t job_id);
 
-/* Release what jobct_end_lock returned. */
-void jobct_end_unlock(int fd);
+/* Release what jobct_end_lock returned for job_id. */
+void jobct_end_unlock(const struct jobct_node *node, uint32_t job_id, int fd);
 
 /*
  * Remove everything of the job: its namespace and directory, its device

@@ -4,9 +4,9 @@
  * directory BasePath/<jobid> and what it holds beside the backing
  * directories of Dirs entries (the namespace pins, the records), and
  * BasePath's own entries (the pool, the reaper's socket, directories
- * waiting for the reaper, the quota lock).  Every module spells them
- * through here, and the parser refuses a backing directory that would
- * take one (jobdir_reserved).
+ * waiting for the reaper, the quota lock, the job-end locks).  Every
+ * module spells them through here, and the parser refuses a backing
+ * directory that would take one (jobdir_reserved).
  */
 #ifndef DEVNS_JOBDIR_H
 #define DEVNS_JOBDIR_H
@@ -44,6 +44,9 @@
 
 /* The name a job's directory takes while it waits for the reaper. */
 #define JOBDIR_REAP_PREFIX ".reap-"
+
+/* The lock of a job's end, BasePath/.end-<jobid> (ns/mntns.h). */
+#define JOBDIR_END_LOCK_PREFIX ".end-"
 
 /* Root's lock around setting and lifting project limits (ns/dquota.h). */
 #define JOBDIR_QUOTA_LOCK ".quota-lock"

@@ -195,19 +195,20 @@ int mntns_delete_behind(const char *base_path, uint32_t job_id,
 int mntns_reap(const char *base_path, const char *name, int ns_fd);
 
 /*
- * Hold BasePath/<jobid> for a job's end: an exclusive flock(2) on the
- * job's directory, which only root can open (mode 0700), so no user can
- * hold it.  Slurm 22.05 to 23.11 end a job twice, in the extern stepd and
- * in slurmd, and the two may overlap: whoever comes second waits here,
- * then finds the namespace gone (mntns_exists) and runs no CloneNSEpilog
- * against a namespace being torn down.  Returns the locked fd, for
- * mntns_unlock_job, or -1 with errno (ENOENT: no directory, nothing of
- * the namespace to wait for).
+ * Hold a job's end: an exclusive flock(2) on BasePath/.end-<jobid>, a
+ * file only root can open (BasePath is root's alone).  Slurm 22.05 to
+ * 23.11 end a job twice, in the extern stepd and in slurmd, and the two
+ * may overlap: whoever comes second waits here, then finds the namespace
+ * gone (mntns_exists) and runs no CloneNSEpilog against a namespace being
+ * torn down.  A file beside the job's directory, not the directory
+ * itself: an open fd of that would keep its inode, and with it the
+ * project of its disk limit, alive past the teardown.  Returns the locked
+ * fd, for mntns_unlock_job, or -1 with errno.
  */
 int mntns_lock_job(const char *base_path, uint32_t job_id);
 
-/* Release what mntns_lock_job returned; -1 is ignored. */
-void mntns_unlock_job(int fd);
+/* Remove the lock file and release what mntns_lock_job returned (-1: no-op). */
+void mntns_unlock_job(const char *base_path, uint32_t job_id, int fd);
 
 /* True when BasePath/<jobid> holds a pinned namespace. */
 bool mntns_exists(const char *base_path, uint32_t job_id);

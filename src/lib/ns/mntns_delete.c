@@ -376,26 +376,52 @@ int mntns_delete_behind(const char *base_path, uint32_t job_id,
 	return delete_job(base_path, job_id, reaper);
 }
 
+/* BasePath/.end-<jobid>, mntns_lock_job's file, into buf[len]. */
+static void end_lock_name(char *buf, size_t len, uint32_t job_id)
+{
+	(void)snprintf(buf, len, JOBDIR_END_LOCK_PREFIX "%" PRIu32, job_id);
+}
+
 int mntns_lock_job(const char *base_path, uint32_t job_id)
 {
-	char name[16];
-	int basefd, fd;
+	char name[32];
+	struct stat st;
+	int basefd, fd = -1;
 
-	(void)snprintf(name, sizeof(name), "%" PRIu32, job_id);
+	end_lock_name(name, sizeof(name), job_id);
 	if ((basefd = safepath_open(base_path)) < 0)
 		return -1;
-	fd = openat(basefd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-		    O_CLOEXEC);
-	fdutil_close(basefd);
-	if (fd >= 0 && flock(fd, LOCK_EX) < 0) {
+	for (;;) {
+		fd = openat(basefd, name, O_RDWR | O_CREAT | O_NOFOLLOW |
+			    O_CLOEXEC, 0600);
+		if (fd < 0)
+			break;
+		if (flock(fd, LOCK_EX) < 0 || fstat(fd, &st) < 0) {
+			fdutil_close(fd);
+			fd = -1;
+			break;
+		}
+		/* The holder before us removed it: the lock is the new file's. */
+		if (st.st_nlink > 0)
+			break;
 		fdutil_close(fd);
-		return -1;
 	}
+	fdutil_close(basefd);
 	return fd;
 }
 
-void mntns_unlock_job(int fd)
+void mntns_unlock_job(const char *base_path, uint32_t job_id, int fd)
 {
-	if (fd >= 0)
-		fdutil_close(fd);
+	char name[32];
+	int basefd;
+
+	if (fd < 0)
+		return;
+	end_lock_name(name, sizeof(name), job_id);
+	/* Removed while still held, so that no one locks a file gone. */
+	if ((basefd = safepath_open(base_path)) >= 0) {
+		(void)unlinkat(basefd, name, 0);
+		fdutil_close(basefd);
+	}
+	fdutil_close(fd);
 }

@@ -487,7 +487,7 @@ static int release(uint32_t job_id)
 	devns_script_clone_ns_epilog(node, job_id, &rep);
 	drop_step_ns_fd();
 	rc = jobct_release(node, job_id, &rep);
-	jobct_end_unlock(lock);
+	jobct_end_unlock(node, job_id, lock);
 	return rc < 0 ? SLURM_ERROR : SLURM_SUCCESS;
 }
 
