@@ -169,8 +169,7 @@ do_start() {
 	start_munged
 	start_slurmctld
 	local n
-	for n in "${NODES[@]}"; do launch_slurmd "$n"; done
-	for n in "${NODES[@]}"; do wait_slurmd "$n"; done
+	for n in "${NODES[@]}"; do start_slurmd "$n"; done
 	wait_nodes idle "${NODES[@]}"
 }
 

@@ -31,29 +31,18 @@ launch_daemon() {
 	local setenv=() word
 	# DAEMON_ENV is "env -i NAME=value...": systemd starts services with a clean environment.
 	for word in "${DAEMON_ENV[@]:2}"; do setenv+=(-E "$word"); done
-	# A unit of the same name left by a daemon that was killed, not stopped: looked for
-	# first, as systemctl costs a second in the emulated guest; and again if systemd-run
-	# still finds one.
-	[[ ! -e /run/systemd/transient/$unit ]] || forget_unit "$unit"
-	run_unit "$unit" "${setenv[@]}" -- "$(command -v "$1")" "${@:2}" && return
-	forget_unit "$unit"
-	run_unit "$unit" "${setenv[@]}" -- "$(command -v "$1")" "${@:2}"
-}
-
-forget_unit() {
-	systemctl stop "$1" >/dev/null 2>&1 || true
-	systemctl reset-failed "$1" >/dev/null 2>&1 || true
-}
-
-# run_unit UNIT SYSTEMD-RUN-ARGS... - launch_daemon's transient service.
-run_unit() {
-	local unit=$1
-	shift
+	# A unit of the same name left by a daemon that was killed, not stopped. systemd keeps a
+	# loaded transient unit's file in /run/systemd/transient until it collects the unit:
+	# looked for first, as each systemctl costs a second in the emulated guest.
+	if [[ -e /run/systemd/transient/$unit ]]; then
+		systemctl stop "$unit" >/dev/null 2>&1 || true
+		systemctl reset-failed "$unit" >/dev/null 2>&1 || true
+	fi
 	systemd-run --quiet --collect --unit="$unit" --service-type=forking -p GuessMainPID=no \
 		-p Delegate=yes -p KillMode=process -p TasksMax=infinity -p LimitNOFILE=131072 \
 		-p LimitMEMLOCK=infinity -p LimitSTACK=infinity \
 		-p StandardOutput="append:$STDIO_LOG" -p StandardError="append:$STDIO_LOG" \
-		"$@" </dev/null >>"$STDIO_LOG" 2>&1 9>&-
+		"${setenv[@]}" -- "$(command -v "$1")" "${@:2}" </dev/null >>"$STDIO_LOG" 2>&1 9>&-
 }
 
 # The transient units of launch_daemon: munged, slurmctld, slurmd of NODE.
@@ -128,11 +117,7 @@ start_slurmctld() {
 # configless NODE: NODE's slurmd takes its configuration from slurmctld (DEVNS_CONFIGLESS_NODES).
 configless() { [[ " ${DEVNS_CONFIGLESS_NODES:-} " == *" $1 "* ]]; }
 
-# launch_slurmd NODE - start NODE's slurmd; wait_slurmd NODE waits for its pid file.  Apart,
-# so that the nodes' slurmd start side by side (start_slurmd does both, for one node).
-start_slurmd() { launch_slurmd "$1" && wait_slurmd "$1"; }
-
-launch_slurmd() {
+start_slurmd() {
 	local n=$1
 	# -N: multiple-slurmd builds name the node explicitly (it also matches the hostname).
 	if configless "$n"; then
@@ -143,10 +128,7 @@ launch_slurmd() {
 		start_in_ns "$(slurmd_unit "$n")" "$(node_ns "$n")" "$n" slurmd -f "$CONF" -N "$n" ||
 			die_with_logs "slurmd on $n failed to start" "$STDIO_LOG" "$(slurmd_log "$n")"
 	fi
-}
-
-wait_slurmd() {
-	wait_pid "$(node_ns "$1")" "$(slurmd_pidfile "$1")" slurmd "$STDIO_LOG" "$(slurmd_log "$1")"
+	wait_pid "$(node_ns "$n")" "$(slurmd_pidfile "$n")" slurmd "$STDIO_LOG" "$(slurmd_log "$n")"
 }
 
 # restart_slurmd NODE - restart NODE's slurmd alone and wait until slurmctld has seen it
