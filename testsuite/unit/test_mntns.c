@@ -1065,10 +1065,12 @@ static void test_end_lock(void)
 		int mine;
 
 		close(lock);	/* the parent's, inherited: another caller's */
-		(void)write(ready[1], "r", 1);
+		if (write(ready[1], "r", 1) != 1)
+			_exit(1);
 		mine = mntns_lock_job(base, 43);
 		c = mntns_exists(base, 43) ? 'y' : 'n';
-		(void)write(result[1], &c, 1);
+		if (write(result[1], &c, 1) != 1)
+			_exit(1);
 		mntns_unlock_job(base, 43, mine);
 		_exit(0);
 	}
