@@ -506,10 +506,11 @@ main() {
 		# cluster has started, after this stage.  Not root: it skips.
 		[ "$(id -u)" != 0 ] || "$top/testsuite/cluster/cluster.sh" users >"$results/users.log" 2>&1 ||
 			{ echo "cluster.sh users failed: see $results/users.log"; failed=$((failed + 1)); }
-		# Debian's hardening flags, as the package build sets them: the
-		# fortified libc's warn_unused_result stops a build there.
+		# The package build's own flags (dpkg-buildflags, from deps.sh's
+		# dpkg-dev): what stops that build, e.g. the fortified libc's
+		# warn_unused_result, stops this first stage already.
 		MAKE_CHECK_ARGS="" unit_stage plain "$top/build" \
-			CFLAGS="-g -O2 -D_FORTIFY_SOURCE=2 -fstack-protector-strong -Wformat -Werror=format-security"
+			CFLAGS="$(dpkg-buildflags --get CFLAGS)" CPPFLAGS="$(dpkg-buildflags --get CPPFLAGS)"
 		MAKE_CHECK_ARGS="" unit_stage asan "$top/build-asan" CFLAGS="$asan" LDFLAGS="-fsanitize=address,undefined"
 		MAKE_CHECK_ARGS="LOG_COMPILER=$top/testsuite/unit/valgrind.sh" \
 			unit_stage valgrind "$top/build-valgrind"
