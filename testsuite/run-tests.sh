@@ -29,9 +29,13 @@
 #      built, installed and checked (testsuite/package.sh), the suite runs
 #      against the installed files, and the package is purged afterwards.
 #
-# Where no guest can be had (no QEMU, no image, not root) the guest stages
-# are each counted as one skip, with the reason.  Every stage's duration is
-# printed after it and once more, all together, at the end.
+# A guest that cannot be had (image, QEMU, packages, not root) or that is
+# not a pure cgroup-v2 node with BPF fails the run, naming the cause; only
+# DEVNS_ALLOW_NO_GUEST=1 (never set by CI) makes each of its test files a
+# skip, counted and printed with the reason, and so does DEVNS_SKIP_GUEST=1.
+# Every stage's duration is printed after it and once more, all together,
+# at the end, and so are the ten slowest checks (every check's time is in
+# test-results/check-times.tsv, testsuite/timecheck.sh).
 #
 # Every check of every stage is counted; the last line is
 #   "N passed, N failed, N skipped"
@@ -56,6 +60,9 @@ RELEASES=${DEVNS_RELEASES:-22.05 26.05 25.11 23.11}
 [ "$RELEASES" = none ] && RELEASES=
 results=$top/test-results
 mkdir -p "$results"
+# Every check's time (testsuite/timecheck.sh): seconds, stage and test, check.
+export DEVNS_CHECK_TIMES=$results/check-times.tsv
+: >"$DEVNS_CHECK_TIMES"
 passed=0 failed=0 skipped=0
 
 # Each stage's heading carries the time since the run began; when the next
@@ -131,8 +138,7 @@ tap_report() {
 run_tap() {
 	local log=$1 status=0
 	say "$2"
-	shift 2
-	"$@" >"$log" 2>&1 || status=$?
+	"$top/testsuite/timecheck.sh" --merge "$2" "${@:3}" >"$log" 2>&1 || status=$?
 	tap_report "$log"
 	count_tap "$log" "$status"
 	return "$status"
@@ -147,7 +153,11 @@ unit_stage() {
 	}
 	local status=0 counted=0
 	# One test per core at a time: no two share a name, a cgroup or a path.
-	make -C "$builddir" -j"$(nproc)" check $MAKE_CHECK_ARGS \
+	# Each test program runs under timecheck.sh, which times its checks
+	# (LOG_COMPILER is prepended to it; valgrind's stage adds valgrind.sh).
+	make -C "$builddir" -j"$(nproc)" check \
+		LOG_COMPILER="$top/testsuite/timecheck.sh unit-$name:%t ${UNIT_WRAPPER:-}" \
+		SH_LOG_COMPILER="$top/testsuite/timecheck.sh unit-$name:%t bash" \
 		>"$results/unit-$name.log" 2>&1 ||
 		status=$?
 	count_automake "$results/unit-$name.log" || counted=$?
@@ -191,8 +201,9 @@ guest_stage() {
 		{ echo "not ok - building Slurm $GUEST_RELEASE for the guest failed:"; tail -20 "$results/guest-slurm.log"
 		  failed=$((failed + 1)); return; }
 	DEVNS_SLURM_PREFIX=$prefix "$vm" start >"$results/guest-start.log" 2>&1 || status=$?
-	if [ "$status" -eq 77 ]; then
-		# Every test file the guest stood for is a skip, with the reason.
+	if [ "$status" -eq 77 ] && [ "${DEVNS_ALLOW_NO_GUEST:-}" = 1 ]; then
+		# Asked for: every test file the guest stood for is a skip,
+		# with the reason.
 		for t in $GUEST_TESTS; do
 			echo "SKIP: pure cgroup-v2 guest: $t: $(tail -n1 "$results/guest-start.log")"
 			skipped=$((skipped + 1))
@@ -200,18 +211,41 @@ guest_stage() {
 		return
 	fi
 	if [ "$status" -ne 0 ]; then
-		echo "not ok - the guest did not start:"; tail -20 "$results/guest-start.log"
+		echo "not ok - the pure cgroup-v2 guest could not be had (status $status;" \
+			"DEVNS_ALLOW_NO_GUEST=1 makes that a skip):"
+		tail -20 "$results/guest-start.log"
 		failed=$((failed + 1))
 		return
 	fi
-	"$vm" run cat /proc/self/cgroup /sys/fs/cgroup/cgroup.controllers \
-		>"$results/guest-layout.log" 2>&1
+	guest_layout_check || return
 	for t in $GUEST_TESTS; do
 		run_tap "$results/guest-$t.log" "pure cgroup-v2 guest: $t" \
 			"$vm" run env DEVNS_REQUIRE_QUOTA=1 \
 			"$top/build/testsuite/unit/$t"
 	done
 	# The guest stays up for stage 3 (guest_stop ends it).
+}
+
+# guest_layout_check: the guest is what it stands for, one check: the
+# pure cgroup-v2 layout (cgroup2 at /sys/fs/cgroup, the device-relevant
+# controllers there) and a kernel that loads BPF programs (bpftool lists
+# them: the bpf(2) call works).  A guest that is not fails the run.
+guest_layout_check() {
+	local vm=$top/testsuite/vm/vm.sh fs
+	"$vm" run sh -c 'stat -fc %T /sys/fs/cgroup; cat /sys/fs/cgroup/cgroup.controllers;
+		cat /proc/self/cgroup; bpftool prog list >/dev/null && echo bpf-ok' \
+		>"$results/guest-layout.log" 2>&1
+	fs=$(head -n1 "$results/guest-layout.log")
+	if [ "$fs" = cgroup2fs ] && grep -qw memory "$results/guest-layout.log" &&
+	   grep -qx bpf-ok "$results/guest-layout.log"; then
+		echo "ok - the guest has the pure cgroup-v2 layout and loads BPF programs"
+		passed=$((passed + 1))
+		return 0
+	fi
+	echo "not ok - the guest is not a pure cgroup-v2 node with BPF (see guest-layout.log):"
+	sed 's/^/    /' "$results/guest-layout.log"
+	failed=$((failed + 1))
+	return 1
 }
 
 guest_stop() {
@@ -260,7 +294,7 @@ guest_integration_stage() {
 	# restart: a cluster left running with other settings would only be
 	# warned about by start.
 	env "${genv[@]}" "$cluster" restart >"$out/cluster-start.log" 2>&1 || status=$?
-	if [ "$status" -eq 77 ]; then
+	if [ "$status" -eq 77 ] && [ "${DEVNS_ALLOW_NO_GUEST:-}" = 1 ]; then
 		for t in $GUEST_INTEGRATION; do
 			echo "SKIP: guest integration: $t.sh: $(grep 'skipped:' "$out/cluster-start.log" | tail -n1)"
 			skipped=$((skipped + 1))
@@ -509,16 +543,22 @@ main() {
 		# The package build's own flags (dpkg-buildflags, from deps.sh's
 		# dpkg-dev): what stops that build, e.g. the fortified libc's
 		# warn_unused_result, stops this first stage already.
-		MAKE_CHECK_ARGS="" unit_stage plain "$top/build" \
+		UNIT_WRAPPER="" unit_stage plain "$top/build" \
 			CFLAGS="$(dpkg-buildflags --get CFLAGS)" CPPFLAGS="$(dpkg-buildflags --get CPPFLAGS)"
-		MAKE_CHECK_ARGS="" unit_stage asan "$top/build-asan" CFLAGS="$asan" LDFLAGS="-fsanitize=address,undefined"
-		MAKE_CHECK_ARGS="LOG_COMPILER=$top/testsuite/unit/valgrind.sh" \
+		UNIT_WRAPPER="" unit_stage asan "$top/build-asan" CFLAGS="$asan" LDFLAGS="-fsanitize=address,undefined"
+		UNIT_WRAPPER="$top/testsuite/unit/valgrind.sh" \
 			unit_stage valgrind "$top/build-valgrind"
 		[ -n "${DEVNS_SKIP_GUEST:-}" ] || guest_stage
 	fi
 	if [ -z "${DEVNS_SKIP_GUEST:-}" ]; then
 		guest_integration_stage
 		guest_stop
+	else
+		say "pure cgroup-v2 guest: skipped (DEVNS_SKIP_GUEST)"
+		for t in $GUEST_TESTS $GUEST_INTEGRATION; do
+			echo "SKIP: pure cgroup-v2 guest: $t: DEVNS_SKIP_GUEST=1"
+			skipped=$((skipped + 1))
+		done
 	fi
 	[ -n "${DEVNS_SKIP_DISTCHECK:-}" ] || distcheck_stage
 	[ -n "${DEVNS_SKIP_MATRIX:-}" ] || matrix_stage
@@ -530,6 +570,9 @@ main() {
 	printf '\n=== [%s] done\n' "$(mmss $SECONDS)"
 	echo "stages (duration, checks):"
 	printf '%s\n' "${stage_times[@]}"
+	echo "the ten slowest checks (seconds, where, check; all in ${DEVNS_CHECK_TIMES#$top/}):"
+	sort -t "$(printf '\t')" -k1,1 -g -r "$DEVNS_CHECK_TIMES" | head -n 10 |
+		awk -F '\t' '{ printf "%9s  %s: %s\n", $1, $2, substr($3, 1, 100) }'
 	echo "The same unit checks run once per configuration (plain, ASan/UBSan,"
 	echo "valgrind, the guest) and count once in each; the line below is the"
 	echo "grand total of every stage."
