@@ -4,10 +4,12 @@
 # run-tests.sh - the whole test suite: the command README.md and .ci/run use.
 #
 #   1. build and install the plugins (scripts/build.sh)
-#   2. unit tests (make check) plain, under ASan/UBSan, under valgrind, and
-#      those of cgroups, BPF, mounts and the job lifecycle once more in a
-#      QEMU guest with the pure cgroup-v2 layout of real nodes (testsuite/vm)
-#   3. the integration tests of the disk limit, devices, adoption, Slurm's
+#   2. unit tests (make check) plain, under ASan/UBSan, under valgrind
+#   3. in the background, beside stages 4 and 5 (the guest is bound by the
+#      CPU, the host's clusters mostly wait): the unit tests of cgroups,
+#      BPF, mounts and the job lifecycle once more in a QEMU guest with the
+#      pure cgroup-v2 layout of real nodes (testsuite/vm), then
+#      the integration tests of the disk limit, devices, adoption, Slurm's
 #      cgroup/v2, the user and the PID namespace (DEVNS_GUEST_INTEGRATION) against
 #      the test cluster run
 #      inside that guest (DEVNS_CLUSTER_VM=1): Slurm 26.05.3 (built on the
@@ -329,6 +331,56 @@ guest_integration_stage() {
 		{ echo "guest cluster stop failed"; failed=$((failed + 1)); }
 }
 
+# The guest's stages (its unit tests, then its cluster's integration tests)
+# run beside the host's from distcheck on: the emulated guest is bound by
+# the CPU, the host's clusters mostly wait on Slurm, and QEMU runs niced.
+# They share nothing the host's stages write: the guest's Slurm and its
+# plugins are built here first (build_for_release then finds them built),
+# the guest's cluster is its own, and the host's stages build the release
+# trees they use themselves.  Its output, counts and stage times join the
+# run's when guest_chain_wait collects them, at the end.
+guest_chain_start() {
+	local prefix
+	say "pure cgroup-v2 guest: build (its stages then run beside the host's)"
+	if prefix=$(build_for_release "$GUEST_RELEASE" 2>"$results/guest-build.log"); then
+		release_prefix[$GUEST_RELEASE]=$prefix
+	else
+		echo "not ok - building for Slurm $GUEST_RELEASE (the guest's) failed:"
+		tail -30 "$results/guest-build.log"
+		failed=$((failed + 1))
+		return
+	fi
+	end_stage
+	(
+		passed=0 failed=0 skipped=0 ref_passed=0 ref_failed=0 stage_times=()
+		[ -n "${DEVNS_SKIP_UNIT:-}" ] || guest_stage
+		guest_integration_stage
+		guest_stop
+		end_stage
+		declare -p passed failed skipped ref_passed ref_failed stage_times \
+			>"$results/guest-chain.counts"
+	) >"$results/guest-chain.out" 2>&1 </dev/null &
+	guest_chain_pid=$!
+}
+
+guest_chain_wait() {
+	[ -n "${guest_chain_pid:-}" ] || return 0
+	printf '\n=== [%s] waiting for the guest'"'"'s stages (run beside the host'"'"'s)\n' "$(mmss $SECONDS)"
+	wait "$guest_chain_pid"
+	cat "$results/guest-chain.out"
+	if ! [ -s "$results/guest-chain.counts" ]; then
+		echo "not ok - the guest's stages ended without their counts"
+		failed=$((failed + 1))
+		return
+	fi
+	# Its declare lines, renamed g_*: locals of this function.
+	# shellcheck disable=SC1090
+	source <(sed -E 's/^declare (-[a-zA-Z-]+ )?/declare \1g_/' "$results/guest-chain.counts")
+	passed=$((passed + g_passed)) failed=$((failed + g_failed)) skipped=$((skipped + g_skipped))
+	ref_passed=$((ref_passed + g_ref_passed)) ref_failed=$((ref_failed + g_ref_failed))
+	stage_times+=("${g_stage_times[@]}")
+}
+
 # make distcheck from the plain build, counted as one check, with its time.
 distcheck_stage() {
 	local log=$results/distcheck.log start=$SECONDS src
@@ -392,8 +444,12 @@ release_build_dir() {
 # build_for_release NAME: build Slurm NAME where Debian has no package for it,
 # then build and install the plugins for it (22.05 in package mode: build
 # only, the package installs them); prints the Slurm prefix.
+declare -A release_prefix=()
 build_for_release() {
 	local name=$1 prefix version
+	# Built already this run (the guest's release, before its stages):
+	# not again, nor installed again under a guest that runs it.
+	[ -z "${release_prefix[$name]:-}" ] || { echo "${release_prefix[$name]}"; return; }
 	if [ "$name" = 22.05 ]; then
 		if package_mode "$name"; then
 			"$top/scripts/build.sh" --no-install "$top/build" >&2 || return 1
@@ -558,11 +614,9 @@ main() {
 		UNIT_WRAPPER="" unit_stage asan "$top/build-asan" CFLAGS="$asan" LDFLAGS="-fsanitize=address,undefined"
 		UNIT_WRAPPER="$top/testsuite/unit/valgrind.sh" \
 			unit_stage valgrind "$top/build-valgrind"
-		[ -n "${DEVNS_SKIP_GUEST:-}" ] || guest_stage
 	fi
 	if [ -z "${DEVNS_SKIP_GUEST:-}" ]; then
-		guest_integration_stage
-		guest_stop
+		guest_chain_start
 	else
 		say "pure cgroup-v2 guest: skipped (DEVNS_SKIP_GUEST)"
 		for t in $GUEST_TESTS $GUEST_INTEGRATION; do
@@ -577,6 +631,7 @@ main() {
 		integration_stage "$release"
 	done
 	end_stage
+	guest_chain_wait
 	printf '\n=== [%s] done\n' "$(mmss $SECONDS)"
 	echo "stages (duration, checks):"
 	printf '%s\n' "${stage_times[@]}"
