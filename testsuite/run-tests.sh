@@ -14,8 +14,9 @@
 #      the test cluster run
 #      inside that guest (DEVNS_CLUSTER_VM=1): Slurm 26.05.3 (built on the
 #      host, shared with the guest; DEVNS_GUEST_RELEASE=22.05: Debian's)
-#      under systemd with CgroupPlugin=cgroup/v2 and ConstrainRAMSpace,
-#      Cores and Devices, as on a real node
+#      under systemd with CgroupPlugin=cgroup/v2 and ConstrainRAMSpace
+#      and Cores, as on a real node (devices: devns's filter alone, and
+#      with Slurm's ConstrainDevices in test_cgroupv2)
 #   4. make distcheck (one check: the tarball builds out of tree, its unit
 #      tests pass, it installs, uninstalls and cleans up); the plugins
 #      built against every other release (scripts/build-matrix.sh); the RPM
@@ -271,8 +272,9 @@ guest_stop() {
 # Stage 3: the integration tests against the test cluster inside the guest
 # (testsuite/cluster with DEVNS_CLUSTER_VM=1): munge, slurmctld and three
 # slurmd as systemd services of the guest, CgroupPlugin=cgroup/v2,
-# proctrack/cgroup, task/cgroup with ConstrainRAMSpace, ConstrainCores and
-# ConstrainDevices.  The plugins are the plain build's ($top/build), which
+# proctrack/cgroup, task/cgroup with ConstrainRAMSpace and ConstrainCores
+# (ConstrainDevices=no: a denial is devns's; test_cgroupv2 adds Slurm's).
+# The plugins are the plain build's ($top/build), which
 # the guest's cluster.sh installs into the guest's Slurm.  The emulated
 # guest is slow: test_devices runs DEVNS_GUEST_MANY_JOBS (30) jobs in its
 # leftover check instead of 200.  The guest's kernel has quotas: the

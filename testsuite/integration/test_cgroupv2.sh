@@ -4,7 +4,8 @@
 # test_cgroupv2.sh - job_container/devns under Slurm's own cgroup/v2, as on
 # a real node: the pure cgroup-v2 QEMU guest (DEVNS_CLUSTER_VM=1,
 # testsuite/vm) with CgroupPlugin=cgroup/v2, proctrack/cgroup, task/cgroup
-# and ConstrainRAMSpace, ConstrainCores and ConstrainDevices.  Elsewhere
+# and ConstrainRAMSpace, ConstrainCores, and ConstrainDevices=no (devns's
+# filter alone) and then =yes (the two composed).  Elsewhere
 # (the hybrid development host, cgroup/v1) it skips as a whole.
 #
 #   - a step's /proc/self/cgroup is Slurm's job_N/step_M/user/task_K, never
@@ -324,19 +325,21 @@ test_no_leftovers() {
 
 setup
 diag "cgroup.conf: $(grep -v '^#' "$DEVNS_CLUSTER_ETC/cgroup.conf" | tr '\n' ' ')"
-if [ "$(conf_value cgroup.conf ConstrainDevices)" != yes ]; then
-	with_settings DEVNS_CONSTRAIN_DEVICES=yes
+# devns alone first (the harness's default), then composed with Slurm's
+# own device constraint.
+if [ "$(conf_value cgroup.conf ConstrainDevices)" != no ]; then
+	with_settings DEVNS_CONSTRAIN_DEVICES=no
 fi
+gpu_checks "ConstrainDevices=no"
+test_oom_devns
+test_no_leftovers "ConstrainDevices=no"
+
+with_settings DEVNS_CONSTRAIN_DEVICES=yes
 test_slurmd_cgroup
 test_step_cgroup
 test_scancel
 gpu_checks "ConstrainDevices=yes"
 test_no_leftovers "ConstrainDevices=yes"
-
-with_settings DEVNS_CONSTRAIN_DEVICES=no
-gpu_checks "ConstrainDevices=no"
-test_oom_devns
-test_no_leftovers "ConstrainDevices=no"
 
 with_slice hpcjobs.slice
 

@@ -154,14 +154,15 @@ render_slurm_conf() {
 # CgroupPrepend is /slurm_%n: the three slurmd get disjoint trees
 # (/sys/fs/cgroup/<controller>/slurm_nodeN) and do not fight over paths.
 #
-# Unified (the QEMU guest of testsuite/vm, as on real nodes): cgroup/v2 with memory, cores
-# and devices constrained, as a production GPU node has it. Each slurmd puts its steps under
+# Unified (the QEMU guest of testsuite/vm, as on real nodes): cgroup/v2 with memory and cores
+# constrained, as a production node has it. Each slurmd puts its steps under
 # /sys/fs/cgroup/system.slice/<node>_slurmstepd.scope (a scope systemd makes for it over dbus).
-# DEVNS_CONSTRAIN_DEVICES (yes|no) overrides ConstrainDevices on either layout.
+# Devices are not constrained by Slurm on either layout unless DEVNS_CONSTRAIN_DEVICES=yes:
+# a denial the tests see can then only be devns's (test_cgroupv2 shows the two compose).
 default_cgroup_conf() {
 	local v2=no devices
 	((CGROUP_V2)) && v2=yes
-	devices=${DEVNS_CONSTRAIN_DEVICES:-$v2}
+	devices=${DEVNS_CONSTRAIN_DEVICES:-no}
 	if ((CGROUP_V2)); then
 		echo "CgroupPlugin=cgroup/v2"
 		# Without systemd nobody answers slurmd's dbus call for its stepd scope.
