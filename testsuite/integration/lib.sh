@@ -152,9 +152,14 @@ cl() { timeout "$DEVNS_CMD_TIMEOUT" "$CLUSTER" run -- "$@"; }
 cl_as() { local user=$1; shift; timeout "$DEVNS_CMD_TIMEOUT" "$CLUSTER" run -u "$user" -- "$@"; }
 on_node() { local node=$1; shift; timeout "$DEVNS_CMD_TIMEOUT" "$CLUSTER" run -n "$node" -- "$@"; }
 
-# wait_for SECONDS CMD...: poll CMD until it succeeds.
+# wait_for SECONDS CMD...: poll CMD until it succeeds, for SECONDS times
+# DEVNS_WAIT_SCALE (3) at most.  A wait is for something that must happen:
+# one that does returns at once, and only a failing check waits the whole
+# limit, so the limits are generous: the emulated guest runs beside the
+# host's clusters on two cores, and a slow moment is not a failure.
+: "${DEVNS_WAIT_SCALE:=3}"
 wait_for() {
-	local deadline=$((SECONDS + $1)); shift
+	local deadline=$((SECONDS + $1 * DEVNS_WAIT_SCALE)); shift
 	until "$@"; do
 		[ $SECONDS -ge $deadline ] && return 1
 		sleep 0.2

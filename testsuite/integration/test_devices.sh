@@ -95,7 +95,7 @@ test_denied_logged() {
 	out=$(cl_as $USER1 srun -w node1 sh -c "echo \$SLURM_JOB_ID; $PROBE $GPUS")
 	j=$(echo "$out" | head -1)
 	is "$(echo "$out" | tail -1)" "EPERM EPERM EPERM EPERM" "precondition: job $j is denied all four GPUs"
-	wait_for 20 lines_in 4 "job $j: denied 1 opens of c 195:" "$log"
+	wait_for 60 lines_in 4 "job $j: denied 1 opens of c 195:" "$log"
 	ok $? "at its end slurmd logs one line per denied GPU: job $j: denied 1 opens of c 195:N"
 	grep -F "job $j: denied" "$log" | head -4 | while read -r l; do diag "  $l"; done
 }
