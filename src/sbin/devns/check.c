@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * check.c - devns check: namespace.conf validated by the code slurmd runs
- * (jobct_node_load, jobct_node_check) and, strictly, against the node
+ * (jobct_node_load, the release rules of ns/nsrelease.h for the release
+ * configure found, jobct_node_check) and, strictly, against the node
  * and slurm.conf's node names (nscheck_run), then the node's effective
  * settings, each with the line it came from, and the device rules a job
  * with the given GRES would get (jobct_device_rules), one "key value"
@@ -23,6 +24,7 @@
 #include "ns/dquota.h"
 #include "ns/nscheck.h"
 #include "ns/nspool.h"
+#include "ns/nsrelease.h"
 #include "util/safepath.h"
 
 /* The two GRES lists of the plan, and where they came from. */
@@ -541,17 +543,21 @@ int devns_check(const struct devns_opts *o)
 	struct jobct_plan plan;
 	struct report rep;
 	const char *note;
-	bool filter;
+	bool filter, failed;
 	int filtered, rc = DEVNS_EXIT_FAIL;
 
 	devns_report_init(&rep);
 	if (!(node = devns_node_load(o)))
 		return DEVNS_EXIT_FAIL;
-	if (node_check(o, node, &rep) < 0 || gres_load(o, &g, &rep) < 0)
+	/* Every error of the file in one run: each check runs. */
+	failed = nsrelease_check(jobct_node_conf(node),
+				 DEVNS_SLURM_VERSION_NUMBER, &rep) < 0;
+	failed |= node_check(o, node, &rep) < 0;
+	if (gres_load(o, &g, &rep) < 0)
 		goto out;
 	slurm.node_has_devices = g.node != NULL;
 	slurm.node_devices = g.node;
-	if (jobct_node_check(node, &slurm, &rep) < 0)
+	if (jobct_node_check(node, &slurm, &rep) < 0 || failed)
 		goto out;
 	plan = (struct jobct_plan){
 		.node = node,
