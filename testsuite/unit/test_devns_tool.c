@@ -65,7 +65,7 @@
 static char tmp[] = "/var/tmp/test_devns_tool.XXXXXX";
 static char etc[64], slurm_conf[96], conf[96], gres_conf[96], base[96];
 static char dev[64], gpu0[96], gpu1[96], fake[96], spool[128], pid_file[128];
-static char node[32], other[32], cg_mount[256], layout[16];
+static char node[32], other[32], cg_mount[256], layout[16], host[256];
 static char out[65536], err[65536];	/* the last run's output */
 
 /* ---- running the tool ------------------------------------------------ */
@@ -279,13 +279,18 @@ static void write_conf(const char *extra)
 		   base, fake, node, other, extra);
 }
 
-/* The scratch node's slurm.conf, with one more line. */
+/*
+ * The scratch node's slurm.conf, with one more line: node is this machine
+ * (its NodeHostname), other another one.
+ */
 static void write_slurm_conf(const char *extra)
 {
 	/* %n as in multiple-slurmd clusters; Include lines are skipped */
 	write_file(slurm_conf, "ClusterName=test\nInclude /nonexistent\n"
 		   "SlurmdSpoolDir=%s/spool/%%n\n"
-		   "SlurmdPidFile=%s/slurmd-%%n.pid\n%s\n", tmp, tmp, extra);
+		   "SlurmdPidFile=%s/slurmd-%%n.pid\n"
+		   "NodeName=%s NodeHostname=%s\nNodeName=%s\n%s\n", tmp, tmp,
+		   node, host, other, extra);
 }
 
 static int make_scratch(void)
@@ -303,6 +308,10 @@ static int make_scratch(void)
 	snprintf(fake, sizeof(fake), "%s/fake", dev);
 	snprintf(node, sizeof(node), "ut%d", (int)getpid());
 	snprintf(other, sizeof(other), "other%d", (int)getpid());
+	if (gethostname(host, sizeof(host)) < 0)
+		return -1;
+	host[sizeof(host) - 1] = '\0';
+	host[strcspn(host, ".")] = '\0';
 	snprintf(spool, sizeof(spool), "%s/spool/%s", tmp, node);
 	snprintf(pid_file, sizeof(pid_file), "%s/slurmd-%s.pid", tmp, node);
 	if (mkdir(etc, 0755) < 0 || mkdir(base, 0755) < 0 ||

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "devns_config.h"
@@ -33,6 +34,7 @@ struct gres_lists {
 	bool loaded;		/* a gres.conf was read */
 	const char **node;	/* the node's device files, NULL: none */
 	char **job;		/* the job's, NULL: none */
+	size_t missing;		/* -n elsewhere: node files not here */
 };
 
 static void gres_lists_free(struct gres_lists *g)
@@ -58,6 +60,21 @@ static int gres_load(const struct devns_opts *o, struct gres_lists *g,
 		return report_errno(rep, ENOMEM, "gres.conf");
 	if (o->gres && gresconf_job_files(&g->conf, o->gres, &g->job, rep) < 0)
 		return -1;
+	/*
+	 * Off the node its device files need not be here: the job's rules
+	 * (device numbers) cannot be computed then, and are not.
+	 */
+	for (size_t i = 0; o->elsewhere && g->node && g->node[i]; i++) {
+		struct stat st;
+
+		if (stat(g->node[i], &st) == 0 || errno != ENOENT)
+			continue;
+		if (!g->missing++)
+			devns_note("GRES device file %s is not on this machine "
+				   "(nor maybe others): the device rules of a "
+				   "job on %s are not computed here",
+				   g->node[i], o->node);
+	}
 	return 0;
 }
 
@@ -218,7 +235,8 @@ static void print_settings(const struct devns_opts *o,
 	print_allow(c);
 	print_kv_from("cdispecdirs", c->cdi_spec_dirs ? c->cdi_spec_dirs
 		      : "none", f, l->cdi_spec_dirs);
-	print_kv("cgrouplayout", jobct_node_layout(node));
+	print_kv("cgrouplayout", o->elsewhere ? "unknown"
+					      : jobct_node_layout(node));
 }
 
 /* "NODE,NODE" (escaped) of a resolved list, "none" when empty. */
@@ -452,6 +470,10 @@ static void print_check(const struct devns_opts *o,
 	print_settings(o, node);
 	print_gres(o, g);
 	print_cdi(node, g);
+	if (g->missing) {
+		printf("filter unknown (%s)\n", note);
+		return;
+	}
 	if (note)
 		printf("filter %s (%s)\n", filter ? "yes" : "no", note);
 	else
@@ -476,12 +498,19 @@ static void json_check(const struct devns_opts *o,
 		 c->base_path ? nspool_ready(c->base_path) : 0);
 	json_string(j, "tmpdiskquota", disk_quota_state(c));
 	json_dirs(j, c);
-	json_string(j, "cgrouplayout", jobct_node_layout(node));
+	json_string(j, "cgrouplayout", o->elsewhere ? NULL
+						    : jobct_node_layout(node));
 	json_string(j, "grescfg", g->loaded ? o->gres_conf : NULL);
 	json_bool(j, "autodetect", g->conf.autodetect);
 	json_files(j, "nodedevices", g->node);
 	json_files(j, "jobdevices", (const char *const *)g->job);
 	json_cdi(j, node, g);
+	if (g->missing) {
+		json_null(j, "filter");
+		json_string(j, "filter_note", note);
+		json_null(j, "rules");
+		return;
+	}
 	json_bool(j, "filter", filter);
 	json_string(j, "filter_note", note);
 	json_object_begin(j, "rules");
@@ -523,8 +552,16 @@ static int node_check(const struct devns_opts *o,
 	struct nscheck_args args = {
 		.strict = true,
 		.slurm_nodes = (const char *const *)o->slurm_nodes,
+		.elsewhere = o->elsewhere,
 	};
 
+	if (o->elsewhere)
+		devns_note("%s is not this machine (%s): nothing of its "
+			   "filesystem, kernel or cgroups is checked here (the "
+			   "scripts, Source= directories, Dirs mount points and "
+			   "what they hide, DeviceAllow patterns, BasePath's "
+			   "quota, the cgroup layout); run devns check on the "
+			   "node for them", o->node, o->host);
 	return nscheck_run(jobct_node_conf(node), &args, rep);
 }
 
@@ -536,6 +573,7 @@ int devns_check(const struct devns_opts *o)
 		.step_cgroups = o->step_cgroups,
 		.plugstack = o->plugstack,
 		.contain_spank = o->contain_spank,
+		.elsewhere = o->elsewhere,
 	};
 	struct devrule_list list;
 	struct devnames names;
@@ -564,12 +602,22 @@ int devns_check(const struct devns_opts *o)
 		.node_devices = g.node,
 		.job_devices = (const char *const *)g.job,
 	};
-	if ((filtered = jobct_device_rules(&plan, &list, &rep)) < 0)
+	if (g.missing) {
+		/* rules unknown: none printed, the filter "unknown" */
+		devrule_list_init(&list, true);
+		filtered = -1;
+	} else if ((filtered = jobct_device_rules(&plan, &list, &rep)) < 0) {
 		goto out;
+	}
 	if (print_names_load(&names, jobct_node_conf(node), g.node) < 0) {
 		report_errno(&rep, ENOMEM, "device names");
 	} else {
-		note = filter_state(node, &g, filtered, &filter);
+		if (g.missing) {
+			filter = false;
+			note = "GRES device files not on this machine";
+		} else {
+			note = filter_state(node, &g, filtered, &filter);
+		}
 		if (o->out)
 			json_check(o, node, &g, filter, note, &list, &names);
 		else

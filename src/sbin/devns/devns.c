@@ -96,7 +96,7 @@ static int usage_error(const char *fmt, const char *arg)
 static struct messages {
 	bool keep;
 	char **msgs;
-	bool *is_error;
+	enum report_level *level;
 	size_t count;
 } messages;
 
@@ -105,16 +105,16 @@ static void keep_message(enum report_level level, const char *msg)
 {
 	size_t n = messages.count;
 	char **msgs = realloc(messages.msgs, (n + 1) * sizeof(*msgs));
-	bool *is_error;
+	enum report_level *levels;
 
 	if (msgs)
 		messages.msgs = msgs;
-	is_error = realloc(messages.is_error, (n + 1) * sizeof(*is_error));
-	if (is_error)
-		messages.is_error = is_error;
-	if (!msgs || !is_error || !(msgs[n] = strdup(msg)))
+	levels = realloc(messages.level, (n + 1) * sizeof(*levels));
+	if (levels)
+		messages.level = levels;
+	if (!msgs || !levels || !(msgs[n] = strdup(msg)))
 		return;
-	is_error[n] = level == REPORT_ERROR;
+	levels[n] = level;
 	messages.count++;
 }
 
@@ -130,6 +130,22 @@ static void log_stderr(enum report_level level, const char *msg, void *arg)
 	fputc('\n', stderr);
 	if (messages.keep)
 		keep_message(level, msg);
+}
+
+void devns_note(const char *fmt, ...)
+{
+	char msg[REPORT_MSG_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fputs("note: ", stderr);
+	print_escaped(stderr, msg);
+	fputc('\n', stderr);
+	/* the libraries' notices are not the tool's: only these are kept */
+	if (messages.keep)
+		keep_message(REPORT_NOTICE, msg);
 }
 
 void devns_error(const char *fmt, ...)
@@ -169,8 +185,12 @@ static size_t file_line_prefix(const char *msg, long *line)
 	return msg[0] == '/' && colon ? (size_t)(colon - msg) : 0;
 }
 
-/* "errors" or "warnings": [{"file", "line", "message"}] (devns(8)). */
-static void json_messages(struct json *j, const char *key, bool errors)
+/*
+ * "errors", "warnings" or "notes" (level): [{"file", "line", "message"}]
+ * (doc/json.md).
+ */
+static void json_messages(struct json *j, const char *key,
+			  enum report_level level)
 {
 	json_array_begin(j, key);
 	for (size_t i = 0; i < messages.count; i++) {
@@ -179,7 +199,7 @@ static void json_messages(struct json *j, const char *key, bool errors)
 		long line = 0;
 		size_t n;
 
-		if (messages.is_error[i] != errors)
+		if (messages.level[i] != level)
 			continue;
 		json_object_begin(j, NULL);
 		if ((n = file_line_prefix(msg, &line)) && n < sizeof(file)) {
@@ -204,7 +224,7 @@ static void messages_free(void)
 	for (size_t i = 0; i < messages.count; i++)
 		free(messages.msgs[i]);
 	free(messages.msgs);
-	free(messages.is_error);
+	free(messages.level);
 	memset(&messages, 0, sizeof(messages));
 }
 
@@ -295,6 +315,7 @@ static int fill_defaults(struct devns_opts *o, const char *file,
 	o->contain_spank = sc.contain_spank;
 	o->prolog_contain = sc.prolog_contain;
 	o->slurm_nodes = sc.node_names;	/* now o's */
+	o->elsewhere = node && strcmp(node, o->host) && !sc.node_here;
 	if ((sc.plugstack[0] ? copy(o->plugstack, sizeof(o->plugstack),
 				    sc.plugstack)
 			     : beside(o->plugstack, sizeof(o->plugstack),
@@ -438,8 +459,9 @@ static int run(struct devns_opts *o, int options_rc)
 	if (!o->json)
 		return rc;
 	json_bool(&j, "ok", rc == DEVNS_EXIT_OK);
-	json_messages(&j, "errors", true);
-	json_messages(&j, "warnings", false);
+	json_messages(&j, "errors", REPORT_ERROR);
+	json_messages(&j, "warnings", REPORT_WARNING);
+	json_messages(&j, "notes", REPORT_NOTICE);
 	json_object_end(&j);
 	if (json_finish(&j) < 0) {
 		fprintf(stderr, "devns: writing the output: %s\n",

@@ -38,6 +38,12 @@ struct devns_opts {
 	char conf_path[PATH_MAX];	/* -f, or job_container.conf beside it */
 	char node[256];			/* --node, or the short host */
 	char host[256];			/* the short host name (%h) */
+	/*
+	 * --node names another machine: neither the short host name nor
+	 * a node whose slurm.conf NodeHostname is this host.  check then
+	 * judges nothing of the node's filesystem, kernel or cgroups
+	 */
+	bool elsewhere;
 	char spool[PATH_MAX];		/* --spool, or SlurmdSpoolDir */
 	char pid_file[PATH_MAX];	/* SlurmdPidFile */
 	bool step_cgroups;		/* ProctrackType=proctrack/cgroup */
@@ -80,6 +86,12 @@ struct jobct_node *devns_node_load(const struct devns_opts *o);
  * --json, to the output's "errors" and "warnings").
  */
 void devns_report_init(struct report *rep);
+
+/*
+ * "note: MESSAGE" on stderr, escaped, and a note of the --json output:
+ * what a command could not judge, and why.
+ */
+void devns_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* "devns: MESSAGE" on stderr, escaped, and an error of the --json output. */
 void devns_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

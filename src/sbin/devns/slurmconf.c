@@ -11,6 +11,7 @@
 
 #include "devns_config.h"
 #include "util/confread.h"
+#include "util/hostmatch.h"
 #include "slurmconf.h"
 
 /* slurm.conf files are larger than namespace.conf; this is generous. */
@@ -91,10 +92,18 @@ static int read_keys(const char *text, const char *node, const char *host,
 	confread_init(&r, text);
 	/* A line that is not Key=Value pairs (Include) is Slurm's to judge. */
 	while (rc == 0 && confread_line(&r) > 0) {
+		bool names_node = false;
+
 		while (rc == 0 &&
 		       confread_pair(&r, &p, err, sizeof(err)) == 1) {
-			if (!strcasecmp(p.key, "NodeName"))
+			if (!strcasecmp(p.key, "NodeName")) {
 				rc = node_name_add(sc, p.value);
+				names_node = hostmatch_match(p.value,
+							     node) == 1;
+			} else if (!strcasecmp(p.key, "NodeHostname") &&
+				   names_node &&
+				   hostmatch_match(p.value, host) == 1)
+				sc->node_here = true;
 			else if (!strcasecmp(p.key, "SlurmdSpoolDir"))
 				rc = expand(p.value, node, host, sc->spool_dir,
 					    sizeof(sc->spool_dir));
@@ -139,6 +148,7 @@ int slurmconf_read(const char *path, const char *node, const char *host,
 	sc->contain_spank = false;
 	sc->prolog_contain = false;
 	sc->node_names = NULL;
+	sc->node_here = false;
 	report_init(&why, NULL, NULL);
 	if (!(text = confread_file(path, SLURMCONF_MAX_SIZE, &why))) {
 		if (errno != ENOENT)

@@ -33,6 +33,12 @@ struct slurmconf {
 	 * NULL-terminated; NULL when there is no slurm.conf
 	 */
 	char **node_names;
+	/*
+	 * A NodeName line that names the node gives it a NodeHostname that
+	 * names host: the node is this machine under another name
+	 * (multiple-slurmd, a node name that is not the host's)
+	 */
+	bool node_here;
 };
 
 /*
