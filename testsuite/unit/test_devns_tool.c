@@ -55,6 +55,7 @@
 #include "dev/devprog.h"
 #include "job/jobct.h"
 #include "ns/dquota.h"
+#include "ns/nsrelease.h"
 #include "util/safepath.h"
 #include "util/saferm.h"
 #include "devns_config.h"
@@ -1491,6 +1492,138 @@ static void test_check_traps(void)
 	write_conf("");
 }
 
+
+/*
+ * check gives slurmd's verdict (issue 46): the release rules of the
+ * release it was built for (ns/nsrelease.h), every error of a file in
+ * one run, a NodeName that matches no node of slurm.conf, a Dirs mount
+ * point that does not exist or holds data, and -n of another machine
+ * without its device files.
+ */
+static void test_check_verdict(void)
+{
+	char want[1024], text[1024], dir[160];
+	struct jv *v;
+
+	write_conf("EntireStepInNS=yes\n");
+	if (DEVNS_SLURM_VERSION_NUMBER < NSRELEASE_ENTIRE_STEP) {
+		is_int(tool("check", "-n", node, NULL), 1, "EntireStepInNS=yes "
+		       "on Slurm %s: exit 1, as slurmd", DEVNS_SLURM_VERSION);
+		snprintf(want, sizeof(want), "%s:6: EntireStepInNS=yes needs "
+			 "Slurm 24.11.1 or later (this Slurm does not let "
+			 "slurmstepd start in the job's namespace)\n", conf);
+		is_str(err, want, "  slurmd's message, with file:line");
+	} else {
+		is_int(tool("check", "-n", node, NULL), 0, "EntireStepInNS=yes "
+		       "on Slurm %s: passes, as in slurmd",
+		       DEVNS_SLURM_VERSION);
+	}
+	write_conf("UserNamespace=yes\n");
+	is_int(tool("check", "-n", node, NULL),
+	       DEVNS_SLURM_VERSION_NUMBER < NSRELEASE_USERNS_ALONE ? 1 : 0,
+	       "UserNamespace=yes without PidNamespace on Slurm %s: as slurmd",
+	       DEVNS_SLURM_VERSION);
+
+	/* Every bad line in one run. */
+	write_conf("Bogus=1\nShmSize=12Q\nPidNamespace=maybe\n");
+	is_int(tool("check", "-n", node, NULL), 1, "three bad lines: exit 1");
+	snprintf(want, sizeof(want), "%s:6: unknown key \"Bogus\"\n"
+		 "%s:7: ShmSize: invalid size \"12Q\"\n"
+		 "%s:8: PidNamespace: invalid boolean \"maybe\" (use yes or "
+		 "no)\n", conf, conf, conf);
+	is_str(err, want, "  all three named, in order");
+	is_int(tool("check", "--json", "-n", node, NULL), 1, "  --json: exit 1");
+	if ((v = json_out("check --json, three bad lines"))) {
+		const struct jv *e = jv_get(v, "errors");
+
+		ok(e && e->type == JV_ARRAY && e->count == 3 &&
+		   !strcmp(jv_num(&e->items[2], "line"), "8"),
+		   "  three errors, each with its line");
+		jv_free(v);
+	}
+
+	/* A NodeName that matches no node of slurm.conf. */
+	snprintf(text, sizeof(text), "PrologFlags=Contain\n"
+		 "NodeName=gpu[01-04] NodeHostname=elsewhere");
+	write_slurm_conf(text);
+	write_conf("NodeName=gpu[1-4] DevicePolicy=closed\n");
+	is_int(tool("check", "-n", node, NULL), 1, "NodeName=gpu[1-4] for "
+	       "slurm.conf's gpu[01-04]: exit 1");
+	snprintf(want, sizeof(want), "%s:6: NodeName=gpu[1-4] matches no node "
+		 "of slurm.conf (gpu1 (and 3 more) is none; slurm.conf names "
+		 "%s,%s,gpu[01-04]): the line applies to no node\n", conf, node,
+		 other);
+	is_str(err, want, "  naming the line, a name and slurm.conf's");
+	write_slurm_conf("PrologFlags=Contain");
+
+	/* Mount points: missing, and holding data. */
+	snprintf(dir, sizeof(dir), "%s/nonexistent", tmp);
+	snprintf(text, sizeof(text), "Dirs=/tmp,%s\n", dir);
+	write_conf(text);
+	is_int(tool("check", "-n", node, NULL), 1, "a Dirs mount point that "
+	       "does not exist: exit 1");
+	snprintf(want, sizeof(want), "%s:6: Dirs: the mount point %s: No such "
+		 "file or directory (every job would fail)\n", conf, dir);
+	is_str(err, want, "  every job would fail");
+	snprintf(dir, sizeof(dir), "%s/home", tmp);
+	snprintf(text, sizeof(text), "%s/alice", dir);
+	ok(mkdir(dir, 0755) == 0 && mkdir(text, 0700) == 0,
+	   "precondition: %s holds a user's directory", dir);
+	snprintf(text, sizeof(text), "Dirs=/tmp,%s\n", dir);
+	write_conf(text);
+	is_int(tool("check", "-n", node, NULL), 0, "a Dirs entry that hides "
+	       "data on the node: exit 0");
+	snprintf(want, sizeof(want), "warning: %s:6: Dirs: %s holds data on "
+		 "this node (1 entry, \"alice\"): every job gets an empty "
+		 "private %s that hides it\n", conf, dir, dir);
+	is_str(err, want, "  a warning naming what it hides");
+
+	/*
+	 * -n of another machine (no NodeHostname of this host), whose
+	 * GRES device files are not here: not an error, the rules unknown;
+	 * nothing of the node's filesystem is judged.
+	 */
+	write_file(gres_conf, "NodeName=%s Name=gpu File=%s/none/nvidia[0-1]\n",
+		   other, dev);
+	snprintf(text, sizeof(text), "InitScript=%s/nonexistent.sh\n", tmp);
+	write_conf(text);
+	is_int(tool("check", "-n", other, "-g", "gpu:1", NULL), 0,
+	       "check -n of another machine, its GPUs not here: exit 0");
+	ok(has_line(out, "filter unknown (GRES device files not on this "
+		    "machine)") && !strstr(out, "\ndevice ") &&
+	   !strstr(out, "\ndefault "), "  filter unknown, no rules");
+	ok(has_line(out, "cgrouplayout unknown"), "  nor the cgroup layout");
+	snprintf(want, sizeof(want), "note: %s is not this machine (%s): "
+		 "nothing of its filesystem", other, host);
+	like(err, want, "  a note says what is not checked");
+	snprintf(want, sizeof(want), "note: GRES device file %s/none/nvidia0 "
+		 "is not on this machine", dev);
+	like(err, want, "  and which device file is missing");
+	ok(!strstr(err, "InitScript"), "  the missing InitScript is not "
+	   "judged there");
+	is_int(tool("check", "-n", node, NULL), 1, "  on the node it is: "
+	       "exit 1");
+	is_int(tool("check", "--json", "-n", other, "-g", "gpu:1", NULL), 0,
+	       "  --json: exit 0");
+	if ((v = json_out("check --json elsewhere"))) {
+		const struct jv *n = jv_get(v, "notes");
+		const struct jv *f = jv_get(v, "filter");
+
+		ok(n && n->type == JV_ARRAY && n->count == 2,
+		   "  both notes in \"notes\"");
+		ok(f && f->type == JV_NULL && jv_get(v, "rules") &&
+		   jv_get(v, "rules")->type == JV_NULL,
+		   "  filter and rules null");
+		jv_free(v);
+	}
+	snprintf(text, sizeof(text), "%s/alice", dir);
+	rmdir(text);
+	rmdir(dir);
+	write_file(gres_conf, "# two fake GPUs on the test nodes\n"
+		   "NodeName=%s,%s Name=gpu Type=fake File=%s/nvidia[0-1]\n"
+		   "AutoDetect=off\nName=mps Count=100\n", node, other, dev);
+	write_conf("");
+}
 static void test_jobs(void)
 {
 	struct jobct_node *n;
@@ -1573,6 +1706,7 @@ int main(void)
 	test_check_gres();
 	test_check_errors();
 	test_check_traps();
+	test_check_verdict();
 	test_jobs();
 	remove_scratch();
 	return tap_done();
