@@ -548,20 +548,56 @@ static void test_check_json(void)
 	ok(jv_is(v, "ok", true), "  ok: true");
 	is_str(jv_str(v, "file"), conf, "  file");
 	is_str(jv_str(v, "node"), node, "  node");
+	/* meta: what wrote it, for which Slurm, in which schema */
+	is_str(jv_str(v, "meta.devns_version"), PACKAGE_VERSION,
+	       "  meta.devns_version");
+	is_str(jv_str(v, "meta.slurm_release"), DEVNS_SLURM_VERSION,
+	       "  meta.slurm_release");
+	is_str(jv_num(v, "meta.schema_version"), "2", "  meta.schema_version");
+	/* settings: values typed (doc/json.md) */
 	set = jv_find(v, "settings", "key", "shmsize");
 	snprintf(where, sizeof(where), "%s:4", conf);
-	ok(set && !strcmp(jv_str(set, "value"), "1073741824") &&
+	ok(set && !strcmp(jv_num(set, "value"), "1073741824") &&
 	   !strcmp(jv_str(set, "source"), where),
-	   "  settings: shmsize 1073741824 from %s", where);
+	   "  settings: shmsize 1073741824, a number, from %s", where);
 	set = jv_find(v, "settings", "key", "tmpsize");
-	ok(set && !strcmp(jv_str(set, "value"), "none") &&
+	ok(set && jv_get(set, "value")->type == JV_NULL &&
 	   !strcmp(jv_str(set, "source"), "default"),
-	   "  settings: tmpsize none, default");
+	   "  settings: tmpsize null, default");
+	set = jv_find(v, "settings", "key", "basepath");
+	ok(set && jv_str(set, "value") && !strcmp(jv_str(set, "value"), base),
+	   "  settings: basepath a string");
+	set = jv_find(v, "settings", "key", "shared");
+	ok(set && jv_is(set, "value", false), "  settings: shared false, a "
+	   "boolean");
+	set = jv_find(v, "settings", "key", "clonensscriptwait");
+	ok(set && !strcmp(jv_num(set, "value"), "10"),
+	   "  settings: clonensscriptwait 10, a number");
+	set = jv_find(v, "settings", "key", "initscript");
+	ok(set && jv_get(set, "value")->type == JV_NULL,
+	   "  settings: initscript null");
+	set = jv_find(v, "settings", "key", "dirs");
+	ok(set && jv_get(set, "value")->type == JV_ARRAY &&
+	   jv_get(set, "value")->count == 2 &&
+	   !strcmp(jv_str(set, "value.1"), "/dev/shm"),
+	   "  settings: dirs a list");
+	set = jv_find(v, "settings", "key", "deviceallow");
+	snprintf(where, sizeof(where), "%s:3", conf);
+	ok(set && jv_get(set, "value")->type == JV_ARRAY &&
+	   jv_get(set, "value")->count == 1 &&
+	   jv_str(set, "sources.0") && !strcmp(jv_str(set, "sources.0"), where)
+	   && !strcmp(jv_str(set, "source"), where),
+	   "  settings: deviceallow a list, each entry's line in sources");
+	ok(jv_get(v, "settings")->count == 21, "  21 settings, one each");
+	ok(jv_get(v, "notes") && jv_get(v, "notes")->count == 0,
+	   "  no notes");
 	set = jv_find(v, "dirs", "path", "/dev/shm");
 	ok(set && !strcmp(jv_str(set, "type"), "tmpfs") &&
 	   !strcmp(jv_num(set, "size"), "1073741824") &&
-	   jv_get(set, "source")->type == JV_NULL,
-	   "  dirs: /dev/shm, a tmpfs of 1G, no Source");
+	   jv_get(set, "source")->type == JV_NULL &&
+	   jv_get(set, "options")->type == JV_ARRAY &&
+	   !strcmp(jv_str(set, "options.1"), "nodev"),
+	   "  dirs: /dev/shm, a tmpfs of 1G, no Source, options a list");
 	is_str(jv_str(v, "cgrouplayout"), layout, "  cgrouplayout");
 	is_str(jv_str(v, "grescfg"), gres_conf, "  grescfg");
 	is_str(jv_str(v, "nodedevices.1"), gpu1, "  nodedevices");
@@ -610,6 +646,8 @@ static void test_check_json(void)
 	if ((v = json_out("missing file"))) {
 		ok(jv_is(v, "ok", false) && jv_get(v, "errors")->count == 1,
 		   "  ok: false, one error");
+		ok(!strcmp(jv_num(v, "meta.schema_version"), "2"),
+		   "  meta, even so");
 		jv_free(v);
 	}
 }
@@ -1191,6 +1229,9 @@ static void test_list_cleanup_json(bool ns, const char *live,
 		ok(!strcmp(jv_str(v, "command"), "list") &&
 		   jv_is(v, "ok", true) && !strcmp(jv_str(v, "node"), node) &&
 		   jv_get(v, "jobs")->count == 2, "  command, ok, node, 2 jobs");
+		ok(!strcmp(jv_num(v, "meta.schema_version"), "2") &&
+		   jv_str(v, "meta.devns_version") &&
+		   jv_str(v, "meta.slurm_release"), "  meta");
 		j = jv_get(v, "jobs.0");
 		ok(j && !strcmp(jv_num(j, "job"), "201") &&
 		   jv_is(j, "alive", true) && jv_is(j, "namespace", ns) &&
@@ -1210,6 +1251,7 @@ static void test_list_cleanup_json(bool ns, const char *live,
 		   !strcmp(jv_num(v, "ended"), "1") &&
 		   !strcmp(jv_str(v, "spool"), spool),
 		   "  dry_run, 1 kept, 1 ended, the spool");
+		ok(!strcmp(jv_num(v, "meta.schema_version"), "2"), "  meta");
 		ok(!strcmp(jv_str(v, "jobs.0.answered"), live) &&
 		   jv_get(v, "jobs.0.removals")->count == 0,
 		   "  job 201 kept: its socket answered, nothing to remove");

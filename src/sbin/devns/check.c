@@ -297,33 +297,94 @@ static void print_gres(const struct devns_opts *o, const struct gres_lists *g)
 
 /* ---- --json: the same, as members of the output object (devns(8)) ---- */
 
-/* {"key", "value", "source": "FILE:LINE" or "default"} */
-static void json_setting(struct json *j, const char *key, const char *value,
-			 const char *file, int line)
+/*
+ * A setting of "settings" is {"key", "value", "source"}: value typed
+ * (doc/json.md), source "FILE:LINE" or "default".  setting_begin() opens
+ * it up to its value, setting_end() adds the source and closes it.
+ */
+static void setting_begin(struct json *j, const char *key)
+{
+	json_object_begin(j, NULL);
+	json_string(j, "key", key);
+}
+
+static void source_of(const char *file, int line, char *buf, size_t len)
+{
+	if (line)
+		snprintf(buf, len, "%s:%d", file, line);
+	else
+		snprintf(buf, len, "default");
+}
+
+static void setting_end(struct json *j, const char *file, int line)
 {
 	char from[PATH_MAX + 32];
 
-	if (line)
-		snprintf(from, sizeof(from), "%s:%d", file, line);
-	else
-		snprintf(from, sizeof(from), "default");
-	json_object_begin(j, NULL);
-	json_string(j, "key", key);
-	json_string(j, "value", value);
+	source_of(file, line, from, sizeof(from));
 	json_string(j, "source", from);
 	json_object_end(j);
 }
 
-static void json_size_setting(struct json *j, const char *key, uint64_t bytes,
+/* A path or name, null for none. */
+static void json_setting_str(struct json *j, const char *key,
+			     const char *value, const char *file, int line)
+{
+	setting_begin(j, key);
+	json_string(j, "value", value);
+	setting_end(j, file, line);
+}
+
+static void json_setting_bool(struct json *j, const char *key, bool value,
 			      const char *file, int line)
 {
-	char value[32];
+	setting_begin(j, key);
+	json_bool(j, "value", value);
+	setting_end(j, file, line);
+}
 
+static void json_setting_num(struct json *j, const char *key, uint64_t value,
+			     const char *file, int line)
+{
+	setting_begin(j, key);
+	json_uint(j, "value", value);
+	setting_end(j, file, line);
+}
+
+/* A size in bytes, null for none (0). */
+static void json_setting_size(struct json *j, const char *key, uint64_t bytes,
+			      const char *file, int line)
+{
+	setting_begin(j, key);
 	if (bytes)
-		snprintf(value, sizeof(value), "%" PRIu64, bytes);
+		json_uint(j, "value", bytes);
 	else
-		snprintf(value, sizeof(value), "none");
-	json_setting(j, key, value, file, line);
+		json_null(j, "value");
+	setting_end(j, file, line);
+}
+
+/*
+ * "deviceallow": the entries of every line that applies, as written, a
+ * list; "sources" each one's line, "source" the last one's (or that of
+ * the DeviceAllow=none that emptied it, or "default").
+ */
+static void json_setting_allow(struct json *j, const struct nsconf *c)
+{
+	char from[PATH_MAX + 32];
+	int last = c->allow_none_line;
+
+	setting_begin(j, "deviceallow");
+	json_array_begin(j, "value");
+	for (size_t i = 0; i < c->allow_count; i++)
+		json_string(j, NULL, c->allow[i].value);
+	json_array_end(j);
+	json_array_begin(j, "sources");
+	for (size_t i = 0; i < c->allow_count; i++) {
+		source_of(c->file, c->allow[i].line, from, sizeof(from));
+		json_string(j, NULL, from);
+		last = c->allow[i].line;
+	}
+	json_array_end(j);
+	setting_end(j, c->file, last);
 }
 
 /* "settings": each of the file's settings with where it came from. */
@@ -331,58 +392,61 @@ static void json_settings(struct json *j, const struct nsconf *c)
 {
 	const struct nsconf_lines *l = &c->lines;
 	const char *f = c->file;
-	char n[32], *dirs;
-	size_t len = 1;
 
 	json_array_begin(j, "settings");
-	json_setting(j, "basepath", c->base_path ? c->base_path : "none", f,
-		     l->base_path);
-	json_setting(j, "autobasepath", c->auto_base_path ? "yes" : "no", f,
-		     l->auto_base_path);
+	json_setting_str(j, "basepath", c->base_path, f, l->base_path);
+	json_setting_bool(j, "autobasepath", c->auto_base_path, f,
+			  l->auto_base_path);
+	setting_begin(j, "dirs");
+	json_array_begin(j, "value");
 	for (size_t i = 0; c->dirs[i]; i++)
-		len += strlen(c->dirs[i]) + 1;
-	if ((dirs = calloc(1, len))) {
-		for (size_t i = 0; c->dirs[i]; i++)
-			strcat(strcat(dirs, i ? "," : ""), c->dirs[i]);
-		json_setting(j, "dirs", dirs, f, l->dirs);
-		free(dirs);
-	}
-	json_setting(j, "initscript", c->init_script ? c->init_script : "none",
-		     f, l->init_script);
-	json_setting(j, "clonensscript", c->clone_ns_script ? c->clone_ns_script
-		     : "none", f, l->clone_ns_script);
-	snprintf(n, sizeof(n), "%u", c->clone_ns_script_wait);
-	json_setting(j, "clonensscriptwait", n, f, l->clone_ns_script_wait);
-	json_setting(j, "clonensepilog", c->clone_ns_epilog ? c->clone_ns_epilog
-		     : "none", f, l->clone_ns_epilog);
-	snprintf(n, sizeof(n), "%u", c->clone_ns_epilog_wait);
-	json_setting(j, "clonensepilogwait", n, f, l->clone_ns_epilog_wait);
-	json_setting(j, "entirestepinns", c->entire_step_in_ns ? "yes" : "no",
-		     f, l->entire_step_in_ns);
-	json_setting(j, "shared", c->shared ? "yes" : "no", f, l->shared);
-	json_setting(j, "pidnamespace", c->pid_namespace ? "yes" : "no", f,
-		     l->pid_namespace);
-	json_setting(j, "usernamespace", c->user_namespace ? "yes" : "no", f,
-		     l->user_namespace);
-	json_setting(j, "usernsscript", c->user_ns_script ? c->user_ns_script
-		     : "none", f, l->user_ns_script);
-	snprintf(n, sizeof(n), "%u", c->namespace_pool);
-	json_setting(j, "namespacepool", n, f, l->namespace_pool);
-	json_size_setting(j, "shmsize", c->shm_size, f, l->shm_size);
-	json_size_setting(j, "tmpsize", c->tmp_size, f, l->tmp_size);
-	json_size_setting(j, "tmpdisklimit", c->tmp_disk_limit, f,
+		json_string(j, NULL, c->dirs[i]);
+	json_array_end(j);
+	setting_end(j, f, l->dirs);
+	json_setting_str(j, "initscript", c->init_script, f, l->init_script);
+	json_setting_str(j, "clonensscript", c->clone_ns_script, f,
+			 l->clone_ns_script);
+	json_setting_num(j, "clonensscriptwait", c->clone_ns_script_wait, f,
+			 l->clone_ns_script_wait);
+	json_setting_str(j, "clonensepilog", c->clone_ns_epilog, f,
+			 l->clone_ns_epilog);
+	json_setting_num(j, "clonensepilogwait", c->clone_ns_epilog_wait, f,
+			 l->clone_ns_epilog_wait);
+	json_setting_bool(j, "entirestepinns", c->entire_step_in_ns, f,
+			  l->entire_step_in_ns);
+	json_setting_bool(j, "shared", c->shared, f, l->shared);
+	json_setting_bool(j, "pidnamespace", c->pid_namespace, f,
+			  l->pid_namespace);
+	json_setting_bool(j, "usernamespace", c->user_namespace, f,
+			  l->user_namespace);
+	json_setting_str(j, "usernsscript", c->user_ns_script, f,
+			 l->user_ns_script);
+	json_setting_num(j, "namespacepool", c->namespace_pool, f,
+			 l->namespace_pool);
+	json_setting_size(j, "shmsize", c->shm_size, f, l->shm_size);
+	json_setting_size(j, "tmpsize", c->tmp_size, f, l->tmp_size);
+	json_setting_size(j, "tmpdisklimit", c->tmp_disk_limit, f,
 			  l->tmp_disk_limit);
-	snprintf(n, sizeof(n), "%ju", (uintmax_t)c->tmp_inode_limit);
-	json_setting(j, "tmpinodelimit", n, f, l->tmp_inode_limit);
-	json_setting(j, "devicepolicy", devpolicy_mode_name(c->device_policy),
-		     f, l->device_policy);
-	for (size_t i = 0; i < c->allow_count; i++)
-		json_setting(j, "deviceallow", c->allow[i].value, f,
-			     c->allow[i].line);
-	if (!c->allow_count)
-		json_setting(j, "deviceallow", "none", f, c->allow_none_line);
-	json_setting(j, "cdispecdirs", c->cdi_spec_dirs ? c->cdi_spec_dirs
-		     : "none", f, l->cdi_spec_dirs);
+	json_setting_num(j, "tmpinodelimit", c->tmp_inode_limit, f,
+			 l->tmp_inode_limit);
+	json_setting_str(j, "devicepolicy",
+			 devpolicy_mode_name(c->device_policy), f,
+			 l->device_policy);
+	json_setting_allow(j, c);
+	json_setting_str(j, "cdispecdirs", c->cdi_spec_dirs, f,
+			 l->cdi_spec_dirs);
+	json_array_end(j);
+}
+
+/* "options": the mount options of a private directory, a list. */
+static void json_options(struct json *j, unsigned options)
+{
+	char opts[64];
+
+	nsconf_options_format(options, opts, sizeof(opts));
+	json_array_begin(j, "options");
+	for (char *o = strtok(opts, ","); o; o = strtok(NULL, ","))
+		json_string(j, NULL, o);
 	json_array_end(j);
 }
 
@@ -392,9 +456,8 @@ static void json_dirs(struct json *j, const struct nsconf *c)
 	json_array_begin(j, "dirs");
 	for (size_t i = 0; c->dirs[i]; i++) {
 		const struct nsconf_dir *d = &c->dir_conf[i];
-		char opts[64], from[2 * PATH_MAX + 64];
+		char from[2 * PATH_MAX + 64];
 
-		nsconf_options_format(d->options, opts, sizeof(opts));
 		dir_from(c, d, from, sizeof(from));
 		json_object_begin(j, NULL);
 		json_string(j, "path", d->path);
@@ -404,7 +467,7 @@ static void json_dirs(struct json *j, const struct nsconf *c)
 			json_uint(j, "size", d->size);
 		else
 			json_null(j, "size");
-		json_string(j, "options", opts);
+		json_options(j, d->options);
 		json_string(j, "source", d->source);
 		json_string(j, "from", from);
 		json_object_end(j);

@@ -437,7 +437,8 @@ struct jobct_node *devns_node_load(const struct devns_opts *o)
 
 /*
  * Runs the subcommand (with --json inside the one object every command
- * prints: "command", its own members, "ok", "errors", "warnings").
+ * prints: "meta", "command", its own members, "ok", "errors", "warnings",
+ * "notes"; doc/json.md).
  * options_rc is devns_options()'s: a command whose defaults could not be
  * filled in prints the envelope alone.
  */
@@ -450,6 +451,11 @@ static int run(struct devns_opts *o, int options_rc)
 		json_init(&j, stdout);
 		o->out = &j;
 		json_object_begin(&j, NULL);
+		json_object_begin(&j, "meta");
+		json_string(&j, "devns_version", PACKAGE_VERSION);
+		json_string(&j, "slurm_release", DEVNS_SLURM_VERSION);
+		json_int(&j, "schema_version", DEVNS_JSON_SCHEMA);
+		json_object_end(&j);
 		json_string(&j, "command", o->command);
 	}
 	for (size_t i = 0; rc == DEVNS_EXIT_OK &&

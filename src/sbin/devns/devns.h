@@ -31,6 +31,13 @@
 #define DEVNS_EXIT_FAIL 1
 #define DEVNS_EXIT_USAGE 2
 
+/*
+ * The version of --json's schema (doc/json.md), in every document's
+ * "meta": raised when a key is renamed or removed or a value changes
+ * type.  1: 0.2.0 and before (no "meta"; check's setting values strings).
+ */
+#define DEVNS_JSON_SCHEMA 2
+
 /* The command line, with the defaults filled in (devns_options). */
 struct devns_opts {
 	const char *command;		/* check, show, list, cleanup */
