@@ -18,6 +18,7 @@
 #include "ns/nsconf_file.h"
 #include "print.h"
 #include "slurmconf.h"
+#include "util/confpath.h"
 #include "util/json.h"
 
 /* Which options a subcommand takes. */
@@ -279,6 +280,36 @@ static int default_conf(struct devns_opts *o)
 	return copy(o->conf_path, sizeof(o->conf_path), pick);
 }
 
+/*
+ * slurm.conf as slurmd finds it (util/confpath.h): $SLURM_CONF, Slurm's
+ * default file, else the configless cache slurmd keeps (a note says so).
+ * Returns 0, or -1 for a path too long.
+ */
+static int find_slurm_conf(struct devns_opts *o, const char *env)
+{
+	char spool[PATH_MAX], cache[PATH_MAX + 16];
+	struct confpath_places at = {
+		.env = env,
+		.file = DEVNS_SLURM_CONF,
+		.run_cache = "/run/slurm/conf",
+	};
+	int from;
+
+	if (slurmconf_expand(DEVNS_SLURMD_SPOOLDIR, o->node, o->host, spool,
+			     sizeof(spool)) < 0 ||
+	    snprintf(cache, sizeof(cache), "%s/conf-cache", spool) >=
+	    (int)sizeof(cache))
+		return -1;
+	at.spool_cache = cache;
+	if ((from = confpath_slurm(&at, o->slurm_conf,
+				   sizeof(o->slurm_conf))) < 0)
+		return -1;
+	if (from == CONFPATH_CACHE)
+		devns_note("no %s: reading slurmd's configless cache, %s",
+			   DEVNS_SLURM_CONF, o->slurm_conf);
+	return 0;
+}
+
 /* The defaults slurmd would use for what the command line left out. */
 static int fill_defaults(struct devns_opts *o, const char *file,
 			 const char *node, const char *spool)
@@ -293,9 +324,8 @@ static int fill_defaults(struct devns_opts *o, const char *file,
 	}
 	o->host[sizeof(o->host) - 1] = '\0';
 	o->host[strcspn(o->host, ".")] = '\0';
-	if (copy(o->slurm_conf, sizeof(o->slurm_conf),
-		 env && *env ? env : DEVNS_SLURM_CONF) < 0 ||
-	    copy(o->node, sizeof(o->node), node ? node : o->host) < 0)
+	if (copy(o->node, sizeof(o->node), node ? node : o->host) < 0 ||
+	    find_slurm_conf(o, env) < 0)
 		return usage_error("%s", "a path or name is too long");
 	if (file ? copy(o->conf_path, sizeof(o->conf_path), file) < 0
 		 : default_conf(o) < 0)

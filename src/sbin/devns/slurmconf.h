@@ -51,6 +51,13 @@ struct slurmconf {
 int slurmconf_read(const char *path, const char *node, const char *host,
 		   struct slurmconf *sc, struct report *rep);
 
+/*
+ * Writes value into out[len] with %n -> node and %h -> host (Slurm's
+ * slurm_conf_expand_slurmd_path).  Returns 0, or -1 with ENAMETOOLONG.
+ */
+int slurmconf_expand(const char *value, const char *node, const char *host,
+		     char *out, size_t len);
+
 /* Free what slurmconf_read() allocated (node_names); sc stays usable. */
 void slurmconf_free(struct slurmconf *sc);
 
