@@ -1616,8 +1616,8 @@ static void test_check_verdict(void)
 	is_int(tool("check", "-n", node, NULL), 0, "a Dirs entry that hides "
 	       "data on the node: exit 0");
 	snprintf(want, sizeof(want), "warning: %s:6: Dirs: %s holds data on "
-		 "this node (1 entry, \"alice\"): every job gets an empty "
-		 "private %s that hides it\n", conf, dir, dir);
+		 "this node (\"alice\"): every job gets an empty private %s "
+		 "that hides it\n", conf, dir, dir);
 	is_str(err, want, "  a warning naming what it hides");
 
 	/*

@@ -305,11 +305,15 @@ static void test_mount_points(void)
 	ok(check(text, true, NULL) == 0 && !errors && warnings == 1,
 	   "a mount point that holds data: a warning, not an error");
 	snprintf(want, sizeof(want), "W: t.conf:2: Dirs: %s holds data on "
-		 "this node (1 entry, \"data\"): every job gets an empty "
-		 "private %s that hides it\n", at("full"), at("full"));
+		 "this node (\"data\"): every job gets an empty private %s "
+		 "that hides it\n", at("full"), at("full"));
 	is_str(msgs, want, "  naming the path and what it holds");
-	ok(check(text, false, NULL) == 0 && warnings == 1,
-	   "  for slurmd too");
+	ok(check(text, false, NULL) == 0 && !warnings,
+	   "  not in slurmd (each slurmstepd would read it, per job)");
+	write_file(at("full/more"), "x", 0644);
+	ok(check(text, true, NULL) == 0 && warnings == 1 &&
+	   strstr(msgs, "\", ...)"), "  more than one entry: \", ...\"");
+	unlink(at("full/more"));
 	{
 		struct stat st;
 		bool tmp_full = false;

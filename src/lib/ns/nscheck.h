@@ -28,9 +28,10 @@
  * named.  slurmd makes those that cannot be wrong at start and right a
  * moment later: the scripts an error (the node could run no job), Source=
  * and a missing mount point warnings (a disk or automount may come
- * later), data under a mount point a warning; the DeviceAllow patterns
- * are devpolicy_load_lines()'s warnings there, and slurmd does not read
- * slurm.conf's node list.
+ * later); not the data under a mount point (every slurmstepd runs these
+ * checks: no readdir of /home, no automount, per job); the DeviceAllow
+ * patterns are devpolicy_load_lines()'s warnings there, and slurmd does
+ * not read slurm.conf's node list.
  *
  * Every message starts "FILE:LINE: " with the line of the setting.
  */
