@@ -5,7 +5,8 @@
 # 30 broken job_container.conf files are fed to node1's slurmd (restarted
 # on each) and to `devns check -n node1` run on node1 (its hostname, as
 # slurmd sees it): slurmd refuses to start on each, check exits 1 on
-# each, and the first error check prints is a line of slurmd's log.  The
+# each, and every error check prints is a line of slurmd's log (a file
+# with three bad lines: all three, in both).  The
 # files cover the parser (keys, values, lines, hostlists, control bytes),
 # the checks of keys from different lines, the release rules of
 # ns/nsrelease.h (EntireStepInNS=yes before 24.11.1, UserNamespace=yes
@@ -23,7 +24,7 @@ BROKEN=(
 	'Bogus=1'
 	'ShmSize=12Q'
 	'PidNamespace=maybe'
-	'AutoBasePath=perhaps'
+	'Shared=yes\033'
 	'NodeName=node[1-2 ShmSize=1G'
 	'NodeName=DEFAULT Shared=yes'
 	'ShmSize=1G ShmSize=2G'
@@ -75,8 +76,16 @@ verdicts() {
 	CHECK_RC=$?
 }
 
-# The first error of check's stderr (no warning: or note: line).
-first_error() { grep -v -e '^warning: ' -e '^note: ' <<<"$CHECK_ERR" | head -n1; }
+# The errors of check's stderr (no warning: or note: line).
+errors() { grep -v -e '^warning: ' -e '^note: ' <<<"$CHECK_ERR"; }
+
+# Whether every error of check is a line of slurmd's log.
+errors_logged() {
+	local e
+	while IFS= read -r e; do
+		grep -qF -- "devns: $e" <<<"$SLURMD_LOG" || return 1
+	done < <(errors)
+}
 
 out_setup check
 at_exit finish
@@ -95,10 +104,10 @@ for lines in "${BROKEN[@]}"; do
 	if [ "$SLURMD" = refused ]; then want=1; else want=0; fi
 	is "$CHECK_RC" "$want" "$name: slurmd $SLURMD (Slurm $DEVNS_SLURM_VERSION), check exits $want" ||
 		diag "check: $CHECK_ERR" "slurmd: $(grep devns <<<"$SLURMD_LOG" | tail -n 3)"
-	err=$(first_error)
+	err=$(errors | head -n1)
 	if [ "$want" = 1 ]; then
-		[ -n "$err" ] && grep -qF -- "devns: $err" <<<"$SLURMD_LOG"
-		ok $? "  check's first error is slurmd's message: $err" ||
+		[ -n "$err" ] && errors_logged
+		ok $? "  check's $(errors | wc -l) error(s) are slurmd's messages: $err" ||
 			diag "slurmd: $(grep devns <<<"$SLURMD_LOG" | tail -n 3)"
 	else
 		[ -z "$err" ]
