@@ -1639,7 +1639,8 @@ static void test_check_verdict(void)
 		 "nothing of its filesystem", other, host);
 	like(err, want, "  a note says what is not checked");
 	snprintf(want, sizeof(want), "note: GRES device file %s/none/nvidia0 "
-		 "is not on this machine", dev);
+		 "(and 1 more) is not on this machine: the device rules of a "
+		 "job on %s are not computed here", dev, other);
 	like(err, want, "  and which device file is missing");
 	ok(!strstr(err, "InitScript"), "  the missing InitScript is not "
 	   "judged there");

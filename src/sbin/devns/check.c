@@ -51,6 +51,9 @@ static void gres_lists_free(struct gres_lists *g)
 static int gres_load(const struct devns_opts *o, struct gres_lists *g,
 		     struct report *rep)
 {
+	const char *first = NULL;
+	char more[48] = "";
+
 	if (o->gres_conf_given || access(o->gres_conf, F_OK) == 0) {
 		if (gresconf_load(o->gres_conf, o->node, &g->conf, rep) < 0)
 			return -1;
@@ -70,11 +73,14 @@ static int gres_load(const struct devns_opts *o, struct gres_lists *g,
 		if (stat(g->node[i], &st) == 0 || errno != ENOENT)
 			continue;
 		if (!g->missing++)
-			devns_note("GRES device file %s is not on this machine "
-				   "(nor maybe others): the device rules of a "
-				   "job on %s are not computed here",
-				   g->node[i], o->node);
+			first = g->node[i];
 	}
+	if (g->missing > 1)
+		snprintf(more, sizeof(more), " (and %zu more)", g->missing - 1);
+	if (g->missing)
+		devns_note("GRES device file %s%s is not on this machine: the "
+			   "device rules of a job on %s are not computed here",
+			   first, more, o->node);
 	return 0;
 }
 
