@@ -11,7 +11,12 @@
  *            SPEC form, and each kind of error with its exit status and
  *            exact message, those of ns/nscheck (a missing InitScript or
  *            Source part, a DeviceAllow pattern matching nothing, a
- *            NodeName that is slurm.conf's in another case) included
+ *            NodeName that is slurm.conf's in another case) included;
+ *            slurmd's verdict (issue 46): the release rules of the
+ *            release it was built for, every bad line in one run, a
+ *            NodeName that matches no node, a mount point missing or
+ *            holding data, -n of another machine without its GRES
+ *            device files (notes, filter unknown)
  *   show     a real job made with jobct_setup() (namespace, cgroup,
  *            filter) and a process joined to it: the pin, the private
  *            mounts, the process in the namespace and the cgroup, the
@@ -21,7 +26,8 @@
  *            come out escaped, one line each
  *   --json   each command's output read back by a strict JSON reader
  *            (testsuite/lib/jsonread.h): one object, nothing else on
- *            stdout, the documented keys with the values the text
+ *            stdout, the meta block, typed setting values (numbers,
+ *            booleans, null, lists), the documented keys with the values the text
  *            output has (rules with their device files, errors with
  *            file and line), the job's escaped names back byte for byte
  *   cleanup  a live job (a listening stepd socket) and a dead one (a
