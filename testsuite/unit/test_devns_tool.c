@@ -11,7 +11,12 @@
  *            SPEC form, and each kind of error with its exit status and
  *            exact message, those of ns/nscheck (a missing InitScript or
  *            Source part, a DeviceAllow pattern matching nothing, a
- *            NodeName that is slurm.conf's in another case) included
+ *            NodeName that is slurm.conf's in another case) included;
+ *            slurmd's verdict (issue 46): the release rules of the
+ *            release it was built for, every bad line in one run, a
+ *            NodeName that matches no node, a mount point missing or
+ *            holding data, -n of another machine without its GRES
+ *            device files (notes, filter unknown)
  *   show     a real job made with jobct_setup() (namespace, cgroup,
  *            filter) and a process joined to it: the pin, the private
  *            mounts, the process in the namespace and the cgroup, the
@@ -21,7 +26,8 @@
  *            come out escaped, one line each
  *   --json   each command's output read back by a strict JSON reader
  *            (testsuite/lib/jsonread.h): one object, nothing else on
- *            stdout, the documented keys with the values the text
+ *            stdout, the meta block, typed setting values (numbers,
+ *            booleans, null, lists), the documented keys with the values the text
  *            output has (rules with their device files, errors with
  *            file and line), the job's escaped names back byte for byte
  *   cleanup  a live job (a listening stepd socket) and a dead one (a
@@ -55,6 +61,7 @@
 #include "dev/devprog.h"
 #include "job/jobct.h"
 #include "ns/dquota.h"
+#include "ns/nsrelease.h"
 #include "util/safepath.h"
 #include "util/saferm.h"
 #include "devns_config.h"
@@ -65,7 +72,7 @@
 static char tmp[] = "/var/tmp/test_devns_tool.XXXXXX";
 static char etc[64], slurm_conf[96], conf[96], gres_conf[96], base[96];
 static char dev[64], gpu0[96], gpu1[96], fake[96], spool[128], pid_file[128];
-static char node[32], other[32], cg_mount[256], layout[16];
+static char node[32], other[32], cg_mount[256], layout[16], host[256];
 static char out[65536], err[65536];	/* the last run's output */
 
 /* ---- running the tool ------------------------------------------------ */
@@ -279,13 +286,18 @@ static void write_conf(const char *extra)
 		   base, fake, node, other, extra);
 }
 
-/* The scratch node's slurm.conf, with one more line. */
+/*
+ * The scratch node's slurm.conf, with one more line: node is this machine
+ * (its NodeHostname), other another one.
+ */
 static void write_slurm_conf(const char *extra)
 {
 	/* %n as in multiple-slurmd clusters; Include lines are skipped */
 	write_file(slurm_conf, "ClusterName=test\nInclude /nonexistent\n"
 		   "SlurmdSpoolDir=%s/spool/%%n\n"
-		   "SlurmdPidFile=%s/slurmd-%%n.pid\n%s\n", tmp, tmp, extra);
+		   "SlurmdPidFile=%s/slurmd-%%n.pid\n"
+		   "NodeName=%s NodeHostname=%s\nNodeName=%s\n%s\n", tmp, tmp,
+		   node, host, other, extra);
 }
 
 static int make_scratch(void)
@@ -303,6 +315,10 @@ static int make_scratch(void)
 	snprintf(fake, sizeof(fake), "%s/fake", dev);
 	snprintf(node, sizeof(node), "ut%d", (int)getpid());
 	snprintf(other, sizeof(other), "other%d", (int)getpid());
+	if (gethostname(host, sizeof(host)) < 0)
+		return -1;
+	host[sizeof(host) - 1] = '\0';
+	host[strcspn(host, ".")] = '\0';
 	snprintf(spool, sizeof(spool), "%s/spool/%s", tmp, node);
 	snprintf(pid_file, sizeof(pid_file), "%s/slurmd-%s.pid", tmp, node);
 	if (mkdir(etc, 0755) < 0 || mkdir(base, 0755) < 0 ||
@@ -538,20 +554,56 @@ static void test_check_json(void)
 	ok(jv_is(v, "ok", true), "  ok: true");
 	is_str(jv_str(v, "file"), conf, "  file");
 	is_str(jv_str(v, "node"), node, "  node");
+	/* meta: what wrote it, for which Slurm, in which schema */
+	is_str(jv_str(v, "meta.devns_version"), PACKAGE_VERSION,
+	       "  meta.devns_version");
+	is_str(jv_str(v, "meta.slurm_release"), DEVNS_SLURM_VERSION,
+	       "  meta.slurm_release");
+	is_str(jv_num(v, "meta.schema_version"), "2", "  meta.schema_version");
+	/* settings: values typed (doc/json.md) */
 	set = jv_find(v, "settings", "key", "shmsize");
 	snprintf(where, sizeof(where), "%s:4", conf);
-	ok(set && !strcmp(jv_str(set, "value"), "1073741824") &&
+	ok(set && !strcmp(jv_num(set, "value"), "1073741824") &&
 	   !strcmp(jv_str(set, "source"), where),
-	   "  settings: shmsize 1073741824 from %s", where);
+	   "  settings: shmsize 1073741824, a number, from %s", where);
 	set = jv_find(v, "settings", "key", "tmpsize");
-	ok(set && !strcmp(jv_str(set, "value"), "none") &&
+	ok(set && jv_get(set, "value")->type == JV_NULL &&
 	   !strcmp(jv_str(set, "source"), "default"),
-	   "  settings: tmpsize none, default");
+	   "  settings: tmpsize null, default");
+	set = jv_find(v, "settings", "key", "basepath");
+	ok(set && jv_str(set, "value") && !strcmp(jv_str(set, "value"), base),
+	   "  settings: basepath a string");
+	set = jv_find(v, "settings", "key", "shared");
+	ok(set && jv_is(set, "value", false), "  settings: shared false, a "
+	   "boolean");
+	set = jv_find(v, "settings", "key", "clonensscriptwait");
+	ok(set && !strcmp(jv_num(set, "value"), "10"),
+	   "  settings: clonensscriptwait 10, a number");
+	set = jv_find(v, "settings", "key", "initscript");
+	ok(set && jv_get(set, "value")->type == JV_NULL,
+	   "  settings: initscript null");
+	set = jv_find(v, "settings", "key", "dirs");
+	ok(set && jv_get(set, "value")->type == JV_ARRAY &&
+	   jv_get(set, "value")->count == 2 &&
+	   !strcmp(jv_str(set, "value.1"), "/dev/shm"),
+	   "  settings: dirs a list");
+	set = jv_find(v, "settings", "key", "deviceallow");
+	snprintf(where, sizeof(where), "%s:3", conf);
+	ok(set && jv_get(set, "value")->type == JV_ARRAY &&
+	   jv_get(set, "value")->count == 1 &&
+	   jv_str(set, "sources.0") && !strcmp(jv_str(set, "sources.0"), where)
+	   && !strcmp(jv_str(set, "source"), where),
+	   "  settings: deviceallow a list, each entry's line in sources");
+	ok(jv_get(v, "settings")->count == 21, "  21 settings, one each");
+	ok(jv_get(v, "notes") && jv_get(v, "notes")->count == 0,
+	   "  no notes");
 	set = jv_find(v, "dirs", "path", "/dev/shm");
 	ok(set && !strcmp(jv_str(set, "type"), "tmpfs") &&
 	   !strcmp(jv_num(set, "size"), "1073741824") &&
-	   jv_get(set, "source")->type == JV_NULL,
-	   "  dirs: /dev/shm, a tmpfs of 1G, no Source");
+	   jv_get(set, "source")->type == JV_NULL &&
+	   jv_get(set, "options")->type == JV_ARRAY &&
+	   !strcmp(jv_str(set, "options.1"), "nodev"),
+	   "  dirs: /dev/shm, a tmpfs of 1G, no Source, options a list");
 	is_str(jv_str(v, "cgrouplayout"), layout, "  cgrouplayout");
 	is_str(jv_str(v, "grescfg"), gres_conf, "  grescfg");
 	is_str(jv_str(v, "nodedevices.1"), gpu1, "  nodedevices");
@@ -600,6 +652,8 @@ static void test_check_json(void)
 	if ((v = json_out("missing file"))) {
 		ok(jv_is(v, "ok", false) && jv_get(v, "errors")->count == 1,
 		   "  ok: false, one error");
+		ok(!strcmp(jv_num(v, "meta.schema_version"), "2"),
+		   "  meta, even so");
 		jv_free(v);
 	}
 }
@@ -1181,6 +1235,9 @@ static void test_list_cleanup_json(bool ns, const char *live,
 		ok(!strcmp(jv_str(v, "command"), "list") &&
 		   jv_is(v, "ok", true) && !strcmp(jv_str(v, "node"), node) &&
 		   jv_get(v, "jobs")->count == 2, "  command, ok, node, 2 jobs");
+		ok(!strcmp(jv_num(v, "meta.schema_version"), "2") &&
+		   jv_str(v, "meta.devns_version") &&
+		   jv_str(v, "meta.slurm_release"), "  meta");
 		j = jv_get(v, "jobs.0");
 		ok(j && !strcmp(jv_num(j, "job"), "201") &&
 		   jv_is(j, "alive", true) && jv_is(j, "namespace", ns) &&
@@ -1200,6 +1257,7 @@ static void test_list_cleanup_json(bool ns, const char *live,
 		   !strcmp(jv_num(v, "ended"), "1") &&
 		   !strcmp(jv_str(v, "spool"), spool),
 		   "  dry_run, 1 kept, 1 ended, the spool");
+		ok(!strcmp(jv_num(v, "meta.schema_version"), "2"), "  meta");
 		ok(!strcmp(jv_str(v, "jobs.0.answered"), live) &&
 		   jv_get(v, "jobs.0.removals")->count == 0,
 		   "  job 201 kept: its socket answered, nothing to remove");
@@ -1482,6 +1540,139 @@ static void test_check_traps(void)
 	write_conf("");
 }
 
+
+/*
+ * check gives slurmd's verdict (issue 46): the release rules of the
+ * release it was built for (ns/nsrelease.h), every error of a file in
+ * one run, a NodeName that matches no node of slurm.conf, a Dirs mount
+ * point that does not exist or holds data, and -n of another machine
+ * without its device files.
+ */
+static void test_check_verdict(void)
+{
+	char want[1024], text[1024], dir[160];
+	struct jv *v;
+
+	write_conf("EntireStepInNS=yes\n");
+	if (DEVNS_SLURM_VERSION_NUMBER < NSRELEASE_ENTIRE_STEP) {
+		is_int(tool("check", "-n", node, NULL), 1, "EntireStepInNS=yes "
+		       "on Slurm %s: exit 1, as slurmd", DEVNS_SLURM_VERSION);
+		snprintf(want, sizeof(want), "%s:6: EntireStepInNS=yes needs "
+			 "Slurm 24.11.1 or later (this Slurm does not let "
+			 "slurmstepd start in the job's namespace)\n", conf);
+		is_str(err, want, "  slurmd's message, with file:line");
+	} else {
+		is_int(tool("check", "-n", node, NULL), 0, "EntireStepInNS=yes "
+		       "on Slurm %s: passes, as in slurmd",
+		       DEVNS_SLURM_VERSION);
+	}
+	write_conf("UserNamespace=yes\n");
+	is_int(tool("check", "-n", node, NULL),
+	       DEVNS_SLURM_VERSION_NUMBER < NSRELEASE_USERNS_ALONE ? 1 : 0,
+	       "UserNamespace=yes without PidNamespace on Slurm %s: as slurmd",
+	       DEVNS_SLURM_VERSION);
+
+	/* Every bad line in one run. */
+	write_conf("Bogus=1\nShmSize=12Q\nPidNamespace=maybe\n");
+	is_int(tool("check", "-n", node, NULL), 1, "three bad lines: exit 1");
+	snprintf(want, sizeof(want), "%s:6: unknown key \"Bogus\"\n"
+		 "%s:7: ShmSize: invalid size \"12Q\"\n"
+		 "%s:8: PidNamespace: invalid boolean \"maybe\" (use yes or "
+		 "no)\n", conf, conf, conf);
+	is_str(err, want, "  all three named, in order");
+	is_int(tool("check", "--json", "-n", node, NULL), 1, "  --json: exit 1");
+	if ((v = json_out("check --json, three bad lines"))) {
+		const struct jv *e = jv_get(v, "errors");
+
+		ok(e && e->type == JV_ARRAY && e->count == 3 &&
+		   !strcmp(jv_num(&e->items[2], "line"), "8"),
+		   "  three errors, each with its line");
+		jv_free(v);
+	}
+
+	/* A NodeName that matches no node of slurm.conf. */
+	snprintf(text, sizeof(text), "PrologFlags=Contain\n"
+		 "NodeName=gpu[01-04] NodeHostname=elsewhere");
+	write_slurm_conf(text);
+	write_conf("NodeName=gpu[1-4] DevicePolicy=closed\n");
+	is_int(tool("check", "-n", node, NULL), 1, "NodeName=gpu[1-4] for "
+	       "slurm.conf's gpu[01-04]: exit 1");
+	snprintf(want, sizeof(want), "%s:6: NodeName=gpu[1-4] matches no node "
+		 "of slurm.conf (gpu1 (and 3 more) is none; slurm.conf names "
+		 "%s,%s,gpu[01-04]): the line applies to no node\n", conf, node,
+		 other);
+	is_str(err, want, "  naming the line, a name and slurm.conf's");
+	write_slurm_conf("PrologFlags=Contain");
+
+	/* Mount points: missing, and holding data. */
+	snprintf(dir, sizeof(dir), "%s/nonexistent", tmp);
+	snprintf(text, sizeof(text), "Dirs=/tmp,%s\n", dir);
+	write_conf(text);
+	is_int(tool("check", "-n", node, NULL), 1, "a Dirs mount point that "
+	       "does not exist: exit 1");
+	snprintf(want, sizeof(want), "%s:6: Dirs: the mount point %s: No such "
+		 "file or directory (every job would fail)\n", conf, dir);
+	is_str(err, want, "  every job would fail");
+	snprintf(dir, sizeof(dir), "%s/home", tmp);
+	snprintf(text, sizeof(text), "%s/alice", dir);
+	ok(mkdir(dir, 0755) == 0 && mkdir(text, 0700) == 0,
+	   "precondition: %s holds a user's directory", dir);
+	snprintf(text, sizeof(text), "Dirs=/tmp,%s\n", dir);
+	write_conf(text);
+	is_int(tool("check", "-n", node, NULL), 0, "a Dirs entry that hides "
+	       "data on the node: exit 0");
+	snprintf(want, sizeof(want), "warning: %s:6: Dirs: %s holds data on "
+		 "this node (\"alice\"): every job gets an empty private %s "
+		 "that hides it\n", conf, dir, dir);
+	is_str(err, want, "  a warning naming what it hides");
+
+	/*
+	 * -n of another machine (no NodeHostname of this host), whose
+	 * GRES device files are not here: not an error, the rules unknown;
+	 * nothing of the node's filesystem is judged.
+	 */
+	write_file(gres_conf, "NodeName=%s Name=gpu File=%s/none/nvidia[0-1]\n",
+		   other, dev);
+	snprintf(text, sizeof(text), "InitScript=%s/nonexistent.sh\n", tmp);
+	write_conf(text);
+	is_int(tool("check", "-n", other, "-g", "gpu:1", NULL), 0,
+	       "check -n of another machine, its GPUs not here: exit 0");
+	ok(has_line(out, "filter unknown (GRES device files not on this "
+		    "machine)") && !strstr(out, "\ndevice ") &&
+	   !strstr(out, "\ndefault "), "  filter unknown, no rules");
+	ok(has_line(out, "cgrouplayout unknown"), "  nor the cgroup layout");
+	snprintf(want, sizeof(want), "note: %s is not this machine (%s): "
+		 "nothing of its filesystem", other, host);
+	like(err, want, "  a note says what is not checked");
+	snprintf(want, sizeof(want), "note: GRES device file %s/none/nvidia0 "
+		 "(and 1 more) is not on this machine: the device rules of a "
+		 "job on %s are not computed here", dev, other);
+	like(err, want, "  and which device file is missing");
+	ok(!strstr(err, "InitScript"), "  the missing InitScript is not "
+	   "judged there");
+	is_int(tool("check", "-n", node, NULL), 1, "  on the node it is: "
+	       "exit 1");
+	is_int(tool("check", "--json", "-n", other, "-g", "gpu:1", NULL), 0,
+	       "  --json: exit 0");
+	if ((v = json_out("check --json elsewhere"))) {
+		const struct jv *n = jv_get(v, "notes");
+		const struct jv *f = jv_get(v, "filter");
+
+		ok(n && n->type == JV_ARRAY && n->count == 2,
+		   "  both notes in \"notes\"");
+		ok(f && f->type == JV_NULL && jv_get(v, "rules") &&
+		   jv_get(v, "rules")->type == JV_NULL,
+		   "  filter and rules null");
+		jv_free(v);
+	}
+	snprintf(text, sizeof(text), "%s/alice", dir);
+	rmdir(text);
+	rmdir(dir);
+	write_file(gres_conf, "# two fake GPUs on the test nodes\n"
+		   "NodeName=%s,%s Name=gpu Type=fake File=%s/nvidia[0-1]\n"
+		   "AutoDetect=off\nName=mps Count=100\n", node, other, dev);
+	write_conf("");
+}
 static void test_jobs(void)
 {
 	struct jobct_node *n;
@@ -1564,6 +1755,7 @@ int main(void)
 	test_check_gres();
 	test_check_errors();
 	test_check_traps();
+	test_check_verdict();
 	test_jobs();
 	remove_scratch();
 	return tap_done();

@@ -4,10 +4,13 @@
  * non-executable InitScript, a Source= whose fixed part is missing (an
  * error for devns check, a warning for slurmd), a DeviceAllow glob or
  * class that matches nothing, and a NodeName that differs from
- * slurm.conf's names only by case; each message with file:line; every
+ * slurm.conf's names only by case or matches none of them, a mount point
+ * that is missing or holds data, nothing of the node's filesystem for
+ * another machine; each message with file:line; every
  * problem reported, not only the first.  Files live in a scratch
  * directory; classes come from a fake /proc/devices.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -166,26 +169,28 @@ static void test_sources(void)
 		tap_skip("the scratch directory is in /tmp: no Source there");
 		return;
 	}
-	snprintf(text, sizeof(text), "BasePath=/b\nDir=/scratch Source=%s/%%u"
-		 "/%%j\nDir=/ref Source=%s Options=ro\n", at("src"),
-		 at("src"));
+	snprintf(text, sizeof(text), "BasePath=/b\nDir=%s Source=%s/%%u"
+		 "/%%j\nDir=%s Source=%s Options=ro\n", at("mnt"), at("src"),
+		 at("mnt2"), at("src"));
 	ok(check(text, true, NULL) == 0 && !errors && !warnings,
 	   "Sources whose fixed parts exist pass: %s", msgs);
 
-	snprintf(text, sizeof(text), "BasePath=/b\nDir=/scratch Source=%s/x/"
-		 "%%u/%%j\n", at("nonexistent"));
+	snprintf(text, sizeof(text), "BasePath=/b\nDir=%s Source=%s/x/"
+		 "%%u/%%j\n", at("mnt"), at("nonexistent"));
 	ok(check(text, true, NULL) == -1 && errors == 1,
 	   "devns check: a missing fixed part is an error");
-	snprintf(want, sizeof(want), "E: t.conf:2: Dir=/scratch: Source "
+	snprintf(want, sizeof(want), "E: t.conf:2: Dir=%s: Source "
 		 "\"%s/x/%%u/%%j\": %s/x: No such file or directory (every job "
-		 "would fail)\n", at("nonexistent"), at("nonexistent"));
+		 "would fail)\n", at("mnt"), at("nonexistent"),
+		 at("nonexistent"));
 	is_str(msgs, want, "  naming file:line, the Source and the part");
 	ok(check(text, false, NULL) == 0 && warnings == 1 && !errors,
 	   "slurmd: a warning (a disk may come later)");
-	like(msgs, "W: t.conf:2: Dir=/scratch: Source ", "  %s", msgs);
+	snprintf(want, sizeof(want), "W: t.conf:2: Dir=%s: Source ", at("mnt"));
+	like(msgs, want, "  %s", msgs);
 
-	snprintf(text, sizeof(text), "BasePath=/b\nDir=/ref Source=%s\n",
-		 at("init.sh"));
+	snprintf(text, sizeof(text), "BasePath=/b\nDir=%s Source=%s\n",
+		 at("mnt"), at("init.sh"));
 	ok(check(text, true, NULL) == -1 && errors == 1,
 	   "a Source without %% must be a directory");
 	like(msgs, "init.sh: not a directory", "  saying so: %s", msgs);
@@ -240,6 +245,130 @@ static void test_node_names(void)
 		 NULL) == 0, "without slurm.conf's names: not compared");
 	ok(check("BasePath=/b\nNodeName=Cpu[0-999999999] ShmSize=1G\n", true,
 		 slurm) == 0, "a hostlist too large to be real nodes: skipped");
+
+	ok(check("BasePath=/b\nNodeName=gpu[1-4] ShmSize=1G\n", true,
+		 slurm) == -1 && errors == 1,
+	   "a NodeName none of whose names is a node of slurm.conf: error");
+	is_str(msgs, "E: t.conf:2: NodeName=gpu[1-4] matches no node of "
+	       "slurm.conf (gpu1 (and 3 more) is none; slurm.conf names "
+	       "gpu[01-16],login1,cpu[001-100]): the line applies to no node\n",
+	       "  naming file:line, the first name and slurm.conf's");
+	ok(check("BasePath=/b\nNodeName=gpu[15-20] ShmSize=1G\n", true,
+		 slurm) == 0 && warnings == 1,
+	   "a NodeName some of whose names are none: a warning");
+	is_str(msgs, "W: t.conf:2: NodeName=gpu[15-20]: gpu17 (and 3 more) is "
+	       "no node of slurm.conf (the line applies to its other "
+	       "nodes)\n", "  naming the first");
+	{
+		static const char *const none[] = { NULL };
+
+		ok(check("BasePath=/b\nNodeName=gpu[1-4] ShmSize=1G\n", true,
+			 none) == 0 && !warnings,
+		   "a slurm.conf that names no node (configless, Include): "
+		   "not compared");
+	}
+}
+
+/*
+ * A private directory's mount point must exist (mntns makes none: every
+ * job would fail), and one that holds data hides it from every job: a
+ * warning, but for the scratch directories every user writes to.
+ */
+static void test_mount_points(void)
+{
+	char text[PATH_MAX * 3], want[PATH_MAX * 2];
+
+	snprintf(text, sizeof(text), "BasePath=/b\nDirs=/tmp,%s\n",
+		 at("mnt"));
+	ok(check(text, true, NULL) == 0 && !errors && !warnings,
+	   "an empty mount point passes: %s", msgs);
+
+	snprintf(text, sizeof(text), "BasePath=/b\nDirs=/tmp,%s\n",
+		 at("nonexistent"));
+	ok(check(text, true, NULL) == -1 && errno == EINVAL && errors == 1,
+	   "devns check: a missing mount point is an error");
+	snprintf(want, sizeof(want), "E: t.conf:2: Dirs: the mount point %s: "
+		 "No such file or directory (every job would fail)\n",
+		 at("nonexistent"));
+	is_str(msgs, want, "  naming file:line and the path");
+	ok(check(text, false, NULL) == 0 && warnings == 1 && !errors,
+	   "slurmd: a warning (a disk may come later)");
+	snprintf(text, sizeof(text), "BasePath=/b\nDir=%s Type=tmpfs\n",
+		 at("nonexistent"));
+	ok(check(text, true, NULL) == -1 && errors == 1,
+	   "a Dir line's mount point too");
+	like(msgs, "E: t.conf:2: Dirs: the mount point ", "  on its line");
+
+	write_file(at("full/data"), "x", 0644);
+	snprintf(text, sizeof(text), "BasePath=/b\nDirs=/tmp,%s\n",
+		 at("full"));
+	ok(check(text, true, NULL) == 0 && !errors && warnings == 1,
+	   "a mount point that holds data: a warning, not an error");
+	snprintf(want, sizeof(want), "W: t.conf:2: Dirs: %s holds data on "
+		 "this node (\"data\"): every job gets an empty private %s "
+		 "that hides it\n", at("full"), at("full"));
+	is_str(msgs, want, "  naming the path and what it holds");
+	ok(check(text, false, NULL) == 0 && !warnings,
+	   "  not in slurmd (each slurmstepd would read it, per job)");
+	write_file(at("full/more"), "x", 0644);
+	ok(check(text, true, NULL) == 0 && warnings == 1 &&
+	   strstr(msgs, "\", ...)"), "  more than one entry: \", ...\"");
+	unlink(at("full/more"));
+	{
+		struct stat st;
+		bool tmp_full = false;
+		DIR *d = opendir("/tmp");
+		struct dirent *e;
+
+		while (d && (e = readdir(d)))
+			tmp_full |= strcmp(e->d_name, ".") &&
+				    strcmp(e->d_name, "..");
+		if (d)
+			closedir(d);
+		if (!tmp_full || stat("/tmp", &st) < 0) {
+			tap_skip("/tmp is empty: nothing to hide");
+		} else {
+			ok(check("BasePath=/b\nDirs=/tmp\n", true, NULL) == 0 &&
+			   !warnings, "/tmp holds data, and hiding it is the "
+			   "point: no warning");
+		}
+	}
+	unlink(at("full/data"));
+	rmdir(at("full"));
+}
+
+/*
+ * devns check -n NODE for another machine (elsewhere): nothing of the
+ * node's filesystem is checked here, slurm.conf's names are.
+ */
+static void test_elsewhere(void)
+{
+	static const char *const slurm[] = { "n1", NULL };
+	struct nscheck_args args = {
+		.strict = true,
+		.proc_devices = proc_devices,
+		.slurm_nodes = slurm,
+		.elsewhere = true,
+	};
+	char text[PATH_MAX * 4];
+	struct nsconf *c;
+	struct report r;
+
+	snprintf(text, sizeof(text), "BasePath=/b\nInitScript=%s\n"
+		 "Dirs=/tmp,%s\nDeviceAllow=char-none:r\n"
+		 "NodeName=N1 Shared=yes\n", at("missing.sh"),
+		 at("nonexistent"));
+	ok(check(text, true, slurm) == -1 && errors == 4,
+	   "precondition: on the node, four errors: %s", msgs);
+	if (!(c = nsconf_load_text(text, "t.conf", "n1", NULL, fresh())))
+		return;
+	msgs[0] = '\0';
+	errors = warnings = 0;
+	report_init(&r, collect, NULL);
+	ok(nscheck_run(c, &args, &r) == -1 && errors == 1,
+	   "elsewhere: only slurm.conf's names are checked");
+	like(msgs, "E: t.conf:5: NodeName=N1: N1 is no node", "  %s", msgs);
+	nsconf_free(c);
 }
 
 /* Every problem is reported, not only the first. */
@@ -280,7 +409,8 @@ int main(void)
 		   0644);
 	write_file(at("init.sh"), "#!/bin/sh\n", 0755);
 	write_file(at("noexec.sh"), "#!/bin/sh\n", 0644);
-	if (mkdir(at("src"), 0755) < 0) {
+	if (mkdir(at("src"), 0755) < 0 || mkdir(at("mnt"), 0755) < 0 ||
+	    mkdir(at("mnt2"), 0755) < 0 || mkdir(at("full"), 0755) < 0) {
 		printf("Bail out! mkdir\n");
 		return 1;
 	}
@@ -289,11 +419,15 @@ int main(void)
 	test_sources();
 	test_devices();
 	test_node_names();
+	test_mount_points();
+	test_elsewhere();
 	test_all();
 	unlink(proc_devices);
 	unlink(at("init.sh"));
 	unlink(at("noexec.sh"));
 	rmdir(at("src"));
+	rmdir(at("mnt"));
+	rmdir(at("mnt2"));
 	ok(rmdir(tmp) == 0, "scratch directory removed");
 	return tap_done();
 }

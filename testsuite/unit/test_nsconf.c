@@ -3,7 +3,7 @@
  * test_nsconf.c - unit tests of the namespace.conf parser: every key and
  * its defaults, the syntax (comments, quotes, continuations, CRLF), the
  * NodeName override rules, every error with its exact "file:line: ..."
- * message, and loading from a file (including a missing one).
+ * message (every bad line of a file in one run), and loading from a file (including a missing one).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -1768,6 +1768,73 @@ static void test_tmp_disk_limit(void)
 	nsconf_free(c);
 }
 
+/* Messages of a run, one per line (test_every_error). */
+static char all_msgs[4096];
+
+static void collect_all(enum report_level level, const char *msg, void *arg)
+{
+	size_t n = strlen(all_msgs);
+
+	(void)arg;
+	if (level == REPORT_ERROR)
+		snprintf(all_msgs + n, sizeof(all_msgs) - n, "%s\n", msg);
+}
+
+/*
+ * Every bad line of a file in one run (issue 46): the parser goes on
+ * after a bad line, the file still fails, the first error stays
+ * rep.msg; the checks of keys from different lines all report too, once
+ * every line is good.  A control byte still ends the reading.
+ */
+static void test_every_error(void)
+{
+	struct report r;
+	struct nsconf *c;
+
+	all_msgs[0] = '\0';
+	report_init(&r, collect_all, NULL);
+	errno = 0;
+	c = nsconf_load_text("BasePath=/var/spool/devns\nBogus=1\n"
+			     "ShmSize=12Q\nNodeName=n[1-2 TmpSize=1G\n"
+			     "Dir=/scratch Type=tmpfs Colour=red\n"
+			     "PidNamespace=maybe\n", "t.conf", "n1", NULL, &r);
+	ok(!c && errno == EINVAL, "a file with five bad lines fails: EINVAL");
+	is_str(all_msgs,
+	       "t.conf:2: unknown key \"Bogus\"\n"
+	       "t.conf:3: ShmSize: invalid size \"12Q\"\n"
+	       "t.conf:4: NodeName: invalid hostlist \"n[1-2\"\n"
+	       "t.conf:5: unknown key \"Colour\"\n"
+	       "t.conf:6: PidNamespace: invalid boolean \"maybe\" (use yes or "
+	       "no)\n",
+	       "  each bad line reported, in order");
+	is_int(r.errors, 5, "  five errors counted");
+	is_str(r.msg, "t.conf:2: unknown key \"Bogus\"",
+	       "  the first is the report's message");
+	nsconf_free(c);
+
+	all_msgs[0] = '\0';
+	report_init(&r, collect_all, NULL);
+	c = nsconf_load_text("BasePath=none\nPidNamespace=yes\n"
+			     "NamespacePool=2\n", "t.conf", "n1", NULL, &r);
+	ok(!c && errno == EINVAL, "two keys that need BasePath: fails");
+	is_int(r.errors, 2, "  both reported");
+	like(all_msgs, "t.conf:2: PidNamespace: BasePath is none",
+	     "  PidNamespace's");
+	like(all_msgs, "t.conf:3: NamespacePool: BasePath is none",
+	     "  NamespacePool's");
+	nsconf_free(c);
+
+	all_msgs[0] = '\0';
+	report_init(&r, collect_all, NULL);
+	c = nsconf_load_text("Bogus=1\nBasePath=none\x01\nShmSize=12Q\n",
+			     "t.conf", "n1", NULL, &r);
+	ok(!c && errno == EINVAL, "a control byte: fails");
+	is_str(all_msgs, "t.conf:1: unknown key \"Bogus\"\n"
+	       "t.conf:2: control character 0x01 in column 14\n",
+	       "  the lines before it reported, nothing after it");
+	nsconf_free(c);
+}
+
 int main(void)
 {
 	test_defaults();
@@ -1799,6 +1866,7 @@ int main(void)
 	test_load_paths();
 	test_example();
 	test_man_example();
+	test_every_error();
 	test_api_edges();
 	test_tmp_disk_limit();
 	test_pid_namespace();

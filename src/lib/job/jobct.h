@@ -121,6 +121,9 @@ struct jobct_slurm {
 				 * it to require devns_pidns.so) */
 	bool contain_spank;	/* SlurmdParameters=contain_spank: SPANK
 				 * hooks run in a child of slurmstepd */
+	bool elsewhere;		/* the node is not this machine (devns check
+				 * -n): its kernel and cgroups are not
+				 * checked here */
 };
 
 /*

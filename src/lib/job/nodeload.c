@@ -367,8 +367,9 @@ int jobct_node_check(const struct jobct_node *node,
 	if (devpolicy_check_gres(&node->policy, slurm->node_devices, rep) < 0)
 		return -1;
 	if (devpolicy_never_filters(&node->policy) ||
-	    (devpolicy_is_open(&node->policy) && !slurm->node_has_devices))
-		return 0;	/* no job of this node is filtered */
+	    (devpolicy_is_open(&node->policy) && !slurm->node_has_devices) ||
+	    slurm->elsewhere)
+		return 0;	/* no job of this node is filtered, or not here */
 	snprintf(asks, sizeof(asks), "DevicePolicy=%s%s%s%s%s",
 		 devpolicy_mode_name(c->device_policy),
 		 c->device_allow ? " with DeviceAllow (" : "",

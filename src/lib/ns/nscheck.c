@@ -4,17 +4,21 @@
  * and against slurm.conf's node names.  See nscheck.h.
  */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "dev/devpolicy.h"
 #include "ns/nscheck.h"
 #include "util/hostexpand.h"
 #include "util/hostmatch.h"
+#include "util/safepath.h"
 
 /*
  * The most names of one NodeName value compared with slurm.conf: a value
@@ -135,6 +139,100 @@ static void sources_check(struct check *k)
 	}
 }
 
+/* The line that made private directory i: its Dir line, else Dirs'. */
+static int dir_line(const struct nsconf *c, size_t i)
+{
+	return c->dir_conf[i].line ? c->dir_conf[i].line : c->lines.dirs;
+}
+
+/*
+ * The entries of the directory fd (an O_PATH fd) into *count, at most 2
+ * (a mount point may be a large /home), the first's name into first[len].
+ * Returns 0, or -1 with errno.
+ */
+static int dir_entries(int fd, size_t *count, char *first, size_t len)
+{
+	int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct dirent *e;
+	DIR *d;
+
+	if (dfd < 0)
+		return -1;
+	if (!(d = fdopendir(dfd))) {
+		int saved = errno;
+
+		close(dfd);
+		errno = saved;
+		return -1;
+	}
+	*count = 0;
+	while (*count < 2 && (e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (!(*count)++)
+			snprintf(first, len, "%s", e->d_name);
+	}
+	closedir(d);
+	return 0;
+}
+
+/* Whether path is one every user writes to (/tmp, /var/tmp, /dev/shm). */
+static bool shared_dir(const char *path)
+{
+	static const char *const shared[] = NSCONF_SHARED_DIRS;
+
+	for (size_t i = 0; shared[i]; i++)
+		if (!strcmp(path, shared[i]))
+			return true;
+	return false;
+}
+
+/*
+ * Each private directory is mounted over its path on the node, which
+ * must be there (mntns makes no mount point: every job would fail), and
+ * hides what the node keeps there from every job: a warning of devns
+ * check where it holds data, but for the scratch directories every user
+ * writes to, whose hiding is the point.  Opened component by component,
+ * no link followed.
+ */
+static void mount_points_check(struct check *k)
+{
+	const struct nsconf *c = k->conf;
+	char at[PATH_MAX + 16], first[256];
+
+	for (size_t i = 0; c->dirs && c->dirs[i]; i++) {
+		const char *path = c->dirs[i];
+		size_t count;
+		int fd;
+
+		where(k, dir_line(c, i), at, sizeof(at));
+		if ((fd = safepath_open(path)) < 0) {
+			const char *why = strerror(errno);
+
+			if (!k->args->strict) {
+				report_warning(k->rep, "%s: Dirs: the mount "
+					       "point %s: %s (jobs fail until "
+					       "it is there)", at, path, why);
+				continue;
+			}
+			k->errors++;
+			report_error(k->rep, "%s: Dirs: the mount point %s: %s "
+				     "(every job would fail)", at, path, why);
+			continue;
+		}
+		/* Not in each slurmstepd: a readdir per job, an automount. */
+		if (k->args->strict && !shared_dir(path) &&
+		    dir_entries(fd, &count, first, sizeof(first)) == 0 &&
+		    count)
+			report_warning(k->rep, "%s: Dirs: %s holds data on this "
+				       "node (\"%s\"%s): every job gets an "
+				       "empty private %s that hides it", at,
+				       path, first, count > 1 ? ", ..." : "",
+				       path);
+		close(fd);
+	}
+}
+
 /* Each DeviceAllow glob or class of the node must match something. */
 static int devices_check(struct check *k)
 {
@@ -160,6 +258,8 @@ struct names {
 	size_t cased;		/* those slurm.conf has in another case only */
 	char first[1024];	/* the first of them */
 	const char *hit;	/* and the slurm.conf value that has it */
+	size_t unknown;		/* those slurm.conf has in no case */
+	char first_unknown[1024];
 };
 
 /* A copy of s in lower case into buf[len]. */
@@ -207,7 +307,30 @@ static int name_check(const char *name, void *arg)
 		snprintf(n->first, sizeof(n->first), "%s", name);
 		n->hit = hit;
 	}
+	if (!hit && !n->unknown++)
+		snprintf(n->first_unknown, sizeof(n->first_unknown), "%s",
+			 name);
 	return 0;
+}
+
+/*
+ * slurm.conf's NodeName values for a message, joined by ",", cut short
+ * (static storage: one message at a time).
+ */
+static const char *slurm_names(const struct check *k)
+{
+	static char buf[256];
+	const char *const *v = k->args->slurm_nodes;
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; v[i] && n < sizeof(buf); i++) {
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s",
+				      i ? "," : "", v[i]);
+		if (n >= sizeof(buf) - 1 && sizeof(buf) > 4)
+			memcpy(buf + sizeof(buf) - 4, "...", 4);
+	}
+	return buf;
 }
 
 /* One NodeName value: an error when names of it differ only by case. */
@@ -220,16 +343,35 @@ static int scope_check(struct check *k, const struct nsconf_scope *s)
 	if (hostexpand(s->hostlist, NSCHECK_MAX_NAMES, name_count, &n) < 0 ||
 	    hostexpand(s->hostlist, NSCHECK_MAX_NAMES, name_check, &n) < 0)
 		return errno == ENOMEM ? -1 : 0;
-	if (!n.cased)
+	where(k, s->line, at, sizeof(at));
+	if (n.cased) {
+		if (n.cased > 1)
+			snprintf(more, sizeof(more), " (and %zu more)",
+				 n.cased - 1);
+		k->errors++;
+		report_error(k->rep, "%s: NodeName=%s: %s%s is no node of "
+			     "slurm.conf, whose NodeName=%s has it in another "
+			     "case (node names are case-sensitive: the line "
+			     "applies to no such node)", at, s->hostlist,
+			     n.first, more, n.hit);
+	}
+	if (!n.unknown)
 		return 0;
-	if (n.cased > 1)
-		snprintf(more, sizeof(more), " (and %zu more)", n.cased - 1);
-	k->errors++;
-	report_error(k->rep, "%s: NodeName=%s: %s%s is no node of slurm.conf, "
-		     "whose NodeName=%s has it in another case (node names "
-		     "are case-sensitive: the line applies to no such node)",
-		     where(k, s->line, at, sizeof(at)), s->hostlist, n.first,
-		     more, n.hit);
+	more[0] = '\0';
+	if (n.unknown > 1)
+		snprintf(more, sizeof(more), " (and %zu more)", n.unknown - 1);
+	/* None of its names is a node: the line is dead, surely a typo. */
+	if (n.unknown + n.cased == n.count) {
+		k->errors++;
+		report_error(k->rep, "%s: NodeName=%s matches no node of "
+			     "slurm.conf (%s%s is none; slurm.conf names %s): "
+			     "the line applies to no node", at, s->hostlist,
+			     n.first_unknown, more, slurm_names(k));
+		return 0;
+	}
+	report_warning(k->rep, "%s: NodeName=%s: %s%s is no node of "
+		       "slurm.conf (the line applies to its other nodes)", at,
+		       s->hostlist, n.first_unknown, more);
 	return 0;
 }
 
@@ -248,11 +390,15 @@ int nscheck_run(const struct nsconf *conf, const struct nscheck_args *args,
 {
 	struct check k = { .conf = conf, .args = args, .rep = rep };
 
-	scripts_check(&k);
-	sources_check(&k);
-	if (args->strict && devices_check(&k) < 0)
-		goto nomem;
-	if (args->slurm_nodes && node_names_check(&k) < 0)
+	if (!args->elsewhere) {
+		scripts_check(&k);
+		sources_check(&k);
+		mount_points_check(&k);
+		if (args->strict && devices_check(&k) < 0)
+			goto nomem;
+	}
+	if (args->slurm_nodes && args->slurm_nodes[0] &&
+	    node_names_check(&k) < 0)
 		goto nomem;
 	if (!k.errors)
 		return 0;

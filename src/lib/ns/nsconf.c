@@ -221,10 +221,21 @@ static int namespace_pool_check(struct parser *p)
 			   p->conf->lines.base_path);
 }
 
+/* The checks on the node's result, each on keys from different lines. */
+static int (*const result_checks[])(struct parser *p) = {
+	base_path_dirs_check,
+	pid_namespace_check,
+	user_namespace_check,
+	namespace_pool_check,
+	entire_step_check,
+	tmp_disk_limit_check,
+};
+
 /* Fill in what no line set; BasePath must have been. */
 static int conf_finish(struct parser *p)
 {
 	size_t i;
+	int errors = 0;
 
 	if (!(p->set & (1u << KEY_BASE_PATH))) {
 		nsconf_file_error(p->name, p->rep, "BasePath is not set%s%s "
@@ -249,17 +260,20 @@ static int conf_finish(struct parser *p)
 	if (!(p->set & (1u << KEY_CLONE_NS_EPILOG_WAIT)))
 		p->conf->clone_ns_epilog_wait = NSCONF_SCRIPT_WAIT_DEFAULT;
 	p->listed = nsconf_dirs_count(p->conf->dirs);
-	if (nsconf_dirs_resolve(p) < 0)
+	if (nsconf_dirs_resolve(p) < 0 || nsconf_allow_join(p->conf) < 0)
 		return -1;
-	if (base_path_dirs_check(p) < 0)
-		return -1;
-	if (pid_namespace_check(p) < 0 || user_namespace_check(p) < 0 ||
-	    namespace_pool_check(p) < 0 ||
-	    entire_step_check(p) < 0)
-		return -1;
-	if (nsconf_allow_join(p->conf) < 0)
-		return -1;
-	return tmp_disk_limit_check(p);
+	/* Each check of keys from different lines, every error reported. */
+	for (i = 0; i < sizeof(result_checks) / sizeof(*result_checks); i++) {
+		if (result_checks[i](p) == 0)
+			continue;
+		if (errno != EINVAL)
+			return -1;
+		errors++;
+	}
+	if (!errors)
+		return 0;
+	errno = EINVAL;
+	return -1;
 }
 
 static void parser_free(struct parser *p)

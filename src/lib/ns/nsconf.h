@@ -11,7 +11,9 @@
  * specific setting wins; DeviceAllow lines add up per kind); see
  * namespace.conf(5) for the keys and PRECEDENCE.  Every error
  * (unknown key, malformed line, bad value) is fatal and named by file and
- * line, so that slurmd never starts on a file it misread.
+ * line, so that slurmd never starts on a file it misread; every bad line
+ * of the file is reported, not only the first (the checks of keys from
+ * different lines run once every line is good).
  */
 #ifndef DEVNS_NSCONF_H
 #define DEVNS_NSCONF_H

@@ -188,26 +188,40 @@ static int line_parse(struct parser *p, struct confread *r, bool pass2,
 	}
 }
 
-/* Run one pass over text.  Returns 0, or -1 with errno set. */
+/*
+ * Run one pass over text, every bad line reported.  Returns 0, or -1 with
+ * errno set (EINVAL after reporting each bad line).
+ */
 int nsconf_text_parse(struct parser *p, const char *text, bool pass2)
 {
 	struct nsconf scratch = { .base_path = NULL };
 	struct confread r;
-	int rc;
+	int rc, errors = 0;
 
 	confread_init(&r, text);
 	p->pass2 = pass2;
+	/*
+	 * A bad line is reported and the next one read, so that one run
+	 * names every bad line of the file (devns check, slurmd's log); the
+	 * file still fails.  Out of memory stops at once.
+	 */
 	while ((rc = confread_line(&r)) > 0) {
 		rc = line_parse(p, &r, pass2, &scratch);
 		nsconf_clear(&scratch);
-		if (rc < 0)
+		if (rc < 0 && errno != EINVAL)
 			break;
+		errors += rc < 0;
 	}
+	/* A control byte ends the reading: the line it is on is unknown. */
 	if (rc < 0 && errno == EINVAL && r.bad_column) {
 		p->line = r.line;
 		nsconf_error(p, "control character 0x%02x in column %d",
 			    r.bad_byte, r.bad_column);
 	}
 	confread_free(&r);
+	if (rc == 0 && errors) {
+		errno = EINVAL;
+		rc = -1;
+	}
 	return rc;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * check.c - devns check: namespace.conf validated by the code slurmd runs
- * (jobct_node_load, jobct_node_check) and, strictly, against the node
+ * (jobct_node_load, the release rules of ns/nsrelease.h for the release
+ * configure found, jobct_node_check) and, strictly, against the node
  * and slurm.conf's node names (nscheck_run), then the node's effective
  * settings, each with the line it came from, and the device rules a job
  * with the given GRES would get (jobct_device_rules), one "key value"
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "devns_config.h"
@@ -23,6 +25,7 @@
 #include "ns/dquota.h"
 #include "ns/nscheck.h"
 #include "ns/nspool.h"
+#include "ns/nsrelease.h"
 #include "util/safepath.h"
 
 /* The two GRES lists of the plan, and where they came from. */
@@ -31,6 +34,7 @@ struct gres_lists {
 	bool loaded;		/* a gres.conf was read */
 	const char **node;	/* the node's device files, NULL: none */
 	char **job;		/* the job's, NULL: none */
+	size_t missing;		/* -n elsewhere: node files not here */
 };
 
 static void gres_lists_free(struct gres_lists *g)
@@ -47,6 +51,9 @@ static void gres_lists_free(struct gres_lists *g)
 static int gres_load(const struct devns_opts *o, struct gres_lists *g,
 		     struct report *rep)
 {
+	const char *first = NULL;
+	char more[48] = "";
+
 	if (o->gres_conf_given || access(o->gres_conf, F_OK) == 0) {
 		if (gresconf_load(o->gres_conf, o->node, &g->conf, rep) < 0)
 			return -1;
@@ -56,6 +63,24 @@ static int gres_load(const struct devns_opts *o, struct gres_lists *g,
 		return report_errno(rep, ENOMEM, "gres.conf");
 	if (o->gres && gresconf_job_files(&g->conf, o->gres, &g->job, rep) < 0)
 		return -1;
+	/*
+	 * Off the node its device files need not be here: the job's rules
+	 * (device numbers) cannot be computed then, and are not.
+	 */
+	for (size_t i = 0; o->elsewhere && g->node && g->node[i]; i++) {
+		struct stat st;
+
+		if (stat(g->node[i], &st) == 0 || errno != ENOENT)
+			continue;
+		if (!g->missing++)
+			first = g->node[i];
+	}
+	if (g->missing > 1)
+		snprintf(more, sizeof(more), " (and %zu more)", g->missing - 1);
+	if (g->missing)
+		devns_note("GRES device file %s%s is not on this machine: the "
+			   "device rules of a job on %s are not computed here",
+			   first, more, o->node);
 	return 0;
 }
 
@@ -216,7 +241,8 @@ static void print_settings(const struct devns_opts *o,
 	print_allow(c);
 	print_kv_from("cdispecdirs", c->cdi_spec_dirs ? c->cdi_spec_dirs
 		      : "none", f, l->cdi_spec_dirs);
-	print_kv("cgrouplayout", jobct_node_layout(node));
+	print_kv("cgrouplayout", o->elsewhere ? "unknown"
+					      : jobct_node_layout(node));
 }
 
 /* "NODE,NODE" (escaped) of a resolved list, "none" when empty. */
@@ -277,33 +303,94 @@ static void print_gres(const struct devns_opts *o, const struct gres_lists *g)
 
 /* ---- --json: the same, as members of the output object (devns(8)) ---- */
 
-/* {"key", "value", "source": "FILE:LINE" or "default"} */
-static void json_setting(struct json *j, const char *key, const char *value,
-			 const char *file, int line)
+/*
+ * A setting of "settings" is {"key", "value", "source"}: value typed
+ * (doc/json.md), source "FILE:LINE" or "default".  setting_begin() opens
+ * it up to its value, setting_end() adds the source and closes it.
+ */
+static void setting_begin(struct json *j, const char *key)
+{
+	json_object_begin(j, NULL);
+	json_string(j, "key", key);
+}
+
+static void source_of(const char *file, int line, char *buf, size_t len)
+{
+	if (line)
+		snprintf(buf, len, "%s:%d", file, line);
+	else
+		snprintf(buf, len, "default");
+}
+
+static void setting_end(struct json *j, const char *file, int line)
 {
 	char from[PATH_MAX + 32];
 
-	if (line)
-		snprintf(from, sizeof(from), "%s:%d", file, line);
-	else
-		snprintf(from, sizeof(from), "default");
-	json_object_begin(j, NULL);
-	json_string(j, "key", key);
-	json_string(j, "value", value);
+	source_of(file, line, from, sizeof(from));
 	json_string(j, "source", from);
 	json_object_end(j);
 }
 
-static void json_size_setting(struct json *j, const char *key, uint64_t bytes,
+/* A path or name, null for none. */
+static void json_setting_str(struct json *j, const char *key,
+			     const char *value, const char *file, int line)
+{
+	setting_begin(j, key);
+	json_string(j, "value", value);
+	setting_end(j, file, line);
+}
+
+static void json_setting_bool(struct json *j, const char *key, bool value,
 			      const char *file, int line)
 {
-	char value[32];
+	setting_begin(j, key);
+	json_bool(j, "value", value);
+	setting_end(j, file, line);
+}
 
+static void json_setting_num(struct json *j, const char *key, uint64_t value,
+			     const char *file, int line)
+{
+	setting_begin(j, key);
+	json_uint(j, "value", value);
+	setting_end(j, file, line);
+}
+
+/* A size in bytes, null for none (0). */
+static void json_setting_size(struct json *j, const char *key, uint64_t bytes,
+			      const char *file, int line)
+{
+	setting_begin(j, key);
 	if (bytes)
-		snprintf(value, sizeof(value), "%" PRIu64, bytes);
+		json_uint(j, "value", bytes);
 	else
-		snprintf(value, sizeof(value), "none");
-	json_setting(j, key, value, file, line);
+		json_null(j, "value");
+	setting_end(j, file, line);
+}
+
+/*
+ * "deviceallow": the entries of every line that applies, as written, a
+ * list; "sources" each one's line, "source" the last one's (or that of
+ * the DeviceAllow=none that emptied it, or "default").
+ */
+static void json_setting_allow(struct json *j, const struct nsconf *c)
+{
+	char from[PATH_MAX + 32];
+	int last = c->allow_none_line;
+
+	setting_begin(j, "deviceallow");
+	json_array_begin(j, "value");
+	for (size_t i = 0; i < c->allow_count; i++)
+		json_string(j, NULL, c->allow[i].value);
+	json_array_end(j);
+	json_array_begin(j, "sources");
+	for (size_t i = 0; i < c->allow_count; i++) {
+		source_of(c->file, c->allow[i].line, from, sizeof(from));
+		json_string(j, NULL, from);
+		last = c->allow[i].line;
+	}
+	json_array_end(j);
+	setting_end(j, c->file, last);
 }
 
 /* "settings": each of the file's settings with where it came from. */
@@ -311,58 +398,61 @@ static void json_settings(struct json *j, const struct nsconf *c)
 {
 	const struct nsconf_lines *l = &c->lines;
 	const char *f = c->file;
-	char n[32], *dirs;
-	size_t len = 1;
 
 	json_array_begin(j, "settings");
-	json_setting(j, "basepath", c->base_path ? c->base_path : "none", f,
-		     l->base_path);
-	json_setting(j, "autobasepath", c->auto_base_path ? "yes" : "no", f,
-		     l->auto_base_path);
+	json_setting_str(j, "basepath", c->base_path, f, l->base_path);
+	json_setting_bool(j, "autobasepath", c->auto_base_path, f,
+			  l->auto_base_path);
+	setting_begin(j, "dirs");
+	json_array_begin(j, "value");
 	for (size_t i = 0; c->dirs[i]; i++)
-		len += strlen(c->dirs[i]) + 1;
-	if ((dirs = calloc(1, len))) {
-		for (size_t i = 0; c->dirs[i]; i++)
-			strcat(strcat(dirs, i ? "," : ""), c->dirs[i]);
-		json_setting(j, "dirs", dirs, f, l->dirs);
-		free(dirs);
-	}
-	json_setting(j, "initscript", c->init_script ? c->init_script : "none",
-		     f, l->init_script);
-	json_setting(j, "clonensscript", c->clone_ns_script ? c->clone_ns_script
-		     : "none", f, l->clone_ns_script);
-	snprintf(n, sizeof(n), "%u", c->clone_ns_script_wait);
-	json_setting(j, "clonensscriptwait", n, f, l->clone_ns_script_wait);
-	json_setting(j, "clonensepilog", c->clone_ns_epilog ? c->clone_ns_epilog
-		     : "none", f, l->clone_ns_epilog);
-	snprintf(n, sizeof(n), "%u", c->clone_ns_epilog_wait);
-	json_setting(j, "clonensepilogwait", n, f, l->clone_ns_epilog_wait);
-	json_setting(j, "entirestepinns", c->entire_step_in_ns ? "yes" : "no",
-		     f, l->entire_step_in_ns);
-	json_setting(j, "shared", c->shared ? "yes" : "no", f, l->shared);
-	json_setting(j, "pidnamespace", c->pid_namespace ? "yes" : "no", f,
-		     l->pid_namespace);
-	json_setting(j, "usernamespace", c->user_namespace ? "yes" : "no", f,
-		     l->user_namespace);
-	json_setting(j, "usernsscript", c->user_ns_script ? c->user_ns_script
-		     : "none", f, l->user_ns_script);
-	snprintf(n, sizeof(n), "%u", c->namespace_pool);
-	json_setting(j, "namespacepool", n, f, l->namespace_pool);
-	json_size_setting(j, "shmsize", c->shm_size, f, l->shm_size);
-	json_size_setting(j, "tmpsize", c->tmp_size, f, l->tmp_size);
-	json_size_setting(j, "tmpdisklimit", c->tmp_disk_limit, f,
+		json_string(j, NULL, c->dirs[i]);
+	json_array_end(j);
+	setting_end(j, f, l->dirs);
+	json_setting_str(j, "initscript", c->init_script, f, l->init_script);
+	json_setting_str(j, "clonensscript", c->clone_ns_script, f,
+			 l->clone_ns_script);
+	json_setting_num(j, "clonensscriptwait", c->clone_ns_script_wait, f,
+			 l->clone_ns_script_wait);
+	json_setting_str(j, "clonensepilog", c->clone_ns_epilog, f,
+			 l->clone_ns_epilog);
+	json_setting_num(j, "clonensepilogwait", c->clone_ns_epilog_wait, f,
+			 l->clone_ns_epilog_wait);
+	json_setting_bool(j, "entirestepinns", c->entire_step_in_ns, f,
+			  l->entire_step_in_ns);
+	json_setting_bool(j, "shared", c->shared, f, l->shared);
+	json_setting_bool(j, "pidnamespace", c->pid_namespace, f,
+			  l->pid_namespace);
+	json_setting_bool(j, "usernamespace", c->user_namespace, f,
+			  l->user_namespace);
+	json_setting_str(j, "usernsscript", c->user_ns_script, f,
+			 l->user_ns_script);
+	json_setting_num(j, "namespacepool", c->namespace_pool, f,
+			 l->namespace_pool);
+	json_setting_size(j, "shmsize", c->shm_size, f, l->shm_size);
+	json_setting_size(j, "tmpsize", c->tmp_size, f, l->tmp_size);
+	json_setting_size(j, "tmpdisklimit", c->tmp_disk_limit, f,
 			  l->tmp_disk_limit);
-	snprintf(n, sizeof(n), "%ju", (uintmax_t)c->tmp_inode_limit);
-	json_setting(j, "tmpinodelimit", n, f, l->tmp_inode_limit);
-	json_setting(j, "devicepolicy", devpolicy_mode_name(c->device_policy),
-		     f, l->device_policy);
-	for (size_t i = 0; i < c->allow_count; i++)
-		json_setting(j, "deviceallow", c->allow[i].value, f,
-			     c->allow[i].line);
-	if (!c->allow_count)
-		json_setting(j, "deviceallow", "none", f, c->allow_none_line);
-	json_setting(j, "cdispecdirs", c->cdi_spec_dirs ? c->cdi_spec_dirs
-		     : "none", f, l->cdi_spec_dirs);
+	json_setting_num(j, "tmpinodelimit", c->tmp_inode_limit, f,
+			 l->tmp_inode_limit);
+	json_setting_str(j, "devicepolicy",
+			 devpolicy_mode_name(c->device_policy), f,
+			 l->device_policy);
+	json_setting_allow(j, c);
+	json_setting_str(j, "cdispecdirs", c->cdi_spec_dirs, f,
+			 l->cdi_spec_dirs);
+	json_array_end(j);
+}
+
+/* "options": the mount options of a private directory, a list. */
+static void json_options(struct json *j, unsigned options)
+{
+	char opts[64];
+
+	nsconf_options_format(options, opts, sizeof(opts));
+	json_array_begin(j, "options");
+	for (char *o = strtok(opts, ","); o; o = strtok(NULL, ","))
+		json_string(j, NULL, o);
 	json_array_end(j);
 }
 
@@ -372,9 +462,8 @@ static void json_dirs(struct json *j, const struct nsconf *c)
 	json_array_begin(j, "dirs");
 	for (size_t i = 0; c->dirs[i]; i++) {
 		const struct nsconf_dir *d = &c->dir_conf[i];
-		char opts[64], from[2 * PATH_MAX + 64];
+		char from[2 * PATH_MAX + 64];
 
-		nsconf_options_format(d->options, opts, sizeof(opts));
 		dir_from(c, d, from, sizeof(from));
 		json_object_begin(j, NULL);
 		json_string(j, "path", d->path);
@@ -384,7 +473,7 @@ static void json_dirs(struct json *j, const struct nsconf *c)
 			json_uint(j, "size", d->size);
 		else
 			json_null(j, "size");
-		json_string(j, "options", opts);
+		json_options(j, d->options);
 		json_string(j, "source", d->source);
 		json_string(j, "from", from);
 		json_object_end(j);
@@ -450,6 +539,10 @@ static void print_check(const struct devns_opts *o,
 	print_settings(o, node);
 	print_gres(o, g);
 	print_cdi(node, g);
+	if (g->missing) {
+		printf("filter unknown (%s)\n", note);
+		return;
+	}
 	if (note)
 		printf("filter %s (%s)\n", filter ? "yes" : "no", note);
 	else
@@ -474,12 +567,19 @@ static void json_check(const struct devns_opts *o,
 		 c->base_path ? nspool_ready(c->base_path) : 0);
 	json_string(j, "tmpdiskquota", disk_quota_state(c));
 	json_dirs(j, c);
-	json_string(j, "cgrouplayout", jobct_node_layout(node));
+	json_string(j, "cgrouplayout", o->elsewhere ? NULL
+						    : jobct_node_layout(node));
 	json_string(j, "grescfg", g->loaded ? o->gres_conf : NULL);
 	json_bool(j, "autodetect", g->conf.autodetect);
 	json_files(j, "nodedevices", g->node);
 	json_files(j, "jobdevices", (const char *const *)g->job);
 	json_cdi(j, node, g);
+	if (g->missing) {
+		json_null(j, "filter");
+		json_string(j, "filter_note", note);
+		json_null(j, "rules");
+		return;
+	}
 	json_bool(j, "filter", filter);
 	json_string(j, "filter_note", note);
 	json_object_begin(j, "rules");
@@ -521,8 +621,16 @@ static int node_check(const struct devns_opts *o,
 	struct nscheck_args args = {
 		.strict = true,
 		.slurm_nodes = (const char *const *)o->slurm_nodes,
+		.elsewhere = o->elsewhere,
 	};
 
+	if (o->elsewhere)
+		devns_note("%s is not this machine (%s): nothing of its "
+			   "filesystem, kernel or cgroups is checked here (the "
+			   "scripts, Source= directories, Dirs mount points and "
+			   "what they hide, DeviceAllow patterns, BasePath's "
+			   "quota, the cgroup layout); run devns check on the "
+			   "node for them", o->node, o->host);
 	return nscheck_run(jobct_node_conf(node), &args, rep);
 }
 
@@ -534,6 +642,7 @@ int devns_check(const struct devns_opts *o)
 		.step_cgroups = o->step_cgroups,
 		.plugstack = o->plugstack,
 		.contain_spank = o->contain_spank,
+		.elsewhere = o->elsewhere,
 	};
 	struct devrule_list list;
 	struct devnames names;
@@ -541,29 +650,43 @@ int devns_check(const struct devns_opts *o)
 	struct jobct_plan plan;
 	struct report rep;
 	const char *note;
-	bool filter;
+	bool filter, failed;
 	int filtered, rc = DEVNS_EXIT_FAIL;
 
 	devns_report_init(&rep);
 	if (!(node = devns_node_load(o)))
 		return DEVNS_EXIT_FAIL;
-	if (node_check(o, node, &rep) < 0 || gres_load(o, &g, &rep) < 0)
+	/* Every error of the file in one run: each check runs. */
+	failed = nsrelease_check(jobct_node_conf(node),
+				 DEVNS_SLURM_VERSION_NUMBER, &rep) < 0;
+	failed |= node_check(o, node, &rep) < 0;
+	if (gres_load(o, &g, &rep) < 0)
 		goto out;
 	slurm.node_has_devices = g.node != NULL;
 	slurm.node_devices = g.node;
-	if (jobct_node_check(node, &slurm, &rep) < 0)
+	if (jobct_node_check(node, &slurm, &rep) < 0 || failed)
 		goto out;
 	plan = (struct jobct_plan){
 		.node = node,
 		.node_devices = g.node,
 		.job_devices = (const char *const *)g.job,
 	};
-	if ((filtered = jobct_device_rules(&plan, &list, &rep)) < 0)
+	if (g.missing) {
+		/* rules unknown: none printed, the filter "unknown" */
+		devrule_list_init(&list, true);
+		filtered = -1;
+	} else if ((filtered = jobct_device_rules(&plan, &list, &rep)) < 0) {
 		goto out;
+	}
 	if (print_names_load(&names, jobct_node_conf(node), g.node) < 0) {
 		report_errno(&rep, ENOMEM, "device names");
 	} else {
-		note = filter_state(node, &g, filtered, &filter);
+		if (g.missing) {
+			filter = false;
+			note = "GRES device files not on this machine";
+		} else {
+			note = filter_state(node, &g, filtered, &filter);
+		}
 		if (o->out)
 			json_check(o, node, &g, filter, note, &list, &names);
 		else

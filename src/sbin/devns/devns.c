@@ -18,6 +18,7 @@
 #include "ns/nsconf_file.h"
 #include "print.h"
 #include "slurmconf.h"
+#include "util/confpath.h"
 #include "util/json.h"
 
 /* Which options a subcommand takes. */
@@ -96,7 +97,7 @@ static int usage_error(const char *fmt, const char *arg)
 static struct messages {
 	bool keep;
 	char **msgs;
-	bool *is_error;
+	enum report_level *level;
 	size_t count;
 } messages;
 
@@ -105,16 +106,16 @@ static void keep_message(enum report_level level, const char *msg)
 {
 	size_t n = messages.count;
 	char **msgs = realloc(messages.msgs, (n + 1) * sizeof(*msgs));
-	bool *is_error;
+	enum report_level *levels;
 
 	if (msgs)
 		messages.msgs = msgs;
-	is_error = realloc(messages.is_error, (n + 1) * sizeof(*is_error));
-	if (is_error)
-		messages.is_error = is_error;
-	if (!msgs || !is_error || !(msgs[n] = strdup(msg)))
+	levels = realloc(messages.level, (n + 1) * sizeof(*levels));
+	if (levels)
+		messages.level = levels;
+	if (!msgs || !levels || !(msgs[n] = strdup(msg)))
 		return;
-	is_error[n] = level == REPORT_ERROR;
+	levels[n] = level;
 	messages.count++;
 }
 
@@ -130,6 +131,22 @@ static void log_stderr(enum report_level level, const char *msg, void *arg)
 	fputc('\n', stderr);
 	if (messages.keep)
 		keep_message(level, msg);
+}
+
+void devns_note(const char *fmt, ...)
+{
+	char msg[REPORT_MSG_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fputs("note: ", stderr);
+	print_escaped(stderr, msg);
+	fputc('\n', stderr);
+	/* the libraries' notices are not the tool's: only these are kept */
+	if (messages.keep)
+		keep_message(REPORT_NOTICE, msg);
 }
 
 void devns_error(const char *fmt, ...)
@@ -169,8 +186,12 @@ static size_t file_line_prefix(const char *msg, long *line)
 	return msg[0] == '/' && colon ? (size_t)(colon - msg) : 0;
 }
 
-/* "errors" or "warnings": [{"file", "line", "message"}] (devns(8)). */
-static void json_messages(struct json *j, const char *key, bool errors)
+/*
+ * "errors", "warnings" or "notes" (level): [{"file", "line", "message"}]
+ * (doc/json.md).
+ */
+static void json_messages(struct json *j, const char *key,
+			  enum report_level level)
 {
 	json_array_begin(j, key);
 	for (size_t i = 0; i < messages.count; i++) {
@@ -179,7 +200,7 @@ static void json_messages(struct json *j, const char *key, bool errors)
 		long line = 0;
 		size_t n;
 
-		if (messages.is_error[i] != errors)
+		if (messages.level[i] != level)
 			continue;
 		json_object_begin(j, NULL);
 		if ((n = file_line_prefix(msg, &line)) && n < sizeof(file)) {
@@ -204,7 +225,7 @@ static void messages_free(void)
 	for (size_t i = 0; i < messages.count; i++)
 		free(messages.msgs[i]);
 	free(messages.msgs);
-	free(messages.is_error);
+	free(messages.level);
 	memset(&messages, 0, sizeof(messages));
 }
 
@@ -259,6 +280,36 @@ static int default_conf(struct devns_opts *o)
 	return copy(o->conf_path, sizeof(o->conf_path), pick);
 }
 
+/*
+ * slurm.conf as slurmd finds it (util/confpath.h): $SLURM_CONF, Slurm's
+ * default file, else the configless cache slurmd keeps (a note says so).
+ * Returns 0, or -1 for a path too long.
+ */
+static int find_slurm_conf(struct devns_opts *o, const char *env)
+{
+	char spool[PATH_MAX], cache[PATH_MAX + 16];
+	struct confpath_places at = {
+		.env = env,
+		.file = DEVNS_SLURM_CONF,
+		.run_cache = "/run/slurm/conf",
+	};
+	int from;
+
+	if (slurmconf_expand(DEVNS_SLURMD_SPOOLDIR, o->node, o->host, spool,
+			     sizeof(spool)) < 0 ||
+	    snprintf(cache, sizeof(cache), "%s/conf-cache", spool) >=
+	    (int)sizeof(cache))
+		return -1;
+	at.spool_cache = cache;
+	if ((from = confpath_slurm(&at, o->slurm_conf,
+				   sizeof(o->slurm_conf))) < 0)
+		return -1;
+	if (from == CONFPATH_CACHE)
+		devns_note("no %s: reading slurmd's configless cache, %s",
+			   DEVNS_SLURM_CONF, o->slurm_conf);
+	return 0;
+}
+
 /* The defaults slurmd would use for what the command line left out. */
 static int fill_defaults(struct devns_opts *o, const char *file,
 			 const char *node, const char *spool)
@@ -273,9 +324,8 @@ static int fill_defaults(struct devns_opts *o, const char *file,
 	}
 	o->host[sizeof(o->host) - 1] = '\0';
 	o->host[strcspn(o->host, ".")] = '\0';
-	if (copy(o->slurm_conf, sizeof(o->slurm_conf),
-		 env && *env ? env : DEVNS_SLURM_CONF) < 0 ||
-	    copy(o->node, sizeof(o->node), node ? node : o->host) < 0)
+	if (copy(o->node, sizeof(o->node), node ? node : o->host) < 0 ||
+	    find_slurm_conf(o, env) < 0)
 		return usage_error("%s", "a path or name is too long");
 	if (file ? copy(o->conf_path, sizeof(o->conf_path), file) < 0
 		 : default_conf(o) < 0)
@@ -295,6 +345,7 @@ static int fill_defaults(struct devns_opts *o, const char *file,
 	o->contain_spank = sc.contain_spank;
 	o->prolog_contain = sc.prolog_contain;
 	o->slurm_nodes = sc.node_names;	/* now o's */
+	o->elsewhere = node && strcmp(node, o->host) && !sc.node_here;
 	if ((sc.plugstack[0] ? copy(o->plugstack, sizeof(o->plugstack),
 				    sc.plugstack)
 			     : beside(o->plugstack, sizeof(o->plugstack),
@@ -416,7 +467,8 @@ struct jobct_node *devns_node_load(const struct devns_opts *o)
 
 /*
  * Runs the subcommand (with --json inside the one object every command
- * prints: "command", its own members, "ok", "errors", "warnings").
+ * prints: "meta", "command", its own members, "ok", "errors", "warnings",
+ * "notes"; doc/json.md).
  * options_rc is devns_options()'s: a command whose defaults could not be
  * filled in prints the envelope alone.
  */
@@ -429,6 +481,11 @@ static int run(struct devns_opts *o, int options_rc)
 		json_init(&j, stdout);
 		o->out = &j;
 		json_object_begin(&j, NULL);
+		json_object_begin(&j, "meta");
+		json_string(&j, "devns_version", PACKAGE_VERSION);
+		json_string(&j, "slurm_release", DEVNS_SLURM_VERSION);
+		json_int(&j, "schema_version", DEVNS_JSON_SCHEMA);
+		json_object_end(&j);
 		json_string(&j, "command", o->command);
 	}
 	for (size_t i = 0; rc == DEVNS_EXIT_OK &&
@@ -438,8 +495,9 @@ static int run(struct devns_opts *o, int options_rc)
 	if (!o->json)
 		return rc;
 	json_bool(&j, "ok", rc == DEVNS_EXIT_OK);
-	json_messages(&j, "errors", true);
-	json_messages(&j, "warnings", false);
+	json_messages(&j, "errors", REPORT_ERROR);
+	json_messages(&j, "warnings", REPORT_WARNING);
+	json_messages(&j, "notes", REPORT_NOTICE);
 	json_object_end(&j);
 	if (json_finish(&j) < 0) {
 		fprintf(stderr, "devns: writing the output: %s\n",

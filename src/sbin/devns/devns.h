@@ -31,6 +31,13 @@
 #define DEVNS_EXIT_FAIL 1
 #define DEVNS_EXIT_USAGE 2
 
+/*
+ * The version of --json's schema (doc/json.md), in every document's
+ * "meta": raised when a key is renamed or removed or a value changes
+ * type.  1: 0.2.0 and before (no "meta"; check's setting values strings).
+ */
+#define DEVNS_JSON_SCHEMA 2
+
 /* The command line, with the defaults filled in (devns_options). */
 struct devns_opts {
 	const char *command;		/* check, show, list, cleanup */
@@ -38,6 +45,12 @@ struct devns_opts {
 	char conf_path[PATH_MAX];	/* -f, or job_container.conf beside it */
 	char node[256];			/* --node, or the short host */
 	char host[256];			/* the short host name (%h) */
+	/*
+	 * --node names another machine: neither the short host name nor
+	 * a node whose slurm.conf NodeHostname is this host.  check then
+	 * judges nothing of the node's filesystem, kernel or cgroups
+	 */
+	bool elsewhere;
 	char spool[PATH_MAX];		/* --spool, or SlurmdSpoolDir */
 	char pid_file[PATH_MAX];	/* SlurmdPidFile */
 	bool step_cgroups;		/* ProctrackType=proctrack/cgroup */
@@ -80,6 +93,12 @@ struct jobct_node *devns_node_load(const struct devns_opts *o);
  * --json, to the output's "errors" and "warnings").
  */
 void devns_report_init(struct report *rep);
+
+/*
+ * "note: MESSAGE" on stderr, escaped, and a note of the --json output:
+ * what a command could not judge, and why.
+ */
+void devns_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* "devns: MESSAGE" on stderr, escaped, and an error of the --json output. */
 void devns_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

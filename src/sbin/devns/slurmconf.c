@@ -11,16 +11,13 @@
 
 #include "devns_config.h"
 #include "util/confread.h"
+#include "util/hostmatch.h"
 #include "slurmconf.h"
 
 /* slurm.conf files are larger than namespace.conf; this is generous. */
 #define SLURMCONF_MAX_SIZE (16 * 1024 * 1024)
 
-/*
- * Writes value into out[len] with %n -> node and %h -> host (Slurm's
- * slurm_conf_expand_slurmd_path).  Returns 0, or -1 with ENAMETOOLONG.
- */
-static int expand(const char *value, const char *node, const char *host,
+int slurmconf_expand(const char *value, const char *node, const char *host,
 		  char *out, size_t len)
 {
 	size_t n = 0;
@@ -91,21 +88,29 @@ static int read_keys(const char *text, const char *node, const char *host,
 	confread_init(&r, text);
 	/* A line that is not Key=Value pairs (Include) is Slurm's to judge. */
 	while (rc == 0 && confread_line(&r) > 0) {
+		bool names_node = false;
+
 		while (rc == 0 &&
 		       confread_pair(&r, &p, err, sizeof(err)) == 1) {
-			if (!strcasecmp(p.key, "NodeName"))
+			if (!strcasecmp(p.key, "NodeName")) {
 				rc = node_name_add(sc, p.value);
+				names_node = hostmatch_match(p.value,
+							     node) == 1;
+			} else if (!strcasecmp(p.key, "NodeHostname") &&
+				   names_node &&
+				   hostmatch_match(p.value, host) == 1)
+				sc->node_here = true;
 			else if (!strcasecmp(p.key, "SlurmdSpoolDir"))
-				rc = expand(p.value, node, host, sc->spool_dir,
+				rc = slurmconf_expand(p.value, node, host, sc->spool_dir,
 					    sizeof(sc->spool_dir));
 			else if (!strcasecmp(p.key, "SlurmdPidFile"))
-				rc = expand(p.value, node, host, sc->pid_file,
+				rc = slurmconf_expand(p.value, node, host, sc->pid_file,
 					    sizeof(sc->pid_file));
 			else if (!strcasecmp(p.key, "ProctrackType"))
 				sc->proctrack_cgroup =
 					!strcmp(p.value, "proctrack/cgroup");
 			else if (!strcasecmp(p.key, "PlugStackConfig"))
-				rc = expand(p.value, node, host, sc->plugstack,
+				rc = slurmconf_expand(p.value, node, host, sc->plugstack,
 					    sizeof(sc->plugstack));
 			else if (!strcasecmp(p.key, "SlurmdParameters"))
 				sc->contain_spank = has_word(p.value,
@@ -128,9 +133,9 @@ int slurmconf_read(const char *path, const char *node, const char *host,
 	char *text;
 	int rc;
 
-	if (expand(DEVNS_SLURMD_SPOOLDIR, node, host, sc->spool_dir,
+	if (slurmconf_expand(DEVNS_SLURMD_SPOOLDIR, node, host, sc->spool_dir,
 		   sizeof(sc->spool_dir)) < 0 ||
-	    expand(DEVNS_SLURMD_PIDFILE, node, host, sc->pid_file,
+	    slurmconf_expand(DEVNS_SLURMD_PIDFILE, node, host, sc->pid_file,
 		   sizeof(sc->pid_file)) < 0)
 		return report_errno(rep, errno, "Slurm's defaults");
 	/* Slurm's default on Linux */
@@ -139,6 +144,7 @@ int slurmconf_read(const char *path, const char *node, const char *host,
 	sc->contain_spank = false;
 	sc->prolog_contain = false;
 	sc->node_names = NULL;
+	sc->node_here = false;
 	report_init(&why, NULL, NULL);
 	if (!(text = confread_file(path, SLURMCONF_MAX_SIZE, &why))) {
 		if (errno != ENOENT)

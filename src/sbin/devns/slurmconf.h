@@ -33,6 +33,12 @@ struct slurmconf {
 	 * NULL-terminated; NULL when there is no slurm.conf
 	 */
 	char **node_names;
+	/*
+	 * A NodeName line that names the node gives it a NodeHostname that
+	 * names host: the node is this machine under another name
+	 * (multiple-slurmd, a node name that is not the host's)
+	 */
+	bool node_here;
 };
 
 /*
@@ -44,6 +50,13 @@ struct slurmconf {
  */
 int slurmconf_read(const char *path, const char *node, const char *host,
 		   struct slurmconf *sc, struct report *rep);
+
+/*
+ * Writes value into out[len] with %n -> node and %h -> host (Slurm's
+ * slurm_conf_expand_slurmd_path).  Returns 0, or -1 with ENAMETOOLONG.
+ */
+int slurmconf_expand(const char *value, const char *node, const char *host,
+		     char *out, size_t len);
 
 /* Free what slurmconf_read() allocated (node_names); sc stays usable. */
 void slurmconf_free(struct slurmconf *sc);

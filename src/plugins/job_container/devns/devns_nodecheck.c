@@ -17,6 +17,7 @@
 #include "devns_gres.h"
 #include "devns_node.h"
 #include "devns_nodecheck.h"
+#include "ns/nsrelease.h"
 
 /* slurm.conf's Gres= of this node (slurmd keeps it in the node's record). */
 static const char *node_gres(void)
@@ -59,43 +60,18 @@ static int check_node(const struct jobct_node *n, struct report *rep)
 }
 
 /*
- * EntireStepInNS needs slurmd's call in the fork of each new slurmstepd,
- * which Slurm makes from 24.11.1 (when tmpfs got the key): before, the
- * step's slurmstepd would stay outside, unlike what the file asks.
+ * The release rules (ns/nsrelease.h) are the table devns check reads too;
+ * this Slurm's interface (slurm_compat.h) must agree with it: the step's
+ * slurmstepd can start in the job's namespace exactly where Slurm's join
+ * call passes the step (DEVNS_JC_JOIN_STEP_ID), and pam_slurm_adopt
+ * enters the user namespace itself exactly from the namespace interface.
  */
-static bool entire_step_supported(const struct jobct_node *n,
-				  struct report *rep)
-{
-	const struct nsconf *c = jobct_node_conf(n);
-
-	if (DEVNS_JC_JOIN_STEP_ID || !c->entire_step_in_ns)
-		return true;
-	report_error(rep, "%s:%d: EntireStepInNS=yes needs Slurm 24.11.1 or "
-		     "later (this Slurm does not let slurmstepd start in the "
-		     "job's namespace)", c->file, c->lines.entire_step_in_ns);
-	return false;
-}
-
-/*
- * A login that pam_slurm_adopt puts into a job goes into the job's user
- * namespace through pam_slurm_adopt from 25.11 (namespace_p_join_external
- * hands it the fd), and before that only through pam_devns, which finds
- * the namespace held by the job's PID namespace init.
- */
-static bool user_namespace_supported(const struct jobct_node *n,
-				     struct report *rep)
-{
-	const struct nsconf *c = jobct_node_conf(n);
-
-	if (DEVNS_JC_NAMESPACE || !c->user_namespace || c->pid_namespace)
-		return true;
-	report_error(rep, "%s:%d: UserNamespace=yes needs PidNamespace=yes "
-		     "before Slurm 25.11 (logins adopted by pam_slurm_adopt "
-		     "reach the job's user namespace only through pam_devns "
-		     "and the PID namespace's init)", c->file,
-		     c->lines.user_namespace);
-	return false;
-}
+_Static_assert(DEVNS_JC_JOIN_STEP_ID ==
+	       (SLURM_VERSION_NUMBER >= NSRELEASE_ENTIRE_STEP),
+	       "EntireStepInNS: slurm_compat.h and ns/nsrelease.h disagree");
+_Static_assert(DEVNS_JC_NAMESPACE ==
+	       (SLURM_VERSION_NUMBER >= NSRELEASE_USERNS_ALONE),
+	       "UserNamespace: slurm_compat.h and ns/nsrelease.h disagree");
 
 struct jobct_node *devns_nodecheck_load(struct report *rep)
 {
@@ -103,8 +79,8 @@ struct jobct_node *devns_nodecheck_load(struct report *rep)
 
 	if (!n)
 		return NULL;
-	if (!entire_step_supported(n, rep) ||
-	    !user_namespace_supported(n, rep) ||
+	if (nsrelease_check(jobct_node_conf(n), SLURM_VERSION_NUMBER,
+			    rep) < 0 ||
 	    (running_in_slurmd() && check_node(n, rep) < 0)) {
 		jobct_node_free(n);
 		return NULL;
