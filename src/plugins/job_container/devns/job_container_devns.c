@@ -44,6 +44,7 @@
 #include "job/jobct.h"
 #include "job/setupgate.h"
 #include "ns/nsconf_msg.h"
+#include "util/admincomment.h"
 #include "util/fdutil.h"
 #include "util/stepsock.h"
 #include "devns_gres.h"
@@ -261,23 +262,59 @@ extern int DEVNS_JC(restore)(char *dir_name, bool recover)
 /*
  * Where an admin looks first: the job's AdminComment ("scontrol show job")
  * gets the reason its containment failed, beside slurmd's log, before
- * Slurm requeues it held.  The extern stepd asks slurmctld as root, which
- * may set it.  Best effort: a failure here is only logged.
+ * Slurm requeues it held.  The comment is shared with the site and other
+ * plugins: devns reads it and appends its entry (util/admincomment.h:
+ * bounded, never cutting what is there), and writes nothing when it
+ * cannot read it.  Two writers at once may still lose one entry (Slurm
+ * has no append).  The extern stepd asks slurmctld as root, which may set
+ * it.  Best effort: a failure here is only logged.
  */
 static void note_failure(uint32_t job_id, const char *why)
 {
 	job_desc_msg_t desc;
-	char *comment = NULL;
+	job_info_msg_t *msg = NULL;
+	const char *old = NULL;
+	char *entry = NULL, *comment = NULL;
+	bool found = false;
 
+	xstrfmtcat(entry, "devns on %s: %s", conf->node_name,
+		   why[0] ? why : "containment failed (see slurmd's log)");
+	if (slurm_load_job(&msg, job_id, SHOW_DETAIL) != SLURM_SUCCESS) {
+		error("%s: job %u: cannot read its AdminComment, so not adding the reason there: %m",
+		      plugin_type, job_id);
+		goto out;
+	}
+	/* An array task's id also names its array: pick the task itself. */
+	for (uint32_t i = 0; msg && i < msg->record_count; i++)
+		if (msg->job_array[i].job_id == job_id) {
+			old = msg->job_array[i].admin_comment;
+			found = true;
+		}
+	if (!found) {
+		error("%s: job %u: slurmctld returned no job record, so no AdminComment",
+		      plugin_type, job_id);
+		goto out;
+	}
+	comment = admincomment_append(old, entry);
+	if (!comment) {
+		if (errno == ENOSPC)
+			error("%s: job %u: its AdminComment is full, the reason is only here",
+			      plugin_type, job_id);
+		else if (errno != EEXIST)
+			error("%s: job %u: cannot add the reason to its AdminComment: %m",
+			      plugin_type, job_id);
+		goto out;
+	}
 	slurm_init_job_desc_msg(&desc);
 	DEVNS_JOB_DESC_SET_ID(&desc, job_id);
-	xstrfmtcat(comment, "devns on %s: %s", conf->node_name,
-		   why[0] ? why : "containment failed (see slurmd's log)");
 	desc.admin_comment = comment;
 	if (slurm_update_job(&desc) != SLURM_SUCCESS)
 		error("%s: job %u: cannot record the reason in its AdminComment: %m",
 		      plugin_type, job_id);
-	xfree(comment);
+out:
+	free(comment);
+	xfree(entry);
+	slurm_free_job_info_msg(msg);
 }
 
 #if DEVNS_JC_STEP_RECORD
