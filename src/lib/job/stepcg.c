@@ -98,13 +98,13 @@ static int attach_step(const struct jobct_node *node, int step_fd,
  * left attached.
  */
 static int apply(const struct jobct_node *node, uint32_t job_id,
-		 uint64_t sluid, const struct devrule_list *list,
+		 const struct jobct_run *run, const struct devrule_list *list,
 		 struct report *rep)
 {
 	char job_rel[PATH_MAX], step[NAME_MAX + 1];
 	int step_fd, prog_fd = -1, saved;
 
-	if (stepcg_self_step(node, job_id, sluid, job_rel, sizeof(job_rel),
+	if (stepcg_self_step(node, job_id, run->sluid, job_rel, sizeof(job_rel),
 			     step, sizeof(step), rep) < 0)
 		return -1;
 	if (strcmp(step, EXTERN_STEP)) {
@@ -128,7 +128,7 @@ static int apply(const struct jobct_node *node, uint32_t job_id,
 	}
 	if ((prog_fd = backend_prog_create(node, list, rep)) < 0 ||
 	    attach_step(node, step_fd, step, prog_fd, rep) < 0 ||
-	    marker_write(node, job_id, job_rel, rep) < 0)
+	    marker_write(node, job_id, run, job_rel, rep) < 0)
 		goto error;
 	report_info(rep, "device filter attached to /%s/%s", job_rel, step);
 	denied_hold(job_id, prog_fd);

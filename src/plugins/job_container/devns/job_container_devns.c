@@ -335,6 +335,28 @@ static int track_init(pid_t init, void *step, struct report *rep)
 #endif
 
 /*
+ * The job's start time, which names its run (jobct_run) where Slurm gives
+ * no SLUID (before 25.11): one request to slurmctld.  0 when it cannot be
+ * had: the record then names no start time, and only that is lost.
+ */
+static int64_t job_start_time(uint32_t job_id)
+{
+	job_info_msg_t *msg = NULL;
+	int64_t start = 0;
+
+	if (slurm_load_job(&msg, job_id, 0) != SLURM_SUCCESS) {
+		debug("%s: job %u: cannot read its start time: %m",
+		      plugin_type, job_id);
+		return 0;
+	}
+	for (uint32_t i = 0; msg && i < msg->record_count; i++)
+		if (msg->job_array[i].job_id == job_id)
+			start = (int64_t)msg->job_array[i].start_time;
+	slurm_free_job_info_msg(msg);
+	return start;
+}
+
+/*
  * The extern step: InitScript, then the core's setup with the GRES device
  * files Slurm knows of.  step is the step record where the release passes
  * one (NULL on 22.05); sluid the job's SLUID, 0 before 25.11.
@@ -389,6 +411,8 @@ static int stepd_create(uint32_t job_id, uint64_t sluid, uid_t uid,
 		goto out;
 	}
 	plan.job_devices = (const char *const *)job_devices;
+	if (!sluid)
+		plan.start_time = job_start_time(job_id);
 	if (jobct_setup(&plan, &rep) < 0)
 		goto out;
 	if (devns_script_clone_ns(&scripts, &rep) < 0) {
@@ -419,8 +443,10 @@ out:
  * in_ns: the slurmstepd lives in the job's namespace already
  * (EntireStepInNS), the child only goes under the filter.
  */
-static int join(uint32_t job_id, uid_t uid, bool in_ns)
+static int join(uint32_t job_id, uint64_t sluid, uid_t uid, bool in_ns)
 {
+	/* A step that knows its job's SLUID joins only that run's setup. */
+	const struct jobct_run run = { .sluid = sluid };
 	struct report rep;
 	int rc;
 
@@ -432,7 +458,7 @@ static int join(uint32_t job_id, uid_t uid, bool in_ns)
 	if (in_ns)
 		rc = jobct_join_in_ns(node, job_id, &rep);
 	else if (!running_in_slurmd())
-		rc = jobct_join(node, job_id, &rep);
+		rc = jobct_join_run(node, job_id, sluid ? &run : NULL, &rep);
 	else if (uid == 0)
 		rc = jobct_join_ns(node, job_id, &rep);
 	else
@@ -631,16 +657,16 @@ extern int DEVNS_JC(join)(slurm_step_id_t *step_id, uid_t uid,
 	bool entire = jobct_node_conf(node)->entire_step_in_ns;
 
 	if (step_create)
-		return entire ? join(step_id->job_id, 0, false)
+		return entire ? join(step_id->job_id, 0, 0, false)
 			      : SLURM_SUCCESS;
-	return join(step_id->job_id, uid,
+	return join(step_id->job_id, DEVNS_STEP_SLUID(step_id), uid,
 		    entire && running_in_slurmstepd() &&
 		    step_id->step_id != SLURM_EXTERN_CONT);
 }
 #else
 extern int container_p_join(uint32_t job_id, uid_t uid)
 {
-	return join(job_id, uid, false);
+	return join(job_id, 0, uid, false);
 }
 #endif
 
