@@ -19,6 +19,7 @@
  * Needs root, cgroup2 and bpf; otherwise the whole file is skipped.
  */
 #include "jobct_fixture.h"
+#include "job/elapsed.h"
 
 /* ---- tests ------------------------------------------------------------- */
 
@@ -1454,6 +1455,24 @@ static void test_setup_gate(void)
 	ok(ended, "  until it is done");
 	is_int(setupgate_wait(&g4, 50), 0,
 	       "a daemon that never sets up answers after start_wait_ms: 0");
+	{
+		/* Issue 42 item 9: a stepd that is not the extern step's
+		 * parked each request for the whole start_wait_ms. */
+		struct setupgate g5 = SETUPGATE_INIT, g6 = SETUPGATE_INIT;
+		struct timespec t0;
+
+		setupgate_never(&g5);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		is_int(setupgate_wait(&g5, 30000), 0,
+		       "a stepd that never sets up (setupgate_never): 0");
+		ok(elapsed_ms(&t0) < 1000, "  at once (%.1f ms, not 30 s)",
+		   elapsed_ms(&t0));
+		setupgate_never(&g6);
+		setupgate_begin(&g6);
+		setupgate_end(&g6, true);
+		is_int(setupgate_wait(&g6, 30000), 1,
+		       "a setup that begins after all overrides it");
+	}
 }
 
 static void test_pool_same(void)

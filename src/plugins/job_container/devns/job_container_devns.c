@@ -480,7 +480,22 @@ static int join(uint32_t job_id, uint64_t sluid, uid_t uid, bool in_ns)
  * could not be put under the filter has been killed by jobct_adopt
  * instead.
  */
-static int join_external(uint32_t job_id, int *fd)
+/*
+ * Whether this stepd may still set the job up: only the extern step's
+ * does.  step is the stepd's own step where Slurm says it (25.11 on),
+ * NO_VAL where it does not: then the socket this stepd listens on says it
+ * (util/stepsock.h); unknown counts as "may".
+ */
+static bool may_set_up(uint32_t job_id, uint32_t step)
+{
+	if (step == NO_VAL &&
+	    stepsock_self_step(conf->spooldir, conf->node_name, job_id,
+			       &step) != 1)
+		return true;
+	return step == SLURM_EXTERN_CONT;
+}
+
+static int join_external(uint32_t job_id, uint32_t step, int *fd)
 {
 	struct report rep;
 	int rc;
@@ -489,6 +504,13 @@ static int join_external(uint32_t job_id, int *fd)
 	if (!have_node(job_id))
 		return -1;
 	report_start(&rep, &job_id);
+	/*
+	 * Any user may ask any stepd; one that never sets the job up (the
+	 * batch step's) answers at once instead of parking this thread
+	 * until ADOPT_START_WAIT_MS have passed.
+	 */
+	if (!may_set_up(job_id, step))
+		setupgate_never(&setup_gate);
 	if (setupgate_wait(&setup_gate, ADOPT_START_WAIT_MS) < 0) {
 		error("%s: job %u: refusing to adopt a process: the job's setup failed",
 		      plugin_type, job_id);
@@ -709,7 +731,7 @@ extern int namespace_p_join_external(slurm_step_id_t *step_id,
 {
 	static ns_fd_map_t mnt_ns = { .type = CLONE_NEWNS, .fd = -1 };
 	static ns_fd_map_t user_ns = { .type = CLONE_NEWUSER, .fd = -1 };
-	int fd, rc = join_external(step_id->job_id, &fd);
+	int fd, rc = join_external(step_id->job_id, step_id->step_id, &fd);
 
 	if (rc < 0)
 		return -1;
@@ -748,7 +770,7 @@ extern int namespace_p_setup_bpf_token(stepd_step_rec_t *step)
 /* Slurm's answer: the fd, 0 for no namespace, or -1. */
 extern int container_p_join_external(uint32_t job_id)
 {
-	int fd, rc = join_external(job_id, &fd);
+	int fd, rc = join_external(job_id, NO_VAL, &fd);
 
 	return rc > 0 ? fd : rc;
 }
