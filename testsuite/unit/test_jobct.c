@@ -20,6 +20,8 @@
  */
 #include "jobct_fixture.h"
 #include "job/elapsed.h"
+#include <sys/ioctl.h>
+#include <linux/fs.h>
 
 /* ---- tests ------------------------------------------------------------- */
 
@@ -1396,6 +1398,100 @@ static void test_stale_record(void)
 	jobct_node_free(node);
 }
 
+/*
+ * A child of job_id joins, then sets a file's attributes to what they are
+ * (chattr -p with the same id): its errno (0: the kernel took it), 99 when
+ * the join failed.
+ */
+static int joined_fssetxattr(const struct jobct_node *node, uint32_t job_id,
+			     const char *file)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		struct fsxattr fx;
+		int fd;
+
+		if (jobct_join(node, job_id, NULL) < 0)
+			_exit(99);
+		if ((fd = open(file, O_RDONLY | O_CLOEXEC)) < 0 ||
+		    ioctl(fd, FS_IOC_FSGETXATTR, &fx) < 0)
+			_exit(98);
+		_exit(ioctl(fd, FS_IOC_FSSETXATTR, &fx) < 0 ? errno : 0);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/*
+ * The attack (issue 42 item 5): job 178 was set up with TmpDiskLimit, its
+ * directory in project 178; the admin dropped TmpDiskLimit and
+ * reconfigured; a new step of job 178 ran without the guard and could
+ * chattr -p 0 its files.  The guard follows the job's directory now.
+ */
+static void test_disk_guard_follows_setup(void)
+{
+	char file[PATH_MAX];
+	struct jobct_node *node;
+	struct jobct_plan plan;
+	struct fsxattr fx;
+	int fd;
+
+	snprintf(file, sizeof(file), "%s/projfile", tmp);
+	fd = open(file, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (!ok(fd >= 0 && ioctl(fd, FS_IOC_FSGETXATTR, &fx) == 0 &&
+		ioctl(fd, FS_IOC_FSSETXATTR, &fx) == 0,
+		"precondition: unguarded, FS_IOC_FSSETXATTR reaches the kernel "
+		"here (%s)", strerror(errno))) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	close(fd);
+	write_conf("");		/* TmpDiskLimit dropped */
+	if (!(node = load(&faulty_ops)))
+		return (void)ok(0, "load: %s", rep.msg);
+	inject(OP_NONE, 0, 0);
+	plan = plan_for(node, 178);
+	ok(jobct_setup(&plan, fresh()) == 0 && fake_projid == 0,
+	   "job 178 sets up without a disk limit: %s", rep.msg);
+	is_int(joined_fssetxattr(node, 178, file), 0,
+	       "  a process of a job without a project is not guarded");
+	fake_projid = 178;	/* what setup made under TmpDiskLimit */
+	is_int(joined_fssetxattr(node, 178, file), EPERM,
+	       "a job whose directory is in project 178, TmpDiskLimit since "
+	       "dropped: its process is guarded (EPERM; it was not)");
+	inject(OP_JOB_PROJECT, 1, EIO);
+	fake_projid = 0;
+	is_int(joined_fssetxattr(node, 178, file), EPERM,
+	       "a project that cannot be read: guarded too");
+	inject(OP_NONE, 0, 0);
+	ok(jobct_release(node, 178, fresh()) == 0, "released: %s", rep.msg);
+	jobct_node_free(node);
+	unlink(file);
+
+	/* The real lookup, on this filesystem's (project-less) directories. */
+	{
+		char dir[PATH_MAX];
+		uint32_t projid = 99;
+
+		snprintf(dir, sizeof(dir), "%s/179", base);
+		ok(jobct_real_ops.job_project(base, 179, &projid) == -1 &&
+		   errno == ENOENT, "dquota_job_project: no directory, ENOENT");
+		ok(mkdir(dir, 0700) == 0 &&
+		   jobct_real_ops.job_project(base, 179, &projid) == 0 &&
+		   projid == 0, "  a directory in no project: 0");
+		rmdir(dir);
+		ok(symlink(tmp, dir) == 0 &&
+		   jobct_real_ops.job_project(base, 179, &projid) == -1 &&
+		   (errno == ELOOP || errno == ENOTDIR),
+	   "  a link in its place is not followed (%s)", strerror(errno));
+		unlink(dir);
+	}
+}
+
 /* The extern stepd's setup, seen from pam_slurm_adopt's request thread. */
 struct gate_run {
 	struct setupgate *g;
@@ -1654,6 +1750,7 @@ int main(void)
 	test_gres_allow();
 	test_no_record();
 	test_stale_record();
+	test_disk_guard_follows_setup();
 	test_setup_gate();
 	test_pool_same();
 	test_real_namespace();

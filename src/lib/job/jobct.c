@@ -397,14 +397,37 @@ static int job_record(const struct jobct_node *node, uint32_t job_id,
 }
 
 /*
- * With TmpDiskLimit, the job's files must stay in its project: each
- * process of the job goes under the filter that refuses changing project
- * ids and PROJINHERIT (ns/dqguard.h).
+ * Whether a process of the job must be kept in the job's disk-limit
+ * project: when its directory is in one, as its setup made it
+ * (TmpDiskLimit then), not as namespace.conf says now.  After the admin
+ * drops TmpDiskLimit and reconfigures, a new step of a job started before
+ * still has its project, and without the guard could move its files out
+ * of it or into another job's (issue 42).  Read while BasePath is in
+ * sight (before the mount namespace hides it).  TmpDiskLimit set now
+ * guards too, and so does a project that cannot be read: the guard only
+ * refuses.  A job without a directory has nothing to keep.
  */
-static int guard_disk_limit(const struct jobct_node *node,
-			    struct report *rep)
+static bool needs_disk_guard(const struct jobct_node *node, uint32_t job_id)
 {
-	if (!node->conf->tmp_disk_limit || !node->conf->base_path)
+	uint32_t projid = 0;
+
+	if (!node->conf->base_path)
+		return false;
+	if (node->conf->tmp_disk_limit)
+		return true;
+	if (node->ops->job_project(node->conf->base_path, job_id,
+				   &projid) < 0)
+		return errno != ENOENT;
+	return projid != 0;
+}
+
+/*
+ * Keeps the job's files in its project: the process goes under the filter
+ * that refuses changing project ids and PROJINHERIT (ns/dqguard.h).
+ */
+static int guard_disk_limit(bool needed, struct report *rep)
+{
+	if (!needed)
 		return 0;
 	if (dqguard_install() < 0)
 		return report_errno(rep, errno,
@@ -474,15 +497,17 @@ int jobct_join(const struct jobct_node *node, uint32_t job_id,
 int jobct_join_run(const struct jobct_node *node, uint32_t job_id,
 		   const struct jobct_run *run, struct report *rep)
 {
+	bool guard;
 	int userns_fd;
 
 	if (enter_pid_namespace(node, job_id, rep) < 0)
 		return -1;
+	guard = needs_disk_guard(node, job_id);
 	if (open_user_namespace(node, job_id, &userns_fd, rep) < 0)
 		return -1;
 	if (join_filter(node, job_id, run, rep) < 0 ||
 	    jobct_join_ns(node, job_id, rep) < 0 ||
-	    guard_disk_limit(node, rep) < 0) {
+	    guard_disk_limit(guard, rep) < 0) {
 		fdutil_close(userns_fd);
 		return -1;
 	}
