@@ -279,7 +279,7 @@ static void note_failure(uint32_t job_id, const char *why)
 
 	xstrfmtcat(entry, "devns on %s: %s", conf->node_name,
 		   why[0] ? why : "containment failed (see slurmd's log)");
-	if (slurm_load_job(&msg, job_id, SHOW_DETAIL) != SLURM_SUCCESS) {
+	if (DEVNS_LOAD_JOB(&msg, job_id, SHOW_DETAIL) != SLURM_SUCCESS) {
 		error("%s: job %u: cannot read its AdminComment, so not adding the reason there: %m",
 		      plugin_type, job_id);
 		goto out;
@@ -344,7 +344,7 @@ static int64_t job_start_time(uint32_t job_id)
 	job_info_msg_t *msg = NULL;
 	int64_t start = 0;
 
-	if (slurm_load_job(&msg, job_id, 0) != SLURM_SUCCESS) {
+	if (DEVNS_LOAD_JOB(&msg, job_id, 0) != SLURM_SUCCESS) {
 		debug("%s: job %u: cannot read its start time: %m",
 		      plugin_type, job_id);
 		return 0;
