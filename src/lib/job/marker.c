@@ -97,17 +97,7 @@ static void take_run(char *buf, struct jobct_run *run)
 	memmove(buf, nl + 1, strlen(nl + 1) + 1);
 }
 
-static int marker_load(const struct jobct_node *node, uint32_t job_id,
-		       char *buf, size_t size, struct jobct_run *run);
-
-int marker_read(const struct jobct_node *node, uint32_t job_id, char *buf,
-		size_t size)
-{
-	struct jobct_run run;
-
-	return marker_load(node, job_id, buf, size, &run);
-}
-
+/* marker_read(), and the run its record names into *run. */
 static int marker_load(const struct jobct_node *node, uint32_t job_id,
 		       char *buf, size_t size, struct jobct_run *run)
 {
@@ -134,6 +124,14 @@ static int marker_load(const struct jobct_node *node, uint32_t job_id,
 	buf[n] = '\0';
 	take_run(buf, run);
 	return 1;
+}
+
+int marker_read(const struct jobct_node *node, uint32_t job_id, char *buf,
+		size_t size)
+{
+	struct jobct_run run;
+
+	return marker_load(node, job_id, buf, size, &run);
 }
 
 int marker_state(const struct jobct_node *node, uint32_t job_id, char *buf,
