@@ -164,11 +164,18 @@ typedef struct xlist list_t;
 /* ==== 26.05 =============================================================
  * - namespace_p_stepd_delete(step) takes the step record, not its id
  *   (DEVNS_JC_DELETE_STEP_RECORD).
+ * - slurm_load_job names the job by a slurm_step_id_t, not its id
+ *   (DEVNS_LOAD_JOB).
  */
 #if DEVNS_API >= 2605
 #define DEVNS_JC_DELETE_STEP_RECORD 1
+#define DEVNS_LOAD_JOB(resp, id, flags)                                      \
+	slurm_load_job((resp), ((slurm_step_id_t) {                          \
+		.sluid = 0, .job_id = (id), .step_het_comp = NO_VAL,         \
+		.step_id = NO_VAL }), (flags))
 #else
 #define DEVNS_JC_DELETE_STEP_RECORD 0
+#define DEVNS_LOAD_JOB(resp, id, flags) slurm_load_job((resp), (id), (flags))
 #endif
 
 #endif /* DEVNS_SLURM_COMPAT_H */

@@ -59,7 +59,8 @@ enum op {
 	OP_CG_MOVE, OP_CG_REMOVE, OP_PROG_CREATE, OP_PROG_ATTACH,
 	OP_MARKER_CREATE, OP_MARKER_STAT, OP_EXTERN_PIDS, OP_PROG_FIND,
 	OP_SELF_CGROUP, OP_PIDNS_CREATE, OP_PIDNS_CHECK, OP_PIDNS_FORK,
-	OP_USERNS_CREATE, OP_USERNS_OPEN, OP_USERNS_ENTER, OP_COUNT,
+	OP_USERNS_CREATE, OP_USERNS_OPEN, OP_USERNS_ENTER, OP_JOB_PROJECT,
+	OP_COUNT,
 };
 
 static const char *const op_names[OP_COUNT] = {
@@ -67,7 +68,7 @@ static const char *const op_names[OP_COUNT] = {
 	"cg_move_pid", "cg_remove", "prog_create", "prog_attach",
 	"marker_create", "marker_stat", "extern_pids", "prog_find",
 	"self_cgroup", "pidns_create", "pidns_contains_self", "pidns_fork_inside",
-	"userns_create", "userns_open", "userns_enter",
+	"userns_create", "userns_open", "userns_enter", "job_project",
 };
 
 static struct {
@@ -78,6 +79,7 @@ static struct {
 } fault;
 static int calls[OP_COUNT];
 static bool ns_exists;		/* the fake namespace */
+static uint32_t fake_projid;	/* its directory's project, as setup made it */
 static bool pidns_exists;	/* the fake PID namespace */
 #define FAKE_INIT_PID 4242	/* its init's PID */
 static bool fake_userns;		/* the fake user namespace */
@@ -111,10 +113,27 @@ static inline bool faulty(enum op op)
 
 static inline int f_ns_create(const struct mntns_spec *spec, struct report *r)
 {
-	(void)spec;
 	if (faulty(OP_NS_CREATE))
 		return report_errno(r, errno, "unsharing");
 	ns_exists = true;
+	/* TmpDiskLimit puts the job's directory in project <jobid>. */
+	fake_projid = spec->disk_limit ? spec->job_id : 0;
+	return 0;
+}
+
+/* The fake job directory's project; ENOENT without a namespace. */
+static inline int f_job_project(const char *b, uint32_t job_id,
+				uint32_t *projid)
+{
+	(void)b;
+	(void)job_id;
+	if (faulty(OP_JOB_PROJECT))
+		return -1;
+	if (!ns_exists) {
+		errno = ENOENT;
+		return -1;
+	}
+	*projid = fake_projid;
 	return 0;
 }
 
@@ -132,6 +151,7 @@ static inline int f_ns_delete(const char *b, uint32_t job_id)
 	if (faulty(OP_NS_DELETE))
 		return -1;
 	ns_exists = pidns_exists = fake_userns = false;
+	fake_projid = 0;
 	return 0;
 }
 
@@ -295,6 +315,7 @@ static const struct jobct_ops faulty_ops = {
 	.marker_create = f_marker_create,
 	.marker_stat = f_marker_stat,
 	.extern_pids = f_extern_pids,
+	.job_project = f_job_project,
 };
 
 /* ---- the scratch node -------------------------------------------------- */

@@ -6,7 +6,8 @@
  * nvidia-ctk style spec, with MIG devices, read from JSON and from YAML;
  * parse errors naming file and line; hostPath; which devices a job
  * holding GPU 1, or one MIG instance, or no GPU gets, and the checks on
- * spec directories (a spec others may write, a link, a missing directory).
+ * spec directories (a spec others may write, a link, a missing directory);
+ * a spec-wide node that is a GRES device (issue 42 item 6).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -368,6 +369,93 @@ static void test_job_lists(void)
 	devpolicy_free(&open);
 }
 
+/*
+ * A spec whose spec-wide deviceNodes list GPU 0 by another path of the
+ * same device number (c 195:0): before, every job holding any device of
+ * the spec (GPU 1) got GPU 0 through the shared nodes.  Now the GRES pin
+ * stands, and checking the node's GRES warns with the spec's file:line.
+ */
+static const char spec_shared_gres[] =
+	"cdiVersion: 0.5.0\n"
+	"kind: nvidia.com/gpu\n"
+	"devices:\n"
+	"- name: \"0\"\n"
+	"  containerEdits:\n"
+	"    deviceNodes:\n"
+	"    - path: @/nvidia0\n"
+	"- name: \"1\"\n"
+	"  containerEdits:\n"
+	"    deviceNodes:\n"
+	"    - path: @/nvidia1\n"
+	"containerEdits:\n"
+	"  deviceNodes:\n"
+	"  - path: @/nvidiactl\n"
+	"  - path: @/gpu0-alias\n";
+
+static char last_warning[REPORT_MSG_MAX];
+
+static void keep_warning(enum report_level level, const char *msg, void *arg)
+{
+	(void)arg;
+	if (level == REPORT_WARNING)
+		snprintf(last_warning, sizeof(last_warning), "%s", msg);
+}
+
+static void test_shared_gres(void)
+{
+	const char *node_gpus[] = { at("nvidia0"), at("nvidia1"), NULL };
+	const char *job_gpu0[] = { at("nvidia0"), NULL };
+	const char *job_gpu1[] = { at("nvidia1"), NULL };
+	char *yaml = fill(spec_shared_gres, tmp), want[PATH_MAX + 128];
+	struct devpolicy p;
+	struct devrule_list l;
+	struct report rep;
+
+	report_init(&rep, NULL, NULL);
+	if (!ok(node("gpu0-alias", 195, 0) == 0 &&
+		mkdir(at("cdi-gres"), 0755) == 0 &&
+		put("cdi-gres/nvidia.yaml", yaml, 0644) == 0 &&
+		devpolicy_load_lines(&p, DEVPOLICY_CLOSED, NULL, 0,
+				     at("devices"), &rep) == 0 &&
+		devpolicy_load_cdi(&p, at("cdi-gres"), &rep) == 0 &&
+		p.cdi && p.cdi->set.count == 1 &&
+		p.cdi->specs[0].shared.count == 2,
+		"precondition: a spec whose shared nodes hold c 195:0 (GPU 0 "
+		"by another path) loads")) {
+		diag("%s", rep.msg);
+		goto out;
+	}
+	ok(devpolicy_build(&p, node_gpus, job_gpu1, &l, &rep) == 0,
+	   "closed: GPU 1's list builds");
+	is_int(ACCESS(&l, 195, 1), DEVRULE_RWM, "  its GPU");
+	is_int(ACCESS(&l, 195, 255), DEVRULE_RWM, "  nvidiactl (shared)");
+	is_int(ACCESS(&l, 195, 0), 0,
+	       "  not GPU 0, though the spec lists it as shared");
+	devrule_list_free(&l);
+	ok(devpolicy_build(&p, node_gpus, job_gpu0, &l, &rep) == 0 &&
+	   ACCESS(&l, 195, 0) == DEVRULE_RWM && ACCESS(&l, 195, 1) == 0,
+	   "the job allocated GPU 0 still gets it, and not GPU 1");
+	devrule_list_free(&l);
+
+	report_init(&rep, keep_warning, NULL);
+	ok(devpolicy_check_gres(&p, node_gpus, &rep) == 0 &&
+	   rep.errors == 0, "checking the node's GRES: no error");
+	is_int(rep.warnings, 1, "  one warning");
+	snprintf(want, sizeof(want), "%s:12: nvidia.com/gpu containerEdits: "
+		 "device node %s is GRES device %s (c 195:0): left out",
+		 at("cdi-gres/nvidia.yaml"), at("gpu0-alias"), at("nvidia0"));
+	if (!ok(rep.warnings == 1 && last_warning[0] &&
+		!strncmp(last_warning, want, strlen(want)),
+		"  naming the spec's file:line, the node and the GRES file"))
+		diag("  got \"%s\"\n#   want \"%s...\"", last_warning, want);
+	report_init(&rep, NULL, NULL);
+	ok(devpolicy_check_gres(&p, job_gpu1, &rep) == 0 && rep.warnings == 0,
+	   "  no warning where GPU 0 is no GRES device");
+	devpolicy_free(&p);
+out:
+	free(yaml);
+}
+
 /* devpolicy_load_cdi(dirs) fails, the message starting with want. */
 static void load_fails(const char *dirs, const char *want, const char *what)
 {
@@ -478,6 +566,7 @@ static void test_nodes(void)
 	test_parse();
 	test_errors();
 	test_job_lists();
+	test_shared_gres();
 	test_dirs(yaml);
 out:
 	free(yaml);

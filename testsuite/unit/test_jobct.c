@@ -19,6 +19,10 @@
  * Needs root, cgroup2 and bpf; otherwise the whole file is skipped.
  */
 #include "jobct_fixture.h"
+#include "job/elapsed.h"
+#include "ns/dqguard.h"
+#include <sys/ioctl.h>
+#include <linux/fs.h>
 
 /* ---- tests ------------------------------------------------------------- */
 
@@ -276,7 +280,7 @@ static void test_open_policy(void)
 	ok(ns_exists, "  with a namespace");
 	ok(!cgroup_exists(101) && calls[OP_PROG_CREATE] == 0,
 	   "  and no cgroup or program: nothing to contain");
-	is_str(marker_text(101), "none", "  its setup record says: no filter");
+	is_str(marker_text(101), "run 0 0\nnone", "  its setup record says: no filter");
 	{
 		int e0 = -1, e1 = -1;
 
@@ -311,7 +315,7 @@ static void test_none_policy(void)
 	   rep.msg);
 	ok(ns_exists && !cgroup_exists(103) && calls[OP_PROG_CREATE] == 0,
 	   "  with a namespace, no cgroup, no program");
-	is_str(marker_text(103), "none", "  its setup record says: no filter");
+	is_str(marker_text(103), "run 0 0\nnone", "  its setup record says: no filter");
 	is_int(child_opens(node, 103, &e0, &e1), 0, "  a job process joins");
 	ok(e0 == ENXIO && e1 == ENXIO, "  both GPUs open (Slurm's to contain)");
 	ok(jobct_release(node, 103, fresh()) == 0 && nothing_left(103),
@@ -1312,6 +1316,212 @@ static void test_no_record(void)
 	jobct_node_free(node);
 }
 
+/* A child of a run of job_id joins and opens both GPUs (as child_opens). */
+static int run_child_opens(const struct jobct_node *node, uint32_t job_id,
+			   const struct jobct_run *run, int *err0, int *err1)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (jobct_join_run(node, job_id, run, NULL) < 0)
+			_exit(99);
+		exit_with_gpu_opens();
+	}
+	return wait_gpu_opens(pid, 99, 99, err0, err1);
+}
+
+/*
+ * The attack (issue 42 item 4): run A of job 176 had both GPUs, and its
+ * release could not finish (EBUSY: here it is never called), leaving its
+ * record and filter.  Run B of the same id, given GPU 0 only, took A's
+ * record for its own: a process of B that came before B's setup ran
+ * under A's filter (both GPUs).  The record now names its run.
+ */
+static void test_stale_record(void)
+{
+	const struct jobct_run run_a = { .sluid = 0x100, .start_time = 1000 };
+	const struct jobct_run run_b = { .sluid = 0x200, .start_time = 2000 };
+	const struct jobct_run start_b = { .start_time = 2000 };
+	struct jobct_node *node;
+	struct jobct_plan plan;
+	int e0 = -1, e1 = -1;
+
+	ok(jobct_run_same(&run_a, &run_a) && !jobct_run_same(&run_a, &run_b) &&
+	   jobct_run_same(&run_a, &(struct jobct_run){ .sluid = 0x100 }) &&
+	   !jobct_run_same(&start_b, &run_a) &&
+	   jobct_run_same(&(struct jobct_run){ 0 }, &run_a),
+	   "jobct_run_same: a field known to both decides");
+	write_file(conf_path, "BasePath=none\nDevicePolicy=closed\n");
+	if (!(node = load(&faulty_ops)))
+		return (void)ok(0, "load: %s", rep.msg);
+	inject(OP_NONE, 0, 0);
+	plan = plan_for(node, 176);
+	plan.sluid = run_a.sluid;
+	plan.start_time = run_a.start_time;
+	plan.job_devices = node_gpus;
+	ok(jobct_setup(&plan, fresh()) == 0, "run A of job 176 (both GPUs) "
+	   "sets up: %s", rep.msg);
+	is_str(marker_text(176), "run 256 1000\n",
+	       "  its record names its run (SLUID 256, started at 1000)");
+	is_int(run_child_opens(node, 176, &run_a, &e0, &e1), 0,
+	       "  a process of run A runs");
+	ok(e0 == ENXIO && e1 == ENXIO, "  with both GPUs (%d %d)", e0, e1);
+
+	/* A's release never finishes: its record and filter stay. */
+	is_int(run_child_opens(node, 176, NULL, &e0, &e1), 0,
+	       "the hole: a process that does not say its run (every one "
+	       "before) takes A's record");
+	ok(e0 == ENXIO && e1 == ENXIO, "  and A's GPUs (%d %d)", e0, e1);
+	is_int(run_child_opens(node, 176, &run_b, &e0, &e1), 99,
+	       "a process of run B before B's setup does not run (it had "
+	       "run A's GPUs)");
+	ok(jobct_join_run(node, 176, &run_b, fresh()) == -1 &&
+	   errno == ESTALE, "  its join fails (ESTALE)");
+	like(rep.msg, "an earlier run's", "  saying why: %s", rep.msg);
+	is_int(run_child_opens(node, 176, &start_b, &e0, &e1), 99,
+	       "  nor one that knows only its start time");
+
+	plan.sluid = run_b.sluid;
+	plan.start_time = run_b.start_time;
+	plan.job_devices = job_gpu0;
+	ok(jobct_setup(&plan, fresh()) == 0 && rep.warnings >= 1,
+	   "run B (GPU 0) sets up over A's leftovers, with a warning: %s",
+	   rep.msg);
+	is_str(marker_text(176), "run 512 2000\n", "  the record is B's");
+	is_int(run_child_opens(node, 176, &run_b, &e0, &e1), 0,
+	       "  a process of run B runs");
+	ok(e0 == ENXIO && e1 == EPERM, "  with GPU 0 only (%d %d)", e0, e1);
+	is_int(run_child_opens(node, 176, &run_a, &e0, &e1), 99,
+	       "  a late process of run A does not run");
+	is_int(run_child_opens(node, 176, NULL, &e0, &e1), 0,
+	       "  one that does not know its run (22.05) takes the record");
+	ok(e0 == ENXIO && e1 == EPERM, "  and gets B's filter (%d %d)", e0,
+	   e1);
+	ok(jobct_release(node, 176, fresh()) == 0 && nothing_left(176),
+	   "run B is released: %s", rep.msg);
+
+	/* A record written before records named their run names none. */
+	ok(jobct_setup(&plan, fresh()) == 0, "job 176 set up again");
+	{
+		char path[PATH_MAX];
+
+		snprintf(path, sizeof(path), "%s/devns_filter_176", spool);
+		write_file(path, "none");
+	}
+	is_int(run_child_opens(node, 176, &run_b, &e0, &e1), 0,
+	       "a record without a run line (an older devns's) is taken");
+	jobct_release(node, 176, NULL);
+	jobct_node_free(node);
+}
+
+/*
+ * A child of job_id joins, then sets a file's attributes to what they are
+ * (chattr -p with the same id): its errno (0: the kernel took it), 99 when
+ * the join failed.
+ */
+static int joined_fssetxattr(const struct jobct_node *node, uint32_t job_id,
+			     const char *file)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		struct fsxattr fx;
+		int fd;
+
+		if (jobct_join(node, job_id, NULL) < 0)
+			_exit(99);
+		if ((fd = open(file, O_RDONLY | O_CLOEXEC)) < 0 ||
+		    ioctl(fd, FS_IOC_FSGETXATTR, &fx) < 0)
+			_exit(98);
+		_exit(ioctl(fd, FS_IOC_FSSETXATTR, &fx) < 0 ? errno : 0);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/*
+ * The attack (issue 42 item 5): job 178 was set up with TmpDiskLimit, its
+ * directory in project 178; the admin dropped TmpDiskLimit and
+ * reconfigured; a new step of job 178 ran without the guard and could
+ * chattr -p 0 its files.  The guard follows the job's directory now.
+ */
+static void test_disk_guard_follows_setup(void)
+{
+	char file[PATH_MAX];
+	struct jobct_node *node;
+	struct jobct_plan plan;
+	struct fsxattr fx;
+	int fd;
+
+	snprintf(file, sizeof(file), "%s/projfile", tmp);
+	fd = open(file, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (!ok(fd >= 0 && ioctl(fd, FS_IOC_FSGETXATTR, &fx) == 0 &&
+		ioctl(fd, FS_IOC_FSSETXATTR, &fx) == 0,
+		"precondition: unguarded, FS_IOC_FSSETXATTR reaches the kernel "
+		"here (%s)", strerror(errno))) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	close(fd);
+	{
+		/* valgrind emulates no seccomp(2) (test_dqguard skips too) */
+		int status;
+		pid_t pid = fork();
+
+		if (pid == 0)
+			_exit(dqguard_install() < 0 && errno == ENOSYS);
+		if (pid < 0 || waitpid(pid, &status, 0) != pid ||
+		    !WIFEXITED(status) || WEXITSTATUS(status)) {
+			tap_skip("the disk guard: no seccomp(2) here");
+			unlink(file);
+			return;
+		}
+	}
+	write_conf("");		/* TmpDiskLimit dropped */
+	if (!(node = load(&faulty_ops)))
+		return (void)ok(0, "load: %s", rep.msg);
+	inject(OP_NONE, 0, 0);
+	plan = plan_for(node, 178);
+	ok(jobct_setup(&plan, fresh()) == 0 && fake_projid == 0,
+	   "job 178 sets up without a disk limit: %s", rep.msg);
+	is_int(joined_fssetxattr(node, 178, file), 0,
+	       "  a process of a job without a project is not guarded");
+	fake_projid = 178;	/* what setup made under TmpDiskLimit */
+	is_int(joined_fssetxattr(node, 178, file), EPERM,
+	       "a job whose directory is in project 178, TmpDiskLimit since "
+	       "dropped: its process is guarded (EPERM; it was not)");
+	inject(OP_JOB_PROJECT, 1, EIO);
+	fake_projid = 0;
+	is_int(joined_fssetxattr(node, 178, file), EPERM,
+	       "a project that cannot be read: guarded too");
+	inject(OP_NONE, 0, 0);
+	ok(jobct_release(node, 178, fresh()) == 0, "released: %s", rep.msg);
+	jobct_node_free(node);
+	unlink(file);
+
+	/* The real lookup, on this filesystem's (project-less) directories. */
+	{
+		char dir[PATH_MAX];
+		uint32_t projid = 99;
+
+		snprintf(dir, sizeof(dir), "%s/179", base);
+		ok(jobct_real_ops.job_project(base, 179, &projid) == -1 &&
+		   errno == ENOENT, "dquota_job_project: no directory, ENOENT");
+		ok(mkdir(dir, 0700) == 0 &&
+		   jobct_real_ops.job_project(base, 179, &projid) == 0 &&
+		   projid == 0, "  a directory in no project: 0");
+		rmdir(dir);
+		ok(symlink(tmp, dir) == 0 &&
+		   jobct_real_ops.job_project(base, 179, &projid) == -1 &&
+		   (errno == ELOOP || errno == ENOTDIR),
+	   "  a link in its place is not followed (%s)", strerror(errno));
+		unlink(dir);
+	}
+}
+
 /* The extern stepd's setup, seen from pam_slurm_adopt's request thread. */
 struct gate_run {
 	struct setupgate *g;
@@ -1371,6 +1581,24 @@ static void test_setup_gate(void)
 	ok(ended, "  until it is done");
 	is_int(setupgate_wait(&g4, 50), 0,
 	       "a daemon that never sets up answers after start_wait_ms: 0");
+	{
+		/* Issue 42 item 9: a stepd that is not the extern step's
+		 * parked each request for the whole start_wait_ms. */
+		struct setupgate g5 = SETUPGATE_INIT, g6 = SETUPGATE_INIT;
+		struct timespec t0;
+
+		setupgate_never(&g5);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		is_int(setupgate_wait(&g5, 30000), 0,
+		       "a stepd that never sets up (setupgate_never): 0");
+		ok(elapsed_ms(&t0) < 1000, "  at once (%.1f ms, not 30 s)",
+		   elapsed_ms(&t0));
+		setupgate_never(&g6);
+		setupgate_begin(&g6);
+		setupgate_end(&g6, true);
+		is_int(setupgate_wait(&g6, 30000), 1,
+		       "a setup that begins after all overrides it");
+	}
 }
 
 static void test_pool_same(void)
@@ -1551,6 +1779,8 @@ int main(void)
 	test_node_report();
 	test_gres_allow();
 	test_no_record();
+	test_stale_record();
+	test_disk_guard_follows_setup();
 	test_setup_gate();
 	test_pool_same();
 	test_real_namespace();

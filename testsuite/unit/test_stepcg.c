@@ -280,13 +280,15 @@ static void test_unified_filter(void)
 
 		text[0] = '\0';
 		if (f) {
-			if (!fgets(text, sizeof(text), f))
+			/* The first line names the run (SLUID, start). */
+			if (!fgets(text, sizeof(text), f) ||
+			    !fgets(text, sizeof(text), f))
 				text[0] = '\0';
 			fclose(f);
 		}
 	}
 	snprintf(path, sizeof(path), "%s/%s", scope, job_cg(190));
-	is_str(text, path, "  holding the job's cgroup");
+	is_str(text, path, "  holding the job's cgroup after its run's line");
 	snprintf(path, sizeof(path), "%s/devns", cg_mount);
 	ok(!exists(path) || !cgroup_exists(190), "  no devns cgroup is made");
 
@@ -630,6 +632,45 @@ static void test_unified_stale(void)
 }
 
 /*
+ * The attack (issue 42 item 4): an earlier run of job 195 whose release
+ * could not detach (EBUSY) left its program, here one allowing every
+ * device, on step_0; the next run of the same id found "a devns program"
+ * there and took it as its own, so its step 0 opened the other GPU.  The
+ * join now compares the program with this run's and replaces it.
+ */
+static void test_unified_stale_step(void)
+{
+	struct jobct_node *node = load_unified();
+	struct jobct_plan plan;
+	int e0 = -1, e1 = -1;
+
+	if (!node)
+		return (void)ok(0, "load: %s", rep.msg);
+	slurm_job_tree(195);
+	ok(slurm_attach(195, "step_0", -1, BPF_F_ALLOW_MULTI) == 0 &&
+	   attached(195, "step_0") == 1,
+	   "precondition: a stale devns program allowing everything is on step_0");
+	be_in(195, "step_extern/slurm");
+	plan = plan_for(node, 195);
+	inject(OP_NONE, 0, 0);
+	ok(jobct_setup(&plan, fresh()) == 0, "job 195 sets up: %s", rep.msg);
+	is_int(attached(195, "step_0"), 1,
+	       "  setup leaves step_0 alone (one program)");
+	is_int(task_opens(node, 195, &e0, &e1), 0, "a task of step 0 runs");
+	ok(e0 == ENXIO && e1 == EPERM,
+	   "  under this run's filter, not the stale one (%d %d)", e0, e1);
+	is_int(attached(195, "step_0"), 1,
+	       "  the stale program replaced: one program on step_0");
+	is_int(task_opens(node, 195, &e0, &e1), 0, "a second task runs");
+	ok(e0 == ENXIO && e1 == EPERM && attached(195, "step_0") == 1,
+	   "  under the same filter, still one program (%d %d)", e0, e1);
+	jobct_release(node, 195, NULL);
+	is_int(attached(195, "step_0"), 0, "release detaches it");
+	slurm_job_tree_remove(195);
+	jobct_node_free(node);
+}
+
+/*
  * The attack: the unified join (stepcg.c) took flock(LOCK_EX) on the
  * step's cgroup directory (mode 0755): any user could hold it and hang
  * every task of another user's step before exec.  devns takes no lock a user can.
@@ -759,6 +800,7 @@ int main(void)
 	test_unified_release_race();
 	test_unified_blocked();
 	test_unified_stale();
+	test_unified_stale_step();
 	test_unified_user_lock();
 	test_slurmd_child();
 	remove_scratch();

@@ -98,6 +98,49 @@ static void test_names(void)
 		name_is_step(others[i], 0);
 }
 
+/*
+ * Which step's stepd this process is, from the socket it listens on (issue
+ * 42 item 9: a batch stepd waited 30 s per join_external request for a
+ * setup only the extern stepd makes).
+ */
+static void test_self_step(void)
+{
+	char path[PATH_MAX];
+	uint32_t step = 7;
+	int fd, other;
+
+	ok(stepsock_self_step(spool, "n1", 9, &step) == 0 && step == 7,
+	   "no socket of job 9 open here: 0");
+	fd = bound("n1_9.4294967294", 8, 1);
+	other = bound("n1_19.4294967292", 8, 1);
+	ok(fd >= 0 && other >= 0,
+	   "precondition: listening as job 9's batch stepd, and job 19's "
+	   "extern one");
+	ok(stepsock_self_step(spool, "n1", 9, &step) == 1 &&
+	   step == 4294967294u, "job 9: the batch step's stepd");
+	ok(stepsock_self_step(spool, "n1", 19, &step) == 1 &&
+	   step == 4294967292u, "job 19: the extern step's");
+	ok(stepsock_self_step(spool, "n2", 9, &step) == 0,
+	   "another node's name: 0");
+	ok(stepsock_self_step("/tmp", "n1", 9, &step) == 0,
+	   "another spool directory: 0");
+	close(fd);
+	close(other);
+	snprintf(path, sizeof(path), "%s/n1_9.4294967294", spool);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/n1_19.4294967292", spool);
+	unlink(path);
+	fd = bound("n1_9.3.1", 8, 1);
+	ok(fd >= 0 && stepsock_self_step(spool, "n1", 9, &step) == 1 &&
+	   step == 3, "a component's socket: its step");
+	if (fd >= 0)
+		close(fd);
+	snprintf(path, sizeof(path), "%s/n1_9.3.1", spool);
+	unlink(path);
+	ok(stepsock_self_step(spool, "n1", 9, &step) == 0,
+	   "closed: no longer found");
+}
+
 int main(void)
 {
 	char answered[PATH_MAX], path[PATH_MAX], gone[PATH_MAX + 8];
@@ -108,6 +151,7 @@ int main(void)
 		return 1;
 	}
 	test_names();
+	test_self_step();
 
 	hung = bound("n1_5.4294967292", 8, 1);
 	ok(hung >= 0, "job 5: a stepd that listens and never accepts (hung)");

@@ -117,8 +117,10 @@ static int gres_resolve(const char *const *files, struct gresnums *out)
 		struct devcdi_node *d = &out->v[out->count];
 
 		if (devallow_resolve_path(files[i], &d->type, &d->major,
-					  &d->minor, why, sizeof(why)) == 1)
+					  &d->minor, why, sizeof(why)) == 1) {
+			d->path = files[i];
 			out->count++;
+		}
 	}
 	return 0;
 }
@@ -222,6 +224,13 @@ static int spec_build(const struct devcdi_spec *cs,
 	for (size_t i = 0; any && i < cs->shared.count; i++) {
 		const struct devcdi_node *d = &cs->shared.v[i];
 
+		/*
+		 * A GRES device is never shared: a spec-wide node that is
+		 * one (devcdi_check_gres warns) stays devpolicy_build's pin,
+		 * open only to the job allocated it.
+		 */
+		if (has(node->v, node->count, d))
+			continue;
 		if (devrule_list_pin(out, d->type, d->major, d->minor,
 				     DEVRULE_RWM) < 0)
 			return -1;
@@ -246,4 +255,34 @@ out:
 	free(node.v);
 	free(job.v);
 	return rc;
+}
+
+int devcdi_check_gres(const struct devcdi *cdi, const char *const *node_gres,
+		      struct report *rep)
+{
+	struct gresnums node;
+
+	if (gres_resolve(node_gres, &node) < 0)
+		return -1;
+	for (size_t s = 0; s < cdi->set.count; s++) {
+		const struct devcdi_spec *cs = &cdi->specs[s];
+
+		for (size_t i = 0; i < cs->shared.count; i++) {
+			const struct devcdi_node *d = &cs->shared.v[i];
+
+			for (size_t g = 0; g < node.count; g++) {
+				if (!same(d, &node.v[g]))
+					continue;
+				report_warning(rep, "%s:%d: %s containerEdits: device node %s is GRES device %s (%c %u:%u): left out of the spec's shared nodes, only the jobs allocated it get it",
+					       cs->spec->file,
+					       cs->spec->shared_line,
+					       cs->spec->kind, d->path,
+					       node.v[g].path, d->type,
+					       d->major, d->minor);
+				break;
+			}
+		}
+	}
+	free(node.v);
+	return 0;
 }

@@ -16,7 +16,10 @@
  * not GRES devices are pinned to rwm, unless a device the job holds no
  * node of lists them too (then they are that device's); those of the
  * other devices are pinned to no access; and, when the job has a device
- * of a spec, the spec's shared nodes are pinned to rwm.  A job without any device of a spec keeps
+ * of a spec, the spec's shared nodes are pinned to rwm, except those
+ * that are GRES devices of the node: a GRES device is only ever the
+ * job's that is allocated it (devcdi_check_gres warns about such a
+ * spec).  A job without any device of a spec keeps
  * what DevicePolicy/DeviceAllow give it for the shared nodes.
  */
 #ifndef DEVNS_DEVCDI_H
@@ -82,5 +85,16 @@ bool devcdi_selected(const struct devcdi *cdi, size_t s, size_t j,
  */
 int devcdi_build(const struct devcdi *cdi, const char *const *node_gres,
 		 const char *const *job_gres, struct devrule_list *out);
+
+/*
+ * Warns, for each spec-wide (shared) device node of a spec that is one of
+ * the node's GRES device files (node_gres, NULL-terminated, NULL: none;
+ * by device numbers, so any path to it counts), "FILE:LINE: KIND
+ * containerEdits: device node PATH is GRES device ... left out of the
+ * spec's shared nodes": devcdi_build never opens it through them, and
+ * the admin should fix the spec.  Returns 0, or -1 (ENOMEM).
+ */
+int devcdi_check_gres(const struct devcdi *cdi, const char *const *node_gres,
+		      struct report *rep);
 
 #endif /* DEVNS_DEVCDI_H */

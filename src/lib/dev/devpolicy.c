@@ -502,7 +502,11 @@ int devpolicy_check_gres(const struct devpolicy *policy,
 	struct gres_dev *devs;
 	size_t i, n = 0;
 
-	if (!policy->allow || !node_gres || !node_gres[0])
+	if (!node_gres || !node_gres[0])
+		return 0;
+	if (policy->cdi && devcdi_check_gres(policy->cdi, node_gres, rep) < 0)
+		return -1;
+	if (!policy->allow)
 		return 0;
 	while (node_gres[n])
 		n++;

@@ -239,7 +239,9 @@ bool devpolicy_never_filters(const struct devpolicy *policy);
  * entry 'SPEC:ACCESS' names GRES device ...", every such entry.  A class
  * covering GRES devices is no error (devpolicy_build leaves them out): an
  * info line says so.  Each message starts with the "FILE:LINE" of the
- * entry's line.  A GRES file that cannot be resolved is left to
+ * entry's line.  A CDI spec-wide device node that is a GRES device is a
+ * warning with the spec's FILE:LINE (devcdi_check_gres; devpolicy_build
+ * leaves it out of the spec's shared nodes).  A GRES file that cannot be resolved is left to
  * devpolicy_build, which fails on it.  Returns 0, or -1 with EINVAL after
  * reporting, or ENOMEM.
  */

@@ -295,7 +295,8 @@ int devprog_query(int cgroup_fd, uint32_t *flags, uint32_t *count)
 /* At most this many programs on one cgroup (the kernel's limit is 64). */
 #define QUERY_MAX 64
 
-int devprog_find_attached(int cgroup_fd)
+/* The first program of ours on cgroup_fd whose id is not skip_id. */
+static int find_attached_but(int cgroup_fd, uint32_t skip_id)
 {
 	uint32_t ids[QUERY_MAX] = { 0 };
 	struct bpf_prog_info info;
@@ -304,9 +305,11 @@ int devprog_find_attached(int cgroup_fd)
 	if (n < 0)
 		return -1;
 	for (int i = 0; i < n && i < QUERY_MAX; i++) {
-		int fd = devinspect_prog_open(ids[i]);
+		int fd;
 
-		if (fd < 0)
+		if (skip_id && ids[i] == skip_id)
+			continue;
+		if ((fd = devinspect_prog_open(ids[i])) < 0)
 			continue;	/* detached and freed meanwhile */
 		if (devinspect_prog_info(fd, &info) < 0) {
 			fdutil_close(fd);
@@ -318,6 +321,24 @@ int devprog_find_attached(int cgroup_fd)
 	}
 	errno = ENOENT;
 	return -1;
+}
+
+int devprog_find_attached(int cgroup_fd)
+{
+	return find_attached_but(cgroup_fd, 0);
+}
+
+int devprog_find_other(int cgroup_fd, int keep_fd)
+{
+	struct bpf_prog_info info;
+
+	if (devinspect_prog_info(keep_fd, &info) < 0)
+		return -1;
+	if (!info.id) {		/* every loaded program has one */
+		errno = EINVAL;
+		return -1;
+	}
+	return find_attached_but(cgroup_fd, info.id);
 }
 
 int devprog_probe(void)

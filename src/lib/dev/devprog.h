@@ -85,6 +85,14 @@ int devprog_query(int cgroup_fd, uint32_t *flags, uint32_t *count);
 int devprog_find_attached(int cgroup_fd);
 
 /*
+ * Opens a program named DEVFILTER_NAME attached directly to cgroup_fd that
+ * is not the program keep_fd (compared by the kernel's program id): one
+ * that another run left there.  Returns its fd (close-on-exec), or -1
+ * with errno (ENOENT: none but keep_fd's, or none at all).
+ */
+int devprog_find_other(int cgroup_fd, int keep_fd);
+
+/*
  * Whether this kernel lets us filter devices the way devprog_create does:
  * makes a one-entry map and a program using it, then drops both.  Returns 0,
  * or -1 with the first failing call's errno (EPERM without privilege,

@@ -129,12 +129,12 @@ static int nocg_check(const struct jobct_node *node, bool step_cgroups,
 }
 
 static int nocg_apply(const struct jobct_node *node, uint32_t job_id,
-		      uint64_t sluid, const struct devrule_list *list,
-		      struct report *rep)
+		      const struct jobct_run *run,
+		      const struct devrule_list *list, struct report *rep)
 {
 	(void)node;
 	(void)job_id;
-	(void)sluid;
+	(void)run;
 	(void)list;
 	return report_errno(rep, ENOENT,
 			    "no usable cgroup2 hierarchy for the device filter");

@@ -25,6 +25,7 @@
 #include <sys/types.h>
 
 #include "dev/devpolicy.h"
+#include "job/jobct.h"
 #include "job/node.h"
 #include "util/report.h"
 
@@ -44,8 +45,8 @@ struct jobct_backend {
 	 * leave the job's setup record.  On failure nothing is left.
 	 */
 	int (*apply)(const struct jobct_node *node, uint32_t job_id,
-		     uint64_t sluid, const struct devrule_list *list,
-		     struct report *rep);
+		     const struct jobct_run *run,
+		     const struct devrule_list *list, struct report *rep);
 	/*
 	 * A process of the job (before exec, in a step) goes under its
 	 * filter; marked is the text of its setup record.

@@ -76,13 +76,13 @@ static int attach_filter(const struct jobct_node *node, int cg_fd,
 
 /* Make the job's cgroup, attach a filter of list, leave the record. */
 static int apply(const struct jobct_node *node, uint32_t job_id,
-		 uint64_t sluid, const struct devrule_list *list,
+		 const struct jobct_run *run, const struct devrule_list *list,
 		 struct report *rep)
 {
 	char path[PATH_MAX];
 	int node_fd, job_fd = -1;
 
-	(void)sluid;	/* the cgroup is devns's, named by the job id */
+	/* The cgroup is devns's, named by the job id. */
 	if ((node_fd = open_node_cgroup(node, true)) < 0)
 		return report_errno(rep, errno,
 				    "no usable cgroup2 hierarchy for the device filter");
@@ -93,7 +93,7 @@ static int apply(const struct jobct_node *node, uint32_t job_id,
 	}
 	if (attach_filter(node, job_fd, list, rep) < 0)
 		goto error;
-	if (marker_write(node, job_id, "", rep) < 0)
+	if (marker_write(node, job_id, run, "", rep) < 0)
 		goto error;
 	close(job_fd);
 	close(node_fd);

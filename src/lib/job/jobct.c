@@ -6,6 +6,7 @@
  * See jobct.h.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -231,6 +232,9 @@ int jobct_device_rules(const struct jobct_plan *plan,
 static int contain_devices(const struct jobct_plan *plan, struct report *rep)
 {
 	const struct jobct_node *node = plan->node;
+	const struct jobct_run run = {
+		.sluid = plan->sluid, .start_time = plan->start_time
+	};
 	struct devrule_list list;
 	int rc;
 
@@ -238,14 +242,47 @@ static int contain_devices(const struct jobct_plan *plan, struct report *rep)
 		return -1;
 	if (rc) {
 		report_rules(&list, rep);
-		rc = node->backend->apply(node, plan->job_id, plan->sluid,
-					  &list, rep);
+		rc = node->backend->apply(node, plan->job_id, &run, &list,
+					  rep);
 	} else {
 		/* The record that setup is done, with no filter needed. */
-		rc = marker_write(node, plan->job_id, MARKER_NO_FILTER, rep);
+		rc = marker_write(node, plan->job_id, &run, MARKER_NO_FILTER,
+				  rep);
 	}
 	devrule_list_free(&list);
 	return rc;
+}
+
+bool jobct_run_same(const struct jobct_run *a, const struct jobct_run *b)
+{
+	if (a->sluid && b->sluid && a->sluid != b->sluid)
+		return false;
+	return !a->start_time || !b->start_time ||
+	       a->start_time == b->start_time;
+}
+
+/*
+ * A setup record found before setup is an earlier run's (setup runs once
+ * per run): its release could not finish.  It goes first, so that no
+ * process of this run takes it for this run's while setup runs (join
+ * refuses a job without a record).
+ */
+static int drop_stale_record(const struct jobct_plan *plan,
+			     struct report *rep)
+{
+	struct jobct_run old;
+	char text[PATH_MAX];
+	int state = marker_state(plan->node, plan->job_id, text, sizeof(text),
+				 &old);
+
+	if (state == MARKER_ABSENT)
+		return 0;
+	if (state >= 0)
+		report_warning(rep, "a setup record of an earlier run (SLUID %" PRIu64 ", started %" PRId64 ") was left: removing it",
+			       old.sluid, old.start_time);
+	if (marker_remove(plan->node, plan->job_id) < 0)
+		return report_errno(rep, errno, "cannot remove an earlier run's setup record");
+	return 0;
 }
 
 int jobct_setup(const struct jobct_plan *plan, struct report *rep)
@@ -256,6 +293,8 @@ int jobct_setup(const struct jobct_plan *plan, struct report *rep)
 
 	report_info(rep, "setting up for uid %u gid %u", (unsigned)plan->uid,
 		    (unsigned)plan->gid);
+	if (drop_stale_record(plan, rep) < 0)
+		return -1;
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	if (c->base_path && create_namespace(plan, rep) < 0)
 		return -1;
@@ -328,10 +367,12 @@ int jobct_pidns_leave(struct report *rep)
  * Slurm launched a step without it), is still being set up or is being
  * released: its processes must not run, whatever its policy would say.
  */
-static int job_record(const struct jobct_node *node, uint32_t job_id,
-		      char *buf, size_t size, struct report *rep)
+static int job_record_of(const struct jobct_node *node, uint32_t job_id,
+			 const struct jobct_run *run, char *buf, size_t size,
+			 struct report *rep)
 {
-	int state = marker_state(node, job_id, buf, size);
+	struct jobct_run made;
+	int state = marker_state(node, job_id, buf, size, &made);
 
 	if (state < 0)
 		return report_errno(rep, errno,
@@ -340,18 +381,53 @@ static int job_record(const struct jobct_node *node, uint32_t job_id,
 		errno = ENOENT;
 		return report_error(rep, "it has no setup record: its extern step did not set it up (PrologFlags=Contain), or not yet, or it is being released");
 	}
+	if (run && !jobct_run_same(run, &made)) {
+		errno = ESTALE;
+		return report_error(rep, "its setup record is an earlier run's (SLUID %" PRIu64 ", started %" PRId64 "; this run: %" PRIu64 ", %" PRId64 "): this run is not set up yet",
+				    made.sluid, made.start_time, run->sluid,
+				    run->start_time);
+	}
 	return state;
 }
 
-/*
- * With TmpDiskLimit, the job's files must stay in its project: each
- * process of the job goes under the filter that refuses changing project
- * ids and PROJINHERIT (ns/dqguard.h).
- */
-static int guard_disk_limit(const struct jobct_node *node,
-			    struct report *rep)
+static int job_record(const struct jobct_node *node, uint32_t job_id,
+		      char *buf, size_t size, struct report *rep)
 {
-	if (!node->conf->tmp_disk_limit || !node->conf->base_path)
+	return job_record_of(node, job_id, NULL, buf, size, rep);
+}
+
+/*
+ * Whether a process of the job must be kept in the job's disk-limit
+ * project: when its directory is in one, as its setup made it
+ * (TmpDiskLimit then), not as namespace.conf says now.  After the admin
+ * drops TmpDiskLimit and reconfigures, a new step of a job started before
+ * still has its project, and without the guard could move its files out
+ * of it or into another job's (issue 42).  Read while BasePath is in
+ * sight (before the mount namespace hides it).  TmpDiskLimit set now
+ * guards too, and so does a project that cannot be read: the guard only
+ * refuses.  A job without a directory has nothing to keep.
+ */
+static bool needs_disk_guard(const struct jobct_node *node, uint32_t job_id)
+{
+	uint32_t projid = 0;
+
+	if (!node->conf->base_path)
+		return false;
+	if (node->conf->tmp_disk_limit)
+		return true;
+	if (node->ops->job_project(node->conf->base_path, job_id,
+				   &projid) < 0)
+		return errno != ENOENT;
+	return projid != 0;
+}
+
+/*
+ * Keeps the job's files in its project: the process goes under the filter
+ * that refuses changing project ids and PROJINHERIT (ns/dqguard.h).
+ */
+static int guard_disk_limit(bool needed, struct report *rep)
+{
+	if (!needed)
 		return 0;
 	if (dqguard_install() < 0)
 		return report_errno(rep, errno,
@@ -359,14 +435,18 @@ static int guard_disk_limit(const struct jobct_node *node,
 	return 0;
 }
 
-/* A job process under the job's filter, refused without a setup record. */
+/*
+ * A job process under the job's filter, refused without a setup record of
+ * its run (run NULL: not known).
+ */
 static int join_filter(const struct jobct_node *node, uint32_t job_id,
-		       struct report *rep)
+		       const struct jobct_run *run, struct report *rep)
 {
 	char marked[PATH_MAX];
 	int state;
 
-	if ((state = job_record(node, job_id, marked, sizeof(marked), rep)) < 0)
+	if ((state = job_record_of(node, job_id, run, marked, sizeof(marked),
+				   rep)) < 0)
 		return -1;
 	if (state == MARKER_FILTERED &&
 	    node->backend->join(node, job_id, marked, rep) < 0)
@@ -411,15 +491,23 @@ static int enter_user_namespace(const struct jobct_node *node, int fd,
 int jobct_join(const struct jobct_node *node, uint32_t job_id,
 	       struct report *rep)
 {
+	return jobct_join_run(node, job_id, NULL, rep);
+}
+
+int jobct_join_run(const struct jobct_node *node, uint32_t job_id,
+		   const struct jobct_run *run, struct report *rep)
+{
+	bool guard;
 	int userns_fd;
 
 	if (enter_pid_namespace(node, job_id, rep) < 0)
 		return -1;
+	guard = needs_disk_guard(node, job_id);
 	if (open_user_namespace(node, job_id, &userns_fd, rep) < 0)
 		return -1;
-	if (join_filter(node, job_id, rep) < 0 ||
+	if (join_filter(node, job_id, run, rep) < 0 ||
 	    jobct_join_ns(node, job_id, rep) < 0 ||
-	    guard_disk_limit(node, rep) < 0) {
+	    guard_disk_limit(guard, rep) < 0) {
 		fdutil_close(userns_fd);
 		return -1;
 	}
@@ -436,7 +524,7 @@ int jobct_join_in_ns(const struct jobct_node *node, uint32_t job_id,
 				    "PidNamespace, UserNamespace or "
 				    "TmpDiskLimit");
 	}
-	return join_filter(node, job_id, rep);
+	return join_filter(node, job_id, NULL, rep);
 }
 
 int jobct_join_ns(const struct jobct_node *node, uint32_t job_id,

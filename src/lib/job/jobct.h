@@ -162,12 +162,32 @@ void jobct_node_report(const struct jobct_node *node,
 int jobct_node_check(const struct jobct_node *node,
 		     const struct jobct_slurm *slurm, struct report *rep);
 
+/*
+ * Which run of a job: Slurm reuses a job id when it requeues the job, and
+ * what an earlier run left behind (a release that could not finish: a
+ * process that would not die) must never be taken as the new run's.  Its
+ * setup record carries it (job/marker.h).  A field 0 is not known.
+ */
+struct jobct_run {
+	uint64_t sluid;		/* the job's SLUID (25.11 on), 0: none */
+	int64_t start_time;	/* the job's start time (s since the epoch) */
+};
+
+/*
+ * Whether two runs may be the same: no field known to both differs.
+ * Pure.
+ */
+bool jobct_run_same(const struct jobct_run *a, const struct jobct_run *b);
+
 /* One job, as jobct_setup() contains it. */
 struct jobct_plan {
 	const struct jobct_node *node;
 	uint32_t job_id;
 	/* the job's SLUID from 26.05 on (util/sluid.h), 0: none given */
 	uint64_t sluid;
+	/* the job's start time (s since the epoch), 0: not known; with
+	 * sluid, the run its setup record names */
+	int64_t start_time;
 	uid_t uid;
 	gid_t gid;
 	/* the job user's name, from Slurm's uid (for %u), NULL: unknown */
@@ -244,6 +264,15 @@ int jobct_pidns_leave(struct report *rep);
  */
 int jobct_join(const struct jobct_node *node, uint32_t job_id,
 	       struct report *rep);
+
+/*
+ * jobct_join for a process that knows which run of the job it belongs to
+ * (run, NULL: not known, as jobct_join): a setup record of another run
+ * (jobct_run_same) is refused as a missing one is, so an earlier run's
+ * leftovers never contain, or fail to contain, this one's process.
+ */
+int jobct_join_run(const struct jobct_node *node, uint32_t job_id,
+		   const struct jobct_run *run, struct report *rep);
 
 /*
  * jobct_join in a slurmstepd that lives in the job's namespace already

@@ -5,8 +5,10 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -38,18 +40,25 @@ static int write_all(int fd, const char *text)
 	return 0;
 }
 
+/* The first line of a record: the run that made it. */
+#define RUN_PREFIX "run "
+
 int marker_write(const struct jobct_node *node, uint32_t job_id,
-		 const char *text, struct report *rep)
+		 const struct jobct_run *run, const char *text,
+		 struct report *rep)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], line[64];
 	int fd, saved;
 
+	snprintf(line, sizeof(line), RUN_PREFIX "%" PRIu64 " %" PRId64 "\n",
+		 run ? run->sluid : 0, run ? run->start_time : 0);
 	marker_path(node, job_id, path, sizeof(path));
 	if ((fd = node->ops->marker_create(path)) < 0)
 		return report_errno(rep, errno,
 				    "cannot record its device filter in %s",
 				    path);
-	if (ftruncate(fd, 0) < 0 || write_all(fd, text) < 0) {
+	if (ftruncate(fd, 0) < 0 || write_all(fd, line) < 0 ||
+	    write_all(fd, text) < 0) {
 		saved = errno;
 		close(fd);
 		unlink(path);
@@ -61,8 +70,36 @@ int marker_write(const struct jobct_node *node, uint32_t job_id,
 	return 0;
 }
 
-int marker_read(const struct jobct_node *node, uint32_t job_id, char *buf,
-		size_t size)
+/*
+ * Takes the run's line off the text in buf into *run (zeros when there is
+ * none, or it does not parse: a record names a run or it names none).
+ */
+static void take_run(char *buf, struct jobct_run *run)
+{
+	char *nl, *end;
+	unsigned long long sluid;
+	long long start = 0;
+
+	memset(run, 0, sizeof(*run));
+	if (strncmp(buf, RUN_PREFIX, strlen(RUN_PREFIX)) ||
+	    !(nl = strchr(buf, '\n')))
+		return;
+	errno = 0;
+	sluid = strtoull(buf + strlen(RUN_PREFIX), &end, 10);
+	if (*end == ' ')
+		start = strtoll(end + 1, &end, 10);
+	else
+		end = nl + 1;	/* malformed: names no run */
+	if (errno == 0 && end == nl) {
+		run->sluid = sluid;
+		run->start_time = start;
+	}
+	memmove(buf, nl + 1, strlen(nl + 1) + 1);
+}
+
+/* marker_read(), and the run its record names into *run. */
+static int marker_load(const struct jobct_node *node, uint32_t job_id,
+		       char *buf, size_t size, struct jobct_run *run)
 {
 	char path[PATH_MAX];
 	struct stat st;
@@ -85,16 +122,29 @@ int marker_read(const struct jobct_node *node, uint32_t job_id, char *buf,
 	if (n < 0)
 		return -1;
 	buf[n] = '\0';
+	take_run(buf, run);
 	return 1;
 }
 
-int marker_state(const struct jobct_node *node, uint32_t job_id, char *buf,
-		 size_t size)
+int marker_read(const struct jobct_node *node, uint32_t job_id, char *buf,
+		size_t size)
 {
+	struct jobct_run run;
+
+	return marker_load(node, job_id, buf, size, &run);
+}
+
+int marker_state(const struct jobct_node *node, uint32_t job_id, char *buf,
+		 size_t size, struct jobct_run *run)
+{
+	struct jobct_run none;
 	int found;
 
 	buf[0] = '\0';
-	if ((found = marker_read(node, job_id, buf, size)) <= 0)
+	if (!run)
+		run = &none;
+	memset(run, 0, sizeof(*run));
+	if ((found = marker_load(node, job_id, buf, size, run)) <= 0)
 		return found < 0 ? -1 : MARKER_ABSENT;
 	return strcmp(buf, MARKER_NO_FILTER) ? MARKER_FILTERED
 					     : MARKER_UNFILTERED;

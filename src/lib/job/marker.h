@@ -14,6 +14,11 @@
  *   "<job cgroup>" a filter on Slurm's step cgroups (the unified layout):
  *                 the job's cgroup path, so that release and restore find
  *                 what to detach once the job's slurmstepd is gone.
+ * That text follows a first line "run SLUID START\n" naming the run that
+ * made the record (struct jobct_run, decimal, 0: not known): a job id is
+ * reused by a requeue, and an earlier run's record is never the new
+ * run's.  A record without that line (written before it existed) names
+ * no run.
  */
 #ifndef DEVNS_MARKER_H
 #define DEVNS_MARKER_H
@@ -21,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "job/jobct.h"
 #include "job/node.h"
 #include "util/report.h"
 
@@ -31,12 +37,15 @@ void marker_path(const struct jobct_node *node, uint32_t job_id, char *buf,
 /* What a marker holding MARKER_NO_FILTER says: the job needs no filter. */
 #define MARKER_NO_FILTER "none"
 
-/* Leaves the job's marker holding text.  0 or -1. */
+/* Leaves the job's marker holding text, made by run (NULL: not known).
+ * 0 or -1. */
 int marker_write(const struct jobct_node *node, uint32_t job_id,
-		 const char *text, struct report *rep);
+		 const struct jobct_run *run, const char *text,
+		 struct report *rep);
 
 /*
- * 1 when the job has a marker (its text, if buf is not NULL, in buf), 0
+ * 1 when the job has a marker (its text, without the run's line, if buf
+ * is not NULL, in buf), 0
  * when it has none, -1 when that cannot be told (any error but ENOENT, or
  * something other than root's plain file): the caller must then refuse the
  * process, never run it unfiltered.
@@ -53,10 +62,11 @@ enum marker_state {
 
 /*
  * Reads the job's record once: returns an enum marker_state, its text in
- * buf (size > 0; "" when absent), or -1 as marker_read() does.
+ * buf (size > 0; "" when absent) and, when run is not NULL, the run it
+ * names in *run (zeros: none named), or -1 as marker_read() does.
  */
 int marker_state(const struct jobct_node *node, uint32_t job_id, char *buf,
-		 size_t size);
+		 size_t size, struct jobct_run *run);
 
 /* Removes the job's marker; 0 (also when there was none) or -1. */
 int marker_remove(const struct jobct_node *node, uint32_t job_id);

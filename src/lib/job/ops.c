@@ -12,6 +12,7 @@
 #include "dev/cgroup2.h"
 #include "dev/devprog.h"
 #include "job/ops.h"
+#include "ns/dquota.h"
 #include "ns/nsreap.h"
 #include "ns/pidns.h"
 #include "ns/pidns_fork.h"
@@ -108,4 +109,5 @@ const struct jobct_ops jobct_real_ops = {
 	.marker_create = real_marker_create,
 	.marker_stat = real_marker_stat,
 	.extern_pids = real_extern_pids,
+	.job_project = dquota_job_project,
 };

@@ -52,6 +52,9 @@ struct jobct_ops {
 	 * into the job's cgroup); returns how many, or -1.
 	 */
 	int (*extern_pids)(uint32_t job_id, pid_t *pids, size_t max);
+	/* the project id of the job's directory (ns/dquota.h) */
+	int (*job_project)(const char *base_path, uint32_t job_id,
+			   uint32_t *projid);
 };
 
 extern const struct jobct_ops jobct_real_ops;

@@ -67,7 +67,8 @@ int jobct_remains(const struct jobct_node *node, uint32_t job_id,
 	if (r->has_marker) {
 		char text[PATH_MAX];
 
-		int state = marker_state(node, job_id, text, sizeof(text));
+		int state = marker_state(node, job_id, text, sizeof(text),
+					 NULL);
 
 		r->filtered = state == MARKER_FILTERED;
 		r->marker_unknown = state < 0;

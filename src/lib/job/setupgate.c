@@ -21,6 +21,15 @@ void setupgate_begin(struct setupgate *g)
 	set_state(g, SETUPGATE_RUNNING);
 }
 
+void setupgate_never(struct setupgate *g)
+{
+	pthread_mutex_lock(&g->lock);
+	if (g->state == SETUPGATE_NOT_STARTED)
+		g->state = SETUPGATE_NEVER;
+	pthread_cond_broadcast(&g->changed);
+	pthread_mutex_unlock(&g->lock);
+}
+
 void setupgate_end(struct setupgate *g, bool ok)
 {
 	set_state(g, ok ? SETUPGATE_DONE : SETUPGATE_FAILED);

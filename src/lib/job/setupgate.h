@@ -23,6 +23,7 @@ enum setupgate_state {
 	SETUPGATE_RUNNING,
 	SETUPGATE_DONE,
 	SETUPGATE_FAILED,
+	SETUPGATE_NEVER,	/* this daemon never sets the job up */
 };
 
 struct setupgate {
@@ -42,9 +43,19 @@ void setupgate_begin(struct setupgate *g);
 void setupgate_end(struct setupgate *g, bool ok);
 
 /*
+ * This daemon will never set the job up (a slurmstepd that is not the
+ * extern step's): a wait no longer waits for setup to begin.  Any user
+ * may send requests to any stepd (on 22.05 its socket is 0777), so a
+ * wait there would park a thread for start_wait_ms per request.  Setup
+ * beginning after all (setupgate_begin) overrides it.
+ */
+void setupgate_never(struct setupgate *g);
+
+/*
  * Waits while setup runs, and while it has not started for at most
  * start_wait_ms (the message thread may answer before the main thread
- * begins; in a daemon that never sets the job up it never starts).
+ * begins; in a daemon that never sets the job up it never starts, and
+ * after setupgate_never it does not wait for that).
  * Returns 1 when setup is done, 0 when it did not start in time, or -1
  * with errno EIO when it failed.
  */

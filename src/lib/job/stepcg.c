@@ -50,16 +50,37 @@ static int detach_leaf(int leaf_fd)
 }
 
 /*
- * Attaches the job's program prog_fd to the step's cgroup unless a filter
- * of ours is there.  Tasks of a step join at once: one that loses the race
- * finds the same program attached (EEXIST), which is what it wanted.
+ * Attaches the job's program prog_fd to the step's cgroup unless it is
+ * there.  A program of ours that is not prog_fd's is another run's: an
+ * earlier job of the same id whose release could not detach it (EBUSY: a
+ * process of it would not die) left it, and it gives that run's devices
+ * (issue 42).  It is detached first, so the step runs under this run's
+ * filter only.  Tasks of a step join at once: one that loses the race
+ * finds the stale program gone (ENOENT) or the same program attached
+ * (EEXIST), which is what it wanted.
  */
 static int attach_step(const struct jobct_node *node, int step_fd,
 		       const char *step, int prog_fd, struct report *rep)
 {
-	int found = node->ops->prog_find(step_fd), rc;
+	int found, rc;
 
-	if (found >= 0) {
+	while ((found = devprog_find_other(step_fd, prog_fd)) >= 0) {
+		rc = devprog_detach(found, step_fd);
+		if (rc < 0 && errno != ENOENT) {
+			report_errno(rep, errno, "cannot detach another run's device filter from %s",
+				     step);
+			close(found);
+			return -1;
+		}
+		close(found);
+		report_warning(rep, "detached another run's device filter from %s",
+			       step);
+	}
+	if (errno != ENOENT)
+		return report_errno(rep, errno,
+				    "cannot look for device filters on %s",
+				    step);
+	if ((found = node->ops->prog_find(step_fd)) >= 0) {
 		close(found);
 		return 0;
 	}
@@ -77,13 +98,13 @@ static int attach_step(const struct jobct_node *node, int step_fd,
  * left attached.
  */
 static int apply(const struct jobct_node *node, uint32_t job_id,
-		 uint64_t sluid, const struct devrule_list *list,
+		 const struct jobct_run *run, const struct devrule_list *list,
 		 struct report *rep)
 {
 	char job_rel[PATH_MAX], step[NAME_MAX + 1];
 	int step_fd, prog_fd = -1, saved;
 
-	if (stepcg_self_step(node, job_id, sluid, job_rel, sizeof(job_rel),
+	if (stepcg_self_step(node, job_id, run->sluid, job_rel, sizeof(job_rel),
 			     step, sizeof(step), rep) < 0)
 		return -1;
 	if (strcmp(step, EXTERN_STEP)) {
@@ -107,7 +128,7 @@ static int apply(const struct jobct_node *node, uint32_t job_id,
 	}
 	if ((prog_fd = backend_prog_create(node, list, rep)) < 0 ||
 	    attach_step(node, step_fd, step, prog_fd, rep) < 0 ||
-	    marker_write(node, job_id, job_rel, rep) < 0)
+	    marker_write(node, job_id, run, job_rel, rep) < 0)
 		goto error;
 	report_info(rep, "device filter attached to /%s/%s", job_rel, step);
 	denied_hold(job_id, prog_fd);

@@ -7,6 +7,7 @@
  * checked fd of BasePath serves.  glibc has no wrapper: syscall(2).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -20,6 +21,8 @@
 #include <linux/fs.h>
 
 #include "ns/dquota.h"
+#include "util/fdutil.h"
+#include "util/safepath.h"
 
 #ifndef SYS_quotactl_fd
 #define SYS_quotactl_fd 443	/* the same number on every architecture */
@@ -114,6 +117,26 @@ int dquota_project(int fd, uint32_t *projid)
 		return -1;
 	*projid = fx.fsx_projid;
 	return 0;
+}
+
+int dquota_job_project(const char *base_path, uint32_t job_id,
+		       uint32_t *projid)
+{
+	char name[16];
+	int base_fd, fd, rc;
+
+	snprintf(name, sizeof(name), "%" PRIu32, job_id);
+	if ((base_fd = safepath_open(base_path)) < 0)
+		return -1;
+	/* A real fd: FS_IOC_FSGETXATTR refuses an O_PATH one. */
+	fd = openat(base_fd, name,
+		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	fdutil_close(base_fd);
+	if (fd < 0)
+		return -1;
+	rc = dquota_project(fd, projid);
+	fdutil_close(fd);
+	return rc;
 }
 
 /* Set the hard limits of projid: 0 removes a limit. */

@@ -68,6 +68,17 @@ int dquota_set(int dirfd, uint32_t projid, uint64_t bytes, uint64_t inodes,
 int dquota_project(int fd, uint32_t *projid);
 
 /*
+ * The project id of a job's directory, BasePath/<jobid>, as its setup
+ * left it (0: the job has no disk limit), into *projid: what the job's
+ * processes must be kept in (ns/dqguard.h), whatever the settings say
+ * now.  BasePath is walked from "/" and the job's directory opened
+ * without following a link.  Returns 0, or -1 with errno (ENOENT: the
+ * job has no directory).
+ */
+int dquota_job_project(const char *base_path, uint32_t job_id,
+		       uint32_t *projid);
+
+/*
  * Remove the block and inode limits of project projid on the filesystem
  * of fd (any fd).  A filesystem without project quotas or a project
  * without limits is not an error.  Returns 0 or -1 with errno.

@@ -6,9 +6,12 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
+#include <stddef.h>
 #include <unistd.h>
 
 #include "util/stepsock.h"
@@ -81,4 +84,59 @@ int stepsock_job_alive(const char *spool, const char *node, uint32_t job_id,
 	}
 	closedir(dp);
 	return alive;
+}
+
+/*
+ * The step whose socket fd is bound at, when it is one of job_id's on
+ * node in spool: 1 with *step_id, else 0.
+ */
+static int bound_step(int fd, const char *spool, const char *node,
+		      uint32_t job_id, uint32_t *step_id)
+{
+	struct sockaddr_un addr;
+	socklen_t len = sizeof(addr);
+	size_t spool_len = strlen(spool);
+	const char *name;
+	unsigned job, step;
+	struct stat st;
+
+	if (fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode))
+		return 0;
+	memset(&addr, 0, sizeof(addr));
+	if (getsockname(fd, (struct sockaddr *)&addr, &len) < 0 ||
+	    addr.sun_family != AF_UNIX || len <= offsetof(struct sockaddr_un,
+							   sun_path))
+		return 0;
+	addr.sun_path[sizeof(addr.sun_path) - 1] = '\0';
+	if (strncmp(addr.sun_path, spool, spool_len) ||
+	    addr.sun_path[spool_len] != '/')
+		return 0;
+	name = addr.sun_path + spool_len + 1;
+	if (!is_step_of(name, node, job_id) ||
+	    sscanf(name + strlen(node) + 1, "%u.%u", &job, &step) != 2)
+		return 0;
+	*step_id = step;
+	return 1;
+}
+
+int stepsock_self_step(const char *spool, const char *node, uint32_t job_id,
+		       uint32_t *step_id)
+{
+	struct dirent *ep;
+	int found = 0;
+	DIR *dp;
+
+	if (!(dp = opendir("/proc/self/fd")))
+		return -1;
+	while (!found && (ep = readdir(dp))) {
+		char *end;
+		long fd = strtol(ep->d_name, &end, 10);
+
+		if (*end || end == ep->d_name || fd == dirfd(dp) || fd < 0 ||
+		    fd > INT_MAX)
+			continue;
+		found = bound_step((int)fd, spool, node, job_id, step_id);
+	}
+	closedir(dp);
+	return found;
 }

@@ -29,4 +29,16 @@
 int stepsock_job_alive(const char *spool, const char *node, uint32_t job_id,
 		       char *answered, size_t len);
 
+/*
+ * Which of job_id's steps the calling process is the slurmstepd of: the
+ * step of a unix socket among its open fds bound at
+ * "<spool>/<node>_<jobid>.<stepid>[.<component>]" (the socket a stepd
+ * listens on; Slurm makes it before it answers any request).  Returns 1
+ * with *step_id, 0 when no fd is such a socket, or -1 with errno when
+ * /proc/self/fd cannot be read.  For a release whose plugin calls do not
+ * say which step they are made in (join_external before 25.11).
+ */
+int stepsock_self_step(const char *spool, const char *node, uint32_t job_id,
+		       uint32_t *step_id);
+
 #endif /* DEVNS_STEPSOCK_H */

@@ -44,6 +44,7 @@
 #include "job/jobct.h"
 #include "job/setupgate.h"
 #include "ns/nsconf_msg.h"
+#include "util/admincomment.h"
 #include "util/fdutil.h"
 #include "util/stepsock.h"
 #include "devns_gres.h"
@@ -261,23 +262,59 @@ extern int DEVNS_JC(restore)(char *dir_name, bool recover)
 /*
  * Where an admin looks first: the job's AdminComment ("scontrol show job")
  * gets the reason its containment failed, beside slurmd's log, before
- * Slurm requeues it held.  The extern stepd asks slurmctld as root, which
- * may set it.  Best effort: a failure here is only logged.
+ * Slurm requeues it held.  The comment is shared with the site and other
+ * plugins: devns reads it and appends its entry (util/admincomment.h:
+ * bounded, never cutting what is there), and writes nothing when it
+ * cannot read it.  Two writers at once may still lose one entry (Slurm
+ * has no append).  The extern stepd asks slurmctld as root, which may set
+ * it.  Best effort: a failure here is only logged.
  */
 static void note_failure(uint32_t job_id, const char *why)
 {
 	job_desc_msg_t desc;
-	char *comment = NULL;
+	job_info_msg_t *msg = NULL;
+	const char *old = NULL;
+	char *entry = NULL, *comment = NULL;
+	bool found = false;
 
+	xstrfmtcat(entry, "devns on %s: %s", conf->node_name,
+		   why[0] ? why : "containment failed (see slurmd's log)");
+	if (DEVNS_LOAD_JOB(&msg, job_id, SHOW_DETAIL) != SLURM_SUCCESS) {
+		error("%s: job %u: cannot read its AdminComment, so not adding the reason there: %m",
+		      plugin_type, job_id);
+		goto out;
+	}
+	/* An array task's id also names its array: pick the task itself. */
+	for (uint32_t i = 0; msg && i < msg->record_count; i++)
+		if (msg->job_array[i].job_id == job_id) {
+			old = msg->job_array[i].admin_comment;
+			found = true;
+		}
+	if (!found) {
+		error("%s: job %u: slurmctld returned no job record, so no AdminComment",
+		      plugin_type, job_id);
+		goto out;
+	}
+	comment = admincomment_append(old, entry);
+	if (!comment) {
+		if (errno == ENOSPC)
+			error("%s: job %u: its AdminComment is full, the reason is only here",
+			      plugin_type, job_id);
+		else if (errno != EEXIST)
+			error("%s: job %u: cannot add the reason to its AdminComment: %m",
+			      plugin_type, job_id);
+		goto out;
+	}
 	slurm_init_job_desc_msg(&desc);
 	DEVNS_JOB_DESC_SET_ID(&desc, job_id);
-	xstrfmtcat(comment, "devns on %s: %s", conf->node_name,
-		   why[0] ? why : "containment failed (see slurmd's log)");
 	desc.admin_comment = comment;
 	if (slurm_update_job(&desc) != SLURM_SUCCESS)
 		error("%s: job %u: cannot record the reason in its AdminComment: %m",
 		      plugin_type, job_id);
-	xfree(comment);
+out:
+	free(comment);
+	xfree(entry);
+	slurm_free_job_info_msg(msg);
 }
 
 #if DEVNS_JC_STEP_RECORD
@@ -296,6 +333,28 @@ static int track_init(pid_t init, void *step, struct report *rep)
 	return 0;
 }
 #endif
+
+/*
+ * The job's start time, which names its run (jobct_run) where Slurm gives
+ * no SLUID (before 25.11): one request to slurmctld.  0 when it cannot be
+ * had: the record then names no start time, and only that is lost.
+ */
+static int64_t job_start_time(uint32_t job_id)
+{
+	job_info_msg_t *msg = NULL;
+	int64_t start = 0;
+
+	if (DEVNS_LOAD_JOB(&msg, job_id, 0) != SLURM_SUCCESS) {
+		debug("%s: job %u: cannot read its start time: %m",
+		      plugin_type, job_id);
+		return 0;
+	}
+	for (uint32_t i = 0; msg && i < msg->record_count; i++)
+		if (msg->job_array[i].job_id == job_id)
+			start = (int64_t)msg->job_array[i].start_time;
+	slurm_free_job_info_msg(msg);
+	return start;
+}
 
 /*
  * The extern step: InitScript, then the core's setup with the GRES device
@@ -352,6 +411,8 @@ static int stepd_create(uint32_t job_id, uint64_t sluid, uid_t uid,
 		goto out;
 	}
 	plan.job_devices = (const char *const *)job_devices;
+	if (!sluid)
+		plan.start_time = job_start_time(job_id);
 	if (jobct_setup(&plan, &rep) < 0)
 		goto out;
 	if (devns_script_clone_ns(&scripts, &rep) < 0) {
@@ -382,8 +443,10 @@ out:
  * in_ns: the slurmstepd lives in the job's namespace already
  * (EntireStepInNS), the child only goes under the filter.
  */
-static int join(uint32_t job_id, uid_t uid, bool in_ns)
+static int join(uint32_t job_id, uint64_t sluid, uid_t uid, bool in_ns)
 {
+	/* A step that knows its job's SLUID joins only that run's setup. */
+	const struct jobct_run run = { .sluid = sluid };
 	struct report rep;
 	int rc;
 
@@ -395,7 +458,7 @@ static int join(uint32_t job_id, uid_t uid, bool in_ns)
 	if (in_ns)
 		rc = jobct_join_in_ns(node, job_id, &rep);
 	else if (!running_in_slurmd())
-		rc = jobct_join(node, job_id, &rep);
+		rc = jobct_join_run(node, job_id, sluid ? &run : NULL, &rep);
 	else if (uid == 0)
 		rc = jobct_join_ns(node, job_id, &rep);
 	else
@@ -417,7 +480,22 @@ static int join(uint32_t job_id, uid_t uid, bool in_ns)
  * could not be put under the filter has been killed by jobct_adopt
  * instead.
  */
-static int join_external(uint32_t job_id, int *fd)
+/*
+ * Whether this stepd may still set the job up: only the extern step's
+ * does.  step is the stepd's own step where Slurm says it (25.11 on),
+ * NO_VAL where it does not: then the socket this stepd listens on says it
+ * (util/stepsock.h); unknown counts as "may".
+ */
+static bool may_set_up(uint32_t job_id, uint32_t step)
+{
+	if (step == NO_VAL &&
+	    stepsock_self_step(conf->spooldir, conf->node_name, job_id,
+			       &step) != 1)
+		return true;
+	return step == SLURM_EXTERN_CONT;
+}
+
+static int join_external(uint32_t job_id, uint32_t step, int *fd)
 {
 	struct report rep;
 	int rc;
@@ -426,6 +504,13 @@ static int join_external(uint32_t job_id, int *fd)
 	if (!have_node(job_id))
 		return -1;
 	report_start(&rep, &job_id);
+	/*
+	 * Any user may ask any stepd; one that never sets the job up (the
+	 * batch step's) answers at once instead of parking this thread
+	 * until ADOPT_START_WAIT_MS have passed.
+	 */
+	if (!may_set_up(job_id, step))
+		setupgate_never(&setup_gate);
 	if (setupgate_wait(&setup_gate, ADOPT_START_WAIT_MS) < 0) {
 		error("%s: job %u: refusing to adopt a process: the job's setup failed",
 		      plugin_type, job_id);
@@ -594,16 +679,16 @@ extern int DEVNS_JC(join)(slurm_step_id_t *step_id, uid_t uid,
 	bool entire = jobct_node_conf(node)->entire_step_in_ns;
 
 	if (step_create)
-		return entire ? join(step_id->job_id, 0, false)
+		return entire ? join(step_id->job_id, 0, 0, false)
 			      : SLURM_SUCCESS;
-	return join(step_id->job_id, uid,
+	return join(step_id->job_id, DEVNS_STEP_SLUID(step_id), uid,
 		    entire && running_in_slurmstepd() &&
 		    step_id->step_id != SLURM_EXTERN_CONT);
 }
 #else
 extern int container_p_join(uint32_t job_id, uid_t uid)
 {
-	return join(job_id, uid, false);
+	return join(job_id, 0, uid, false);
 }
 #endif
 
@@ -646,7 +731,7 @@ extern int namespace_p_join_external(slurm_step_id_t *step_id,
 {
 	static ns_fd_map_t mnt_ns = { .type = CLONE_NEWNS, .fd = -1 };
 	static ns_fd_map_t user_ns = { .type = CLONE_NEWUSER, .fd = -1 };
-	int fd, rc = join_external(step_id->job_id, &fd);
+	int fd, rc = join_external(step_id->job_id, step_id->step_id, &fd);
 
 	if (rc < 0)
 		return -1;
@@ -685,7 +770,7 @@ extern int namespace_p_setup_bpf_token(stepd_step_rec_t *step)
 /* Slurm's answer: the fd, 0 for no namespace, or -1. */
 extern int container_p_join_external(uint32_t job_id)
 {
-	int fd, rc = join_external(job_id, &fd);
+	int fd, rc = join_external(job_id, NO_VAL, &fd);
 
 	return rc > 0 ? fd : rc;
 }
