@@ -71,7 +71,7 @@ int main(void)
 	write_file("loop.conf", "include loop.conf\n");
 	is_int(requires("include loop.conf\n"), -1, "includes nesting forever");
 	like(rep.msg, "includes nest too deep", "  said: %s", rep.msg);
-	if (!tap_root()) {
+	if (geteuid() != 0) {
 		write_file("plugstack.conf.d/c.conf", "x\n");
 		chmod(strcat(strcpy(text, dir), "/plugstack.conf.d/c.conf"), 0);
 		is_int(requires("include plugstack.conf.d/c.conf\n"), -1,
