@@ -133,7 +133,7 @@ newdb() {
 	local db=$1
 	shift
 	rm -rf "$db" && mkdir -p "$db" && rpm --dbpath "$db" --initdb &&
-		{ [ $# -eq 0 ] || rpm --dbpath "$db" -i --justdb --nodeps --noscripts "$@"; }
+		{ [ $# -eq 0 ] || rpm --dbpath "$db" -i --justdb --nodeps --noscripts "$@" 2>>"$dir/fake.log"; }
 }
 dpkg_version() { dpkg-query -W -f='${Version}' "$1" | sed 's/^[0-9]*://; s/-[^-]*$//'; }
 
