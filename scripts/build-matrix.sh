@@ -180,7 +180,7 @@ build_one() {
 		tail -n 5 "$log" | sed 's/^/  /'
 		return 1
 	fi
-	args="--disable-installed-check --with-slurm-source=$tree"
+	args="--enable-werror --disable-installed-check --with-slurm-source=$tree"
 	if [ ! -f "$bdir/Makefile" ] || [ ! -f "$bdir/config.status" ] ||
 	   [ "$top/configure" -nt "$bdir/config.status" ] ||
 	   [ "$tree/config.h" -nt "$bdir/config.status" ] ||

@@ -5,7 +5,8 @@
 #
 #   scripts/build.sh [--no-install] [--slurm PREFIX] [BUILDDIR] [-- extra ./configure arguments]
 #
-# Installs missing Debian packages, fetches the matching Slurm source tree
+# Warnings are errors (--enable-werror, as in CI); `-- --disable-werror`
+# turns that off.  Installs missing Debian packages, fetches the matching Slurm source tree
 # (scripts/slurm-source.sh), then autoreconf, configure, make, make install.
 # --slurm PREFIX builds for the Slurm installed under PREFIX instead of
 # Debian's (a release from scripts/slurm-release.sh, whose tree is cached
@@ -41,7 +42,7 @@ cd "$top"
 mkdir -p "$builddir"
 cd "$builddir"
 if [ ! -f Makefile ] || [ "$top/configure" -nt config.status ]; then
-	"$top/configure" -q --with-slurm-source="$slurm_src" "$@"
+	"$top/configure" -q --with-slurm-source="$slurm_src" --enable-werror "$@"
 fi
 make -s -j"$(nproc)"
 [ "$install" = no ] || make -s install

@@ -19,6 +19,11 @@
 #     configured with the spec's defaults; multiple-slurmd as the installed
 #     slurmd was built.
 #
+# A package build (slurm-devns.spec's %prep) has no Slurm installed: with
+# SLURM_RPM_RELEASE=VERSION the RPM tree of that release is made from
+# SchedMD's tarball (SLURM_SOURCE_TARBALL, else downloaded), multiple-slurmd
+# as SLURM_MULTIPLE_SLURMD says, whatever the machine has installed.
+#
 # Usage: scripts/slurm-source.sh [DEST]
 #   DEST defaults to $SLURM_SRC_CACHE/slurm-VERSION
 #   (SLURM_SRC_CACHE defaults to /var/cache/slurm-devns), where ./configure
@@ -31,6 +36,11 @@
 #                              download page); the tree is unverified without
 #   SLURM_SOURCE_URL=URL       RPM: where tarballs are fetched from
 #                              [https://download.schedmd.com/slurm]
+#   SLURM_RPM_RELEASE=VERSION  RPM: the tree of this release, not the
+#                              installed one's (none need be installed)
+#   SLURM_MULTIPLE_SLURMD=yes|no  RPM: configure with or without
+#                              --enable-multiple-slurmd (slurm.spec's
+#                              --with multiple_slurmd) [the installed slurmd's]
 #   SLURM_SOURCE_ROOT=DIR      the root under which /etc/os-release, /etc/apt
 #                              and /usr/sbin/slurmd are read and written
 #                              (tests point it at a fake root) [empty: /]
@@ -233,7 +243,12 @@ get_tarball() {
 configure_rpm_tree() {
 	local tree=$1 libdir multi=0 opts
 	libdir=$(rpm --eval '%{_libdir}')
-	slurmd_multiple || multi=$?
+	case ${SLURM_MULTIPLE_SLURMD:-} in
+	yes) ;;
+	no) multi=1 ;;
+	"") slurmd_multiple || multi=$? ;;
+	*) die "SLURM_MULTIPLE_SLURMD=$SLURM_MULTIPLE_SLURMD: yes or no" ;;
+	esac
 	opts=(--prefix=/usr --exec-prefix=/usr --bindir=/usr/bin --sbindir=/usr/sbin
 		--sysconfdir=/etc/slurm --datadir=/usr/share --includedir=/usr/include
 		--libdir="$libdir" --libexecdir=/usr/libexec --localstatedir=/var
@@ -290,7 +305,11 @@ unsupported() {
 
 main() {
 	local found srcpkg srcver version dest
-	if found=$(dpkg_installed); then
+	if [ -n "${SLURM_RPM_RELEASE:-}" ]; then
+		version=$SLURM_RPM_RELEASE
+		dest=${1:-$SLURM_SRC_CACHE/slurm-$version}
+		fetch_rpm "$version" "$dest"
+	elif found=$(dpkg_installed); then
 		srcpkg=${found%% *}
 		srcver=${found#* }
 		version=${srcver#*:}

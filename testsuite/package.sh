@@ -19,7 +19,9 @@
 # Environment: DEVNS_BUILD (default TOP/build), a build of this tree for the
 # installed Slurm (scripts/build.sh --no-install): the package must hold
 # everything its `make install` installs, and its helpers load the plugins.
-# DEB_BUILD_OPTIONS reaches dpkg-buildpackage (nocheck skips the unit tests).
+# DEB_BUILD_OPTIONS reaches dpkg-buildpackage with werror added (CI builds
+# with -Werror; nocheck skips the unit tests, root-tests runs those that
+# need root too, see debian/rules).
 set -uo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -59,11 +61,21 @@ copy_tree() {
 	fi
 }
 
+# The binary package's version: the source's, then the Debian version of
+# the installed Slurm (epoch dropped, '-' as '.'), as debian/rules makes it.
+binary_version() {
+	local sv
+	sv=$(slurm_pkg_version)
+	sv=${sv#*:}
+	echo "$1+slurm${sv//-/.}"
+}
+
 do_build() {
-	local dir=$1 tmp version arch src deb
+	local dir=$1 tmp version bversion arch src deb skipped
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	version=$(dpkg-parsechangelog -l "$TOP/debian/changelog" -SVersion)
+	bversion=$(binary_version "$version")
 	arch=$(dpkg --print-architecture)
 	tmp=$(mktemp -d /var/tmp/slurm-devns-deb.XXXXXX)
 	src=$tmp/$PKG-$version
@@ -71,18 +83,37 @@ do_build() {
 	# The source package first, from the clean copy (for lintian).
 	(cd "$tmp" && dpkg-source -b "$PKG-$version") >"$dir/source.log" 2>&1
 	ok $? "dpkg-source -b" || tail -20 "$dir/source.log" | diag
-	(cd "$src" && dpkg-buildpackage -b -uc -us -j"$(nproc)") >"$dir/build.log" 2>&1
-	ok $? "dpkg-buildpackage -b (make check included unless DEB_BUILD_OPTIONS=nocheck)" ||
+	(cd "$src" && DEB_BUILD_OPTIONS="werror ${DEB_BUILD_OPTIONS:-}" \
+		dpkg-buildpackage -b -uc -us -j"$(nproc)") >"$dir/build.log" 2>&1
+	ok $? "dpkg-buildpackage -b with DEB_BUILD_OPTIONS=werror (make check included unless nocheck)" ||
 		{ grep -E -A12 '^(not ok|FAIL:|ERROR:)' "$dir/build.log" | head -60
 		  tail -20 "$dir/build.log"; } | diag
 	grep -q '^# TOTAL:' "$dir/build.log" &&
 		grep -E '^# (TOTAL|PASS|FAIL|SKIP|ERROR):' "$dir/build.log" |
 		sed 's/^# //' | paste -sd' ' | sed 's/^/make check: /' | diag
+	# configure's warning flags (the hardening flags' -Werror=format-security
+	# is there either way).
+	grep -q -- ' -Wall -Wextra -Werror ' "$dir/build.log"
+	ok $? "the compiler ran with -Werror (configure --enable-werror)" || true
+	# Run as root, the build skips the unit tests that need root (they
+	# would mount and load BPF programs on the build host) unless asked.
+	if [[ " ${DEB_BUILD_OPTIONS:-} " == *" nocheck "* ]]; then
+		skip "DEB_BUILD_OPTIONS=nocheck: no unit test ran"
+	elif [[ " ${DEB_BUILD_OPTIONS:-} " == *" root-tests "* ]]; then
+		skip "DEB_BUILD_OPTIONS=root-tests: the tests that need root ran"
+	else
+		skipped=$(sed -n 's/^# SKIP: *//p' "$dir/build.log" | tail -n1)
+		grep -q 'DEVNS_TEST_ROOT=0 dh_auto_test' "$dir/build.log" &&
+			[ "${skipped:-0}" -gt 0 ]
+		ok $? "make check ran with DEVNS_TEST_ROOT=0: ${skipped:-no} checks that need root skipped"
+	fi
 	cp "$tmp"/*.deb "$tmp"/*.changes "$tmp"/*.buildinfo "$tmp"/*.dsc \
 		"$tmp"/*.tar.* "$dir"/ 2>/dev/null
 	rm -rf "$tmp"
-	deb=$dir/${PKG}_${version}_$arch.deb
-	[ -f "$deb" ] || { done_testing; return; }
+	deb=$dir/${PKG}_${bversion}_$arch.deb
+	[ -f "$deb" ]
+	ok $? "the package's version names the installed Slurm: $(basename "$deb")" ||
+		{ ls "$dir" | diag; done_testing; return; }
 	dpkg-deb -I "$deb" | sed -n 's/^ Depends: /Depends: /p' | diag
 
 	if command -v lintian >/dev/null; then
@@ -98,7 +129,7 @@ do_build() {
 }
 
 do_install() {
-	local dir=$1 deb f status sv deps pdir so out want type n missing want_sym owner re
+	local dir=$1 deb f status sv up next deps pdir so out want type n missing want_sym owner re
 	local -a plugins mans progs
 	deb=
 	for f in "$dir/${PKG}"_*.deb; do
@@ -138,9 +169,16 @@ do_install() {
 	dpkg -L "$PKG" >"$dir/files.list"
 
 	sv=$(slurm_pkg_version)
+	[ "$(dpkg-query -W -f='${Version}' "$PKG")" = "$(binary_version "$(dpkg-parsechangelog -l "$TOP/debian/changelog" -SVersion)")" ]
+	ok $? "its version names the installed Slurm $sv"
+	# The installed upstream release, any Debian revision of it.
+	up=${sv#*:}
+	up=${up%-*}
+	next=${up%.*}.$((${up##*.} + 1))~~
 	deps=$(dpkg-query -W -f='${Depends}' "$PKG")
-	[[ $deps == *"slurm-wlm-basic-plugins (= $sv)"* && $deps == *"slurmd (= $sv) | slurmctld (= $sv)"* ]]
-	ok $? "Depends pins the installed Slurm $sv" || echo "Depends: $deps" | diag
+	[[ $deps == *"slurm-wlm-basic-plugins (>= $up), slurm-wlm-basic-plugins (<< $next)"* &&
+	   $deps == *"slurmd (>= $up) | slurmctld (>= $up)"* ]]
+	ok $? "Depends holds Slurm to the installed release $up (>= $up, << $next)" || echo "Depends: $deps" | diag
 
 	pdir=$(slurm_plugindir)
 	grep '/security/pam_[^/]*\.so$' "$dir/files.list" >"$dir/pam.list"

@@ -48,7 +48,7 @@ prepare() {
 	local slurm_src
 	slurm_src=$("$top/scripts/slurm-source.sh") || return 1
 	(cd "$work/build" && "$work/src/configure" -q \
-		--with-slurm-source="$slurm_src" >/dev/null) || return 1
+		--with-slurm-source="$slurm_src" --enable-werror >/dev/null) || return 1
 	make -s -C "$work/build" -j"$(nproc)" >/dev/null 2>&1
 }
 

@@ -550,7 +550,7 @@ static inline const char *missing(void)
 {
 	enum cgroup2_layout layout;
 
-	if (geteuid() != 0)
+	if (!tap_root())
 		return "needs root";
 	if (cgroup2_probe(NULL, &layout, cg_mount, sizeof(cg_mount)) < 0 ||
 	    !cg_mount[0])

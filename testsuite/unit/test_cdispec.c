@@ -543,7 +543,7 @@ static void test_nodes(void)
 	char *yaml = NULL;
 	int fd;
 
-	if (geteuid() != 0) {
+	if (!tap_root()) {
 		tap_skip("the scratch tree needs root (mknod)");
 		return;
 	}

@@ -252,7 +252,7 @@ static void test_kernel(void)
 	struct stat st;
 	char c;
 
-	if (geteuid() != 0) {
+	if (!tap_root()) {
 		for (i = 0; i < KERNEL_TESTS; i++)
 			tap_skip("cgroup2 tests need root");
 		return;

@@ -917,7 +917,7 @@ int main(void)
 	const char *why = NULL;
 	int err = 0;
 
-	if (geteuid() != 0)
+	if (!tap_root())
 		why = "needs root";
 	else if (cgroup2_probe(NULL, &layout, mount, sizeof(mount)) < 0 ||
 		 (mount_fd = cgroup2_open(mount)) < 0)

@@ -72,7 +72,7 @@ static void test_scratch(void)
 	struct devnames d;
 	int fd;
 
-	if (geteuid() != 0) {
+	if (!tap_root()) {
 		tap_skip("the scratch tree needs root (mknod)");
 		return;
 	}

@@ -1721,7 +1721,7 @@ static const char *missing(void)
 {
 	enum cgroup2_layout l;
 
-	if (geteuid() != 0)
+	if (!tap_root())
 		return "needs root";
 	if (access(DEVNS_TOOL, X_OK) < 0)
 		return "the devns tool is not built";

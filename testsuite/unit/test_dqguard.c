@@ -178,7 +178,7 @@ int main(void)
 {
 	int rc;
 
-	if (geteuid() != 0) {
+	if (!tap_root()) {
 		tap_skip("the filter is installed by root");
 		return tap_done();
 	}

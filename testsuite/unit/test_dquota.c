@@ -677,7 +677,7 @@ static void test_quota(void)
 int main(void)
 {
 	test_args();
-	if (geteuid() != 0) {
+	if (!tap_root()) {
 		tap_skip("quota tests need root");
 		return tap_done();
 	}

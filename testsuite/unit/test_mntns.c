@@ -1101,7 +1101,7 @@ static void test_end_lock(void)
 int main(void)
 {
 	test_parse_job_dir();
-	if (geteuid() != 0) {
+	if (!tap_root()) {
 		tap_skip("namespace tests need root");
 		return tap_done();
 	}

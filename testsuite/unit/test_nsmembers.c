@@ -215,7 +215,7 @@ static void test_gone_needs_no_proc(void)
 
 int main(void)
 {
-	if (geteuid() != 0) {
+	if (!tap_root()) {
 		tap_skip("needs root (mount namespaces)");
 		return tap_done();
 	}

@@ -466,7 +466,7 @@ static void test_keeper(void)
 
 static const char *setup(void)
 {
-	if (geteuid() != 0)
+	if (!tap_root())
 		return "reaper tests need root";
 	if (syscall(SYS_open_tree, -1, "", 0) < 0 && errno == ENOSYS)
 		return "no open_tree(2) here (valgrind or a kernel before 5.12)";

@@ -254,7 +254,7 @@ static int remove_top(void)
 int main(void)
 {
 	test_syntax();
-	if (geteuid() != 0) {
+	if (!tap_root()) {
 		tap_skip("ownership tests need root");
 		return tap_done();
 	}

@@ -510,7 +510,7 @@ static void test_mounts(void)
 	struct snap before;
 	int t, m, fd;
 
-	if (geteuid() != 0 || !mount_ns()) {
+	if (!tap_root() || !mount_ns()) {
 		tap_skip("mount point cases need root and CLONE_NEWNS");
 		return;
 	}
@@ -652,7 +652,7 @@ static int big_child(void)
 	int top, fails = 0, rc, i;
 
 	close(make_dir(basefd, "bigmnt"));
-	if (geteuid() == 0) {
+	if (tap_root()) {
 		char path[4200];
 
 		snprintf(path, sizeof(path), "%s/bigmnt", base);

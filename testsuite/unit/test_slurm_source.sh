@@ -264,6 +264,29 @@ FAKE_PATH=$nodpkg:$tools run badsum FAKE_RPM=23.11.10 \
 	[ ! -e "$tmp/badsum/cache/slurm-23.11.10" ] && ! grep -q '^configure' "$log"
 ok $? "badsum: a SHA-256 mismatch stops, no tree" || diag <"$err"
 
+# a package build (the spec's %prep): no Slurm installed, the release and
+# multiple-slurmd given; the tarball given is configured into DEST
+r=$tmp/mock
+mkdir -p "$r/etc"
+printf 'ID="rocky"\n' >"$r/etc/os-release"
+[ ! -e "$r/usr/sbin/slurmd" ]
+ok $? "mock: precondition: no slurmd in the build root"
+FAKE_PATH=$nodpkg:$tools run mock SLURM_RPM_RELEASE=23.11.10 SLURM_MULTIPLE_SLURMD=yes \
+	SLURM_SOURCE_TARBALL="$tmp/slurm-23.11.10.tar.bz2"
+[ "$rc" -eq 0 ] && [ "$(cat "$out")" = "$r/cache/slurm-23.11.10" ] &&
+	grep -qx "configure -q $spec_opts --enable-multiple-slurmd" "$log" &&
+	! grep -q 'rpm -q' "$log"
+ok $? "mock: SLURM_RPM_RELEASE: the tarball configured as slurm.spec does, nothing installed asked" ||
+	{ diag <"$log"; diag <"$err"; }
+FAKE_PATH=$nodpkg:$tools run mock2 SLURM_RPM_RELEASE=23.11.10 SLURM_MULTIPLE_SLURMD=no \
+	SLURM_SOURCE_TARBALL="$tmp/slurm-23.11.10.tar.bz2"
+[ "$rc" -eq 0 ] && grep -qx "configure -q $spec_opts" "$log"
+ok $? "mock: SLURM_MULTIPLE_SLURMD=no configures without it" || diag <"$log"
+FAKE_PATH=$nodpkg:$tools run mock3 SLURM_RPM_RELEASE=23.11.10 SLURM_MULTIPLE_SLURMD=maybe \
+	SLURM_SOURCE_TARBALL="$tmp/slurm-23.11.10.tar.bz2"
+[ "$rc" -ne 0 ] && grep -q 'SLURM_MULTIPLE_SLURMD=maybe: yes or no' "$err"
+ok $? "mock: another SLURM_MULTIPLE_SLURMD is refused" || diag <"$err"
+
 # --- neither ----------------------------------------------------------------
 mkdir -p "$tmp/arch/etc"
 printf 'PRETTY_NAME="Arch Linux"\nID=arch\n' >"$tmp/arch/etc/os-release"
