@@ -586,11 +586,11 @@ matrix_stage() {
 	passed=$((passed + ok)) failed=$((failed + bad))
 }
 
-# The RPM (slurm-devns.spec): rpmbuild -ta on the release tarball against
-# the installed 22.05 and its tree, then its file list, Requires and
-# plugins checked (testsuite/rpm.sh).  About 40 s.
+# The RPM (slurm-devns.spec): rpmbuild -ta on the release tarball and
+# Slurm's, against a build root's rpm database (no --nodeps), then its file
+# list, Requires and plugins checked (testsuite/rpm.sh).  About 4 minutes.
 rpm_stage() {
-	run_tap "$results/rpm.log" "RPM: rpmbuild -ta against the installed Slurm (testsuite/rpm.sh)" \
+	run_tap "$results/rpm.log" "RPM: rpmbuild -ta from the tarballs against a build root's database (testsuite/rpm.sh)" \
 		"$top/testsuite/rpm.sh" "$results/rpm"
 }
 
