@@ -82,10 +82,16 @@ static int pool_lock(const char *base_path, bool create)
 	return -1;
 }
 
-/* A DIR of the pool's entries, poolfd itself kept open; NULL with errno. */
+/*
+ * A DIR of the pool's entries, poolfd itself kept open; NULL with errno.
+ * The copy is close-on-exec like poolfd: it shares the flock of the fill
+ * or clear that holds poolfd, and slurmd forks for a step or a Prolog on
+ * other threads at any moment (26.11: without bound), so a copy that a
+ * forked slurmstepd kept would hold the pool's lock for that job's life.
+ */
 static DIR *pool_dir(int poolfd)
 {
-	int dupfd = dup(poolfd);
+	int dupfd = fcntl(poolfd, F_DUPFD_CLOEXEC, 0);
 	DIR *dp;
 
 	if (dupfd < 0)
