@@ -193,10 +193,10 @@ typedef struct xlist list_t;
  *   support, once slurmstepd's container.c) is loaded by slurmstepd right
  *   after the namespace plugin and execs each task itself
  *   (runtime_g_run).  The task has joined the job's namespace and filter
- *   by then (namespace_g_join in its fork, before runtime_g_task_init);
- *   runtime/oci's runtime makes its own namespaces inside the job's, and
- *   its cgroup programs add to the job's filter, never replace it.
- *   Nothing of devns changes.
+ *   by then (namespace_g_join in its fork, before runtime_g_task_init),
+ *   and runtime/oci runs the site's OCI commands from that fork: the
+ *   container starts inside the job's containment.  Nothing of devns
+ *   changes.
  * - SerializerPlugins= (which data serializers slurmctld, slurmd and
  *   slurmrestd load): devns serializes nothing of Slurm's.
  * - slurmd runs REQUEST_LAUNCH_PROLOG, _BATCH_JOB_LAUNCH, _LAUNCH_TASKS,
