@@ -170,7 +170,9 @@ test_twenty_logins() {
 	ok $? "the job runs on, with the same extern slurmstepd ($pid)"
 	wait_for 10 eval '[ "$(extern_fds "$pid")" = "$before" ]'
 	after=$(extern_fds "$pid")
-	is "$after" "$before" "the extern slurmstepd's open fds: $before before the 20 logins, $after after"
+	# A stepd that died has none to count: 0 and 0 prove nothing.
+	[ "$before" -gt 0 ] && [ "$after" = "$before" ]
+	ok $? "the extern slurmstepd's open fds: $before before the 20 logins, $after after"
 	cl scancel "$j"
 	wait_job_gone "$j"
 }
