@@ -128,6 +128,15 @@ test_adopt_fail_closed() {
 	wait_job_gone "$j"
 }
 
+# extern_stepd JOB: the pid of JOB's extern slurmstepd on node1: the one
+# listening on its socket, SlurmdSpoolDir/node1_JOB.4294967292 (its title
+# will not do: 22.05 cuts "slurmstepd: [JOB.extern]" to its argv's length).
+extern_stepd() {
+	on_node node1 ss -xlpn 2>/dev/null |
+		awk -v s="/node1_$1.4294967292" 'index($0, s " ") && match($0, /pid=[0-9]+/) {
+			print substr($0, RSTART + 4, RLENGTH - 4); exit }'
+}
+
 # extern_fds PID: the open fds of the extern slurmstepd PID.
 # shellcheck disable=SC2012 # the count ls /proc/PID/fd gives
 extern_fds() { ls "/proc/$1/fd" 2>/dev/null | wc -l; }
@@ -145,7 +154,7 @@ test_twenty_logins() {
 	j=$(cl_as $USER1 sbatch --parsable -w node1 -n1 --gres=gpu:1 -o /dev/null --wrap \
 		"readlink /proc/self/ns/mnt > $OUT/adopt20-ns; echo \$SLURM_JOB_GPUS > $OUT/adopt20-ready; sleep 300")
 	wait_for 60 test -s "$OUT/adopt20-ready" &&
-		pid=$(pgrep -o -f "slurmstepd: \[$j\.extern\]")
+		pid=$(extern_stepd "$j")
 	ok $? "precondition: job $j runs on node1, its extern slurmstepd is pid ${pid:-none}" ||
 		{ cl scancel "$j"; skip_checks 5 "no running job"; return; }
 	ns=$(cat "$OUT/adopt20-ns") gpu=$(cat "$OUT/adopt20-ready")
@@ -166,7 +175,7 @@ test_twenty_logins() {
 	is "$in_ns" 20 "20 more logins, one after the other: $in_ns in the job's mount namespace"
 	is "$filtered" 20 "  $filtered under its device filter (GPU $gpu only)"
 	[ "$(job_state "$j")" = RUNNING ] && kill -0 "$pid" 2>/dev/null &&
-		[ "$(pgrep -o -f "slurmstepd: \[$j\.extern\]")" = "$pid" ]
+		[ "$(extern_stepd "$j")" = "$pid" ]
 	ok $? "the job runs on, with the same extern slurmstepd ($pid)"
 	wait_for 10 eval '[ "$(extern_fds "$pid")" = "$before" ]'
 	after=$(extern_fds "$pid")
