@@ -203,9 +203,10 @@ typedef struct xlist list_t;
  *   _TERMINATE_JOB, _RECONFIGURE and others on detached threads without
  *   bound (602cf5a4ea): a fork for a step or a Prolog may happen while
  *   another thread is inside devns (send_stepd, the NamespacePool keeper).
- *   devns holds no pthread lock that the forked child takes, and every fd
- *   it opens in slurmd is close-on-exec (a dup as well), so no flock of
- *   the pool or of a job outlives the fork's exec in a slurmstepd.
+ *   The child of such a fork (namespace_g_join before a new stepd's exec,
+ *   a Prolog's) takes no devns lock, pthread or flock, and every fd devns
+ *   opens is close-on-exec (its dups too, since 26.11's port): a copy of
+ *   the pool's locked fd is gone at the child's exec, whoever forked.
  * - The interface (namespace.c's syms, namespace.h) is 26.05's.
  */
 #if DEVNS_API >= 2611

@@ -85,9 +85,11 @@ static int pool_lock(const char *base_path, bool create)
 /*
  * A DIR of the pool's entries, poolfd itself kept open; NULL with errno.
  * The copy is close-on-exec like poolfd: it shares the flock of the fill
- * or clear that holds poolfd, and slurmd forks for a step or a Prolog on
- * other threads at any moment (26.11: without bound), so a copy that a
- * forked slurmstepd kept would hold the pool's lock for that job's life.
+ * or clear that holds poolfd, and other threads of slurmd fork at any
+ * moment (26.11: launches and Prologs on threads without bound).  Slurm's
+ * own forks close every fd above 2 before they exec, but a fork of a
+ * library or another plugin may not: a copy without close-on-exec would
+ * then hold the pool's lock for as long as that program runs.
  */
 static DIR *pool_dir(int poolfd)
 {
