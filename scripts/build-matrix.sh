@@ -4,7 +4,11 @@
 # build-matrix.sh - compile the plugins against every supported Slurm release.
 #
 #   scripts/build-matrix.sh [VERSION...]
-#       (default: 23.02.8 23.11.11 24.05.8 24.11.5 25.05.8 25.11.7 26.05.3)
+#       (default: 23.02.8 23.11.11 24.05.8 24.11.5 25.05.8 25.11.7 26.05.3
+#        26.11.0-0rc1)
+#
+# 26.11.0-0rc1 is SchedMD's development tree for 26.11 (shared/slurm): its
+# interface may still change before 26.11.0.
 #
 # For each release: a configured Slurm tree (scripts/slurm-release.sh
 # --configure-only: the shared folder's tarball checked against SHA256SUMS,
@@ -33,7 +37,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 : "${MAKE_JOBS:=$(nproc)}"
 export SLURM_SRC_CACHE
 
-default_versions="23.02.8 23.11.11 24.05.8 24.11.5 25.05.8 25.11.7 26.05.3"
+default_versions="23.02.8 23.11.11 24.05.8 24.11.5 25.05.8 25.11.7 26.05.3 26.11.0-0rc1"
 
 die() { echo "build-matrix.sh: $*" >&2; exit 2; }
 
@@ -46,8 +50,8 @@ esac
 # shellcheck disable=SC2086 # the default list is words
 [ $# -gt 0 ] || set -- $default_versions
 for v in "$@"; do
-	[[ $v =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] ||
-		die "'$v' is not a Slurm release (MAJOR.MINOR.MICRO)"
+	[[ $v =~ ^[0-9]+\.[0-9]+\.[0-9]+(-0(pre|rc)[0-9]+)?$ ]] ||
+		die "'$v' is not a Slurm release (MAJOR.MINOR.MICRO, or MAJOR.MINOR.MICRO-0rcN)"
 done
 
 now() { date +%s.%N; }
@@ -166,7 +170,7 @@ plugin_targets() {
 }
 
 failed=0
-line() { printf '%-9s %-13s %-62s %s\n' "$@"; }
+line() { printf '%-12s %-13s %-62s %s\n' "$@"; }
 
 build_one() {
 	local version=$1 start tree bdir log args interface targets want sos problems status=OK t

@@ -8,6 +8,12 @@
 #   scripts/slurm-release.sh [VERSION]      (default 24.11.5)
 #   scripts/slurm-release.sh --configure-only VERSION [DIR]
 #
+# VERSION is MAJOR.MINOR.MICRO, or with a pre-release's tag as Slurm's
+# `slurmd -V` prints it (META's Release when it is not 1: 26.11.0-0rc1);
+# it names the tarball, the tree, the prefix and the stamp alike, and the
+# configured tree must say the same (SLURM_VERSION_STRING), or the plugins
+# built by scripts/build.sh --slurm PREFIX would look for another tree.
+#
 # --configure-only fetches, verifies and unpacks the source as below and runs
 # Slurm's configure with the full build's options (the same prefix and
 # recipe), then stops: a configured tree (config.h, slurm/slurm_version.h) is
@@ -243,8 +249,17 @@ configure_tree() {
 		--enable-cgroupv2 \
 		>"$tree/.devns-configure.log" 2>&1) ||
 		die "Slurm's configure failed; see $tree/.devns-configure.log"
+	version_matches ||
+		die "$tree is Slurm $(tree_version), not $version (its META's Version and Release): slurmd -V would name another release"
 	echo "$recipe" >"$tree/.devns-recipe"
 }
+
+# SLURM_VERSION_STRING of the configured tree: what slurmd -V prints.
+tree_version() {
+	sed -n 's/^#define SLURM_VERSION_STRING "\(.*\)"$/\1/p' "$tree/config.h" 2>/dev/null
+}
+
+version_matches() { [ "$(tree_version)" = "$version" ]; }
 
 build_and_install() {
 	local log=$tree/.devns-build.log jobs
@@ -279,8 +294,8 @@ lock_tree() {
 }
 
 main() {
-	[[ $version =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] ||
-		die "'$version' is not a Slurm release (MAJOR.MINOR.MICRO)"
+	[[ $version =~ ^[0-9]+\.[0-9]+\.[0-9]+(-0(pre|rc)[0-9]+)?$ ]] ||
+		die "'$version' is not a Slurm release (MAJOR.MINOR.MICRO, or MAJOR.MINOR.MICRO-0rcN for a pre-release)"
 	if [ "$configure_only" = yes ]; then
 		if ! tree_configured; then
 			lock_tree

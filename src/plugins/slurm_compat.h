@@ -29,6 +29,9 @@
  *                   setup_bpf_token are new; DebugFlags bit JobContainer is
  *                   named Namespace.
  *   2605  26.05     namespace_p_stepd_delete takes the step record.
+ *   2611  26.11     (a development tree: 26.11.0-0rc1) namespace_p_join_external's
+ *                   list owns its entries: slurmstepd closes each fd
+ *                   and xfree()s each entry.
  */
 #ifndef DEVNS_SLURM_COMPAT_H
 #define DEVNS_SLURM_COMPAT_H
@@ -58,8 +61,10 @@
 #define DEVNS_API 2511
 #elif DEVNS_SLURM_IS(26, 5)
 #define DEVNS_API 2605
+#elif DEVNS_SLURM_IS(26, 11)
+#define DEVNS_API 2611
 #else
-#error "this Slurm release is not supported (22.05, 23.02, 23.11, 24.05, 24.11.1+, 25.05, 25.11 and 26.05 are)"
+#error "this Slurm release is not supported (22.05, 23.02, 23.11, 24.05, 24.11.1+, 25.05, 25.11, 26.05 and 26.11 are)"
 #endif
 
 /* ==== 23.02 =============================================================
@@ -176,6 +181,45 @@ typedef struct xlist list_t;
 #else
 #define DEVNS_JC_DELETE_STEP_RECORD 0
 #define DEVNS_LOAD_JOB(resp, id, flags) slurm_load_job((resp), (id), (flags))
+#endif
+
+/* ==== 26.11 (development tree 26.11.0-0rc1, master of 2026-08-20) =======
+ * - namespace_p_join_external(step_id, fd_map): the list is created with
+ *   stepd_destroy_ns_fd_map as its destructor (upstream 13243f8942, "drop
+ *   fd cache in join_external"): after sending, slurmstepd closes each
+ *   entry's fd and xfree()s each entry, on success and on failure alike.
+ *   Up to 26.05 it did neither (the list had no destructor).  So on 26.11
+ *   each entry handed must come from xmalloc and own a fd of its own (a
+ *   dup of devns's cached one, ns/nsfdmap.h); before, the entries are
+ *   static and the fds devns's cache (DEVNS_JC_JOIN_EXTERNAL_OWNED).
+ *   pam_slurm_adopt closes the fds it receives too, and no longer frees
+ *   the list twice on a refused adoption, but its shadowed rc is still
+ *   there: devns still kills a login it cannot contain.
+ * - A runtime plugin (src/interfaces/runtime.c, DefRuntimePlugin=,
+ *   --runtime, runtime/none by default, runtime/oci: the --container
+ *   support, once slurmstepd's container.c) is loaded by slurmstepd right
+ *   after the namespace plugin and execs each task itself
+ *   (runtime_g_run).  The task has joined the job's namespace and filter
+ *   by then (namespace_g_join in its fork, before runtime_g_task_init),
+ *   and runtime/oci runs the site's OCI commands from that fork: the
+ *   container starts inside the job's containment.  Nothing of devns
+ *   changes.
+ * - SerializerPlugins= (which data serializers slurmctld, slurmd and
+ *   slurmrestd load): devns serializes nothing of Slurm's.
+ * - slurmd runs REQUEST_LAUNCH_PROLOG, _BATCH_JOB_LAUNCH, _LAUNCH_TASKS,
+ *   _TERMINATE_JOB, _RECONFIGURE and others on detached threads without
+ *   bound (602cf5a4ea): a fork for a step or a Prolog may happen while
+ *   another thread is inside devns (send_stepd, the NamespacePool keeper).
+ *   The child of such a fork (namespace_g_join before a new stepd's exec,
+ *   a Prolog's) takes no devns lock, pthread or flock, and every fd devns
+ *   opens is close-on-exec (its dups too, since 26.11's port): a copy of
+ *   the pool's locked fd is gone at the child's exec, whoever forked.
+ * - The interface (namespace.c's syms, namespace.h) is 26.05's.
+ */
+#if DEVNS_API >= 2611
+#define DEVNS_JC_JOIN_EXTERNAL_OWNED 1
+#else
+#define DEVNS_JC_JOIN_EXTERNAL_OWNED 0
 #endif
 
 #endif /* DEVNS_SLURM_COMPAT_H */

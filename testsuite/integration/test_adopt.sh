@@ -10,8 +10,13 @@
 # private PAM directory (service "sshd", the one pam_slurm_adopt accepts)
 # inside the node's namespaces, then runs a command as the user, as sshd
 # would.  Nothing under /etc/pam.d is touched.
+#
+# Twenty logins into one job check join_external's fds (Slurm 26.11's
+# slurmstepd closes each fd it hands a login and frees each entry): each
+# login lands in the job, and the extern stepd neither dies nor gains or
+# loses an fd.
 source "$(dirname "$0")/lib.sh"
-plan 12
+plan 18
 
 USER1=dnalice
 DEV=$DEVNS_CLUSTER_ROOT/dev
@@ -123,6 +128,64 @@ test_adopt_fail_closed() {
 	wait_job_gone "$j"
 }
 
+# extern_stepd JOB: the pid of JOB's extern slurmstepd on node1: the one
+# listening on its socket, SlurmdSpoolDir/node1_JOB.4294967292 (its title
+# will not do: 22.05 cuts "slurmstepd: [JOB.extern]" to its argv's length).
+extern_stepd() {
+	on_node node1 ss -xlpn 2>/dev/null |
+		awk -v s="/node1_$1.4294967292" 'index($0, s " ") && match($0, /pid=[0-9]+/) {
+			print substr($0, RSTART + 4, RLENGTH - 4); exit }'
+}
+
+# extern_fds PID: the open fds of the extern slurmstepd PID.
+# shellcheck disable=SC2012 # the count ls /proc/PID/fd gives
+extern_fds() { ls "/proc/$1/fd" 2>/dev/null | wc -l; }
+
+# Twenty logins one after the other into one running job: each is in the
+# job's mount namespace and under its device filter, the job and its
+# extern stepd run on, and the stepd's open fds are as many after as
+# before (from the first login on: it opens the namespace fds devns keeps
+# for the job's life).  On 26.11 an entry Slurm may not free kills the
+# stepd at the first login, and a cached fd handed as is is closed by it:
+# the next logins then fail or get a stale fd.
+test_twenty_logins() {
+	local j gpu pid ns want line before after in_ns=0 filtered=0 i
+	rm -f "$OUT/adopt20-ready"
+	j=$(cl_as $USER1 sbatch --parsable -w node1 -n1 --gres=gpu:1 -o /dev/null --wrap \
+		"readlink /proc/self/ns/mnt > $OUT/adopt20-ns; echo \$SLURM_JOB_GPUS > $OUT/adopt20-ready; sleep 300")
+	wait_for 60 test -s "$OUT/adopt20-ready" &&
+		pid=$(extern_stepd "$j")
+	ok $? "precondition: job $j runs on node1, its extern slurmstepd is pid ${pid:-none}" ||
+		{ cl scancel "$j"; skip_checks 5 "no running job"; return; }
+	ns=$(cat "$OUT/adopt20-ns") gpu=$(cat "$OUT/adopt20-ready")
+	want=""
+	for i in 0 1 2 3; do
+		if [ "$i" = "$gpu" ]; then want="${want}ENXIO "; else want="${want}EPERM "; fi
+	done
+	line=$(login node1 'readlink /proc/self/ns/mnt' 2>&1)
+	is "$line" "$ns" "the first login is in the job's mount namespace ($ns)"
+	# Its request's thread closes what it was handed after the login ends.
+	sleep 1
+	before=$(extern_fds "$pid")
+	for i in $(seq 20); do
+		line=$(login node1 'readlink /proc/self/ns/mnt; '"$GPU_PROBE" 2>&1)
+		[ "$(echo "$line" | sed -n 1p)" = "$ns" ] && in_ns=$((in_ns + 1))
+		[ "$(echo "$line" | sed -n 2p)" = "$want" ] && filtered=$((filtered + 1))
+	done
+	is "$in_ns" 20 "20 more logins, one after the other: $in_ns in the job's mount namespace"
+	is "$filtered" 20 "  $filtered under its device filter (GPU $gpu only)"
+	[ "$(job_state "$j")" = RUNNING ] && kill -0 "$pid" 2>/dev/null &&
+		[ "$(extern_stepd "$j")" = "$pid" ]
+	ok $? "the job runs on, with the same extern slurmstepd ($pid)"
+	wait_for 10 eval '[ "$(extern_fds "$pid")" = "$before" ]'
+	after=$(extern_fds "$pid")
+	# A stepd that died has none to count: 0 and 0 prove nothing.
+	[ "$before" -gt 0 ] && [ "$after" = "$before" ]
+	ok $? "the extern slurmstepd's open fds: $before before the 20 logins, $after after"
+	cl scancel "$j"
+	wait_job_gone "$j"
+}
+
 test_no_job() {
 	local out
 	out=$(login node1 'echo logged-in' 2>&1)
@@ -133,5 +196,6 @@ test_no_job() {
 setup
 test_adopted_login
 test_adopt_fail_closed
+test_twenty_logins
 test_no_job
 tap_done

@@ -82,10 +82,18 @@ static int pool_lock(const char *base_path, bool create)
 	return -1;
 }
 
-/* A DIR of the pool's entries, poolfd itself kept open; NULL with errno. */
+/*
+ * A DIR of the pool's entries, poolfd itself kept open; NULL with errno.
+ * The copy is close-on-exec like poolfd: it shares the flock of the fill
+ * or clear that holds poolfd, and other threads of slurmd fork at any
+ * moment (26.11: launches and Prologs on threads without bound).  Slurm's
+ * own forks close every fd above 2 before they exec, but a fork of a
+ * library or another plugin may not: a copy without close-on-exec would
+ * then hold the pool's lock for as long as that program runs.
+ */
 static DIR *pool_dir(int poolfd)
 {
-	int dupfd = dup(poolfd);
+	int dupfd = fcntl(poolfd, F_DUPFD_CLOEXEC, 0);
 	DIR *dp;
 
 	if (dupfd < 0)

@@ -163,7 +163,9 @@ int nssource_prepare(const struct nssource *src, int jobfd,
 				 * serve another job already.
 				 */
 				if (depth == src->job_depth) {
-					if ((made->parent_fd = dup(fd)) < 0) {
+					/* Close-on-exec: never inherited by a fork's exec. */
+					if ((made->parent_fd = fcntl(fd,
+					     F_DUPFD_CLOEXEC, 0)) < 0) {
 						report_errno(rep, errno, "dup");
 						goto error;
 					}

@@ -44,6 +44,7 @@
 #include "job/jobct.h"
 #include "job/setupgate.h"
 #include "ns/nsconf_msg.h"
+#include "ns/nsfdmap.h"
 #include "util/admincomment.h"
 #include "util/fdutil.h"
 #include "util/stepsock.h"
@@ -65,6 +66,14 @@ static struct jobct_node *node;
 static pthread_mutex_t node_lock = PTHREAD_MUTEX_INITIALIZER;
 static int step_ns_fd = -1;	/* cached for join_external */
 static int step_userns_fd = -1;	/* likewise, UserNamespace (25.11 on) */
+/*
+ * The stepd answers each login on a thread of its own: two first logins at
+ * once would each open the namespace, and the fd one of them cached over
+ * would stay open past the teardown (drop_step_ns_fd), keeping the job's
+ * namespace and /tmp alive.  Held only while the cache is opened, in the
+ * extern stepd, where no fork's child takes it.
+ */
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct nspool_keeper *keeper;	/* slurmd's NamespacePool thread */
 
 /*
@@ -519,12 +528,12 @@ static int join_external(uint32_t job_id, uint32_t step, int *fd)
 	if (jobct_adopt(node, job_id, DEVNS_JC_NAMESPACE, &rep) < 0 &&
 	    !DEVNS_JC_NAMESPACE)
 		return -1;
-	if (step_ns_fd < 0) {
-		if ((rc = jobct_ns_open(node, job_id, &step_ns_fd, &rep)) <= 0)
-			return rc;
-	}
-	*fd = step_ns_fd;
-	return 1;
+	slurm_mutex_lock(&cache_lock);
+	rc = step_ns_fd >= 0 ? 1 : jobct_ns_open(node, job_id, &step_ns_fd, &rep);
+	slurm_mutex_unlock(&cache_lock);
+	if (rc > 0)
+		*fd = step_ns_fd;
+	return rc;
 }
 
 /*
@@ -704,46 +713,98 @@ extern int container_p_join(uint32_t job_id, uid_t uid)
 static int adopt_user_namespace(uint32_t job_id)
 {
 	struct report rep;
+	int rc = 1;
 
-	if (step_userns_fd >= 0)
-		return 1;
 	report_start(&rep, &job_id);
-	return jobct_adopt_userns_open(node, job_id, &step_userns_fd, &rep);
+	slurm_mutex_lock(&cache_lock);
+	if (step_userns_fd < 0)
+		rc = jobct_adopt_userns_open(node, job_id, &step_userns_fd,
+					     &rep);
+	slurm_mutex_unlock(&cache_lock);
+	return rc;
 }
+
+#if DEVNS_JC_JOIN_EXTERNAL_OWNED
+/*
+ * 26.11: the stepd's list owns its entries (stepd_destroy_ns_fd_map closes
+ * each fd and xfree()s each entry), so each gets an xmalloc'd entry and a
+ * dup of the cached fd (ns/nsfdmap.h).  Never fails: xmalloc aborts.
+ */
+static int take_entry(int nstype, int fd, void *arg)
+{
+	ns_fd_map_t *entry = xmalloc(sizeof(*entry));
+
+	entry->type = nstype;
+	entry->fd = fd;
+	list_append((list_t *)arg, entry);
+	return 0;
+}
+
+static int hand_fds(list_t *fd_map, int mnt_fd, int userns_fd)
+{
+	const struct nsfd cached[] = {
+		{ .nstype = CLONE_NEWNS, .fd = mnt_fd },
+		{ .nstype = CLONE_NEWUSER, .fd = userns_fd },
+	};
+
+	if (nsfdmap_hand(cached, 2, take_entry, fd_map) < 0) {
+		error("%s: cannot hand a namespace fd to the login: %m",
+		      plugin_type);
+		return -1;
+	}
+	return 0;
+}
+#else
+/*
+ * Up to 26.05 the stepd's list frees no entry and closes no fd
+ * (slurmstepd/req.c: list_create(NULL)), so the entries are static and
+ * the fds the cache's own.
+ */
+static int hand_fds(list_t *fd_map, int mnt_fd, int userns_fd)
+{
+	static ns_fd_map_t mnt_ns = { .type = CLONE_NEWNS, .fd = -1 };
+	static ns_fd_map_t user_ns = { .type = CLONE_NEWUSER, .fd = -1 };
+
+	mnt_ns.fd = mnt_fd;
+	list_append(fd_map, &mnt_ns);
+	if (userns_fd >= 0) {
+		user_ns.fd = userns_fd;
+		list_append(fd_map, &user_ns);
+	}
+	return 0;
+}
+#endif
 
 /*
  * The namespaces for pam_slurm_adopt to setns() into, appended to fd_map:
- * the job's mount namespace, none when the node has no BasePath.  The
- * stepd's list frees no entry and closes no fd (slurmstepd/req.c), so the
- * entry is static and the fd stays cached (step_ns_fd).  -1 refuses the
- * adoption: the stepd then closes the connection without an answer.
+ * the job's mount namespace, then its user namespace where it has one;
+ * none when the node has no BasePath.  What the list's entries are
+ * depends on who frees them (hand_fds, DEVNS_JC_JOIN_EXTERNAL_OWNED); the
+ * fds devns keeps (step_ns_fd, step_userns_fd) are opened once for the
+ * job's life either way.  -1 refuses the adoption: the stepd then closes
+ * the connection without an answer.
  * But 25.11's and 26.05's pam_slurm_adopt handle that badly
  * (doc/slurm-26.05-port.md, section 2): stepd_get_namespace_fds and
  * _adopt_process both free the list (glibc usually aborts the PAM process
  * on the double free), and a block-local rc in _adopt_process would report
  * the adoption as successful: the login would go on outside the namespace.
- * So -1 comes only when the job has no namespace to give (its setup
- * failed: Slurm ends the job, and the login with it); containment never
+ * 26.11's frees it once but keeps the shadowed rc.  So -1 comes only when
+ * the job has no namespace to give (its setup failed: Slurm ends the job,
+ * and the login with it) or its fds cannot be handed; containment never
  * rests on PAM's error path (join_external).
  */
 extern int namespace_p_join_external(slurm_step_id_t *step_id,
 				     list_t *fd_map)
 {
-	static ns_fd_map_t mnt_ns = { .type = CLONE_NEWNS, .fd = -1 };
-	static ns_fd_map_t user_ns = { .type = CLONE_NEWUSER, .fd = -1 };
 	int fd, rc = join_external(step_id->job_id, step_id->step_id, &fd);
 
 	if (rc < 0)
 		return -1;
 	if (rc > 0) {
-		mnt_ns.fd = fd;
-		list_append(fd_map, &mnt_ns);
 		if ((rc = adopt_user_namespace(step_id->job_id)) < 0)
 			return -1;
-		if (rc > 0) {
-			user_ns.fd = step_userns_fd;
-			list_append(fd_map, &user_ns);
-		}
+		if (hand_fds(fd_map, fd, rc > 0 ? step_userns_fd : -1) < 0)
+			return -1;
 	}
 	return list_count(fd_map);
 }
