@@ -25,7 +25,7 @@
 #   5. for each Slurm release, a real local cluster (testsuite/cluster) and
 #      the integration tests in testsuite/integration/test_*.sh that
 #      release_tests names against it: 22.05.8 (Debian 12's packages),
-#      26.05.3, 25.11.7 and 23.11.11 (shared/slurm), each built once under
+#      26.05.3, 25.11.7, 23.11.11 and 26.11.0-0rc1 (shared/slurm), each built once under
 #      /opt/slurm-VERSION by scripts/slurm-release.sh and cached (24.11.5,
 #      Debian 13's source, with DEVNS_RELEASES).
 #      For 22.05 the plugins come from the Debian package (debian/): it is
@@ -52,14 +52,14 @@
 # build against every other release (DEVNS_MATRIX_RELEASES picks them);
 # DEVNS_SKIP_RPM=1 the RPM;
 # DEVNS_RELEASES="22.05"
-# (default "22.05 26.05 25.11 23.11"; 24.11 too) picks the releases of stage 5
+# (default "22.05 26.05 25.11 23.11 26.11"; 24.11 too) picks the releases of stage 5
 # ("none": none);
 # DEVNS_SKIP_PACKAGE=1 tests 22.05 with `make install` instead of the
 # package.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-RELEASES=${DEVNS_RELEASES:-22.05 26.05 25.11 23.11}
+RELEASES=${DEVNS_RELEASES:-22.05 26.05 25.11 23.11 26.11}
 [ "$RELEASES" = none ] && RELEASES=
 results=$top/test-results
 mkdir -p "$results"
@@ -434,6 +434,7 @@ release_version() {
 	24.11) echo 24.11.5 ;;
 	25.11) echo 25.11.7 ;;
 	26.05) echo 26.05.3 ;;
+	26.11) echo 26.11.0-0rc1 ;;	# a development tree, not a release
 	*) return 1 ;;
 	esac
 }
@@ -468,12 +469,15 @@ build_for_release() {
 }
 
 # release_tests NAME: the integration tests run against release NAME, so
-# that a whole run stays within CI's time on two cores: all of them on
-# 26.05 (the release current sites run); on 22.05 all but test_mcs (whose
-# semantics 26.05 and 25.11 check); on 25.11 the namespace, devices,
+# that a whole run stays within CI's time on two cores: on 26.05 (the
+# release current sites run) all those the guest does not run on it (the
+# guest runs the rest there, on the layout real nodes have); on 22.05 all
+# but test_mcs (whose semantics 26.05 and 25.11 check), the hybrid
+# layout's own checks among them; on 25.11 the namespace, devices,
 # adoption, user namespace, mcs and configuration tests (configless,
-# settings, drop-in, reconfigure); on 23.11 (Ubuntu 24.04's) and 24.11 the
-# namespace, device, adoption, user namespace and configuration tests.
+# settings, drop-in, reconfigure); on 23.11 (Ubuntu 24.04's), 24.11 and
+# 26.11 (the development tree) the namespace, device, adoption, user
+# namespace and configuration tests.
 # DEVNS_RELEASE_TESTS_<X_Y> (e.g. DEVNS_RELEASE_TESTS_25_11="all") picks
 # another list.
 release_tests() {
@@ -482,9 +486,14 @@ release_tests() {
 	case $1 in
 	22.05) list="all -test_mcs" ;;
 	25.11) list="test_namespace test_devices test_adopt test_userns test_mcs $config_tests" ;;
-	23.11 | 24.11) list="test_namespace test_devices test_adopt test_userns $config_tests" ;;
+	23.11 | 24.11 | 26.11) list="test_namespace test_devices test_adopt test_userns $config_tests" ;;
 	*) list=all ;;
 	esac
+	# The guest's release runs on the host only what the guest does not
+	# (the hybrid layout's own checks run on 22.05, which runs them all).
+	if [ "$1" = "$GUEST_RELEASE" ] && [ -z "${DEVNS_SKIP_GUEST:-}" ] && [ -z "${!var:-}" ]; then
+		for t in $GUEST_INTEGRATION; do list="$list -$t"; done
+	fi
 	list=${!var:-$list}
 	for t in "$top"/testsuite/integration/test_*.sh; do
 		t=${t%.sh}
@@ -576,8 +585,8 @@ matrix_stage() {
 	say "plugins built against every Slurm release (scripts/build-matrix.sh)"
 	"$top/scripts/build-matrix.sh" ${DEVNS_MATRIX_RELEASES:-} >"$log" 2>&1 || status=$?
 	grep -E '^(release|[0-9]+\.[0-9]+)' "$log"
-	ok=$(grep -Ec '^[0-9]+\.[0-9]+\.[0-9]+ .*plugin_version OK' "$log")
-	bad=$(grep -Ec '^[0-9]+\.[0-9]+\.[0-9]+ ' "$log")
+	ok=$(grep -Ec '^[0-9]+\.[0-9]+\.[0-9]+(-[0-9a-z]+)? .*plugin_version OK' "$log")
+	bad=$(grep -Ec '^[0-9]+\.[0-9]+\.[0-9]+(-[0-9a-z]+)? ' "$log")
 	bad=$((bad - ok))
 	if [ "$status" -ne 0 ] && [ "$bad" -eq 0 ]; then
 		echo "not ok - build-matrix.sh failed (status $status):"; tail -20 "$log"
