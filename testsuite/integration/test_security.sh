@@ -147,7 +147,8 @@ PY
 	wait_for 60 node_idle node1
 	[ -d "$BASE/node1/$j" ] && [ -f "$BASE/node1/$j/tmp/keep" ]
 	ok $? "after the restart the job's /tmp contents are intact"
-	[ -d "$CG/node1/job_$j" ] && [ -f "$SPOOL/node1/devns_filter_$j" ]
+	# The job's cgroup: devns's own (hybrid) or Slurm's (pure cgroup v2).
+	[ -d "$(job_cgroups node1)/$(job_cg "$j")" ] && [ -f "$SPOOL/node1/devns_filter_$j" ]
 	ok $? "and its device cgroup and filter marker are intact"
 	out=$(cl_as $USER1 srun --jobid "$j" --overlap -n1 sh -c \
 		"cat /tmp/keep; $OUT/probe-sec.sh $GPUS" 2>&1)
