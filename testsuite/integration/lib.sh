@@ -361,13 +361,21 @@ slurm_signal_checks() {
 	ok $? "  nor its directory and pins"
 }
 
+# sstat_has_sample JOBID: sstat reports step JOBID.0 with its memory.
+sstat_has_sample() {
+	cl_as "$USER1" sstat -n -P -j "$1.0" -o JobID,NTasks,MaxRSS 2>/dev/null |
+		grep -Eq "^$1\\.0\\|1\\|[0-9]+[KMG]?"
+}
+
 # slurm_sstat_check NODE TAG N: sstat reports a running step (2 checks).
 slurm_sstat_check() {
 	local f=$OUT/$2 j out
 	j=$(submit -w "$1" -n1 -- "srun -n1 sh -c 'touch $f-sstat-ready; exec sleep $3'")
 	wait_file "$f-sstat-ready"
 	ok $? "precondition: the step runs" || { cl scancel "$j"; return; }
-	sleep 2
+	# The step's first accounting sample comes some time after it
+	# started: ask until sstat has one (or 30 s have passed).
+	wait_for 30 sstat_has_sample "$j"
 	out=$(reply cl_as "$USER1" sstat -n -P -j "$j.0" -o JobID,NTasks,MaxRSS)
 	like "$out" "^$j\\.0\\|1\\|[0-9]+[KMG]?" "sstat reports the step's task and its memory ($out)"
 	cl scancel "$j"

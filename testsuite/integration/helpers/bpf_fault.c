@@ -7,6 +7,10 @@
  *
  *   DEVNS_FAULT=prog_load    BPF_PROG_LOAD fails with EACCES and a verifier
  *                            log, as when the verifier rejects a program
+ *   DEVNS_FAULT=prog_load_stepd
+ *                            the same, in slurmstepd only: slurmd's own
+ *                            trial filter at its start loads, so that it
+ *                            starts and a job's setup meets the rejection
  *   DEVNS_FAULT=prog_attach  BPF_PROG_ATTACH fails with EPERM
  *
  * Every other system call goes to glibc's syscall() unchanged.  This is a
@@ -29,9 +33,17 @@ static int fault_is(const char *name)
 	return f && strcmp(f, name) == 0;
 }
 
+/* Whether this process is a slurmstepd (its program's name). */
+static int in_stepd(void)
+{
+	return strcmp(program_invocation_short_name, "slurmstepd") == 0;
+}
+
 static long inject(long cmd, union bpf_attr *attr)
 {
-	if (cmd == BPF_PROG_LOAD && fault_is("prog_load")) {
+	if (cmd == BPF_PROG_LOAD &&
+	    (fault_is("prog_load") ||
+	     (fault_is("prog_load_stepd") && in_stepd()))) {
 		if (attr->log_buf && attr->log_size > 1)
 			snprintf((char *)(uintptr_t)attr->log_buf,
 				 attr->log_size,
