@@ -7,12 +7,12 @@
 # killed, and a device-filter marker that cannot be read.  Each check first
 # proves its precondition (the link was planted, the job ran).
 source "$(dirname "$0")/lib.sh"
-plan 41
+plan 46
 
 USER1=dnalice
 DEV=$DEVNS_CLUSTER_ROOT/dev
 SPOOL=$DEVNS_CLUSTER_ROOT/spool
-CG=/sys/fs/cgroup/unified/devns
+NODE1_LOG=$DEVNS_CLUSTER_ROOT/log/slurmd-node1.log
 GPUS="$DEV/nvidia0 $DEV/nvidia1 $DEV/nvidia2 $DEV/nvidia3"
 
 setup() {
@@ -22,6 +22,10 @@ setup() {
 slurmd_running() { "$CLUSTER" status 2>/dev/null | grep -Eq "slurmd $1 +running"; }
 # Not "! slurmd_running": a status that cannot be read must not pass for
 # "does not run".
+
+# logged_since_in LOG LINE PATTERN: LOG has PATTERN after its line LINE
+# (read anew at each call, for wait_for).
+logged_since_in() { tail -n +"$2" "$1" | grep -q -- "$3"; }
 
 # run_job NODE SCRIPT: srun as USER1 on NODE; prints the output.
 run_job() { cl_as $USER1 srun -w "$1" -n1 sh -c "$2" 2>&1; }
@@ -53,13 +57,12 @@ test_dirs_link_attack() {
 	ok $? "with the planted link slurmd does not start"
 	like "$(grep -h "$entry" "$log" | head -1)" "symbolic link|not owned by root" \
 		"and the log says it is a link"
-	[ ! -e "$victim/planted" ] && ! grep -q "$victim" /proc/self/mountinfo
+	dir_empty "$victim" && ! grep -q "$victim" /proc/self/mountinfo
 	ok $? "nothing was mounted on or written into $victim"
 	dir_empty "$BASE/node2"
 	ok $? "no job directory was left"
 
-	# With root's directory there the same configuration runs jobs, and
-	# the user cannot remove it (sticky) to plant a link.
+	# With root's directory there the same configuration runs jobs.
 	rm -f "$entry"; mkdir -m 1777 "$entry"
 	"$CLUSTER" restart-slurmd node2 >/dev/null 2>&1
 	cl scontrol update nodename=node2 state=resume >/dev/null 2>&1
@@ -68,9 +71,26 @@ test_dirs_link_attack() {
 	is "$out" "wrote" "precondition: with root's directory there the job runs"
 	[ ! -e "$entry/private" ]
 	ok $? "and its $entry is private to the job"
-	! runuser -u $USER1 -- rmdir "$entry" 2>/dev/null && [ -d "$entry" ]
-	ok $? "$USER1 cannot remove root's $entry to plant a link"
-	rmdir "$entry"; rm -rf "$victim"
+
+	# The directory swapped for a user's link while slurmd runs (what
+	# the sticky bit stops here, and a Dirs entry without it would let
+	# through): each job's setup opens the entry without following a
+	# link, so the next job is refused and nothing reaches the target.
+	rmdir "$entry"
+	runuser -u $USER1 -- ln -s "$victim" "$entry"
+	[ "$(readlink "$entry")" = "$victim" ] && [ "$(stat -c %U "$entry")" = $USER1 ] &&
+		slurmd_running node2
+	ok $? "precondition: $USER1's link $entry -> $victim planted while slurmd runs"
+	: > "$log"
+	out=$(run_job node2 "touch $entry/private && echo wrote")
+	! echo "$out" | grep -qx wrote
+	ok $? "a job meeting the link does not run ($(echo $out | cut -c1-120))"
+	wait_for 10 grep -q "$entry" "$log"
+	like "$(grep -h "$entry" "$log" | head -1)" "symbolic link" \
+		"the slurmd log names the entry and says it is a link"
+	dir_empty "$victim" && ! grep -q "$victim" /proc/self/mountinfo
+	ok $? "nothing was mounted on or written into $victim ($(ls -A "$victim" 2>&1 | xargs))"
+	rm -f "$entry"; rm -rf "$victim"
 	conf_restore node2
 }
 
@@ -78,7 +98,7 @@ test_dirs_link_attack() {
 # directories and user-owned components stop slurmd with a reason.
 test_base_path_checks() {
 	local log=$DEVNS_CLUSTER_ROOT/log/slurmd-node3.log
-	local userdir=/var/tmp/devns-sec-userbase
+	local userdir=/var/tmp/devns-sec-userbase target=/var/tmp/devns-sec-basetarget
 
 	: > "$log"
 	conf_with node3 "NodeName=node3 BasePath=/tmp"
@@ -98,17 +118,19 @@ test_base_path_checks() {
 	[ -d "$userdir" ] && [ ! -e "$userdir/base" ]
 	ok $? "AutoBasePath created nothing below it"
 
-	rm -rf "$userdir"
-	runuser -u $USER1 -- ln -s "$BASE" "$userdir"
-	[ "$(readlink "$userdir")" = "$BASE" ]
-	ok $? "precondition: a link planted where BasePath would be created"
+	# The link points at an empty directory of root's: AutoBasePath,
+	# following it, would create BasePath's last component there.
+	rm -rf "$userdir" "$target"; mkdir -m 0755 "$target"
+	runuser -u $USER1 -- ln -s "$target" "$userdir"
+	[ "$(readlink "$userdir")" = "$target" ] && dir_empty "$target"
+	ok $? "precondition: a link planted where BasePath would be created, to an empty $target"
 	: > "$log"
 	conf_with node3 "NodeName=node3 BasePath=$userdir/node3 AutoBasePath=yes"
 	slurmd_stopped node3
 	ok $? "AutoBasePath through a planted link: slurmd does not start"
-	[ ! -e "$BASE/node3x" ] && [ ! -e "$BASE/node3/node3" ]
-	ok $? "nothing was created at the link's target"
-	rm -f "$userdir"
+	dir_empty "$target"
+	ok $? "nothing was created at the link's target ($(ls -A "$target" 2>&1 | xargs))"
+	rm -f "$userdir"; rm -rf "$target"
 	conf_restore node3
 	slurmd_running node3
 	ok $? "with a root-owned BasePath slurmd runs again"
@@ -116,12 +138,13 @@ test_base_path_checks() {
 
 # slurmd restart must keep a job while any of its steps answers.
 test_restart_keeps_live_job() {
-	local j steps victim out title
+	local j steps victim out title cg
 	j=$(cl_as $USER1 sbatch --parsable -w node1 -n1 --gres=gpu:1 -o "$OUT/sec-%j.out" \
 		--wrap "echo kept > /tmp/keep; srun --overlap --gres=none sleep 300 & srun --overlap --gres=none sleep 300 & touch $OUT/sec-steps; wait")
 	wait_for 30 test -e "$OUT/sec-steps" &&
 		wait_for 30 sh -c "ls $SPOOL/node1 | grep -c '_$j\.[01]\$' | grep -qx 2"
 	ok $? "precondition: job $j runs with two srun steps"
+	cg=$(job_cg "$j")
 	# Its socket stays behind, stale, beside the live steps' sockets.
 	# The stepd's title is cut to its original argv's length: for a long
 	# job id "slurmstepd: [212.1" ends without the bracket.
@@ -147,7 +170,7 @@ PY
 	wait_for 60 node_idle node1
 	[ -d "$BASE/node1/$j" ] && [ -f "$BASE/node1/$j/tmp/keep" ]
 	ok $? "after the restart the job's /tmp contents are intact"
-	[ -d "$CG/node1/job_$j" ] && [ -f "$SPOOL/node1/devns_filter_$j" ]
+	[ -n "$cg" ] && [ -d "$(job_cgroups node1)/$cg" ] && [ -f "$SPOOL/node1/devns_filter_$j" ]
 	ok $? "and its device cgroup and filter marker are intact"
 	out=$(cl_as $USER1 srun --jobid "$j" --overlap -n1 sh -c \
 		"cat /tmp/keep; $OUT/probe-sec.sh $GPUS" 2>&1)
@@ -160,7 +183,7 @@ PY
 
 # A marker that cannot be read must fail the process, not skip the filter.
 test_marker_error() {
-	local j out marker
+	local j out marker before
 	j=$(cl_as $USER1 sbatch --parsable -w node1 -n1 --gres=gpu:1 -o "$OUT/sec-%j.out" \
 		--wrap "touch $OUT/sec-m-ready; sleep 300")
 	wait_for 30 test -e "$OUT/sec-m-ready"
@@ -171,10 +194,16 @@ test_marker_error() {
 	rm -f "$marker"; ln -s "$(basename "$marker")" "$marker"
 	[ -L "$marker" ] && [ "$(job_state "$j")" = RUNNING ]
 	ok $? "precondition: the marker is a link to itself (ELOOP), the job still runs"
+	before=$(wc -l < "$NODE1_LOG")
 	out=$(cl_as $USER1 srun --jobid "$j" --overlap -n1 sh -c \
 		"echo step-ran; $OUT/probe-sec.sh $GPUS" 2>&1)
 	! echo "$out" | grep -q step-ran
 	ok $? "a step does not run when the marker cannot be read (ELOOP)"
+	# Refused for the unreadable record, not taken for a missing one.
+	wait_for 10 logged_since_in "$NODE1_LOG" "$before" "job $j: .*cannot tell whether it has a device filter"
+	like "$(tail -n +"$before" "$NODE1_LOG" | grep -m1 "job $j: .*device filter\|job $j: .*setup record")" \
+		"cannot tell whether it has a device filter: Too many levels of symbolic links" \
+		"  the log gives the reason: the record cannot be read (ELOOP)"
 	rm -f "$marker"; touch "$marker"
 	cl scancel "$j"
 	wait_job_gone "$j"
@@ -213,7 +242,7 @@ write_probe() { write_device_probe "$OUT/probe-sec.sh"; }
 # meant "no filter": its steps opened every GPU.  Now a job without its
 # setup record does not run.
 test_no_record() {
-	local j out marker=
+	local j out marker= before
 	j=$(cl_as $USER1 sbatch --parsable -w node1 -n1 --gres=gpu:1 -o "$OUT/sec-%j.out" \
 		--wrap "touch $OUT/sec-r-ready; sleep 300")
 	wait_for 30 test -e "$OUT/sec-r-ready"
@@ -225,10 +254,15 @@ test_no_record() {
 	rm -f "$marker"
 	[ ! -e "$marker" ] && [ "$(job_state "$j")" = RUNNING ]
 	ok $? "precondition: its setup record is gone, the job still runs"
+	before=$(wc -l < "$NODE1_LOG")
 	out=$(cl_as $USER1 srun --jobid "$j" --overlap -n1 sh -c \
 		"echo step-ran; $OUT/probe-sec.sh $GPUS" 2>&1)
 	! echo "$out" | grep -q step-ran
 	ok $? "a step of a job without its setup record does not run"
+	# Refused for the missing record, not for one it could not read.
+	wait_for 10 logged_since_in "$NODE1_LOG" "$before" "job $j: .*setup record"
+	like "$(tail -n +"$before" "$NODE1_LOG" | grep -m1 "job $j: .*device filter\|job $j: .*setup record")" \
+		"it has no setup record" "  the log gives the reason: no setup record"
 	cl scancel "$j"
 	wait_job_gone "$j"
 }
@@ -236,7 +270,7 @@ test_no_record() {
 # Without PrologFlags=Contain no extern step sets jobs up: slurmd refuses
 # to start rather than fail (or, before, run unfiltered) every job.
 test_no_contain() {
-	local conf=$DEVNS_CLUSTER_ROOT/etc/slurm.conf
+	local conf=$DEVNS_CLUSTER_ROOT/etc/slurm.conf out rc
 	local log=$DEVNS_CLUSTER_ROOT/log/slurmd-node3.log
 	cp "$conf" "$OUT/slurm.conf.sec-orig"
 	sed -i 's/^PrologFlags=Contain$/PrologFlags=Alloc/' "$conf"
@@ -248,8 +282,14 @@ test_no_contain() {
 	ok $? "without PrologFlags=Contain slurmd does not start"
 	if slurm_at_least 25.11; then
 		# Slurm's own rule from 25.11 (read_config.c: any NamespaceType
-		# needs Contain): slurmd is fatal before it loads a plugin.
-		skip "the slurmd log says why: Slurm $DEVNS_SLURM_VERSION refuses on its own, before devns loads"
+		# needs Contain) stops slurmd before it loads a plugin.  devns's
+		# own refusal, which a Slurm without that rule would meet, is
+		# the same code in `devns check` (nodeload): it must refuse.
+		out=$(SLURM_CONF=$conf "$DEVNS_TOOL" check -f "$CONF" -n node3 2>&1)
+		rc=$?
+		[ "$rc" = 1 ] && echo "$out" | grep -q "PrologFlags=Contain is not set"
+		ok $? "devns's own refusal ($DEVNS_SLURM_VERSION stops slurmd first): devns check exits 1 ($rc) saying PrologFlags=Contain is not set" ||
+			diag "$out"
 	else
 		like "$(grep -h 'PrologFlags=Contain' "$log" | head -1)" "PrologFlags=Contain is not set" \
 			"the slurmd log says why"
