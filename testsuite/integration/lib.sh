@@ -56,14 +56,23 @@ pam_devns_module() {
 	done
 }
 
-# quota_fs_make [SIZE]: an ext4 with project quotas (SIZE, 128M) in the
-# image $QIMG, mounted on $QFS; prints why it could not (a kernel without
-# quotas).  quota_fs_remove: unmounted, both gone (status: nothing left).
+# quota_fs_make [SIZE [TYPE]]: a file system with project quotas in the
+# image $QIMG, mounted on $QFS: TYPE ext4 (the default; SIZE 128M, mkfs
+# -O quota,project) or xfs (SIZE at least 300M, mkfs.xfs's least; quotas
+# come with the mount's prjquota); prints why it could not (no mkfs.xfs,
+# a kernel without quotas).  quota_fs_remove: unmounted, both gone
+# (status: nothing left).
 quota_fs_make() {
+	local type=${2:-ext4}
 	rm -f "$QIMG" && mkdir -p "$QFS" &&
-		truncate -s "${1:-128M}" "$QIMG" &&
-		mkfs.ext4 -q -F -O quota,project "$QIMG" 2>&1 &&
-		mount -t ext4 -o loop,prjquota "$QIMG" "$QFS" 2>&1
+		truncate -s "${1:-128M}" "$QIMG" || return
+	case $type in
+	ext4) mkfs.ext4 -q -F -O quota,project "$QIMG" 2>&1 ;;
+	xfs) command -v mkfs.xfs >/dev/null || { echo "no mkfs.xfs (xfsprogs)"; return 1; }
+		mkfs.xfs -q -f "$QIMG" 2>&1 ;;
+	*) echo "quota_fs_make: no such type $type"; return 1 ;;
+	esac &&
+		mount -t "$type" -o loop,prjquota "$QIMG" "$QFS" 2>&1
 }
 quota_fs_remove() {
 	mountpoint -q "$QFS" && umount "$QFS"
