@@ -7,9 +7,10 @@
 # killed, and a device-filter marker that cannot be read.  Each check first
 # proves its precondition (the link was planted, the job ran).
 source "$(dirname "$0")/lib.sh"
-plan 46
+plan 62
 
 USER1=dnalice
+USER2=dnbob
 DEV=$DEVNS_CLUSTER_ROOT/dev
 SPOOL=$DEVNS_CLUSTER_ROOT/spool
 NODE1_LOG=$DEVNS_CLUSTER_ROOT/log/slurmd-node1.log
@@ -302,6 +303,122 @@ test_no_contain() {
 	ok $? "with it slurmd runs again"
 }
 
+# ---- the attacker's side, as another user (issue 41 item 7) ---------------
+
+# try_read_as USER PATH...: one word per PATH, as USER reads it: the first
+# line it read ("secret" for the job's files), or "denied:MESSAGE".
+try_read_as() {
+	local user=$1 p out
+	shift
+	for p; do
+		if out=$(runuser -u "$user" -- head -n1 "$p" 2>&1); then
+			printf '%s ' "$out"
+		else
+			printf 'denied:%s ' "$(echo "$out" | sed 's/.*: //' | tr ' ' '_')"
+		fi
+	done
+	echo
+}
+
+# A job of USER1 keeps a file in its /tmp and in its /dev/shm, both
+# readable by all (0644: only the path protects them), works in /tmp and
+# holds both open.  USER2 tries to read them through the job's root and
+# cwd in /proc, through BasePath, and through the job's held fds; root,
+# which can, shows first that each path leads to the file.
+test_other_user_reach() {
+	local j pid paths want got i p base_job
+	rm -f "$OUT/sec-o-ready"
+	j=$(cl_as $USER1 sbatch --parsable -w node1 -n1 -o "$OUT/sec-%j.out" --wrap \
+		"echo secret > /tmp/sec-o-secret && echo secret > /dev/shm/sec-o-secret && chmod 0644 /tmp/sec-o-secret /dev/shm/sec-o-secret && cd /tmp && exec 7</tmp/sec-o-secret 8</dev/shm/sec-o-secret && touch $OUT/sec-o-ready && exec sleep 4821")
+	wait_for 60 test -e "$OUT/sec-o-ready" &&
+		wait_for 10 pgrep -u $USER1 -f '^sleep 4821$' >/dev/null
+	pid=$(pgrep -u $USER1 -f '^sleep 4821$' | head -1)
+	[ -n "$pid" ] && [ "$(readlink "/proc/$pid/cwd")" = /tmp ]
+	ok $? "precondition: job $j of $USER1 runs on node1 (pid $pid), in its /tmp, its files open" ||
+		{ cl scancel "$j"; return; }
+	base_job=$BASE/node1/$j
+	paths=("/proc/$pid/root/tmp/sec-o-secret" "/proc/$pid/root/dev/shm/sec-o-secret"
+		"/proc/$pid/cwd/sec-o-secret" "$base_job/tmp/sec-o-secret"
+		"$base_job/dev_shm/sec-o-secret" "/proc/$pid/fd/7" "/proc/$pid/fd/8")
+	[ ! -e /tmp/sec-o-secret ] && [ ! -e /dev/shm/sec-o-secret ] &&
+		[ "$(stat -c %a "/proc/$pid/root/tmp/sec-o-secret")" = 644 ]
+	ok $? "precondition: the files are the job's alone (not in the host's /tmp or /dev/shm), mode 0644"
+	want=$(for p in "${paths[@]}"; do printf 'secret '; done; echo)
+	got=$(try_read_as root "${paths[@]}")
+	is "$got" "$want" "precondition: root reads both files through each path"
+	[ "$got" = "$want" ] || diag "paths: ${paths[*]}"
+	got=($(try_read_as "$USER2" "${paths[@]}"))
+	i=0
+	for what in "/proc/PID/root: /tmp" "/proc/PID/root: /dev/shm" "/proc/PID/cwd: /tmp" \
+		"BasePath: /tmp" "BasePath: /dev/shm" "a held fd: /tmp" "a held fd: /dev/shm"; do
+		like "${got[$i]:-none}" "^denied:" "$USER2 cannot read the job's file through $what (${got[$i]:-no answer})"
+		i=$((i + 1))
+	done
+	cl scancel "$j"
+	wait_job_gone "$j"
+}
+
+# A login of USER2 adopted by pam_slurm_adopt on node1, where only USER1
+# has a job: refused.  USER1's own login, in the same PAM setup, shows that
+# adoption works there.
+test_adopt_other_users_job() {
+	local module j out pamdir=$DEVNS_CLUSTER_ROOT/pam-sec
+	module=$(pam_slurm_adopt_module)
+	[ -n "$module" ] && [ -x "${HELPERS:-}/pam_adopt" ]
+	ok $? "precondition: pam_slurm_adopt.so (${module:-none}) and helpers/pam_adopt" || return
+	mkdir -p "$pamdir"
+	echo "account required $module nodename=node1 action_adopt_failure=deny action_no_jobs=deny" > "$pamdir/sshd"
+	rm -f "$OUT/sec-a-ready"
+	j=$(cl_as $USER1 sbatch --parsable -w node1 -n1 -o "$OUT/sec-%j.out" --wrap \
+		"echo in-job > /tmp/sec-a-mark; touch $OUT/sec-a-ready; sleep 300")
+	wait_for 60 test -e "$OUT/sec-a-ready"
+	out=$(on_node node1 "$HELPERS/pam_adopt" "$pamdir" sshd "$USER1" sh -c 'cat /tmp/sec-a-mark' 2>&1)
+	is "$out" in-job "precondition: $USER1's own login is adopted into job $j"
+	out=$(on_node node1 "$HELPERS/pam_adopt" "$pamdir" sshd "$USER2" sh -c 'echo logged-in; cat /tmp/sec-a-mark' 2>&1)
+	! echo "$out" | grep -q 'logged-in\|in-job'
+	ok $? "$USER2's login on node1 is refused: no job of theirs to adopt into ($(echo $out | cut -c1-120))"
+	cl scancel "$j"
+	wait_job_gone "$j"
+	rm -rf "$pamdir"
+}
+
+# systemd-run --user --scope from a job: the user's own systemd would put
+# the process in a scope of its own, outside the job's cgroup and so its
+# device filter.  Only where systemd is init and the layout is unified (the
+# guest, real nodes) is there a user manager to ask; there it is started
+# for USER1 (as a login would), and its scope must stay filtered: refused,
+# or run inside the job's cgroup with the other GPUs denied.
+test_systemd_run_escape() {
+	local uid j out cg
+	if ! { [ "${DEVNS_CLUSTER_VM:-}" = guest ] || cgroup_unified; } ||
+		[ "$(cat /proc/1/comm 2>/dev/null)" != systemd ]; then
+		skip_checks 3 "systemd-run --user from a job: needs systemd as init on the unified cgroup layout (the guest); here $(stat -fc %T /sys/fs/cgroup), init $(cat /proc/1/comm 2>/dev/null)"
+		return
+	fi
+	uid=$(id -u $USER1)
+	systemctl start "user@$uid.service" >/dev/null 2>&1 &&
+		[ -S "/run/user/$uid/bus" ] && command -v systemd-run >/dev/null
+	ok $? "precondition: $USER1's systemd user manager runs (user@$uid.service, /run/user/$uid/bus)" ||
+		{ skip_checks 2 "no user manager"; return; }
+	rm -f "$OUT/sec-sd-out" "$OUT/sec-sd-job"
+	j=$(cl_as $USER1 sbatch --parsable -w node1 -n1 --gres=gpu:1 -o "$OUT/sec-%j.out" --wrap \
+		"export XDG_RUNTIME_DIR=/run/user/$uid DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/$uid/bus; { grep '^0::' /proc/self/cgroup; $OUT/probe-sec.sh $GPUS; } > $OUT/sec-sd-job; systemd-run --user --scope --quiet sh -c \"grep '^0::' /proc/self/cgroup; $OUT/probe-sec.sh $GPUS\" > $OUT/sec-sd-out 2>&1; echo rc=\$? >> $OUT/sec-sd-out")
+	wait_job_gone "$j" 120
+	cg=$(sed -n 1p "$OUT/sec-sd-job" 2>/dev/null | sed 's/^0:://')
+	[ -n "$cg" ] && [ "$(sed -n 2p "$OUT/sec-sd-job" | tr ' ' '\n' | grep -c EPERM)" = 3 ]
+	ok $? "precondition: the job ran in $cg, the other GPUs denied ($(sed -n 2p "$OUT/sec-sd-job" 2>/dev/null))"
+	out=$(cat "$OUT/sec-sd-out" 2>/dev/null)
+	if echo "$out" | grep -q '^rc=0'; then
+		# It ran: it must still be in the job's cgroup, filtered.
+		[[ $(echo "$out" | sed -n 1p | sed 's/^0:://') == "${cg%/*}"* ]] &&
+			[ "$(echo "$out" | sed -n 2p | tr ' ' '\n' | grep -c EPERM)" = 3 ]
+	else
+		echo "$out" | grep -q '^rc=[1-9]'
+	fi
+	ok $? "systemd-run --user --scope does not leave the job's cgroup or its filter: $(echo $out | cut -c1-160)"
+	systemctl stop "user@$uid.service" >/dev/null 2>&1
+}
+
 setup
 write_probe
 test_dirs_link_attack
@@ -311,4 +428,7 @@ test_marker_error
 test_auto_without_files
 test_no_record
 test_no_contain
+test_other_user_reach
+test_adopt_other_users_job
+test_systemd_run_escape
 tap_done
