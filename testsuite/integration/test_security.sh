@@ -201,10 +201,11 @@ test_marker_error() {
 	! echo "$out" | grep -q step-ran
 	ok $? "a step does not run when the marker cannot be read (ELOOP)"
 	# Refused for the unreadable record, not taken for a missing one.
+	# (A link is not root's regular file: the reason's errno is EINVAL.)
 	wait_for 10 logged_since_in "$NODE1_LOG" "$before" "job $j: .*cannot tell whether it has a device filter"
 	like "$(tail -n +"$before" "$NODE1_LOG" | grep -m1 "job $j: .*device filter\|job $j: .*setup record")" \
-		"cannot tell whether it has a device filter: Too many levels of symbolic links" \
-		"  the log gives the reason: the record cannot be read (ELOOP)"
+		"job $j: cannot tell whether it has a device filter: " \
+		"  the log gives the reason: the record cannot be read, not that it is missing"
 	rm -f "$marker"; touch "$marker"
 	cl scancel "$j"
 	wait_job_gone "$j"
@@ -339,7 +340,7 @@ test_other_user_reach() {
 	base_job=$BASE/node1/$j
 	paths=("/proc/$pid/root/tmp/sec-o-secret" "/proc/$pid/root/dev/shm/sec-o-secret"
 		"/proc/$pid/cwd/sec-o-secret" "$base_job/tmp/sec-o-secret"
-		"$base_job/dev_shm/sec-o-secret" "/proc/$pid/fd/7" "/proc/$pid/fd/8")
+		"/proc/$pid/fd/7" "/proc/$pid/fd/8")
 	[ ! -e /tmp/sec-o-secret ] && [ ! -e /dev/shm/sec-o-secret ] &&
 		[ "$(stat -c %a "/proc/$pid/root/tmp/sec-o-secret")" = 644 ]
 	ok $? "precondition: the files are the job's alone (not in the host's /tmp or /dev/shm), mode 0644"
@@ -347,10 +348,14 @@ test_other_user_reach() {
 	got=$(try_read_as root "${paths[@]}")
 	is "$got" "$want" "precondition: root reads both files through each path"
 	[ "$got" = "$want" ] || diag "paths: ${paths[*]}"
+	# The job's /dev/shm is a tmpfs of its namespace's own: BasePath
+	# holds only its mount point, so that not even root finds it there.
+	is "$(find "$base_job" -name sec-o-secret 2>&1)" "$base_job/tmp/sec-o-secret" \
+		"BasePath holds the job's /tmp file and not its /dev/shm one (root's find)"
 	got=($(try_read_as "$USER2" "${paths[@]}"))
 	i=0
 	for what in "/proc/PID/root: /tmp" "/proc/PID/root: /dev/shm" "/proc/PID/cwd: /tmp" \
-		"BasePath: /tmp" "BasePath: /dev/shm" "a held fd: /tmp" "a held fd: /dev/shm"; do
+		"BasePath: /tmp" "a held fd: /tmp" "a held fd: /dev/shm"; do
 		like "${got[$i]:-none}" "^denied:" "$USER2 cannot read the job's file through $what (${got[$i]:-no answer})"
 		i=$((i + 1))
 	done
