@@ -18,6 +18,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <linux/bpf.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -25,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <unistd.h>
 
 static int fault_is(const char *name)
 {
@@ -33,10 +35,22 @@ static int fault_is(const char *name)
 	return f && strcmp(f, name) == 0;
 }
 
-/* Whether this process is a slurmstepd (its program's name). */
+/*
+ * Whether this process is a slurmstepd: the program it runs, not its
+ * argv[0], which slurmstepd overwrites with its title ("slurmstepd:
+ * [12.extern]").
+ */
 static int in_stepd(void)
 {
-	return strcmp(program_invocation_short_name, "slurmstepd") == 0;
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	const char *base;
+
+	if (n <= 0)
+		return 0;
+	exe[n] = '\0';
+	base = strrchr(exe, '/');
+	return strcmp(base ? base + 1 : exe, "slurmstepd") == 0;
 }
 
 static long inject(long cmd, union bpf_attr *attr)
