@@ -90,7 +90,7 @@ test_dirs_link_attack() {
 	like "$(grep -h "$entry" "$log" | head -1)" "symbolic link" \
 		"the slurmd log names the entry and says it is a link"
 	dir_empty "$victim" && ! grep -q "$victim" /proc/self/mountinfo
-	ok $? "nothing was mounted on or written into $victim ($(ls -A "$victim" 2>&1 | xargs))"
+	ok $? "nothing was mounted on or written into $victim ($(find "$victim" -mindepth 1 -printf '%P ' 2>&1))"
 	rm -f "$entry"; rm -rf "$victim"
 	conf_restore node2
 }
@@ -130,7 +130,7 @@ test_base_path_checks() {
 	slurmd_stopped node3
 	ok $? "AutoBasePath through a planted link: slurmd does not start"
 	dir_empty "$target"
-	ok $? "nothing was created at the link's target ($(ls -A "$target" 2>&1 | xargs))"
+	ok $? "nothing was created at the link's target ($(find "$target" -mindepth 1 -printf '%P ' 2>&1))"
 	rm -f "$userdir"; rm -rf "$target"
 	conf_restore node3
 	slurmd_running node3
@@ -244,7 +244,7 @@ write_probe() { write_device_probe "$OUT/probe-sec.sh"; }
 # meant "no filter": its steps opened every GPU.  Now a job without its
 # setup record does not run.
 test_no_record() {
-	local j out marker= before
+	local j out marker='' before
 	j=$(cl_as $USER1 sbatch --parsable -w node1 -n1 --gres=gpu:1 -o "$OUT/sec-%j.out" \
 		--wrap "touch $OUT/sec-r-ready; sleep 300")
 	wait_for 30 test -e "$OUT/sec-r-ready"
@@ -352,7 +352,7 @@ test_other_user_reach() {
 	# holds only its mount point, so that not even root finds it there.
 	is "$(find "$base_job" -name sec-o-secret 2>&1)" "$base_job/tmp/sec-o-secret" \
 		"BasePath holds the job's /tmp file and not its /dev/shm one (root's find)"
-	got=($(try_read_as "$USER2" "${paths[@]}"))
+	read -ra got <<<"$(try_read_as "$USER2" "${paths[@]}")"
 	i=0
 	for what in "/proc/PID/root: /tmp" "/proc/PID/root: /dev/shm" "/proc/PID/cwd: /tmp" \
 		"BasePath: /tmp" "a held fd: /tmp" "a held fd: /dev/shm"; do
