@@ -29,6 +29,8 @@ TEST=(
 	lintian rpm
 	# tests
 	valgrind iproute2 util-linux procps psmisc pamtester bpftool
+	# TmpDiskLimit on xfs (test_tmpdisk.sh: mkfs.xfs)
+	xfsprogs
 	# the pure cgroup-v2 guest of testsuite/vm/vm.sh (QEMU/TCG, image from debootstrap)
 	qemu-system-x86 debootstrap cpio openssh-client
 )

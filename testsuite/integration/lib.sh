@@ -56,14 +56,23 @@ pam_devns_module() {
 	done
 }
 
-# quota_fs_make [SIZE]: an ext4 with project quotas (SIZE, 128M) in the
-# image $QIMG, mounted on $QFS; prints why it could not (a kernel without
-# quotas).  quota_fs_remove: unmounted, both gone (status: nothing left).
+# quota_fs_make [SIZE [TYPE]]: a file system with project quotas in the
+# image $QIMG, mounted on $QFS: TYPE ext4 (the default; SIZE 128M, mkfs
+# -O quota,project) or xfs (SIZE at least 300M, mkfs.xfs's least; quotas
+# come with the mount's prjquota); prints why it could not (no mkfs.xfs,
+# a kernel without quotas).  quota_fs_remove: unmounted, both gone
+# (status: nothing left).
 quota_fs_make() {
+	local type=${2:-ext4}
 	rm -f "$QIMG" && mkdir -p "$QFS" &&
-		truncate -s "${1:-128M}" "$QIMG" &&
-		mkfs.ext4 -q -F -O quota,project "$QIMG" 2>&1 &&
-		mount -t ext4 -o loop,prjquota "$QIMG" "$QFS" 2>&1
+		truncate -s "${1:-128M}" "$QIMG" || return
+	case $type in
+	ext4) mkfs.ext4 -q -F -O quota,project "$QIMG" 2>&1 ;;
+	xfs) command -v mkfs.xfs >/dev/null || { echo "no mkfs.xfs (xfsprogs)"; return 1; }
+		mkfs.xfs -q -f "$QIMG" 2>&1 ;;
+	*) echo "quota_fs_make: no such type $type"; return 1 ;;
+	esac &&
+		mount -t "$type" -o loop,prjquota "$QIMG" "$QFS" 2>&1
 }
 quota_fs_remove() {
 	mountpoint -q "$QFS" && umount "$QFS"
@@ -366,13 +375,21 @@ slurm_signal_checks() {
 	ok $? "  nor its directory and pins"
 }
 
+# sstat_has_sample JOBID: sstat reports step JOBID.0 with its memory.
+sstat_has_sample() {
+	cl_as "$USER1" sstat -n -P -j "$1.0" -o JobID,NTasks,MaxRSS 2>/dev/null |
+		grep -Eq "^$1\\.0\\|1\\|[0-9]+[KMG]?"
+}
+
 # slurm_sstat_check NODE TAG N: sstat reports a running step (2 checks).
 slurm_sstat_check() {
 	local f=$OUT/$2 j out
 	j=$(submit -w "$1" -n1 -- "srun -n1 sh -c 'touch $f-sstat-ready; exec sleep $3'")
 	wait_file "$f-sstat-ready"
 	ok $? "precondition: the step runs" || { cl scancel "$j"; return; }
-	sleep 2
+	# The step's first accounting sample comes some time after it
+	# started: ask until sstat has one (or 30 s have passed).
+	wait_for 30 sstat_has_sample "$j"
 	out=$(reply cl_as "$USER1" sstat -n -P -j "$j.0" -o JobID,NTasks,MaxRSS)
 	like "$out" "^$j\\.0\\|1\\|[0-9]+[KMG]?" "sstat reports the step's task and its memory ($out)"
 	cl scancel "$j"

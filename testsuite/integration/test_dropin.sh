@@ -127,12 +127,14 @@ findmnt -no TARGET,SOURCE /tmp | tail -1 > $OUT/dropin-tmp")
 	is "$(cat "$OUT/dropin-epilog-ns.$j" 2>/dev/null)" "$ns" "  before the namespace went"
 	# Before 24.05 slurmd and the extern stepd both end the job, maybe at
 	# once: the epilog's second makes room for the other's run, which
-	# would add a line (or see the namespace go) within two seconds.
-	sleep 2
-	is "$(echo $(cat "$OUT/dropin-epilog-runs.$j" 2>/dev/null))" "$ns" \
-		"  once, and the namespace outlives it, though two daemons end the job"
+	# would add a line (or see the namespace go).  Both ends run the epilog
+	# under the job's end lock, and only while its namespace exists, before
+	# they remove the job's directory: once that is gone, no run of the
+	# epilog can still come.
 	wait_for 20 test ! -e "$BASE/dropin/node1/$j"
 	ok $? "  and then the job's directory went"
+	is "$(echo $(cat "$OUT/dropin-epilog-runs.$j" 2>/dev/null))" "$ns" \
+		"  once, and the namespace outlives it, though two daemons end the job"
 }
 
 # test_failing_script KEY: InitScript or CloneNSScript fails.

@@ -13,7 +13,7 @@
 #   a node "reboot": stale job directories and pins under BasePath
 #   BasePath's file system full
 source "$(dirname "$0")/lib.sh"
-plan 29
+plan 30
 
 USER1=dnalice
 JOB_OUT_PREFIX=fault
@@ -35,16 +35,23 @@ restart_node() {
 }
 
 
+# note_cg JOBID: the name of the job's cgroup (job_cg), noted while
+# slurmctld knows the job, for leftovers once it has ended.
+declare -A CGNAME
+note_cg() { CGNAME[$1]=$(job_cg "$1"); }
+
 # leftovers NODE JOBID: what of the job is still on the node, one word
 # each (dir mounts marker cgroup procs), or nothing.  Fails when it cannot
-# look (no such job id, no BasePath or spool directory to look in).
+# look (no such job id, no BasePath or spool directory to look in, no
+# name noted for the job's cgroup).
 leftovers() {
 	local node=$1 j=$2 spool=$DEVNS_CLUSTER_ROOT/spool/$1 left=
-	[[ $j =~ ^[0-9]+$ ]] && [ -d "$BASE/$node" ] && [ -d "$spool" ] || return 1
+	[[ $j =~ ^[0-9]+$ ]] && [ -d "$BASE/$node" ] && [ -d "$spool" ] &&
+		[ -n "${CGNAME[$j]:-}" ] && [ -d "$(job_cgroups "$node")" ] || return 1
 	[ -e "$BASE/$node/$j" ] && left+=" dir"
 	grep -Eq " $BASE/$node/$j(/| )" /proc/self/mountinfo && left+=" mounts"
 	[ -e "$spool/devns_filter_$j" ] && left+=" marker"
-	[ -e "$(job_cgroups "$node")/job_$j" ] && left+=" cgroup"
+	[ -e "$(job_cgroups "$node")/${CGNAME[$j]}" ] && left+=" cgroup"
 	pgrep -f "slurmstepd: \[$j\." >/dev/null && left+=" stepd"
 	echo "${left# }"
 }
@@ -56,8 +63,10 @@ test_slurmd_kill9() {
 	local live done_ idx before after
 	live=$(submit -w node3 -n1 --gres=gpu:1 -- "echo $GPU_IDX > $OUT/fault-live-idx; echo kept > /tmp/keep; srun $PROBE $GPUS > $OUT/fault-live-before; touch $OUT/fault-live-ready; while [ ! -e $OUT/fault-live-go ]; do sleep 0.2; done; cat /tmp/keep > $OUT/fault-live-tmp; srun $PROBE $GPUS > $OUT/fault-live-after")
 	done_=$(submit -w node3 -n1 -- "touch $OUT/fault-done-ready; while [ ! -e $OUT/fault-done-go ]; do sleep 0.2; done")
-	wait_for 60 test -e "$OUT/fault-live-ready" && wait_for 30 test -e "$OUT/fault-done-ready"
-	ok $? "precondition: a GPU job and a second job run on node3" || return
+	wait_for 60 test -e "$OUT/fault-live-ready" && wait_for 30 test -e "$OUT/fault-done-ready" &&
+		note_cg "$live" && note_cg "$done_" &&
+		[ -n "${CGNAME[$live]}" ] && [ -n "${CGNAME[$done_]}" ]
+	ok $? "precondition: a GPU job and a second job run on node3 (cgroups ${CGNAME[$live]}, ${CGNAME[$done_]})" || return
 	idx=$(cat "$OUT/fault-live-idx"); before=$(cat "$OUT/fault-live-before")
 	is "$(echo "$before" | tr ' ' '\n' | grep -c EPERM)" 3 \
 		"precondition: the GPU job's filter denies the three other GPUs"
@@ -87,8 +96,9 @@ test_slurmd_kill9() {
 test_extern_kill9() {
 	local j pid
 	j=$(submit -w node1 -n1 --gres=gpu:1 -- "echo x > /tmp/x; touch $OUT/fault-ext-ready; sleep 300")
-	wait_for 60 test -e "$OUT/fault-ext-ready" && [ -d "$BASE/node1/$j" ]
-	ok $? "precondition: a GPU job runs on node1 with its namespace" || return
+	wait_for 60 test -e "$OUT/fault-ext-ready" && [ -d "$BASE/node1/$j" ] &&
+		note_cg "$j" && [ -n "${CGNAME[$j]}" ]
+	ok $? "precondition: a GPU job runs on node1 with its namespace (cgroup ${CGNAME[$j]})" || return
 	# The title is cut to the argv space ("[12.ext d", "[1234.e"): the
 	# extern stepd is the job's first.
 	pid=$(pgrep -o -f "slurmstepd: \[$j\.")
@@ -110,12 +120,19 @@ test_setup_kill9() {
 	local j out
 	[ -f "$HELPERS/.libs/kill_fault.so" ]
 	ok $? "precondition: helpers/kill_fault.so is built" || return
-	DEVNS_DAEMON_ENV="LD_PRELOAD=$HELPERS/.libs/kill_fault.so DEVNS_FAULT=kill_after_unshare" \
+	rm -f "$OUT/fault-kill-fired"
+	DEVNS_DAEMON_ENV="LD_PRELOAD=$HELPERS/.libs/kill_fault.so DEVNS_FAULT=kill_after_unshare DEVNS_FAULT_LOG=$OUT/fault-kill-fired" \
 		restart_node node2
 	out=$(cl_as "$USER1" srun -w node2 -n1 --gres=gpu:1 echo ran 2>&1)
 	! echo "$out" | grep -qx ran
 	ok $? "a job whose stepd dies in namespace setup does not run"
 	j=$(cl squeue -h -w node2 -o %i 2>/dev/null | head -1)
+	# What follows says something only about a stepd that the fault
+	# killed in the middle of a job's setup: the helper's own line proves
+	# it fired, and at a slurmstepd.
+	grep -q "^kill_after_unshare: SIGKILL to [0-9]* (slurmstepd)" "$OUT/fault-kill-fired" 2>/dev/null
+	ok $? "precondition: the fault fired: $(head -1 "$OUT/fault-kill-fired" 2>/dev/null || echo "no line from kill_fault.so")" ||
+		{ [ -n "$j" ] && cl scancel "$j" >/dev/null 2>&1; restart_node node2; return; }
 	restart_node node2	# without the fault; restore runs
 	dir_empty "$BASE/node2"
 	ok $? "no namespace directory or pin is left on node2 ($(ls "$BASE/node2" 2>/dev/null | xargs))"
@@ -123,8 +140,8 @@ test_setup_kill9() {
 	ok $? "no mount is left below node2's BasePath"
 	! ls "$DEVNS_CLUSTER_ROOT/spool/node2" | grep -q '^devns_filter_'
 	ok $? "no filter marker is left"
-	[ -z "$(find "$(job_cgroups node2)" -maxdepth 1 -name 'job_*' 2>/dev/null)" ]
-	ok $? "no device cgroup is left"
+	[ -d "$(job_cgroups node2)" ] && [ -z "$(job_cgroups_in node2)" ]
+	ok $? "no job cgroup is left ($(job_cgroups_in node2 | xargs))"
 	[ -n "$j" ] && cl scancel "$j" >/dev/null 2>&1
 	true
 }

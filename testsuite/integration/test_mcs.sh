@@ -227,6 +227,20 @@ scheduled() {
 	[[ $s == RUNNING* ]] || [[ $s == PENDING* && $s != "PENDING None" ]]
 }
 
+# waits_scheduled JOB: JOB waits, and the scheduler has looked at it (a
+# reason other than None).
+waits_scheduled() {
+	local s
+	s=$(cl squeue -h -j "$1" -o '%T %r' 2>/dev/null) || return 1
+	[[ $s == PENDING* && $s != "PENDING None" ]]
+}
+
+# all_scheduled JOB...: the scheduler has looked at every JOB.
+all_scheduled() {
+	local j
+	for j; do scheduled "$j" || return 1; done
+}
+
 # run_job USER ARGS...: a job that sleeps; prints its id.
 run_job() {
 	local user=$1
@@ -339,16 +353,17 @@ check_sharing() {
 		return
 	fi
 	b=$(run_job dnbob -w node1 -n1 "${opts[@]}")
-	# "separate" only for a job that exists and waits: a failed sbatch or a
-	# job that died does not run either.
-	# The scheduler's look decides; a job it made wait gets a second more.
-	wait_for 6 scheduled "$b"
+	# "separate" only for a job that exists and that the scheduler looked
+	# at and made wait (a reason other than None): a failed sbatch, a job
+	# that died or one not yet looked at does not run either.  A job it
+	# made wait gets a second more.
+	wait_for 30 scheduled "$b"
 	if is_running "$b" || { sleep 1 && is_running "$b"; }; then
 		got=share
-	elif [ "$(job_state "$b")" = PENDING ]; then
+	elif waits_scheduled "$b"; then
 		got=separate
 	else
-		got="neither: job '$b' is $(job_state "$b" || echo unknown)"
+		got="neither: job '$b' is $(cl squeue -h -j "$b" -o '%T %r' 2>&1 || echo unknown)"
 	fi
 	is "$got" "$want" "$MODE: devgrpa and devgrpb jobs on node1 (${opts[*]:-plain}): $want"
 	label_held=$(node_label node1)
@@ -378,7 +393,10 @@ check_separation_spread() {
 		ids+=("$(run_job dnalice -n1 --exclusive=mcs)")
 		ids+=("$(run_job dnbob -n1 --exclusive=mcs)")
 	done
-	sleep 5
+	# "No node runs both" only once the scheduler has placed or held back
+	# every one of them.
+	wait_for 60 all_scheduled "${ids[@]}" ||
+		diag "not every job was looked at: $(cl squeue -h -o '%i %T %r' 2>&1 | tr '\n' ';')"
 	running=$(cl squeue -h -t R -o '%N %u' 2>/dev/null)
 	ok $? "$MODE: precondition: squeue lists the running jobs"
 	diag "running: $(echo "$running" | tr '\n' ';')"

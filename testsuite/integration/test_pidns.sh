@@ -14,7 +14,7 @@
 # jobacct_gather/linux (for sstat) during the test, and is restarted back
 # to the defaults at the end.
 source "$(dirname "$0")/lib.sh"
-plan 43
+plan 44
 
 USER1=dnalice
 JOB_OUT_PREFIX=pid
@@ -107,6 +107,12 @@ test_job_end() {
 	ok $? "its init is gone within 20 s of the job's end" || diag "$(pgrep -a -x devns-init)"
 	wait_for 20 test ! -e "$dir/$cg"
 	ok $? "and so is its cgroup" || diag "left: $(find "$dir/$cg" -name cgroup.procs -exec grep -H . {} + 2>&1 | head)"
+	# The drain would come from one of the job's stepds giving up on its
+	# processes (UnkillableStepTimeout, 60 s), before it exits: "not
+	# drained" means something once none of them is left.
+	wait_for 90 no_host_procs "slurmstepd: \[$j\."
+	ok $? "precondition: no slurmstepd of job $j is left, the drain could have come" ||
+		diag "$(pgrep -a -f "slurmstepd: \[$j\.")"
 	like "$(cl sinfo -h -n node2 -o '%t %E')" '^(idle|mix|alloc) ' "node2 is not drained"
 }
 

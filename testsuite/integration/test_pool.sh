@@ -109,9 +109,10 @@ test_slurmd_killed() {
 	sleep 2
 	wait_for 30 pool_full
 	is "$(pool_mounts)" 4 "precondition: the pool is full and settled" || return
-	kill -9 "$(cat "$DEVNS_CLUSTER_ROOT/run/slurmd-node1.pid")"
-	ok $? "precondition: slurmd on node1 killed with SIGKILL" || return
-	sleep 1
+	kill -9 "$(cat "$DEVNS_CLUSTER_ROOT/run/slurmd-node1.pid")" &&
+		wait_for 10 sh -c "! pgrep -F $DEVNS_CLUSTER_ROOT/run/slurmd-node1.pid >/dev/null 2>&1"
+	ok $? "precondition: slurmd on node1 killed with SIGKILL, and gone" || return
+	# Gone: whatever its end did to the pool is done.
 	is "$(pool_mounts)" 4 "its pool stays (no fini ran)" || diag "$(grep " $POOL" /proc/self/mountinfo; ls -la $POOL)"
 	t0=$(date +%s)
 	sleep 1

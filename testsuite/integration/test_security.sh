@@ -7,12 +7,13 @@
 # killed, and a device-filter marker that cannot be read.  Each check first
 # proves its precondition (the link was planted, the job ran).
 source "$(dirname "$0")/lib.sh"
-plan 41
+plan 62
 
 USER1=dnalice
+USER2=dnbob
 DEV=$DEVNS_CLUSTER_ROOT/dev
 SPOOL=$DEVNS_CLUSTER_ROOT/spool
-CG=/sys/fs/cgroup/unified/devns
+NODE1_LOG=$DEVNS_CLUSTER_ROOT/log/slurmd-node1.log
 GPUS="$DEV/nvidia0 $DEV/nvidia1 $DEV/nvidia2 $DEV/nvidia3"
 
 setup() {
@@ -22,6 +23,10 @@ setup() {
 slurmd_running() { "$CLUSTER" status 2>/dev/null | grep -Eq "slurmd $1 +running"; }
 # Not "! slurmd_running": a status that cannot be read must not pass for
 # "does not run".
+
+# logged_since_in LOG LINE PATTERN: LOG has PATTERN after its line LINE
+# (read anew at each call, for wait_for).
+logged_since_in() { tail -n +"$2" "$1" | grep -q -- "$3"; }
 
 # run_job NODE SCRIPT: srun as USER1 on NODE; prints the output.
 run_job() { cl_as $USER1 srun -w "$1" -n1 sh -c "$2" 2>&1; }
@@ -53,13 +58,12 @@ test_dirs_link_attack() {
 	ok $? "with the planted link slurmd does not start"
 	like "$(grep -h "$entry" "$log" | head -1)" "symbolic link|not owned by root" \
 		"and the log says it is a link"
-	[ ! -e "$victim/planted" ] && ! grep -q "$victim" /proc/self/mountinfo
+	dir_empty "$victim" && ! grep -q "$victim" /proc/self/mountinfo
 	ok $? "nothing was mounted on or written into $victim"
 	dir_empty "$BASE/node2"
 	ok $? "no job directory was left"
 
-	# With root's directory there the same configuration runs jobs, and
-	# the user cannot remove it (sticky) to plant a link.
+	# With root's directory there the same configuration runs jobs.
 	rm -f "$entry"; mkdir -m 1777 "$entry"
 	"$CLUSTER" restart-slurmd node2 >/dev/null 2>&1
 	cl scontrol update nodename=node2 state=resume >/dev/null 2>&1
@@ -68,9 +72,26 @@ test_dirs_link_attack() {
 	is "$out" "wrote" "precondition: with root's directory there the job runs"
 	[ ! -e "$entry/private" ]
 	ok $? "and its $entry is private to the job"
-	! runuser -u $USER1 -- rmdir "$entry" 2>/dev/null && [ -d "$entry" ]
-	ok $? "$USER1 cannot remove root's $entry to plant a link"
-	rmdir "$entry"; rm -rf "$victim"
+
+	# The directory swapped for a user's link while slurmd runs (what
+	# the sticky bit stops here, and a Dirs entry without it would let
+	# through): each job's setup opens the entry without following a
+	# link, so the next job is refused and nothing reaches the target.
+	rmdir "$entry"
+	runuser -u $USER1 -- ln -s "$victim" "$entry"
+	[ "$(readlink "$entry")" = "$victim" ] && [ "$(stat -c %U "$entry")" = $USER1 ] &&
+		slurmd_running node2
+	ok $? "precondition: $USER1's link $entry -> $victim planted while slurmd runs"
+	: > "$log"
+	out=$(run_job node2 "touch $entry/private && echo wrote")
+	! echo "$out" | grep -qx wrote
+	ok $? "a job meeting the link does not run ($(echo $out | cut -c1-120))"
+	wait_for 10 grep -q "$entry" "$log"
+	like "$(grep -h "$entry" "$log" | head -1)" "symbolic link" \
+		"the slurmd log names the entry and says it is a link"
+	dir_empty "$victim" && ! grep -q "$victim" /proc/self/mountinfo
+	ok $? "nothing was mounted on or written into $victim ($(find "$victim" -mindepth 1 -printf '%P ' 2>&1))"
+	rm -f "$entry"; rm -rf "$victim"
 	conf_restore node2
 }
 
@@ -78,7 +99,7 @@ test_dirs_link_attack() {
 # directories and user-owned components stop slurmd with a reason.
 test_base_path_checks() {
 	local log=$DEVNS_CLUSTER_ROOT/log/slurmd-node3.log
-	local userdir=/var/tmp/devns-sec-userbase
+	local userdir=/var/tmp/devns-sec-userbase target=/var/tmp/devns-sec-basetarget
 
 	: > "$log"
 	conf_with node3 "NodeName=node3 BasePath=/tmp"
@@ -98,17 +119,19 @@ test_base_path_checks() {
 	[ -d "$userdir" ] && [ ! -e "$userdir/base" ]
 	ok $? "AutoBasePath created nothing below it"
 
-	rm -rf "$userdir"
-	runuser -u $USER1 -- ln -s "$BASE" "$userdir"
-	[ "$(readlink "$userdir")" = "$BASE" ]
-	ok $? "precondition: a link planted where BasePath would be created"
+	# The link points at an empty directory of root's: AutoBasePath,
+	# following it, would create BasePath's last component there.
+	rm -rf "$userdir" "$target"; mkdir -m 0755 "$target"
+	runuser -u $USER1 -- ln -s "$target" "$userdir"
+	[ "$(readlink "$userdir")" = "$target" ] && dir_empty "$target"
+	ok $? "precondition: a link planted where BasePath would be created, to an empty $target"
 	: > "$log"
 	conf_with node3 "NodeName=node3 BasePath=$userdir/node3 AutoBasePath=yes"
 	slurmd_stopped node3
 	ok $? "AutoBasePath through a planted link: slurmd does not start"
-	[ ! -e "$BASE/node3x" ] && [ ! -e "$BASE/node3/node3" ]
-	ok $? "nothing was created at the link's target"
-	rm -f "$userdir"
+	dir_empty "$target"
+	ok $? "nothing was created at the link's target ($(find "$target" -mindepth 1 -printf '%P ' 2>&1))"
+	rm -f "$userdir"; rm -rf "$target"
 	conf_restore node3
 	slurmd_running node3
 	ok $? "with a root-owned BasePath slurmd runs again"
@@ -116,12 +139,13 @@ test_base_path_checks() {
 
 # slurmd restart must keep a job while any of its steps answers.
 test_restart_keeps_live_job() {
-	local j steps victim out title
+	local j steps victim out title cg
 	j=$(cl_as $USER1 sbatch --parsable -w node1 -n1 --gres=gpu:1 -o "$OUT/sec-%j.out" \
 		--wrap "echo kept > /tmp/keep; srun --overlap --gres=none sleep 300 & srun --overlap --gres=none sleep 300 & touch $OUT/sec-steps; wait")
 	wait_for 30 test -e "$OUT/sec-steps" &&
 		wait_for 30 sh -c "ls $SPOOL/node1 | grep -c '_$j\.[01]\$' | grep -qx 2"
 	ok $? "precondition: job $j runs with two srun steps"
+	cg=$(job_cg "$j")
 	# Its socket stays behind, stale, beside the live steps' sockets.
 	# The stepd's title is cut to its original argv's length: for a long
 	# job id "slurmstepd: [212.1" ends without the bracket.
@@ -147,8 +171,7 @@ PY
 	wait_for 60 node_idle node1
 	[ -d "$BASE/node1/$j" ] && [ -f "$BASE/node1/$j/tmp/keep" ]
 	ok $? "after the restart the job's /tmp contents are intact"
-	# The job's cgroup: devns's own (hybrid) or Slurm's (pure cgroup v2).
-	[ -d "$(job_cgroups node1)/$(job_cg "$j")" ] && [ -f "$SPOOL/node1/devns_filter_$j" ]
+	[ -n "$cg" ] && [ -d "$(job_cgroups node1)/$cg" ] && [ -f "$SPOOL/node1/devns_filter_$j" ]
 	ok $? "and its device cgroup and filter marker are intact"
 	out=$(cl_as $USER1 srun --jobid "$j" --overlap -n1 sh -c \
 		"cat /tmp/keep; $OUT/probe-sec.sh $GPUS" 2>&1)
@@ -161,7 +184,7 @@ PY
 
 # A marker that cannot be read must fail the process, not skip the filter.
 test_marker_error() {
-	local j out marker
+	local j out marker before
 	j=$(cl_as $USER1 sbatch --parsable -w node1 -n1 --gres=gpu:1 -o "$OUT/sec-%j.out" \
 		--wrap "touch $OUT/sec-m-ready; sleep 300")
 	wait_for 30 test -e "$OUT/sec-m-ready"
@@ -172,10 +195,17 @@ test_marker_error() {
 	rm -f "$marker"; ln -s "$(basename "$marker")" "$marker"
 	[ -L "$marker" ] && [ "$(job_state "$j")" = RUNNING ]
 	ok $? "precondition: the marker is a link to itself (ELOOP), the job still runs"
+	before=$(wc -l < "$NODE1_LOG")
 	out=$(cl_as $USER1 srun --jobid "$j" --overlap -n1 sh -c \
 		"echo step-ran; $OUT/probe-sec.sh $GPUS" 2>&1)
 	! echo "$out" | grep -q step-ran
 	ok $? "a step does not run when the marker cannot be read (ELOOP)"
+	# Refused for the unreadable record, not taken for a missing one.
+	# (A link is not root's regular file: the reason's errno is EINVAL.)
+	wait_for 10 logged_since_in "$NODE1_LOG" "$before" "job $j: .*cannot tell whether it has a device filter"
+	like "$(tail -n +"$before" "$NODE1_LOG" | grep -m1 "job $j: .*device filter\|job $j: .*setup record")" \
+		"job $j: cannot tell whether it has a device filter: " \
+		"  the log gives the reason: the record cannot be read, not that it is missing"
 	rm -f "$marker"; touch "$marker"
 	cl scancel "$j"
 	wait_job_gone "$j"
@@ -214,7 +244,7 @@ write_probe() { write_device_probe "$OUT/probe-sec.sh"; }
 # meant "no filter": its steps opened every GPU.  Now a job without its
 # setup record does not run.
 test_no_record() {
-	local j out marker=
+	local j out marker='' before
 	j=$(cl_as $USER1 sbatch --parsable -w node1 -n1 --gres=gpu:1 -o "$OUT/sec-%j.out" \
 		--wrap "touch $OUT/sec-r-ready; sleep 300")
 	wait_for 30 test -e "$OUT/sec-r-ready"
@@ -226,10 +256,15 @@ test_no_record() {
 	rm -f "$marker"
 	[ ! -e "$marker" ] && [ "$(job_state "$j")" = RUNNING ]
 	ok $? "precondition: its setup record is gone, the job still runs"
+	before=$(wc -l < "$NODE1_LOG")
 	out=$(cl_as $USER1 srun --jobid "$j" --overlap -n1 sh -c \
 		"echo step-ran; $OUT/probe-sec.sh $GPUS" 2>&1)
 	! echo "$out" | grep -q step-ran
 	ok $? "a step of a job without its setup record does not run"
+	# Refused for the missing record, not for one it could not read.
+	wait_for 10 logged_since_in "$NODE1_LOG" "$before" "job $j: .*setup record"
+	like "$(tail -n +"$before" "$NODE1_LOG" | grep -m1 "job $j: .*device filter\|job $j: .*setup record")" \
+		"it has no setup record" "  the log gives the reason: no setup record"
 	cl scancel "$j"
 	wait_job_gone "$j"
 }
@@ -237,7 +272,7 @@ test_no_record() {
 # Without PrologFlags=Contain no extern step sets jobs up: slurmd refuses
 # to start rather than fail (or, before, run unfiltered) every job.
 test_no_contain() {
-	local conf=$DEVNS_CLUSTER_ROOT/etc/slurm.conf
+	local conf=$DEVNS_CLUSTER_ROOT/etc/slurm.conf out rc
 	local log=$DEVNS_CLUSTER_ROOT/log/slurmd-node3.log
 	cp "$conf" "$OUT/slurm.conf.sec-orig"
 	sed -i 's/^PrologFlags=Contain$/PrologFlags=Alloc/' "$conf"
@@ -249,8 +284,14 @@ test_no_contain() {
 	ok $? "without PrologFlags=Contain slurmd does not start"
 	if slurm_at_least 25.11; then
 		# Slurm's own rule from 25.11 (read_config.c: any NamespaceType
-		# needs Contain): slurmd is fatal before it loads a plugin.
-		skip "the slurmd log says why: Slurm $DEVNS_SLURM_VERSION refuses on its own, before devns loads"
+		# needs Contain) stops slurmd before it loads a plugin.  devns's
+		# own refusal, which a Slurm without that rule would meet, is
+		# the same code in `devns check` (nodeload): it must refuse.
+		out=$(SLURM_CONF=$conf "$DEVNS_TOOL" check -f "$CONF" -n node3 2>&1)
+		rc=$?
+		[ "$rc" = 1 ] && echo "$out" | grep -q "PrologFlags=Contain is not set"
+		ok $? "devns's own refusal ($DEVNS_SLURM_VERSION stops slurmd first): devns check exits 1 ($rc) saying PrologFlags=Contain is not set" ||
+			diag "$out"
 	else
 		like "$(grep -h 'PrologFlags=Contain' "$log" | head -1)" "PrologFlags=Contain is not set" \
 			"the slurmd log says why"
@@ -263,6 +304,134 @@ test_no_contain() {
 	ok $? "with it slurmd runs again"
 }
 
+# ---- the attacker's side, as another user (issue 41 item 7) ---------------
+
+# try_read_as USER PATH...: one word per PATH, as USER reads it: the first
+# line it read ("secret" for the job's files), or "denied:MESSAGE".
+try_read_as() {
+	local user=$1 p out
+	shift
+	for p; do
+		if out=$(runuser -u "$user" -- head -n1 "$p" 2>&1); then
+			printf '%s ' "$out"
+		else
+			printf 'denied:%s ' "$(echo "$out" | sed 's/.*: //' | tr ' ' '_')"
+		fi
+	done
+	echo
+}
+
+# A job of USER1 keeps a file in its /tmp and in its /dev/shm, both
+# readable by all (0644: only the path protects them), works in /tmp and
+# holds both open.  USER2 tries to read them through the job's root and
+# cwd in /proc, through BasePath, and through the job's held fds; root,
+# which can, shows first that each path leads to the file.
+test_other_user_reach() {
+	local j pid paths want got i p base_job
+	rm -f "$OUT/sec-o-ready"
+	j=$(cl_as $USER1 sbatch --parsable -w node1 -n1 -o "$OUT/sec-%j.out" --wrap \
+		"echo secret > /tmp/sec-o-secret && echo secret > /dev/shm/sec-o-secret && chmod 0644 /tmp/sec-o-secret /dev/shm/sec-o-secret && cd /tmp && exec 7</tmp/sec-o-secret 8</dev/shm/sec-o-secret && touch $OUT/sec-o-ready && exec sleep 4821")
+	wait_for 60 test -e "$OUT/sec-o-ready" &&
+		wait_for 10 pgrep -u $USER1 -f '^sleep 4821$' >/dev/null
+	pid=$(pgrep -u $USER1 -f '^sleep 4821$' | head -1)
+	[ -n "$pid" ] && [ "$(readlink "/proc/$pid/cwd")" = /tmp ]
+	ok $? "precondition: job $j of $USER1 runs on node1 (pid $pid), in its /tmp, its files open" ||
+		{ cl scancel "$j"; return; }
+	base_job=$BASE/node1/$j
+	paths=("/proc/$pid/root/tmp/sec-o-secret" "/proc/$pid/root/dev/shm/sec-o-secret"
+		"/proc/$pid/cwd/sec-o-secret" "$base_job/tmp/sec-o-secret"
+		"/proc/$pid/fd/7" "/proc/$pid/fd/8")
+	[ ! -e /tmp/sec-o-secret ] && [ ! -e /dev/shm/sec-o-secret ] &&
+		[ "$(stat -c %a "/proc/$pid/root/tmp/sec-o-secret")" = 644 ]
+	ok $? "precondition: the files are the job's alone (not in the host's /tmp or /dev/shm), mode 0644"
+	want=$(for p in "${paths[@]}"; do printf 'secret '; done; echo)
+	got=$(try_read_as root "${paths[@]}")
+	is "$got" "$want" "precondition: root reads both files through each path"
+	[ "$got" = "$want" ] || diag "paths: ${paths[*]}"
+	# The job's /dev/shm is a tmpfs of its namespace's own: BasePath
+	# holds only its mount point, so that not even root finds it there.
+	is "$(find "$base_job" -name sec-o-secret 2>&1)" "$base_job/tmp/sec-o-secret" \
+		"BasePath holds the job's /tmp file and not its /dev/shm one (root's find)"
+	read -ra got <<<"$(try_read_as "$USER2" "${paths[@]}")"
+	i=0
+	for what in "/proc/PID/root: /tmp" "/proc/PID/root: /dev/shm" "/proc/PID/cwd: /tmp" \
+		"BasePath: /tmp" "a held fd: /tmp" "a held fd: /dev/shm"; do
+		like "${got[$i]:-none}" "^denied:" "$USER2 cannot read the job's file through $what (${got[$i]:-no answer})"
+		i=$((i + 1))
+	done
+	cl scancel "$j"
+	wait_job_gone "$j"
+}
+
+# A login of USER2 adopted by pam_slurm_adopt on node1, where only USER1
+# has a job: refused.  USER1's own login, in the same PAM setup, shows that
+# adoption works there.
+test_adopt_other_users_job() {
+	local module j out pamdir=$DEVNS_CLUSTER_ROOT/pam-sec
+	module=$(pam_slurm_adopt_module)
+	[ -n "$module" ] && [ -x "${HELPERS:-}/pam_adopt" ]
+	ok $? "precondition: pam_slurm_adopt.so (${module:-none}) and helpers/pam_adopt" || return
+	mkdir -p "$pamdir"
+	echo "account required $module nodename=node1 action_adopt_failure=deny action_no_jobs=deny" > "$pamdir/sshd"
+	rm -f "$OUT/sec-a-ready"
+	j=$(cl_as $USER1 sbatch --parsable -w node1 -n1 -o "$OUT/sec-%j.out" --wrap \
+		"echo in-job > /tmp/sec-a-mark; touch $OUT/sec-a-ready; sleep 300")
+	wait_for 60 test -e "$OUT/sec-a-ready"
+	out=$(on_node node1 "$HELPERS/pam_adopt" "$pamdir" sshd "$USER1" sh -c 'cat /tmp/sec-a-mark' 2>&1)
+	is "$out" in-job "precondition: $USER1's own login is adopted into job $j"
+	out=$(on_node node1 "$HELPERS/pam_adopt" "$pamdir" sshd "$USER2" sh -c 'echo logged-in; cat /tmp/sec-a-mark' 2>&1)
+	! echo "$out" | grep -q 'logged-in\|in-job'
+	ok $? "$USER2's login on node1 is refused: no job of theirs to adopt into ($(echo $out | cut -c1-120))"
+	cl scancel "$j"
+	wait_job_gone "$j"
+	rm -rf "$pamdir"
+}
+
+# systemd-run --user --scope from a job: the user's own systemd would put
+# the process in a scope of its own, outside the job's cgroup and so its
+# device filter.  Only where systemd is init and the layout is unified (the
+# guest, real nodes) is there a user manager to ask; there it is started
+# for USER1 (as a login would), and its scope must stay filtered: refused,
+# or run inside the job's cgroup with the other GPUs denied.
+test_systemd_run_escape() {
+	local uid j out cg
+	if ! { [ "${DEVNS_CLUSTER_VM:-}" = guest ] || cgroup_unified; } ||
+		[ "$(cat /proc/1/comm 2>/dev/null)" != systemd ]; then
+		skip_checks 3 "systemd-run --user from a job: needs systemd as init on the unified cgroup layout (the guest); here $(stat -fc %T /sys/fs/cgroup), init $(cat /proc/1/comm 2>/dev/null)"
+		return
+	fi
+	uid=$(id -u $USER1)
+	# systemd-run --user reaches the manager through the session bus
+	# (dbus-user-session) or, without one, the manager's private socket.
+	systemctl start "user@$uid.service" >/dev/null 2>&1 &&
+		{ [ -S "/run/user/$uid/bus" ] || [ -S "/run/user/$uid/systemd/private" ]; } &&
+		command -v systemd-run >/dev/null
+	ok $? "precondition: $USER1's systemd user manager runs (user@$uid.service, a socket in /run/user/$uid)" ||
+		{ skip_checks 2 "no user manager"; return; }
+	rm -f "$OUT/sec-sd-out" "$OUT/sec-sd-job"
+	j=$(cl_as $USER1 sbatch --parsable -w node1 -n1 --gres=gpu:1 -o "$OUT/sec-%j.out" --wrap \
+		"export XDG_RUNTIME_DIR=/run/user/$uid; [ -S /run/user/$uid/bus ] && export DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/$uid/bus; { grep '^0::' /proc/self/cgroup; $OUT/probe-sec.sh $GPUS; systemctl --user show -p Version 2>&1; echo rc=\$?; } > $OUT/sec-sd-job; systemd-run --user --scope --quiet sh -c \"grep '^0::' /proc/self/cgroup; $OUT/probe-sec.sh $GPUS\" > $OUT/sec-sd-out 2>&1; echo rc=\$? >> $OUT/sec-sd-out")
+	wait_job_gone "$j" 120
+	cg=$(sed -n 1p "$OUT/sec-sd-job" 2>/dev/null | sed 's/^0:://')
+	# The job must reach the manager (systemctl --user answers in it):
+	# a systemd-run that cannot connect proves nothing.
+	[ -n "$cg" ] && [ "$(sed -n 2p "$OUT/sec-sd-job" | tr ' ' '\n' | grep -c EPERM)" = 3 ] &&
+		grep -q '^Version=' "$OUT/sec-sd-job" && grep -qx 'rc=0' "$OUT/sec-sd-job"
+	ok $? "precondition: the job ran in $cg, the other GPUs denied, and reaches $USER1's manager ($(sed -n '2,3p' "$OUT/sec-sd-job" 2>/dev/null | xargs))"
+	out=$(cat "$OUT/sec-sd-out" 2>/dev/null)
+	if echo "$out" | grep -q '^rc=0'; then
+		# It ran: it must still be in the job's cgroup, filtered.
+		[[ $(echo "$out" | sed -n 1p | sed 's/^0:://') == "${cg%/*}"* ]] &&
+			[ "$(echo "$out" | sed -n 2p | tr ' ' '\n' | grep -c EPERM)" = 3 ]
+	else
+		# Refused by the manager (the job's cgroup is root's: the
+		# process cannot be moved), not failing to reach it.
+		echo "$out" | grep -q 'Failed to start transient scope unit'
+	fi
+	ok $? "systemd-run --user --scope does not leave the job's cgroup or its filter: $(echo $out | cut -c1-160)"
+	systemctl stop "user@$uid.service" >/dev/null 2>&1
+}
+
 setup
 write_probe
 test_dirs_link_attack
@@ -272,4 +441,7 @@ test_marker_error
 test_auto_without_files
 test_no_record
 test_no_contain
+test_other_user_reach
+test_adopt_other_users_job
+test_systemd_run_escape
 tap_done

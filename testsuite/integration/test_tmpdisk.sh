@@ -18,8 +18,11 @@
 #    with the reason, or a failure with DEVNS_REQUIRE_QUOTA=1 (run-tests.sh
 #    sets it for the guest, whose Debian kernel has quotas).  The loop
 #    filesystem is unmounted and removed at the end.
+# 3. The same on a loop-mounted xfs with -o prjquota (README: "ext4 or
+#    xfs"): the limit, the escape, the limits cleared, nothing left.
 . "$(dirname "$0")/lib.sh"
-plan 42
+XFS_CHECKS=19	# test_limit_xfs
+plan $((42 + XFS_CHECKS))
 
 USER1=dnalice
 # the guest is slow: longer waits
@@ -229,8 +232,69 @@ test_limit() {
 	ok $? "the loop filesystem is unmounted, its loop device detached and its files removed"
 }
 
+# The same limit on xfs, where project quotas come with the mount
+# (prjquota) and the quota calls are xfs's own (Q_XGETQUOTA): the limit
+# holds, a job cannot leave its project, and it is cleared after the job.
+# Where the kernel has no quota support this is skipped with the reason
+# (or fails with DEVNS_REQUIRE_QUOTA=1), as the ext4 part.
+test_limit_xfs() {
+	local why a sa qa
+	if ! why=$(quota_fs_make 320M xfs); then
+		quota_fs_remove
+		if [ "${DEVNS_REQUIRE_QUOTA:-}" = 1 ]; then
+			ok 1 "DEVNS_REQUIRE_QUOTA: an xfs with prjquota mounts here: $why"
+			skip_checks $((XFS_CHECKS - 1)) "xfs: the project-quota checks: no xfs with prjquota"
+		else
+			skip_checks $XFS_CHECKS "xfs: an xfs with prjquota does not mount here (no xfsprogs, or the kernel lacks XFS quota support): $(echo "$why" | head -n1)"
+		fi
+		return
+	fi
+	[ "$(stat -fc %T "$QFS")" = xfs ]
+	ok $? "xfs: precondition: a loop-mounted xfs with prjquota at $QFS"
+	mkdir -m 0755 "$QFS/node1"
+	conf_with node1 "NodeName=node1 BasePath=$QFS/node1 TmpDiskLimit=10M TmpInodeLimit=200"
+	ok $? "xfs: slurmd starts with TmpDiskLimit=10M TmpInodeLimit=200 on it" ||
+		{ skip_checks $((XFS_CHECKS - 2)) "xfs: slurmd did not start"; conf_restore node1; quota_fs_remove; return; }
+	if [ -x "$DEVNS" ]; then
+		like "$(devns_check node1)" "tmpdiskquota enforced" \
+			"xfs: devns check: node1's BasePath enforces TmpDiskLimit"
+	else
+		skip "xfs: devns check: no $DEVNS built"
+	fi
+	escape_checks xfs
+	rm -f "$OUT/td-go"
+	a=$(fill_job xa)
+	wait_file "$OUT/td-xa.done"
+	ok $? "xfs: a job on node1 wrote into its /tmp and runs" || diag "$(cat "$OUT"/td-*.out 2>/dev/null)"
+	like "$(cat "$OUT/td-xa.dd" 2>/dev/null)" "(Disk quota exceeded|No space left on device)" \
+		"xfs: its dd of 30 MiB fails with EDQUOT or ENOSPC"
+	sa=$(cat "$OUT/td-xa.size" 2>/dev/null)
+	[ "${sa:-0}" -ge $((9 * MiB)) ] && [ "${sa:-0}" -le $((10 * MiB)) ]
+	ok $? "xfs:   after about 10 MiB: $sa bytes"
+	qa=$("$HELPERS/dquota_get" "$QFS/node1" "$a" 2>&1)
+	like "$qa" "^$((10 * MiB)) [0-9]+ 200 " "xfs: its project $a has the 10 MiB and 200-inode limits while it runs ($qa)"
+	touch "$OUT/td-go"
+	wait_job_gone "$a"
+	ok $? "xfs: the job ends"
+	wait_for 30 job_dir_gone node1 "$a" 2>/dev/null
+	wait_for 30 test ! -e "$QFS/node1/$a"
+	ok $? "xfs:   its directory is removed"
+	wait_for 30 project_clear "$a"
+	is "$("$HELPERS/dquota_get" "$QFS/node1" "$a" 2>&1)" "0 0 0 0" "xfs:   its project has no limit and no usage left"
+	! grep -q " $QFS/node1/" /proc/self/mountinfo
+	ok $? "xfs: no mount of the jobs is left on the quota filesystem"
+	conf_restore node1
+	node_idle node1
+	ok $? "xfs: node1 is back on the harness' namespace.conf"
+	[ "$(ls -A "$QFS/node1")" = .quota-lock ] && rm "$QFS/node1/.quota-lock" && rmdir "$QFS/node1"
+	ok $? "xfs: node1's BasePath holds nothing but root's .quota-lock"
+	quota_fs_remove
+	ok $? "xfs: the loop filesystem is unmounted, its loop device detached and its files removed"
+}
+
 setup
 test_refused
 test_limit
+test_limit_xfs
 cp "$CONF_SAVED" "$CONF"
 tap_done

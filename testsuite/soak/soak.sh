@@ -36,9 +36,10 @@ source "$(dirname "$0")/../integration/lib.sh"
 JOBS=${1:-${DEVNS_SOAK_JOBS:-200}}
 POOL=${DEVNS_SOAK_POOL:-2}
 CONTAINED=${DEVNS_SOAK_CONTAINED:-0}
-# One check per kind of leftover and the launches; two more for the pool,
+# One check per kind of leftover, the launches and the adopt jobs' PAM
+# pieces; two more for the pool,
 # three for the contained nodes (on, no init left, off).
-plan $((9 + (POOL > 0 ? 2 : 0) + (CONTAINED == 1 ? 3 : 0)))
+plan $((10 + (POOL > 0 ? 2 : 0) + (CONTAINED == 1 ? 3 : 0)))
 USERS=(dnalice dnbob)
 OUT=$DEVNS_CLUSTER_ROOT/out/soak
 DEV=$DEVNS_CLUSTER_ROOT/dev
@@ -65,6 +66,10 @@ setup() {
 		echo "account required $module nodename=node1 action_adopt_failure=deny action_no_jobs=deny" > "$PAMDIR/sshd"
 		ADOPT=1
 	fi
+	# Without them the adopt jobs would run as plain batch jobs: a soak
+	# that tried no login must not pass for one that did.
+	[ -n "$ADOPT" ]
+	ok $? "precondition: pam_slurm_adopt.so (${module:-none found}) and helpers/pam_adopt (${HELPERS:-no helpers built}) for the adopt jobs"
 }
 
 sb() {	# sb USER TAG SBATCH-ARGS... -- SCRIPT
@@ -247,13 +252,25 @@ run_load() {
 count_mounts() { grep -c " $BASE/" /proc/self/mountinfo; }
 # job directories, and those waiting for NamespacePool's reaper
 count_dirs() { find "$BASE" -mindepth 2 -maxdepth 2 \( -regex '.*/[0-9]+' -o -name '.reap-*' \) | wc -l; }
-# The cluster's nodes' device cgroups only: devns/<node>/job_<id> (a unit
-# test killed on this machine may leave its own node's, not the soak's).
+# The cluster's nodes' job cgroups only (a unit test killed on this
+# machine may leave its own node's, not the soak's): devns's own
+# devns/<node>/job_<id> (hybrid); on the unified layout, where devns makes
+# none, Slurm's job cgroups under each node's stepd scope
+# (<slice>/<node>_slurmstepd.scope/job_<id> or the SLUID), which a job that
+# devns failed to end would keep.  A node's directory that is not there
+# prints its name, which no count matches: a count where nothing was
+# looked at is not 0.
 count_cgroups() {
-	local d=/sys/fs/cgroup/unified/devns
-	[ -d $d ] || d=/sys/fs/cgroup/devns
-	[ -d $d ] || { echo 0; return; }
-	find $d -mindepth 2 -maxdepth 2 -path "$d/node*/job_*" | wc -l
+	local n d total=0
+	for n in node1 node2 node3; do
+		d=$(job_cgroups "$n")
+		if [ ! -d "$d" ]; then
+			cgroup_unified || continue	# devns's: made at a node's first job
+			echo "no $d"; return
+		fi
+		total=$((total + $(job_cgroups_in "$n" | wc -l)))
+	done
+	echo $total
 }
 count_progs() { bpftool prog show 2>/dev/null | grep -c ' name devns '; }
 count_markers() { ls "$DEVNS_CLUSTER_ROOT"/spool/node*/ 2>/dev/null | grep -c '^devns_filter_'; }

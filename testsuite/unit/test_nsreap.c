@@ -175,7 +175,12 @@ static void test_no_reaper(void)
 	ok(was_killed(left), "the process left inside was killed");
 	ok(!job_path_exists(11, NULL), "the job's directory is gone");
 	is_int(reap_dirs(), 0, "nothing waits for a reaper");
-	ok(!ns.id || ns_gone(&ns) == 1, "the namespace is gone");
+	/* Without an id (before 6.11) nothing can ask: a skip, never a pass. */
+	if (ns.id)
+		ok(ns_gone(&ns) == 1, "the namespace is gone");
+	else
+		tap_skip("the namespace is gone: this kernel cannot name it "
+			 "by id (before 6.11)");
 }
 
 /* The hand-over: the job's part is done at once, the reaper's later. */

@@ -62,14 +62,15 @@ readonly QEMU=${DEVNS_VM_QEMU:-qemu-system-x86_64}
 # What the guest needs: an init that sets up pure cgroup v2 the way a real node has it, ssh
 # for `run`, Debian 12's Slurm (the host's release), and what testsuite/cluster/cluster.sh and
 # the integration tests call (ip netns + bridge/veth, nsenter/unshare/findmnt/runuser/flock,
-# useradd, pgrep/pkill, python3 in test_security, pamtester for pam_slurm_adopt).
+# useradd, pgrep/pkill, python3 in test_security, pamtester for pam_slurm_adopt, mkfs.xfs in
+# test_tmpdisk).
 readonly GUEST_PACKAGES=(
 	systemd systemd-sysv udev dbus libpam-systemd
 	openssh-server
 	linux-image-amd64 kmod busybox-static
 	munge slurmd slurmctld slurm-client libpam-slurm-adopt
 	bpftool iproute2 procps psmisc util-linux passwd
-	python3 pamtester less
+	python3 pamtester less xfsprogs
 )
 
 # Modules the initramfs loads before it can mount the root: Debian builds the virtio PCI

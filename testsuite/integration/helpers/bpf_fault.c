@@ -7,6 +7,10 @@
  *
  *   DEVNS_FAULT=prog_load    BPF_PROG_LOAD fails with EACCES and a verifier
  *                            log, as when the verifier rejects a program
+ *   DEVNS_FAULT=prog_load_stepd
+ *                            the same, in slurmstepd only: slurmd's own
+ *                            trial filter at its start loads, so that it
+ *                            starts and a job's setup meets the rejection
  *   DEVNS_FAULT=prog_attach  BPF_PROG_ATTACH fails with EPERM
  *
  * Every other system call goes to glibc's syscall() unchanged.  This is a
@@ -14,6 +18,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <linux/bpf.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -21,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <unistd.h>
 
 static int fault_is(const char *name)
 {
@@ -29,9 +35,29 @@ static int fault_is(const char *name)
 	return f && strcmp(f, name) == 0;
 }
 
+/*
+ * Whether this process is a slurmstepd: the program it runs, not its
+ * argv[0], which slurmstepd overwrites with its title ("slurmstepd:
+ * [12.extern]").
+ */
+static int in_stepd(void)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	const char *base;
+
+	if (n <= 0)
+		return 0;
+	exe[n] = '\0';
+	base = strrchr(exe, '/');
+	return strcmp(base ? base + 1 : exe, "slurmstepd") == 0;
+}
+
 static long inject(long cmd, union bpf_attr *attr)
 {
-	if (cmd == BPF_PROG_LOAD && fault_is("prog_load")) {
+	if (cmd == BPF_PROG_LOAD &&
+	    (fault_is("prog_load") ||
+	     (fault_is("prog_load_stepd") && in_stepd()))) {
 		if (attr->log_buf && attr->log_size > 1)
 			snprintf((char *)(uintptr_t)attr->log_buf,
 				 attr->log_size,
