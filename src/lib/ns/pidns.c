@@ -100,25 +100,42 @@ static void init_loop(void)
 	}
 }
 
+/* Move fd out of 0..PIDNS_INIT_USERNS_FD, which init_detach reassigns. */
+static int fd_above_reserved(int fd)
+{
+	int moved;
+
+	if (fd < 0 || fd > PIDNS_INIT_USERNS_FD)
+		return fd;
+	moved = fcntl(fd, F_DUPFD_CLOEXEC, PIDNS_INIT_USERNS_FD + 1);
+	return moved < 0 ? fd : moved;
+}
+
 /*
  * Stdio on /dev/null, the job's user namespace (if any) as
- * PIDNS_INIT_USERNS_FD, and nothing else open: the init holds no other
- * fd of the job.
+ * PIDNS_INIT_USERNS_FD, and nothing else open but keep_fd (the ready
+ * pipe, moved above the reserved numbers): the init holds no other fd of
+ * the job.  Returns keep_fd's number now.
  */
-static void init_detach(int userns_fd)
+static int init_detach(int userns_fd, int keep_fd)
 {
-	int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	int fd;
 
-	if (fd >= 0) {
+	userns_fd = fd_above_reserved(userns_fd);
+	keep_fd = fd_above_reserved(keep_fd);
+	if ((fd = open("/dev/null", O_RDWR | O_CLOEXEC)) >= 0) {
 		dup2(fd, 0);
 		dup2(fd, 1);
 		dup2(fd, 2);
 	}
-	if (userns_fd >= 0 && userns_fd != PIDNS_INIT_USERNS_FD)
+	if (userns_fd >= 0)
 		dup2(userns_fd, PIDNS_INIT_USERNS_FD);
-	else if (userns_fd < 0)
+	else
 		close(PIDNS_INIT_USERNS_FD);
-	close_range(PIDNS_INIT_USERNS_FD + 1, ~0U, 0);
+	if (keep_fd > PIDNS_INIT_USERNS_FD + 1)
+		close_range(PIDNS_INIT_USERNS_FD + 1, keep_fd - 1, 0);
+	close_range(keep_fd + 1, ~0U, 0);
+	return keep_fd;
 }
 
 /*
@@ -126,7 +143,10 @@ static void init_detach(int userns_fd)
  * the job's could otherwise trace it, a kuid-0 process) and only holds
  * the job's, for the logins pam_devns puts into the job
  * (pidns_userns_from_proc): opened before the mount namespace hides
- * BasePath.
+ * BasePath.  Its fds are arranged before it says it is ready: a login
+ * that reads /proc/1/fd/PIDNS_INIT_USERNS_FD as soon as the job runs must
+ * find the job's user namespace or nothing, never an fd inherited from
+ * the process that forked the init.
  */
 static void init_main(const char *base_path, uint32_t job_id, int ready_fd)
 {
@@ -145,12 +165,14 @@ static void init_main(const char *base_path, uint32_t job_id, int ready_fd)
 		res.step = STEP_MOUNT_PROC;
 	}
 	res.err = res.step ? errno : 0;
+	if (!res.step)
+		ready_fd = init_detach(userns_fd, ready_fd);
 	(void)!write(ready_fd, &res, sizeof(res));
 	if (res.step)
 		_exit(1);
+	close(ready_fd);
 	if (chdir("/") < 0)
 		_exit(1);
-	init_detach(userns_fd);
 	init_loop();
 }
 
