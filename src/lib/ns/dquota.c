@@ -238,7 +238,8 @@ int dquota_get(int fd, uint32_t projid, struct dquota_usage *u)
 	struct if_dqblk q;
 
 	memset(&q, 0, sizeof(q));
-	if (quotactl_fd(fd, Q_GETQUOTA, PRJQUOTA, projid, &q) < 0)
+	if (quotactl_fd(fd, Q_GETQUOTA, PRJQUOTA, projid, &q) < 0 &&
+	    errno != ENOENT)
 		return -1;
 	u->bytes_limit = q.dqb_bhardlimit * 1024;
 	u->bytes_used = q.dqb_curspace;

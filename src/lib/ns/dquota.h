@@ -121,7 +121,9 @@ struct dquota_usage {
 
 /*
  * The limits and usage of project projid on the filesystem of fd into
- * *u.  Returns 0 or -1 with errno.
+ * *u.  A project with no quota record has none of either (xfs answers
+ * ENOENT for it where ext4 gives zeros: both are all zero here).
+ * Returns 0 or -1 with errno.
  */
 int dquota_get(int fd, uint32_t projid, struct dquota_usage *u);
 
