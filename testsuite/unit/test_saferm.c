@@ -13,7 +13,9 @@
  * long names, some of them subdirectories, is removed under a data limit
  * far below what holding its names takes (on a tmpfs when we are root, to
  * be fast), and a deep chain with files beside each level is removed with
- * its levels' fds closed and reopened on the way.
+ * its levels' fds closed and reopened on the way.  A 64 MiB file held
+ * open by the test, on disk and in a tmpfs, reads nothing and holds no
+ * blocks once its tree is removed.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -754,6 +756,103 @@ static void test_wide_chain(void)
 	ok(!exists(basefd, "wide"), "  all of it");
 }
 
+/* ---- a file held open elsewhere is emptied --------------------------- */
+
+#define HELD_SIZE (64 << 20)
+
+/* What held_case() found wrong, a bit each. */
+enum {
+	HELD_SETUP = 1,		/* the file was not HELD_SIZE on disk/memory */
+	HELD_FAILED = 2,	/* saferm_at() failed or left the directory */
+	HELD_READS = 4,		/* the held fd still reads data */
+	HELD_BLOCKS = 8,	/* the held fd still holds blocks or pages */
+};
+
+/*
+ * In dirfd: held/sub/big, HELD_SIZE bytes, held open here (as another
+ * job would hold it after receiving the fd), then held removed.  Returns
+ * the HELD_* bits of what went wrong.
+ */
+static int held_case(int dirfd)
+{
+	static char chunk[1 << 20];
+	int held = make_dir(dirfd, "held"), sub, fd, fails = 0, i;
+	struct stat st;
+	char c;
+
+	memset(chunk, 'h', sizeof(chunk));
+	sub = make_dir(held, "sub");
+	fd = openat(sub, "big", O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	must(fd >= 0, "create held/sub/big");
+	for (i = 0; i < HELD_SIZE / (int)sizeof(chunk); i++)
+		must(write(fd, chunk, sizeof(chunk)) == sizeof(chunk), "write");
+	close(sub);
+	close(held);
+	if (fstat(fd, &st) < 0 || st.st_size != HELD_SIZE ||
+	    st.st_blocks < HELD_SIZE / 512)
+		fails |= HELD_SETUP;
+	if (saferm_at(dirfd, "held") < 0 || exists(dirfd, "held"))
+		fails |= HELD_FAILED;
+	if (pread(fd, &c, 1, 0) != 0)
+		fails |= HELD_READS;
+	if (fstat(fd, &st) < 0 || st.st_blocks != 0)
+		fails |= HELD_BLOCKS;
+	close(fd);
+	return fails;
+}
+
+/* held_case on a private tmpfs, in a child (root only). */
+static int held_tmpfs_child(void)
+{
+	char path[4200];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/heldmnt", base);
+	if (unshare(CLONE_NEWNS) < 0 ||
+	    mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount("tmpfs", path, "tmpfs", 0, "size=80m") < 0 ||
+	    (fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return HELD_SETUP;
+	return held_case(fd);
+}
+
+static void held_report(int fails, const char *where)
+{
+	if (!ok(!(fails & HELD_SETUP), "precondition: a %d MiB file %s, "
+		"held open", HELD_SIZE >> 20, where))
+		return;
+	ok(!(fails & HELD_FAILED), "  its directory is removed");
+	ok(!(fails & HELD_READS), "  the held fd reads 0 bytes");
+	ok(!(fails & HELD_BLOCKS), "  and holds no %s (st_blocks 0)",
+	   strstr(where, "tmpfs") ? "pages" : "blocks");
+}
+
+/*
+ * An fd held on a file of a removed tree keeps nothing of it: the file
+ * is emptied before it is unlinked (a collector process holding one fd
+ * from each ended job would otherwise keep their memory or disk).
+ */
+static void test_held_file(void)
+{
+	int status;
+	pid_t pid;
+
+	held_report(held_case(basefd), "on disk");
+	close(make_dir(basefd, "heldmnt"));
+	if (geteuid() != 0) {
+		tap_skip("the tmpfs case needs root");
+	} else {
+		pid = fork();
+		must(pid >= 0, "fork");
+		if (pid == 0)
+			_exit(held_tmpfs_child());
+		must(waitpid(pid, &status, 0) == pid, "waitpid");
+		held_report(WIFEXITED(status) ? WEXITSTATUS(status)
+			    : HELD_SETUP, "in a tmpfs");
+	}
+	must(unlinkat(basefd, "heldmnt", AT_REMOVEDIR) == 0, "rmdir heldmnt");
+}
+
 /* ---- permissions as a user ------------------------------------------- */
 
 /* Returns a bit mask of failed checks, for the child's exit status. */
@@ -849,6 +948,7 @@ int main(void)
 	test_races();
 	test_big();
 	test_wide_chain();
+	test_held_file();
 	test_mounts();
 
 	/* Clean up with the code under test, then the base itself. */

@@ -64,6 +64,7 @@ struct ident {
 	dev_t dev;
 	ino_t ino;
 	mode_t mode;
+	uint32_t nlink;
 	uint64_t mnt_id;
 	bool has_mnt_id; /* statx may not report it on old kernels */
 };
@@ -115,22 +116,29 @@ static int fd_ident(int fd, struct ident *id)
 	struct statx stx;
 
 	if (statx(fd, "", AT_EMPTY_PATH, STATX_TYPE | STATX_MODE | STATX_INO
-		  | STATX_MNT_ID, &stx) < 0)
+		  | STATX_NLINK | STATX_MNT_ID, &stx) < 0)
 		return -1;
 	id->dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
 	id->ino = stx.stx_ino;
 	id->mode = stx.stx_mode;
+	id->nlink = stx.stx_nlink;
 	id->has_mnt_id = (stx.stx_mask & STATX_MNT_ID) != 0;
 	id->mnt_id = stx.stx_mnt_id;
 	return 0;
 }
 
+/* Tell whether id lies on the mount of top. */
+static bool ident_same_mount(const struct ident *top, const struct ident *id)
+{
+	if (id->dev != top->dev || id->has_mnt_id != top->has_mnt_id)
+		return false;
+	return !id->has_mnt_id || id->mnt_id == top->mnt_id;
+}
+
 /* Tell whether id lies on the mount the walk started on. */
 static bool same_mount(const struct walk *w, const struct ident *id)
 {
-	if (id->dev != w->top.dev || id->has_mnt_id != w->top.has_mnt_id)
-		return false;
-	return !id->has_mnt_id || id->mnt_id == w->top.mnt_id;
+	return ident_same_mount(&w->top, id);
 }
 
 /*
@@ -388,6 +396,56 @@ static int level_push(struct walk *w, const char *name, int fd,
 	return 0;
 }
 
+/*
+ * Empty the regular file name below pfd (truncate it to 0) before it is
+ * unlinked, so that an fd another process holds on it reads nothing and
+ * keeps no pages or blocks.  The name is pinned with O_PATH, which opens
+ * nothing (no FIFO waits, no device driver runs, a symlink is itself),
+ * and only a regular file on the mount of top whose one link is this
+ * name is emptied: a file with another name elsewhere (a hard link the
+ * user planted here, protected_hardlinks off) is not only the tree's,
+ * and a file mounted over the name is not the tree's at all.  The write
+ * open goes through /proc/self/fd, which reaches exactly the pinned
+ * inode.  Returns 0 (also when there was nothing to empty, or, when
+ * not root, the file is another user's), or -1 with errno set (ETXTBSY:
+ * the file is being executed).
+ */
+static int file_empty(int pfd, const char *name, const struct ident *top)
+{
+	char path[64];
+	struct ident id;
+	int pfile, fd = -1, rc = -1;
+
+	pfile = openat(pfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (pfile < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (fd_ident(pfile, &id) < 0)
+		goto out;
+	if (!S_ISREG(id.mode) || id.nlink != 1 ||
+	    !ident_same_mount(top, &id)) {
+		rc = 0;
+		goto out;
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", pfile);
+	fd = open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	/* Not root: give our own file u+w (it is going away), as dirs get
+	 * u+rwx; a file that is not ours is only unlinked. */
+	if (fd < 0 && errno == EACCES) {
+		if (fd_chmod(pfile, (id.mode & 07777) | S_IWUSR) < 0) {
+			rc = errno == EPERM ? 0 : -1;
+			goto out;
+		}
+		fd = open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	}
+	if (fd < 0)
+		goto out;
+	rc = ftruncate(fd, 0);
+out:
+	fd_close(fd);
+	fd_close(pfile);
+	return rc;
+}
+
 /* Unlink a non-directory name of the current level; vanished is fine. */
 static void entry_unlink(struct walk *w, int pfd, const char *name)
 {
@@ -438,10 +496,15 @@ static void entry_remove(struct walk *w, const char *name)
 			walk_fail(w, errno);
 		return;
 	}
-	if (S_ISDIR(st.st_mode))
+	if (S_ISDIR(st.st_mode)) {
 		entry_enter(w, name);
-	else
-		entry_unlink(w, pfd, name);
+		return;
+	}
+	/* Emptied even when it cannot be: unlinked, it is at least not
+	 * reachable by name any more. */
+	if (S_ISREG(st.st_mode) && file_empty(pfd, name, &w->top) < 0)
+		walk_fail(w, errno);
+	entry_unlink(w, pfd, name);
 }
 
 /* The current level (not the top) is empty: remove it, move up. */
@@ -531,6 +594,7 @@ static bool name_is_component(const char *name)
 
 int saferm_at(int dirfd, const char *name)
 {
+	struct ident top;
 	struct stat st;
 	int fd, rc, saved;
 
@@ -540,6 +604,16 @@ int saferm_at(int dirfd, const char *name)
 	}
 	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return -1;
+	if (S_ISREG(st.st_mode)) {
+		/* On dirfd's mount: a file mounted over name is not ours. */
+		rc = fd_ident(dirfd, &top) < 0 ? -1
+		     : file_empty(dirfd, name, &top);
+		saved = errno;
+		if (unlinkat(dirfd, name, 0) < 0)
+			return -1;
+		errno = saved;
+		return rc;
+	}
 	if (!S_ISDIR(st.st_mode))
 		return unlinkat(dirfd, name, 0);
 	/* name's own mount becomes the one the walk stays on. */

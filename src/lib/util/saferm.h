@@ -14,6 +14,15 @@
  *  - a directory on another mount (different st_dev or mount id, so bind
  *    mounts of the same filesystem count too) is not entered: it is left in
  *    place and reported as EXDEV, and the removal goes on elsewhere;
+ *  - a regular file whose only link is this name is emptied (truncated
+ *    to 0) before it is unlinked, so that an fd held on it elsewhere
+ *    reads nothing and holds no pages or blocks; it is pinned with O_PATH
+ *    and checked (regular, one link, on the walk's mount) before it is
+ *    opened for writing, through /proc/self/fd, so no FIFO or device is
+ *    ever opened.  A file with another link (a hard link planted from
+ *    elsewhere) is only unlinked, and so is, when not root, a file of
+ *    another user's.  Failing to empty one (ETXTBSY: it is being
+ *    executed) is reported, and it is unlinked all the same;
  *  - fifos, sockets and device nodes are unlinked, never opened;
  *  - a directory that lacks u+rwx is given it before its entries are
  *    removed (it is going away; this matters when not running as root);
