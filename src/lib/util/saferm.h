@@ -32,18 +32,27 @@
  *    read from the current directory, whose entries are removed as they
  *    come; a directory is read again from its start while a pass over it
  *    removed something, SAFERM_MAX_PASSES times at most;
- *  - nesting depth is limited only by memory (a level costs its name and
- *    a few words): the walk is iterative and holds at most SAFERM_MAX_FDS
- *    directory fds, reopening ancestors from a held one (checked by device
- *    and inode) when it climbs back.
+ *  - memory and fds do not grow with nesting depth either: the walk is
+ *    iterative and goes at most SAFERM_MAX_FDS - 1 levels below its top,
+ *    each level holding its fd (never reopened by name or by ".."); a
+ *    directory deeper than that is moved into the top (renamed between
+ *    two fds of the walk, under a name of the form .saferm.N.M) and
+ *    removed from there, at most SAFERM_MAX_SPLITS times per call (ELOOP
+ *    beyond);
  * Both try to remove everything they can, then return 0 when everything
  * went, or -1 with errno set to the first failure met.
  */
 #ifndef DEVNS_SAFERM_H
 #define DEVNS_SAFERM_H
 
-/* Most directory fds one call holds open at a time. */
+/*
+ * Most directory fds one call holds open at a time, the top's included;
+ * also the most levels of its stack (a name of NAME_MAX bytes each).
+ */
 #define SAFERM_MAX_FDS 32
+
+/* Most directories one call moves up into its top (see above). */
+#define SAFERM_MAX_SPLITS (1UL << 24)
 
 /* The buffer of directory entries one call reads them into (getdents64). */
 #define SAFERM_BATCH_BYTES 32768
