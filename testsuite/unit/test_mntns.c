@@ -932,6 +932,93 @@ static void test_held_files(void)
 }
 
 /*
+ * Lines of the mountinfo of the namespace ns_fd names, read in a child
+ * that enters it (through the host's /proc, opened before: the
+ * namespace may have none); with needle, only lines that hold it.
+ * -1 on error.
+ */
+static int ns_mount_lines(int ns_fd, const char *needle)
+{
+	int pipefd[2], n = -1;
+	pid_t pid;
+
+	if (pipe(pipefd) < 0)
+		return -1;
+	if ((pid = fork()) == 0) {
+		int proc = open("/proc", O_RDONLY | O_DIRECTORY), fd, count = 0;
+		char line[4096];
+		FILE *f;
+
+		close(pipefd[0]);
+		if (proc < 0 || setns(ns_fd, CLONE_NEWNS) < 0 ||
+		    (fd = openat(proc, "self/mountinfo", O_RDONLY)) < 0 ||
+		    !(f = fdopen(fd, "r")))
+			_exit(1);
+		while (fgets(line, sizeof(line), f))
+			count += !needle || strstr(line, needle);
+		_exit(write(pipefd[1], &count, sizeof(count)) ==
+		      sizeof(count) ? 0 : 1);
+	}
+	close(pipefd[1]);
+	if (pid > 0) {
+		if (read(pipefd[0], &n, sizeof(n)) != sizeof(n))
+			n = -1;
+		waitpid(pid, NULL, 0);
+	}
+	close(pipefd[0]);
+	return n;
+}
+
+/*
+ * A process outside the job (a stepd, or another job sent the fd) holds
+ * the job's mount namespace: after the teardown that namespace must pin
+ * nothing of the node's, so a host file system it had a copy of is
+ * released once the host unmounts it, and it holds only a bare root.
+ */
+static void test_held_namespace(void)
+{
+	const char *dirs[] = { "/tmp", "/dev/shm", NULL };
+	struct mntns_spec spec = { .base_path = base, .job_id = 125 };
+	char host[] = "/var/tmp/test-mntns-hostfs.XXXXXX", path[64];
+	int ns_fd = -1, rc;
+	pid_t pid;
+
+	if (!mkdtemp(host) ||
+	    mount("devns-test-hostfs", host, "tmpfs", 0, "size=1m") < 0) {
+		ok(0, "precondition: a host file system: %s", strerror(errno));
+		rmdir(host);
+		return;
+	}
+	rc = testspec_create(&spec, dirs, 0, 0, fresh());
+	ok(rc == 0, "create: %s", rc ? rep.msg : "ok");
+	/* Hold the namespace by fd, as a process outside the job would. */
+	if ((pid = fork()) == 0) {
+		if (mntns_join(base, 125) < 0)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	usleep(100000);
+	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)pid);
+	ns_fd = open(path, O_RDONLY | O_CLOEXEC);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	ok(ns_fd >= 0 && ns_mount_lines(ns_fd, "devns-test-hostfs") == 1,
+	   "precondition: the held namespace has a copy of the host's file "
+	   "system");
+	ok(mntns_delete(base, 125) == 0, "delete the job");
+	is_int(ns_mount_lines(ns_fd, NULL), 1,
+	       "the held namespace has only a bare root left");
+	is_int(ns_mount_lines(ns_fd, "devns-test-hostfs"), 0,
+	       "  no copy of the host's file system");
+	ok(umount2(host, 0) == 0, "the host unmounts its file system");
+	if (ns_fd >= 0)
+		close(ns_fd);
+	(void)umount2(host, MNT_DETACH);
+	rmdir(host);
+}
+
+/*
  * The same for tmpfs Dirs entries (a TmpSize /tmp, another tmpfs), beside
  * a Source directory, the site's: that keeps its files.
  */
@@ -1184,6 +1271,7 @@ int main(void)
 	test_held_fds_dirs();
 	test_held_fds_swap();
 	test_held_files();
+	test_held_namespace();
 	test_end_lock();
 	rmdir(base);
 	return tap_done();
