@@ -896,6 +896,43 @@ static void test_held_file(void)
 	must(unlinkat(basefd, "heldmnt", AT_REMOVEDIR) == 0, "rmdir heldmnt");
 }
 
+/*
+ * A racer swaps a regular file and a FIFO (RENAME_EXCHANGE) while the
+ * removal empties files: a FIFO must never be opened (a blocking open
+ * would hang teardown until a reader came), nor be emptied as a file.
+ */
+static void fifo_swap_loop(void)
+{
+	int fd = openat(basefd, "fsw", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	for (;;)
+		(void)renameat2(fd, "f", fd, "p", RENAME_EXCHANGE);
+}
+
+static void test_fifo_swap(void)
+{
+	int round, done = 0, fd;
+	pid_t pid;
+
+	for (round = 0; round < 50; round++) {
+		fd = make_dir(basefd, "fsw");
+		put_file(fd, "f", "data", 0600);
+		must(mkfifoat(fd, "p", 0600) == 0, "mkfifo");
+		close(fd);
+		pid = racer_start(fifo_swap_loop);
+		usleep(round % 5 * 50);
+		alarm(30);	/* a hang would end the test here */
+		(void)saferm_at(basefd, "fsw");
+		alarm(0);
+		racer_stop(pid);
+		if (exists(basefd, "fsw"))
+			(void)saferm_at(basefd, "fsw");
+		done += !exists(basefd, "fsw");
+	}
+	is_int(done, 50, "a file swapped with a FIFO during removal: never "
+	       "blocks, always removed (50 rounds)");
+}
+
 /* ---- permissions as a user ------------------------------------------- */
 
 /* Returns a bit mask of failed checks, for the child's exit status. */
@@ -993,6 +1030,7 @@ int main(void)
 	test_deep_chain();
 	test_wide_chain();
 	test_held_file();
+	test_fifo_swap();
 	test_mounts();
 
 	/* Clean up with the code under test, then the base itself. */
