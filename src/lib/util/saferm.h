@@ -38,7 +38,7 @@
  *    directory deeper than that is moved into the top (renamed between
  *    two fds of the walk, under a name of the form .saferm.N.M) and
  *    removed from there, at most SAFERM_MAX_SPLITS times per call (ELOOP
- *    beyond);
+ *    beyond).
  * Both try to remove everything they can, then return 0 when everything
  * went, or -1 with errno set to the first failure met.
  */
@@ -66,7 +66,7 @@
  * The mount of name itself is the one the walk stays on.
  * Returns 0 on success, -1 with errno set: EINVAL for a bad name, ENOENT
  * when name does not exist, else the first failure (EXDEV: a mount point
- * was left in place; ESTALE: a directory was replaced during the walk).
+ * was left in place; ELOOP: SAFERM_MAX_SPLITS moves were not enough).
  */
 int saferm_at(int dirfd, const char *name);
 
