@@ -60,7 +60,7 @@ if [ -z "$INNER" ]; then
 		fi
 	fi
 	[ -f "$PLUGINDIR/mcs_devgroup.so" ] || die "no mcs_devgroup.so in $PLUGINDIR"
-	ROOT=$(mktemp -d /var/tmp/devns-mcsbench.XXXXXX)
+	ROOT=$(mktemp -d /var/lib/devns-mcsbench.XXXXXX)
 	chmod 0755 "$ROOT"
 	[ -n "${DEVNS_BENCH_KEEP:-}" ] || trap 'rm -rf --one-file-system "$ROOT"' EXIT
 	cc -O2 -shared -fPIC -Wall -Werror -o "$ROOT/nsscount.so" \

@@ -34,7 +34,7 @@ TOP=$(realpath -- "$LIB/../../..")
 readonly LIB TOP
 
 # realpath -m: findmnt reports resolved paths, so compare mounts against the resolved root.
-ROOT=$(realpath -m -- "${DEVNS_CLUSTER_ROOT:-/var/tmp/devns-cluster}")
+ROOT=$(realpath -m -- "${DEVNS_CLUSTER_ROOT:-/var/lib/devns-cluster}")
 readonly ROOT
 readonly ETC=$ROOT/etc LOG=$ROOT/log SPOOL=$ROOT/spool STATE=$ROOT/state RUN=$ROOT/run
 readonly BASE=$ROOT/base DEV=$ROOT/dev MUNGE_DIR=$ROOT/munge WORK=$ROOT/work

@@ -15,7 +15,7 @@ CLUSTER="$TOP/testsuite/cluster/cluster.sh"
 if [ "${DEVNS_CLUSTER_VM:-}" = 1 ]; then
 	exec "$CLUSTER" exec -- bash "$(realpath "$0")" "$@"
 fi
-: "${DEVNS_CLUSTER_ROOT:=/var/tmp/devns-cluster}"
+: "${DEVNS_CLUSTER_ROOT:=/var/lib/devns-cluster}"
 export DEVNS_CLUSTER_ROOT
 # The cluster's paths, and which Slurm runs it (DEVNS_SLURM_PREFIX, _VERSION,
 # _PLUGINDIR); PATH finds that Slurm's commands first.

@@ -13,8 +13,8 @@ plan 32
 
 USER1=dnalice
 JOB_OUT_PREFIX=dirs
-# Source paths may not lie in /var/tmp (where the cluster root is): users
-# could make their components first.  A root-owned tree of the test's own.
+# Source paths may not lie in /var/tmp: users could make their components
+# first.  A root-owned tree of the test's own.
 SRC=${DEVNS_DIRS_SOURCE_ROOT:-/var/lib/devns-test-dirs}
 MNT=$DEVNS_CLUSTER_ROOT/scratch
 RO=$DEVNS_CLUSTER_ROOT/refdata

@@ -23,7 +23,7 @@
 # Where it runs: by default in a private sandbox (its own mount and PID
 # namespaces with private /run/netns, /run/lock and an empty /sys/fs/cgroup),
 # so that testsuite/cluster/cluster.sh starts a cluster of its own under
-# DEVNS_CLUSTER_ROOT=/var/tmp/devns-mcs that shares nothing with the host's
+# DEVNS_CLUSTER_ROOT=/var/lib/devns-mcs that shares nothing with the host's
 # shared test cluster (whose namespace names and lock are fixed).  The
 # sandboxed cluster uses proctrack/linuxproc and job_container/none: MCS
 # does not care.  DEVNS_MCS_SHARED=1 uses the shared cluster instead: it
@@ -46,7 +46,7 @@ if [ -n "${_DEVNS_MCS_SANDBOX:-}" ]; then
 	mount -t tmpfs -o mode=0755 devns-mcs /run/netns
 	mount -t tmpfs -o mode=1777 devns-mcs /run/lock
 	mount -t tmpfs -o mode=0755 devns-mcs /sys/fs/cgroup
-	export DEVNS_CLUSTER_ROOT=${DEVNS_MCS_CLUSTER_ROOT:-/var/tmp/devns-mcs}
+	export DEVNS_CLUSTER_ROOT=${DEVNS_MCS_CLUSTER_ROOT:-/var/lib/devns-mcs}
 	export DEVNS_JOB_CONTAINER=job_container/none
 fi
 

@@ -18,7 +18,7 @@
 #     configuration, still enforcing.
 #
 # Runs in a private sandbox like test_mcs.sh (own mount and PID namespaces,
-# cluster root /var/tmp/devns-mcs-nss).
+# cluster root /var/lib/devns-mcs-nss).
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
@@ -31,7 +31,7 @@ mkdir -p /run/netns /run/lock
 mount -t tmpfs -o mode=0755 devns-mcs /run/netns
 mount -t tmpfs -o mode=1777 devns-mcs /run/lock
 mount -t tmpfs -o mode=0755 devns-mcs /sys/fs/cgroup
-export DEVNS_CLUSTER_ROOT=${DEVNS_MCS_CLUSTER_ROOT:-/var/tmp/devns-mcs-nss}
+export DEVNS_CLUSTER_ROOT=${DEVNS_MCS_CLUSTER_ROOT:-/var/lib/devns-mcs-nss}
 export DEVNS_JOB_CONTAINER=job_container/none
 
 source "$TOP/testsuite/integration/lib.sh"

@@ -47,7 +47,7 @@
 #include "tap.h"
 #include "testrep.h"
 
-static char tmp[] = "/var/tmp/test_jobct.XXXXXX"; /* BasePath: not in /tmp */
+static char tmp[] = "/var/lib/test_jobct.XXXXXX"; /* BasePath: no shared ancestor */
 /* scratch paths: short, below tmp */
 static char conf_path[128], spool[128], base[160], gpu0[128], gpu1[128];
 static char cg_mount[256], node_name[32];

@@ -69,7 +69,7 @@
 #include "tap.h"
 #include "testrep.h"
 
-static char tmp[] = "/var/tmp/test_devns_tool.XXXXXX";
+static char tmp[] = "/var/lib/test_devns_tool.XXXXXX";
 static char etc[64], slurm_conf[96], conf[96], gres_conf[96], base[96];
 static char dev[64], gpu0[96], gpu1[96], fake[96], spool[128], pid_file[128];
 static char node[32], other[32], cg_mount[256], layout[16], host[256];
@@ -356,7 +356,7 @@ static void remove_scratch(void)
 		snprintf(parent, sizeof(parent), "%s/devns", cg_mount);
 		rmdir(parent);	/* unless another user of it is there */
 	}
-	fd = open("/var/tmp", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	fd = open("/var/lib", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	ok(fd >= 0 && saferm_at(fd, strrchr(tmp, '/') + 1) == 0 &&
 	   !exists(tmp) && !exists(path),
 	   "no leftovers: the scratch tree and the node's cgroup are gone");

@@ -225,9 +225,10 @@ static void test_base_path_link(void)
 
 /*
  * AutoBasePath where a user could make BasePath first (below a sticky
- * world-writable directory): slurmd would never start.  Refused at load,
- * by slurmd and devns check alike, naming the file, the line and the
- * directory.
+ * world-writable directory): slurmd would never start.  A BasePath root
+ * made there, or in a 0777 directory, could be removed and taken.  Each
+ * is refused at load, by slurmd and devns check alike, naming the file,
+ * the line and the directory.
  */
 static void test_base_path_squat(void)
 {
@@ -252,8 +253,8 @@ static void test_base_path_squat(void)
 	ok(load(&faulty_ops) == NULL, "slurmd: AutoBasePath in a sticky "
 	   "world-writable directory is refused");
 	snprintf(want, sizeof(want), "%s:1: BasePath %s cannot hold job "
-		 "directories: %s does not exist and %s is writable by "
-		 "others (mode 1777)", conf_path, base, base, sticky);
+		 "directories: %s is writable by others (mode 1777)",
+		 conf_path, base, sticky);
 	like(rep.msg, want, "  naming file:line and the directory: %s",
 	     rep.msg);
 	ok(access(base, F_OK) < 0, "  and makes nothing");
@@ -261,6 +262,34 @@ static void test_base_path_squat(void)
 	ok(n == NULL, "devns check refuses it too");
 	like(rep.msg, want, "  with the same message");
 	jobct_node_free(n);
+
+	/*
+	 * Made by root there, it is refused too: once empty it can be
+	 * removed (systemd-tmpfiles ages /var/tmp out) and a user can take
+	 * its name, with the next jobs' directories.
+	 */
+	ok(mkdir(base, 0755) == 0, "precondition: root made %s", base);
+	ok(load(&faulty_ops) == NULL, "slurmd: a root-made BasePath in a "
+	   "sticky (1777) directory is refused");
+	like(rep.msg, want, "  naming file:line and the parent: %s", rep.msg);
+	like(rep.msg, "(use a BasePath that is root's, in directories that "
+	     "are root's, and that only root may write to, such as "
+	     "/var/spool/slurm/devns)", "  and the fix");
+	n = jobct_node_load(&args, fresh());
+	ok(n == NULL, "devns check refuses it too");
+	like(rep.msg, want, "  with the same message");
+	jobct_node_free(n);
+	ok(chmod(sticky, 0777) == 0, "precondition: %s is now 0777", sticky);
+	snprintf(want, sizeof(want), "%s:1: BasePath %s cannot hold job "
+		 "directories: %s is writable by others (mode 0777)",
+		 conf_path, base, sticky);
+	ok(load(&faulty_ops) == NULL, "slurmd: in a 0777 directory too");
+	like(rep.msg, want, "  naming it: %s", rep.msg);
+	n = jobct_node_load(&args, fresh());
+	ok(n == NULL, "devns check refuses it too");
+	like(rep.msg, want, "  with the same message");
+	jobct_node_free(n);
+	rmdir(base);
 	snprintf(base, sizeof(base), "%s", saved);
 	rmdir(sticky);
 }
@@ -1695,7 +1724,7 @@ static void test_real_namespace(void)
 static void test_real_source(void)
 {
 	char src[] = "/var/lib/test_jobct_src.XXXXXX";
-	char point[] = "/var/tmp/test_jobct_pt.XXXXXX";
+	char point[] = "/var/lib/test_jobct_pt.XXXXXX";
 	char conf[512], jobsrc[PATH_MAX], file[PATH_MAX + 8];
 	struct jobct_node *node = NULL;
 	struct jobct_plan plan;

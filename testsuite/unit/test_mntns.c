@@ -10,12 +10,14 @@
  * leaves no mount and no directory, also after failures, and nothing of
  * an ended job stays reachable through an fd of its directories that
  * another process holds (its tmpfs mounts emptied and made read-only),
- * also while that process swaps links in during the teardown.
+ * also while that process swaps links in during the teardown, nor through
+ * an fd of one of its files (emptied before they are unlinked).
  */
 #include <dirent.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -759,13 +761,14 @@ static void test_source_attacks(void)
 
 /*
  * Job B's view of job A's private directories: a child joins A's namespace,
- * leaves in each of dirs[0..n) a 1 MiB file "secret" and a link "link" to
- * victim (a directory of the host), opens the directories and sends their
- * fds here, as A would to another job of its user over a unix socket.
+ * leaves in each of dirs[0..n) a file "secret" of mib MiB and a link
+ * "link" to victim (a directory of the host), opens the directories (or,
+ * when files, the secret files, read-write) and sends their fds here, as
+ * A would to another job of its user over a unix socket.
  * Returns 0 with fds[0..n), or -1.
  */
-static int grab_dirs(uint32_t job_id, const char *const *dirs, int n,
-		     const char *victim, int *fds)
+static int grab_fds(uint32_t job_id, const char *const *dirs, int n,
+		    const char *victim, int mib, bool files, int *fds)
 {
 	union {
 		char buf[CMSG_SPACE(sizeof(int) * 4)];
@@ -793,11 +796,19 @@ static int grab_dirs(uint32_t job_id, const char *const *dirs, int n,
 			int fd;
 
 			if ((got[i] = open(dirs[i], O_RDONLY | O_DIRECTORY)) < 0 ||
-			    (fd = openat(got[i], "secret", O_CREAT | O_WRONLY,
+			    (fd = openat(got[i], "secret", O_CREAT | O_RDWR,
 					 0600)) < 0 ||
-			    write(fd, data, sizeof(data)) != sizeof(data) ||
-			    close(fd) < 0 || symlinkat(victim, got[i], "link") < 0)
+			    symlinkat(victim, got[i], "link") < 0)
 				_exit(101);
+			for (int m = 0; m < mib; m++)
+				if (write(fd, data, sizeof(data)) != sizeof(data))
+					_exit(101);
+			if (files) {
+				close(got[i]);
+				got[i] = fd;
+			} else if (close(fd) < 0) {
+				_exit(101);
+			}
 		}
 		cmsg = CMSG_FIRSTHDR(&msg);
 		cmsg->cmsg_level = SOL_SOCKET;
@@ -881,7 +892,7 @@ static void test_held_fds(void)
 	close(open(keep, O_CREAT | O_WRONLY, 0600));
 	rc = testspec_create(&spec, dirs, 4 << 20, 0, fresh());
 	ok(rc == 0, "create: %s", rc ? rep.msg : "ok");
-	ok(grab_dirs(121, dirs, 2, victim, fds) == 0,
+	ok(grab_fds(121, dirs, 2, victim, 1, false, fds) == 0,
 	   "precondition: another process holds fds of A's /tmp and /dev/shm");
 	tmp = fds[0];
 	shm = fds[1];
@@ -907,6 +918,137 @@ static void test_held_fds(void)
 	ok(mntns_delete(base, 121) == 0, "a second delete is harmless");
 	unlink(keep);
 	rmdir(victim);
+}
+
+/*
+ * Job A sends fds of a 64 MiB file of its /tmp (on disk) and of its
+ * /dev/shm to job B: after A's teardown they read nothing and hold no
+ * blocks or pages (a collector job holding one fd of each ended job
+ * would otherwise keep their disk and memory, charged to no live job).
+ */
+static void test_held_files(void)
+{
+	const char *dirs[] = { "/tmp", "/dev/shm", NULL };
+	struct mntns_spec spec = { .base_path = base, .job_id = 124 };
+	char victim[] = "/var/tmp/test-mntns-victim.XXXXXX";
+	int fds[2] = { -1, -1 }, rc;
+	struct stat st;
+	char c;
+
+	if (!mkdtemp(victim)) {
+		ok(0, "precondition: a victim directory");
+		return;
+	}
+	rc = testspec_create(&spec, dirs, 80 << 20, 0, fresh());
+	ok(rc == 0, "create: %s", rc ? rep.msg : "ok");
+	ok(grab_fds(124, dirs, 2, victim, 64, true, fds) == 0,
+	   "precondition: another process holds fds of A's files");
+	for (int i = 0; i < 2; i++) {
+		bool got = fds[i] >= 0 && fstat(fds[i], &st) == 0;
+
+		ok(got && st.st_size == 64 << 20 &&
+		   st.st_blocks >= (64 << 20) / 512,
+		   "precondition: A's file in %s has 64 MiB (%jd blocks)",
+		   dirs[i], got ? (intmax_t)st.st_blocks : -1);
+	}
+	ok(mntns_delete(base, 124) == 0, "delete A");
+	for (int i = 0; i < 2; i++) {
+		is_int((int)pread(fds[i], &c, 1, 0), 0,
+		       "A's file in %s, through the held fd, reads 0 bytes",
+		       dirs[i]);
+		ok(fstat(fds[i], &st) == 0 && st.st_blocks == 0,
+		   "  and holds no %s", i ? "pages" : "blocks");
+		if (fds[i] >= 0)
+			close(fds[i]);
+	}
+	rmdir(victim);
+}
+
+/*
+ * Lines of the mountinfo of the namespace ns_fd names, read in a child
+ * that enters it (through the host's /proc, opened before: the
+ * namespace may have none); with needle, only lines that hold it.
+ * -1 on error.
+ */
+static int ns_mount_lines(int ns_fd, const char *needle)
+{
+	int pipefd[2], n = -1;
+	pid_t pid;
+
+	if (pipe(pipefd) < 0)
+		return -1;
+	if ((pid = fork()) == 0) {
+		int proc = open("/proc", O_RDONLY | O_DIRECTORY), fd, count = 0;
+		char line[4096];
+		FILE *f;
+
+		close(pipefd[0]);
+		if (proc < 0 || setns(ns_fd, CLONE_NEWNS) < 0 ||
+		    (fd = openat(proc, "self/mountinfo", O_RDONLY)) < 0 ||
+		    !(f = fdopen(fd, "r")))
+			_exit(1);
+		while (fgets(line, sizeof(line), f))
+			count += !needle || strstr(line, needle);
+		_exit(write(pipefd[1], &count, sizeof(count)) ==
+		      sizeof(count) ? 0 : 1);
+	}
+	close(pipefd[1]);
+	if (pid > 0) {
+		if (read(pipefd[0], &n, sizeof(n)) != sizeof(n))
+			n = -1;
+		waitpid(pid, NULL, 0);
+	}
+	close(pipefd[0]);
+	return n;
+}
+
+/*
+ * A process outside the job (a stepd, or another job sent the fd) holds
+ * the job's mount namespace: after the teardown that namespace must pin
+ * nothing of the node's, so a host file system it had a copy of is
+ * released once the host unmounts it, and it holds only a bare root.
+ */
+static void test_held_namespace(void)
+{
+	const char *dirs[] = { "/tmp", "/dev/shm", NULL };
+	struct mntns_spec spec = { .base_path = base, .job_id = 125 };
+	char host[] = "/var/tmp/test-mntns-hostfs.XXXXXX", path[64];
+	int ns_fd = -1, rc;
+	pid_t pid;
+
+	if (!mkdtemp(host) ||
+	    mount("devns-test-hostfs", host, "tmpfs", 0, "size=1m") < 0) {
+		ok(0, "precondition: a host file system: %s", strerror(errno));
+		rmdir(host);
+		return;
+	}
+	rc = testspec_create(&spec, dirs, 0, 0, fresh());
+	ok(rc == 0, "create: %s", rc ? rep.msg : "ok");
+	/* Hold the namespace by fd, as a process outside the job would. */
+	if ((pid = fork()) == 0) {
+		if (mntns_join(base, 125) < 0)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	usleep(100000);
+	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)pid);
+	ns_fd = open(path, O_RDONLY | O_CLOEXEC);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	ok(ns_fd >= 0 && ns_mount_lines(ns_fd, "devns-test-hostfs") == 1,
+	   "precondition: the held namespace has a copy of the host's file "
+	   "system");
+	ok(mntns_delete(base, 125) == 0, "delete the job");
+	is_int(ns_mount_lines(ns_fd, NULL), 1,
+	       "the held namespace has only a bare root left");
+	is_int(ns_mount_lines(ns_fd, "devns-test-hostfs"), 0,
+	       "  no copy of the host's file system");
+	ok(umount2(host, 0) == 0, "the host unmounts its file system");
+	if (ns_fd >= 0)
+		close(ns_fd);
+	(void)umount2(host, MNT_DETACH);
+	rmdir(host);
 }
 
 /*
@@ -943,7 +1085,7 @@ static void test_held_fds_dirs(void)
 	close(open(data, O_CREAT | O_WRONLY, 0600));
 	rc = mntns_create(&spec, fresh());
 	ok(rc == 0, "create: %s", rc ? rep.msg : "ok");
-	ok(grab_dirs(122, points, 2, victim, fds) == 0,
+	ok(grab_fds(122, points, 2, victim, 1, false, fds) == 0,
 	   "precondition: another process holds fds of both tmpfs mounts");
 	ok(used_kib(fds[0]) >= 1024 && used_kib(fds[1]) >= 1024,
 	   "precondition: 1 MiB of A's in each");
@@ -1013,7 +1155,7 @@ static void test_held_fds_swap(void)
 	close(open(keep, O_CREAT | O_WRONLY, 0600));
 	rc = testspec_create(&spec, dirs, 0, 0, fresh());
 	ok(rc == 0, "create: %s", rc ? rep.msg : "ok");
-	ok(grab_dirs(123, dirs, 1, victim, &shm) == 0,
+	ok(grab_fds(123, dirs, 1, victim, 1, false, &shm) == 0,
 	   "precondition: another process holds an fd of A's /dev/shm");
 	if ((pid = fork()) == 0)
 		swapper(shm, victim);
@@ -1161,6 +1303,8 @@ int main(void)
 	test_held_fds();
 	test_held_fds_dirs();
 	test_held_fds_swap();
+	test_held_files();
+	test_held_namespace();
 	test_end_lock();
 	rmdir(base);
 	return tap_done();

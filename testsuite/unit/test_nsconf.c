@@ -339,19 +339,22 @@ static void test_base_path_shared(void)
 
 	fails("BasePath=/tmp", NULL,
 	      "t.conf:1: BasePath: \"/tmp\" is /tmp, which every user can "
-	      "write to (use a directory only root can write to, such as "
-	      "/var/tmp/devns or /var/spool/slurm/devns)");
+	      "write to (use a directory only root can write to, in "
+	      "directories only root can write to, such as "
+	      "/var/spool/slurm/devns)");
 	fails("BasePath=//dev/shm/", NULL,
 	      "t.conf:1: BasePath: \"//dev/shm/\" is /dev/shm, which every "
-	      "user can write to (use a directory only root can write to, "
-	      "such as /var/tmp/devns or /var/spool/slurm/devns)");
+	      "user can write to (use a directory only root can write to, in "
+	      "directories only root can write to, such as "
+	      "/var/spool/slurm/devns)");
 	fails("BasePath=/b\nNodeName=other BasePath=/var/tmp", "n1",
 	      "t.conf:2: BasePath: \"/var/tmp\" is /var/tmp, which every "
-	      "user can write to (use a directory only root can write to, "
-	      "such as /var/tmp/devns or /var/spool/slurm/devns)");
-	/* Below a sticky directory is fine: safepath checks the owners. */
+	      "user can write to (use a directory only root can write to, in "
+	      "directories only root can write to, such as "
+	      "/var/spool/slurm/devns)");
+	/* Below a sticky directory: the node's checks (safepath) refuse it. */
 	c = parse("BasePath=/var/tmp/devns", NULL);
-	ok(c != NULL, "BasePath=/var/tmp/devns is accepted");
+	ok(c != NULL, "BasePath=/var/tmp/devns is parsed");
 	nsconf_free(c);
 	c = parse("BasePath=/tmpx\nNodeName=n1 BasePath=/var/tmpfs", NULL);
 	ok(c != NULL, "a name that only starts like /tmp is fine");
@@ -1348,8 +1351,9 @@ static void test_load_text(void)
 /*
  * What nsconf_load_host checks on the filesystem: a Source= whose fixed part is
  * a sticky world-writable directory (a user makes another user's job
- * directory first), a private directory's mount point that a user could
- * make or swap for a link.  Needs root (root- and user-owned dirs).
+ * directory first), a private directory's mount point whose parent others
+ * may write to, sticky (1777) or not (0777, 0775), or that is a link.
+ * Needs root (root- and user-owned dirs).
  */
 static char fs_top[] = "/var/lib/test_nsconf_fs.XXXXXX";
 
@@ -1389,24 +1393,62 @@ static void test_load_paths(void)
 	mkdir(fs_at("shared"), 01777);
 	chmod(fs_at("shared"), 01777);
 	mkdir(fs_at("shared/mnt"), 0755);
+	mkdir(fs_at("open"), 0777);
+	chmod(fs_at("open"), 0777);
+	mkdir(fs_at("open/mnt"), 0755);
+	mkdir(fs_at("priv"), 0755);
+	mkdir(fs_at("priv/mnt"), 0755);
 	mkdir(fs_at("src"), 0755);
 
 	snprintf(line, sizeof(line), "Dir=%s Source=%s/%%u/%%j",
-		 fs_at("shared/mnt"), fs_at("src"));
+		 fs_at("priv/mnt"), fs_at("src"));
 	c = load_line(line, &path);
-	ok(c != NULL, "a root-owned mount point in a sticky directory and a "
-	   "root-only Source pass: %s", rep.msg);
+	ok(c != NULL, "a root-owned mount point in a root-only directory and "
+	   "a root-only Source pass: %s", rep.msg);
 	nsconf_free(c);
+	c = load_line("Dirs=/tmp,/dev/shm", &path);
+	ok(c != NULL, "/tmp (1777) as a mount point passes: its parent is / "
+	   "(%s)", rep.msg);
+	nsconf_free(c);
+
+	/*
+	 * Removing a mount point's directory (systemd-tmpfiles ages
+	 * /var/tmp out) detaches the mount from every job; in a shared
+	 * parent any user can then take the name and get the jobs' writes.
+	 */
+	snprintf(line, sizeof(line), "Dir=%s", fs_at("shared/mnt"));
+	c = load_line(line, &path);
+	ok(c == NULL && errno == EPERM, "a root-owned mount point in a sticky "
+	   "(1777) directory is refused");
+	snprintf(want, sizeof(want), "%s:2: private directory %s: its mount "
+		 "point cannot be trusted: %s is writable by others (mode "
+		 "1777): sticky or not, ", path, fs_at("shared/mnt"),
+		 fs_at("shared"));
+	like(rep.msg, want, "  with file:line, naming the parent: %s",
+	     rep.msg);
+	like(rep.msg, "(use a mount point whose parent directories are "
+	     "root's and only root may write to)", "  and the fix");
+	snprintf(line, sizeof(line), "Dir=%s", fs_at("open/mnt"));
+	c = load_line(line, &path);
+	ok(c == NULL && errno == EPERM, "one in a 0777 directory is refused");
+	snprintf(want, sizeof(want), "its mount point cannot be trusted: %s "
+		 "is writable by others (mode 0777)", fs_at("open"));
+	like(rep.msg, want, "  naming the parent: %s", rep.msg);
+	chmod(fs_at("open"), 0775);
+	c = load_line(line, &path);
+	ok(c == NULL && errno == EPERM, "one in a 0775 (group) directory too");
+	like(rep.msg, "is writable by its group (mode 0775)", "  saying so: %s",
+	     rep.msg);
 
 	/* The attack: any user can make shared/<user> first. */
 	snprintf(line, sizeof(line), "Dir=%s Source=%s/%%u/%%j",
-		 fs_at("shared/mnt"), fs_at("shared"));
+		 fs_at("priv/mnt"), fs_at("shared"));
 	c = load_line(line, &path);
 	ok(c == NULL && errno == EPERM, "a Source whose fixed part is sticky "
 	   "and world-writable is refused");
 	snprintf(want, sizeof(want), "%s:2: Dir=%s: Source \"%s/%%u/%%j\": "
 		 "%s belongs to uid 0 with mode 1777: root makes each job's "
-		 "directory in it", path, fs_at("shared/mnt"),
+		 "directory in it", path, fs_at("priv/mnt"),
 		 fs_at("shared"), fs_at("shared"));
 	like(rep.msg, want, "  with file:line and the directory: %s",
 	     rep.msg);
@@ -1421,28 +1463,27 @@ static void test_load_paths(void)
 	ok(c == NULL, "a missing mount point in a sticky directory is "
 	   "refused (a user could make it, or a link)");
 	snprintf(want, sizeof(want), "%s:2: private directory %s: its mount "
-		 "point cannot be trusted: %s does not exist and %s is "
-		 "writable by others (mode 1777)", path, fs_at("shared/none"),
-		 fs_at("shared/none"), fs_at("shared"));
+		 "point cannot be trusted: %s is writable by others (mode "
+		 "1777)", path, fs_at("shared/none"), fs_at("shared"));
 	like(rep.msg, want, "  with file:line: %s", rep.msg);
 
-	ok(symlink(fs_at("src"), fs_at("shared/planted")) == 0,
-	   "precondition: a link planted in the sticky directory");
-	snprintf(line, sizeof(line), "Dir=%s", fs_at("shared/planted"));
+	ok(symlink(fs_at("src"), fs_at("priv/planted")) == 0,
+	   "precondition: a link in a root-only directory");
+	snprintf(line, sizeof(line), "Dir=%s", fs_at("priv/planted"));
 	c = load_line(line, &path);
 	ok(c == NULL, "a mount point that is a link is refused");
 	snprintf(want, sizeof(want), "%s:2: private directory %s: its mount "
 		 "point cannot be trusted: %s is a symbolic link", path,
-		 fs_at("shared/planted"), fs_at("shared/planted"));
-	is_str(rep.msg, want, "  saying so");
+		 fs_at("priv/planted"), fs_at("priv/planted"));
+	like(rep.msg, want, "  saying so: %s", rep.msg);
 
 	mkdir(fs_at("shared/mine"), 0755);
 	(void)!chown(fs_at("shared/mine"), 65534, 65534);
 	snprintf(line, sizeof(line), "Dir=%s", fs_at("shared/mine"));
 	c = load_line(line, &path);
 	ok(c == NULL, "a user's mount point in a sticky directory is refused");
-	like(rep.msg, "belongs to uid 65534 in a directory others may write "
-	     "to", "  saying why: %s", rep.msg);
+	like(rep.msg, "is writable by others (mode 1777)", "  saying why: %s",
+	     rep.msg);
 
 	snprintf(want, sizeof(want), "rm -rf '%s'", fs_top);
 	ok(system(want) == 0, "scratch directories removed");

@@ -206,8 +206,9 @@ static void test_expand(void)
 	/* The checks apply to the path the node gets. */
 	fails("BasePath=/%n\n", "tmp",
 	      "job_container.conf:1: BasePath: \"/%n\" is /tmp, which every "
-	      "user can write to (use a directory only root can write to, "
-	      "such as /var/tmp/devns or /var/spool/slurm/devns)");
+	      "user can write to (use a directory only root can write to, in "
+	      "directories only root can write to, such as "
+	      "/var/spool/slurm/devns)");
 }
 
 static void test_errors(void)

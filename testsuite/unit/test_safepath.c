@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_safepath.c - paths walked without following links, and the
- * StrictModes-like ownership check of BasePath.
+ * StrictModes-like ownership checks of BasePath, Source= and mount
+ * points (no ancestor of BasePath or of a mount point writable by group
+ * or others, 1777 and 0777 alike).
  *
  * The ownership cases need root (they make root- and user-owned
  * directories); without it they are skipped, with the reason.
@@ -19,7 +21,8 @@
 #include "tap.h"
 #include "testrep.h"
 
-static char top[] = "/var/tmp/test-safepath.XXXXXX";
+/* Not in /var/tmp: no ancestor of what is checked may be shared. */
+static char top[] = "/var/lib/test-safepath.XXXXXX";
 
 static const char *at(const char *rel)
 {
@@ -78,7 +81,7 @@ static void test_private(void)
 {
 
 	ok(safepath_check_private(at("d/sub"), fresh()) == 0,
-	   "root-owned 0755 below sticky /var/tmp passes: %s", rep.msg);
+	   "root-owned 0755 below root-only directories passes: %s", rep.msg);
 	ok(safepath_check_private("/var/tmp", fresh()) < 0,
 	   "/var/tmp itself is refused");
 	like(rep.msg, "shared directory", "as a shared directory");
@@ -100,21 +103,26 @@ static void test_private(void)
 	like(rep.msg, "not owned by root", "the message says so: %s", rep.msg);
 	(void)!chown(at("d/sub"), 0, 0);
 
-	/* A sticky world-writable ancestor is fine, its child must be root's. */
+	/*
+	 * A sticky world-writable ancestor is refused too, even with a
+	 * child of root's: once that child is empty it can be removed
+	 * (systemd-tmpfiles ages /var/tmp out) and its name taken.
+	 */
 	mkdir(at("sticky"), 01777);
 	chmod(at("sticky"), 01777);
 	mkdir(at("sticky/base"), 0755);
-	ok(safepath_check_private(at("sticky/base"), fresh()) == 0,
-	   "a root-owned dir below a sticky one passes: %s", rep.msg);
-	(void)!chown(at("sticky/base"), 65534, 65534);
 	ok(safepath_check_private(at("sticky/base"), fresh()) < 0,
-	   "a user's dir below a sticky one is refused");
+	   "a root-owned dir below a sticky (1777) one is refused");
+	like(rep.msg, "sticky is writable by others (mode 1777): sticky or "
+	     "not", "  naming the sticky one and why: %s", rep.msg);
 	rmdir(at("sticky/base"));
 	mkdir(at("open"), 0777);
 	chmod(at("open"), 0777);
 	mkdir(at("open/base"), 0755);
 	ok(safepath_check_private(at("open/base"), fresh()) < 0,
-	   "a world-writable, non-sticky ancestor is refused");
+	   "a world-writable (0777), non-sticky ancestor is refused");
+	like(rep.msg, "open is writable by others (mode 0777)",
+	     "  naming it: %s", rep.msg);
 	rmdir(at("open/base"));
 	rmdir(at("open"));
 }
@@ -128,28 +136,31 @@ static void test_make_private(void)
 	   "precondition: sticky/ (1777) exists, sticky/a does not");
 	ok(safepath_make_private(at("sticky/a/b/c"), 0755, fresh()) < 0,
 	   "AutoBasePath makes nothing in a sticky world-writable directory");
-	like(rep.msg, "sticky/a does not exist and ", "  naming what: %s",
+	like(rep.msg, "sticky is writable by others (mode 1777): sticky or "
+	     "not", "  naming the directory others may write to: %s",
 	     rep.msg);
-	like(rep.msg, "sticky is writable by others (mode 1777)",
-	     "  and the directory others may write to");
 	ok(access(at("sticky/a"), F_OK) < 0, "  and makes nothing");
 	mkdir(at("sticky/a"), 0755);	/* root's, as an admin makes it */
+	ok(safepath_make_private(at("sticky/a/b/c"), 0755, fresh()) < 0,
+	   "nor below root's directory in it");
+	ok(access(at("sticky/a/b"), F_OK) < 0, "  and makes nothing");
+	mkdir(at("priv"), 0755);
 	umask(077);
-	ok(safepath_make_private(at("sticky/a/b/c"), 0755, fresh()) == 0,
-	   "AutoBasePath creates missing components below a root-owned "
-	   "directory: %s", rep.msg);
+	ok(safepath_make_private(at("priv/a/b/c"), 0755, fresh()) == 0,
+	   "AutoBasePath creates missing components below root-only "
+	   "directories: %s", rep.msg);
 	umask(022);
-	ok(stat(at("sticky/a/b/c"), &st) == 0 && st.st_uid == 0 &&
+	ok(stat(at("priv/a/b/c"), &st) == 0 && st.st_uid == 0 &&
 	   (st.st_mode & 07777) == 0755, "root-owned 0755 whatever the umask");
-	ok(symlink(at("d"), at("sticky/l")) == 0, "precondition: a planted link");
-	ok(safepath_make_private(at("sticky/l/new"), 0755, fresh()) < 0,
+	ok(symlink(at("d"), at("priv/l")) == 0, "precondition: a planted link");
+	ok(safepath_make_private(at("priv/l/new"), 0755, fresh()) < 0,
 	   "creation never follows a planted link");
 	ok(access(at("d/new"), F_OK) < 0, "nothing was made at the link's target");
-	mkdir(at("sticky/user"), 0755);
-	(void)!chown(at("sticky/user"), 65534, 65534);
-	ok(safepath_make_private(at("sticky/user/base"), 0755, fresh()) < 0,
+	mkdir(at("priv/user"), 0755);
+	(void)!chown(at("priv/user"), 65534, 65534);
+	ok(safepath_make_private(at("priv/user/base"), 0755, fresh()) < 0,
 	   "a user's directory in the path is refused");
-	ok(access(at("sticky/user/base"), F_OK) < 0,
+	ok(access(at("priv/user/base"), F_OK) < 0,
 	   "and nothing is created below it");
 }
 
@@ -160,17 +171,19 @@ static void test_check_makeable(void)
 	   "precondition: sticky/ exists, sticky/x does not");
 	is_int(safepath_check_makeable(at("sticky/x/y"), fresh()), -1,
 	   "a missing tail in a sticky world-writable directory: refused");
-	like(rep.msg, "sticky/x does not exist and ", "  saying why: %s",
-	     rep.msg);
-	is_int(safepath_check_makeable(at("sticky/a/x/y"), fresh()), 0,
-	   "a missing tail below root-owned components: 0 (would be made)");
-	ok(access(at("sticky/a/x"), F_OK) < 0, "  and nothing is made");
-	is_int(safepath_check_makeable(at("sticky/a/b/c"), fresh()), 1,
+	like(rep.msg, "sticky is writable by others (mode 1777)",
+	     "  saying why: %s", rep.msg);
+	is_int(safepath_check_makeable(at("sticky/a/x/y"), fresh()), -1,
+	   "a missing tail below root's directory in a sticky one: refused");
+	is_int(safepath_check_makeable(at("priv/a/x/y"), fresh()), 0,
+	   "a missing tail below root-only components: 0 (would be made)");
+	ok(access(at("priv/a/x"), F_OK) < 0, "  and nothing is made");
+	is_int(safepath_check_makeable(at("priv/a/b/c"), fresh()), 1,
 	   "a path that exists and passes: 1");
-	is_int(safepath_check_makeable(at("sticky/user/new"), fresh()), -1,
+	is_int(safepath_check_makeable(at("priv/user/new"), fresh()), -1,
 	   "a missing tail below a user's directory: refused");
 	like(rep.msg, "not owned by root", "  saying why: %s", rep.msg);
-	is_int(safepath_check_makeable(at("sticky/l/new"), fresh()), -1,
+	is_int(safepath_check_makeable(at("priv/l/new"), fresh()), -1,
 	   "a missing tail below a link: refused");
 }
 
@@ -204,31 +217,38 @@ static void test_create_below(void)
 	   "a missing one in a sticky directory is refused: %s", rep.msg);
 }
 
-/* A private directory's mount point, mounted over at each job start. */
+/*
+ * A private directory's mount point, mounted over at each job start: its
+ * parents must be root's alone, sticky or not (a mount point's directory
+ * removed from a shared parent detaches the jobs' mounts, and any user
+ * could take the name); the mount point itself may be 1777.
+ */
 static void test_mount_point(void)
 {
 	ok(safepath_check_mount_point("/tmp", fresh()) == 0,
-	   "/tmp (1777 itself, mounted over) passes: %s", rep.msg);
+	   "/tmp (1777 itself, mounted over; its parent / is root's "
+	   "alone) passes: %s", rep.msg);
 	ok(safepath_check_mount_point(at("sticky"), fresh()) == 0,
 	   "a 1777 mount point in root-only directories passes: %s",
 	   rep.msg);
-	ok(safepath_check_mount_point(at("sticky/a"), fresh()) == 0,
-	   "a root-owned one in a sticky directory passes: %s", rep.msg);
+	ok(access(at("sticky/a"), F_OK) == 0,
+	   "precondition: root's directory in the sticky one");
+	ok(safepath_check_mount_point(at("sticky/a"), fresh()) < 0,
+	   "a root-owned one in a sticky (1777) directory is refused");
+	like(rep.msg, "sticky is writable by others (mode 1777): sticky or "
+	     "not", "  naming the parent and why: %s", rep.msg);
+	ok(safepath_check_mount_point(at("sticky/a/b"), fresh()) < 0,
+	   "  and so is one deeper below it (any ancestor counts)");
 	mkdir(at("sticky/mine"), 0755);
 	(void)!chown(at("sticky/mine"), 65534, 65534);
 	ok(safepath_check_mount_point(at("sticky/mine"), fresh()) < 0,
-	   "a user's in a sticky directory is refused (it could become a "
-	   "link)");
-	like(rep.msg, "sticky/mine belongs to uid 65534", "  saying so: %s",
-	     rep.msg);
-	ok(safepath_check_mount_point(at("sticky/mine/sub"), fresh()) < 0,
-	   "  and so is anything below it");
+	   "a user's in a sticky directory is refused");
 	ok(safepath_check_mount_point(at("sticky/none"), fresh()) < 0,
 	   "a missing one in a sticky directory is refused");
-	like(rep.msg, "another user could make", "  saying why: %s", rep.msg);
-	ok(symlink(at("d"), at("sticky/planted")) == 0,
-	   "precondition: a link planted in the sticky directory");
-	ok(safepath_check_mount_point(at("sticky/planted"), fresh()) < 0,
+	like(rep.msg, "writable by others", "  saying why: %s", rep.msg);
+	ok(symlink(at("d"), at("priv/planted")) == 0,
+	   "precondition: a link in a root-only directory");
+	ok(safepath_check_mount_point(at("priv/planted"), fresh()) < 0,
 	   "a link as the mount point is refused");
 	like(rep.msg, "symbolic link", "  saying so: %s", rep.msg);
 	mkdir(at("open"), 0777);
@@ -236,7 +256,11 @@ static void test_mount_point(void)
 	mkdir(at("open/mnt"), 0755);
 	ok(safepath_check_mount_point(at("open/mnt"), fresh()) < 0,
 	   "a root-owned one in a non-sticky 0777 directory is refused");
-	like(rep.msg, "writable by others", "  saying so: %s", rep.msg);
+	like(rep.msg, "open is writable by others (mode 0777)",
+	     "  saying so: %s", rep.msg);
+	chmod(at("open"), 0775);
+	ok(safepath_check_mount_point(at("open/mnt"), fresh()) < 0,
+	   "  and in a group-writable (0775) one");
 	ok(safepath_check_mount_point(at("d/none"), fresh()) == 0,
 	   "a missing one in a root-only directory passes (the job start "
 	   "needs it)");
@@ -244,7 +268,7 @@ static void test_mount_point(void)
 
 static int remove_top(void)
 {
-	int fd = open("/var/tmp", O_PATH | O_DIRECTORY | O_CLOEXEC), rc;
+	int fd = open("/var/lib", O_PATH | O_DIRECTORY | O_CLOEXEC), rc;
 
 	rc = saferm_at(fd, strrchr(top, '/') + 1);
 	close(fd);
@@ -259,7 +283,7 @@ int main(void)
 		return tap_done();
 	}
 	if (!mkdtemp(top)) {
-		tap_skip("cannot make a directory in /var/tmp: %s",
+		tap_skip("cannot make a directory in /var/lib: %s",
 			 strerror(errno));
 		return tap_done();
 	}

@@ -12,8 +12,10 @@
  * permission cases run as nobody when we are root.  A directory of 20000
  * long names, some of them subdirectories, is removed under a data limit
  * far below what holding its names takes (on a tmpfs when we are root, to
- * be fast), and a deep chain with files beside each level is removed with
- * its levels' fds closed and reopened on the way.
+ * be fast), and so is a chain of 100,000 directories; a deep chain with
+ * files beside each level is removed in pieces moved up into the top.  A
+ * 64 MiB file held open by the test, on disk and in a tmpfs, reads
+ * nothing and holds no blocks once its tree is removed.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -565,18 +567,20 @@ static void test_mounts(void)
 	is_int(saferm_at(basefd, "mtop"), 0, "  and goes once unmounted");
 }
 
-/* ---- many entries, bounded memory ------------------------------------ */
+/* ---- many entries, deep chains: bounded memory ----------------------- */
 
 #define BIG 20000
 #define BIG_NAME 200	/* bytes in each of its names */
+#define CHAIN 100000	/* levels of the deep chain */
 /*
  * How much the data segment may grow while the walk runs: its batch and a
  * margin for the level stack and stdio.  Holding the names, as saferm
- * once did, takes more than BIG * BIG_NAME bytes (4 MB).
+ * once did, takes more than BIG * BIG_NAME bytes (4 MB); holding a name
+ * and a few words per level, as it did later, more than CHAIN * 64.
  */
 #define BIG_HEADROOM (SAFERM_BATCH_BYTES + 256 * 1024)
 
-/* What big_child() found wrong, a bit each, for its exit status. */
+/* What bounded_child() found wrong, a bit each, for its exit status. */
 enum {
 	BIG_FAILED = 1,		/* saferm_at() returned -1 */
 	BIG_LEFT = 2,		/* the directory is still there */
@@ -595,6 +599,15 @@ enum {
 #else
 #define LIMIT_BINDS 1
 #endif
+
+/* A tree to remove within BIG_HEADROOM, and what an unbounded walk held. */
+struct bounded {
+	const char *what;	/* the tree, for the test's messages */
+	void (*make)(int dirfd, const char *name);
+	int hold_count;		/* an unbounded walk held this many ... */
+	size_t hold_size;	/* ... blocks of this size */
+	const char *held;	/* what they were, for the messages */
+};
 
 static void big_name(char *buf, int i)
 {
@@ -624,6 +637,15 @@ static void big_make(int dirfd, const char *name)
 	close(t);
 }
 
+/* A chain of CHAIN directories below dirfd/name, a file at its bottom. */
+static void chain_make(int dirfd, const char *name)
+{
+	int fd = make_chain(dirfd, name, CHAIN);
+
+	put_file(fd, "bottom", "b", 0600);
+	close(fd);
+}
+
 /* The data segment's size now (VmData), in bytes; 0 when unknown. */
 static unsigned long vm_data(void)
 {
@@ -640,32 +662,32 @@ static unsigned long vm_data(void)
 }
 
 /*
- * In a child: BIG entries (on a private tmpfs when root), removed with
+ * In a child: b's tree (on a private tmpfs when root), removed with
  * RLIMIT_DATA at the present data size + BIG_HEADROOM; then, under the
- * same limit, copies of the names as the old walk kept them must fail.
+ * same limit, what the unbounded walk held must not fit.
  * Returns the BIG_* bits of what went wrong.
  */
-static int big_child(void)
+static int bounded_child(const struct bounded *b)
 {
 	struct rlimit lim;
-	char n[BIG_NAME + 1], **names;
+	void **blocks;
 	int top, fails = 0, rc, i;
 
-	close(make_dir(basefd, "bigmnt"));
-	if (tap_root()) {
-		char path[4200];
+	char path[4200];
 
-		snprintf(path, sizeof(path), "%s/bigmnt", base);
-		if (unshare(CLONE_NEWNS) < 0 ||
-		    mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) < 0 ||
-		    mount("tmpfs", path, "tmpfs", 0, "size=64m") < 0)
-			return BIG_SETUP;
-	}
-	top = openat(basefd, "bigmnt", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	close(make_dir(basefd, "bigmnt"));
+	snprintf(path, sizeof(path), "%s/bigmnt", base);
+	if (tap_root() &&
+	    (unshare(CLONE_NEWNS) < 0 ||
+	     mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) < 0 ||
+	     mount("tmpfs", path, "tmpfs", 0, "size=64m") < 0))
+		return BIG_SETUP;
+	/* By path: basefd, opened before unshare(), sees the old mounts. */
+	top = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (top < 0)
 		return BIG_SETUP;
-	big_make(top, "big");
-	if (!(names = calloc(BIG, sizeof(*names))) ||
+	b->make(top, "big");
+	if (!(blocks = calloc((size_t)b->hold_count, sizeof(*blocks))) ||
 	    getrlimit(RLIMIT_DATA, &lim) < 0)
 		return BIG_SETUP;
 	lim.rlim_cur = vm_data() + BIG_HEADROOM;
@@ -679,21 +701,19 @@ static int big_child(void)
 		fails |= BIG_FAILED;
 	if (exists(top, "big"))
 		fails |= BIG_LEFT;
-	for (i = 0; i < BIG; i++) {
-		big_name(n, i);
-		if (!(names[i] = strdup(n)))
+	for (i = 0; i < b->hold_count; i++)
+		if (!(blocks[i] = malloc(b->hold_size)))
 			break;
-	}
-	if (i == BIG || !LIMIT_BINDS)
+	if (i == b->hold_count || !LIMIT_BINDS)
 		fails |= BIG_NO_LIMIT;
 	while (i-- > 0)
-		free(names[i]);
-	free(names);
+		free(blocks[i]);
+	free(blocks);
 	close(top);
 	return fails;
 }
 
-static void test_big(void)
+static void test_bounded(const struct bounded *b)
 {
 	int status;
 	pid_t pid;
@@ -701,11 +721,10 @@ static void test_big(void)
 	pid = fork();
 	must(pid >= 0, "fork");
 	if (pid == 0)
-		_exit(big_child());
+		_exit(bounded_child(b));
 	must(waitpid(pid, &status, 0) == pid, "waitpid");
 	status = WIFEXITED(status) ? WEXITSTATUS(status) : 255;
-	if (!ok(!(status & BIG_SETUP), "%d entries of %d-byte names made",
-		BIG, BIG_NAME))
+	if (!ok(!(status & BIG_SETUP), "%s made", b->what))
 		diag("exit status %d", status);
 	if (status & BIG_NO_LIMIT)
 		tap_skip("RLIMIT_DATA does not bind malloc here (%s)",
@@ -714,21 +733,47 @@ static void test_big(void)
 			 "the removal runs without the limit");
 	else
 		ok(!(status & BIG_SETUP),
-		   "precondition: under the limit (data + %d KiB) the names "
-		   "cannot all be held", BIG_HEADROOM / 1024);
+		   "precondition: under the limit (data + %d KiB) %s cannot "
+		   "all be held", BIG_HEADROOM / 1024, b->held);
 	ok(!(status & (BIG_SETUP | BIG_FAILED)),
-	   "saferm_at removes them%s: one batch of %d bytes, whatever the "
-	   "directory holds", LIMIT_BINDS ? " within that limit" : "",
-	   SAFERM_BATCH_BYTES);
-	ok(!(status & (BIG_SETUP | BIG_LEFT)), "  the directory is gone");
+	   "saferm_at removes them%s: one batch of %d bytes and %d levels, "
+	   "whatever the tree holds", LIMIT_BINDS ? " within that limit" : "",
+	   SAFERM_BATCH_BYTES, SAFERM_MAX_FDS);
+	ok(!(status & (BIG_SETUP | BIG_LEFT)), "  the tree is gone");
 	ok(saferm_at(basefd, "bigmnt") == 0 && !exists(basefd, "bigmnt"),
 	   "  (and the empty mount point after the child)");
 }
 
+/* Many long names: memory does not grow with a directory's entries. */
+static void test_big(void)
+{
+	static const struct bounded big = {
+		"20000 entries of 200-byte names", big_make,
+		BIG, BIG_NAME + 1, "the names",
+	};
+
+	test_bounded(&big);
+}
+
 /*
- * A chain deeper than the fd window with files beside each level: a
- * level's fd is closed on the way down and reopened on the way up, and
- * its reading goes on from where it was (d_off on the new fd).
+ * A chain of 100,000 directories (a user can make ten million): memory
+ * does not grow with depth, where the walk once kept a name and a few
+ * words per level (3 GB for ten million).
+ */
+static void test_deep_chain(void)
+{
+	static const struct bounded chain = {
+		"a chain of 100000 directories", chain_make,
+		CHAIN, 64, "a name and a few words per level",
+	};
+
+	test_bounded(&chain);
+}
+
+/*
+ * A chain deeper than the walk's stack with files beside each level: the
+ * directories met at the deepest level are moved up into the top, and
+ * every level's reading goes on from where it was after the move.
  */
 static void test_wide_chain(void)
 {
@@ -752,6 +797,140 @@ static void test_wide_chain(void)
 	       "a %d-deep chain with 20 files beside each level is removed",
 	       depth);
 	ok(!exists(basefd, "wide"), "  all of it");
+}
+
+/* ---- a file held open elsewhere is emptied --------------------------- */
+
+#define HELD_SIZE (64 << 20)
+
+/* What held_case() found wrong, a bit each. */
+enum {
+	HELD_SETUP = 1,		/* the file was not HELD_SIZE on disk/memory */
+	HELD_FAILED = 2,	/* saferm_at() failed or left the directory */
+	HELD_READS = 4,		/* the held fd still reads data */
+	HELD_BLOCKS = 8,	/* the held fd still holds blocks or pages */
+};
+
+/*
+ * In dirfd: held/sub/big, HELD_SIZE bytes, held open here (as another
+ * job would hold it after receiving the fd), then held removed.  Returns
+ * the HELD_* bits of what went wrong.
+ */
+static int held_case(int dirfd)
+{
+	static char chunk[1 << 20];
+	int held = make_dir(dirfd, "held"), sub, fd, fails = 0, i;
+	struct stat st;
+	char c;
+
+	memset(chunk, 'h', sizeof(chunk));
+	sub = make_dir(held, "sub");
+	fd = openat(sub, "big", O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	must(fd >= 0, "create held/sub/big");
+	for (i = 0; i < HELD_SIZE / (int)sizeof(chunk); i++)
+		must(write(fd, chunk, sizeof(chunk)) == sizeof(chunk), "write");
+	close(sub);
+	close(held);
+	if (fstat(fd, &st) < 0 || st.st_size != HELD_SIZE ||
+	    st.st_blocks < HELD_SIZE / 512)
+		fails |= HELD_SETUP;
+	if (saferm_at(dirfd, "held") < 0 || exists(dirfd, "held"))
+		fails |= HELD_FAILED;
+	if (pread(fd, &c, 1, 0) != 0)
+		fails |= HELD_READS;
+	if (fstat(fd, &st) < 0 || st.st_blocks != 0)
+		fails |= HELD_BLOCKS;
+	close(fd);
+	return fails;
+}
+
+/* held_case on a private tmpfs, in a child (root only). */
+static int held_tmpfs_child(void)
+{
+	char path[4200];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/heldmnt", base);
+	if (unshare(CLONE_NEWNS) < 0 ||
+	    mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount("tmpfs", path, "tmpfs", 0, "size=80m") < 0 ||
+	    (fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return HELD_SETUP;
+	return held_case(fd);
+}
+
+static void held_report(int fails, const char *where)
+{
+	if (!ok(!(fails & HELD_SETUP), "precondition: a %d MiB file %s, "
+		"held open", HELD_SIZE >> 20, where))
+		return;
+	ok(!(fails & HELD_FAILED), "  its directory is removed");
+	ok(!(fails & HELD_READS), "  the held fd reads 0 bytes");
+	ok(!(fails & HELD_BLOCKS), "  and holds no %s (st_blocks 0)",
+	   strstr(where, "tmpfs") ? "pages" : "blocks");
+}
+
+/*
+ * An fd held on a file of a removed tree keeps nothing of it: the file
+ * is emptied before it is unlinked (a collector process holding one fd
+ * from each ended job would otherwise keep their memory or disk).
+ */
+static void test_held_file(void)
+{
+	int status;
+	pid_t pid;
+
+	held_report(held_case(basefd), "on disk");
+	close(make_dir(basefd, "heldmnt"));
+	if (geteuid() != 0) {
+		tap_skip("the tmpfs case needs root");
+	} else {
+		pid = fork();
+		must(pid >= 0, "fork");
+		if (pid == 0)
+			_exit(held_tmpfs_child());
+		must(waitpid(pid, &status, 0) == pid, "waitpid");
+		held_report(WIFEXITED(status) ? WEXITSTATUS(status)
+			    : HELD_SETUP, "in a tmpfs");
+	}
+	must(unlinkat(basefd, "heldmnt", AT_REMOVEDIR) == 0, "rmdir heldmnt");
+}
+
+/*
+ * A racer swaps a regular file and a FIFO (RENAME_EXCHANGE) while the
+ * removal empties files: a FIFO must never be opened (a blocking open
+ * would hang teardown until a reader came), nor be emptied as a file.
+ */
+static void fifo_swap_loop(void)
+{
+	int fd = openat(basefd, "fsw", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	for (;;)
+		(void)renameat2(fd, "f", fd, "p", RENAME_EXCHANGE);
+}
+
+static void test_fifo_swap(void)
+{
+	int round, done = 0, fd;
+	pid_t pid;
+
+	for (round = 0; round < 50; round++) {
+		fd = make_dir(basefd, "fsw");
+		put_file(fd, "f", "data", 0600);
+		must(mkfifoat(fd, "p", 0600) == 0, "mkfifo");
+		close(fd);
+		pid = racer_start(fifo_swap_loop);
+		usleep(round % 5 * 50);
+		alarm(30);	/* a hang would end the test here */
+		(void)saferm_at(basefd, "fsw");
+		alarm(0);
+		racer_stop(pid);
+		if (exists(basefd, "fsw"))
+			(void)saferm_at(basefd, "fsw");
+		done += !exists(basefd, "fsw");
+	}
+	is_int(done, 50, "a file swapped with a FIFO during removal: never "
+	       "blocks, always removed (50 rounds)");
 }
 
 /* ---- permissions as a user ------------------------------------------- */
@@ -848,7 +1027,10 @@ int main(void)
 	test_perms();
 	test_races();
 	test_big();
+	test_deep_chain();
 	test_wide_chain();
+	test_held_file();
+	test_fifo_swap();
 	test_mounts();
 
 	/* Clean up with the code under test, then the base itself. */

@@ -66,8 +66,8 @@ static int strdup_opt(char **dst, const char *src)
 
 /*
  * BasePath holds root's job directories: like sshd's StrictModes, every
- * component must be root's and no symlink, and none writable by others
- * except a sticky ancestor such as /var/tmp (util/safepath.h).  What
+ * component must be root's and no symlink, and none writable by others,
+ * not even a sticky ancestor such as /var/tmp (util/safepath.h).  What
  * AutoBasePath would make must not go in a directory others may write
  * to, sticky or not: a user could make it first.
  */
@@ -93,7 +93,7 @@ static int prepare_base_path(const struct nsconf *c,
 		rc = safepath_check_private(c->base_path, &why);
 	}
 	if (rc < 0)
-		report_error(rep, "%s:%d: BasePath %s cannot hold job directories: %s",
+		report_error(rep, "%s:%d: BasePath %s cannot hold job directories: %s (use a BasePath that is root's, in directories that are root's, and that only root may write to, such as /var/spool/slurm/devns)",
 			     c->file ? c->file : "namespace.conf",
 			     c->lines.base_path, c->base_path, why.msg);
 	return rc < 0 ? -1 : 0;

@@ -8,12 +8,15 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -27,6 +30,7 @@
 #include "util/fdutil.h"
 #include "util/safepath.h"
 #include "util/saferm.h"
+#include "util/vchild.h"
 
 /* How long teardown waits for the job's last processes to die. */
 #define MNTNS_KILL_WAIT_MS 5000
@@ -216,10 +220,68 @@ static int unpin_job(const char *base_path, uint32_t job_id,
 	return saved ? -1 : 0;
 }
 
+/* Where the bare root is mounted before it becomes the root: a directory
+ * every root file system has, mounted over (the namespace is going). */
+static const char *const bare_points[] = { "/dev", "/proc", "/tmp", NULL };
+
+/*
+ * In a child in the namespace ns_fd names: make every mount private (a
+ * shared one would refuse pivot_root and pass the detach on to the
+ * host), mount an empty read-only tmpfs over one of bare_points, make it
+ * the root (pivot_root(".", ".") stacks the old root on it) and detach
+ * the old root with everything below it.  System calls only (vchild).
+ * Returns 0, or the errno of what failed.
+ */
+static int bare_child(void *arg)
+{
+	const int *ns_fd = arg;
+	int i;
+
+	if (setns(*ns_fd, CLONE_NEWNS) < 0 ||
+	    mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return errno ? errno : EIO;
+	for (i = 0; bare_points[i]; i++)
+		if (mount("devns-bare", bare_points[i], "tmpfs", MS_RDONLY |
+			  MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=0")
+		    == 0)
+			break;
+	if (!bare_points[i] || chdir(bare_points[i]) < 0 ||
+	    syscall(SYS_pivot_root, ".", ".") < 0 ||
+	    umount2(".", MNT_DETACH) < 0)
+		return errno ? errno : EIO;
+	return 0;
+}
+
+/*
+ * Detach every mount of the job's namespace down to a bare root, so that
+ * a process still holding the namespace (an fd of it, sent away or kept
+ * by a stepd) pins nothing of the node's: not the host's file systems it
+ * had a copy of (an unmounted one would stay busy), not the job's
+ * private mounts.  Processes of the job still inside lose their view of
+ * every file too; they are being killed.  Returns 0, or -1 with errno.
+ */
+static int strip_namespace(int ns_fd)
+{
+	int status;
+	pid_t pid = vchild_run(bare_child, &ns_fd);
+
+	if (pid < 0)
+		return -1;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		errno = WIFEXITED(status) ? WEXITSTATUS(status) : EIO;
+		return -1;
+	}
+	return 0;
+}
+
 /*
  * What is left once the job's name no longer holds its namespace: open
- * its tmpfs mounts (which needs ns_fd), drop ns_fd (the teardown, when it
- * was the last reference), kill what still holds the namespace, then
+ * its tmpfs mounts (which needs ns_fd), detach every mount of it down to
+ * a bare root (strip_namespace), drop ns_fd (the teardown, when it was
+ * the last reference), kill what still holds the namespace, then
  * remove the Source directories recorded in BasePath/name and that
  * directory, and empty the tmpfs mounts and make them read-only.  ns is
  * NULL when nothing was pinned.
@@ -242,6 +304,9 @@ static int finish_delete(const char *base_path, const char *name, int ns_fd,
 	 * held elsewhere would keep alive after it, are only reached in it.
 	 */
 	if (ns_fd >= 0 && nstmpfs_open(base_path, name, ns_fd, &tmpfs) < 0)
+		saved = errno;
+	/* Before ns_fd goes, the last chance to reach the namespace. */
+	if (ns_fd >= 0 && strip_namespace(ns_fd) < 0 && !saved)
 		saved = errno;
 	if (ns && ns->id && ns_fd >= 0) {
 		close(ns_fd);

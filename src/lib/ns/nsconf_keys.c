@@ -45,8 +45,9 @@ static int key_base_path(struct parser *p, struct nsconf *c, const char *key,
 			free(path);
 			return nsconf_error(p, "%s: \"%s\" is %s, which every "
 					   "user can write to (use a directory "
-					   "only root can write to, such as "
-					   "/var/tmp/devns or "
+					   "only root can write to, in "
+					   "directories only root can write "
+					   "to, such as "
 					   "/var/spool/slurm/devns)", key,
 					   value, shared_dirs[i]);
 		}

@@ -53,7 +53,10 @@ int nsconf_paths_check(const struct nsconf *conf, struct report *rep)
 		report_init(&why, NULL, NULL);
 		if (safepath_check_mount_point(d->path, &why) < 0)
 			return report_error(rep, "%sprivate directory %s: its "
-					    "mount point cannot be trusted: %s",
+					    "mount point cannot be trusted: %s "
+					    "(use a mount point whose parent "
+					    "directories are root's and only "
+					    "root may write to)",
 					    where(conf, line, at, sizeof(at)),
 					    d->path, why.msg);
 		if (!d->source || source_fixed(d, fixed, sizeof(fixed)))

@@ -137,8 +137,13 @@ static int fail(struct report *rep, int errnum, const char *what)
 	return report_errno(rep, errnum, "%s", what);
 }
 
-/* The ownership rule for one checked directory; see the header. */
-static int check_dir(int fd, const char *shown, bool last,
+/*
+ * The ownership rule for one checked directory; see the header.  A
+ * sticky ancestor is accepted only with sticky_ok: in it root's
+ * directory, once empty, can be removed (systemd-tmpfiles ages /var/tmp
+ * out), and then any user can take its name.
+ */
+static int check_dir(int fd, const char *shown, bool last, bool sticky_ok,
 		     struct report *rep)
 {
 	struct stat st;
@@ -152,13 +157,17 @@ static int check_dir(int fd, const char *shown, bool last,
 	}
 	if (!(st.st_mode & (S_IWGRP | S_IWOTH)))
 		return 0;
-	if (last || !(st.st_mode & S_ISVTX)) {
+	if (last || !(st.st_mode & S_ISVTX) || !sticky_ok) {
 		errno = EPERM;
 		return report_error(rep, "%s is writable by %s (mode %04o)%s",
 			shown, st.st_mode & S_IWOTH ? "others" : "its group",
 			(unsigned)(st.st_mode & 07777),
 			last && (st.st_mode & S_ISVTX) ?
-			": a shared directory cannot hold job directories" : "");
+			": a shared directory cannot hold job directories" :
+			st.st_mode & S_ISVTX ? ": sticky or not, a directory "
+			"in it can be removed once empty (systemd-tmpfiles "
+			"ages /var/tmp out) and its name taken by any user" :
+			"");
 	}
 	return 0;	/* sticky: the next component must be root's, checked next */
 }
@@ -210,7 +219,7 @@ static int walk_private(const char *path, mode_t mode, bool partial,
 
 	if (walk_start(&w, path) < 0)
 		return fail(rep, errno, path);
-	if (check_dir(w.fd, "/", !w.next, rep) < 0)
+	if (check_dir(w.fd, "/", !w.next, false, rep) < 0)
 		goto error;
 	while ((name = walk_name(&w))) {
 		/* path up to and including this component, for messages */
@@ -240,7 +249,7 @@ static int walk_private(const char *path, mode_t mode, bool partial,
 			fail(rep, errno, shown);
 			goto error;
 		}
-		if (check_dir(w.fd, shown, !w.next, rep) < 0)
+		if (check_dir(w.fd, shown, !w.next, false, rep) < 0)
 			goto error;
 		snprintf(parent, sizeof(parent), "%s", shown);
 	}
@@ -273,11 +282,10 @@ enum last_rule {
 	LAST_MOUNT_POINT,	/* root mounts over it */
 };
 
-/* The last component, open at fd, for rule; parent_open: the directory
- * holding it is writable by group or others (sticky, or check_dir()
- * refused it already). */
+/* The last component, open at fd, for rule.  (A mount point's owner does
+ * not matter: its parent is root's alone, so no one else can swap it.) */
 static int check_last(int fd, const char *shown, enum last_rule rule,
-		      bool parent_open, struct report *rep)
+		      struct report *rep)
 {
 	struct stat st;
 
@@ -295,34 +303,28 @@ static int check_last(int fd, const char *shown, enum last_rule rule,
 				    (unsigned)st.st_uid,
 				    (unsigned)(st.st_mode & 07777));
 	}
-	if (rule == LAST_MOUNT_POINT && parent_open && st.st_uid != 0) {
-		errno = EPERM;
-		return report_error(rep, "%s belongs to uid %u in a directory "
-				    "others may write to: its owner could "
-				    "replace it with a link", shown,
-				    (unsigned)st.st_uid);
-	}
 	return 0;
 }
 
 /*
  * The walk of safepath_check_create_below() and
- * safepath_check_mount_point(): every ancestor as check_dir() wants it,
- * the last component by rule, a missing one by missing_check().
+ * safepath_check_mount_point(): every ancestor as check_dir() wants it
+ * (a sticky one only below a Source's fixed part: a mount point's
+ * would be removed from under the jobs' mounts), the last component by
+ * rule, a missing one by missing_check().
  */
 static int walk_check(const char *path, enum last_rule rule,
 		      struct report *rep)
 {
 	char shown[PATH_MAX], parent[PATH_MAX] = "/";
-	bool parent_open = false;
+	bool sticky_ok = rule == LAST_CREATE_BELOW;
 	const char *name;
-	struct stat st;
 	struct walk w;
 
 	if (walk_start(&w, path) < 0)
 		return fail(rep, errno, path);
 	if (!w.next) {
-		if (check_last(w.fd, "/", rule, false, rep) < 0)
+		if (check_last(w.fd, "/", rule, rep) < 0)
 			goto error;
 		close(w.fd);
 		return 0;
@@ -330,10 +332,8 @@ static int walk_check(const char *path, enum last_rule rule,
 	while ((name = walk_name(&w))) {
 		walk_shown(&w, path, name, shown);
 		/* w.fd is an ancestor of the last component */
-		if (check_dir(w.fd, parent, false, rep) < 0 ||
-		    fstat(w.fd, &st) < 0)
+		if (check_dir(w.fd, parent, false, sticky_ok, rep) < 0)
 			goto error;
-		parent_open = (st.st_mode & (S_IWGRP | S_IWOTH)) != 0;
 		if (walk_step(&w, name) < 0) {
 			if (errno == ENOENT) {
 				if (missing_check(w.fd, parent, shown, rep) < 0)
@@ -346,7 +346,7 @@ static int walk_check(const char *path, enum last_rule rule,
 		}
 		snprintf(parent, sizeof(parent), "%s", shown);
 	}
-	if (check_last(w.fd, shown, rule, parent_open, rep) < 0)
+	if (check_last(w.fd, shown, rule, rep) < 0)
 		goto error;
 	close(w.fd);
 	return 0;

@@ -34,10 +34,10 @@ int safepath_open(const char *path);
 /*
  * Check that path may hold root's private job directories, like sshd's
  * StrictModes: every component is a directory owned by root and no
- * symlink; none is writable by group or others, except a sticky ancestor
- * (such as /var/tmp) whose next component is root-owned and so cannot be
- * removed or replaced by another user.  The last component itself must not
- * be writable by group or others, sticky or not (BasePath=/tmp is refused).
+ * symlink, and none is writable by group or others, sticky or not: in a
+ * sticky directory such as /var/tmp, root's directory can be removed once
+ * it is empty (systemd-tmpfiles ages /var/tmp out) and any user can then
+ * take its name (BasePath=/var/tmp/devns is refused, and so is /tmp).
  * Returns 0, or -1 with errno and a message naming the component in rep.
  */
 int safepath_check_private(const char *path, struct report *rep);
@@ -65,8 +65,10 @@ int safepath_make_private(const char *path, mode_t mode, struct report *rep);
 
 /*
  * Check the directory path below which root creates each job's own
- * directories (the fixed part of a Source= template): every ancestor as
- * safepath_check_private() wants it, and path itself a directory of
+ * directories (the fixed part of a Source= template): every ancestor a
+ * directory of root's, no symlink, none writable by group or others
+ * except a sticky one (whose next component, root's, no user can remove
+ * while it holds a job's directory), and path itself a directory of
  * root's that neither group nor others may write to, sticky or not: in a
  * shared directory a user could make another user's job directory first
  * and keep that job from starting.  A missing component is accepted (the
@@ -78,11 +80,14 @@ int safepath_check_create_below(const char *path, struct report *rep);
 
 /*
  * Check a mount point root mounts over at each job start (a private
- * directory): every ancestor as safepath_check_private() wants it, no
- * symlink, and when its parent is writable by others (sticky) it must be
- * root's, or its owner could swap it for a link.  The mount point itself
- * may be writable by anyone (/tmp is 1777): it is mounted over.  A
- * missing component: as in safepath_check_create_below().
+ * directory): every ancestor a directory of root's, no symlink, and none
+ * writable by group or others, sticky or not: removing a mount point's
+ * directory (systemd-tmpfiles ages /var/tmp out) detaches the mount from
+ * every job's namespace, and in a shared parent any user could then take
+ * the name and receive the jobs' writes.  The mount point itself may be
+ * writable by anyone (/tmp is 1777, its parent / is root's alone): it is
+ * mounted over.  A missing component: as in
+ * safepath_check_create_below().
  * Returns 0, or -1 with errno and a message naming the component in rep.
  */
 int safepath_check_mount_point(const char *path, struct report *rep);

@@ -31,23 +31,29 @@
  * creating files while we remove them.
  *
  * How it copes with depth: the walk is a loop over an explicit stack of
- * levels, not recursion, so the C stack does not grow with the tree.  A
- * level's place in its directory is a d_off, so its fd can be closed and
- * reopened without losing its place.  At most SAFERM_MAX_FDS levels hold
- * an fd; when the walk descends further the shallowest one is closed.
- * Climbing back to a closed level first tries ".." of the child we are
- * leaving and accepts it only if its device and inode are those recorded
- * when the level was first opened (as fts does); if that fails (the
- * child was moved meanwhile) it walks down again by name from the nearest
- * level still open, checking each identity.  A directory whose name now
- * holds another one is left alone and reported as ESTALE; one whose name
- * is gone was moved or removed by someone else and is no longer part of
- * the tree (not a failure).
- * Either way we never operate on a directory we have not identified by fd.
+ * at most SAFERM_MAX_FDS levels, not recursion, and every level keeps its
+ * fd open, so no directory is ever reopened by name or through "..".  A
+ * directory met at the deepest level is not entered: it is moved
+ * (renamed, between two fds of the walk) into the top under a new name,
+ * where a later pass of the top meets it as a shallow directory.  Memory
+ * and fds are therefore the same whatever the depth (a chain of ten
+ * million directories is cut into pieces of SAFERM_MAX_FDS - 1 levels),
+ * and climbing back is closing the deepest fd.  Renames stay inside the
+ * tree: both ends are fds the walk opened and identified.  A pass of the
+ * top in which directories were moved up is not counted against
+ * SAFERM_MAX_PASSES (it is the walk's own doing); SAFERM_MAX_SPLITS bounds
+ * the moves against a process that keeps deepening the tree.
+ *
+ * A directory the walk is in that someone moves elsewhere meanwhile is
+ * still emptied through the walk's fd (what it holds is what the tree
+ * held, or what that someone could remove himself), and then its old
+ * name, gone, is not removed; the walk never goes up into a new parent.
+ * It never operates on a directory it has not opened and identified.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -64,16 +70,15 @@ struct ident {
 	dev_t dev;
 	ino_t ino;
 	mode_t mode;
+	uint32_t nlink;
 	uint64_t mnt_id;
 	bool has_mnt_id; /* statx may not report it on old kernels */
 };
 
 /* One directory on the way down from the top. */
 struct level {
-	char *name;    /* its name in the level above; NULL for the top */
-	dev_t dev;     /* identity, checked whenever it is reopened */
-	ino_t ino;
-	int fd;        /* -1 while closed to stay within SAFERM_MAX_FDS */
+	char name[NAME_MAX + 1]; /* its name in the level above; "" for the top */
+	int fd;        /* open as long as the level is on the stack */
 	off_t pos;     /* where this pass reads on: the last entry's d_off */
 	unsigned passes; /* passes over the directory begun */
 	bool seen;     /* this pass met an entry */
@@ -81,16 +86,15 @@ struct level {
 };
 
 struct walk {
-	struct level *levels;
+	struct level *levels; /* SAFERM_MAX_FDS of them */
 	size_t depth;  /* index of the current level; 0 is the top */
-	size_t cap;
-	size_t nopen;  /* open fds among levels[1..] (the top is always open) */
-	size_t low;    /* every level in [1, low) is closed */
 	struct ident top;
 	int err;       /* first failure, 0 while there is none */
 	char *batch;   /* SAFERM_BATCH_BYTES of the current level's entries */
 	size_t blen;   /* bytes in batch */
 	size_t bpos;   /* offset of the next entry in batch */
+	bool moved_up; /* this pass of the top had directories moved into it */
+	unsigned long splits; /* directories moved up so far */
 };
 
 static void walk_fail(struct walk *w, int err)
@@ -115,22 +119,29 @@ static int fd_ident(int fd, struct ident *id)
 	struct statx stx;
 
 	if (statx(fd, "", AT_EMPTY_PATH, STATX_TYPE | STATX_MODE | STATX_INO
-		  | STATX_MNT_ID, &stx) < 0)
+		  | STATX_NLINK | STATX_MNT_ID, &stx) < 0)
 		return -1;
 	id->dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
 	id->ino = stx.stx_ino;
 	id->mode = stx.stx_mode;
+	id->nlink = stx.stx_nlink;
 	id->has_mnt_id = (stx.stx_mask & STATX_MNT_ID) != 0;
 	id->mnt_id = stx.stx_mnt_id;
 	return 0;
 }
 
+/* Tell whether id lies on the mount of top. */
+static bool ident_same_mount(const struct ident *top, const struct ident *id)
+{
+	if (id->dev != top->dev || id->has_mnt_id != top->has_mnt_id)
+		return false;
+	return !id->has_mnt_id || id->mnt_id == top->mnt_id;
+}
+
 /* Tell whether id lies on the mount the walk started on. */
 static bool same_mount(const struct walk *w, const struct ident *id)
 {
-	if (id->dev != w->top.dev || id->has_mnt_id != w->top.has_mnt_id)
-		return false;
-	return !id->has_mnt_id || id->mnt_id == w->top.mnt_id;
+	return ident_same_mount(&w->top, id);
 }
 
 /*
@@ -255,11 +266,15 @@ static const char *level_next(struct walk *w, struct level *l)
 
 /*
  * At the end of a pass over l: begin another (true) when this one met
- * entries and removed some, which may have hidden others from it.
+ * entries and removed some, which may have hidden others from it, or,
+ * at the top, when directories were moved into it (not counted).
  */
 static bool level_new_pass(struct walk *w, struct level *l)
 {
-	if (!l->seen || !l->removed || ++l->passes >= SAFERM_MAX_PASSES)
+	if (w->depth == 0 && w->moved_up)
+		w->moved_up = false;
+	else if (!l->seen || !l->removed ||
+		 ++l->passes >= SAFERM_MAX_PASSES)
 		return false;
 	l->pos = 0;
 	l->seen = false;
@@ -268,124 +283,81 @@ static bool level_new_pass(struct walk *w, struct level *l)
 	return true;
 }
 
-/* Close the shallowest open levels until one more fd fits the budget. */
-static void walk_trim(struct walk *w)
-{
-	while (w->nopen + 1 >= SAFERM_MAX_FDS) {
-		while (w->levels[w->low].fd < 0)
-			w->low++;
-		close(w->levels[w->low].fd);
-		w->levels[w->low].fd = -1;
-		w->nopen--;
-	}
-}
-
-/* Make fd level i's fd, counting it against the budget. */
-static void level_set_fd(struct walk *w, size_t i, int fd)
-{
-	walk_trim(w);
-	w->levels[i].fd = fd;
-	w->nopen++;
-	if (i < w->low)
-		w->low = i;
-}
-
-/*
- * Accept fd as the reopened level i if it is the directory recorded there.
- * Returns 0, or -1 with errno = ESTALE (fd closed) when it is another one.
- */
-static int level_adopt(struct walk *w, size_t i, int fd)
-{
-	struct ident id;
-
-	if (fd_ident(fd, &id) < 0)
-		goto error;
-	if (id.dev != w->levels[i].dev || id.ino != w->levels[i].ino) {
-		errno = ESTALE;
-		goto error;
-	}
-	level_set_fd(w, i, fd);
-	return 0;
-error:
-	fd_close(fd);
-	return -1;
-}
-
-/*
- * Reopen the closed level k: through ".." of its open child when that is
- * still k, else down by name from the deepest open ancestor.
- * Returns 0, or -1 with errno set.
- */
-static int level_reopen(struct walk *w, size_t k)
-{
-	size_t i, j;
-	int fd;
-
-	if (k < w->depth && w->levels[k + 1].fd >= 0) {
-		fd = dir_openat(w->levels[k + 1].fd, "..");
-		if (fd >= 0 && level_adopt(w, k, fd) == 0)
-			return 0;
-	}
-	for (j = k; w->levels[j].fd < 0; j--)
-		;
-	for (i = j + 1; i <= k; i++) {
-		fd = dir_openat(w->levels[i - 1].fd, w->levels[i].name);
-		if (fd < 0 || level_adopt(w, i, fd) < 0)
-			return -1;
-	}
-	return 0;
-}
-
-/* Close l's fd and free its name.  Returns whether it held an fd. */
-static bool level_free(struct level *l)
-{
-	bool had_fd = l->fd >= 0;
-
-	if (had_fd)
-		close(l->fd);
-	free(l->name);
-	memset(l, 0, sizeof(*l));
-	l->fd = -1;
-	return had_fd;
-}
-
 /*
  * Forget the current level (not the top); move up one, where reading goes
  * on after the entry just left.
  */
 static void level_drop(struct walk *w)
 {
-	if (level_free(&w->levels[w->depth]))
-		w->nopen--;
+	struct level *l = &w->levels[w->depth];
+
+	fd_close(l->fd);
+	l->fd = -1;
 	w->depth--;
 	batch_drop(w);
 }
 
 /* Make the directory open at fd (called name) the new current level. */
-static int level_push(struct walk *w, const char *name, int fd,
-		      const struct ident *id)
+static void level_push(struct walk *w, const char *name, int fd)
 {
-	struct level *l;
+	struct level *l = &w->levels[w->depth + 1];
 
-	if (w->depth + 1 == w->cap) {
-		size_t cap = w->cap * 2;
-
-		if (!(l = realloc(w->levels, cap * sizeof(*l))))
-			return -1;
-		w->levels = l;
-		w->cap = cap;
-	}
-	l = &w->levels[w->depth + 1];
 	memset(l, 0, sizeof(*l));
-	l->fd = -1;
-	if (!(l->name = strdup(name)))
-		return -1;
-	l->dev = id->dev;
-	l->ino = id->ino;
+	/* getdents64 names are at most NAME_MAX bytes */
+	snprintf(l->name, sizeof(l->name), "%s", name);
+	l->fd = fd;
 	w->depth++;
-	level_set_fd(w, w->depth, fd);
 	batch_drop(w);	/* name pointed into it: copied above */
-	return 0;
+}
+
+/*
+ * Empty the regular file name below pfd (truncate it to 0) before it is
+ * unlinked, so that an fd another process holds on it reads nothing and
+ * keeps no pages or blocks.  The name is pinned with O_PATH, which opens
+ * nothing (no FIFO waits, no device driver runs, a symlink is itself),
+ * and only a regular file on the mount of top whose one link is this
+ * name is emptied: a file with another name elsewhere (a hard link the
+ * user planted here, protected_hardlinks off) is not only the tree's,
+ * and a file mounted over the name is not the tree's at all.  The write
+ * open goes through /proc/self/fd, which reaches exactly the pinned
+ * inode.  Returns 0 (also when there was nothing to empty, or, when
+ * not root, the file is another user's), or -1 with errno set (ETXTBSY:
+ * the file is being executed).
+ */
+static int file_empty(int pfd, const char *name, const struct ident *top)
+{
+	char path[64];
+	struct ident id;
+	int pfile, fd = -1, rc = -1;
+
+	pfile = openat(pfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (pfile < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (fd_ident(pfile, &id) < 0)
+		goto out;
+	if (!S_ISREG(id.mode) || id.nlink != 1 ||
+	    !ident_same_mount(top, &id)) {
+		rc = 0;
+		goto out;
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", pfile);
+	fd = open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	/* Not root: give our own file u+w (it is going away), as dirs get
+	 * u+rwx; a file that is not ours is only unlinked. */
+	if (fd < 0 && errno == EACCES) {
+		if (fd_chmod(pfile, (id.mode & 07777) | S_IWUSR) < 0) {
+			rc = errno == EPERM ? 0 : -1;
+			goto out;
+		}
+		fd = open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	}
+	if (fd < 0)
+		goto out;
+	rc = ftruncate(fd, 0);
+out:
+	fd_close(fd);
+	fd_close(pfile);
+	return rc;
 }
 
 /* Unlink a non-directory name of the current level; vanished is fine. */
@@ -395,6 +367,42 @@ static void entry_unlink(struct walk *w, int pfd, const char *name)
 		w->levels[w->depth].removed = true;
 	else if (errno != ENOENT)
 		walk_fail(w, errno);
+}
+
+/*
+ * Move directory name of the current level (the deepest) into the top,
+ * under a name of ours (RENAME_NOREPLACE: a name someone put there
+ * first is tried again with another), for a later pass of the top.
+ * Both ends are fds of the walk, so it stays in the tree.  Returns 0
+ * (also when name is gone), or -1 with errno set.
+ */
+static int entry_move_up(struct walk *w, const char *name)
+{
+	struct level *l = &w->levels[w->depth];
+	char to[64];
+	int rc = -1;
+
+	if (w->splits >= SAFERM_MAX_SPLITS) {
+		errno = ELOOP;
+		return -1;
+	}
+	for (unsigned try = 0; rc < 0 && try < 8; try++) {
+		snprintf(to, sizeof(to), ".saferm.%lu.%u", w->splits, try);
+		rc = renameat2(l->fd, name, w->levels[0].fd, to,
+			       RENAME_NOREPLACE);
+		/* A file system without the flag: replacing can only hit
+		 * an empty directory of the tree (a directory is moved). */
+		if (rc < 0 && errno == EINVAL)
+			rc = renameat(l->fd, name, w->levels[0].fd, to);
+		if (rc < 0 && errno != EEXIST)
+			break;
+	}
+	if (rc < 0)
+		return errno == ENOENT ? 0 : -1;
+	w->splits++;
+	w->moved_up = true;
+	l->removed = true;
+	return 0;
 }
 
 /* Open directory name below the current level and descend into it. */
@@ -418,8 +426,14 @@ static void entry_enter(struct walk *w, const char *name)
 		errno = EXDEV;
 		goto error;
 	}
+	/* Also what moving it needs when we are not root: it gets a new "..". */
 	dir_make_writable(fd, &id);
-	if (level_push(w, name, fd, &id) < 0)
+	if (w->depth + 1 < SAFERM_MAX_FDS) {
+		level_push(w, name, fd);
+		return;
+	}
+	fd_close(fd);
+	if (entry_move_up(w, name) < 0)
 		goto error;
 	return;
 error:
@@ -438,10 +452,15 @@ static void entry_remove(struct walk *w, const char *name)
 			walk_fail(w, errno);
 		return;
 	}
-	if (S_ISDIR(st.st_mode))
+	if (S_ISDIR(st.st_mode)) {
 		entry_enter(w, name);
-	else
-		entry_unlink(w, pfd, name);
+		return;
+	}
+	/* Emptied even when it cannot be: unlinked, it is at least not
+	 * reachable by name any more. */
+	if (S_ISREG(st.st_mode) && file_empty(pfd, name, &w->top) < 0)
+		walk_fail(w, errno);
+	entry_unlink(w, pfd, name);
 }
 
 /* The current level (not the top) is empty: remove it, move up. */
@@ -449,11 +468,8 @@ static void level_finish(struct walk *w)
 {
 	size_t k = w->depth;
 
-	if (w->levels[k - 1].fd < 0 && level_reopen(w, k - 1) < 0) {
-		if (errno != ENOENT)
-			walk_fail(w, errno);
-	} else if (unlinkat(w->levels[k - 1].fd, w->levels[k].name,
-			    AT_REMOVEDIR) == 0)
+	if (unlinkat(w->levels[k - 1].fd, w->levels[k].name,
+		     AT_REMOVEDIR) == 0)
 		w->levels[k - 1].removed = true;
 	else if (errno != ENOENT)
 		walk_fail(w, errno);
@@ -468,13 +484,6 @@ static int walk_run(struct walk *w)
 
 	for (;;) {
 		l = &w->levels[w->depth];
-		if (l->fd < 0 && level_reopen(w, w->depth) < 0) {
-			/* Gone (moved or removed by another): not ours now. */
-			if (errno != ENOENT)
-				walk_fail(w, errno);
-			level_drop(w);
-			continue;
-		}
 		if ((name = level_next(w, l))) {
 			entry_remove(w, name);
 			continue;
@@ -493,23 +502,21 @@ static int walk_run(struct walk *w)
  */
 static int walk_dir(int fd)
 {
-	struct walk w = { .cap = 64, .low = 1 };
+	struct walk w = { .depth = 0 };
 	int err;
 
 	if (fd_ident(fd, &w.top) < 0)
 		goto error;
 	if (!(w.batch = malloc(SAFERM_BATCH_BYTES)))
 		goto error;
-	if (!(w.levels = calloc(w.cap, sizeof(*w.levels)))) {
+	if (!(w.levels = calloc(SAFERM_MAX_FDS, sizeof(*w.levels)))) {
 		free(w.batch);
 		goto error;
 	}
 	w.levels[0].fd = fd;
-	w.levels[0].dev = w.top.dev;
-	w.levels[0].ino = w.top.ino;
 	dir_make_writable(fd, &w.top);
 	err = walk_run(&w);
-	level_free(&w.levels[0]); /* closes fd */
+	close(fd);
 	free(w.levels);
 	free(w.batch);
 	if (err) {
@@ -531,6 +538,7 @@ static bool name_is_component(const char *name)
 
 int saferm_at(int dirfd, const char *name)
 {
+	struct ident top;
 	struct stat st;
 	int fd, rc, saved;
 
@@ -540,6 +548,16 @@ int saferm_at(int dirfd, const char *name)
 	}
 	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return -1;
+	if (S_ISREG(st.st_mode)) {
+		/* On dirfd's mount: a file mounted over name is not ours. */
+		rc = fd_ident(dirfd, &top) < 0 ? -1
+		     : file_empty(dirfd, name, &top);
+		saved = errno;
+		if (unlinkat(dirfd, name, 0) < 0)
+			return -1;
+		errno = saved;
+		return rc;
+	}
 	if (!S_ISDIR(st.st_mode))
 		return unlinkat(dirfd, name, 0);
 	/* name's own mount becomes the one the walk stays on. */

@@ -14,6 +14,15 @@
  *  - a directory on another mount (different st_dev or mount id, so bind
  *    mounts of the same filesystem count too) is not entered: it is left in
  *    place and reported as EXDEV, and the removal goes on elsewhere;
+ *  - a regular file whose only link is this name is emptied (truncated
+ *    to 0) before it is unlinked, so that an fd held on it elsewhere
+ *    reads nothing and holds no pages or blocks; it is pinned with O_PATH
+ *    and checked (regular, one link, on the walk's mount) before it is
+ *    opened for writing, through /proc/self/fd, so no FIFO or device is
+ *    ever opened.  A file with another link (a hard link planted from
+ *    elsewhere) is only unlinked, and so is, when not root, a file of
+ *    another user's.  Failing to empty one (ETXTBSY: it is being
+ *    executed) is reported, and it is unlinked all the same;
  *  - fifos, sockets and device nodes are unlinked, never opened;
  *  - a directory that lacks u+rwx is given it before its entries are
  *    removed (it is going away; this matters when not running as root);
@@ -23,18 +32,27 @@
  *    read from the current directory, whose entries are removed as they
  *    come; a directory is read again from its start while a pass over it
  *    removed something, SAFERM_MAX_PASSES times at most;
- *  - nesting depth is limited only by memory (a level costs its name and
- *    a few words): the walk is iterative and holds at most SAFERM_MAX_FDS
- *    directory fds, reopening ancestors from a held one (checked by device
- *    and inode) when it climbs back.
+ *  - memory and fds do not grow with nesting depth either: the walk is
+ *    iterative and goes at most SAFERM_MAX_FDS - 1 levels below its top,
+ *    each level holding its fd (never reopened by name or by ".."); a
+ *    directory deeper than that is moved into the top (renamed between
+ *    two fds of the walk, under a name of the form .saferm.N.M) and
+ *    removed from there, at most SAFERM_MAX_SPLITS times per call (ELOOP
+ *    beyond).
  * Both try to remove everything they can, then return 0 when everything
  * went, or -1 with errno set to the first failure met.
  */
 #ifndef DEVNS_SAFERM_H
 #define DEVNS_SAFERM_H
 
-/* Most directory fds one call holds open at a time. */
+/*
+ * Most directory fds one call holds open at a time, the top's included;
+ * also the most levels of its stack (a name of NAME_MAX bytes each).
+ */
 #define SAFERM_MAX_FDS 32
+
+/* Most directories one call moves up into its top (see above). */
+#define SAFERM_MAX_SPLITS (1UL << 24)
 
 /* The buffer of directory entries one call reads them into (getdents64). */
 #define SAFERM_BATCH_BYTES 32768
@@ -48,7 +66,7 @@
  * The mount of name itself is the one the walk stays on.
  * Returns 0 on success, -1 with errno set: EINVAL for a bad name, ENOENT
  * when name does not exist, else the first failure (EXDEV: a mount point
- * was left in place; ESTALE: a directory was replaced during the walk).
+ * was left in place; ELOOP: SAFERM_MAX_SPLITS moves were not enough).
  */
 int saferm_at(int dirfd, const char *name);
 
