@@ -35,10 +35,11 @@ jobs=$(nproc)
 
 # name ~ file ~ sed expression ~ unit tests that must catch it
 MUTATIONS=(
-"filter-allows-all~src/lib/dev/devfilter.c~s/p\[n++\] = MOV_K(BPF_REG_0, 0);/p[n++] = MOV_K(BPF_REG_0, 1);/~test_devfilter test_devfilter_kernel test_jobct"
+"filter-allows-all~src/lib/dev/devfilter.c~/p\[to_deny\[i\]\].off = /{n;s/p\[n++\] = MOV_K(BPF_REG_0, 0);/p[n++] = MOV_K(BPF_REG_0, 1);/}~test_devfilter test_devfilter_kernel test_jobct"
+"filter-allows-all-uncounted~src/lib/dev/devfilter.c~/p\[n++\] = JMP_K(BPF_JNE, BPF_REG_1, 0, 2);/{n;n;n;s/p\[n++\] = MOV_K(BPF_REG_0, 0);/p[n++] = MOV_K(BPF_REG_0, 1);/}~test_devfilter test_devfilter_kernel test_jobct"
 "filter-default-allow~src/lib/dev/devfilter.c~s/int32_t dflt = t->default_allow ? 1 : 0;/int32_t dflt = 1;/~test_devfilter test_devfilter_kernel test_jobct"
 "saferm-follows-links~src/lib/util/saferm.c~s/int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;/int flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC;/~test_saferm"
-"no-namespace-join~src/lib/job/jobct.c~s/node->ops->ns_join(node->conf->base_path, job_id) < 0)/0)/~test_jobct"
+"no-namespace-join~src/lib/job/jobct.c~s/node->ops->ns_join(node->conf->base_path, job_id) < 0)/0 \&\& node->ops->ns_join(node->conf->base_path, job_id) < 0)/~test_jobct"
 "marker-error-is-no-filter~src/lib/job/marker.c~/node->ops->marker_stat(path, \&st) < 0)$/{n;s/return errno == ENOENT ? 0 : -1;/return 0;/}~test_jobct"
 "base-path-owner-unchecked~src/lib/util/safepath.c~s/if (st.st_uid != 0) {/if (0) {/~test_safepath test_jobct"
 "gres-not-denied~src/lib/dev/devpolicy.c~s/if (add_gres(\&ctx, node_gres\[i\], 0, out) < 0)/if (0)/~test_devpolicy test_jobct"
