@@ -19,8 +19,8 @@
 # may pick the line after a unique one): the script counts the lines the
 # expression substitutes, and 0 or more than 1 is a "broken" mutation,
 # a failure, never "caught".  Then only the named tests are rebuilt
-# (make TARGET, not make check) and run; the file is restored.  A
-# mutation is "caught" when at least one of its tests fails.
+# (make TARGET, not make check) and run, in order, until one fails; the
+# file is restored.  A mutation is "caught" when one of its tests fails.
 #
 # Output is TAP: "1..N", one line for the baseline and one per mutation;
 # the logs are under $DEVNS_MUTATE_DIR.  Exits non-zero on a failed
@@ -106,15 +106,18 @@ build() {
 	make -C "$work/build" -j"$jobs" $(targets "$@") >"$log" 2>&1
 }
 
-# run_tests TAG TEST...: runs each test program as make check would (from
-# the build directory, srcdir set); prints the names of those that failed.
+# run_tests TAG FIRST TEST...: runs each test program as make check would
+# (from the build directory, srcdir set); prints the names of those that
+# failed, only the first one when FIRST is 1 (a mutant is caught by one).
 run_tests() {
-	local tag=$1 t
-	shift
+	local tag=$1 first=$2 t
+	shift 2
 	for t in "$@"; do
 		(cd "$work/build" && srcdir="$work/src" \
 			timeout 300 "./testsuite/unit/$t") \
-			>"$work/log/$tag.$t.log" 2>&1 </dev/null || printf ' %s' "$t"
+			>"$work/log/$tag.$t.log" 2>&1 </dev/null && continue
+		printf ' %s' "$t"
+		[ "$first" = 1 ] && return
 	done
 }
 
@@ -146,7 +149,7 @@ run_one() {
 		return
 	fi
 	# shellcheck disable=SC2086
-	failed=$(run_tests "$name" $tests)
+	failed=$(run_tests "$name" 1 $tests)
 	mv "$src.orig" "$src"
 	touch "$src"		# newer than the mutant's objects: rebuilt next
 	if [ -n "$failed" ]; then
@@ -180,13 +183,14 @@ main() {
 		tap not-ok "baseline: preparing the scratch tree failed (see $work/log/prepare.log)"
 		exit 1
 	fi
+	echo "# configured after $((SECONDS - start)) s"
 	# shellcheck disable=SC2086
 	if ! build "$work/log/baseline.build.log" $all; then
 		tap not-ok "baseline: the unmutated tests do not build (see $work/log/baseline.build.log)"
 		failed=bad
 	else
 		# shellcheck disable=SC2086
-		failed=$(run_tests baseline $all)
+		failed=$(run_tests baseline 0 $all)
 		if [ -n "$failed" ]; then
 			tap not-ok "baseline: unmutated, these tests fail:$failed (logs: $work/log/baseline.TEST.log)"
 		else
