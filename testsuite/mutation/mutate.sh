@@ -25,8 +25,9 @@
 # Output is TAP: "1..N", one line for the baseline and one per mutation;
 # the logs are under $DEVNS_MUTATE_DIR.  Exits non-zero on a failed
 # baseline, a survivor or a broken mutation.  Needs root (the tests of
-# cgroups, BPF, seccomp and mounts); a few minutes (one configure, then
-# one small rebuild per mutation).
+# cgroups, BPF, seccomp and mounts); about 3 minutes on a loaded 2-core
+# machine (one configure, one build of the named tests for the baseline,
+# then one small rebuild per mutation).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
