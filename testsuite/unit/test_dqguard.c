@@ -84,21 +84,56 @@ static int file_setattr(void)
 
 #if defined(__x86_64__)
 /*
- * ioctl through the i386 entry (int $0x80, syscall 54) of a 64-bit
- * process: the filter sees AUDIT_ARCH_I386.  The pointer does not fit 32
- * bits: EFAULT unfiltered.
+ * A syscall through the i386 entry (int $0x80) of a 64-bit process: the
+ * filter sees AUDIT_ARCH_I386 and the i386 numbers.  Pointers do not fit
+ * 32 bits: EFAULT unfiltered.  Returns 0 or an errno.
  */
-static int compat_setflags(void)
+static int int80(long nr, long a, long b, long c, long d, long e)
 {
-	long rc, nr = 54;
-	int flags = 0;
+	long rc;
 
 	__asm__ volatile("int $0x80"
 			 : "=a"(rc)
-			 : "a"(nr), "b"((long)file_fd),
-			   "c"((long)IOC32_SETFLAGS), "d"(&flags)
+			 : "a"(nr), "b"(a), "c"(b), "d"(c), "S"(d), "D"(e)
 			 : "memory", "r8", "r9", "r10", "r11");
 	return rc < 0 ? (int)-rc : 0;
+}
+
+/* ioctl, i386 syscall 54. */
+static int compat_setflags(void)
+{
+	int flags = 0;
+
+	return int80(54, file_fd, (long)IOC32_SETFLAGS, (long)&flags, 0, 0);
+}
+
+/* file_setattr(2): the same number on i386. */
+static int compat_file_setattr(void)
+{
+	return int80(NR_FILE_SETATTR, file_fd, (long)"", 0, 0, 0);
+}
+
+/*
+ * The x32 ABI: AUDIT_ARCH_X86_64 with bit 30 set in the number.  seccomp
+ * sees the call before the kernel looks the number up, so the filter must
+ * refuse it whether or not this kernel runs x32 code (ENOSYS unfiltered
+ * where it does not).
+ */
+#define X32_BIT 0x40000000L
+
+static int x32_fssetxattr(void)
+{
+	struct fsxattr fx;
+
+	if (ioctl(file_fd, FS_IOC_FSGETXATTR, &fx) < 0)
+		memset(&fx, 0, sizeof(fx));
+	return result(syscall(514 | X32_BIT, file_fd, FS_IOC_FSSETXATTR, &fx));
+}
+
+static int x32_file_setattr(void)
+{
+	return result(syscall(NR_FILE_SETATTR | X32_BIT, file_fd, "", NULL,
+			      0, 0));
 }
 #endif
 
@@ -197,13 +232,19 @@ int main(void)
 	refused("FS_IOC_SETFLAGS as a 32-bit process passes it", setflags32);
 	refused("file_setattr(2)", file_setattr);
 #if defined(__x86_64__)
+	refused("ioctl FS_IOC_FSSETXATTR through the x32 ABI",
+		x32_fssetxattr);
+	refused("file_setattr(2) through the x32 ABI", x32_file_setattr);
 	/* Without IA32 emulation, int $0x80 is a fault (or ENOSYS). */
 	rc = in_child(compat_setflags, 0);
-	if (rc < 0 || rc == ENOSYS)
+	if (rc < 0 || rc == ENOSYS) {
 		tap_skip("the i386 entry: no IA32 emulation in this kernel");
-	else
+	} else {
 		refused("FS_IOC_SETFLAGS through the i386 entry",
 			compat_setflags);
+		refused("file_setattr(2) through the i386 entry",
+			compat_file_setattr);
+	}
 #endif
 	allowed("FS_IOC_FSGETXATTR (lsattr -p)", getxattr);
 	allowed("an unrelated ioctl (FIONREAD on a pipe)", pipe_fionread);

@@ -793,8 +793,11 @@ static void test_adopt(void)
 		adopt_pid = kept;
 	}
 	inject(OP_MARKER_STAT, 1, EIO);
-	ok(jobct_adopt(node, 140, false, fresh()) == -1,
-	   "the marker cannot be read: the login is refused");
+	ok(jobct_adopt(node, 140, false, fresh()) == -1 && errno == EIO,
+	   "the marker cannot be read: the login is refused (EIO)");
+	/* An unreadable record is an error, never taken for a missing one. */
+	like(rep.msg, "cannot tell whether it has a device filter",
+	     "  saying it could not read the record: %s", rep.msg);
 	inject(OP_NONE, 0, 0);
 	ok(jobct_adopt(node, 999998, false, fresh()) == -1 && errno == ENOENT &&
 	   calls[OP_EXTERN_PIDS] == 0,

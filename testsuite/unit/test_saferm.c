@@ -28,11 +28,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
+#include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -488,6 +491,93 @@ static void test_races(void)
 	is_int(gone, RACE_ROUNDS, "every raced tree is removed in the end");
 	close(outdir);
 }
+
+#if defined(__x86_64__)
+/* Whether the tracee at a syscall-entry stop opens "a" as a directory. */
+static bool opens_a_dir(pid_t pid)
+{
+	struct user_regs_struct r;
+	long word;
+
+	if (ptrace(PTRACE_GETREGS, pid, NULL, &r) < 0 ||
+	    r.orig_rax != SYS_openat || !(r.rdx & O_DIRECTORY) ||
+	    (r.rdx & O_PATH))
+		return false;
+	errno = 0;
+	word = ptrace(PTRACE_PEEKDATA, pid, (void *)r.rsi, NULL);
+	return errno == 0 && (word & 0xffff) == 'a';
+}
+
+/*
+ * The attacker who wins the race, every time: the removal runs traced,
+ * and when it is about to open race/a (a directory when it looked) that
+ * directory is exchanged with a link to outside/dir.  The open must not
+ * follow the link (O_NOFOLLOW): the link is removed, never what it names.
+ * The random races above rarely hit that window.
+ */
+static void test_race_won(void)
+{
+	struct snap before;
+	int r, a, status, swaps = 0, sig = 0, rc;
+	bool entering = false;
+	char path[4200];
+	pid_t pid;
+
+	r = make_dir(basefd, "race");
+	a = make_chain(r, "a", 3);
+	put_file(a, "f", "f", 0600);
+	close(a);
+	snprintf(path, sizeof(path), "%s/outside/dir", base);
+	must(symlinkat(path, basefd, "racelink") == 0, "symlink");
+	outside_snap(&before);
+	pid = fork();
+	must(pid >= 0, "fork");
+	if (pid == 0) {
+		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) < 0)
+			_exit(100);
+		raise(SIGSTOP);
+		_exit(saferm_at(basefd, "race") < 0 ? 1 : 0);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFSTOPPED(status)) {
+		tap_skip("the removal cannot be traced here (ptrace)");
+		close(r);
+		goto clean;
+	}
+	ptrace(PTRACE_SETOPTIONS, pid, NULL,
+	       PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL);
+	for (;;) {
+		if (ptrace(PTRACE_SYSCALL, pid, NULL, (void *)(long)sig) < 0 ||
+		    waitpid(pid, &status, 0) != pid || !WIFSTOPPED(status))
+			break;
+		sig = 0;
+		if (WSTOPSIG(status) != (SIGTRAP | 0x80)) {
+			sig = WSTOPSIG(status) == SIGSTOP ? 0 : WSTOPSIG(status);
+			continue;
+		}
+		entering = !entering;
+		if (entering && !swaps && opens_a_dir(pid) &&
+		    renameat2(r, "a", basefd, "racelink", RENAME_EXCHANGE) == 0)
+			swaps++;
+	}
+	rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	close(r);
+	ok(swaps == 1, "precondition: race/a became a link to outside/dir "
+	   "between its check and its open");
+	ok(rc == 0 || rc == 1, "  the removal ran to its end (status %d)", rc);
+	ok(outside_intact(&before),
+	   "  the link is not followed: outside/dir is intact");
+clean:
+	(void)saferm_at(basefd, "race");
+	(void)saferm_at(basefd, "racelink");
+	ok(!exists(basefd, "race") && !exists(basefd, "racelink"),
+	   "  the raced tree is removed");
+}
+#else
+static void test_race_won(void)
+{
+	tap_skip("the traced race is written for x86_64");
+}
+#endif
 
 /* ---- mount points ---------------------------------------------------- */
 
@@ -1026,6 +1116,7 @@ int main(void)
 	test_contents();
 	test_perms();
 	test_races();
+	test_race_won();
 	test_big();
 	test_deep_chain();
 	test_wide_chain();
