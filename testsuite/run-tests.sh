@@ -17,7 +17,7 @@
 #      under systemd with CgroupPlugin=cgroup/v2 and ConstrainRAMSpace
 #      and Cores, as on a real node (devices: devns's filter alone, and
 #      with Slurm's ConstrainDevices in test_cgroupv2)
-#   4. make distcheck (one check: the tarball builds out of tree, its unit
+#   4. the mutation pass (testsuite/mutation/mutate.sh); make distcheck (one check: the tarball builds out of tree, its unit
 #      tests pass, it installs, uninstalls and cleans up); the plugins
 #      built against every other release (scripts/build-matrix.sh); the RPM
 #      built from the tarball with Debian's rpmbuild against 22.05, its
@@ -383,6 +383,14 @@ guest_chain_wait() {
 	stage_times+=("${g_stage_times[@]}")
 }
 
+# The mutation pass (testsuite/mutation/mutate.sh): a baseline run of the
+# named unit tests, then one mutation at a time, each of which a unit test
+# must catch.  About 3 minutes; as root (the tests of cgroups, BPF, mounts).
+mutation_stage() {
+	run_tap "$results/mutation.log" "mutation pass (testsuite/mutation/mutate.sh)" \
+		"$top/testsuite/mutation/mutate.sh"
+}
+
 # make distcheck from the plain build, counted as one check, with its time.
 distcheck_stage() {
 	local log=$results/distcheck.log start=$SECONDS src
@@ -635,6 +643,7 @@ main() {
 			skipped=$((skipped + 1))
 		done
 	fi
+	[ -n "${DEVNS_SKIP_MUTATION:-}" ] || mutation_stage
 	[ -n "${DEVNS_SKIP_DISTCHECK:-}" ] || distcheck_stage
 	[ -n "${DEVNS_SKIP_MATRIX:-}" ] || matrix_stage
 	[ -n "${DEVNS_SKIP_RPM:-}" ] || rpm_stage

@@ -43,7 +43,7 @@ MUTATIONS=(
 "no-namespace-join~src/lib/job/jobct.c~s/node->ops->ns_join(node->conf->base_path, job_id) < 0)/0 \&\& node->ops->ns_join(node->conf->base_path, job_id) < 0)/~test_jobct"
 "marker-error-is-no-filter~src/lib/job/marker.c~/node->ops->marker_stat(path, \&st) < 0)$/{n;s/return errno == ENOENT ? 0 : -1;/return 0;/}~test_jobct"
 "base-path-owner-unchecked~src/lib/util/safepath.c~s/if (st.st_uid != 0) {/if (0) {/~test_safepath test_jobct"
-"base-path-shared-dir~src/lib/util/safepath.c~s/if (last || !(st.st_mode \& S_ISVTX)) {/if (0) {/~test_safepath"
+"base-path-shared-dir~src/lib/util/safepath.c~s/if (last || !(st.st_mode \& S_ISVTX) || !sticky_ok) {/if (0 \&\& sticky_ok) {/~test_safepath"
 "missing-below-writable~src/lib/util/safepath.c~/^static int missing_check(/,/^}/s/if (!(st.st_mode \& (S_IWGRP | S_IWOTH)))$/if (1)/~test_safepath"
 "create-below-shared~src/lib/util/safepath.c~s/(st.st_uid != 0 || (st.st_mode \& (S_IWGRP | S_IWOTH)))) {/0) {/~test_safepath"
 "saferm-crosses-mounts~src/lib/util/saferm.c~s/^	if (!same_mount(w, \&id)) {$/	if (0) {/~test_saferm"
