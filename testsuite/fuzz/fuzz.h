@@ -10,6 +10,7 @@
 #define DEVNS_FUZZ_H
 
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -9,7 +9,7 @@
  * writer's users do.
  *
  * Contract: whatever the bytes, json_finish() fails only for nesting
- * deeper than JSON_MAX_DEPTH, and otherwise the output is one valid JSON
+ * JSON_MAX_DEPTH deep (json.h), and otherwise the output is one valid JSON
  * value (the strict reader of the tests, testsuite/lib/jsonread.c) that
  * holds exactly what was written, every key and string byte for byte.
  */
@@ -152,7 +152,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (json_finish(&j) < 0) {
 		/* refused: only for nesting deeper than the writer holds */
-		if (errno != EINVAL || deepest <= JSON_MAX_DEPTH)
+		if (errno != EINVAL || deepest < JSON_MAX_DEPTH)
 			abort();
 		goto out;
 	}

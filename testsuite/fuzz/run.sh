@@ -89,8 +89,8 @@ for t in "${targets[@]}"; do
 	   ! "$cc" "${flags[@]}" -fsanitize=fuzzer "$t.c" "$lib" -lpthread \
 		-o "$bin" >"$out/build-$t.log" 2>&1; then
 		echo "not ok $n - $t: did not build"
-		sed 's/^/# /' "$out/build.log" "$out/build-$t.log" 2>/dev/null |
-			tail -20
+		grep -hE 'error|Error' "$out/build.log" "$out/build-$t.log" \
+			2>/dev/null | head -20 | sed 's/^/# /'
 		failed=$((failed + 1))
 		continue
 	fi

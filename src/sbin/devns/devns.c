@@ -331,7 +331,11 @@ int devns_options(int argc, char **argv, struct devns_opts *o)
 			cmd = &commands[i];
 	if (!cmd)
 		return usage_error("unknown command \"%s\"", argv[0]);
-	optind = 1;
+	/*
+	 * 0, not 1: glibc then starts afresh, forgetting a cluster of short
+	 * options an earlier parse stopped in (a pointer into its argv)
+	 */
+	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:f:n:s:g:h", long_opts,
 				NULL)) != -1) {
