@@ -29,6 +29,8 @@ TEST=(
 	lintian rpm
 	# tests
 	valgrind iproute2 util-linux procps psmisc pamtester bpftool
+	# the fuzzers of testsuite/fuzz: clang and its libFuzzer runtime
+	clang libclang-rt-dev
 	# the pure cgroup-v2 guest of testsuite/vm/vm.sh (QEMU/TCG, image from debootstrap)
 	qemu-system-x86 debootstrap cpio openssh-client
 )

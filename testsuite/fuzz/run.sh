@@ -116,7 +116,8 @@ for t in "${targets[@]}"; do
 	grep -qE 'ERROR: (AddressSanitizer|libFuzzer: deadly signal)|runtime error' \
 		"$log" && why="crashed"
 	echo "not ok $n - $t: $why after ${runs:-?} inputs; input in $out/artifacts/$t/, log $log"
-	grep -E 'ERROR|runtime error|SUMMARY|^ +#[0-9]' "$log" | head -25 |
-		sed 's/^/# /'
+	# what went wrong, and the frames in this tree's sources
+	grep -E "ERROR|runtime error|SUMMARY|^ +#[0-9]+ .* in .* $top/" "$log" |
+		head -25 | sed 's/^/# /'
 done
 exit $((failed > 0))
