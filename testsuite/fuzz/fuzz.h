@@ -27,8 +27,8 @@
  * that the caller free()s (*buf).  Parts the input does not have are "".
  * Returns how many parts the input had (1 to max).
  */
-static int fuzz_split(const uint8_t *data, size_t size, char **parts, int max,
-		      char **buf)
+static inline int fuzz_split(const uint8_t *data, size_t size, char **parts,
+			     int max, char **buf)
 {
 	char *copy = malloc(size + 1);
 	int n = 1;
@@ -50,7 +50,7 @@ static int fuzz_split(const uint8_t *data, size_t size, char **parts, int max,
 /* The private directory, made on first use, removed at exit. */
 static char fuzz_dir_path[64];
 
-static void fuzz_dir_remove(void)
+static inline void fuzz_dir_remove(void)
 {
 	char *slash = strrchr(fuzz_dir_path, '/');
 	int dfd;
@@ -64,7 +64,7 @@ static void fuzz_dir_remove(void)
 	}
 }
 
-static const char *fuzz_dir(void)
+static inline const char *fuzz_dir(void)
 {
 	const char *tmp = getenv("TMPDIR");
 
@@ -86,8 +86,8 @@ static const char *fuzz_dir(void)
  * Writes len bytes of text into the file name of the private directory
  * (replacing it), mode 0644, and its path into path[len].
  */
-static void fuzz_write(const char *name, const char *text, size_t len,
-		       char *path, size_t path_len)
+static inline void fuzz_write(const char *name, const char *text,
+			      size_t len, char *path, size_t path_len)
 {
 	int fd;
 

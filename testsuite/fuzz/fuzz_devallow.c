@@ -9,8 +9,9 @@
  * classes resolved) accept or refuse any text, never crash, leak or hang;
  * when the syntax check refuses, so does the load (but for
  * DevicePolicy=none, which reads no entry); a job's list built from a
- * loaded policy formats, and normalising it again changes nothing.  Globs are left to the syntax check: glob(3)
- * over the host's filesystem is glibc's, and slow where it is huge.
+ * loaded policy formats, and normalising it again changes nothing.
+ * Globs are left to the syntax check: glob(3) over the host's filesystem
+ * is glibc's, and slow where it is huge.
  */
 #include <errno.h>
 #include <stdint.h>

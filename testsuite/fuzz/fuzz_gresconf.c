@@ -40,7 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	report_init(&rep, NULL, NULL);
 	if (gresconf_job_files(&g, parts[2], &job, &rep) == 0)
 		for (size_t i = 0; job && job[i]; i++) {
-			bool found = job[i][0] == '/' && !node;
+			bool found = false;
 
 			for (size_t k = 0; node && node[k]; k++)
 				found |= !strcmp(job[i], node[k]);

@@ -53,6 +53,7 @@ fi
 
 # ---- build: every library object once, then one program per target ----
 mkdir -p "$out/obj" "$out/bin" "$out/artifacts" || exit 1
+# shellcheck disable=SC2054 # the commas are -fsanitize's
 flags=(-g -O1 -fno-omit-frame-pointer -Wall -Wextra
        -fsanitize=address,undefined -fno-sanitize-recover=all
        -D_GNU_SOURCE= -I"$top/src/lib" -I"$build" -I"$top/src/sbin/devns"
@@ -68,13 +69,25 @@ lib=$out/libdevns_fuzz.a
 newest=$(find "$top/src" "$top/testsuite/lib" "$build/devns_config.h" \
 	-newer "$lib" -name '*.[ch]' -print -quit 2>/dev/null)
 if [ ! -f "$lib" ] || [ -n "$newest" ]; then
-	rm -f "$out"/obj/*.o "$lib"
-	printf '%s\n' "${sources[@]}" |
-		xargs -P "$(nproc)" -I{} sh -c \
-		'o="$1/obj/$(echo "$2" | sed "s|^$3/||; s|/|_|g; s|\.c$|.o|")"
-		 "$4" -c "$2" -o "$o" $5 -fsanitize=fuzzer-no-link' \
-		sh "$out" {} "$top" "$cc" "${flags[*]}" >"$out/build.log" 2>&1 &&
-		ar rcs "$lib" "$out"/obj/*.o 2>>"$out/build.log" || rm -f "$lib"
+	rm -f "$out"/obj/*.o "$lib" "$out/build.log" "$out/build.failed"
+	running=0
+	for src in "${sources[@]}"; do
+		o=${src#"$top"/}
+		o=$out/obj/${o//\//_}
+		{ "$cc" -c "$src" -o "${o%.c}.o" "${flags[@]}" \
+			-fsanitize=fuzzer-no-link >>"$out/build.log" 2>&1 ||
+			echo "$src" >>"$out/build.failed"; } &
+		running=$((running + 1))
+		if [ "$running" -ge "$(nproc)" ]; then
+			wait -n
+			running=$((running - 1))
+		fi
+	done
+	wait
+	if [ -f "$out/build.failed" ] ||
+	   ! ar rcs "$lib" "$out"/obj/*.o 2>>"$out/build.log"; then
+		rm -f "$lib"
+	fi
 fi
 
 # ---- run ---------------------------------------------------------------
@@ -86,7 +99,7 @@ for t in "${targets[@]}"; do
 	n=$((n + 1))
 	bin=$out/bin/$t log=$out/$t.log
 	if [ ! -f "$lib" ] ||
-	   ! "$cc" "${flags[@]}" -fsanitize=fuzzer "$t.c" "$lib" -lpthread \
+	   ! "$cc" "${flags[@]}" -Werror -fsanitize=fuzzer "$t.c" "$lib" -lpthread \
 		-o "$bin" >"$out/build-$t.log" 2>&1; then
 		echo "not ok $n - $t: did not build"
 		grep -hE 'error|Error' "$out/build.log" "$out/build-$t.log" \
@@ -98,6 +111,7 @@ for t in "${targets[@]}"; do
 	[ -d "corpus/${t#fuzz_}" ] && cp -r "corpus/${t#fuzz_}/." "$work/$t/"
 	# stdout and stderr of the target closed (it reports on every input);
 	# libFuzzer's and the sanitizers' messages still go to the log.
+	# shellcheck disable=SC2086 # DEVNS_FUZZ_ARGS: options, split
 	(cd "$work" && TMPDIR=$work "$bin" -max_total_time="$each" -timeout=5 \
 		-rss_limit_mb=2048 -print_final_stats=1 -close_fd_mask=3 \
 		-artifact_prefix="$out/artifacts/$t/" ${DEVNS_FUZZ_ARGS:-} \
