@@ -31,6 +31,8 @@ TEST=(
 	valgrind iproute2 util-linux procps psmisc pamtester bpftool
 	# TmpDiskLimit on xfs (test_tmpdisk.sh: mkfs.xfs)
 	xfsprogs
+	# the fuzzers of testsuite/fuzz: clang and its libFuzzer runtime
+	clang libclang-rt-dev
 	# the pure cgroup-v2 guest of testsuite/vm/vm.sh (QEMU/TCG, image from debootstrap)
 	qemu-system-x86 debootstrap cpio openssh-client
 )

@@ -870,6 +870,17 @@ static void test_check_errors(void)
 	   "  names the package's and Slurm's versions: %s", out);
 	is_int(tool("show", "12x", NULL), 2, "usage: a JOBID that is no number");
 	is_int(tool("frob", NULL), 2, "usage: unknown command: exit 2");
+	/* found by testsuite/fuzz: "" was taken, and named nothing */
+	is_int(tool("check", "-f", "", NULL), 2, "usage: -f \"\": exit 2");
+	like(err, "devns: --file: empty path", "  naming the option");
+	is_int(tool("list", "--spool=", NULL), 2, "usage: --spool=\"\"");
+	like(err, "devns: --spool: empty path", "  naming the option");
+	is_int(tool("cleanup", "--dry-run", "--cgroup", "", NULL), 2,
+	       "usage: --cgroup \"\"");
+	like(err, "devns: --cgroup: empty path", "  naming the option");
+	is_int(tool("check", "--gres-conf", "", NULL), 2,
+	       "usage: --gres-conf \"\"");
+	like(err, "devns: --gres-conf: empty path", "  naming the option");
 	is_int(tool("--help", NULL), 0, "--help: exit 0");
 	like(out, "usage: devns check", "  with the usage");
 }

@@ -178,6 +178,27 @@ static void misuse(const char *what, int opens, int closes)
 	free(buf);
 }
 
+/*
+ * JSON_MAX_DEPTH - 1 levels are the most the writer takes (json.h says so
+ * since the fuzzer held it to the header's old wording, one more).
+ */
+static void test_deepest(void)
+{
+	struct json j;
+	FILE *f = start(&j);
+
+	if (!f)
+		return;
+	for (int i = 0; i < JSON_MAX_DEPTH - 1; i++)
+		json_array_begin(&j, NULL);
+	for (int i = 0; i < JSON_MAX_DEPTH - 1; i++)
+		json_array_end(&j);
+	is_int(json_finish(&j), 0, "json_finish takes JSON_MAX_DEPTH - 1 "
+	       "levels");
+	stop(f);
+	free(buf);
+}
+
 /* The reader the tool's tests rely on refuses what is not JSON. */
 static void test_reader_refuses(void)
 {
@@ -204,7 +225,8 @@ int main(void)
 	test_round_trip();
 	misuse("an unclosed array", 1, 0);
 	misuse("one close too many", 1, 2);
-	misuse("nesting deeper than JSON_MAX_DEPTH", JSON_MAX_DEPTH, JSON_MAX_DEPTH);
+	misuse("nesting JSON_MAX_DEPTH deep", JSON_MAX_DEPTH, JSON_MAX_DEPTH);
+	test_deepest();
 	test_reader_refuses();
 	return tap_done();
 }

@@ -15,6 +15,7 @@
 
 #include "ns/dquota.h"
 #include "ns/nsconf.h"
+#include "util/confread.h"
 #include "tap.h"
 #include "testrep.h"
 
@@ -1876,9 +1877,47 @@ static void test_every_error(void)
 	nsconf_free(c);
 }
 
+/*
+ * confread_file() sizes its buffer by the file, not by the bound (16 MiB
+ * for slurm.conf): every size up to the bound is read whole, one byte
+ * more is refused.
+ */
+static void test_confread_sizes(void)
+{
+	static const size_t sizes[] = { 0, 1, 4095, 4096, 4097, 70000 };
+	char *big = malloc(70001), *path, *text;
+
+	if (!ok(big != NULL, "confread: a buffer for the texts"))
+		return;
+	for (size_t i = 0; i < 70000; i++)
+		big[i] = i % 61 == 60 ? '\n' : (char)('a' + i % 26);
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(*sizes); i++) {
+		size_t n = sizes[i];
+
+		path = write_temp(big, n);
+		text = confread_file(path, n ? n : 1, fresh());
+		ok(text && strlen(text) == n && !memcmp(text, big, n),
+		   "confread: a file of %zu bytes, the bound, is read whole",
+		   n);
+		free(text);
+		errno = 0;
+		text = n ? confread_file(path, n - 1, fresh()) : NULL;
+		ok(!n || (!text && errno == EFBIG),
+		   "confread: ... and refused one byte under it");
+		free(text);
+		text = confread_file(path, 16 * 1024 * 1024, fresh());
+		ok(text && strlen(text) == n,
+		   "confread: ... and read under a bound of 16 MiB");
+		free(text);
+		unlink(path);
+	}
+	free(big);
+}
+
 int main(void)
 {
 	test_defaults();
+	test_confread_sizes();
 	test_all_keys();
 	test_bools();
 	test_sizes();

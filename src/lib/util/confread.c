@@ -194,8 +194,8 @@ char *confread_fd(int fd, const char *path, size_t max, struct report *rep)
 {
 	struct stat st;
 	char *text = NULL;
-	ssize_t n;
-	size_t len = 0;
+	ssize_t n = 0;
+	size_t len = 0, cap;
 	int saved;
 
 	if (fstat(fd, &st) < 0)
@@ -207,11 +207,32 @@ char *confread_fd(int fd, const char *path, size_t max, struct report *rep)
 	}
 	if ((size_t)st.st_size > max)
 		goto too_big;
-	if (!(text = malloc(max + 1)))
+	/*
+	 * Room for the size fstat() saw and a page more, not max: most
+	 * files are small, and max is many MiB.  Read to EOF, not st_size:
+	 * the file may change meanwhile, so the buffer grows, to max + 1
+	 * at most (one byte over tells a file that grew too large).
+	 */
+	cap = max + 1;
+	if ((size_t)st.st_size + 4096 < cap)
+		cap = (size_t)st.st_size + 4096;
+	if (!(text = malloc(cap)))
 		goto error;
-	/* Read to EOF, not st_size: the file may change meanwhile. */
-	while ((n = read(fd, text + len, max + 1 - len)) > 0)
+	for (;;) {
+		if (len == cap) {
+			char *grown;
+
+			if (cap == max + 1)
+				break;
+			cap = cap > (max + 1) / 2 ? max + 1 : cap * 2;
+			if (!(grown = realloc(text, cap)))
+				goto error;
+			text = grown;
+		}
+		if ((n = read(fd, text + len, cap - len)) <= 0)
+			break;
 		len += (size_t)n;
+	}
 	if (n < 0)
 		goto error;
 	if (len > max)

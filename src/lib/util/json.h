@@ -23,7 +23,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* Objects and arrays nested deeper than this are a misuse (json_finish). */
+/*
+ * Objects and arrays nested this deep are a misuse (json_finish): at most
+ * JSON_MAX_DEPTH - 1 levels.
+ */
 #define JSON_MAX_DEPTH 16
 
 struct json {

@@ -382,7 +382,11 @@ int devns_options(int argc, char **argv, struct devns_opts *o)
 			cmd = &commands[i];
 	if (!cmd)
 		return usage_error("unknown command \"%s\"", argv[0]);
-	optind = 1;
+	/*
+	 * 0, not 1: glibc then starts afresh, forgetting a cluster of short
+	 * options an earlier parse stopped in (a pointer into its argv)
+	 */
+	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:f:n:s:g:h", long_opts,
 				NULL)) != -1) {
@@ -438,6 +442,14 @@ int devns_options(int argc, char **argv, struct devns_opts *o)
 		return usage_error("unexpected argument \"%s\"", argv[optind]);
 	if (node && !*node)
 		return usage_error("%s", "--node: empty name");
+	/* "" would name the working directory's files, or none at all */
+	if ((file && !*file) || (spool && !*spool) ||
+	    (o->cgroup_root && !*o->cgroup_root) ||
+	    (o->gres_conf_given && !o->gres_conf[0]))
+		return usage_error("%s: empty path", file && !*file ? "--file"
+				   : spool && !*spool ? "--spool"
+				   : o->cgroup_root && !*o->cgroup_root
+				   ? "--cgroup" : "--gres-conf");
 	messages.keep = o->json;
 	return fill_defaults(o, file, node, spool);
 }
