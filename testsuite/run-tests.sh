@@ -17,7 +17,8 @@
 #      under systemd with CgroupPlugin=cgroup/v2 and ConstrainRAMSpace
 #      and Cores, as on a real node (devices: devns's filter alone, and
 #      with Slurm's ConstrainDevices in test_cgroupv2)
-#   4. the mutation pass (testsuite/mutation/mutate.sh); make distcheck (one check: the tarball builds out of tree, its unit
+#   4. the fuzzers (testsuite/fuzz/run.sh) and the mutation pass
+#      (testsuite/mutation/mutate.sh); make distcheck (one check: the tarball builds out of tree, its unit
 #      tests pass, it installs, uninstalls and cleans up); the plugins
 #      built against every other release (scripts/build-matrix.sh); the RPM
 #      built from the tarball with Debian's rpmbuild against 22.05, its
@@ -383,6 +384,16 @@ guest_chain_wait() {
 	stage_times+=("${g_stage_times[@]}")
 }
 
+# The fuzzers (testsuite/fuzz/run.sh, doc/fuzzing.md): a libFuzzer target
+# per parser of what a site or a user writes, under ASan/UBSan, about 60 s
+# in all (DEVNS_FUZZ_SECONDS), built with clang against the plain build's
+# configuration.
+fuzz_stage() {
+	run_tap "$results/fuzz.log" "fuzz: every parser, ${DEVNS_FUZZ_SECONDS:-60} s (testsuite/fuzz/run.sh)" \
+		"$top/testsuite/fuzz/run.sh"
+	grep -E '^ok|^not ok' "$results/fuzz.log" | sed 's/^/    /'
+}
+
 # The mutation pass (testsuite/mutation/mutate.sh): a baseline run of the
 # named unit tests, then one mutation at a time, each of which a unit test
 # must catch.  About 3 minutes; as root (the tests of cgroups, BPF, mounts).
@@ -643,6 +654,7 @@ main() {
 			skipped=$((skipped + 1))
 		done
 	fi
+	[ -n "${DEVNS_SKIP_FUZZ:-}" ] || fuzz_stage
 	[ -n "${DEVNS_SKIP_MUTATION:-}" ] || mutation_stage
 	[ -n "${DEVNS_SKIP_DISTCHECK:-}" ] || distcheck_stage
 	[ -n "${DEVNS_SKIP_MATRIX:-}" ] || matrix_stage
