@@ -196,7 +196,8 @@ static const char unsupported[] =
 	"          options: ro,size=1g,noexec\n"		/* 28 */
 	"          owner: root\n"				/* 29 */
 	"        - path: /work\n"				/* 30 */
-	"          base_path: /data/%n\n";			/* 31 */
+	"          base_path: /data/%n\n"			/* 31 */
+	"          options: ro,nodev\n";			/* 32 */
 
 static void test_unsupported(void)
 {
@@ -258,8 +259,8 @@ static void test_unsupported(void)
 	}
 	is_int(n, sizeof(want) / sizeof(*want),
 	       "  and nothing else is commented");
-	like(conf, "\nNodeName=gpu1 Dir=/work Source=/data/%n/%j\n",
-	     "  a base_path of its own: Source=BASE/%%j, %%n kept");
+	like(conf, "\nNodeName=gpu1 Dir=/work Source=/data/%n/%j Options=ro,nodev\n",
+	     "  a base_path of its own: Source=BASE/%%j, %%n kept, and ro with it");
 	like(conf, "\nNodeName=gpu1 Dir=/scratch Options=noexec\n",
 	     "  the options that carry over kept");
 	c = reload(conf, "gpu1");
@@ -271,6 +272,7 @@ static void test_unsupported(void)
 		   dir_of(c, "/work"), "  the dir_confs that carry over");
 		d = dir_of(c, "/work");
 		is_str(d ? d->source : NULL, "/data/%n/%j", "  /work's Source");
+		ok(d && (d->options & NSCONF_OPT_RO), "  read-only");
 		nsconf_free(c);
 	}
 	c = reload(conf, "n1");

@@ -223,7 +223,7 @@ static int dirs_list(struct conv *cv, struct optset *o,
  * Returns how many were written.
  */
 static int dir_options(struct conv *cv, FILE *f, const char *path,
-		       const struct cdinode *node, bool tmpfs)
+		       const struct cdinode *node, bool tmpfs, bool source)
 {
 	char *copy, *item, *save = NULL;
 	const char *v = scalar(cv, node, "dir_confs ");
@@ -235,7 +235,7 @@ static int dir_options(struct conv *cv, FILE *f, const char *path,
 	for (item = strtok_r(copy, ",", &save); item;
 	     item = strtok_r(NULL, ",", &save)) {
 		if (!strcmp(item, "noexec") || !strcmp(item, "nosuid") ||
-		    !strcmp(item, "nodev")) {
+		    !strcmp(item, "nodev") || (!strcmp(item, "ro") && source)) {
 			fprintf(f, "%s%s", first ? " Options=" : ",", item);
 			first = false;
 			n++;
@@ -247,7 +247,7 @@ static int dir_options(struct conv *cv, FILE *f, const char *path,
 	for (item = strtok_r(copy, ",", &save); item;
 	     item = strtok_r(NULL, ",", &save)) {
 		if (!strcmp(item, "noexec") || !strcmp(item, "nosuid") ||
-		    !strcmp(item, "nodev"))
+		    !strcmp(item, "nodev") || (!strcmp(item, "ro") && source))
 			continue;
 		if (!strncmp(item, "size=", 5) && tmpfs && item[5]) {
 			fprintf(f, " Size=%s", item + 5);
@@ -256,7 +256,7 @@ static int dir_options(struct conv *cv, FILE *f, const char *path,
 			skipped(cv, node->line, "dir_confs %s options: %s: a bind mount has no size (namespace/linux ignores it too)",
 				path, item);
 		else if (!strcmp(item, "ro"))
-			skipped(cv, node->line, "dir_confs %s options: ro: devns mounts ro only over a Source= directory, and a per-job directory nobody can write to is of no use",
+			skipped(cv, node->line, "dir_confs %s options: ro: devns mounts ro only over a Source= directory (a dir_confs base_path), since a per-job directory nobody can write to is of no use",
 				path);
 		else if (!strncmp(item, "mode=", 5))
 			skipped(cv, node->line, "dir_confs %s options: %s: devns's private directories are always mode 1777",
@@ -306,7 +306,9 @@ static int dir_conf(struct conv *cv, struct optset *o,
 	const struct cdinode *p = cdidoc_get(e, "path");
 	const struct cdinode *t = cdidoc_get(e, "tmpfs");
 	const struct cdinode *opt = cdidoc_get(e, "options");
+	const struct cdinode *b = cdidoc_get(e, "base_path");
 	bool tmpfs = false, shm;
+	int source = 0;
 	const char *path;
 	char *line = NULL;
 	size_t len = 0;
@@ -350,20 +352,19 @@ static int dir_conf(struct conv *cv, struct optset *o,
 		extra++;
 	}
 	tmpfs = tmpfs || shm;
+	if (b && tmpfs)
+		skipped(cv, b->line, "dir_confs %s base_path: ignored with tmpfs, by namespace/linux too",
+			path);
+	else if (b)
+		source = dir_source(cv, o, lf, path, b);
+	extra += source;
 	if (opt)
-		extra += dir_options(cv, lf, path, opt, tmpfs);
+		extra += dir_options(cv, lf, path, opt, tmpfs, source);
 	for (size_t i = 0; i < e->count; i++) {
 		const struct cdinode *k = &e->kids[i];
 
-		if (!strcmp(k->key, "path") || !strcmp(k->key, "tmpfs") ||
-		    !strcmp(k->key, "options"))
-			continue;
-		if (!strcmp(k->key, "base_path") && tmpfs)
-			skipped(cv, k->line, "dir_confs %s base_path: ignored with tmpfs, by namespace/linux too",
-				path);
-		else if (!strcmp(k->key, "base_path"))
-			extra += dir_source(cv, o, lf, path, k);
-		else
+		if (strcmp(k->key, "path") && strcmp(k->key, "tmpfs") &&
+		    strcmp(k->key, "options") && strcmp(k->key, "base_path"))
 			skipped(cv, k->line, "dir_confs %s: unknown key \"%s\"",
 				path, k->key);
 	}
