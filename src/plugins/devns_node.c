@@ -27,7 +27,8 @@ slurmd_conf_t *conf = NULL;
  * The settings' path (to xfree()): job_container.conf or, deprecated,
  * namespace.conf, each where Slurm finds its files (the configless cache
  * included); NULL outside slurmd/slurmstepd, or when both or neither
- * exist.  say_deprecated: warn about namespace.conf (slurmd's start).
+ * exist.  say_deprecated: warn about namespace.conf and a leftover
+ * namespace.yaml (slurmd's start).
  */
 static char *conf_path(bool say_deprecated, struct report *rep)
 {
@@ -47,6 +48,8 @@ static char *conf_path(bool say_deprecated, struct report *rep)
 	if (pick && deprecated && say_deprecated)
 		report_warning(rep, "reading %s: the name is deprecated, rename it to %s (which slurmctld also ships to configless nodes)",
 			       old, NSCONF_FILE_NAME);
+	if (pick && say_deprecated)
+		nsconf_file_leftover(pick, rep);
 	xfree(jc);
 	xfree(old);
 	return path;

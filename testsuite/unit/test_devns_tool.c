@@ -1747,6 +1747,71 @@ static const char *missing(void)
 	return NULL;
 }
 
+/* ---- import ------------------------------------------------------------ */
+
+/*
+ * devns import: a namespace.yaml of the scratch node converted, what does
+ * not carry over commented, the result checked by devns check (which then
+ * warns of the namespace.yaml left beside it); a malformed file refused
+ * with its line; no FILE a usage error.
+ */
+static void test_import(void)
+{
+	char yaml[128], bad[128], saved[65536];
+
+	snprintf(yaml, sizeof(yaml), "%s/namespace.yaml", etc);
+	snprintf(bad, sizeof(bad), "%s/bad.yaml", tmp);
+	write_file(yaml, "---\n"
+		   "disable_bpf_token: true\n"
+		   "defaults:\n"
+		   "  base_path: \"%s\"\n"
+		   "  clone_ns_flags:\n"
+		   "    - \"CLONE_NEWNS\"\n"
+		   "  shared: true\n"
+		   "node_confs:\n"
+		   "  - nodes:\n"
+		   "    - \"%s\"\n"
+		   "    options:\n"
+		   "      dir_confs:\n"
+		   "        - path: \"/tmp\"\n"
+		   "          options: \"noexec,size=1g,noatime\"\n"
+		   "          tmpfs: true\n"
+		   "        - path: \"/dev/shm\"\n", base, node);
+	is_int(tool("import", yaml, NULL), 0, "import: namespace.yaml, exit 0");
+	ok(has_line(out, "Shared=yes") &&
+	   has_line(out, "PidNamespace=no") &&
+	   strstr(out, "\nNodeName=") &&
+	   strstr(out, " Dir=/tmp Type=tmpfs Options=noexec Size=1g\n"),
+	   "  the settings as job_container.conf lines");
+	ok(strstr(out, "# not carried over: disable_bpf_token") &&
+	   strstr(out, "namespace.yaml:2)") &&
+	   strstr(out, "# not carried over: dir_confs /tmp options: noatime"),
+	   "  each key that does not carry over commented, with its line");
+	ok(!err[0], "  nothing on stderr: %s", line1(err));
+	snprintf(saved, sizeof(saved), "%s", out);
+	write_file(conf, "%s", saved);
+	is_int(tool("check", "-n", node, NULL), 0,
+	       "check: the imported file is valid");
+	ok(has_setting(out, "shared yes") && has_setting(out, "tmpsize none"),
+	   "  its settings are the node's");
+	ok(strstr(err, yaml) && strstr(err, conf) &&
+	   strstr(err, "devns import"),
+	   "  a warning names the namespace.yaml left beside it: %s",
+	   line1(err));
+	unlink(yaml);
+	is_int(tool("check", "-n", node, NULL), 0, "check: without it");
+	ok(!strstr(err, "namespace.yaml"), "  no warning: %s", line1(err));
+
+	write_file(bad, "defaults:\n  base_path: /x\n\tshared: true\n");
+	is_int(tool("import", bad, NULL), 1, "import: malformed YAML, exit 1");
+	snprintf(saved, sizeof(saved), "%s:3:", bad);
+	like(err, saved, "  naming file and line");
+	ok(!out[0], "  and printing nothing");
+	unlink(bad);
+	is_int(tool("import", NULL), 2, "import without FILE: usage error");
+	write_conf("");
+}
+
 int main(void)
 {
 	const char *why = missing();
@@ -1767,6 +1832,7 @@ int main(void)
 	test_check_errors();
 	test_check_traps();
 	test_check_verdict();
+	test_import();
 	test_jobs();
 	remove_scratch();
 	return tap_done();

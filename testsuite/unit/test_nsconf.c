@@ -606,6 +606,10 @@ static void test_syntax_errors(void)
 	      "\"BasePath\"");
 	fails("BasePath=/x\nShared", NULL, "t.conf:2: expected Key=Value, got "
 	      "\"Shared\"");
+	/* a tmpfs site's Include line: Slurm's parser reads it, devns not */
+	fails("BasePath=/b\ninclude /etc/slurm/jc.d/site.conf", NULL,
+	      "t.conf:2: expected Key=Value, got \"include\" (Include lines "
+	      "are not read: put the included file's lines in this file)");
 	fails("=/x", NULL, "t.conf:1: missing key before \"=/x\"");
 	fails("BasePath=/b\n\nBasPath=/x", NULL,
 	      "t.conf:3: unknown key \"BasPath\"");

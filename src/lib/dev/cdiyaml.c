@@ -227,7 +227,8 @@ static int scalar(struct yreader *r, struct cdinode *node, const char *text,
 	if (strchr("[]{}&*!|>%@`,?", *s))
 		return yfail(r, line, "\"%s\": this YAML (flow collection, "
 			     "anchor, alias, tag or block scalar) is not "
-			     "supported in a CDI spec", text);
+			     "supported (write lists as \"- item\" lines)",
+			     text);
 	if (!strcmp(s, "null") || !strcmp(s, "~") || !strcmp(s, "Null") ||
 	    !strcmp(s, "NULL")) {
 		node->type = CDINODE_NULL;

@@ -4,6 +4,9 @@
  * nsconf_file.h.
  */
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 
 #include "ns/nsconf_file.h"
@@ -39,4 +42,25 @@ const char *nsconf_file_pick(const char *jc_path, const char *old_path,
 	report_error(rep, "cannot open %s (nor %s, its old name): No such file or directory",
 		     jc_path, old_path);
 	return NULL;
+}
+
+bool nsconf_file_leftover(const char *conf_path, struct report *rep)
+{
+	const char *slash = strrchr(conf_path, '/');
+	char yaml[PATH_MAX];
+	int saved = errno, n;
+	struct stat st;
+
+	n = slash ? snprintf(yaml, sizeof(yaml), "%.*s/%s",
+			     (int)(slash - conf_path), conf_path,
+			     NSCONF_FILE_YAML_NAME)
+		  : snprintf(yaml, sizeof(yaml), "%s", NSCONF_FILE_YAML_NAME);
+	/* only an existing file warns: a lookup's failure changes nothing */
+	if (n < 0 || (size_t)n >= sizeof(yaml) || lstat(yaml, &st) < 0) {
+		errno = saved;
+		return false;
+	}
+	report_warning(rep, "%s lies beside %s: devns does not read it, so its namespace/linux settings do not apply; convert them with \"devns import %s\" into %s, then remove %s",
+		       yaml, conf_path, yaml, conf_path, yaml);
+	return true;
 }

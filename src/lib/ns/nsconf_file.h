@@ -33,4 +33,17 @@
 const char *nsconf_file_pick(const char *jc_path, const char *old_path,
 			     bool *deprecated, struct report *rep);
 
+/* The settings of Slurm's namespace/linux (25.11 and later). */
+#define NSCONF_FILE_YAML_NAME "namespace.yaml"
+
+/*
+ * Warns in rep, naming both files, when a namespace.yaml lies in the
+ * directory of conf_path (the settings file that nsconf_file_pick()
+ * chose, or the one given): devns never reads it, so its settings, left
+ * from namespace/linux, would silently no longer apply ("devns import"
+ * converts it).  For slurmd's start and devns's commands alike.  Returns
+ * true when it warned.
+ */
+bool nsconf_file_leftover(const char *conf_path, struct report *rep);
+
 #endif /* DEVNS_NSCONF_FILE_H */

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -158,6 +159,12 @@ int confread_pair(struct confread *r, struct confpair *p, char *err,
 	p->line = r->lines[c - r->buf];
 	p->key = c;
 	c += strcspn(c, "=\" \t\r\n\v\f");
+	/* Slurm's parser reads Include lines of its files; this one does not */
+	if (*c != '=' && c - p->key == 7 && !strncasecmp(p->key, "Include", 7))
+		return pair_error(err, len, "expected Key=Value, got \"%.*s\" "
+				  "(Include lines are not read: put the "
+				  "included file's lines in this file)",
+				  7, p->key);
 	if (*c != '=')
 		return pair_error(err, len, "expected Key=Value, got \"%.*s\"",
 				  (int)strcspn(p->key, " \t\r\n\v\f"), p->key);

@@ -75,6 +75,7 @@ static void usage(FILE *f)
 	      "       devns list [--json] [-f FILE] [-n NODE] [-s DIR] [--cgroup DIR]\n"
 	      "       devns cleanup [--json] [--dry-run] [--force] [-f FILE] [-n NODE]\n"
 	      "                     [-s DIR] [--cgroup DIR]\n"
+	      "       devns import FILE\n"
 	      "       devns --version\n"
 	      "See devns(8).\n", f);
 }
@@ -331,6 +332,8 @@ static int fill_defaults(struct devns_opts *o, const char *file,
 		 : default_conf(o) < 0)
 		return file ? usage_error("%s", "a path is too long")
 			    : DEVNS_EXIT_FAIL;
+	devns_report_init(&rep);
+	nsconf_file_leftover(o->conf_path, &rep);
 	if (!o->gres_conf_given &&
 	    beside(o->gres_conf, sizeof(o->gres_conf), o->conf_path,
 		   "gres.conf") < 0)
@@ -537,6 +540,9 @@ int main(int argc, char **argv)
 		       PACKAGE_VERSION, DEVNS_SLURM_VERSION);
 		return DEVNS_EXIT_OK;
 	}
+	/* import reads a file and nothing of the node: no defaults to fill */
+	if (!strcmp(argv[1], "import"))
+		return devns_import(argc - 1, argv + 1);
 	rc = devns_options(argc - 1, argv + 1, &o);
 	/* a usage error prints no JSON: the command line was not understood */
 	if (rc != DEVNS_EXIT_USAGE)

@@ -7,6 +7,7 @@
  *   devns show [--json] [options] JOBID
  *   devns list [--json] [options]
  *   devns cleanup [--json] [--dry-run] [--force] [options]
+ *   devns import FILE
  *   devns --version
  *
  * Every subcommand loads the node's settings with jobct_node_load(), the
@@ -108,5 +109,11 @@ int devns_check(const struct devns_opts *o);
 int devns_show(const struct devns_opts *o);
 int devns_list(const struct devns_opts *o);
 int devns_cleanup(const struct devns_opts *o);
+
+/*
+ * devns import FILE (argv[0] "import"): prints FILE, a namespace.yaml, as
+ * job_container.conf (ns/nsimport.h).  Returns the exit status.
+ */
+int devns_import(int argc, char **argv);
 
 #endif /* DEVNS_TOOL_H */
