@@ -134,35 +134,37 @@ static void log_stderr(enum report_level level, const char *msg, void *arg)
 		keep_message(level, msg);
 }
 
-void devns_note(const char *fmt, ...)
+/* One message of the tool's own on stderr after prefix, kept as level. */
+static void tool_message(enum report_level level, const char *prefix,
+			 const char *fmt, va_list ap)
 {
 	char msg[REPORT_MSG_MAX];
-	va_list ap;
 
-	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	fputs("note: ", stderr);
+	fputs(prefix, stderr);
 	print_escaped(stderr, msg);
 	fputc('\n', stderr);
-	/* the libraries' notices are not the tool's: only these are kept */
 	if (messages.keep)
-		keep_message(REPORT_NOTICE, msg);
+		keep_message(level, msg);
+}
+
+void devns_note(const char *fmt, ...)
+{
+	va_list ap;
+
+	/* the libraries' notices are not the tool's: only these are kept */
+	va_start(ap, fmt);
+	tool_message(REPORT_NOTICE, "note: ", fmt, ap);
+	va_end(ap);
 }
 
 void devns_error(const char *fmt, ...)
 {
-	char msg[REPORT_MSG_MAX];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	tool_message(REPORT_ERROR, "devns: ", fmt, ap);
 	va_end(ap);
-	fputs("devns: ", stderr);
-	print_escaped(stderr, msg);
-	fputc('\n', stderr);
-	if (messages.keep)
-		keep_message(REPORT_ERROR, msg);
 }
 
 /*
