@@ -4,7 +4,7 @@
  * they make (dev/devrule.c).  Input: the DeviceAllow text, a NUL, then a
  * /proc/devices to resolve char-NAME and block-NAME classes against.
  *
- * Contract: devpolicy_check_allow() (the syntax alone, as for other
+ * Contract: devallow_check() (the syntax alone, as for other
  * nodes' lines) and devpolicy_load_lines() (this node: paths stat()ed,
  * classes resolved) accept or refuse any text, never crash, leak or hang;
  * when the syntax check refuses, so does the load (but for
@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "dev/devallow.h"
 #include "dev/devpolicy.h"
 #include "fuzz.h"
 
@@ -35,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	fuzz_split(data, size, parts, 2, &buf);
 	report_init(&rep, NULL, NULL);
-	checked = devpolicy_check_allow(parts[0], &rep);
+	checked = devallow_check(parts[0], &rep);
 	if (strpbrk(parts[0], "*?[")) {
 		free(buf);
 		return 0;

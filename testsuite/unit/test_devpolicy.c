@@ -20,6 +20,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "dev/devallow.h"
 #include "dev/devpolicy.h"
 #include "devaccess.h"
 #include "tap.h"
@@ -282,7 +283,7 @@ static void check_fails(const char *text, const char *needle)
 	int rc;
 
 	errno = 0;
-	rc = devpolicy_check_allow(text, to(&m));
+	rc = devallow_check(text, to(&m));
 	ok(rc == -1 && errno == EINVAL && m.errors >= 1,
 	   "syntax check: '%s' is an error", text);
 	like(m.text, needle, "  message names '%s'", needle);
@@ -304,14 +305,14 @@ static void test_check_allow(void)
 	check_fails("nvidia0:rw", "'nvidia0' is neither");
 	check_fails("char-:rw", "empty device class name");
 	check_fails("/dev/null:rw,,/dev/zero:r", "empty entry (item 2)");
-	rc = devpolicy_check_allow("/dev/does-not-exist:rw, char-no-such:r,"
+	rc = devallow_check("/dev/does-not-exist:rw, char-no-such:r,"
 				   "block-loop:rwm, /tmp:r", to(&m));
 	is_int(rc, 4, "well-formed entries pass, devices unseen");
 	is_int(m.errors + m.warnings, 0, "  with no message at all");
-	rc = devpolicy_check_allow(NULL, to(&m));
+	rc = devallow_check(NULL, to(&m));
 	is_int(rc, 0, "NULL is an empty list");
 	m.errors = 0;
-	rc = devpolicy_check_allow("/dev/null:x,zero:r,/dev/zero:rw", to(&m));
+	rc = devallow_check("/dev/null:x,zero:r,/dev/zero:rw", to(&m));
 	ok(rc == -1 && m.errors == 2, "every bad entry is reported");
 }
 
@@ -962,7 +963,7 @@ static void test_forms(void)
 		    "access 'rx'", "systemd's form: bad access");
 	parse_fails("/dev/null", "'/dev/null' has no ':ACCESS' (want "
 		    "SPEC:ACCESS or SPEC ACCESS", "neither form");
-	ok(devpolicy_check_allow("/dev/x rw, c 195:* rwm, b 8:0 r,"
+	ok(devallow_check("/dev/x rw, c 195:* rwm, b 8:0 r,"
 				 "/dev/nvidia* rw, char-nvidia* rw",
 				 to(&m)) == 5 && m.errors == 0,
 	   "the syntax check takes every form");
@@ -999,7 +1000,7 @@ static void test_forms_round_trip(void)
 /*
  * Globs in paths and patterns in class names: what they match now; one
  * that matches nothing is skipped with a warning at load, and is an error
- * in devpolicy_check_patterns() (devns check).
+ * in devallow_check_patterns() (devns check).
  */
 static void test_patterns(void)
 {
@@ -1022,7 +1023,7 @@ static void test_patterns(void)
 	snprintf(text, sizeof(text), "char-nope:r,block-zz*:r,%s/none*:r,"
 		 "/dev/null*:rw,/dev/no-such-devns:r,c 1:3 r,char-pts:rw",
 		 tmpdir);
-	rc = devpolicy_check_patterns(text, "t.conf:4", proc_devices, to(&m));
+	rc = devallow_check_patterns(text, "t.conf:4", proc_devices, to(&m));
 	ok(rc == -1 && errno == EINVAL && m.errors == 3 && m.warnings == 0,
 	   "check_patterns: a class, a class pattern and a glob that match "
 	   "nothing are three errors; a missing path is not looked at");
@@ -1034,7 +1035,7 @@ static void test_patterns(void)
 		 tmpdir);
 	like(m.text, want, "  the glob's message");
 	memset(&m, 0, sizeof(m));
-	ok(devpolicy_check_patterns("char-nvidia*:rw,/dev/nu?l:r", NULL,
+	ok(devallow_check_patterns("char-nvidia*:rw,/dev/nu?l:r", NULL,
 				    proc_devices, to(&m)) == 0 &&
 	   m.errors + m.warnings == 0, "patterns that match pass");
 

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include "dev/devallow.h"
 #include "dev/devpolicy_int.h"
 
 #define PROC_DEVICES "/proc/devices"
@@ -541,7 +542,7 @@ static int check_only(struct parse_ctx *ctx, const char *text)
 	return rc;
 }
 
-int devpolicy_check_allow(const char *text, struct report *rep)
+int devallow_check(const char *text, struct report *rep)
 {
 	struct parse_ctx ctx = {
 		.syntax_only = true,
@@ -551,8 +552,8 @@ int devpolicy_check_allow(const char *text, struct report *rep)
 	return check_only(&ctx, text);
 }
 
-int devpolicy_check_patterns(const char *text, const char *where,
-			     const char *proc_devices, struct report *rep)
+int devallow_check_patterns(const char *text, const char *where,
+			    const char *proc_devices, struct report *rep)
 {
 	struct parse_ctx ctx = {
 		.proc_devices = proc_devices,

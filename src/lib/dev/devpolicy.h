@@ -154,31 +154,6 @@ int devpolicy_mode_parse(const char *name, enum devpolicy_mode *mode);
 const char *devpolicy_mode_name(enum devpolicy_mode mode);
 
 /*
- * Checks the syntax of a DeviceAllow value as devpolicy_load_lines() does
- * (its three forms, SPEC an absolute path, char-NAME or block-NAME, the
- * numbers within Linux's limits, ACCESS a non-empty subset of rwm),
- * without looking at any device or at
- * /proc/devices: for the values of other nodes' lines, whose devices this
- * node need not have.  Every error is reported; nothing is a warning.
- * Returns the number of entries, or -1 with EINVAL when an error was
- * reported, or ENOMEM.
- */
-int devpolicy_check_allow(const char *text, struct report *rep);
-
-/*
- * devns check's look at this node's devices: each glob of the DeviceAllow
- * value (a device path with * ? [) must match a device node of the node,
- * and each class (char-NAME or block-NAME, NAME maybe a pattern) a class
- * of proc_devices (NULL: /proc/devices); one that matches nothing is an
- * error, "WHERE: DeviceAllow entry '...': no ...", where the load only
- * warns.  Paths and numbers are not looked at (devpolicy_load_lines() warns
- * about a missing path).  Returns 0, or -1 with EINVAL after reporting,
- * or ENOMEM.
- */
-int devpolicy_check_patterns(const char *text, const char *where,
-			     const char *proc_devices, struct report *rep);
-
-/*
  * Resolves a node's policy from its DeviceAllow lines, as namespace.conf
  * adds them up (count 0: no DeviceAllow): their entries make one list,
  * and the messages about an entry start with its own line's where (e.g.

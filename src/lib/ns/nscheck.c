@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dev/devallow.h"
 #include "dev/devpolicy.h"
 #include "ns/nscheck.h"
 #include "util/hostexpand.h"
@@ -240,7 +241,7 @@ static int devices_check(struct check *k)
 
 	for (size_t i = 0; i < k->conf->allow_count; i++) {
 		where(k, k->conf->allow[i].line, at, sizeof(at));
-		if (devpolicy_check_patterns(k->conf->allow[i].value, at,
+		if (devallow_check_patterns(k->conf->allow[i].value, at,
 					     k->args->proc_devices,
 					     k->rep) == 0)
 			continue;

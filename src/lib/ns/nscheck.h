@@ -16,7 +16,7 @@
  *                    its private directory (a warning; not for /tmp,
  *                    /var/tmp, /dev/shm, whose hiding is the point)
  *   DeviceAllow      a glob or class that matches nothing on the node
- *                    (devpolicy_check_patterns): a typo matches nothing
+ *                    (devallow_check_patterns): a typo matches nothing
  *   NodeName         a name that differs from one of slurm.conf's only by
  *                    case: the line applies to no node (names are
  *                    case-sensitive, in Slurm as here); a value none of

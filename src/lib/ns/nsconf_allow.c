@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "dev/devallow.h"
 #include "dev/devpolicy.h"
 #include "ns/nsconf_int.h"
 
@@ -88,7 +89,7 @@ static int allow_check(struct parser *p, const char *key, const char *value)
 	if (!strcasecmp(value, "none"))
 		return 0;
 	report_init(&check, NULL, NULL);
-	if (devpolicy_check_allow(value, &check) >= 0)
+	if (devallow_check(value, &check) >= 0)
 		return 0;
 	if (errno == ENOMEM)
 		return -1;

@@ -46,25 +46,6 @@ void print_fields(const char *key, ...)
 	putchar('\n');
 }
 
-void print_list(const char *key, const char *const *items)
-{
-	printf("%s ", key);
-	for (size_t i = 0; items && items[i]; i++) {
-		if (i)
-			putchar(',');
-		print_escaped(stdout, items[i]);
-	}
-	printf("%s\n", items && items[0] ? "" : "none");
-}
-
-void print_size(const char *key, uint64_t bytes)
-{
-	if (bytes)
-		printf("%s %" PRIu64 "\n", key, bytes);
-	else
-		print_kv(key, "none");
-}
-
 const char *print_from(const char *file, int line, char *buf, size_t len)
 {
 	if (line)

@@ -41,12 +41,6 @@ void print_kv(const char *key, const char *value);
 /* "key f1 f2 ...": the NULL-terminated fields, each escaped */
 void print_fields(const char *key, ...) __attribute__((sentinel));
 
-/* "key a,b,c", each item escaped; "key none" for an empty or NULL list */
-void print_list(const char *key, const char *const *items);
-
-/* "key BYTES", "key none" for 0 (unset) */
-void print_size(const char *key, uint64_t bytes);
-
 /*
  * Where a setting came from, for check's lines: " (FILE:LINE)", or
  * " (default)" for line 0, into buf[len].  Returns buf.
