@@ -899,6 +899,7 @@ enum {
 	HELD_FAILED = 2,	/* saferm_at() failed or left the directory */
 	HELD_READS = 4,		/* the held fd still reads data */
 	HELD_BLOCKS = 8,	/* the held fd still holds blocks or pages */
+	HELD_SKIP = 16,		/* the case cannot show what it is for here */
 };
 
 /*
@@ -949,6 +950,44 @@ static int held_tmpfs_child(void)
 	return held_case(fd);
 }
 
+/*
+ * held_case on an overlayfs whose lower and upper layers are two tmpfs (a
+ * guest's root, a container's): a file there reports its upper layer's
+ * st_dev, not the overlay's of its directory (root only, in a child).
+ * Returns HELD_SKIP when the kernel reports the overlay's (xino).
+ */
+static int held_overlay_child(void)
+{
+	char path[4200], opts[4200 * 3 + 64];
+	struct stat dir_st, file_st;
+	int fd, probe;
+
+	snprintf(path, sizeof(path), "%s/heldmnt", base);
+	if (unshare(CLONE_NEWNS) < 0 ||
+	    mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount("tmpfs", path, "tmpfs", 0, "size=1m") < 0 ||
+	    chdir(path) < 0 || mkdir("l", 0755) < 0 || mkdir("u", 0755) < 0 ||
+	    mkdir("m", 0755) < 0 ||
+	    mount("tmpfs", "l", "tmpfs", 0, "size=1m") < 0 ||
+	    mount("tmpfs", "u", "tmpfs", 0, "size=80m") < 0 ||
+	    mkdir("u/up", 0755) < 0 || mkdir("u/work", 0755) < 0)
+		return HELD_SETUP;
+	snprintf(opts, sizeof(opts), "lowerdir=%s/l,upperdir=%s/u/up,"
+		 "workdir=%s/u/work", path, path, path);
+	if (mount("overlay", "m", "overlay", 0, opts) < 0 ||
+	    (fd = open("m", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return HELD_SETUP;
+	probe = openat(fd, "probe", O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (probe < 0 || fstat(probe, &file_st) < 0 ||
+	    fstat(fd, &dir_st) < 0)
+		return HELD_SETUP;
+	close(probe);
+	unlinkat(fd, "probe", 0);
+	if (file_st.st_dev == dir_st.st_dev)
+		return HELD_SKIP;
+	return held_case(fd);
+}
+
 static void held_report(int fails, const char *where)
 {
 	if (!ok(!(fails & HELD_SETUP), "precondition: a %d MiB file %s, "
@@ -973,7 +1012,7 @@ static void test_held_file(void)
 	held_report(held_case(basefd), "on disk");
 	close(make_dir(basefd, "heldmnt"));
 	if (geteuid() != 0) {
-		tap_skip("the tmpfs case needs root");
+		tap_skip("the tmpfs and overlayfs cases need root");
 	} else {
 		pid = fork();
 		must(pid >= 0, "fork");
@@ -982,6 +1021,17 @@ static void test_held_file(void)
 		must(waitpid(pid, &status, 0) == pid, "waitpid");
 		held_report(WIFEXITED(status) ? WEXITSTATUS(status)
 			    : HELD_SETUP, "in a tmpfs");
+		pid = fork();
+		must(pid >= 0, "fork");
+		if (pid == 0)
+			_exit(held_overlay_child());
+		must(waitpid(pid, &status, 0) == pid, "waitpid");
+		status = WIFEXITED(status) ? WEXITSTATUS(status) : HELD_SETUP;
+		if (status == HELD_SKIP)
+			tap_skip("the overlayfs case: this kernel reports the "
+				 "overlay's st_dev for its files (xino)");
+		else
+			held_report(status, "on an overlayfs of two tmpfs");
 	}
 	must(unlinkat(basefd, "heldmnt", AT_REMOVEDIR) == 0, "rmdir heldmnt");
 }

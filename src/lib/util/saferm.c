@@ -130,6 +130,19 @@ static int fd_ident(int fd, struct ident *id)
 	return 0;
 }
 
+/*
+ * Tell whether a file (not a directory) id lies on the mount of top: by
+ * mount id where the kernel gives both, else by device.  Not by device
+ * and mount id, as for directories: overlayfs reports a file's st_dev as
+ * its upper or lower filesystem's, not the overlay's its directories have.
+ */
+static bool file_same_mount(const struct ident *top, const struct ident *id)
+{
+	if (top->has_mnt_id && id->has_mnt_id)
+		return id->mnt_id == top->mnt_id;
+	return id->dev == top->dev;
+}
+
 /* Tell whether id lies on the mount of top. */
 static bool ident_same_mount(const struct ident *top, const struct ident *id)
 {
@@ -336,7 +349,7 @@ static int file_empty(int pfd, const char *name, const struct ident *top)
 	if (fd_ident(pfile, &id) < 0)
 		goto out;
 	if (!S_ISREG(id.mode) || id.nlink != 1 ||
-	    !ident_same_mount(top, &id)) {
+	    !file_same_mount(top, &id)) {
 		rc = 0;
 		goto out;
 	}
