@@ -435,9 +435,16 @@ static void test_teardown_kills_only_its_namespace(void)
 	for (rounds = 1; rounds <= 10 && rc == 0 && !in_time; rounds++)
 		rc = teardown_round(&in_time, &status);
 	ok(rc == 0, "delete succeeds while the host refills the job's /tmp");
-	if (!ok(in_time, "precondition: a bystander took the job's namespace "
-		"number while the teardown ran (round %d)", rounds - 1))
+	/* Timing, not devns: under emulation the teardown can end first in
+	 * every round.  Then the check would prove nothing: a skip. */
+	if (!in_time) {
+		tap_skip("a bystander in a namespace made after the unpin: in "
+			 "10 rounds none took the job's namespace number while "
+			 "the teardown ran, so its survival would prove nothing");
 		return;
+	}
+	ok(in_time, "precondition: a bystander took the job's namespace "
+	   "number while the teardown ran (round %d)", rounds - 1);
 	ok(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM,
 	   "a bystander in a namespace made after the unpin is not killed "
 	   "by the teardown (%s)", WIFSIGNALED(status) ?
