@@ -7,7 +7,7 @@
 # killed, and a device-filter marker that cannot be read.  Each check first
 # proves its precondition (the link was planted, the job ran).
 source "$(dirname "$0")/lib.sh"
-plan 58
+plan 59
 
 USER1=dnalice
 USER2=dnbob
