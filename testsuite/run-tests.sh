@@ -208,6 +208,17 @@ guest_prefix() {
 	"$top/scripts/slurm-release.sh" "$version"
 }
 
+# guest_skips WHERE REASON NAME...: each test file the guest stands for a
+# counted skip, printed with where it would have run and why it did not.
+guest_skips() {
+	local where=$1 why=$2 t
+	shift 2
+	for t in "$@"; do
+		echo "SKIP: $where: $t: $why"
+		skipped=$((skipped + 1))
+	done
+}
+
 guest_stage() {
 	local vm=$top/testsuite/vm/vm.sh t status=0 prefix
 	say "pure cgroup-v2 guest: start"
@@ -218,10 +229,7 @@ guest_stage() {
 	if [ "$status" -eq 77 ] && [ "${DEVNS_ALLOW_NO_GUEST:-}" = 1 ]; then
 		# Asked for: every test file the guest stood for is a skip,
 		# with the reason.
-		for t in $GUEST_TESTS; do
-			echo "SKIP: pure cgroup-v2 guest: $t: $(tail -n1 "$results/guest-start.log")"
-			skipped=$((skipped + 1))
-		done
+		guest_skips "pure cgroup-v2 guest" "$(tail -n1 "$results/guest-start.log")" $GUEST_TESTS
 		return
 	fi
 	if [ "$status" -ne 0 ]; then
@@ -310,10 +318,8 @@ guest_integration_stage() {
 	# warned about by start.
 	env "${genv[@]}" "$cluster" restart >"$out/cluster-start.log" 2>&1 || status=$?
 	if [ "$status" -eq 77 ] && [ "${DEVNS_ALLOW_NO_GUEST:-}" = 1 ]; then
-		for t in $GUEST_INTEGRATION; do
-			echo "SKIP: guest integration: $t.sh: $(grep 'skipped:' "$out/cluster-start.log" | tail -n1)"
-			skipped=$((skipped + 1))
-		done
+		guest_skips "guest integration" "$(grep 'skipped:' "$out/cluster-start.log" | tail -n1)" \
+			$(printf '%s.sh ' $GUEST_INTEGRATION)
 		return
 	fi
 	grep -E 'ready in|running:' "$out/cluster-start.log"
@@ -649,10 +655,7 @@ main() {
 		guest_chain_start
 	else
 		say "pure cgroup-v2 guest: skipped (DEVNS_SKIP_GUEST)"
-		for t in $GUEST_TESTS $GUEST_INTEGRATION; do
-			echo "SKIP: pure cgroup-v2 guest: $t: DEVNS_SKIP_GUEST=1"
-			skipped=$((skipped + 1))
-		done
+		guest_skips "pure cgroup-v2 guest" "DEVNS_SKIP_GUEST=1" $GUEST_TESTS $GUEST_INTEGRATION
 	fi
 	[ -n "${DEVNS_SKIP_FUZZ:-}" ] || fuzz_stage
 	[ -n "${DEVNS_SKIP_MUTATION:-}" ] || mutation_stage
