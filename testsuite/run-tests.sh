@@ -294,50 +294,112 @@ guest_stop() {
 # cgroup/v2 kill, in its time.
 GUEST_INTEGRATION=${DEVNS_GUEST_INTEGRATION:-test_tmpdisk test_devices test_adopt test_cgroupv2 test_userns test_pidns}
 
-guest_integration_stage() {
-	local out=$results/guest-integration t status=0 prefix build
-	local cluster=$top/testsuite/cluster/cluster.sh
-	mkdir -p "$out"
-	say "guest integration: build"
-	build=$(release_build_dir "$GUEST_RELEASE")
-	if [ "$GUEST_RELEASE" = 22.05 ]; then
-		prefix=/usr
-		"$top/scripts/build.sh" --no-install "$build" >"$out/build.log" 2>&1 || prefix=
+# The other releases the guest runs after GUEST_RELEASE, one cluster each,
+# with the test files whose subject differs by release
+# (guest_release_tests): 22.05 (Debian 12's own package, the guest's),
+# 23.11 (Ubuntu 24.04's), 25.11 and 26.11 (the first two of the namespace
+# interface).  "none": none.
+GUEST_RELEASES=${DEVNS_GUEST_RELEASES:-22.05 23.11 25.11 26.11}
+[ "$GUEST_RELEASES" = none ] && GUEST_RELEASES=
+
+# guest_release_tests NAME: the tests the guest runs on release NAME:
+# GUEST_INTEGRATION on GUEST_RELEASE; on the others the namespace, the
+# devices, adoption, the PID namespace (README's example,
+# PidNamespace=yes) and the configuration as slurmd reads it
+# (configless, reconfigure).  DEVNS_GUEST_TESTS_<X_Y> picks another list.
+guest_release_tests() {
+	local var=DEVNS_GUEST_TESTS_${1/./_}
+	if [ -n "${!var:-}" ]; then
+		echo "${!var}"
+	elif [ "$1" = "$GUEST_RELEASE" ]; then
+		echo "$GUEST_INTEGRATION"
 	else
-		prefix=$(build_for_release "$GUEST_RELEASE" 2>"$out/build.log") || prefix=
+		echo "test_namespace test_devices test_adopt test_pidns test_configless test_reconfig"
 	fi
-	if [ -z "$prefix" ]; then
-		echo "building the plugins failed:"; tail -30 "$out/build.log"
+}
+
+# build_lock NAME: hold the lock of release NAME's build until the calling
+# (command-substitution) subshell ends.
+build_lock() {
+	local fd
+	exec {fd}>"$results/.build-$1.lock"
+	flock "$fd"
+}
+
+# guest_build NAME: the plugins for release NAME, for the guest's cluster
+# to install; prints "PREFIX BUILD-DIR".  22.05 is the guest's Debian
+# package: the plain build's plugins.
+guest_build() {
+	local prefix build
+	build=$(release_build_dir "$1")
+	if [ "$1" = 22.05 ]; then
+		prefix=/usr
+		build_lock 22.05
+		"$top/scripts/build.sh" --no-install "$build" >&2 || return 1
+	else
+		prefix=$(build_for_release "$1") || return 1
+	fi
+	echo "$prefix $build"
+}
+
+guest_integration_stage() {
+	local name
+	for name in $GUEST_RELEASE $GUEST_RELEASES; do
+		guest_cluster_run "$name" $(guest_release_tests "$name")
+	done
+}
+
+# guest_cluster_run NAME TEST...: the guest's cluster on release NAME and
+# the named integration tests against it.
+guest_cluster_run() {
+	local name=$1 out=$results/guest-integration t status=0 prefix build
+	local cluster=$top/testsuite/cluster/cluster.sh
+	shift
+	[ "$name" = "$GUEST_RELEASE" ] || out=$out-$name
+	mkdir -p "$out"
+	say "guest integration: Slurm $name: build"
+	if ! read -r prefix build < <(guest_build "$name" 2>"$out/build.log") || [ -z "$build" ]; then
+		echo "not ok - building the plugins for Slurm $name failed:"; tail -30 "$out/build.log"
 		failed=$((failed + 1))
 		return
 	fi
 	# The guest's cluster.sh and the tests: that Slurm, these plugins.
 	local genv=(DEVNS_CLUSTER_VM=1 DEVNS_SLURM_PREFIX="$prefix" DEVNS_BUILD_DIR="$build")
-	say "guest integration: boot and cluster (Slurm $GUEST_RELEASE, $prefix, cgroup/v2)"
+	say "guest integration: Slurm $name: boot and cluster ($prefix, cgroup/v2)"
 	# restart: a cluster left running with other settings would only be
 	# warned about by start.
 	env "${genv[@]}" "$cluster" restart >"$out/cluster-start.log" 2>&1 || status=$?
 	if [ "$status" -eq 77 ] && [ "${DEVNS_ALLOW_NO_GUEST:-}" = 1 ]; then
-		guest_skips "guest integration" "$(grep 'skipped:' "$out/cluster-start.log" | tail -n1)" \
-			$(printf '%s.sh ' $GUEST_INTEGRATION)
+		guest_skips "guest integration: Slurm $name" \
+			"$(grep 'skipped:' "$out/cluster-start.log" | tail -n1)" $(printf '%s.sh ' "$@")
 		return
 	fi
 	grep -E 'ready in|running:' "$out/cluster-start.log"
 	if [ "$status" -ne 0 ]; then
-		echo "not ok - the guest's cluster did not start:"; tail -40 "$out/cluster-start.log"
+		echo "not ok - the guest's cluster (Slurm $name) did not start:"; tail -40 "$out/cluster-start.log"
 		failed=$((failed + 1))
 		env "${genv[@]}" DEVNS_VM_KEEP=1 "$cluster" stop >/dev/null 2>&1
 		return
 	fi
-	for t in $GUEST_INTEGRATION; do
+	for t in "$@"; do
 		[ -n "${DEVNS_TESTS:-}" ] && [[ "$t" != *$DEVNS_TESTS* ]] && continue
-		run_tap "$out/$t.log" "guest integration: $t.sh" \
+		run_tap "$out/$t.log" "$(guest_heading "$name") $t.sh" \
 			env "${genv[@]}" DEVNS_MANY_JOBS="${DEVNS_GUEST_MANY_JOBS:-30}" DEVNS_REQUIRE_QUOTA=1 \
 			timeout 1800 bash "$top/testsuite/integration/$t.sh"
 	done
-	say "guest integration: cluster stop"
+	say "guest integration: Slurm $name: cluster stop"
 	env "${genv[@]}" DEVNS_VM_KEEP=1 "$cluster" stop >"$out/cluster-stop.log" 2>&1 ||
 		{ echo "guest cluster stop failed"; failed=$((failed + 1)); }
+}
+
+# guest_heading NAME: the heading of a guest test on release NAME (the
+# primary release's keeps the name it always had).
+guest_heading() {
+	if [ "$1" = "$GUEST_RELEASE" ]; then
+		echo "guest integration:"
+	else
+		echo "guest integration: Slurm $1:"
+	fi
 }
 
 # The guest's stages (its unit tests, then its cluster's integration tests)
@@ -474,10 +536,13 @@ release_build_dir() {
 # only, the package installs them); prints the Slurm prefix.
 declare -A release_prefix=()
 build_for_release() {
-	local name=$1 prefix version
+	local name=$1 prefix version lock
 	# Built already this run (the guest's release, before its stages):
 	# not again, nor installed again under a guest that runs it.
 	[ -z "${release_prefix[$name]:-}" ] || { echo "${release_prefix[$name]}"; return; }
+	# The guest's chain and the host's stages may build one release at
+	# once: one after the other (the lock goes with this subshell).
+	build_lock "$name"
 	if [ "$name" = 22.05 ]; then
 		if package_mode "$name"; then
 			"$top/scripts/build.sh" --no-install "$top/build" >&2 || return 1
@@ -655,7 +720,11 @@ main() {
 		guest_chain_start
 	else
 		say "pure cgroup-v2 guest: skipped (DEVNS_SKIP_GUEST)"
-		guest_skips "pure cgroup-v2 guest" "DEVNS_SKIP_GUEST=1" $GUEST_TESTS $GUEST_INTEGRATION
+		guest_skips "pure cgroup-v2 guest" "DEVNS_SKIP_GUEST=1" $GUEST_TESTS
+		for release in $GUEST_RELEASE $GUEST_RELEASES; do
+			guest_skips "guest integration: Slurm $release" "DEVNS_SKIP_GUEST=1" \
+				$(guest_release_tests "$release")
+		done
 	fi
 	[ -n "${DEVNS_SKIP_FUZZ:-}" ] || fuzz_stage
 	[ -n "${DEVNS_SKIP_MUTATION:-}" ] || mutation_stage
