@@ -75,6 +75,7 @@ static int step_userns_fd = -1;	/* likewise, UserNamespace (25.11 on) */
  */
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct nspool_keeper *keeper;	/* slurmd's NamespacePool thread */
+static struct jobct_restorer *restorer;	/* slurmd's restore, behind it */
 
 /*
  * The extern stepd's setup, which pam_slurm_adopt's requests wait for:
@@ -217,8 +218,11 @@ static void pool_stop(void)
 	keeper = NULL;
 }
 
+static void restore_stop(void);
+
 static void release_node(void)
 {
+	restore_stop();
 	pool_stop();
 	fdutil_close(step_ns_fd);
 	fdutil_close(step_userns_fd);
@@ -243,24 +247,76 @@ extern int fini(void)
  * busy is still alive.  Tearing down a live job's namespace and filter
  * would remove its /tmp and let its next step run unfiltered, so only a
  * refused connection counts as ended, and an unreadable spool keeps all.
+ * The spool is read once, at restore (with 10,000 jobs left, once per
+ * job would be 10,000 reads of 10,000 names); restore then works behind
+ * slurmd, and a job none of whose steps answered then can only have
+ * started again since: its extern step comes first (PrologFlags=Contain,
+ * checked at slurmd's start), so that step's socket is asked too.
  */
+static uint32_t *alive_ids;	/* answered at restore, sorted */
+static size_t alive_count;
+static bool alive_unknown;	/* the spool could not be read: all alive */
+
+static int job_id_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 static bool job_is_alive(uint32_t job_id, void *arg)
 {
 	(void)arg;
-	return stepsock_job_alive(conf->spooldir, conf->node_name, job_id,
-				  NULL, 0) != 0;
+	if (alive_unknown ||
+	    bsearch(&job_id, alive_ids, alive_count, sizeof(*alive_ids),
+		    job_id_cmp))
+		return true;
+	return stepsock_step_alive(conf->spooldir, conf->node_name, job_id,
+				   SLURM_EXTERN_CONT) != 0;
+}
+
+/* Wait for restore's thread, after its current job, and forget it. */
+static void restore_stop(void)
+{
+	if (!restorer)
+		return;
+	(void)jobct_restore_finish(restorer, true);
+	restorer = NULL;
+	free(alive_ids);
+	alive_ids = NULL;
+	alive_count = 0;
+}
+
+/*
+ * slurmd's start: what ended jobs left is found now and removed behind
+ * slurmd by a thread (jobct_restore_start), so that 10,000 of them do not
+ * hold up its registration and the jobs sent to it meanwhile.
+ */
+static int restore_start(void)
+{
+	struct jobct_restore_args args = { .alive = job_is_alive };
+	struct report rep;
+
+	report_start(&rep, NULL);
+	alive_unknown = stepsock_alive_jobs(conf->spooldir, conf->node_name,
+					    &alive_ids, &alive_count) < 0;
+	if (alive_unknown)
+		error("%s: restore: cannot read %s, so every job that left something counts as alive: %m",
+		      plugin_type, conf->spooldir);
+	restorer = jobct_restore_start(node, &args, &rep);
+	return rep.errors ? -1 : 0;
 }
 
 extern int DEVNS_JC(restore)(char *dir_name, bool recover)
 {
-	struct report rep;
 	int rc;
 
 	(void)dir_name;
 	(void)recover;
-	report_start(&rep, NULL);
-	rc = jobct_restore(node, job_is_alive, NULL, &rep);
-	/* After restore, which cleared what an earlier slurmd left. */
+	restore_stop();
+	rc = restore_start();
+	/* After restore's first half, which cleared what an earlier
+	 * slurmd left of the pool. */
 	if (!keeper)
 		pool_start();
 	return rc < 0 ? SLURM_ERROR : SLURM_SUCCESS;
@@ -593,7 +649,7 @@ static int release(uint32_t job_id)
 extern void container_p_reconfig(void)
 {
 	struct jobct_node *n = load_node();
-	bool restart_pool;
+	bool restart_pool, restart_restore;
 
 	/* A broken file on reconfigure keeps the running configuration. */
 	if (!n) {
@@ -604,11 +660,16 @@ extern void container_p_reconfig(void)
 	restart_pool = !jobct_pool_same(node, n);
 	if (restart_pool)
 		pool_stop();
+	/* Its thread works on the node freed here: it starts again on n. */
+	restart_restore = jobct_restore_busy(restorer);
+	restore_stop();
 	slurm_mutex_lock(&node_lock);
 	jobct_node_free(node);
 	node = n;
 	slurm_mutex_unlock(&node_lock);
 	log_settings("reconfigured from");
+	if (restart_restore)
+		(void)restore_start();
 	if (restart_pool && running_in_slurmd())
 		pool_start();
 }
