@@ -389,7 +389,7 @@ static int hand_over(const char *base_path, uint32_t job_id, char *name,
 static int delete_job(const char *base_path, uint32_t job_id,
 		      mntns_reaper_f reaper)
 {
-	char name[64], jobdir[PATH_MAX], pin[PATH_MAX];
+	char name[64], jobdir[PATH_MAX], pin[PATH_MAX], other[PATH_MAX];
 	struct nsmembers_ns ns;
 	int saved = 0;
 	bool pinned, limited;
@@ -402,6 +402,11 @@ static int delete_job(const char *base_path, uint32_t job_id,
 
 	ns_fd = mntns_pin_open(base_path, job_id, JOBDIR_NS_PIN, NULL);
 	pinned = ns_fd >= 0 && nsmembers_ident(ns_fd, &ns) == 0;
+	/* A PID namespace's init is inside until the kill: no use asking
+	 * whether the namespace is going first. */
+	if (pinned && jobdir_path(other, sizeof(other), base_path, job_id,
+				  JOBDIR_PIDNS_PIN) == 0)
+		ns.held = access(other, F_OK) == 0;
 	limited = job_dir_project(base_path, name, job_id);
 	/*
 	 * The pins go first, so that nothing can join any more; ns_fd keeps

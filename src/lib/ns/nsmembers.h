@@ -26,6 +26,12 @@ struct nsmembers_ns {
 	dev_t dev;		/* nsfs inode, as /proc/<pid>/ns/mnt shows */
 	ino_t ino;
 	uint64_t id;		/* unique until reboot; 0 where unknown */
+	/*
+	 * A process is known to be inside (a PID namespace's init): the kill
+	 * searches /proc at once, without first asking the kernel a few
+	 * times whether the namespace is going.  false from nsmembers_ident.
+	 */
+	bool held;
 };
 
 /*
