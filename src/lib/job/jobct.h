@@ -7,8 +7,10 @@
  *   every slurmstepd             (a stepd: the text slurmd read), the device
  *                                policy resolved once, BasePath checked (and
  *                                made, in slurmd)
- *   slurmd start                 jobct_restore: remove what jobs that ended
- *                                while slurmd was away left behind
+ *   slurmd start                 jobct_restore_start: remove what jobs that
+ *                                ended while slurmd was away left behind,
+ *                                in threads behind slurmd (devns cleanup:
+ *                                jobct_restore_run)
  *   extern step start            jobct_setup: the job's namespace and device
  *                                filter; any failure fails the job
  *   slurmstepd, before forking   jobct_pidns_enter (PidNamespace)
