@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/pidfd.h>
 #include <sys/syscall.h>
@@ -60,6 +61,31 @@ uint64_t nsmembers_id(int ns_fd)
 	return ioctl(ns_fd, NS_GET_MNTNS_ID, &id) == 0 ? id : 0;
 }
 
+#ifndef FD_NSFS_ROOT
+#define FD_NSFS_ROOT -10003	/* uapi fcntl.h, Linux 6.18 */
+#endif
+
+int nsmembers_handle(int ns_fd, struct nsmembers_handle *h)
+{
+	struct file_handle *fh = (struct file_handle *)&h->u.fh;
+	int mount_id, fd;
+
+	memset(h, 0, sizeof(*h));
+	fh->handle_bytes = sizeof(h->u.fh.data);
+	if (name_to_handle_at(ns_fd, "", fh, &mount_id, AT_EMPTY_PATH) < 0)
+		return -1;
+	if ((fd = nsmembers_reopen(h)) < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+int nsmembers_reopen(const struct nsmembers_handle *h)
+{
+	return open_by_handle_at(FD_NSFS_ROOT, (struct file_handle *)&h->u.fh,
+				 O_RDONLY | O_CLOEXEC);
+}
+
 int nsmembers_ident(int ns_fd, struct nsmembers_ns *ns)
 {
 	struct stat st;
@@ -85,6 +111,11 @@ int nsmembers_ident(int ns_fd, struct nsmembers_ns *ns)
 static bool gone(const struct nsmembers_ns *ns)
 {
 	return ns->id && lookup_by_id(ns->id) == 0;
+}
+
+bool nsmembers_gone(const struct nsmembers_ns *ns)
+{
+	return gone(ns);
 }
 
 /*
