@@ -9,7 +9,8 @@
 #   flock -o /tmp/devns-cluster.lock testsuite/bench/bench_growth.sh [BATCH [BATCHES]]
 #
 # As root, with the plugins installed in the Slurm that runs the cluster
-# (DEVNS_SLURM_PREFIX).  Starts the test cluster (node1 with
+# (DEVNS_SLURM_PREFIX); DEVNS_JOB_CONTAINER=job_container/tmpfs measures
+# Slurm's own container the same way, for comparison.  Starts the test cluster (node1 with
 # DEVNS_NODE_CPUS, default here 16, CPUs), then BATCHES (default 1) times
 # runs a held job array of BATCH (default 1000) one-CPU tasks of `true` on
 # node1, released at once, and waits until it has left the queue.  Before
@@ -52,14 +53,26 @@ rss_fds() {
 	echo "${rss:-?} $(ls "/proc/$1/fd" 2>/dev/null | wc -l)"
 }
 
+# extern_pid JOB: the pid of JOB's extern slurmstepd (its title
+# "slurmstepd: [JOB.extern]"), or nothing.
+extern_pid() {
+	local p
+	for p in /proc/[0-9]*; do
+		if tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -q "\[$1\.extern\]"; then
+			echo "${p#/proc/}"
+			return
+		fi
+	done
+}
+
 # The extern stepd of a job started now: its "VmRSS fds"; the job is
 # cancelled after the look.
 extern_sample() {
 	local job pid out
 	job=$(run sbatch --parsable -w node1 -o /dev/null --wrap 'sleep 60') || { echo "? ?"; return; }
 	for _ in $(seq 100); do
-		pid=$(pgrep -f "^slurmstepd: \[$job.extern\]" | head -1)
-		[[ -n $pid ]] && run squeue -h -j "$job" -t R | grep -q . && break
+		pid=$(extern_pid "$job")
+		[[ -n $pid ]] && break
 		sleep 0.1
 	done
 	sleep 0.5
@@ -89,8 +102,9 @@ line() {
 
 run srun -w node1 true || die "the warm-up job failed"
 ran=1
-printf 'bench_growth: node1 (%s CPUs), batches of %d one-task jobs; %s\n' \
-	"$DEVNS_NODE_CPUS" "$batch" "$(date -u '+%F %T UTC')"
+printf 'bench_growth: %s, node1 (%s CPUs), batches of %d one-task jobs; %s\n' \
+	"${DEVNS_JOB_CONTAINER:-job_container/devns}" "$DEVNS_NODE_CPUS" "$batch" \
+	"$(date -u '+%F %T UTC')"
 printf '%6s  %8s %4s  %8s %4s  %5s %5s  %7s  %5s  %7s  %s\n' jobs \
 	"slurmd" kB "extern" kB "" "" "" "" "" ""
 printf '%6s  %8s %4s  %8s %4s  %5s %5s  %7s  %5s  %7s  %s\n' "" \
