@@ -53,17 +53,10 @@ rss_fds() {
 	echo "${rss:-?} $(ls "/proc/$1/fd" 2>/dev/null | wc -l)"
 }
 
-# extern_pid JOB: the pid of JOB's extern slurmstepd (its title
-# "slurmstepd: [JOB.extern]"), or nothing.
-extern_pid() {
-	local p
-	for p in /proc/[0-9]*; do
-		if tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -q "\[$1\.extern\]"; then
-			echo "${p#/proc/}"
-			return
-		fi
-	done
-}
+# extern_pid JOB: the pid of JOB's extern slurmstepd, the job's first
+# (its title "slurmstepd: [JOB.extern]" is cut to the argv space, as
+# test_faults.sh says), or nothing.
+extern_pid() { pgrep -o -f "slurmstepd: \[$1\."; }
 
 # The extern stepd of a job started now: its "VmRSS fds"; the job is
 # cancelled after the look.
