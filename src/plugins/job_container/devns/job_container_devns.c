@@ -24,6 +24,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "slurm_compat.h"
@@ -256,6 +257,9 @@ extern int fini(void)
 static uint32_t *alive_ids;	/* answered at restore, sorted */
 static size_t alive_count;
 static bool alive_unknown;	/* the spool could not be read: all alive */
+/* slurmd's spool and node name at restore: a reconfigure frees conf's
+ * strings while restore's threads may still read them. */
+static char *alive_spool, *alive_node;
 
 static int job_id_cmp(const void *a, const void *b)
 {
@@ -271,20 +275,21 @@ static bool job_is_alive(uint32_t job_id, void *arg)
 	    bsearch(&job_id, alive_ids, alive_count, sizeof(*alive_ids),
 		    job_id_cmp))
 		return true;
-	return stepsock_step_alive(conf->spooldir, conf->node_name, job_id,
+	return stepsock_step_alive(alive_spool, alive_node, job_id,
 				   SLURM_EXTERN_CONT) != 0;
 }
 
 /* Wait for restore's thread, after its current job, and forget it. */
 static void restore_stop(void)
 {
-	if (!restorer)
-		return;
-	(void)jobct_restore_finish(restorer, true);
+	(void)jobct_restore_finish(restorer, true);	/* NULL: a no-op */
 	restorer = NULL;
 	free(alive_ids);
 	alive_ids = NULL;
 	alive_count = 0;
+	free(alive_spool);
+	free(alive_node);
+	alive_spool = alive_node = NULL;
 }
 
 /*
@@ -298,7 +303,14 @@ static int restore_start(void)
 	struct report rep;
 
 	report_start(&rep, NULL);
-	alive_unknown = stepsock_alive_jobs(conf->spooldir, conf->node_name,
+	if (!(alive_spool = strdup(conf->spooldir)) ||
+	    !(alive_node = strdup(conf->node_name))) {
+		error("%s: restore: out of memory", plugin_type);
+		free(alive_spool);
+		alive_spool = NULL;
+		return -1;
+	}
+	alive_unknown = stepsock_alive_jobs(alive_spool, alive_node,
 					    &alive_ids, &alive_count) < 0;
 	if (alive_unknown)
 		error("%s: restore: cannot read %s, so every job that left something counts as alive: %m",
