@@ -40,7 +40,7 @@ die() { echo "bench_growth: $*" >&2; "$CLUSTER" stop >/dev/null 2>&1; exit 1; }
 run() { "$CLUSTER" run -- "$@"; }
 
 [[ $(id -u) == 0 ]] || { echo "bench_growth: needs root" >&2; exit 1; }
-"$CLUSTER" start >/dev/null || die "the cluster did not start"
+"$CLUSTER" restart >/dev/null || die "the cluster did not start"
 eval "$("$CLUSTER" env)"
 base=$DEVNS_CLUSTER_BASE/node1
 spool=$DEVNS_CLUSTER_ROOT/spool/node1

@@ -43,7 +43,7 @@ die() { echo "bench_restore: $*" >&2; "$CLUSTER" stop >/dev/null 2>&1; exit 1; }
 [[ $(id -u) == 0 ]] || { echo "bench_restore: needs root" >&2; exit 1; }
 [[ -x $plant ]] || { echo "bench_restore: build $plant first (make)" >&2; exit 1; }
 
-"$CLUSTER" start >/dev/null || die "the cluster did not start"
+"$CLUSTER" restart >/dev/null || die "the cluster did not start"
 eval "$("$CLUSTER" env)"
 base=$DEVNS_CLUSTER_BASE/node1
 spool=$DEVNS_CLUSTER_ROOT/spool/node1
