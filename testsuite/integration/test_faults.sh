@@ -79,7 +79,7 @@ test_slurmd_kill9() {
 	restart_node node3
 	[ -d "$BASE/node3/$live" ]
 	ok $? "after the restart the live job keeps its namespace directory"
-	nothing_left node3 "$done_"
+	wait_for 30 nothing_left node3 "$done_"	# restore works behind slurmd
 	ok $? "the job that died meanwhile is cleaned at the restart (left: '$(leftovers node3 "$done_")')"
 	touch "$OUT/fault-live-go" "$OUT/fault-done-go"
 	wait_job_gone "$live"
@@ -167,6 +167,8 @@ test_reboot_leftovers() {
 	[ -f "$BASE/node1/$stale/tmp/deep/file" ] && [ -d "$BASE/node1/$stale2" ]
 	ok $? "precondition: stale job directories planted under node1's BasePath"
 	restart_node node1
+	# Restore removes them behind the restarted slurmd.
+	wait_for 30 sh -c "[ ! -e '$BASE/node1/$stale' ] && [ ! -e '$BASE/node1/$stale2' ] && [ ! -e '$DEVNS_CLUSTER_ROOT/spool/node1/devns_filter_$stale' ]"
 	[ ! -e "$BASE/node1/$stale" ] && [ ! -e "$BASE/node1/$stale2" ]
 	ok $? "slurmd start removes job directories left by a previous boot"
 	[ ! -e "$DEVNS_CLUSTER_ROOT/spool/node1/devns_filter_$stale" ]
