@@ -10,8 +10,9 @@
 #
 # As root, with the plugins installed in the Slurm that runs the cluster
 # (DEVNS_SLURM_PREFIX); DEVNS_JOB_CONTAINER=job_container/tmpfs measures
-# Slurm's own container the same way, for comparison.  Starts the test cluster (node1 with
-# DEVNS_NODE_CPUS, default here 16, CPUs), then BATCHES (default 1) times
+# Slurm's own container the same way, for comparison.  (Re)starts the
+# test cluster (node1 with DEVNS_NODE_CPUS, default here 16, CPUs), then
+# BATCHES (default 1) times
 # runs a held job array of BATCH (default 1000) one-CPU tasks of `true` on
 # node1, released at once, and waits until it has left the queue.  Before
 # the first batch and after each one it prints one line:

@@ -9,7 +9,7 @@
 #   flock -o /tmp/devns-cluster.lock testsuite/bench/bench_restore.sh [COUNT]
 #
 # As root, with the plugins installed in the Slurm that runs the cluster
-# (DEVNS_SLURM_PREFIX, as for the integration tests).  It starts the test
+# (DEVNS_SLURM_PREFIX, as for the integration tests).  It (re)starts the test
 # cluster (testsuite/cluster), runs one job on node1, kills node1's slurmd
 # with SIGKILL (a crash: its jobs' steps and the pool are not told), plants
 # COUNT (default 10000) ended jobs' leftovers in node1's BasePath, spool and
