@@ -50,6 +50,13 @@ spool=$DEVNS_CLUSTER_ROOT/spool/node1
 log=$DEVNS_CLUSTER_LOGDIR/slurmd-node1.log
 cg=$(awk '{ for (i = 7; i < NF; i++) if ($i == "-") { if ($(i + 1) == "cgroup2") { print $5; exit } break } }' /proc/self/mountinfo)/devns/node1
 "$CLUSTER" run -- srun -w node1 true || die "the first job failed"
+# Its end must be through slurmctld first: a job still completing when
+# slurmd dies keeps node1 busy for slurmctld after the restart, and the
+# new job would wait for that instead of for the node.
+for _ in $(seq 100); do
+	[[ $("$CLUSTER" run -- sinfo -h -n node1 -o %T 2>/dev/null) == idle ]] && break
+	sleep 0.2
+done
 
 # What is left of the planted jobs: directories, mounts under BasePath,
 # records, cgroups.  One line of four counts.
