@@ -21,6 +21,7 @@
 #include "jobct_fixture.h"
 #include "job/elapsed.h"
 #include "ns/dqguard.h"
+#include "ns/mntns.h"
 #include <sys/ioctl.h>
 #include <linux/fs.h>
 
@@ -919,6 +920,168 @@ static void test_restore(void)
 }
 
 
+/* Every line a report made, any level: the restore thread's log. */
+static char lines[4096];
+
+static void log_all(enum report_level level, const char *msg, void *arg)
+{
+	size_t n = strlen(lines);
+
+	(void)level;
+	(void)arg;
+	snprintf(lines + n, sizeof(lines) - n, "%s\n", msg);
+}
+
+static struct report *logging(void)
+{
+	lines[0] = '\0';
+	report_init(&rep, log_all, NULL);
+	return &rep;
+}
+
+/* slurmd's restore behind it: the same decisions as jobct_restore. */
+static void test_restore_behind(void)
+{
+	struct jobct_restore_args args = { .alive = only_160_alive };
+	struct jobct_restorer *r;
+	struct jobct_node *node;
+	struct jobct_plan plan;
+	char dir[PATH_MAX + 16];
+	int waited;
+
+	write_conf("");
+	if (!(node = load(&faulty_ops)))
+		return (void)ok(0, "load: %s", rep.msg);
+	inject(OP_NONE, 0, 0);
+	plan = plan_for(node, 160);
+	ok(jobct_setup(&plan, fresh()) == 0, "behind: job 160 sets up");
+	plan = plan_for(node, 161);
+	ok(jobct_setup(&plan, fresh()) == 0, "behind: job 161 sets up");
+	snprintf(dir, sizeof(dir), "%s/162", base);
+	ok(mkdir(dir, 0700) == 0, "  a stale job directory 162 is planted");
+	calls[OP_NS_DELETE] = 0;
+	r = jobct_restore_start(node, &args, logging());
+	ok(r != NULL, "the restore thread starts: %s",
+	   rep.msg[0] ? rep.msg : "ok");
+	for (waited = 0; jobct_restore_busy(r) && waited < 10000; waited += 10)
+		usleep(10000);
+	ok(!jobct_restore_busy(r), "  and ends by itself");
+	is_int(jobct_restore_finish(r, false), 0, "  with nothing failed");
+	ok(cgroup_exists(160) && marker_exists(160), "  the live job is kept");
+	ok(!cgroup_exists(161) && !marker_exists(161),
+	   "  the ended job's cgroup and marker are gone");
+	ok(calls[OP_NS_DELETE] >= 2, "  the ended jobs' namespaces removed");
+	like(lines, "3 ended or unknown jobs left was looked at",
+	     "  and it says when it is done");
+	rmdir(dir);	/* the fake ns_delete removes nothing */
+	jobct_release(node, 160, NULL);
+	ok(jobct_restore_finish(NULL, true) == 0 && !jobct_restore_busy(NULL),
+	   "no thread: nothing to wait for");
+	jobct_node_free(node);
+}
+
+/* Whether job 170's new run has started (its stepd answers). */
+static bool run_170_started;
+
+static bool job_170_alive(uint32_t job_id, void *arg)
+{
+	(void)arg;
+	return job_id == 170 && __atomic_load_n(&run_170_started,
+						 __ATOMIC_SEQ_CST);
+}
+
+struct setup_call {
+	struct jobct_plan plan;
+	struct report rep;
+	int rc;
+	bool done;
+};
+
+static void *setup_thread(void *arg)
+{
+	struct setup_call *c = arg;
+
+	report_init(&c->rep, NULL, NULL);
+	c->rc = jobct_setup(&c->plan, &c->rep);
+	__atomic_store_n(&c->done, true, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+/*
+ * A job id that runs again while restore works behind slurmd: restore
+ * must not remove what the new run made.  Restore keeps or releases a
+ * job under its end lock and asks alive() only once it holds it; setup
+ * holds the same lock while it makes the namespace.  Without the lock the
+ * thread would ask at once, find 170 ended and remove the new run's
+ * filter below.
+ */
+static void test_restore_reused_id(void)
+{
+	struct jobct_restore_args args = { .alive = job_170_alive };
+	struct jobct_restorer *r;
+	struct jobct_node *node;
+	struct setup_call call;
+	struct jobct_plan plan;
+	char dir[PATH_MAX + 16];
+	pthread_t t;
+	int lock;
+
+	write_conf("");
+	if (!(node = load(&faulty_ops)))
+		return (void)ok(0, "load: %s", rep.msg);
+	inject(OP_NONE, 0, 0);
+	plan = plan_for(node, 170);
+	ok(jobct_setup(&plan, fresh()) == 0, "reused id: job 170's first run sets up");
+	/* The first run ended while slurmd was away; its end lock is held
+	 * by what comes next (the new run's setup, below: ours for now). */
+	lock = mntns_lock_job(base, 170);
+	ok(lock >= 0, "  its end lock is held");
+	run_170_started = false;
+	r = jobct_restore_start(node, &args, logging());
+	ok(r != NULL, "  restore starts behind slurmd");
+	usleep(100000);
+	ok(jobct_restore_busy(r), "  and waits for the lock");
+	/* The new run: its stepd answers from now on. */
+	__atomic_store_n(&run_170_started, true, __ATOMIC_SEQ_CST);
+	mntns_unlock_job(base, 170, lock);
+	is_int(jobct_restore_finish(r, false), 0, "  restore ends");
+	ok(cgroup_exists(170) && marker_exists(170),
+	   "  and keeps what the new run has");
+	like(lines, "job 170 alive, keeping it", "  saying so");
+
+	/* Setup waits for a restore that holds the lock. */
+	lock = mntns_lock_job(base, 171);
+	memset(&call, 0, sizeof(call));
+	call.plan = plan_for(node, 171);
+	ok(lock >= 0 && pthread_create(&t, NULL, setup_thread, &call) == 0,
+	   "job 171's setup starts while its end lock is held");
+	usleep(100000);
+	ok(!__atomic_load_n(&call.done, __ATOMIC_SEQ_CST),
+	   "  and waits for it");
+	mntns_unlock_job(base, 171, lock);
+	pthread_join(t, NULL);
+	ok(call.rc == 0 && marker_exists(171), "  then sets up: %s",
+	   call.rep.msg[0] ? call.rep.msg : "ok");
+
+	/* A directory an earlier run left, which restore kept or has not
+	 * reached: setup removes it first instead of failing on it. */
+	jobct_release(node, 171, NULL);
+	snprintf(dir, sizeof(dir), "%s/171", base);
+	ok(mkdir(dir, 0700) == 0, "an earlier run of job 171 left its directory");
+	calls[OP_NS_DELETE] = 0;
+	plan = plan_for(node, 171);
+	ok(jobct_setup(&plan, logging()) == 0, "  setup sets up");
+	is_int(calls[OP_NS_DELETE], 1, "  removing it first");
+	snprintf(dir, sizeof(dir), "the directory of an earlier run (%s/171) was left: removing it",
+		 base);
+	like(lines, dir, "  saying so");
+	snprintf(dir, sizeof(dir), "%s/171", base);
+	rmdir(dir);	/* the fake ns_delete removes nothing */
+	jobct_release(node, 170, NULL);
+	jobct_release(node, 171, NULL);
+	jobct_node_free(node);
+}
+
 /* What a dry run saw, job by job. */
 struct seen {
 	int count;
@@ -1806,6 +1969,8 @@ int main(void)
 	test_release();
 	test_restore();
 	test_restore_dry_run();
+	test_restore_behind();
+	test_restore_reused_id();
 	test_job_cgroups();
 	test_layout_check();
 	test_node_report();

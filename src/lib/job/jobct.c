@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -21,6 +22,7 @@
 #include "job/node.h"
 #include "ns/dqguard.h"
 #include "ns/jobdir.h"
+#include "ns/mntns.h"
 #include "ns/nspool.h"
 #include "ns/pidns.h"
 #include "util/fdutil.h"
@@ -285,18 +287,58 @@ static int drop_stale_record(const struct jobct_plan *plan,
 	return 0;
 }
 
+/*
+ * A job directory found before setup is an earlier run's too (a release
+ * that could not finish, or one restore has not reached yet): it goes
+ * first, or this run's namespace could not be made in its place.
+ */
+static int drop_stale_namespace(const struct jobct_plan *plan,
+				struct report *rep)
+{
+	const struct jobct_node *node = plan->node;
+	char dir[PATH_MAX];
+	struct stat st;
+
+	if (jobct_job_path(node, plan->job_id, NULL, dir, sizeof(dir)) < 0)
+		return report_errno(rep, errno, "BasePath");
+	if (lstat(dir, &st) < 0)
+		return errno == ENOENT ? 0 :
+		       report_errno(rep, errno, "cannot look at %s", dir);
+	report_warning(rep, "the directory of an earlier run (%s) was left: removing it",
+		       dir);
+	if (node->ops->ns_delete(node->conf->base_path, plan->job_id) < 0)
+		return report_errno(rep, errno, "cannot remove an earlier run's namespace");
+	return 0;
+}
+
 int jobct_setup(const struct jobct_plan *plan, struct report *rep)
 {
 	const struct nsconf *c = plan->node->conf;
 	struct timespec start, filter;
 	double filter_ms, total_ms;
+	int lock = -1, rc;
 
 	report_info(rep, "setting up for uid %u gid %u", (unsigned)plan->uid,
 		    (unsigned)plan->gid);
-	if (drop_stale_record(plan, rep) < 0)
-		return -1;
+	/*
+	 * Under the job's end lock: restore, working behind slurmd, may be
+	 * removing what an earlier run of this job id left; it is done with
+	 * that first, and once this run holds the lock it finds the job
+	 * alive and keeps it.
+	 */
+	if (c->base_path && (lock = mntns_lock_job(c->base_path,
+						   plan->job_id)) < 0)
+		return report_errno(rep, errno, "cannot hold the job's end lock in %s",
+				    c->base_path);
 	clock_gettime(CLOCK_MONOTONIC, &start);
-	if (c->base_path && create_namespace(plan, rep) < 0)
+	rc = drop_stale_record(plan, rep);
+	if (rc == 0 && c->base_path)
+		rc = drop_stale_namespace(plan, rep);
+	if (rc == 0 && c->base_path)
+		rc = create_namespace(plan, rep);
+	if (lock >= 0)
+		mntns_unlock_job(c->base_path, plan->job_id, lock);
+	if (rc < 0)
 		return -1;
 	clock_gettime(CLOCK_MONOTONIC, &filter);
 	if (contain_devices(plan, rep) < 0) {

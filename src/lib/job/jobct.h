@@ -7,8 +7,10 @@
  *   every slurmstepd             (a stepd: the text slurmd read), the device
  *                                policy resolved once, BasePath checked (and
  *                                made, in slurmd)
- *   slurmd start                 jobct_restore: remove what jobs that ended
- *                                while slurmd was away left behind
+ *   slurmd start                 jobct_restore_start: remove what jobs that
+ *                                ended while slurmd was away left behind,
+ *                                in threads behind slurmd (devns cleanup:
+ *                                jobct_restore_run)
  *   extern step start            jobct_setup: the job's namespace and device
  *                                filter; any failure fails the job
  *   slurmstepd, before forking   jobct_pidns_enter (PidNamespace)
@@ -451,6 +453,38 @@ struct jobct_restore_args {
 int jobct_restore_run(const struct jobct_node *node,
 		      const struct jobct_restore_args *args,
 		      struct report *rep);
+
+/* slurmd's restore, working behind it (jobct_restore_start). */
+struct jobct_restorer;
+
+/*
+ * slurmd start: restore without holding slurmd up.  Finds now, in one
+ * pass over BasePath, the device cgroups and the markers, which jobs left
+ * something (and clears the pool an earlier slurmd left); then a thread
+ * of the caller, at nice 10, asks args->alive() about each job and
+ * releases it when it ended, as jobct_restore_run() (found and dry_run
+ * are not used), logging through rep's callback.  A job is kept or
+ * released under its end lock, which jobct_setup also holds: a new run
+ * of the same job id never has its namespace removed.  The node must
+ * outlive the thread: jobct_restore_finish() before jobct_node_free().
+ * Returns the thread's handle, or NULL when no thread could start (then
+ * the work was done before returning, errno set, each failure in rep).
+ */
+struct jobct_restorer *jobct_restore_start(const struct jobct_node *node,
+					   const struct jobct_restore_args *args,
+					   struct report *rep);
+
+/*
+ * Wait for the restore thread to end, after the job it works on when
+ * early is true (slurmd stopping, a reconfigure: what is left is found
+ * again at the next restore), and free it.  NULL is a no-op.  Returns 0,
+ * or -1 when some job could not be released or something could not be
+ * read (each was logged).
+ */
+int jobct_restore_finish(struct jobct_restorer *restorer, bool early);
+
+/* Whether the restore thread is still at work (NULL: false). */
+bool jobct_restore_busy(const struct jobct_restorer *restorer);
 
 /*
  * slurmd: start the thread that keeps NamespacePool namespaces copied

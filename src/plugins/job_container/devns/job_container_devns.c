@@ -24,6 +24,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "slurm_compat.h"
@@ -75,6 +76,7 @@ static int step_userns_fd = -1;	/* likewise, UserNamespace (25.11 on) */
  */
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct nspool_keeper *keeper;	/* slurmd's NamespacePool thread */
+static struct jobct_restorer *restorer;	/* slurmd's restore, behind it */
 
 /*
  * The extern stepd's setup, which pam_slurm_adopt's requests wait for:
@@ -217,8 +219,11 @@ static void pool_stop(void)
 	keeper = NULL;
 }
 
+static void restore_stop(void);
+
 static void release_node(void)
 {
+	restore_stop();
 	pool_stop();
 	fdutil_close(step_ns_fd);
 	fdutil_close(step_userns_fd);
@@ -243,24 +248,87 @@ extern int fini(void)
  * busy is still alive.  Tearing down a live job's namespace and filter
  * would remove its /tmp and let its next step run unfiltered, so only a
  * refused connection counts as ended, and an unreadable spool keeps all.
+ * The spool is read once, at restore (with 10,000 jobs left, once per
+ * job would be 10,000 reads of 10,000 names); restore then works behind
+ * slurmd, and a job none of whose steps answered then can only have
+ * started again since: its extern step comes first (PrologFlags=Contain,
+ * checked at slurmd's start), so that step's socket is asked too.
  */
+static uint32_t *alive_ids;	/* answered at restore, sorted */
+static size_t alive_count;
+static bool alive_unknown;	/* the spool could not be read: all alive */
+/* slurmd's spool and node name at restore: a reconfigure frees conf's
+ * strings while restore's threads may still read them. */
+static char *alive_spool, *alive_node;
+
+static int job_id_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 static bool job_is_alive(uint32_t job_id, void *arg)
 {
 	(void)arg;
-	return stepsock_job_alive(conf->spooldir, conf->node_name, job_id,
-				  NULL, 0) != 0;
+	if (alive_unknown ||
+	    bsearch(&job_id, alive_ids, alive_count, sizeof(*alive_ids),
+		    job_id_cmp))
+		return true;
+	return stepsock_step_alive(alive_spool, alive_node, job_id,
+				   SLURM_EXTERN_CONT) != 0;
+}
+
+/* Wait for restore's thread, after its current job, and forget it. */
+static void restore_stop(void)
+{
+	(void)jobct_restore_finish(restorer, true);	/* NULL: a no-op */
+	restorer = NULL;
+	free(alive_ids);
+	alive_ids = NULL;
+	alive_count = 0;
+	free(alive_spool);
+	free(alive_node);
+	alive_spool = alive_node = NULL;
+}
+
+/*
+ * slurmd's start: what ended jobs left is found now and removed behind
+ * slurmd by a thread (jobct_restore_start), so that 10,000 of them do not
+ * hold up its registration and the jobs sent to it meanwhile.
+ */
+static int restore_start(void)
+{
+	struct jobct_restore_args args = { .alive = job_is_alive };
+	struct report rep;
+
+	report_start(&rep, NULL);
+	if (!(alive_spool = strdup(conf->spooldir)) ||
+	    !(alive_node = strdup(conf->node_name))) {
+		error("%s: restore: out of memory", plugin_type);
+		free(alive_spool);
+		alive_spool = NULL;
+		return -1;
+	}
+	alive_unknown = stepsock_alive_jobs(alive_spool, alive_node,
+					    &alive_ids, &alive_count) < 0;
+	if (alive_unknown)
+		error("%s: restore: cannot read %s, so every job that left something counts as alive: %m",
+		      plugin_type, conf->spooldir);
+	restorer = jobct_restore_start(node, &args, &rep);
+	return rep.errors ? -1 : 0;
 }
 
 extern int DEVNS_JC(restore)(char *dir_name, bool recover)
 {
-	struct report rep;
 	int rc;
 
 	(void)dir_name;
 	(void)recover;
-	report_start(&rep, NULL);
-	rc = jobct_restore(node, job_is_alive, NULL, &rep);
-	/* After restore, which cleared what an earlier slurmd left. */
+	restore_stop();
+	rc = restore_start();
+	/* After restore's first half, which cleared what an earlier
+	 * slurmd left of the pool. */
 	if (!keeper)
 		pool_start();
 	return rc < 0 ? SLURM_ERROR : SLURM_SUCCESS;
@@ -593,7 +661,7 @@ static int release(uint32_t job_id)
 extern void container_p_reconfig(void)
 {
 	struct jobct_node *n = load_node();
-	bool restart_pool;
+	bool restart_pool, restart_restore;
 
 	/* A broken file on reconfigure keeps the running configuration. */
 	if (!n) {
@@ -604,11 +672,16 @@ extern void container_p_reconfig(void)
 	restart_pool = !jobct_pool_same(node, n);
 	if (restart_pool)
 		pool_stop();
+	/* Its thread works on the node freed here: it starts again on n. */
+	restart_restore = jobct_restore_busy(restorer);
+	restore_stop();
 	slurm_mutex_lock(&node_lock);
 	jobct_node_free(node);
 	node = n;
 	slurm_mutex_unlock(&node_lock);
 	log_settings("reconfigured from");
+	if (restart_restore)
+		(void)restore_start();
 	if (restart_pool && running_in_slurmd())
 		pool_start();
 }
