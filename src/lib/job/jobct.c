@@ -25,12 +25,24 @@
 #include "ns/pidns.h"
 #include "util/fdutil.h"
 
+/* The node's memory in bytes: the plan's, else the kernel's count. */
+static uint64_t node_memory(const struct jobct_plan *plan)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+
+	if (plan->node_mem)
+		return plan->node_mem;
+	return pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
+}
+
 /*
  * The private dirs of the node's settings for the job of plan, in dirs
- * (their Source expanded into paths[i]).  Returns the count, or -1.
+ * (their Source expanded into paths[i], a tmpfs's share of memory made
+ * bytes, which log is told).  Returns the count, or -1 with rep.
  */
 static int job_dirs(const struct jobct_plan *plan, struct mntns_dir *dirs,
-		    char (*paths)[PATH_MAX], struct report *rep)
+		    char (*paths)[PATH_MAX], struct report *rep,
+		    struct report *log)
 {
 	const struct nsconf *c = plan->node->conf;
 	size_t n = 0;
@@ -47,6 +59,17 @@ static int job_dirs(const struct jobct_plan *plan, struct mntns_dir *dirs,
 		md->path = nd->path;
 		md->tmpfs = nd->type == NSCONF_DIR_TMPFS;
 		md->size = nd->size;
+		if (md->tmpfs && nd->size_percent) {
+			md->size = nsconf_dir_tmpfs_size(nd, plan->job_mem,
+							 node_memory(plan));
+			report_info(log, "%s: a tmpfs of %" PRIu64 " bytes, "
+				    "%u%% of %s %" PRIu64 " bytes", nd->path,
+				    md->size, nd->size_percent,
+				    plan->job_mem ? "the job's memory"
+						  : "the node's memory",
+				    plan->job_mem ? plan->job_mem
+						  : node_memory(plan));
+		}
 		md->options = nd->options;
 		if (!nd->source)
 			continue;
@@ -141,7 +164,7 @@ static int create_namespace(const struct jobct_plan *plan, struct report *rep)
 	report_init(&why, NULL, NULL);
 	if (!paths)
 		return report_errno(rep, errno, "cannot create its namespace");
-	if ((n = job_dirs(plan, dirs, paths, &why)) < 0) {
+	if ((n = job_dirs(plan, dirs, paths, &why, rep)) < 0) {
 		free(paths);
 		return report_error(rep, "cannot create its namespace: %s",
 				    why.msg);

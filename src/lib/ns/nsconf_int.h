@@ -66,6 +66,7 @@ struct dir_decl {
 	bool type_set;
 	enum nsconf_dir_type type;
 	uint64_t size;		/* 0: no Size= */
+	unsigned size_percent;	/* Size=N%: N, 0: none */
 	unsigned options;	/* NSCONF_OPT_* named by Options= */
 	char *source;		/* NULL: no Source= */
 	int line;
@@ -167,6 +168,15 @@ char *nsconf_base_path_expand(struct parser *p, const char *key,
 /* A size (digits, K/M/G/T, B or iB) into *field.  Returns 0 or -1. */
 int nsconf_size_set(struct parser *p, uint64_t *field, const char *key,
 		    const char *value);
+
+/*
+ * A tmpfs's size: a size as nsconf_size_set() into *bytes, or "N%" (N
+ * from 1 to 100: a share of the job's memory on the node) into *percent;
+ * the other is set to 0.  Returns 0 or -1.
+ */
+int nsconf_tmpfs_size_set(struct parser *p, uint64_t *bytes,
+			  unsigned *percent, const char *key,
+			  const char *value);
 
 /*
  * Check the spelling of one Dirs entry beyond what path_normalize() does:

@@ -146,13 +146,15 @@ static int key_shared(struct parser *p, struct nsconf *c, const char *key,
 static int key_shm_size(struct parser *p, struct nsconf *c, const char *key,
 			const char *value)
 {
-	return nsconf_size_set(p, &c->shm_size, key, value);
+	return nsconf_tmpfs_size_set(p, &c->shm_size, &c->shm_percent, key,
+				     value);
 }
 
 static int key_tmp_size(struct parser *p, struct nsconf *c, const char *key,
 			const char *value)
 {
-	return nsconf_size_set(p, &c->tmp_size, key, value);
+	return nsconf_tmpfs_size_set(p, &c->tmp_size, &c->tmp_percent, key,
+				     value);
 }
 
 static int key_tmp_disk_limit(struct parser *p, struct nsconf *c,

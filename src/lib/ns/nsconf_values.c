@@ -382,6 +382,55 @@ int nsconf_size_set(struct parser *p, uint64_t *field, const char *key,
 	return nsconf_error(p, "%s: invalid size \"%s\"", key, value);
 }
 
+int nsconf_tmpfs_size_set(struct parser *p, uint64_t *bytes,
+			  unsigned *percent, const char *key,
+			  const char *value)
+{
+	unsigned long n;
+	char *end;
+
+	if (!strchr(value, '%')) {
+		if (nsconf_size_set(p, bytes, key, value) < 0)
+			return -1;
+		*percent = 0;
+		return 0;
+	}
+	errno = 0;
+	n = strtoul(value, &end, 10);
+	if (!isdigit((unsigned char)value[0]) || errno || strcmp(end, "%") ||
+	    n < 1 || n > 100)
+		return nsconf_error(p, "%s: invalid share \"%s\" (1%% to 100%% "
+				   "of the job's memory on the node)", key,
+				   value);
+	*percent = (unsigned)n;
+	*bytes = 0;
+	return 0;
+}
+
+uint64_t nsconf_dir_tmpfs_size(const struct nsconf_dir *d, uint64_t job_mem,
+			       uint64_t node_mem)
+{
+	uint64_t mem = job_mem ? job_mem : node_mem;
+	const uint64_t page = 4096;
+
+	if (!d->size_percent)
+		return d->size;
+	if (!mem)
+		return 0;
+	/* mem / 100 * pct overflows never; the remainder's share kept. */
+	mem = mem / 100 * d->size_percent + mem % 100 * d->size_percent / 100;
+	return mem < page ? page : mem;
+}
+
+bool nsconf_uses_job_memory(const struct nsconf *conf)
+{
+	for (size_t i = 0; conf && conf->dirs && conf->dirs[i]; i++)
+		if (conf->dir_conf[i].type == NSCONF_DIR_TMPFS &&
+		    conf->dir_conf[i].size_percent)
+			return true;
+	return false;
+}
+
 /* Check the % sequences of a Source template: only %j %S %u %n %%. */
 int nsconf_source_escapes_check(struct parser *p, const char *key,
 				const char *value)

@@ -139,7 +139,10 @@ static void print_dirs(const struct nsconf *c)
 
 		nsconf_options_format(d->options, opts, sizeof(opts));
 		if (d->type == NSCONF_DIR_TMPFS) {
-			if (d->size)
+			if (d->size_percent)
+				snprintf(size, sizeof(size), " size=%u%%",
+					 d->size_percent);
+			else if (d->size)
 				snprintf(size, sizeof(size), " size=%" PRIu64,
 					 d->size);
 			else
@@ -228,8 +231,10 @@ static void print_settings(const struct devns_opts *o,
 	print_kv_from("namespacepool", n, f, l->namespace_pool);
 	printf("namespacepoolready %d\n",
 	       c->base_path ? nspool_ready(c->base_path) : 0);
-	print_size_from("shmsize", c->shm_size, f, l->shm_size);
-	print_size_from("tmpsize", c->tmp_size, f, l->tmp_size);
+	print_share_from("shmsize", c->shm_size, c->shm_percent, f,
+			 l->shm_size);
+	print_share_from("tmpsize", c->tmp_size, c->tmp_percent, f,
+			 l->tmp_size);
 	print_size_from("tmpdisklimit", c->tmp_disk_limit, f,
 			l->tmp_disk_limit);
 	snprintf(n, sizeof(n), "%ju", (uintmax_t)c->tmp_inode_limit);
@@ -430,7 +435,9 @@ static void json_settings(struct json *j, const struct nsconf *c)
 	json_setting_num(j, "namespacepool", c->namespace_pool, f,
 			 l->namespace_pool);
 	json_setting_size(j, "shmsize", c->shm_size, f, l->shm_size);
+	json_setting_num(j, "shmsizepercent", c->shm_percent, f, l->shm_size);
 	json_setting_size(j, "tmpsize", c->tmp_size, f, l->tmp_size);
+	json_setting_num(j, "tmpsizepercent", c->tmp_percent, f, l->tmp_size);
 	json_setting_size(j, "tmpdisklimit", c->tmp_disk_limit, f,
 			  l->tmp_disk_limit);
 	json_setting_num(j, "tmpinodelimit", c->tmp_inode_limit, f,
@@ -473,6 +480,10 @@ static void json_dirs(struct json *j, const struct nsconf *c)
 			json_uint(j, "size", d->size);
 		else
 			json_null(j, "size");
+		if (d->type == NSCONF_DIR_TMPFS && d->size_percent)
+			json_uint(j, "sizepercent", d->size_percent);
+		else
+			json_null(j, "sizepercent");
 		json_options(j, d->options);
 		json_string(j, "source", d->source);
 		json_string(j, "from", from);

@@ -78,6 +78,19 @@ void print_size_from(const char *key, uint64_t bytes, const char *file,
 	print_kv_from(key, value, file, line);
 }
 
+void print_share_from(const char *key, uint64_t bytes, unsigned percent,
+		      const char *file, int line)
+{
+	char value[32];
+
+	if (!percent) {
+		print_size_from(key, bytes, file, line);
+		return;
+	}
+	snprintf(value, sizeof(value), "%u%%", percent);
+	print_kv_from(key, value, file, line);
+}
+
 const char *print_filter_state(const struct jobct_remains *r)
 {
 	if (!r->has_marker)

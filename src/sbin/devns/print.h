@@ -56,6 +56,13 @@ void print_size_from(const char *key, uint64_t bytes, const char *file,
 		     int line);
 
 /*
+ * print_size_from() of a size that may be a share of the job's memory
+ * (percent, 1 to 100, printed "N%"; 0: bytes as print_size_from).
+ */
+void print_share_from(const char *key, uint64_t bytes, unsigned percent,
+		      const char *file, int line);
+
+/*
  * The job's filter as its marker records it: "yes", "no" (its policy
  * needs none), "unset" (no marker: not set up, or released), "unknown" (a
  * marker that cannot be read, which slurmstepd refuses processes for).

@@ -366,6 +366,44 @@ static int64_t job_start_time(uint32_t job_id)
 }
 
 /*
+ * The job's memory limit on this node in bytes, 0: none (a tmpfs sized
+ * "N%" then gets N% of the node's).  The step record holds it from 23.02
+ * (MB, --mem-per-cpu already times the CPUs here); on 22.05 one request
+ * to slurmctld, which fails the job when it cannot be had.
+ */
+static int job_memory(uint32_t job_id, void *step, uint64_t *bytes)
+{
+#if DEVNS_JC_STEP_RECORD
+	(void)job_id;
+	*bytes = ((stepd_step_rec_t *)step)->job_mem * 1024 * 1024;
+	return 0;
+#else
+	job_info_msg_t *msg = NULL;
+	int rc = -1;
+
+	(void)step;
+	if (DEVNS_LOAD_JOB(&msg, job_id, SHOW_DETAIL) != SLURM_SUCCESS)
+		return -1;
+	for (uint32_t i = 0; msg && i < msg->record_count; i++) {
+		slurm_job_info_t *j = &msg->job_array[i];
+		uint64_t mb = j->pn_min_memory & ~MEM_PER_CPU;
+		int cpus = 1;
+
+		if (j->job_id != job_id)
+			continue;
+		if ((j->pn_min_memory & MEM_PER_CPU) &&
+		    (cpus = slurm_job_cpus_allocated_on_node(j->job_resrcs,
+							     conf->node_name)) <= 0)
+			break;
+		*bytes = mb * (uint64_t)cpus * 1024 * 1024;
+		rc = 0;
+	}
+	slurm_free_job_info_msg(msg);
+	return rc;
+#endif
+}
+
+/*
  * The extern step: InitScript, then the core's setup with the GRES device
  * files Slurm knows of.  step is the step record where the release passes
  * one (NULL on 22.05); sluid the job's SLUID, 0 before 25.11.
@@ -420,6 +458,12 @@ static int stepd_create(uint32_t job_id, uint64_t sluid, uid_t uid,
 		goto out;
 	}
 	plan.job_devices = (const char *const *)job_devices;
+	plan.node_mem = DEVNS_NODE_MEMORY_MB(conf) * 1024 * 1024;
+	if (nsconf_uses_job_memory(c) &&
+	    job_memory(job_id, step, &plan.job_mem) < 0) {
+		report_error(&rep, "refusing the job: its memory limit, which sizes its tmpfs, cannot be known");
+		goto out;
+	}
 	if (!sluid)
 		plan.start_time = job_start_time(job_id);
 	if (jobct_setup(&plan, &rep) < 0)
