@@ -226,14 +226,19 @@ static void test_dirs(void)
 	      "t.conf:1: Dirs: \"//\" has a doubled slash");
 	fails("BasePath=/b Dirs=tmp", NULL,
 	      "t.conf:1: Dirs: \"tmp\" is not an absolute path");
-	/* Per-user or per-job mount points: not supported, never literal. */
-	fails("BasePath=/b Dirs=/tmp,/scratch/%u", NULL,
-	      "t.conf:1: Dirs: \"/scratch/%u\": % in a private directory's "
-	      "mount point is not supported (only Source= expands %j, %S, %u, %n)");
-	fails("BasePath=/b\nDir=/home/%u/scratch Source=/s/%u\n", NULL,
-	      "t.conf:2: Dir: \"/home/%u/scratch\": % in a private "
-	      "directory's mount point is not supported (only Source= "
-	      "expands %j, %S, %u, %n)");
+	/* Per-user or per-job mount points: a fixed part, known escapes. */
+	fails("BasePath=/b Dirs=/tmp,/%u/scratch", NULL,
+	      "t.conf:1: Dirs: \"/%u/scratch\" needs a fixed directory "
+	      "before the first %");
+	fails("BasePath=/b\nDir=/scratch/%x\n", NULL,
+	      "t.conf:2: Dir: unknown \"%x\" in \"/scratch/%x\" (use %j, "
+	      "%S, %u, %n or %%)");
+	fails("BasePath=/b\nDir=/var/tmp/%u\n", NULL,
+	      "t.conf:2: Dir: \"/var/tmp/%u\" is in /var/tmp, which every "
+	      "user can write to");
+	fails("BasePath=/b\nDirs=/tmp,/scratch\nDir=/scratch/%u\n", NULL,
+	      "t.conf:3: Dir=/scratch/%u: a per-user or per-job mount point, "
+	      "and /scratch, another private directory, lie in one another");
 	fails("BasePath=/b Dirs=/tmp,,/x", NULL,
 	      "t.conf:1: Dirs: empty entry in \"/tmp,,/x\"");
 	fails("BasePath=/b Dirs=/tmp,", NULL,
@@ -989,6 +994,35 @@ static void test_dir_errors(void)
  * node, resolved with the same precedence as a size, made bytes per job
  * by nsconf_dir_tmpfs_size().
  */
+/* Dir=/home/%u/scratch: a mount point per user or job, Source-like. */
+static void test_point_template(void)
+{
+	const struct nsconf_dir *d;
+	struct nsconf *c;
+	char buf[PATH_MAX];
+	int fixed, job;
+
+	c = parse("BasePath=/b\nDir=/home/%u/scratch\nDir=/scratch/%j "
+		  "Size=1G\nDirs=/tmp,/dev/shm,/data/%u/%S\n", NULL);
+	if (!ok(c != NULL, "Dir=/home/%%u/scratch, /scratch/%%j, %%S parse"))
+		return;
+	ok((d = dir_of(c, "/home/%u/scratch")) && d->type == NSCONF_DIR_BIND &&
+	   !d->source, "  a bind of a backing directory");
+	ok((d = dir_of(c, "/scratch/%j")) && d->type == NSCONF_DIR_TMPFS,
+	   "  or a tmpfs");
+	ok(dir_of(c, "/data/%u/%S") != NULL, "  in Dirs too");
+	ok(nsconf_backing_name("/home/%u/scratch", buf, sizeof(buf)) == 0 &&
+	   !strcmp(buf, "home_%u_scratch"), "  its backing name: %s", buf);
+	nsconf_source_depths("/home/%u/scratch", &fixed, &job);
+	ok(fixed == 1 && job == 0, "  fixed part /home, nothing per job");
+	nsconf_source_depths("/scratch/%j", &fixed, &job);
+	ok(fixed == 1 && job == 2, "  /scratch/%%j goes with the job");
+	ok(nsconf_source_expand("/home/%u/scratch", 7, 0, "alice", "n1", buf,
+				sizeof(buf)) == 0 &&
+	   !strcmp(buf, "/home/alice/scratch"), "  expands to %s", buf);
+	nsconf_free(c);
+}
+
 static void test_size_percent(void)
 {
 	static const char *const bad[] = {
@@ -2020,6 +2054,7 @@ int main(void)
 	test_dir_lines();
 	test_dir_errors();
 	test_size_percent();
+	test_point_template();
 	test_precedence();
 	test_precedence_dirs();
 	test_provenance();

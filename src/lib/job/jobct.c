@@ -37,12 +37,13 @@ static uint64_t node_memory(const struct jobct_plan *plan)
 
 /*
  * The private dirs of the node's settings for the job of plan, in dirs
- * (their Source expanded into paths[i], a tmpfs's share of memory made
- * bytes, which log is told).  Returns the count, or -1 with rep.
+ * (their Source expanded into paths[i], a mount point with %u, %j or %S
+ * into points[i], a tmpfs's share of memory made bytes, which log is
+ * told).  Returns the count, or -1 with rep.
  */
 static int job_dirs(const struct jobct_plan *plan, struct mntns_dir *dirs,
-		    char (*paths)[PATH_MAX], struct report *rep,
-		    struct report *log)
+		    char (*paths)[PATH_MAX], char (*points)[PATH_MAX],
+		    struct report *rep, struct report *log)
 {
 	const struct nsconf *c = plan->node->conf;
 	size_t n = 0;
@@ -71,6 +72,25 @@ static int job_dirs(const struct jobct_plan *plan, struct mntns_dir *dirs,
 						  : node_memory(plan));
 		}
 		md->options = nd->options;
+		if (strchr(nd->path, '%')) {
+			/* A per-user or per-job mount point. */
+			if (nsconf_source_expand(nd->path, plan->job_id,
+						 plan->sluid, plan->user_name,
+						 plan->node->node_name,
+						 points[n], PATH_MAX) < 0)
+				return report_errno(rep, errno, "cannot expand "
+						    "the mount point %s for "
+						    "user %s (uid %u)",
+						    nd->path,
+						    plan->user_name
+							? plan->user_name
+							: "unknown",
+						    (unsigned)plan->uid);
+			md->path = points[n];
+			md->backing = nd->path;
+			nsconf_source_depths(nd->path, &md->point_fixed_depth,
+					     &md->point_job_depth);
+		}
 		if (!nd->source)
 			continue;
 		if (nsconf_source_expand(nd->source, plan->job_id, plan->sluid,
@@ -146,7 +166,8 @@ static int create_namespace(const struct jobct_plan *plan, struct report *rep)
 {
 	const struct nsconf *c = plan->node->conf;
 	struct mntns_dir dirs[NSCONF_MAX_DIRS];
-	char (*paths)[PATH_MAX] = calloc(NSCONF_MAX_DIRS, PATH_MAX);
+	/* the expanded Sources, then the expanded mount points */
+	char (*paths)[PATH_MAX] = calloc(2 * NSCONF_MAX_DIRS, PATH_MAX);
 	struct mntns_spec spec = {
 		.base_path = c->base_path,
 		.job_id = plan->job_id,
@@ -164,7 +185,8 @@ static int create_namespace(const struct jobct_plan *plan, struct report *rep)
 	report_init(&why, NULL, NULL);
 	if (!paths)
 		return report_errno(rep, errno, "cannot create its namespace");
-	if ((n = job_dirs(plan, dirs, paths, &why, rep)) < 0) {
+	if ((n = job_dirs(plan, dirs, paths, paths + NSCONF_MAX_DIRS, &why,
+			  rep)) < 0) {
 		free(paths);
 		return report_error(rep, "cannot create its namespace: %s",
 				    why.msg);

@@ -109,6 +109,22 @@ static int plan_dirs(const struct mntns_spec *spec, int jobfd,
 		snprintf(pd->target, sizeof(pd->target), "%s", md->path);
 		pd->attrs = mount_attrs(md->options);
 		plan->ndirs++;
+		if (md->point_fixed_depth) {
+			const struct nssource point = {
+				.path = md->path,
+				.fixed_depth = md->point_fixed_depth,
+				.job_depth = md->point_job_depth,
+				.base_path = spec->base_path,
+				.uid = spec->uid,
+				.gid = spec->gid,
+				.mount_point = true,
+			};
+
+			if (nssource_prepare_point(&point, jobfd,
+						   &plan->made_point[i],
+						   rep) < 0)
+				return -1;
+		}
 		if (md->tmpfs) {
 			pd->tmpfs = true;
 			tmpfs_size(pd->tmpfs_size, sizeof(pd->tmpfs_size),
@@ -133,7 +149,8 @@ static int plan_dirs(const struct mntns_spec *spec, int jobfd,
 			continue;
 		}
 		/* Refuses ".ns" and over-long names rather than truncating. */
-		if (nsconf_backing_name(md->path, name, sizeof(name)) < 0 ||
+		if (nsconf_backing_name(md->backing ? md->backing : md->path,
+					name, sizeof(name)) < 0 ||
 		    mkdirat(jobfd, name, 0700) < 0 ||
 		    /* mkdir's mode is filtered by the umask; fchmodat is not. */
 		    fchmodat(jobfd, name, 01777, 0) < 0 ||
@@ -177,6 +194,7 @@ static void plan_close(struct ns_plan *plan, bool remove)
 			close(plan->dirs[i].mnt_fd);
 		plan->dirs[i].mnt_fd = -1;
 		nssource_made_close(&plan->made[i], remove);
+		nssource_made_close(&plan->made_point[i], remove);
 	}
 	errno = saved;
 }
@@ -309,6 +327,7 @@ int mntns_create(const struct mntns_spec *spec, struct report *rep)
 	for (int i = 0; i < MNTNS_MAX_DIRS; i++) {
 		plan->dirs[i].mnt_fd = -1;
 		plan->made[i].parent_fd = -1;
+		plan->made_point[i].parent_fd = -1;
 	}
 	plan->root_propagation = spec->shared ? MS_SLAVE : MS_PRIVATE;
 	plan->parent_ns_id = mntns_own_ns_id();

@@ -41,6 +41,8 @@ struct ns_plan {
 				 * left alone, slave to the caller's */
 	/* the parent's alone: what to remove if the namespace fails */
 	struct nssource_made made[MNTNS_MAX_DIRS];
+	/* and what the walks of per-user or per-job mount points made */
+	struct nssource_made made_point[MNTNS_MAX_DIRS];
 };
 
 enum child_step {

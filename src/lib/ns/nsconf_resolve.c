@@ -231,6 +231,32 @@ static int source_place_check(struct parser *p, const struct nsconf_dir *nd)
 	return 0;
 }
 
+/*
+ * A per-user or per-job mount point is made on the node's tree at the
+ * job's start, before the private directories cover it: neither it nor
+ * another private directory may lie in the other (it would be made
+ * where the job's namespace never sees it, or be hidden).
+ */
+static int point_place_check(struct parser *p, size_t i)
+{
+	char **dirs = p->conf->dirs;
+
+	if (!strchr(dirs[i], '%'))
+		return 0;
+	for (size_t k = 0; dirs[k]; k++) {
+		if (k == i || (!nsconf_path_within(dirs[i], dirs[k]) &&
+			       !nsconf_path_within(dirs[k], dirs[i])))
+			continue;
+		p->line = p->conf->dir_conf[i].line ? p->conf->dir_conf[i].line
+						    : p->conf->lines.dirs;
+		return nsconf_error(p, "Dir=%s: a per-user or per-job mount "
+				    "point, and %s, another private "
+				    "directory, lie in one another", dirs[i],
+				    dirs[k]);
+	}
+	return 0;
+}
+
 int nsconf_dirs_resolve(struct parser *p)
 {
 	size_t n;
@@ -245,7 +271,8 @@ int nsconf_dirs_resolve(struct parser *p)
 			return -1;
 	}
 	for (size_t i = 0; i < n; i++) {
-		if (source_place_check(p, &p->conf->dir_conf[i]) < 0)
+		if (source_place_check(p, &p->conf->dir_conf[i]) < 0 ||
+		    point_place_check(p, i) < 0)
 			return -1;
 	}
 	return 0;

@@ -311,15 +311,31 @@ static const char *const kernel_dirs[] = { "/proc", "/sys", NULL };
 int nsconf_dir_system_check(struct parser *p, const char *key,
 			    const char *path)
 {
+	static const char *const shared[] = NSCONF_SHARED_DIRS;
+	int fixed, job;
+
 	/*
-	 * Per-user or per-job mount points (%u, %j) are not supported: taken
-	 * literally, every job would fail at its start.  Source= expands.
+	 * A per-user or per-job mount point (%u, %j, %S, %n) is made at the
+	 * job's start below its fixed part, as a Source is: a fixed
+	 * directory comes first, and none of it may be in a directory every
+	 * user can write to (a user could make another's first).
 	 */
-	if (strchr(path, '%'))
-		return nsconf_error(p, "%s: \"%s\": %% in a private "
-				    "directory's mount point is not "
-				    "supported (only Source= expands %%j, "
-				    "%%S, %%u, %%n)", key, path);
+	if (strchr(path, '%')) {
+		if (nsconf_source_escapes_check(p, key, path) < 0)
+			return -1;
+		nsconf_source_depths(path, &fixed, &job);
+		if (!fixed)
+			return nsconf_error(p, "%s: \"%s\" needs a fixed "
+					    "directory before the first %%",
+					    key, path);
+		for (size_t i = 0; shared[i]; i++) {
+			if (nsconf_path_within(path, shared[i]))
+				return nsconf_error(p, "%s: \"%s\" is in %s, "
+						    "which every user can "
+						    "write to", key, path,
+						    shared[i]);
+		}
+	}
 	for (size_t i = 0; kernel_dirs[i]; i++) {
 		if (nsconf_path_within(path, kernel_dirs[i]))
 			return nsconf_error(p, "%s: \"%s\" is in %s, the "
