@@ -688,6 +688,118 @@ static void test_dir_settings(void)
 	ok(system(file) == 0, "scratch directories removed");
 }
 
+/* A struct mntns_dir for a per-user or per-job mount point tmpl. */
+static struct mntns_dir point_dir(const char *tmpl, uint32_t job,
+				  const char *user, char *buf)
+{
+	struct mntns_dir d = { .options = NSCONF_OPT_ALWAYS, .backing = tmpl };
+
+	if (nsconf_source_expand(tmpl, job, 0, user, "node1", buf, 512) < 0)
+		buf[0] = '\0';
+	d.path = buf;
+	nsconf_source_depths(tmpl, &d.point_fixed_depth, &d.point_job_depth);
+	return d;
+}
+
+/*
+ * Dir=/home/%u/scratch: the mount point is made below the fixed part
+ * (in the user's own directory: the user's, 0700), a private mount goes
+ * on it, another user's job gets its own; %j's directory goes with the
+ * job; a link or another user's directory in the path fails the job.
+ */
+static void test_point_templates(void)
+{
+	char home[] = "/var/tmp/test-mntns-home.XXXXXX";
+	char tmpl[256], jtmpl[256], p1[512], p2[512], pj[512];
+	char file[700], cmd[1024], alice[300], dave[300];
+	struct mntns_dir dirs[2];
+	struct mntns_spec spec = { .base_path = base, .job_id = 103,
+				   .dir_list = dirs, .dir_count = 2,
+				   .uid = 12345, .gid = 12345 };
+	struct stat st;
+
+	if (!mkdtemp(home) || chmod(home, 0755) < 0) {
+		ok(0, "precondition: a home directory root");
+		return;
+	}
+	snprintf(tmpl, sizeof(tmpl), "%s/%%u/scratch", home);
+	snprintf(jtmpl, sizeof(jtmpl), "%s/jobs/%%j", home);
+	snprintf(alice, sizeof(alice), "%s/alice", home);
+	snprintf(file, sizeof(file), "%s/jobs", home);
+	ok(mkdir(alice, 0700) == 0 && chown(alice, 12345, 12345) == 0 &&
+	   mkdir(file, 0755) == 0 && is_dir_of(alice, 12345, 0700),
+	   "precondition: alice's home, the user's 0700, and %s", file);
+	dirs[0] = point_dir(tmpl, 103, "alice", p1);
+	dirs[1] = point_dir(jtmpl, 103, "alice", pj);
+	dirs[1].tmpfs = true;
+	is_int(dirs[0].point_fixed_depth, 3, "  the fixed part is %s", home);
+	is_int(dirs[1].point_job_depth, 5, "  %%j is the job's own");
+	ok(lstat(p1, &st) < 0 && errno == ENOENT, "precondition: no %s", p1);
+
+	ok(mntns_create(&spec, fresh()) == 0, "create: %s", rep.msg);
+	ok(is_dir_of(p1, 12345, 0700), "%s made, the user's, 0700", p1);
+	ok(is_dir_of(pj, 12345, 0700), "%s made, the user's, 0700", pj);
+	snprintf(file, sizeof(file), "%s/out", p1);
+	is_int(in_job(103, write_file, file), 0, "a job process writes %s",
+	       file);
+	ok(access(file, F_OK) < 0 && errno == ENOENT,
+	   "  not into the node's %s: a private mount", p1);
+	snprintf(file, sizeof(file), "%s/103/%s_%%u_scratch/out", base,
+		 home + 1);
+	for (char *c = file + strlen(base) + 5; *c && strcmp(c, "out"); c++)
+		if (*c == '/' && strncmp(c, "/out", 4))
+			*c = '_';
+	is_int(file_exists(file), 0, "  but into its backing directory");
+	snprintf(file, sizeof(file), "%s/x", pj);
+	is_int(in_job(103, write_file, file), 0, "the %%j tmpfs is written");
+
+	/* Another user's job: its own mount point, its own private mount. */
+	spec.job_id = 104;
+	spec.uid = spec.gid = 12346;
+	dirs[0] = point_dir(tmpl, 104, "bob", p2);
+	spec.dir_count = 1;
+	ok(mntns_create(&spec, fresh()) == 0, "bob's job: %s", rep.msg);
+	ok(is_dir_of(p2, 12346, 0700), "  %s made, bob's", p2);
+	snprintf(file, sizeof(file), "%s/bob", home);
+	ok(is_dir_of(file, 0, 0711), "  %s made root's, 0711", file);
+	snprintf(file, sizeof(file), "%s/out", p1);
+	is_int(in_job(104, file_exists, file), 1,
+	       "  alice's job's file is not in bob's job");
+	ok(mntns_delete(base, 104) == 0, "  delete");
+
+	ok(mntns_delete(base, 103) == 0, "delete alice's job");
+	ok(lstat(pj, &st) < 0 && errno == ENOENT, "  %%j's directory is gone");
+	ok(is_dir_of(p1, 12345, 0700), "  the per-user mount point persists");
+
+	/* A component of another user's: refused, nothing mounted. */
+	snprintf(dave, sizeof(dave), "%s/dave", home);
+	ok(mkdir(dave, 0700) == 0 && chown(dave, 999, 999) == 0,
+	   "precondition: %s belongs to uid 999", dave);
+	spec.job_id = 105;
+	spec.uid = spec.gid = 12345;
+	dirs[0] = point_dir(tmpl, 105, "dave", p2);
+	ok(mntns_create(&spec, fresh()) < 0, "uid 12345 with dave's "
+	   "directory in the path is refused");
+	like(rep.msg, "belongs to uid 999", "  the error says so: %s", rep.msg);
+	snprintf(file, sizeof(file), "%s/scratch", dave);
+	ok(lstat(file, &st) < 0 && errno == ENOENT, "  nothing made in it");
+
+	/* A link the user planted where the mount point goes: refused. */
+	ok(symlink("/etc", p1) == 0 || (rmdir(p1) == 0 &&
+					symlink("/etc", p1) == 0),
+	   "precondition: %s is a link to /etc", p1);
+	dirs[0] = point_dir(tmpl, 105, "alice", p2);
+	ok(mntns_create(&spec, fresh()) < 0, "a link at the mount point "
+	   "fails the job");
+	like(rep.msg, "symbolic link", "  the error says so: %s", rep.msg);
+	is_int(count_mounts_of(" /etc "), 0, "  nothing is mounted on /etc");
+	snprintf(file, sizeof(file), "%s/105", base);
+	ok(lstat(file, &st) < 0 && errno == ENOENT, "  no job directory left");
+
+	snprintf(cmd, sizeof(cmd), "rm -rf --one-file-system '%s'", home);
+	ok(system(cmd) == 0, "scratch directories removed");
+}
+
 /* A link planted in a Source's path is never followed. */
 static void test_source_attacks(void)
 {
@@ -1307,6 +1419,7 @@ int main(void)
 	test_non_initial_namespace();
 	test_dir_settings();
 	test_source_attacks();
+	test_point_templates();
 	test_held_fds();
 	test_held_fds_dirs();
 	test_held_fds_swap();
