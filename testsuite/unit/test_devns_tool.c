@@ -388,7 +388,7 @@ static void test_check(void)
 		 "namespacepoolready 0\n"
 		 "shmsize 1073741824 (%s:4)\ntmpsize none (default)\n"
 		 "tmpdisklimit none (default)\n"
-		 "tmpinodelimit 0 (default)\ntmpdiskquota none\n"
+		 "tmpinodelimit 0 (default)\ntmpdiskquota none\nkeeppaths none (default)\n"
 		 "dir /tmp type=bind options=nosuid,nodev (default)\n"
 		 "dir /dev/shm type=tmpfs size=1073741824 options=nosuid,nodev "
 		 "(ShmSize %s:4)\n"
@@ -594,7 +594,7 @@ static void test_check_json(void)
 	   jv_str(set, "sources.0") && !strcmp(jv_str(set, "sources.0"), where)
 	   && !strcmp(jv_str(set, "source"), where),
 	   "  settings: deviceallow a list, each entry's line in sources");
-	ok(jv_get(v, "settings")->count == 21, "  21 settings, one each");
+	ok(jv_get(v, "settings")->count == 24, "  24 settings, one each");
 	ok(jv_get(v, "notes") && jv_get(v, "notes")->count == 0,
 	   "  no notes");
 	set = jv_find(v, "dirs", "path", "/dev/shm");

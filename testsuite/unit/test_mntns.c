@@ -28,6 +28,7 @@
 #include <signal.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -800,6 +801,100 @@ static void test_point_templates(void)
 	ok(system(cmd) == 0, "scratch directories removed");
 }
 
+/* The last warning a call made, for test_keep_paths. */
+static char last_warning[REPORT_MSG_MAX];
+
+static void note_warning(enum report_level level, const char *msg, void *arg)
+{
+	(void)arg;
+	if (level == REPORT_WARNING)
+		snprintf(last_warning, sizeof(last_warning), "%s", msg);
+}
+
+/* 0 when a unix socket at path accepts a connection. */
+static int socket_answers(void *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0), rc;
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", (char *)path);
+	rc = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+	close(fd);
+	return rc == 0 ? 0 : 1;
+}
+
+/*
+ * KeepPaths: a node directory root made in /tmp (a daemon's socket in
+ * it) is bound into the job's private /tmp, read-write; one a user made,
+ * a link, or a missing one is left out with a warning, and the rest of
+ * the job's /tmp stays private.
+ */
+static void test_keep_paths(void)
+{
+	char keep[] = "/tmp/test-mntns-keep.XXXXXX";
+	char ukeep[] = "/tmp/test-mntns-ukeep.XXXXXX";
+	char lkeep[64], missing[64], sock[100], file[128], other[128];
+	const char *keeps[5] = { keep, ukeep, lkeep, missing, NULL };
+	struct mntns_dir dirs[1] = { { .path = "/tmp",
+				      .options = NSCONF_OPT_ALWAYS } };
+	struct mntns_spec spec = { .base_path = base, .job_id = 106,
+				   .dir_list = dirs, .dir_count = 1,
+				   .uid = 12345, .gid = 12345,
+				   .keep_paths = keeps };
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct report r;
+	int srv, c;
+
+	snprintf(lkeep, sizeof(lkeep), "/tmp/test-mntns-lkeep.%d", getpid());
+	snprintf(missing, sizeof(missing), "/tmp/test-mntns-nokeep.%d",
+		 getpid());
+	if (!mkdtemp(keep) || chmod(keep, 0755) < 0 || !mkdtemp(ukeep) ||
+	    chown(ukeep, 12345, 12345) < 0 || symlink(keep, lkeep) < 0) {
+		ok(0, "precondition: kept directories");
+		return;
+	}
+	snprintf(sock, sizeof(sock), "%s/sock", keep);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock);
+	srv = socket(AF_UNIX, SOCK_STREAM, 0);
+	ok(srv >= 0 && bind(srv, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
+	   listen(srv, 8) == 0 && socket_answers(sock) == 0,
+	   "precondition: a daemon serves %s on the node", sock);
+	snprintf(other, sizeof(other), "%s/x", ukeep);
+	close(open(other, O_CREAT | O_WRONLY, 0644));
+
+	report_init(&r, note_warning, NULL);
+	last_warning[0] = '\0';
+	ok(mntns_create(&spec, &r) == 0, "create with KeepPaths: %s", r.msg);
+	is_int(in_job(106, socket_answers, sock), 0,
+	       "the job reaches the daemon's socket %s", sock);
+	c = accept4(srv, NULL, NULL, SOCK_NONBLOCK);
+	ok(c >= 0, "  the node's daemon got the connection");
+	if (c >= 0)
+		close(c);
+	snprintf(file, sizeof(file), "%s/from-job", keep);
+	is_int(in_job(106, write_file, file), 0, "  read-write: the job "
+	       "writes %s", file);
+	is_int(file_exists(file), 0, "  which is the node's");
+	is_int(in_job(106, file_exists, other), 1,
+	       "a user's directory (%s) is not kept", ukeep);
+	is_int(in_job(106, file_exists, lkeep), 1,
+	       "  nor a link (%s)", lkeep);
+	like(last_warning, "not bound into the job", "  warned: %s",
+	     last_warning);
+	is_int(r.warnings, 3, "  three left out: the user's, the link, the "
+	       "missing one");
+	ok(mntns_delete(base, 106) == 0, "delete");
+	is_int(socket_answers(sock), 0, "the node's socket outlives the job");
+	snprintf(file, sizeof(file), "%s/from-job", keep);
+	is_int(file_exists(file), 0, "  and the job's file in the kept path");
+	close(srv);
+	unlink(sock);
+	unlink(file);
+	unlink(other);
+	unlink(lkeep);
+	ok(rmdir(keep) == 0 && rmdir(ukeep) == 0, "scratch directories removed");
+}
+
 /* A link planted in a Source's path is never followed. */
 static void test_source_attacks(void)
 {
@@ -1420,6 +1515,7 @@ int main(void)
 	test_dir_settings();
 	test_source_attacks();
 	test_point_templates();
+	test_keep_paths();
 	test_held_fds();
 	test_held_fds_dirs();
 	test_held_fds_swap();

@@ -1023,6 +1023,52 @@ static void test_point_template(void)
 	nsconf_free(c);
 }
 
+/* KeepPaths: node directories kept in the private directory holding each. */
+static void test_keep_paths(void)
+{
+	struct nsconf *c;
+
+	c = parse("BasePath=/b\nKeepPaths=/tmp/nvidia-mps,/tmp/.X11-unix\n",
+		  NULL);
+	ok(c && c->keep_paths && !strcmp(c->keep_paths[0], "/tmp/nvidia-mps")
+	   && !strcmp(c->keep_paths[1], "/tmp/.X11-unix") &&
+	   !c->keep_paths[2] && c->lines.keep_paths == 2,
+	   "KeepPaths: two, from line 2");
+	nsconf_free(c);
+	c = parse("BasePath=/b\nKeepPaths=/tmp/nvidia-mps\n"
+		  "NodeName=n1 KeepPaths=none\n", "n1");
+	ok(c && !c->keep_paths && c->lines.keep_paths == 3,
+	   "a node's KeepPaths=none beats the global line");
+	nsconf_free(c);
+	c = parse("NodeName=n1 KeepPaths=/dev/shm/x\nBasePath=/b\n"
+		  "KeepPaths=/tmp/nvidia-mps\n", "n1");
+	ok(c && c->keep_paths && !strcmp(c->keep_paths[0], "/dev/shm/x") &&
+	   !c->keep_paths[1], "  and a node's list the global one");
+	nsconf_free(c);
+	c = parse("BasePath=/b\n", NULL);
+	ok(c && !c->keep_paths, "none by default");
+	nsconf_free(c);
+	fails("BasePath=/b\nKeepPaths=/opt/x\n", NULL,
+	      "t.conf:2: KeepPaths: \"/opt/x\" is in no private directory (a "
+	      "node path the job sees anyway)");
+	fails("BasePath=/b\nKeepPaths=/tmp\n", NULL,
+	      "t.conf:2: KeepPaths: \"/tmp\" is in no private directory (a "
+	      "node path the job sees anyway)");
+	fails("BasePath=/b\nDir=/scratch Source=/s\nKeepPaths=/scratch/x\n",
+	      NULL, "t.conf:3: KeepPaths: \"/scratch/x\" is in /scratch, "
+	      "bound from its Source");
+	fails("BasePath=/b\nKeepPaths=/tmp/a,/tmp/a\n", NULL,
+	      "t.conf:2: KeepPaths: \"/tmp/a\" is listed twice");
+	fails("BasePath=/b\nKeepPaths=/tmp/%u\n", NULL,
+	      "t.conf:2: KeepPaths: \"/tmp/%u\" has a %: a node path is "
+	      "kept as it is");
+	fails("BasePath=/b\nKeepPaths=/tmp/a,,/tmp/b\n", NULL,
+	      "t.conf:2: KeepPaths: empty entry in \"/tmp/a,,/tmp/b\"");
+	fails("BasePath=none\nKeepPaths=/tmp/a\n", NULL,
+	      "t.conf:2: KeepPaths: BasePath is none (line 1): the job has no "
+	      "private directories");
+}
+
 static void test_size_percent(void)
 {
 	static const char *const bad[] = {
@@ -2055,6 +2101,7 @@ int main(void)
 	test_dir_errors();
 	test_size_percent();
 	test_point_template();
+	test_keep_paths();
 	test_precedence();
 	test_precedence_dirs();
 	test_provenance();

@@ -162,6 +162,21 @@ static int create_pid_namespace(const struct jobct_plan *plan,
 	return 0;
 }
 
+/*
+ * What the namespace's making tells besides its error (a KeepPaths left
+ * out), passed on to the job's report; the error itself comes back in
+ * the caller's words.
+ */
+static void pass_notes(enum report_level level, const char *msg, void *arg)
+{
+	if (level == REPORT_WARNING)
+		report_warning(arg, "%s", msg);
+	else if (level == REPORT_INFO)
+		report_info(arg, "%s", msg);
+	else if (level == REPORT_NOTICE)
+		report_notice(arg, "%s", msg);
+}
+
 static int create_namespace(const struct jobct_plan *plan, struct report *rep)
 {
 	const struct nsconf *c = plan->node->conf;
@@ -178,6 +193,7 @@ static int create_namespace(const struct jobct_plan *plan, struct report *rep)
 		.disk_limit = c->tmp_disk_limit,
 		.inode_limit = c->tmp_inode_limit,
 		.use_pool = c->namespace_pool > 0,
+		.keep_paths = (const char *const *)c->keep_paths,
 	};
 	struct report why;
 	int n, rc;
@@ -192,6 +208,7 @@ static int create_namespace(const struct jobct_plan *plan, struct report *rep)
 				    why.msg);
 	}
 	spec.dir_count = (size_t)n;
+	report_init(&why, pass_notes, rep);
 	spec.pool_fd = spec.use_pool ? nspool_claim(c->base_path) : -1;
 	rc = plan->node->ops->ns_create(&spec, &why);
 	fdutil_close(spec.pool_fd);

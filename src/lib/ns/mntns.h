@@ -90,6 +90,14 @@ struct mntns_spec {
 	 */
 	bool use_pool;
 	int pool_fd;
+	/*
+	 * KeepPaths: node directories bound as they are into the private
+	 * directory of dir_list that holds each (NULL-terminated, at most
+	 * NSCONF_MAX_KEEP; NULL: none).  One that is missing, or that a user
+	 * could have planted (safepath_open_kept), is left out with a
+	 * warning in rep: the job runs without it, as on a node without it.
+	 */
+	const char *const *keep_paths;
 };
 
 /*

@@ -32,6 +32,9 @@
  */
 #define NSCONF_MAX_DIRS 16
 
+/* The most KeepPaths entries (mntns plans their mounts before fork()). */
+#define NSCONF_MAX_KEEP 16
+
 /* The largest settings file the parser reads, in bytes. */
 #define NSCONF_MAX_SIZE (1024 * 1024)
 
@@ -113,6 +116,7 @@ struct nsconf_lines {
 	int clone_ns_script_wait;
 	int clone_ns_epilog_wait;
 	int cdi_spec_dirs;
+	int keep_paths;
 };
 
 /* One DeviceAllow line that applies to the node. */
@@ -192,6 +196,12 @@ struct nsconf {
 	 * and joined by ",", NULL: none (the default).
 	 */
 	char *cdi_spec_dirs;
+	/*
+	 * KeepPaths: node directories bound, as they are, into the private
+	 * directory that holds them (/tmp/nvidia-mps into the job's /tmp),
+	 * normalised, NULL-terminated; NULL: none (the default).
+	 */
+	char **keep_paths;
 	/*
 	 * The file the settings come from and the line of each, for
 	 * messages about them that come after parsing (jobct's BasePath

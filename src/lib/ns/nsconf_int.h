@@ -47,6 +47,7 @@ enum key {
 	KEY_CLONE_NS_SCRIPT_WAIT,
 	KEY_CLONE_NS_EPILOG_WAIT,
 	KEY_CDI_SPEC_DIRS,
+	KEY_KEEP_PATHS,
 	KEY_DEVICE_ALLOW,
 	/* the keys of a Dir line; they go into a struct dir_decl */
 	KEY_DIR,

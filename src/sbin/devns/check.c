@@ -193,13 +193,29 @@ static const char *disk_quota_state(const struct nsconf *c)
 }
 
 /* The node's settings, each with the line it came from. */
+/* KeepPaths joined by ",", "" for none, into buf[len]. */
+static void keep_paths_join(const struct nsconf *c, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; c->keep_paths && c->keep_paths[i]; i++) {
+		int n = snprintf(buf + used, len - used, "%s%s",
+				 used ? "," : "", c->keep_paths[i]);
+
+		if (n < 0 || (size_t)n >= len - used)
+			return;
+		used += (size_t)n;
+	}
+}
+
 static void print_settings(const struct devns_opts *o,
 			   const struct jobct_node *node)
 {
 	const struct nsconf *c = jobct_node_conf(node);
 	const struct nsconf_lines *l = &c->lines;
 	const char *f = c->file;
-	char n[32];
+	char n[32], keep[NSCONF_MAX_KEEP * (PATH_MAX + 1)];
 
 	print_kv("file", o->conf_path);
 	print_kv("node", o->node);
@@ -240,6 +256,8 @@ static void print_settings(const struct devns_opts *o,
 	snprintf(n, sizeof(n), "%ju", (uintmax_t)c->tmp_inode_limit);
 	print_kv_from("tmpinodelimit", n, f, l->tmp_inode_limit);
 	print_kv("tmpdiskquota", disk_quota_state(c));
+	keep_paths_join(c, keep, sizeof(keep));
+	print_kv_from("keeppaths", keep[0] ? keep : "none", f, l->keep_paths);
 	print_dirs(c);
 	print_kv_from("devicepolicy", devpolicy_mode_name(c->device_policy), f,
 		      l->device_policy);
@@ -403,6 +421,7 @@ static void json_settings(struct json *j, const struct nsconf *c)
 {
 	const struct nsconf_lines *l = &c->lines;
 	const char *f = c->file;
+	static char keep[NSCONF_MAX_KEEP * (PATH_MAX + 1)];
 
 	json_array_begin(j, "settings");
 	json_setting_str(j, "basepath", c->base_path, f, l->base_path);
@@ -448,6 +467,9 @@ static void json_settings(struct json *j, const struct nsconf *c)
 	json_setting_allow(j, c);
 	json_setting_str(j, "cdispecdirs", c->cdi_spec_dirs, f,
 			 l->cdi_spec_dirs);
+	keep_paths_join(c, keep, sizeof(keep));
+	json_setting_str(j, "keeppaths", keep[0] ? keep : NULL, f,
+			 l->keep_paths);
 	json_array_end(j);
 }
 
