@@ -79,6 +79,22 @@ void print_disk(const struct jobct_remains *r);
 void print_disk_json(struct json *j, const struct jobct_remains *r);
 
 /*
+ * The live figures of the job of r's private directories (ns/nsusage.h),
+ * as " tmp=B/B/L:I/I/L,shm=..." (devns list) or, with lines, one
+ * "usage PATH BYTES/LIMIT inodes INODES/LIMIT" line each (devns show); a
+ * job without a namespace has none (" none", no line).
+ */
+void print_usage(const struct nsconf *conf, const struct jobct_remains *r,
+		 bool lines);
+
+/*
+ * "usage": [{"path", "tmpfs", "bytes", "bytes_limit", "inodes",
+ * "inode_limit", "partial"}], null without a namespace.
+ */
+void print_usage_json(struct json *j, const struct nsconf *conf,
+		      const struct jobct_remains *r);
+
+/*
  * "device TYPE MAJOR:MINOR ACCESS PATH" per rule (PATH from names, "-"
  * when none is known or the rule is for any minor), then "default
  * allow|deny".

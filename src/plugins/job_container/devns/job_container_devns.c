@@ -45,6 +45,7 @@
 #include "job/setupgate.h"
 #include "ns/nsconf_msg.h"
 #include "ns/nsfdmap.h"
+#include "ns/nsusage.h"
 #include "util/admincomment.h"
 #include "util/fdutil.h"
 #include "util/stepsock.h"
@@ -278,16 +279,14 @@ extern int DEVNS_JC(restore)(char *dir_name, bool recover)
  * has no append).  The extern stepd asks slurmctld as root, which may set
  * it.  Best effort: a failure here is only logged.
  */
-static void note_failure(uint32_t job_id, const char *why)
+static void note_admin_comment(uint32_t job_id, const char *entry)
 {
 	job_desc_msg_t desc;
 	job_info_msg_t *msg = NULL;
 	const char *old = NULL;
-	char *entry = NULL, *comment = NULL;
+	char *comment = NULL;
 	bool found = false;
 
-	xstrfmtcat(entry, "devns on %s: %s", conf->node_name,
-		   why[0] ? why : "containment failed (see slurmd's log)");
 	if (DEVNS_LOAD_JOB(&msg, job_id, SHOW_DETAIL) != SLURM_SUCCESS) {
 		error("%s: job %u: cannot read its AdminComment, so not adding the reason there: %m",
 		      plugin_type, job_id);
@@ -322,8 +321,52 @@ static void note_failure(uint32_t job_id, const char *why)
 		      plugin_type, job_id);
 out:
 	free(comment);
-	xfree(entry);
 	slurm_free_job_info_msg(msg);
+}
+
+static void note_failure(uint32_t job_id, const char *why)
+{
+	char *entry = NULL;
+
+	xstrfmtcat(entry, "devns on %s: %s", conf->node_name,
+		   why[0] ? why : "containment failed (see slurmd's log)");
+	note_admin_comment(job_id, entry);
+	xfree(entry);
+}
+
+/*
+ * The job's /tmp and /dev/shm figures (ns/nsusage.h): sampled by a thread
+ * of the extern stepd from its setup, reported at its end, in this stepd,
+ * to slurmd's log and the job's AdminComment.
+ */
+static struct nsusage_sampler *usage_sampler;
+static uint32_t usage_job;
+
+static void usage_start(uint32_t job_id)
+{
+	struct report rep;
+
+	report_start(&rep, &job_id);
+	usage_sampler = nsusage_sampler_start(jobct_node_conf(node), job_id,
+					      0, &rep);
+	usage_job = job_id;
+}
+
+static void usage_report(uint32_t job_id)
+{
+	struct nsusage u;
+	char entry[ADMINCOMMENT_ENTRY_MAX];
+
+	if (!usage_sampler || usage_job != job_id)
+		return;
+	(void)nsusage_sampler_stop(usage_sampler, jobct_node_conf(node), &u);
+	usage_sampler = NULL;
+	if (!u.count)
+		return;
+	nsusage_format(&u, conf->node_name, entry, sizeof(entry));
+	info("%s: job %u: usage %s (%u samples, every %d s)", plugin_type,
+	     job_id, entry, u.samples, NSUSAGE_INTERVAL);
+	note_admin_comment(job_id, entry);
 }
 
 #if DEVNS_JC_STEP_RECORD
@@ -477,6 +520,8 @@ static int stepd_create(uint32_t job_id, uint64_t sluid, uid_t uid,
 		goto out;
 	}
 	rc = SLURM_SUCCESS;
+	if (c->base_path)
+		usage_start(job_id);
 out:
 	if (rc != SLURM_SUCCESS)
 		note_failure(job_id, rep.msg);
@@ -622,6 +667,7 @@ static int release(uint32_t job_id)
 		return SLURM_ERROR;
 	report_start(&rep, &job_id);
 	lock = jobct_end_lock(node, job_id);
+	usage_report(job_id);
 	devns_script_clone_ns_epilog(node, job_id, &rep);
 	drop_step_ns_fd();
 	rc = jobct_release(node, job_id, &rep);
