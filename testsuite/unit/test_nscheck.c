@@ -299,6 +299,21 @@ static void test_mount_points(void)
 	   "a Dir line's mount point too");
 	like(msgs, "E: t.conf:2: Dirs: the mount point ", "  on its line");
 
+	/* Per user or job: its fixed part must be there, not the path. */
+	snprintf(text, sizeof(text), "BasePath=/b\nDir=%s/%%u/scratch\n",
+		 at("mnt"));
+	ok(check(text, true, NULL) == 0 && !errors && !warnings,
+	   "a per-user mount point below an existing fixed part passes: %s",
+	   msgs);
+	snprintf(text, sizeof(text), "BasePath=/b\nDir=%s/%%u/scratch\n",
+		 at("nonexistent"));
+	ok(check(text, true, NULL) == -1 && errors == 1,
+	   "  its fixed part missing: an error");
+	snprintf(want, sizeof(want), "E: t.conf:2: Dirs: the mount point %s: "
+		 "No such file or directory (every job would fail)\n",
+		 at("nonexistent"));
+	is_str(msgs, want, "  naming the fixed part");
+
 	write_file(at("full/data"), "x", 0644);
 	snprintf(text, sizeof(text), "BasePath=/b\nDirs=/tmp,%s\n",
 		 at("full"));

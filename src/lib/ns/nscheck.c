@@ -202,10 +202,17 @@ static void mount_points_check(struct check *k)
 	char at[PATH_MAX + 16], first[256];
 
 	for (size_t i = 0; c->dirs && c->dirs[i]; i++) {
+		char fixed[PATH_MAX];
 		const char *path = c->dirs[i];
+		bool per_job = strchr(path, '%') != NULL;
 		size_t count;
 		int fd;
 
+		/* Per user or job: made below its fixed part, which must be. */
+		if (per_job) {
+			source_fixed(path, fixed, sizeof(fixed));
+			path = fixed;
+		}
 		where(k, dir_line(c, i), at, sizeof(at));
 		if ((fd = safepath_open(path)) < 0) {
 			const char *why = strerror(errno);
@@ -222,7 +229,7 @@ static void mount_points_check(struct check *k)
 			continue;
 		}
 		/* Not in each slurmstepd: a readdir per job, an automount. */
-		if (k->args->strict && !shared_dir(path) &&
+		if (k->args->strict && !shared_dir(path) && !per_job &&
 		    dir_entries(fd, &count, first, sizeof(first)) == 0 &&
 		    count)
 			report_warning(k->rep, "%s: Dirs: %s holds data on this "
