@@ -501,7 +501,9 @@ static int stepd_create(uint32_t job_id, uint64_t sluid, uid_t uid,
 		goto out;
 	}
 	plan.job_devices = (const char *const *)job_devices;
-	plan.node_mem = DEVNS_NODE_MEMORY_MB(conf) * 1024 * 1024;
+	/* RealMemory unset is 1 (MB): then the kernel's count (jobct). */
+	if (DEVNS_NODE_MEMORY_MB(conf) > 1)
+		plan.node_mem = DEVNS_NODE_MEMORY_MB(conf) * 1024 * 1024;
 	if (nsconf_uses_job_memory(c) &&
 	    job_memory(job_id, step, &plan.job_mem) < 0) {
 		report_error(&rep, "refusing the job: its memory limit, which sizes its tmpfs, cannot be known");
