@@ -79,6 +79,45 @@ static const struct nsusage_dir *fig(const struct nsusage *u,
 	return NULL;
 }
 
+static int posts;
+static uint64_t posted_shm;
+
+static void count_post(const struct nsusage *u, void *arg)
+{
+	const struct nsusage_dir *d = fig(u, "/dev/shm");
+
+	(void)arg;
+	posts++;
+	posted_shm = d ? d->peak_bytes : 0;
+}
+
+/* When the sampler posts: new figures at once, growth after a gap. */
+static void test_post_due(void)
+{
+	struct nsusage last = { .count = 1 }, now;
+
+	snprintf(last.dirs[0].path, sizeof(last.dirs[0].path), "/dev/shm");
+	now = last;
+	ok(!nsusage_post_due(NULL, &now, 0), "nothing yet: no post");
+	now.dirs[0].peak_bytes = 4096;
+	ok(nsusage_post_due(NULL, &now, 0), "a first figure: posted at once");
+	last.dirs[0].peak_bytes = 4000;
+	now.dirs[0].peak_bytes = 4999;
+	ok(!nsusage_post_due(&last, &now, NSUSAGE_POST_GAP),
+	   "grown by less than a quarter: not posted");
+	now.dirs[0].peak_bytes = 5000;
+	ok(!nsusage_post_due(&last, &now, NSUSAGE_POST_GAP - 1),
+	   "grown by a quarter within the gap: not yet");
+	ok(nsusage_post_due(&last, &now, NSUSAGE_POST_GAP),
+	   "  after the gap: posted");
+	now = last;
+	snprintf(now.dirs[1].path, sizeof(now.dirs[1].path), "/tmp");
+	now.count = 2;
+	now.dirs[1].peak_inodes = 1;
+	ok(nsusage_post_due(&last, &now, 0),
+	   "another directory's first figure: posted at once");
+}
+
 /* mntns_create for the job of conf's private directories. */
 static int create_job(const struct nsconf *c, uint32_t job_id)
 {
@@ -168,15 +207,20 @@ static void test_job(void)
 	   "  /tmp: 200K (%llu bytes on disk), the file and the link, the "
 	   "link not followed", d ? (unsigned long long)d->bytes : 0);
 
-	s = nsusage_sampler_start(c, 51, 1, fresh());
+	posts = 0;
+	s = nsusage_sampler_start(c, 51, 1, count_post, NULL, fresh());
 	ok(s != NULL, "the sampler starts: %s", rep.msg);
 	snprintf(spec, sizeof(spec), "%s %llu", "/dev/shm/g", 1024 * KiB);
 	is_int(in_job(51, write_sized, spec), 0, "the job adds 1M to /dev/shm");
 	usleep(2500 * 1000);	/* two samples at 1 s */
 	is_int(in_job(51, remove_file, "/dev/shm/g"), 0, "  and removes it");
 	is_int(in_job(51, remove_file, shmfile), 0, "  and its 300K");
-	ok(nsusage_sampler_stop(s, c, &u) == 0, "the sampler stops");
+	ok(nsusage_sampler_stop(s, &u) == 0, "the sampler stops");
 	ok(u.samples >= 3, "  %u samples", u.samples);
+	is_int(posts, 1, "  one post: the 1M, new since the 300K (a gap of "
+	       "%d s before the next)", NSUSAGE_POST_GAP);
+	ok(posted_shm >= 1324 * KiB, "  with /dev/shm's 1.3M: %llu",
+	   (unsigned long long)posted_shm);
 	d = fig(&u, "/dev/shm");
 	ok(d && d->peak_bytes == 1324 * KiB && d->bytes == 0 &&
 	   d->peak_inodes == 2 && d->inodes == 0 && d->sampled,
@@ -196,6 +240,7 @@ static void test_job(void)
 int main(void)
 {
 	test_format();
+	test_post_due();
 	if (!tap_root()) {
 		tap_skip("namespace tests need root");
 		return tap_done();

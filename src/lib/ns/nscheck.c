@@ -241,6 +241,42 @@ static void mount_points_check(struct check *k)
 	}
 }
 
+/*
+ * Each KeepPaths directory that exists must be root's all the way, any
+ * writable ancestor sticky (safepath_open_kept): one a user made is left
+ * out of every job.  An error of devns check, a warning of slurmd (a
+ * user who made /tmp/nvidia-mps first must not keep slurmd from
+ * starting); one missing is fine (its daemon may start later).
+ */
+static void keep_paths_check(struct check *k)
+{
+	const struct nsconf *c = k->conf;
+	char at[PATH_MAX + 16];
+	struct report why;
+	int fd;
+
+	for (size_t i = 0; c->keep_paths && c->keep_paths[i]; i++) {
+		report_init(&why, NULL, NULL);
+		if ((fd = safepath_open_kept(c->keep_paths[i], &why)) >= 0) {
+			close(fd);
+			continue;
+		}
+		if (errno == ENOENT)
+			continue;
+		where(k, c->lines.keep_paths, at, sizeof(at));
+		if (!k->args->strict) {
+			report_warning(k->rep, "%s: KeepPaths: %s is left out "
+				       "of every job: %s", at,
+				       c->keep_paths[i], why.msg);
+			continue;
+		}
+		k->errors++;
+		report_error(k->rep, "%s: KeepPaths: %s cannot be trusted: %s "
+			     "(jobs do not get it)", at, c->keep_paths[i],
+			     why.msg);
+	}
+}
+
 /* Each DeviceAllow glob or class of the node must match something. */
 static int devices_check(struct check *k)
 {
@@ -402,6 +438,7 @@ int nscheck_run(const struct nsconf *conf, const struct nscheck_args *args,
 		scripts_check(&k);
 		sources_check(&k);
 		mount_points_check(&k);
+		keep_paths_check(&k);
 		if (args->strict && devices_check(&k) < 0)
 			goto nomem;
 	}

@@ -4,9 +4,7 @@
  * after parsing: the private directories' mount points and the fixed
  * part of Source= templates.  See nsconf.h.
  */
-#include <errno.h>
 #include <limits.h>
-#include <unistd.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -77,24 +75,6 @@ int nsconf_paths_check(const struct nsconf *conf, struct report *rep)
 			return report_error(rep, "%sDir=%s: Source \"%s\": %s",
 					    where(conf, d->line, at, sizeof(at)),
 					    d->path, d->source, why.msg);
-	}
-	/* A kept path that exists must be root's all the way. */
-	for (size_t i = 0; conf->keep_paths && conf->keep_paths[i]; i++) {
-		int fd;
-
-		report_init(&why, NULL, NULL);
-		if ((fd = safepath_open_kept(conf->keep_paths[i], &why)) >= 0) {
-			close(fd);
-			continue;
-		}
-		if (errno == ENOENT)
-			continue;	/* its daemon may not run yet */
-		return report_error(rep, "%sKeepPaths: %s cannot be trusted: "
-				    "%s (keep only directories that root "
-				    "made, in directories no user can swap "
-				    "them in)", where(conf,
-				    conf->lines.keep_paths, at, sizeof(at)),
-				    conf->keep_paths[i], why.msg);
 	}
 	return 0;
 }

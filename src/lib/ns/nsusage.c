@@ -40,6 +40,10 @@ struct probe {
 	char labels[NSCONF_MAX_DIRS][PATH_MAX];	/* held.fds[i]'s point */
 	int job_fd;		/* BasePath/<jobid>, O_RDONLY, or -1 */
 	uint32_t projid;	/* its disk-limit project, 0: none */
+	/* the backing directories to walk (no project), and their points */
+	char walk_names[NSCONF_MAX_DIRS][NAME_MAX + 1];
+	char walk_paths[NSCONF_MAX_DIRS][PATH_MAX];
+	int walks;
 };
 
 /* The entry of u for path, made when missing; NULL when u is full. */
@@ -142,6 +146,16 @@ static int probe_open(const struct nsconf *conf, uint32_t job_id,
 	/* A filesystem without project ids: no disk limit, walked. */
 	if (dquota_project(p->job_fd, &p->projid) < 0)
 		p->projid = 0;
+	for (size_t i = 0; !p->projid && conf->dirs[i]; i++) {
+		const struct nsconf_dir *nd = &conf->dir_conf[i];
+
+		if (nd->type != NSCONF_DIR_BIND || nd->source ||
+		    nsconf_backing_name(nd->path, p->walk_names[p->walks],
+					NAME_MAX + 1) < 0)
+			continue;
+		snprintf(p->walk_paths[p->walks], PATH_MAX, "%s", nd->path);
+		p->walks++;
+	}
 	return 0;
 error:
 	probe_close(p);
@@ -223,30 +237,23 @@ static void walk(int fd, dev_t dev, int depth, uint64_t *bytes,
 }
 
 /*
- * The final figures of the job's directories on BasePath that no project
+ * The figures of the job's directories on BasePath that no project
  * counts: each backing directory walked.
  */
-static void probe_walk(const struct probe *p, const struct nsconf *conf,
-		       struct nsusage *u)
+static void probe_walk(const struct probe *p, struct nsusage *u)
 {
-	for (size_t i = 0; p->job_fd >= 0 && !p->projid && conf->dirs[i];
-	     i++) {
-		const struct nsconf_dir *nd = &conf->dir_conf[i];
-		char name[NAME_MAX + 1];
+	for (int i = 0; p->job_fd >= 0 && i < p->walks; i++) {
 		uint64_t bytes = 0, inodes = 0, seen = 0;
 		bool partial = false;
 		struct nsusage_dir *d;
 		struct stat st;
 		int fd;
 
-		if (nd->type != NSCONF_DIR_BIND || nd->source ||
-		    nsconf_backing_name(nd->path, name, sizeof(name)) < 0)
-			continue;
-		fd = openat(p->job_fd, name, O_RDONLY | O_DIRECTORY |
-			    O_NOFOLLOW | O_CLOEXEC);
+		fd = openat(p->job_fd, p->walk_names[i], O_RDONLY |
+			    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0)
 			continue;
-		if (fstat(fd, &st) < 0 || !(d = dir_of(u, nd->path))) {
+		if (fstat(fd, &st) < 0 || !(d = dir_of(u, p->walk_paths[i]))) {
 			fdutil_close(fd);
 			continue;
 		}
@@ -272,10 +279,38 @@ int nsusage_read(const struct nsconf *conf, uint32_t job_id,
 		return -1;
 	}
 	probe_sample(p, u);
-	probe_walk(p, conf, u);
+	probe_walk(p, u);
 	probe_close(p);
 	free(p);
 	return 0;
+}
+
+/* Whether one figure grew from zero, or by a quarter, since it was last. */
+static bool grew(uint64_t last, uint64_t now, bool *first)
+{
+	if (!last && now)
+		*first = true;
+	return now > last && now - last >= last / 4;
+}
+
+bool nsusage_post_due(const struct nsusage *last, const struct nsusage *now,
+		      unsigned elapsed)
+{
+	bool first = false, more = false;
+
+	for (int i = 0; i < now->count; i++) {
+		const struct nsusage_dir *d = &now->dirs[i];
+		uint64_t lb = 0, li = 0;
+
+		for (int k = 0; last && k < last->count; k++)
+			if (!strcmp(last->dirs[k].path, d->path)) {
+				lb = last->dirs[k].peak_bytes;
+				li = last->dirs[k].peak_inodes;
+			}
+		more |= grew(lb, d->peak_bytes, &first);
+		more |= grew(li, d->peak_inodes, &first);
+	}
+	return first || (more && elapsed >= NSUSAGE_POST_GAP);
 }
 
 struct nsusage_sampler {
@@ -286,7 +321,47 @@ struct nsusage_sampler {
 	unsigned interval;
 	struct probe probe;
 	struct nsusage usage;
+	nsusage_post_fn post;
+	void *post_arg;
+	struct nsusage posted;	/* the figures posted last */
+	bool any_posted;
+	struct timespec posted_at;
 };
+
+/* After a sample, under s->lock: post it when it is worth it. */
+static void maybe_post(struct nsusage_sampler *s)
+{
+	struct nsusage *now;
+	struct timespec t;
+
+	if (!s->post)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	if (!nsusage_post_due(s->any_posted ? &s->posted : NULL, &s->usage,
+			      (unsigned)(t.tv_sec - s->posted_at.tv_sec)))
+		return;
+	if (!(now = malloc(sizeof(*now))))
+		return;
+	*now = s->usage;
+	pthread_mutex_unlock(&s->lock);
+	/* Only this thread uses the probe until stop has joined it. */
+	probe_walk(&s->probe, now);
+	s->post(now, s->post_arg);
+	pthread_mutex_lock(&s->lock);
+	for (int i = 0; i < now->count; i++) {
+		struct nsusage_dir *d;
+
+		if (now->dirs[i].sampled || !(d = dir_of(&s->usage,
+							   now->dirs[i].path)))
+			continue;
+		d->partial = now->dirs[i].partial;
+		dir_set(d, now->dirs[i].bytes, now->dirs[i].inodes);
+	}
+	s->posted = *now;
+	s->any_posted = true;
+	s->posted_at = t;
+	free(now);
+}
 
 static void *sampler_main(void *arg)
 {
@@ -300,8 +375,10 @@ static void *sampler_main(void *arg)
 		while (!s->stop &&
 		       pthread_cond_timedwait(&s->wake, &s->lock, &at) == 0)
 			;
-		if (!s->stop)
-			probe_sample(&s->probe, &s->usage);
+		if (s->stop)
+			break;
+		probe_sample(&s->probe, &s->usage);
+		maybe_post(s);
 	}
 	pthread_mutex_unlock(&s->lock);
 	return NULL;
@@ -310,6 +387,7 @@ static void *sampler_main(void *arg)
 struct nsusage_sampler *nsusage_sampler_start(const struct nsconf *conf,
 					      uint32_t job_id,
 					      unsigned interval,
+					      nsusage_post_fn post, void *arg,
 					      struct report *rep)
 {
 	struct nsusage_sampler *s = calloc(1, sizeof(*s));
@@ -321,6 +399,8 @@ struct nsusage_sampler *nsusage_sampler_start(const struct nsconf *conf,
 		return NULL;
 	}
 	s->interval = interval ? interval : NSUSAGE_INTERVAL;
+	s->post = post;
+	s->post_arg = arg;
 	if (probe_open(conf, job_id, &s->probe, rep) < 0)
 		goto error;
 	probe_sample(&s->probe, &s->usage);
@@ -347,8 +427,7 @@ error:
 	return NULL;
 }
 
-int nsusage_sampler_stop(struct nsusage_sampler *s, const struct nsconf *conf,
-			 struct nsusage *u)
+int nsusage_sampler_stop(struct nsusage_sampler *s, struct nsusage *u)
 {
 	memset(u, 0, sizeof(*u));
 	if (!s)
@@ -359,7 +438,7 @@ int nsusage_sampler_stop(struct nsusage_sampler *s, const struct nsconf *conf,
 	pthread_mutex_unlock(&s->lock);
 	pthread_join(s->thread, NULL);
 	probe_sample(&s->probe, &s->usage);
-	probe_walk(&s->probe, conf, &s->usage);
+	probe_walk(&s->probe, &s->usage);
 	*u = s->usage;
 	probe_close(&s->probe);
 	pthread_cond_destroy(&s->wake);

@@ -14,8 +14,9 @@
  *   usage (one quotactl), which counts them all, as "/tmp";
  * - without TmpDiskLimit: a walk of each backing directory (fd-based, no
  *   link followed, one filesystem, NSUSAGE_WALK_MAX entries at most),
- *   only at the job's end and for devns show, never in the sampler: its
- *   peak is the final figure.
+ *   only when figures are posted (rarely: nsusage_post_due), at the
+ *   job's end and for devns show, never at each sample: its peak is the
+ *   most those walks saw.
  * The sampler takes one sample every NSUSAGE_INTERVAL seconds and holds
  * no lock a job user can hold (an in-process mutex only).
  */
@@ -62,27 +63,49 @@ struct nsusage {
 int nsusage_read(const struct nsconf *conf, uint32_t job_id,
 		 struct nsusage *u, struct report *rep);
 
+/* The fewest seconds between two posts of one job's figures. */
+#define NSUSAGE_POST_GAP 300
+
+/*
+ * Whether the figures now are worth posting (to the job's AdminComment,
+ * which Slurm lets no one change once the job has ended: the figures go
+ * there while it runs), after those posted last (NULL: none yet),
+ * elapsed seconds ago: a peak of some directory (bytes or inodes) is
+ * above zero for the first time, or has grown by a quarter or more since
+ * the last post and NSUSAGE_POST_GAP seconds have passed.  Pure.
+ */
+bool nsusage_post_due(const struct nsusage *last, const struct nsusage *now,
+		      unsigned elapsed);
+
+/*
+ * Posts figures nsusage_post_due() found worth it; called on the
+ * sampler's thread, outside its lock (it may wait on slurmctld).
+ */
+typedef void (*nsusage_post_fn)(const struct nsusage *u, void *arg);
+
 /* A thread sampling one job's figures (opaque). */
 struct nsusage_sampler;
 
 /*
  * Start sampling job_id's private directories every interval seconds
- * (NSUSAGE_INTERVAL for 0), first sample now.  Returns the sampler, or
- * NULL with errno and rep (the job then has no figures; nothing else
- * depends on them).
+ * (NSUSAGE_INTERVAL for 0), first sample now; post (NULL: none) gets,
+ * with arg, each sample nsusage_post_due() finds worth posting.  Returns
+ * the sampler, or NULL with errno and rep (the job then has no figures;
+ * nothing else depends on them).
  */
 struct nsusage_sampler *nsusage_sampler_start(const struct nsconf *conf,
 					      uint32_t job_id,
 					      unsigned interval,
+					      nsusage_post_fn post, void *arg,
 					      struct report *rep);
 
 /*
- * Stop s (NULL: nothing), take the final sample (with the walks, while
+ * Stop s (NULL: nothing; a post under way is waited for), take the final
+ * sample (with the walks, while
  * the job's directories exist: before its teardown) into *u, and free s.
  * Returns 0, or -1 with errno (*u then holds what was sampled).
  */
-int nsusage_sampler_stop(struct nsusage_sampler *s, const struct nsconf *conf,
-			 struct nsusage *u);
+int nsusage_sampler_stop(struct nsusage_sampler *s, struct nsusage *u);
 
 /*
  * The AdminComment entry for u on node (NULL: none) into buf[len]:

@@ -279,7 +279,8 @@ extern int DEVNS_JC(restore)(char *dir_name, bool recover)
  * has no append).  The extern stepd asks slurmctld as root, which may set
  * it.  Best effort: a failure here is only logged.
  */
-static void note_admin_comment(uint32_t job_id, const char *entry)
+static void note_admin_comment(uint32_t job_id, const char *entry,
+			       const char *replace)
 {
 	job_desc_msg_t desc;
 	job_info_msg_t *msg = NULL;
@@ -288,7 +289,7 @@ static void note_admin_comment(uint32_t job_id, const char *entry)
 	bool found = false;
 
 	if (DEVNS_LOAD_JOB(&msg, job_id, SHOW_DETAIL) != SLURM_SUCCESS) {
-		error("%s: job %u: cannot read its AdminComment, so not adding the reason there: %m",
+		error("%s: job %u: cannot read its AdminComment, so not adding devns's entry there: %m",
 		      plugin_type, job_id);
 		goto out;
 	}
@@ -303,13 +304,14 @@ static void note_admin_comment(uint32_t job_id, const char *entry)
 		      plugin_type, job_id);
 		goto out;
 	}
-	comment = admincomment_append(old, entry);
+	comment = replace ? admincomment_replace(old, replace, entry)
+			  : admincomment_append(old, entry);
 	if (!comment) {
 		if (errno == ENOSPC)
-			error("%s: job %u: its AdminComment is full, the reason is only here",
+			error("%s: job %u: its AdminComment is full, devns's entry is only in this log",
 			      plugin_type, job_id);
 		else if (errno != EEXIST)
-			error("%s: job %u: cannot add the reason to its AdminComment: %m",
+			error("%s: job %u: cannot add devns's entry to its AdminComment: %m",
 			      plugin_type, job_id);
 		goto out;
 	}
@@ -317,7 +319,7 @@ static void note_admin_comment(uint32_t job_id, const char *entry)
 	DEVNS_JOB_DESC_SET_ID(&desc, job_id);
 	desc.admin_comment = comment;
 	if (slurm_update_job(&desc) != SLURM_SUCCESS)
-		error("%s: job %u: cannot record the reason in its AdminComment: %m",
+		error("%s: job %u: cannot record devns's entry in its AdminComment: %m",
 		      plugin_type, job_id);
 out:
 	free(comment);
@@ -330,26 +332,38 @@ static void note_failure(uint32_t job_id, const char *why)
 
 	xstrfmtcat(entry, "devns on %s: %s", conf->node_name,
 		   why[0] ? why : "containment failed (see slurmd's log)");
-	note_admin_comment(job_id, entry);
+	note_admin_comment(job_id, entry, NULL);
 	xfree(entry);
 }
 
 /*
- * The job's /tmp and /dev/shm figures (ns/nsusage.h): sampled by a thread
- * of the extern stepd from its setup, reported at its end, in this stepd,
- * to slurmd's log and the job's AdminComment.
+ * The job's /tmp and /dev/shm figures (ns/nsusage.h), sampled by a thread
+ * of the extern stepd from its setup: posted to the job's AdminComment
+ * while it runs (Slurm refuses to change it once the job has ended, which
+ * is before this stepd learns of it), replacing this node's earlier
+ * figures there, and the final ones logged at its end.
  */
 static struct nsusage_sampler *usage_sampler;
 static uint32_t usage_job;
+
+static void usage_post(const struct nsusage *u, void *arg)
+{
+	char entry[ADMINCOMMENT_ENTRY_MAX], prefix[128];
+
+	(void)arg;
+	nsusage_format(u, conf->node_name, entry, sizeof(entry));
+	snprintf(prefix, sizeof(prefix), "devns:%s:", conf->node_name);
+	note_admin_comment(usage_job, entry, prefix);
+}
 
 static void usage_start(uint32_t job_id)
 {
 	struct report rep;
 
 	report_start(&rep, &job_id);
-	usage_sampler = nsusage_sampler_start(jobct_node_conf(node), job_id,
-					      0, &rep);
 	usage_job = job_id;
+	usage_sampler = nsusage_sampler_start(jobct_node_conf(node), job_id,
+					      0, usage_post, NULL, &rep);
 }
 
 static void usage_report(uint32_t job_id)
@@ -359,14 +373,13 @@ static void usage_report(uint32_t job_id)
 
 	if (!usage_sampler || usage_job != job_id)
 		return;
-	(void)nsusage_sampler_stop(usage_sampler, jobct_node_conf(node), &u);
+	(void)nsusage_sampler_stop(usage_sampler, &u);
 	usage_sampler = NULL;
 	if (!u.count)
 		return;
 	nsusage_format(&u, conf->node_name, entry, sizeof(entry));
 	info("%s: job %u: usage %s (%u samples, every %d s)", plugin_type,
 	     job_id, entry, u.samples, NSUSAGE_INTERVAL);
-	note_admin_comment(job_id, entry);
 }
 
 #if DEVNS_JC_STEP_RECORD
