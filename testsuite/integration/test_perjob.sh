@@ -9,7 +9,7 @@
 # /tmp (a directory a user made is left out, slurmd still starts); a per-user mount point
 # (Dir=HOMES/%u/scratch) is each user's own private directory.
 source "$(dirname "$0")/lib.sh"
-plan 28
+plan 29
 
 USER1=dnalice
 USER2=dnbob
@@ -59,6 +59,14 @@ test_shm_share() {
 		ok $? "--mem=0 (the whole node): at most half its RealMemory ($(job_out "$j") KiB)"
 	else
 		skip "22.05 passes no RealMemory to slurmstepd: the memory slurmd found"
+	fi
+	if cgroup_unified; then
+		# the cluster's DefMemPerCPU=300 on the unified layout: 300M
+		j=$(submit -w node1 -n1 -- "df -k --output=size /dev/shm | tail -1 | tr -d ' '")
+		[[ $j =~ ^[0-9]+$ ]] && wait_job_gone "$j"
+		is "$(job_out "$j")" 153600 "no --mem: DefMemPerCPU=300 on one CPU gives 150M"
+	else
+		skip "no DefMemPerCPU on the hybrid layout's cluster"
 	fi
 	conf_with node1 "ShmSize=64M"
 	j=$(submit -w node1 -n1 --mem=200M -- "df -k --output=size /dev/shm | tail -1 | tr -d ' '")
