@@ -15,7 +15,8 @@ USER1=dnalice
 USER2=dnbob
 JOB_OUT_PREFIX=perjob
 LOG=$DEVNS_CLUSTER_ROOT/log/slurmd-node1.log
-# A node directory root made in /tmp, with a daemon's socket; one a user made.
+# A node directory root made in /tmp (1777, as /tmp/.X11-unix), with a
+# daemon's socket; one a user made.
 KEEP=/tmp/devns-test-keep
 UKEEP=/tmp/devns-test-ukeep
 # Users' homes of the test's own (the test users have none): root's parent.
@@ -24,7 +25,9 @@ HOMES=$DEVNS_CLUSTER_ROOT/homes
 setup() {
 	out_setup perjob
 	rm -rf --one-file-system "$KEEP" "$UKEEP" "$HOMES"
-	mkdir -m 0755 "$KEEP" "$HOMES"
+	mkdir -m 0755 "$HOMES"
+	# root's and 1777, as /tmp/.X11-unix: the job user may write there
+	mkdir "$KEEP" && chmod 1777 "$KEEP"
 	mkdir -m 0755 "$UKEEP" && chown "$USER1" "$UKEEP"
 	mkdir -m 0700 "$HOMES/$USER1" "$HOMES/$USER2"
 	chown "$USER1" "$HOMES/$USER1"
