@@ -422,40 +422,59 @@ static int64_t job_start_time(uint32_t job_id)
 }
 
 /*
- * The job's memory limit on this node in bytes, 0: none (a tmpfs sized
- * "N%" then gets N% of the node's).  The step record holds it from 23.02
- * (MB, --mem-per-cpu already times the CPUs here); on 22.05 one request
- * to slurmctld, which fails the job when it cannot be had.
+ * The memory the job asked for on this node in bytes (--mem, or
+ * --mem-per-cpu times its CPUs here: cpus, 0: from slurmctld's record,
+ * which 22.05 has), 0: none, from slurmctld: one request.  Returns 0, or
+ * -1 when it cannot be had.
  */
-static int job_memory(uint32_t job_id, void *step, uint64_t *bytes)
+static int job_memory_asked(uint32_t job_id, int cpus, uint64_t *bytes)
 {
-#if DEVNS_JC_STEP_RECORD
-	(void)job_id;
-	*bytes = ((stepd_step_rec_t *)step)->job_mem * 1024 * 1024;
-	return 0;
-#else
 	job_info_msg_t *msg = NULL;
 	int rc = -1;
 
-	(void)step;
 	if (DEVNS_LOAD_JOB(&msg, job_id, SHOW_DETAIL) != SLURM_SUCCESS)
 		return -1;
 	for (uint32_t i = 0; msg && i < msg->record_count; i++) {
 		slurm_job_info_t *j = &msg->job_array[i];
 		uint64_t mb = j->pn_min_memory & ~MEM_PER_CPU;
-		int cpus = 1;
 
 		if (j->job_id != job_id)
 			continue;
-		if ((j->pn_min_memory & MEM_PER_CPU) &&
-		    (cpus = slurm_job_cpus_allocated_on_node(j->job_resrcs,
-							     conf->node_name)) <= 0)
+		if (!(j->pn_min_memory & MEM_PER_CPU))
+			cpus = 1;
+#if !DEVNS_JC_STEP_RECORD
+		else if (!cpus)
+			cpus = slurm_job_cpus_allocated_on_node(j->job_resrcs,
+								conf->node_name);
+#endif
+		if (cpus <= 0)
 			break;
 		*bytes = mb * (uint64_t)cpus * 1024 * 1024;
 		rc = 0;
 	}
 	slurm_free_job_info_msg(msg);
 	return rc;
+}
+
+/*
+ * The job's memory limit on this node in bytes, 0: none (a tmpfs sized
+ * "N%" then gets N% of the node's).  The step record holds it from 23.02
+ * (MB, --mem-per-cpu already times the CPUs here) where memory is a
+ * consumable resource; else (and on 22.05) what the job asked slurmctld
+ * for, times the step record's CPUs of the job here (22.05: slurmctld's).  Returns 0, or -1 when it cannot be had (the job does not run).
+ */
+static int job_memory(uint32_t job_id, void *step, uint64_t *bytes)
+{
+#if DEVNS_JC_STEP_RECORD
+	stepd_step_rec_t *rec = step;
+
+	*bytes = rec->job_mem * 1024 * 1024;
+	if (*bytes)
+		return 0;
+	return job_memory_asked(job_id, rec->cpus, bytes);
+#else
+	(void)step;
+	return job_memory_asked(job_id, 0, bytes);
 #endif
 }
 
