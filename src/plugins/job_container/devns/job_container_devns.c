@@ -48,6 +48,7 @@
 #include "ns/nsusage.h"
 #include "util/admincomment.h"
 #include "util/fdutil.h"
+#include "util/rangelist.h"
 #include "util/stepsock.h"
 #include "devns_gres.h"
 #include "devns_node.h"
@@ -424,8 +425,8 @@ static int64_t job_start_time(uint32_t job_id)
 /*
  * The memory the job asked for on this node in bytes (--mem, or
  * --mem-per-cpu times its CPUs here: cpus, 0: from slurmctld's record,
- * which 22.05 has), 0: none, from slurmctld: one request.  Returns 0, or
- * -1 when it cannot be had.
+ * which 22.05 has; -1: unknown), 0: none, from slurmctld: one request.
+ * Returns 0, or -1 when it cannot be had.
  */
 static int job_memory_asked(uint32_t job_id, int cpus, uint64_t *bytes)
 {
@@ -461,17 +462,24 @@ static int job_memory_asked(uint32_t job_id, int cpus, uint64_t *bytes)
  * "N%" then gets N% of the node's).  The step record holds it from 23.02
  * (MB, --mem-per-cpu already times the CPUs here) where memory is a
  * consumable resource; else (and on 22.05) what the job asked slurmctld
- * for, times the step record's CPUs of the job here (22.05: slurmctld's).  Returns 0, or -1 when it cannot be had (the job does not run).
+ * for, times the job's CPUs here: the cores of its credential (22.05:
+ * slurmctld's record).  Returns 0, or -1 when it cannot be had (the job does not run).
  */
 static int job_memory(uint32_t job_id, void *step, uint64_t *bytes)
 {
 #if DEVNS_JC_STEP_RECORD
 	stepd_step_rec_t *rec = step;
 
+	long cores = rec->job_alloc_cores
+		     ? rangelist_count(rec->job_alloc_cores) : -1;
+
 	*bytes = rec->job_mem * 1024 * 1024;
 	if (*bytes)
 		return 0;
-	return job_memory_asked(job_id, rec->cpus, bytes);
+	/* The job's cores here (its credential's), each of conf->threads. */
+	return job_memory_asked(job_id, cores > 0 ? (int)cores *
+				(conf->threads ? conf->threads : 1) : -1,
+				bytes);
 #else
 	(void)step;
 	return job_memory_asked(job_id, 0, bytes);
