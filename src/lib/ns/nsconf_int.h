@@ -188,8 +188,9 @@ int nsconf_dir_spelling_check(struct parser *p, const char *key,
 
 /*
  * Refuse a private directory (path normalised) that is a system directory
- * (/, /etc, /usr, /var, /lib*, ...), in /proc or /sys, or holds a %
- * (no per-user or per-job mount points).  Returns 0, or
+ * (/, /etc, /usr, /var, /lib*, ...), in /proc or /sys, or, per user or
+ * job (a %), has an escape Source= does not take, no fixed directory
+ * before it, or lies in a directory every user writes to.  Returns 0, or
  * -1 after reporting.
  */
 int nsconf_dir_system_check(struct parser *p, const char *key,
