@@ -27,12 +27,25 @@
 #include "ns/pidns.h"
 #include "util/fdutil.h"
 
+/* The node's memory in bytes: the plan's, else the kernel's count. */
+static uint64_t node_memory(const struct jobct_plan *plan)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+
+	if (plan->node_mem)
+		return plan->node_mem;
+	return pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
+}
+
 /*
  * The private dirs of the node's settings for the job of plan, in dirs
- * (their Source expanded into paths[i]).  Returns the count, or -1.
+ * (their Source expanded into paths[i], a mount point with %u, %j or %S
+ * into points[i], a tmpfs's share of memory made bytes, which log is
+ * told).  Returns the count, or -1 with rep.
  */
 static int job_dirs(const struct jobct_plan *plan, struct mntns_dir *dirs,
-		    char (*paths)[PATH_MAX], struct report *rep)
+		    char (*paths)[PATH_MAX], char (*points)[PATH_MAX],
+		    struct report *rep, struct report *log)
 {
 	const struct nsconf *c = plan->node->conf;
 	size_t n = 0;
@@ -49,7 +62,37 @@ static int job_dirs(const struct jobct_plan *plan, struct mntns_dir *dirs,
 		md->path = nd->path;
 		md->tmpfs = nd->type == NSCONF_DIR_TMPFS;
 		md->size = nd->size;
+		if (md->tmpfs && nd->size_percent) {
+			md->size = nsconf_dir_tmpfs_size(nd, plan->job_mem,
+							 node_memory(plan));
+			report_info(log, "%s: a tmpfs of %" PRIu64 " bytes, "
+				    "%u%% of %s %" PRIu64 " bytes", nd->path,
+				    md->size, nd->size_percent,
+				    plan->job_mem ? "the job's memory"
+						  : "the node's memory",
+				    plan->job_mem ? plan->job_mem
+						  : node_memory(plan));
+		}
 		md->options = nd->options;
+		if (strchr(nd->path, '%')) {
+			/* A per-user or per-job mount point. */
+			if (nsconf_source_expand(nd->path, plan->job_id,
+						 plan->sluid, plan->user_name,
+						 plan->node->node_name,
+						 points[n], PATH_MAX) < 0)
+				return report_errno(rep, errno, "cannot expand "
+						    "the mount point %s for "
+						    "user %s (uid %u)",
+						    nd->path,
+						    plan->user_name
+							? plan->user_name
+							: "unknown",
+						    (unsigned)plan->uid);
+			md->path = points[n];
+			md->backing = nd->path;
+			nsconf_source_depths(nd->path, &md->point_fixed_depth,
+					     &md->point_job_depth);
+		}
 		if (!nd->source)
 			continue;
 		if (nsconf_source_expand(nd->source, plan->job_id, plan->sluid,
@@ -121,11 +164,27 @@ static int create_pid_namespace(const struct jobct_plan *plan,
 	return 0;
 }
 
+/*
+ * What the namespace's making tells besides its error (a KeepPaths left
+ * out), passed on to the job's report; the error itself comes back in
+ * the caller's words.
+ */
+static void pass_notes(enum report_level level, const char *msg, void *arg)
+{
+	if (level == REPORT_WARNING)
+		report_warning(arg, "%s", msg);
+	else if (level == REPORT_INFO)
+		report_info(arg, "%s", msg);
+	else if (level == REPORT_NOTICE)
+		report_notice(arg, "%s", msg);
+}
+
 static int create_namespace(const struct jobct_plan *plan, struct report *rep)
 {
 	const struct nsconf *c = plan->node->conf;
 	struct mntns_dir dirs[NSCONF_MAX_DIRS];
-	char (*paths)[PATH_MAX] = calloc(NSCONF_MAX_DIRS, PATH_MAX);
+	/* the expanded Sources, then the expanded mount points */
+	char (*paths)[PATH_MAX] = calloc(2 * NSCONF_MAX_DIRS, PATH_MAX);
 	struct mntns_spec spec = {
 		.base_path = c->base_path,
 		.job_id = plan->job_id,
@@ -136,6 +195,7 @@ static int create_namespace(const struct jobct_plan *plan, struct report *rep)
 		.disk_limit = c->tmp_disk_limit,
 		.inode_limit = c->tmp_inode_limit,
 		.use_pool = c->namespace_pool > 0,
+		.keep_paths = (const char *const *)c->keep_paths,
 	};
 	struct report why;
 	int n, rc;
@@ -143,12 +203,14 @@ static int create_namespace(const struct jobct_plan *plan, struct report *rep)
 	report_init(&why, NULL, NULL);
 	if (!paths)
 		return report_errno(rep, errno, "cannot create its namespace");
-	if ((n = job_dirs(plan, dirs, paths, &why)) < 0) {
+	if ((n = job_dirs(plan, dirs, paths, paths + NSCONF_MAX_DIRS, &why,
+			  rep)) < 0) {
 		free(paths);
 		return report_error(rep, "cannot create its namespace: %s",
 				    why.msg);
 	}
 	spec.dir_count = (size_t)n;
+	report_init(&why, pass_notes, rep);
 	spec.pool_fd = spec.use_pool ? nspool_claim(c->base_path) : -1;
 	rc = plan->node->ops->ns_create(&spec, &why);
 	fdutil_close(spec.pool_fd);

@@ -194,6 +194,14 @@ struct jobct_plan {
 	gid_t gid;
 	/* the job user's name, from Slurm's uid (for %u), NULL: unknown */
 	const char *user_name;
+	/*
+	 * The job's memory limit on this node in bytes (--mem, or
+	 * --mem-per-cpu times its CPUs here), 0: none; and the node's memory
+	 * (RealMemory), 0: the kernel's count.  A tmpfs sized "N%" gets N%
+	 * of the first, of the second when the job has no limit.
+	 */
+	uint64_t job_mem;
+	uint64_t node_mem;
 	/* GRES device files (NULL-terminated, NULL: none) of the node and
 	 * those allocated to the job on it */
 	const char *const *node_devices;

@@ -46,8 +46,10 @@
 #include "job/setupgate.h"
 #include "ns/nsconf_msg.h"
 #include "ns/nsfdmap.h"
+#include "ns/nsusage.h"
 #include "util/admincomment.h"
 #include "util/fdutil.h"
+#include "util/rangelist.h"
 #include "util/stepsock.h"
 #include "devns_gres.h"
 #include "devns_node.h"
@@ -346,18 +348,17 @@ extern int DEVNS_JC(restore)(char *dir_name, bool recover)
  * has no append).  The extern stepd asks slurmctld as root, which may set
  * it.  Best effort: a failure here is only logged.
  */
-static void note_failure(uint32_t job_id, const char *why)
+static void note_admin_comment(uint32_t job_id, const char *entry,
+			       const char *replace)
 {
 	job_desc_msg_t desc;
 	job_info_msg_t *msg = NULL;
 	const char *old = NULL;
-	char *entry = NULL, *comment = NULL;
+	char *comment = NULL;
 	bool found = false;
 
-	xstrfmtcat(entry, "devns on %s: %s", conf->node_name,
-		   why[0] ? why : "containment failed (see slurmd's log)");
 	if (DEVNS_LOAD_JOB(&msg, job_id, SHOW_DETAIL) != SLURM_SUCCESS) {
-		error("%s: job %u: cannot read its AdminComment, so not adding the reason there: %m",
+		error("%s: job %u: cannot read its AdminComment, so not adding devns's entry there: %m",
 		      plugin_type, job_id);
 		goto out;
 	}
@@ -372,13 +373,14 @@ static void note_failure(uint32_t job_id, const char *why)
 		      plugin_type, job_id);
 		goto out;
 	}
-	comment = admincomment_append(old, entry);
+	comment = replace ? admincomment_replace(old, replace, entry)
+			  : admincomment_append(old, entry);
 	if (!comment) {
 		if (errno == ENOSPC)
-			error("%s: job %u: its AdminComment is full, the reason is only here",
+			error("%s: job %u: its AdminComment is full, devns's entry is only in this log",
 			      plugin_type, job_id);
 		else if (errno != EEXIST)
-			error("%s: job %u: cannot add the reason to its AdminComment: %m",
+			error("%s: job %u: cannot add devns's entry to its AdminComment: %m",
 			      plugin_type, job_id);
 		goto out;
 	}
@@ -386,12 +388,67 @@ static void note_failure(uint32_t job_id, const char *why)
 	DEVNS_JOB_DESC_SET_ID(&desc, job_id);
 	desc.admin_comment = comment;
 	if (slurm_update_job(&desc) != SLURM_SUCCESS)
-		error("%s: job %u: cannot record the reason in its AdminComment: %m",
+		error("%s: job %u: cannot record devns's entry in its AdminComment: %m",
 		      plugin_type, job_id);
 out:
 	free(comment);
-	xfree(entry);
 	slurm_free_job_info_msg(msg);
+}
+
+static void note_failure(uint32_t job_id, const char *why)
+{
+	char *entry = NULL;
+
+	xstrfmtcat(entry, "devns on %s: %s", conf->node_name,
+		   why[0] ? why : "containment failed (see slurmd's log)");
+	note_admin_comment(job_id, entry, NULL);
+	xfree(entry);
+}
+
+/*
+ * The job's /tmp and /dev/shm figures (ns/nsusage.h), sampled by a thread
+ * of the extern stepd from its setup: posted to the job's AdminComment
+ * while it runs (Slurm refuses to change it once the job has ended, which
+ * is before this stepd learns of it), replacing this node's earlier
+ * figures there, and the final ones logged at its end.
+ */
+static struct nsusage_sampler *usage_sampler;
+static uint32_t usage_job;
+
+static void usage_post(const struct nsusage *u, void *arg)
+{
+	char entry[ADMINCOMMENT_ENTRY_MAX], prefix[128];
+
+	(void)arg;
+	nsusage_format(u, conf->node_name, entry, sizeof(entry));
+	snprintf(prefix, sizeof(prefix), "devns:%s:", conf->node_name);
+	note_admin_comment(usage_job, entry, prefix);
+}
+
+static void usage_start(uint32_t job_id)
+{
+	struct report rep;
+
+	report_start(&rep, &job_id);
+	usage_job = job_id;
+	usage_sampler = nsusage_sampler_start(jobct_node_conf(node), job_id,
+					      0, usage_post, NULL, &rep);
+}
+
+static void usage_report(uint32_t job_id)
+{
+	struct nsusage u;
+	char entry[ADMINCOMMENT_ENTRY_MAX];
+
+	if (!usage_sampler || usage_job != job_id)
+		return;
+	(void)nsusage_sampler_stop(usage_sampler, &u);
+	usage_sampler = NULL;
+	if (!u.count)
+		return;
+	nsusage_format(&u, conf->node_name, entry, sizeof(entry));
+	info("%s: job %u: usage %s (%u samples, every %d s)", plugin_type,
+	     job_id, entry, u.samples, NSUSAGE_INTERVAL);
 }
 
 #if DEVNS_JC_STEP_RECORD
@@ -431,6 +488,70 @@ static int64_t job_start_time(uint32_t job_id)
 			start = (int64_t)msg->job_array[i].start_time;
 	slurm_free_job_info_msg(msg);
 	return start;
+}
+
+/*
+ * The memory the job asked for on this node in bytes (--mem, or
+ * --mem-per-cpu times its CPUs here: cpus, 0: from slurmctld's record,
+ * which 22.05 has; -1: unknown), 0: none, from slurmctld: one request.
+ * Returns 0, or -1 when it cannot be had.
+ */
+static int job_memory_asked(uint32_t job_id, int cpus, uint64_t *bytes)
+{
+	job_info_msg_t *msg = NULL;
+	int rc = -1;
+
+	if (DEVNS_LOAD_JOB(&msg, job_id, SHOW_DETAIL) != SLURM_SUCCESS)
+		return -1;
+	for (uint32_t i = 0; msg && i < msg->record_count; i++) {
+		slurm_job_info_t *j = &msg->job_array[i];
+		uint64_t mb = j->pn_min_memory & ~MEM_PER_CPU;
+
+		if (j->job_id != job_id)
+			continue;
+		if (!(j->pn_min_memory & MEM_PER_CPU))
+			cpus = 1;
+#if !DEVNS_JC_STEP_RECORD
+		else if (!cpus)
+			cpus = slurm_job_cpus_allocated_on_node(j->job_resrcs,
+								conf->node_name);
+#endif
+		if (cpus <= 0)
+			break;
+		*bytes = mb * (uint64_t)cpus * 1024 * 1024;
+		rc = 0;
+	}
+	slurm_free_job_info_msg(msg);
+	return rc;
+}
+
+/*
+ * The job's memory limit on this node in bytes, 0: none (a tmpfs sized
+ * "N%" then gets N% of the node's).  The step record holds it from 23.02
+ * (MB, --mem-per-cpu already times the CPUs here) where memory is a
+ * consumable resource; else (and on 22.05) what the job asked slurmctld
+ * for, times the job's CPUs here: the cores of its credential (22.05:
+ * slurmctld's record).  Returns 0, or -1 when it cannot be had (the job does not run).
+ */
+static int job_memory(uint32_t job_id, void *step, uint64_t *bytes)
+{
+#if DEVNS_JC_STEP_RECORD
+	stepd_step_rec_t *rec = step;
+
+	long cores = rec->job_alloc_cores
+		     ? rangelist_count(rec->job_alloc_cores) : -1;
+
+	*bytes = rec->job_mem * 1024 * 1024;
+	if (*bytes)
+		return 0;
+	/* The job's cores here (its credential's), each of conf->threads. */
+	return job_memory_asked(job_id, cores > 0 ? (int)cores *
+				(conf->threads ? conf->threads : 1) : -1,
+				bytes);
+#else
+	(void)step;
+	return job_memory_asked(job_id, 0, bytes);
+#endif
 }
 
 /*
@@ -488,6 +609,14 @@ static int stepd_create(uint32_t job_id, uint64_t sluid, uid_t uid,
 		goto out;
 	}
 	plan.job_devices = (const char *const *)job_devices;
+	/* RealMemory unset is 1 (MB): then the kernel's count (jobct). */
+	if (DEVNS_NODE_MEMORY_MB(conf) > 1)
+		plan.node_mem = DEVNS_NODE_MEMORY_MB(conf) * 1024 * 1024;
+	if (nsconf_uses_job_memory(c) &&
+	    job_memory(job_id, step, &plan.job_mem) < 0) {
+		report_error(&rep, "refusing the job: its memory limit, which sizes its tmpfs, cannot be known");
+		goto out;
+	}
 	if (!sluid)
 		plan.start_time = job_start_time(job_id);
 	if (jobct_setup(&plan, &rep) < 0)
@@ -501,6 +630,8 @@ static int stepd_create(uint32_t job_id, uint64_t sluid, uid_t uid,
 		goto out;
 	}
 	rc = SLURM_SUCCESS;
+	if (c->base_path)
+		usage_start(job_id);
 out:
 	if (rc != SLURM_SUCCESS)
 		note_failure(job_id, rep.msg);
@@ -646,6 +777,7 @@ static int release(uint32_t job_id)
 		return SLURM_ERROR;
 	report_start(&rep, &job_id);
 	lock = jobct_end_lock(node, job_id);
+	usage_report(job_id);
 	devns_script_clone_ns_epilog(node, job_id, &rep);
 	drop_step_ns_fd();
 	rc = jobct_release(node, job_id, &rep);
