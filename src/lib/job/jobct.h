@@ -232,6 +232,15 @@ int jobct_device_rules(const struct jobct_plan *plan,
 int jobct_setup(const struct jobct_plan *plan, struct report *rep);
 
 /*
+ * Undoes a jobct_setup() of plan that succeeded, when a later step of the
+ * job's setup fails (CloneNSScript): its namespace, its filter and its
+ * setup record, with nothing else a release does (no denials to read: the
+ * job never ran; no waiting for privilege: setup has it).  Returns 0, or
+ * -1 with errno and rep naming what could not be removed.
+ */
+int jobct_setup_undo(const struct jobct_plan *plan, struct report *rep);
+
+/*
  * When the job has a PID namespace under BasePath (its setup made one:
  * PidNamespace; NULL: no BasePath, so none), make the calling thread's
  * next children be born in it (ns/pidns.h),

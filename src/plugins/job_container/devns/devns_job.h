@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * devns_job.h - the job's record from slurmctld, and the reason a job's
+ * containment failed, put where an admin looks first (its AdminComment).
+ */
+#ifndef DEVNS_JOB_H
+#define DEVNS_JOB_H
+
+#include <stdint.h>
+
+struct job_info;
+struct job_info_msg;
+
+/*
+ * Asks slurmctld (as root, munge-authenticated: what Slurm says, never
+ * what the job's environment says) for job_id's record with details.  An
+ * array task's id also names its array: *job is the task itself, inside
+ * *msg, which the caller frees with slurm_free_job_info_msg() whatever
+ * this returns.  Returns 0, or -1 with errno: ENOENT when slurmctld sent
+ * no record of that id, else its error.
+ */
+int devns_job_load(uint32_t job_id, struct job_info_msg **msg,
+		   struct job_info **job);
+
+/*
+ * The reason the job's containment failed (why, "": see slurmd's log)
+ * appended to its AdminComment as "devns on NODE: why" (util/admincomment.h:
+ * bounded, never cutting what is there; nothing when it cannot be read).
+ * Best effort: a failure is only logged.
+ */
+void devns_job_note_failure(uint32_t job_id, const char *why);
+
+#endif /* DEVNS_JOB_H */
