@@ -27,6 +27,7 @@ static const struct jobct_node *const fake_node =
 static const struct jobct_plan *seen_plan;	/* setup's, at its call */
 static struct jobct_plan plan_copy;
 static char plan_user[64];	/* its user name, which setup then frees */
+static int plan_map_rc, plan_track_rc;	/* its hooks called back, 1: none */
 static struct jobev_facts *seen_facts;
 static char noted[REPORT_MSG_MAX];	/* note_failure's reason */
 static int noted_count;
@@ -95,7 +96,14 @@ static int v_setup(const struct jobct_plan *plan, struct report *rep)
 	plan_copy = *plan;
 	snprintf(plan_user, sizeof(plan_user), "%s",
 		 plan->user_name ? plan->user_name : "(null)");
-	return called("setup", rep);
+	if (called("setup", rep) < 0)
+		return -1;
+	/* what jobct_setup calls back, while the setup lasts */
+	plan_map_rc = plan->userns_map
+		? plan->userns_map(123, plan->userns_arg, rep) : 1;
+	plan_track_rc = plan->track_init
+		? plan->track_init(99, plan->track_arg, rep) : 1;
+	return 0;
 }
 
 static int v_setup_undo(const struct jobct_plan *plan, struct report *rep)
@@ -341,7 +349,7 @@ static void test_setup_order(void)
 	reset(NULL);
 	rc = jobev_stepd_create(&st, &job, &rep);
 	ok(rc == 0, "setup: succeeds with every step succeeding");
-	ok(!strcmp(trace, "user_name init_script describe setup clone_ns_script facts_free"),
+	ok(!strcmp(trace, "user_name init_script describe setup track_init clone_ns_script facts_free"),
 	   "setup: user name, InitScript, describe, setup, CloneNSScript, then the facts freed (%s)",
 	   trace);
 	ok(gate_result(&st) == 1, "setup: the gate says done");
@@ -354,9 +362,9 @@ static void test_setup_order(void)
 	   "setup: the plan has describe's devices");
 	ok(plan_copy.start_time == 1700000000 && plan_copy.sluid == 0,
 	   "setup: without a SLUID the start time is asked and handed on");
-	ok(plan_copy.userns_map == NULL,
+	ok(plan_map_rc == 1,
 	   "setup: no UserNsScript, no map hook in the plan");
-	ok(plan_copy.track_init != NULL,
+	ok(plan_track_rc == 0,
 	   "setup: the daemon's track_init reaches the plan");
 	jobev_stepd_close(&st);
 }
@@ -388,7 +396,7 @@ static void test_setup_failures(void)
 		  "describe failed" },
 		{ "setup", "user_name init_script describe setup note_failure facts_free",
 		  "setup failed" },
-		{ "clone_ns_script", "user_name init_script describe setup clone_ns_script setup_undo note_failure facts_free",
+		{ "clone_ns_script", "user_name init_script describe setup track_init clone_ns_script setup_undo note_failure facts_free",
 		  "clone_ns_script failed" },
 	};
 
@@ -458,7 +466,7 @@ static void test_setup_conf(void)
 	report_init(&rep, NULL, NULL);
 	reset(NULL);
 	ok(jobev_stepd_create(&st, &job, &rep) == 0 &&
-	   !strcmp(trace, "user_name describe setup facts_free"),
+	   !strcmp(trace, "user_name describe setup track_init facts_free"),
 	   "no InitScript, no BasePath: neither script runs (%s)", trace);
 	conf = saved;
 
@@ -466,13 +474,11 @@ static void test_setup_conf(void)
 	reset(NULL);
 	stepd_init(&st, &hooks);
 	(void)jobev_stepd_create(&st, &job, &rep);
-	ok(plan_copy.userns_map != NULL &&
-	   plan_copy.userns_map(123, plan_copy.userns_arg, &rep) == 0 &&
-	   strstr(trace, "user_ns_script"),
-	   "UserNsScript: the plan's map runs the hook");
-	ok(plan_copy.track_init(99, plan_copy.track_arg, &rep) == 0 &&
-	   strstr(trace, "track_init"),
-	   "the plan's track_init runs the hook");
+	ok(plan_map_rc == 0 &&
+	   !strcmp(trace, "user_name init_script describe setup user_ns_script track_init clone_ns_script facts_free"),
+	   "UserNsScript: the plan's map runs the hook, in jobct_setup (%s)",
+	   trace);
+	ok(plan_track_rc == 0, "the plan's track_init runs the hook");
 	conf = saved;
 }
 
@@ -487,7 +493,7 @@ static void test_setup_no_track(void)
 	stepd_init(&st, &h);
 	report_init(&rep, NULL, NULL);
 	reset(NULL);
-	ok(jobev_stepd_create(&st, &job, &rep) == 0 && !plan_copy.track_init,
+	ok(jobev_stepd_create(&st, &job, &rep) == 0 && plan_track_rc == 1,
 	   "no track_init hook: none in the plan");
 }
 
