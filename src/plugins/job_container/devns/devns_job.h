@@ -23,10 +23,11 @@ int devns_job_load(uint32_t job_id, struct job_info_msg **msg,
 		   struct job_info **job);
 
 /*
- * The reason the job's containment failed (why, "": see slurmd's log)
- * appended to its AdminComment as "devns on NODE: why" (util/admincomment.h:
- * bounded, never cutting what is there; nothing when it cannot be read).
- * Best effort: a failure is only logged.
+ * Where an admin looks first: the job's AdminComment ("scontrol show job")
+ * gets the reason its containment failed (why, "": see slurmd's log),
+ * beside slurmd's log, before Slurm requeues it held: "devns on NODE: why"
+ * appended (util/admincomment.h: bounded, never cutting what is there;
+ * nothing when it cannot be read).  Best effort: a failure is only logged.
  */
 void devns_job_note_failure(uint32_t job_id, const char *why);
 

@@ -184,7 +184,7 @@ static void pool_stop(void)
 	keeper = NULL;
 }
 
-static struct jobev_stepd stepd;
+static struct jobev_stepd stepd;	/* with its hooks, below */
 
 static void release_node(void)
 {
