@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * jobct.h - a job's containment, from slurmd start to the job's end,
- * without Slurm: the plugins translate Slurm's calls into these.
+ * without Slurm: the plugins translate Slurm's node calls into these, and
+ * a job's events into jobev.h's, which calls these in its order.
  *
  *   slurmd start, reconfigure,   jobct_node_load: namespace.conf for the node
  *   every slurmstepd             (a stepd: the text slurmd read), the device
