@@ -289,7 +289,14 @@ static void retire_fd(int fd)
 	close(null_fd);
 }
 
-void jobev_stepd_retire(struct jobev_stepd *st)
+/*
+ * The cached fds go before the teardown: while one is open the namespace
+ * lives on, and with it the job's /tmp.  Slurm may be sending an fd's
+ * number to a login at this moment, so the number stays valid: it is made
+ * to name /dev/null (dup3 is atomic), which setns(2) refuses, and is never
+ * opened again (the cache stays >= 0).
+ */
+static void retire_fds(struct jobev_stepd *st)
 {
 	retire_fd(st->ns_fd);
 	retire_fd(st->userns_fd);
@@ -315,7 +322,7 @@ int jobev_stepd_delete(struct jobev_stepd *st, const struct jobev_job *job,
 	lock = v->end_lock(job->node, job->job_id);
 	if (c->clone_ns_epilog && v->ns_exists(job->node, job->job_id))
 		st->hooks->clone_ns_epilog(job, rep);
-	jobev_stepd_retire(st);
+	retire_fds(st);
 	rc = v->release(job->node, job->job_id, rep);
 	v->end_unlock(job->node, job->job_id, lock);
 	return rc;

@@ -198,20 +198,13 @@ int jobev_adopt_userns(struct jobev_stepd *st, const struct jobev_job *job,
 /*
  * The job's end, under the end lock (jobct_end_lock: before 24.05 slurmd
  * and the extern stepd both end the job): CloneNSEpilog while the
- * namespace exists, the cached fds retired (jobev_stepd_retire), then
- * jobct_release.  Returns 0, or -1.
+ * namespace exists, the cached fds retired (they would keep the namespace
+ * and its /tmp alive; their numbers stay valid for a login being sent one,
+ * naming /dev/null, which setns(2) refuses), then jobct_release.
+ * Returns 0, or -1.
  */
 int jobev_stepd_delete(struct jobev_stepd *st, const struct jobev_job *job,
 		       struct report *rep);
-
-/*
- * The cached fds go before the teardown: while one is open the namespace
- * lives on, and with it the job's /tmp.  Slurm may be sending an fd's
- * number to a login at this moment, so the number stays valid: it is made
- * to name /dev/null (dup3 is atomic), which setns(2) refuses, and is never
- * opened again.
- */
-void jobev_stepd_retire(struct jobev_stepd *st);
 
 /* The daemon unloads: the cached fds are closed. */
 void jobev_stepd_close(struct jobev_stepd *st);
