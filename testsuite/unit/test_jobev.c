@@ -657,6 +657,27 @@ static void test_join_external(void)
 	   "adopt fails (kill_uncontained): the login still gets the namespace");
 	jobev_stepd_close(&st);
 
+	/* The namespace or the user namespace cannot be opened: refused. */
+	stepd_init(&st, &hooks);
+	reset(NULL);
+	(void)jobev_stepd_create(&st, &job, &rep);
+	reset("ns_open");
+	ok(jobev_join_external(&st, &job, true, false, &fd, &rep) == -1 &&
+	   fd == -1 && st.ns_fd == -1,
+	   "ns_open fails: refused, nothing cached");
+	reset(NULL);
+	ok(jobev_join_external(&st, &job, true, false, &fd, &rep) == 1 &&
+	   ns_open_count == 1, "  the next login opens it");
+	conf.user_namespace = true;
+	reset("userns_open");
+	ok(jobev_adopt_userns(&st, &job, &ufd, &rep) == -1 && ufd == -1 &&
+	   st.userns_fd == -1, "userns_open fails: refused, nothing cached");
+	conf.user_namespace = false;
+	reset(NULL);
+	ok(jobev_adopt_userns(&st, &job, &ufd, &rep) == 0 && ufd == -1,
+	   "no user namespace for the login: 0");
+	jobev_stepd_close(&st);
+
 	/* A stepd that never sets the job up answers at once. */
 	{
 		struct timespec a, b;
