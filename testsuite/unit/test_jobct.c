@@ -495,6 +495,36 @@ static void test_setup_faults(void)
 	jobct_node_free(node);
 }
 
+/*
+ * A later step of the extern step's setup fails (CloneNSScript): the setup
+ * done is undone, namespace, filter and record, and a removal that fails
+ * is said.
+ */
+static void test_setup_undo(void)
+{
+	struct jobct_node *node;
+	struct jobct_plan plan;
+
+	write_conf("");
+	if (!(node = load(&faulty_ops)))
+		return (void)ok(0, "load: %s", rep.msg);
+	plan = plan_for(node, 121);
+	inject(OP_NONE, 0, 0);
+	ok(jobct_setup(&plan, fresh()) == 0 && cgroup_exists(121) &&
+	   marker_exists(121) && ns_exists,
+	   "undo: a GPU job set up (namespace, cgroup, record): %s", rep.msg);
+	ok(jobct_setup_undo(&plan, fresh()) == 0 && nothing_left(121),
+	   "undo: leaves nothing behind");
+	ok(jobct_setup(&plan, fresh()) == 0, "undo: set up again");
+	inject(OP_NS_DELETE, 1, EIO);
+	ok(jobct_setup_undo(&plan, fresh()) == -1 && errno == EIO,
+	   "undo: fails when the namespace cannot be removed");
+	like(rep.msg, "removing its namespace", "  saying why: %s", rep.msg);
+	ok(jobct_release(node, 121, fresh()) == 0 && nothing_left(121),
+	   "  and the job's release still removes it");
+	jobct_node_free(node);
+}
+
 /* Each way a join can fail ends the process instead of running it. */
 static void test_join_faults(void)
 {
@@ -1962,6 +1992,7 @@ int main(void)
 	test_none_policy();
 	test_filter();
 	test_setup_faults();
+	test_setup_undo();
 	test_join_faults();
 	test_pid_namespace();
 	test_user_namespace();

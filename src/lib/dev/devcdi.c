@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "dev/devcdi.h"
-#include "dev/devpolicy_int.h"
 
 /* Resolves one spec's list of paths.  0, or -1 (ENOMEM, or reported). */
 static int nodes_resolve(char *const *paths, size_t n, const char *what,
@@ -25,8 +24,8 @@ static int nodes_resolve(char *const *paths, size_t n, const char *what,
 	for (size_t i = 0; i < n; i++) {
 		struct devcdi_node *d = &out->v[out->count];
 
-		rc = devallow_resolve_path(paths[i], &d->type, &d->major,
-					   &d->minor, why, sizeof(why));
+		rc = devrule_resolve_path(paths[i], &d->type, &d->major,
+					  &d->minor, why, sizeof(why));
 		if (rc < 0) {
 			errno = EINVAL;
 			return report_error(rep, "%s:%d: %s: %s", file, line,
@@ -116,8 +115,8 @@ static int gres_resolve(const char *const *files, struct gresnums *out)
 	for (size_t i = 0; i < n; i++) {
 		struct devcdi_node *d = &out->v[out->count];
 
-		if (devallow_resolve_path(files[i], &d->type, &d->major,
-					  &d->minor, why, sizeof(why)) == 1) {
+		if (devrule_resolve_path(files[i], &d->type, &d->major,
+					 &d->minor, why, sizeof(why)) == 1) {
 			d->path = files[i];
 			out->count++;
 		}

@@ -30,7 +30,7 @@
 #include <stdint.h>
 
 #include "dev/cdispec.h"
-#include "dev/devpolicy.h"
+#include "dev/devrule.h"
 #include "util/report.h"
 
 /* One device node of a spec, resolved. */

@@ -67,7 +67,7 @@ static int add_gres(struct parse_ctx *ctx, const char *path, unsigned access,
 		       "GRES device file '%s' is not an absolute path", path);
 		return 0;
 	}
-	rc = devallow_resolve_path(path, &type, &major, &minor, why, sizeof(why));
+	rc = devrule_resolve_path(path, &type, &major, &minor, why, sizeof(why));
 	if (rc < 0)
 		devallow_report(ctx, REPORT_ERROR, "GRES device file: %s", why);
 	else if (rc == 0)
@@ -87,8 +87,8 @@ static int add_pseudo(struct parse_ctx *ctx, struct devrule_list *out)
 	int rc;
 
 	for (i = 0; pseudo_devices[i]; i++) {
-		rc = devallow_resolve_path(pseudo_devices[i], &type, &major, &minor, why,
-				  sizeof(why));
+		rc = devrule_resolve_path(pseudo_devices[i], &type, &major, &minor, why,
+				 sizeof(why));
 		if (rc < 0)
 			devallow_report(ctx, REPORT_ERROR, "standard device: %s", why);
 		else if (rc == 0)
@@ -369,7 +369,7 @@ static const struct gres_dev *names_gres(const char *spec,
 	bool resolved;
 	size_t i;
 
-	resolved = devallow_resolve_path(spec, &type, &major, &minor, why,
+	resolved = devrule_resolve_path(spec, &type, &major, &minor, why,
 				sizeof(why)) == 1;
 	for (i = 0; i < ndevs; i++) {
 		if (!strcmp(spec, devs[i].path))
@@ -521,8 +521,8 @@ int devpolicy_check_gres(const struct devpolicy *policy,
 		 * still matched by its name; type 0 matches no device.
 		 */
 		d->path = node_gres[i];
-		if (devallow_resolve_path(d->path, &d->type, &d->major, &d->minor, why,
-				 sizeof(why)) != 1)
+		if (devrule_resolve_path(d->path, &d->type, &d->major, &d->minor, why,
+				sizeof(why)) != 1)
 			d->type = 0;
 	}
 	for (i = 0; i < policy->line_count; i++) {

@@ -55,14 +55,6 @@ void devallow_classes_free(struct parse_ctx *ctx);
 int devallow_add_class(struct parse_ctx *ctx, char type, const char *name,
 		       unsigned access, struct devrule_list *out);
 
-/*
- * stat()s an absolute path.  Returns 1 with type and numbers, 0 when it
- * does not exist, -1 with a message in why (not a device, other stat
- * errors).
- */
-int devallow_resolve_path(const char *path, char *type, uint32_t *major,
-			  uint32_t *minor, char *why, size_t whysize);
-
 /* Strips blanks at both ends in place. */
 char *devallow_trim(char *s);
 

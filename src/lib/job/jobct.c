@@ -403,10 +403,12 @@ int jobct_setup(const struct jobct_plan *plan, struct report *rep)
 	if (rc < 0)
 		return -1;
 	clock_gettime(CLOCK_MONOTONIC, &filter);
+	/* The filter leaves nothing when it fails: the namespace goes. */
 	if (contain_devices(plan, rep) < 0) {
 		int saved = errno;
 
-		jobct_release(plan->node, plan->job_id, NULL);
+		if (c->base_path)
+			plan->node->ops->ns_delete(c->base_path, plan->job_id);
 		errno = saved;
 		return -1;
 	}

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * jobct.h - a job's containment, from slurmd start to the job's end,
- * without Slurm: the plugins translate Slurm's calls into these.
+ * without Slurm: the plugins translate Slurm's node calls into these, and
+ * a job's events into jobev.h's, which calls these in its order.
  *
  *   slurmd start, reconfigure,   jobct_node_load: namespace.conf for the node
  *   every slurmstepd             (a stepd: the text slurmd read), the device
@@ -240,6 +241,15 @@ int jobct_device_rules(const struct jobct_plan *plan,
  * of the job is left.  The rules go to rep as info lines.
  */
 int jobct_setup(const struct jobct_plan *plan, struct report *rep);
+
+/*
+ * Undoes a jobct_setup() of plan that succeeded, when a later step of the
+ * job's setup fails (CloneNSScript): its namespace, its filter and its
+ * setup record, with nothing else a release does (no denials to read: the
+ * job never ran; no waiting for privilege: setup has it).  Returns 0, or
+ * -1 with errno and rep naming what could not be removed.
+ */
+int jobct_setup_undo(const struct jobct_plan *plan, struct report *rep);
 
 /*
  * When the job has a PID namespace under BasePath (its setup made one:

@@ -3,15 +3,15 @@
  * job_container_devns.c - Slurm job_container plugin: a private mount
  * namespace per job (own /tmp, own /dev/shm) and a per-job device filter.
  *
- * Translation only: Slurm's calls become calls of the Slurm-free core
- * (src/lib/job/jobct.h), which owns the lifecycle; Slurm's data (node name,
- * spool directory, GRES device files, the job's allocation) goes into the
- * core's plan, and the core's reports come out through Slurm's log with one
- * prefix, plugin_type.  What Slurm alone can do stays in the plugin: the
- * site's scripts (devns_scripts.c: InitScript, CloneNSScript,
- * CloneNSEpilog, UserNsScript, with what Slurm tells them), asking
- * slurmstepds whether they live (restore), the GRES lookups
- * (devns_gres.c).
+ * Translation only: each of Slurm's calls becomes one entry of the
+ * Slurm-free core (src/lib/job/jobev.h for a job's events, jobct.h for the
+ * node), which owns the order; the core's reports come out through
+ * Slurm's log with one prefix, plugin_type.  What Slurm alone can do is
+ * the core's hooks (struct jobev_hooks, below): the site's scripts
+ * (devns_scripts.c: InitScript, CloneNSScript, CloneNSEpilog,
+ * UserNsScript, with what Slurm tells them), the job's record and
+ * AdminComment (devns_job.c), the GRES lookups (devns_gres.c); and asking
+ * slurmstepds whether they live (restore).
  *
  * From Slurm 25.11 the interface is called namespace: the same file is
  * namespace_devns.so with plugin_type "namespace/devns" and namespace_p_*
@@ -43,15 +43,15 @@
 #endif
 
 #include "job/jobct.h"
-#include "job/setupgate.h"
+#include "job/jobev.h"
 #include "ns/nsconf_msg.h"
 #include "ns/nsfdmap.h"
 #include "ns/nsusage.h"
 #include "util/admincomment.h"
-#include "util/fdutil.h"
 #include "util/rangelist.h"
 #include "util/stepsock.h"
 #include "devns_gres.h"
+#include "devns_job.h"
 #include "devns_node.h"
 #include "devns_nodecheck.h"
 #include "devns_scripts.h"
@@ -67,27 +67,8 @@ const uint32_t plugin_version = SLURM_VERSION_NUMBER;
  */
 static struct jobct_node *node;
 static pthread_mutex_t node_lock = PTHREAD_MUTEX_INITIALIZER;
-static int step_ns_fd = -1;	/* cached for join_external */
-static int step_userns_fd = -1;	/* likewise, UserNamespace (25.11 on) */
-/*
- * The stepd answers each login on a thread of its own: two first logins at
- * once would each open the namespace, and the fd one of them cached over
- * would stay open past the teardown (drop_step_ns_fd), keeping the job's
- * namespace and /tmp alive.  Held only while the cache is opened, in the
- * extern stepd, where no fork's child takes it.
- */
-static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct nspool_keeper *keeper;	/* slurmd's NamespacePool thread */
 static struct jobct_restorer *restorer;	/* slurmd's restore, behind it */
-
-/*
- * The extern stepd's setup, which pam_slurm_adopt's requests wait for:
- * they may come before it begins (the stepd answers from its start), for
- * at most ADOPT_START_WAIT_MS.
- */
-static struct setupgate setup_gate = SETUPGATE_INIT;
-#define ADOPT_START_WAIT_MS 30000
-
 
 /* ---- the core's reports, in Slurm's log ---------------------------------- */
 
@@ -167,19 +148,6 @@ extern int init(void)
 }
 
 /*
- * A call that needs the settings in a slurmstepd that has none (recv_stepd
- * not called, or failed): refused, never run uncontained.
- */
-static bool have_node(uint32_t job_id)
-{
-	if (node)
-		return true;
-	error("%s: job %u: no settings from slurmd (recv_stepd): refusing",
-	      plugin_type, job_id);
-	return false;
-}
-
-/*
  * For the SPANK plugin devns_pidns in the same slurmstepd, which must look
  * for the job's PID namespace where this plugin made it: the BasePath of
  * the settings this process holds (slurmd's, from 23.02), never the file's,
@@ -221,15 +189,14 @@ static void pool_stop(void)
 	keeper = NULL;
 }
 
+static struct jobev_stepd stepd;	/* with its hooks, below */
 static void restore_stop(void);
 
 static void release_node(void)
 {
 	restore_stop();
 	pool_stop();
-	fdutil_close(step_ns_fd);
-	fdutil_close(step_userns_fd);
-	step_ns_fd = step_userns_fd = -1;
+	jobev_stepd_close(&stepd);
 	jobct_node_free(node);
 	node = NULL;
 }
@@ -336,74 +303,151 @@ extern int DEVNS_JC(restore)(char *dir_name, bool recover)
 	return rc < 0 ? SLURM_ERROR : SLURM_SUCCESS;
 }
 
-/* ---- one job ------------------------------------------------------------- */
+/* ---- one job: the core's hooks ------------------------------------------ */
+
+static void note_failure(const struct jobev_job *job, const char *why)
+{
+	devns_job_note_failure(job->job_id, why);
+}
 
 /*
- * Where an admin looks first: the job's AdminComment ("scontrol show job")
- * gets the reason its containment failed, beside slurmd's log, before
- * Slurm requeues it held.  The comment is shared with the site and other
- * plugins: devns reads it and appends its entry (util/admincomment.h:
- * bounded, never cutting what is there), and writes nothing when it
- * cannot read it.  Two writers at once may still lose one entry (Slurm
- * has no append).  The extern stepd asks slurmctld as root, which may set
- * it.  Best effort: a failure here is only logged.
+ * The memory the job asked slurmctld for on this node in bytes (record:
+ * its record; --mem, or --mem-per-cpu times its CPUs here: cpus, 0: from
+ * the record's resources, which 22.05 has; -1: unknown).  Returns 0, or
+ * -1 when it cannot be had.
  */
-static void note_admin_comment(uint32_t job_id, const char *entry,
-			       const char *replace)
+static int job_memory_asked(const slurm_job_info_t *record, int cpus,
+			    uint64_t *bytes)
 {
-	job_desc_msg_t desc;
+	uint64_t mb = record->pn_min_memory & ~MEM_PER_CPU;
+
+	if (!(record->pn_min_memory & MEM_PER_CPU))
+		cpus = 1;
+#if !DEVNS_JC_STEP_RECORD
+	else if (!cpus)
+		cpus = slurm_job_cpus_allocated_on_node(record->job_resrcs,
+							conf->node_name);
+#endif
+	if (cpus <= 0)
+		return -1;
+	*bytes = mb * (uint64_t)cpus * 1024 * 1024;
+	return 0;
+}
+
+/*
+ * The job's memory limit on this node from its step record, in bytes:
+ * from 23.02 (MB, --mem-per-cpu already times the CPUs here) where memory
+ * is a consumable resource.  Returns false where the record has none (and
+ * always on 22.05): then the job's request (job_memory_asked), over the
+ * CPUs step_cpus gives.
+ */
+static bool step_job_mem(void *step, uint64_t *bytes)
+{
+#if DEVNS_JC_STEP_RECORD
+	stepd_step_rec_t *rec = step;
+
+	*bytes = rec ? rec->job_mem * 1024 * 1024 : 0;
+	return *bytes != 0;
+#else
+	(void)step;
+	(void)bytes;
+	return false;
+#endif
+}
+
+/* The job's CPUs here: its credential's cores, each of conf->threads
+ * (-1: unknown); 22.05: 0, the record's resources say. */
+static int step_cpus(void *step)
+{
+#if DEVNS_JC_STEP_RECORD
+	stepd_step_rec_t *rec = step;
+	long cores = rec && rec->job_alloc_cores
+		     ? rangelist_count(rec->job_alloc_cores) : -1;
+
+	return cores > 0 ? (int)cores * (conf->threads ? conf->threads : 1)
+			 : -1;
+#else
+	(void)step;
+	return 0;
+#endif
+}
+
+/*
+ * What Slurm knows of the job at its setup: the node's GRES device files,
+ * those allocated to the job, its start time where it has no SLUID, its
+ * memory limit here where a tmpfs is sized by it.  Where any needs the
+ * job's record (22.05's GRES allocation, the start time before 26.05, the
+ * memory the step record lacks) it is asked of slurmctld once.  A start
+ * time that cannot be had is 0: the setup record then names none, and
+ * only that is lost; a memory limit that cannot be had refuses the job.
+ */
+static int describe(const struct jobev_job *job, struct jobev_facts *facts,
+		    struct report *rep)
+{
 	job_info_msg_t *msg = NULL;
-	const char *old = NULL;
-	char *comment = NULL;
-	bool found = false;
+	slurm_job_info_t *record = NULL;
+	bool need_record, need_mem;
+	int rc = 0;
 
-	if (DEVNS_LOAD_JOB(&msg, job_id, SHOW_DETAIL) != SLURM_SUCCESS) {
-		error("%s: job %u: cannot read its AdminComment, so not adding devns's entry there: %m",
-		      plugin_type, job_id);
-		goto out;
+	facts->node_devices = devns_gres_node_devices();
+	/* RealMemory unset is 1 (MB): then the kernel's count (jobct). */
+	if (DEVNS_NODE_MEMORY_MB(conf) > 1)
+		facts->node_mem = (uint64_t)DEVNS_NODE_MEMORY_MB(conf) * 1024 * 1024;
+	need_record = facts->node_devices && !DEVNS_JC_STEP_RECORD;
+	need_mem = facts->want_job_mem && !step_job_mem(job->step, &facts->job_mem);
+	if ((need_record || need_mem || facts->want_start_time) &&
+	    devns_job_load(job->job_id, &msg, &record) < 0) {
+		if (!need_record && !need_mem)
+			debug("%s: job %u: cannot read its start time: %m",
+			      plugin_type, job->job_id);
+		else if (errno == ENOENT)
+			error("%s: job %u: slurmctld returned no job record",
+			      plugin_type, job->job_id);
+		else
+			error("%s: job %u: cannot read the job's record (GRES allocation, memory) from slurmctld: %m",
+			      plugin_type, job->job_id);
 	}
-	/* An array task's id also names its array: pick the task itself. */
-	for (uint32_t i = 0; msg && i < msg->record_count; i++)
-		if (msg->job_array[i].job_id == job_id) {
-			old = msg->job_array[i].admin_comment;
-			found = true;
-		}
-	if (!found) {
-		error("%s: job %u: slurmctld returned no job record, so no AdminComment",
-		      plugin_type, job_id);
-		goto out;
+	if (need_mem &&
+	    (!record || job_memory_asked(record, step_cpus(job->step),
+					 &facts->job_mem) < 0)) {
+		report_error(rep, "refusing the job: its memory limit, which sizes its tmpfs, cannot be known");
+		rc = -1;
 	}
-	comment = replace ? admincomment_replace(old, replace, entry)
-			  : admincomment_append(old, entry);
-	if (!comment) {
-		if (errno == ENOSPC)
-			error("%s: job %u: its AdminComment is full, devns's entry is only in this log",
-			      plugin_type, job_id);
-		else if (errno != EEXIST)
-			error("%s: job %u: cannot add devns's entry to its AdminComment: %m",
-			      plugin_type, job_id);
-		goto out;
-	}
-	slurm_init_job_desc_msg(&desc);
-	DEVNS_JOB_DESC_SET_ID(&desc, job_id);
-	desc.admin_comment = comment;
-	if (slurm_update_job(&desc) != SLURM_SUCCESS)
-		error("%s: job %u: cannot record devns's entry in its AdminComment: %m",
-		      plugin_type, job_id);
-out:
-	free(comment);
+	/* No GRES files on the node: the job cannot hold any. */
+	if (facts->node_devices &&
+	    devns_gres_job_devices(job->job_id, job->step, record,
+				   &facts->job_devices) < 0)
+		rc = -1;
+	if (record && facts->want_start_time)
+		facts->start_time = (int64_t)record->start_time;
 	slurm_free_job_info_msg(msg);
+	return rc;
 }
 
-static void note_failure(uint32_t job_id, const char *why)
+static void facts_free(struct jobev_facts *facts)
 {
-	char *entry = NULL;
-
-	xstrfmtcat(entry, "devns on %s: %s", conf->node_name,
-		   why[0] ? why : "containment failed (see slurmd's log)");
-	note_admin_comment(job_id, entry, NULL);
-	xfree(entry);
+	devns_gres_free(facts->node_devices);
+	devns_gres_free(facts->job_devices);
+	facts->node_devices = facts->job_devices = NULL;
 }
+
+#if DEVNS_JC_STEP_RECORD
+/*
+ * The PID namespace's init into the extern step's process tracking.  It
+ * starts in slurmstepd's own cgroup (cgroup/v2: step_extern/slurm), where
+ * Slurm's kill at the job's end (step_extern/user's cgroup.kill) never
+ * reaches it while its wait counts it: the node would drain with "Kill
+ * task failed".  Tracked, it goes where adopted logins go and dies with
+ * the job.
+ */
+static int track_init(const struct jobev_job *job, pid_t init,
+		      struct report *rep)
+{
+	if (proctrack_g_add(job->step, init) != SLURM_SUCCESS)
+		return report_errno(rep, errno, "proctrack_g_add");
+	return 0;
+}
+#endif
 
 /*
  * The job's /tmp and /dev/shm figures (ns/nsusage.h), sampled by a thread
@@ -422,25 +466,30 @@ static void usage_post(const struct nsusage *u, void *arg)
 	(void)arg;
 	nsusage_format(u, conf->node_name, entry, sizeof(entry));
 	snprintf(prefix, sizeof(prefix), "devns:%s:", conf->node_name);
-	note_admin_comment(usage_job, entry, prefix);
+	devns_job_admin_comment(usage_job, entry, prefix);
 }
 
-static void usage_start(uint32_t job_id)
+/* The setup succeeded: its private directories are sampled (BasePath). */
+static void usage_start(const struct jobev_job *job)
 {
 	struct report rep;
+	uint32_t job_id = job->job_id;
 
+	if (!jobct_node_conf(node)->base_path)
+		return;
 	report_start(&rep, &job_id);
 	usage_job = job_id;
 	usage_sampler = nsusage_sampler_start(jobct_node_conf(node), job_id,
 					      0, usage_post, NULL, &rep);
 }
 
-static void usage_report(uint32_t job_id)
+/* The job ends: the sampler stops and the final figures are logged. */
+static void usage_report(const struct jobev_job *job)
 {
 	struct nsusage u;
 	char entry[ADMINCOMMENT_ENTRY_MAX];
 
-	if (!usage_sampler || usage_job != job_id)
+	if (!usage_sampler || usage_job != job->job_id)
 		return;
 	(void)nsusage_sampler_stop(usage_sampler, &u);
 	usage_sampler = NULL;
@@ -448,246 +497,77 @@ static void usage_report(uint32_t job_id)
 		return;
 	nsusage_format(&u, conf->node_name, entry, sizeof(entry));
 	info("%s: job %u: usage %s (%u samples, every %d s)", plugin_type,
-	     job_id, entry, u.samples, NSUSAGE_INTERVAL);
+	     job->job_id, entry, u.samples, NSUSAGE_INTERVAL);
 }
 
+static const struct jobev_hooks hooks = {
+	.init_script = devns_script_init,
+	.describe = describe,
+	.facts_free = facts_free,
+	.user_ns_script = devns_script_user_ns,
 #if DEVNS_JC_STEP_RECORD
-/*
- * The PID namespace's init into the extern step's process tracking.  It
- * starts in slurmstepd's own cgroup (cgroup/v2: step_extern/slurm), where
- * Slurm's kill at the job's end (step_extern/user's cgroup.kill) never
- * reaches it while its wait counts it: the node would drain with "Kill
- * task failed".  Tracked, it goes where adopted logins go and dies with
- * the job.
- */
-static int track_init(pid_t init, void *step, struct report *rep)
-{
-	if (proctrack_g_add(step, init) != SLURM_SUCCESS)
-		return report_errno(rep, errno, "proctrack_g_add");
-	return 0;
-}
+	.track_init = track_init,
 #endif
+	.clone_ns_script = devns_script_clone_ns,
+	.clone_ns_epilog = devns_script_clone_ns_epilog,
+	.note_failure = note_failure,
+	.started = usage_start,
+	.ending = usage_report,
+};
 
 /*
- * The job's start time, which names its run (jobct_run) where Slurm gives
- * no SLUID (before 25.11): one request to slurmctld.  0 when it cannot be
- * had: the record then names no start time, and only that is lost.
+ * The extern stepd's state across the job's events: its setup gate, which
+ * pam_slurm_adopt's requests wait for, and the namespace fds it caches.
  */
-static int64_t job_start_time(uint32_t job_id)
-{
-	job_info_msg_t *msg = NULL;
-	int64_t start = 0;
+static struct jobev_stepd stepd = JOBEV_STEPD_INIT(&hooks);
 
-	if (DEVNS_LOAD_JOB(&msg, job_id, 0) != SLURM_SUCCESS) {
-		debug("%s: job %u: cannot read its start time: %m",
-		      plugin_type, job_id);
-		return 0;
-	}
-	for (uint32_t i = 0; msg && i < msg->record_count; i++)
-		if (msg->job_array[i].job_id == job_id)
-			start = (int64_t)msg->job_array[i].start_time;
-	slurm_free_job_info_msg(msg);
-	return start;
-}
+/* ---- one job: Slurm's calls ---------------------------------------------- */
 
 /*
- * The memory the job asked for on this node in bytes (--mem, or
- * --mem-per-cpu times its CPUs here: cpus, 0: from slurmctld's record,
- * which 22.05 has; -1: unknown), 0: none, from slurmctld: one request.
- * Returns 0, or -1 when it cannot be had.
- */
-static int job_memory_asked(uint32_t job_id, int cpus, uint64_t *bytes)
-{
-	job_info_msg_t *msg = NULL;
-	int rc = -1;
-
-	if (DEVNS_LOAD_JOB(&msg, job_id, SHOW_DETAIL) != SLURM_SUCCESS)
-		return -1;
-	for (uint32_t i = 0; msg && i < msg->record_count; i++) {
-		slurm_job_info_t *j = &msg->job_array[i];
-		uint64_t mb = j->pn_min_memory & ~MEM_PER_CPU;
-
-		if (j->job_id != job_id)
-			continue;
-		if (!(j->pn_min_memory & MEM_PER_CPU))
-			cpus = 1;
-#if !DEVNS_JC_STEP_RECORD
-		else if (!cpus)
-			cpus = slurm_job_cpus_allocated_on_node(j->job_resrcs,
-								conf->node_name);
-#endif
-		if (cpus <= 0)
-			break;
-		*bytes = mb * (uint64_t)cpus * 1024 * 1024;
-		rc = 0;
-	}
-	slurm_free_job_info_msg(msg);
-	return rc;
-}
-
-/*
- * The job's memory limit on this node in bytes, 0: none (a tmpfs sized
- * "N%" then gets N% of the node's).  The step record holds it from 23.02
- * (MB, --mem-per-cpu already times the CPUs here) where memory is a
- * consumable resource; else (and on 22.05) what the job asked slurmctld
- * for, times the job's CPUs here: the cores of its credential (22.05:
- * slurmctld's record).  Returns 0, or -1 when it cannot be had (the job does not run).
- */
-static int job_memory(uint32_t job_id, void *step, uint64_t *bytes)
-{
-#if DEVNS_JC_STEP_RECORD
-	stepd_step_rec_t *rec = step;
-
-	long cores = rec->job_alloc_cores
-		     ? rangelist_count(rec->job_alloc_cores) : -1;
-
-	*bytes = rec->job_mem * 1024 * 1024;
-	if (*bytes)
-		return 0;
-	/* The job's cores here (its credential's), each of conf->threads. */
-	return job_memory_asked(job_id, cores > 0 ? (int)cores *
-				(conf->threads ? conf->threads : 1) : -1,
-				bytes);
-#else
-	(void)step;
-	return job_memory_asked(job_id, 0, bytes);
-#endif
-}
-
-/*
- * The extern step: InitScript, then the core's setup with the GRES device
- * files Slurm knows of.  step is the step record where the release passes
- * one (NULL on 22.05); sluid the job's SLUID, 0 before 25.11.
+ * The extern step.  step is the step record where the release passes one
+ * (NULL on 22.05); sluid the job's SLUID, 0 before 26.05.
  */
 static int stepd_create(uint32_t job_id, uint64_t sluid, uid_t uid,
 			gid_t gid, void *step)
 {
-	char **node_devices = NULL;
-	char **job_devices = NULL;
-	struct devns_script_job scripts = {
-		.node = node, .job_id = job_id, .step = step
+	const struct jobev_job job = {
+		.node = node, .job_id = job_id, .sluid = sluid, .uid = uid,
+		.gid = gid, .step = step,
 	};
-	struct jobct_plan plan = {
-		.node = node,
-		.job_id = job_id,
-		.sluid = sluid,
-		.uid = uid,
-		.gid = gid,
-		.userns_arg = &scripts,
-#if DEVNS_JC_STEP_RECORD
-		.track_init = track_init,
-		.track_arg = step,
-#endif
-	};
-	const struct nsconf *c;
 	struct report rep;
-	int rc = SLURM_ERROR;
-	char *user;
 
-	if (!have_node(job_id))
-		return SLURM_ERROR;
-	c = jobct_node_conf(node);
-	if (c->user_ns_script)
-		plan.userns_map = devns_script_user_ns;
-	/* Source's %u, from Slurm's uid (NULL: a Source with %u fails). */
-	report_start(&rep, NULL);
-	user = jobct_user_name(uid, &rep);
-	node_devices = devns_gres_node_devices();
-	plan.node_devices = (const char *const *)node_devices;
-	plan.user_name = user;
 	report_start(&rep, &job_id);
-	setupgate_begin(&setup_gate);
-	if (c->init_script && devns_script_init(&scripts, &rep) < 0) {
-		report_error(&rep, "refusing the job: InitScript %s failed",
-			     c->init_script);
-		goto out;
-	}
-	/* No GRES files on the node: the job cannot hold any. */
-	if (node_devices &&
-	    devns_gres_job_devices(job_id, step, &job_devices) < 0) {
-		report_error(&rep, "refusing the job: its GRES devices cannot be known");
-		goto out;
-	}
-	plan.job_devices = (const char *const *)job_devices;
-	/* RealMemory unset is 1 (MB): then the kernel's count (jobct). */
-	if (DEVNS_NODE_MEMORY_MB(conf) > 1)
-		plan.node_mem = DEVNS_NODE_MEMORY_MB(conf) * 1024 * 1024;
-	if (nsconf_uses_job_memory(c) &&
-	    job_memory(job_id, step, &plan.job_mem) < 0) {
-		report_error(&rep, "refusing the job: its memory limit, which sizes its tmpfs, cannot be known");
-		goto out;
-	}
-	if (!sluid)
-		plan.start_time = job_start_time(job_id);
-	if (jobct_setup(&plan, &rep) < 0)
-		goto out;
-	if (devns_script_clone_ns(&scripts, &rep) < 0) {
-		/* Its message, not the release's, is the job's reason. */
-		struct report quiet;
-
-		report_init(&quiet, log_line, &job_id);
-		(void)jobct_release(node, job_id, &quiet);
-		goto out;
-	}
-	rc = SLURM_SUCCESS;
-	if (c->base_path)
-		usage_start(job_id);
-out:
-	if (rc != SLURM_SUCCESS)
-		note_failure(job_id, rep.msg);
-	setupgate_end(&setup_gate, rc == SLURM_SUCCESS);
-	devns_gres_free(node_devices);
-	devns_gres_free(job_devices);
-	free(user);
-	return rc;
+	return jobev_stepd_create(&stepd, &job, &rep) < 0 ? SLURM_ERROR
+							  : SLURM_SUCCESS;
 }
 
 /*
  * Runs in each forked child of the job before exec.  Slurm ignores a failed
  * join on some paths (TaskProlog/TaskEpilog), so a child that cannot be
- * contained ends here instead of running uncontained: fail closed.  In
- * slurmd, root's children (Prolog, Epilog) join the namespace only; one
- * forked as the job's user (sbcast's file opener) goes under the filter.
- * in_ns: the slurmstepd lives in the job's namespace already
- * (EntireStepInNS), the child only goes under the filter.
+ * contained ends here instead of running uncontained: fail closed.
  */
-static int join(uint32_t job_id, uint64_t sluid, uid_t uid, bool in_ns)
+static int join(uint32_t job_id, uint64_t sluid, uid_t uid,
+		enum jobev_joiner who)
 {
-	/* A step that knows its job's SLUID joins only that run's setup. */
-	const struct jobct_run run = { .sluid = sluid };
+	const struct jobev_job job = {
+		.node = node, .job_id = job_id, .sluid = sluid, .uid = uid,
+	};
 	struct report rep;
-	int rc;
 
-	if (job_id == 0)	/* not a job: a system script */
-		return SLURM_SUCCESS;
-	if (!have_node(job_id))
-		_exit(127);
 	report_start(&rep, &job_id);
-	if (in_ns)
-		rc = jobct_join_in_ns(node, job_id, &rep);
-	else if (!running_in_slurmd())
-		rc = jobct_join_run(node, job_id, sluid ? &run : NULL, &rep);
-	else if (uid == 0)
-		rc = jobct_join_ns(node, job_id, &rep);
-	else
-		rc = jobct_join_from_slurmd(node, job_id, &rep);
-	if (rc < 0)
+	if (jobev_join(&stepd, &job, who, &rep) < 0)
 		_exit(127);
 	return SLURM_SUCCESS;
 }
 
-/*
- * pam_slurm_adopt: the stepd has just put the new process into the job's
- * extern step.  Answers once the job's setup has ended (setupgate.h):
- * returns 1 with the namespace fd for the process to setns() into in
- * *fd, 0 when the job has no namespace, or -1 when the process could not
- * be contained (pam_slurm_adopt then reports the adoption as failed, and
- * denies the login with action_adopt_failure=deny).  From 25.11
- * pam_slurm_adopt cannot be trusted with -1 (namespace_p_join_external):
- * a job whose namespace exists always gets its fd, and a process that
- * could not be put under the filter has been killed by jobct_adopt
- * instead.
- */
+/* Whose fork a join is in, where Slurm does not say it. */
+static enum jobev_joiner joiner(bool stepd_in_ns)
+{
+	if (running_in_slurmd())
+		return JOBEV_SLURMD;
+	return stepd_in_ns ? JOBEV_STEPD : JOBEV_STEPD_OUTSIDE;
+}
+
 /*
  * Whether this stepd may still set the job up: only the extern step's
  * does.  step is the stepd's own step where Slurm says it (25.11 on),
@@ -703,86 +583,35 @@ static bool may_set_up(uint32_t job_id, uint32_t step)
 	return step == SLURM_EXTERN_CONT;
 }
 
+/*
+ * pam_slurm_adopt: the stepd has just put the new process into the job's
+ * extern step (jobev_join_external).  From 25.11 pam_slurm_adopt cannot
+ * be trusted with -1 (namespace_p_join_external): a process that could
+ * not be put under the filter is killed instead, and the login gets the
+ * namespace.
+ */
 static int join_external(uint32_t job_id, uint32_t step, int *fd)
 {
+	const struct jobev_job job = { .node = node, .job_id = job_id };
 	struct report rep;
-	int rc;
 
-	*fd = -1;
-	if (!have_node(job_id))
-		return -1;
 	report_start(&rep, &job_id);
-	/*
-	 * Any user may ask any stepd; one that never sets the job up (the
-	 * batch step's) answers at once instead of parking this thread
-	 * until ADOPT_START_WAIT_MS have passed.
-	 */
-	if (!may_set_up(job_id, step))
-		setupgate_never(&setup_gate);
-	if (setupgate_wait(&setup_gate, ADOPT_START_WAIT_MS) < 0) {
-		error("%s: job %u: refusing to adopt a process: the job's setup failed",
-		      plugin_type, job_id);
-		return -1;
-	}
-	if (jobct_adopt(node, job_id, DEVNS_JC_NAMESPACE, &rep) < 0 &&
-	    !DEVNS_JC_NAMESPACE)
-		return -1;
-	slurm_mutex_lock(&cache_lock);
-	rc = step_ns_fd >= 0 ? 1 : jobct_ns_open(node, job_id, &step_ns_fd, &rep);
-	slurm_mutex_unlock(&cache_lock);
-	if (rc > 0)
-		*fd = step_ns_fd;
-	return rc;
-}
-
-/*
- * The extern stepd's cached namespace fd goes before the teardown: while
- * it is open the namespace lives on, and with it the job's /tmp (whose
- * TmpDiskLimit project then stays sealed) and its memory.  Slurm may be
- * sending that fd's number to a login at this moment, so the number stays
- * valid: it is made to name /dev/null (dup3 is atomic), which setns(2)
- * refuses, and is never opened again (step_ns_fd stays >= 0).  The user
- * namespace's fd goes the same way.
- */
-static void drop_cached_fd(int fd)
-{
-	int null_fd;
-
-	if (fd < 0)
-		return;
-	null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (null_fd < 0)
-		return;
-	(void)dup3(null_fd, fd, O_CLOEXEC);
-	close(null_fd);
-}
-
-static void drop_step_ns_fd(void)
-{
-	drop_cached_fd(step_ns_fd);
-	drop_cached_fd(step_userns_fd);
+	return jobev_join_external(&stepd, &job, may_set_up(job_id, step),
+				   DEVNS_JC_NAMESPACE, fd, &rep);
 }
 
 /*
  * The job's end.  Before 24.05 both the extern stepd and slurmd call it,
- * possibly at once: the lock keeps one's CloneNSEpilog off a namespace
- * the other is tearing down.
+ * possibly at once (jobev_stepd_delete holds the end lock).
  */
 static int release(uint32_t job_id)
 {
+	const struct jobev_job job = { .node = node, .job_id = job_id };
 	struct report rep;
-	int lock, rc;
 
-	if (!have_node(job_id))
-		return SLURM_ERROR;
 	report_start(&rep, &job_id);
-	lock = jobct_end_lock(node, job_id);
-	usage_report(job_id);
-	devns_script_clone_ns_epilog(node, job_id, &rep);
-	drop_step_ns_fd();
-	rc = jobct_release(node, job_id, &rep);
-	jobct_end_unlock(node, job_id, lock);
-	return rc < 0 ? SLURM_ERROR : SLURM_SUCCESS;
+	return jobev_stepd_delete(&stepd, &job, &rep) < 0 ? SLURM_ERROR
+							  : SLURM_SUCCESS;
 }
 
 /* ==== entry points whose arguments differ (slurm_compat.h) ============== */
@@ -890,19 +719,16 @@ extern int container_p_stepd_delete(uint32_t job_id)
 extern int DEVNS_JC(join)(slurm_step_id_t *step_id, uid_t uid,
 			  bool step_create)
 {
-	bool entire = jobct_node_conf(node)->entire_step_in_ns;
-
 	if (step_create)
-		return entire ? join(step_id->job_id, 0, 0, false)
-			      : SLURM_SUCCESS;
+		return join(step_id->job_id, 0, 0, JOBEV_STEPD_CREATE);
 	return join(step_id->job_id, DEVNS_STEP_SLUID(step_id), uid,
-		    entire && running_in_slurmstepd() &&
-		    step_id->step_id != SLURM_EXTERN_CONT);
+		    joiner(running_in_slurmstepd() &&
+			   step_id->step_id != SLURM_EXTERN_CONT));
 }
 #else
 extern int container_p_join(uint32_t job_id, uid_t uid)
 {
-	return join(job_id, 0, uid, false);
+	return join(job_id, 0, uid, joiner(false));
 }
 #endif
 
@@ -910,23 +736,17 @@ extern int container_p_join(uint32_t job_id, uid_t uid)
 /*
  * UserNamespace without PidNamespace: pam_slurm_adopt enters the user
  * namespace after the mount namespace (the list's order).  Returns 1 with
- * step_userns_fd, 0 when the job has none for it (jobct_adopt_userns_open),
- * or -1: an existing namespace that cannot be opened, where the login
- * must not go on outside it, so the adoption fails (see below for what
- * pam_slurm_adopt then does).
+ * its cached fd in *fd, 0 when the job has none for it, or -1: an existing
+ * namespace that cannot be opened, where the login must not go on outside
+ * it, so the adoption fails (see below for what pam_slurm_adopt then does).
  */
-static int adopt_user_namespace(uint32_t job_id)
+static int adopt_user_namespace(uint32_t job_id, int *fd)
 {
+	const struct jobev_job job = { .node = node, .job_id = job_id };
 	struct report rep;
-	int rc = 1;
 
 	report_start(&rep, &job_id);
-	slurm_mutex_lock(&cache_lock);
-	if (step_userns_fd < 0)
-		rc = jobct_adopt_userns_open(node, job_id, &step_userns_fd,
-					     &rep);
-	slurm_mutex_unlock(&cache_lock);
-	return rc;
+	return jobev_adopt_userns(&stepd, &job, fd, &rep);
 }
 
 #if DEVNS_JC_JOIN_EXTERNAL_OWNED
@@ -985,8 +805,8 @@ static int hand_fds(list_t *fd_map, int mnt_fd, int userns_fd)
  * the job's mount namespace, then its user namespace where it has one;
  * none when the node has no BasePath.  What the list's entries are
  * depends on who frees them (hand_fds, DEVNS_JC_JOIN_EXTERNAL_OWNED); the
- * fds devns keeps (step_ns_fd, step_userns_fd) are opened once for the
- * job's life either way.  -1 refuses the adoption: the stepd then closes
+ * fds devns keeps (jobev_stepd's cache) are opened once for the job's life
+ * either way.  -1 refuses the adoption: the stepd then closes
  * the connection without an answer.
  * But 25.11's and 26.05's pam_slurm_adopt handle that badly
  * (doc/slurm-26.05-port.md, section 2): stepd_get_namespace_fds and
@@ -1001,14 +821,15 @@ static int hand_fds(list_t *fd_map, int mnt_fd, int userns_fd)
 extern int namespace_p_join_external(slurm_step_id_t *step_id,
 				     list_t *fd_map)
 {
-	int fd, rc = join_external(step_id->job_id, step_id->step_id, &fd);
+	int fd, userns_fd;
+	int rc = join_external(step_id->job_id, step_id->step_id, &fd);
 
 	if (rc < 0)
 		return -1;
 	if (rc > 0) {
-		if ((rc = adopt_user_namespace(step_id->job_id)) < 0)
+		if (adopt_user_namespace(step_id->job_id, &userns_fd) < 0)
 			return -1;
-		if (hand_fds(fd_map, fd, rc > 0 ? step_userns_fd : -1) < 0)
+		if (hand_fds(fd_map, fd, userns_fd) < 0)
 			return -1;
 	}
 	return list_count(fd_map);
