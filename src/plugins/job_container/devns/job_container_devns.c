@@ -470,8 +470,18 @@ static int join(uint32_t job_id, uint64_t sluid, uid_t uid, bool in_ns)
 		rc = jobct_join_run(node, job_id, sluid ? &run : NULL, &rep);
 	else if (uid == 0)
 		rc = jobct_join_ns(node, job_id, &rep);
-	else
+	else {
+		/*
+		 * sbcast's file opener.  Slurm returns its exit status to
+		 * sbcast as an errno: a job whose disk limit would not
+		 * bind slurmd's root writes (jobct.h) ends it with EDQUOT,
+		 * which the user sees as "Disk quota exceeded", slurmd's
+		 * log with our message before it.
+		 */
 		rc = jobct_join_from_slurmd(node, job_id, &rep);
+		if (rc < 0 && errno == EDQUOT)
+			_exit(EDQUOT);
+	}
 	if (rc < 0)
 		_exit(127);
 	return SLURM_SUCCESS;
