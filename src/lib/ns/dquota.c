@@ -163,7 +163,12 @@ int dquota_job_limit(const char *base_path, uint32_t job_id,
 	memset(l, 0, sizeof(*l));
 	if ((fd = open_job_dir(base_path, job_id)) < 0)
 		return -1;
-	if (dquota_project(fd, &l->projid) < 0 || fstatfs(fd, &sfs) < 0) {
+	/*
+	 * A filesystem that keeps no project ids (ENOTTY, EOPNOTSUPP: nfs,
+	 * an older tmpfs) enforces no project quota: no limit.
+	 */
+	if ((dquota_project(fd, &l->projid) < 0 && errno != ENOTTY &&
+	     errno != EOPNOTSUPP) || fstatfs(fd, &sfs) < 0) {
 		fdutil_close(fd);
 		return -1;
 	}

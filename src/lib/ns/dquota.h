@@ -101,8 +101,9 @@ struct dquota_job_limit {
 /*
  * The disk limit of a job's directory, BasePath/<jobid> (walked from "/"
  * without following a link), into *l: its project, the project's block
- * limit and the filesystem's type.  Returns 0, or -1 with errno (ENOENT:
- * the job has no directory).  A limit that cannot be read leaves bytes 0.
+ * limit and the filesystem's type (projid 0 on a filesystem that keeps
+ * no project ids).  Returns 0, or -1 with errno (ENOENT: the job has no
+ * directory).  A limit that cannot be read leaves bytes 0.
  */
 int dquota_job_limit(const char *base_path, uint32_t job_id,
 		     struct dquota_job_limit *l);
