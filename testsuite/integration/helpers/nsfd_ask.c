@@ -9,16 +9,19 @@
  *   SOCKET            the stepd's socket, SlurmdSpoolDir/<node>_<job>.<step>
  *   PROTOCOL_VERSION  the client's, e.g. 9728 for 22.05 ((38 << 8) | 0)
  *   REQUEST           REQUEST_GET_NS_FD's number (26 from 22.05 to 25.05)
- * Prints "fd mnt:[N]" (exit 0) when handed a namespace, "none" (exit 2)
+ * Prints "fd mnt:[N]" (exit 0) when handed a namespace (N: its inode, as
+ * readlink /proc/PID/ns/mnt names it), "none" (exit 2)
  * for Slurm's 0 (no namespace), "refused" (exit 1) for -1 or a connection
  * closed without an answer; other errors exit 3.  Never waits more than
  * 10 s for an answer.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -65,9 +68,8 @@ int main(int argc, char **argv)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	struct timeval tv = { .tv_sec = 10 };
-	char link[64], target[128];
+	struct stat st;
 	int sock, rc, ns, fd;
-	ssize_t n;
 
 	if (argc < 3) {
 		fprintf(stderr, "usage: %s SOCKET PROTOCOL_VERSION [REQUEST]\n",
@@ -100,9 +102,9 @@ int main(int argc, char **argv)
 		printf("refused\n");
 		return 1;
 	}
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	n = readlink(link, target, sizeof(target) - 1);
-	target[n > 0 ? n : 0] = '\0';
-	printf("fd %s\n", target);
+	/* The namespace's own inode: an fd of a pin names the pin's path. */
+	if (fstat(fd, &st) < 0)
+		return 3;
+	printf("fd mnt:[%ju]\n", (uintmax_t)st.st_ino);
 	return 0;
 }
