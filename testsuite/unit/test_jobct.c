@@ -1747,6 +1747,97 @@ static void test_disk_guard_follows_setup(void)
 	}
 }
 
+/*
+ * In a child, as slurmd's child of the job's user (sbcast's file opener):
+ * jobct_join_from_slurmd's errno (0: joined), its message into msg.
+ */
+static int slurmd_child_join(const struct jobct_node *node, uint32_t job_id,
+			     char *msg, size_t len)
+{
+	int status, p[2];
+	ssize_t n;
+	pid_t pid;
+
+	msg[0] = '\0';
+	if (pipe(p) < 0)
+		return -1;
+	if ((pid = fork()) == 0) {
+		int rc = jobct_join_from_slurmd(node, job_id, fresh());
+		int err = errno;
+
+		(void)!write(p[1], rep.msg, strlen(rep.msg));
+		_exit(rc < 0 ? (err ? err & 0x7f : 99) : 0);
+	}
+	close(p[1]);
+	n = pid < 0 ? -1 : read(p[0], msg, len - 1);
+	msg[n > 0 ? n : 0] = '\0';
+	close(p[0]);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/*
+ * The attack (issue 42 item 1): sbcast's opener joins the job from slurmd
+ * and opens the file as the user; slurmd then writes every block itself,
+ * as root, and ext4 lets root past the project's hard limit, so sbcast
+ * filled BasePath whatever TmpDiskLimit said.  The opener of a job whose
+ * directory has a limit that does not bind root (ext4) is refused now,
+ * with EDQUOT and the remedy; on xfs (whose limit binds root) and for a
+ * job without a limit it runs; a job's own processes are not affected.
+ */
+static void test_sbcast_disk_limit(void)
+{
+	char msg[1024];
+	struct jobct_node *node;
+	struct jobct_plan plan;
+
+	write_conf("");
+	if (!(node = load(&faulty_ops)))
+		return (void)ok(0, "load: %s", rep.msg);
+	inject(OP_NONE, 0, 0);
+	plan = plan_for(node, 181);
+	ok(jobct_setup(&plan, fresh()) == 0 && fake_projid == 0,
+	   "job 181 sets up without a disk limit: %s", rep.msg);
+	fake_fs_type = 0xEF53;
+	is_int(slurmd_child_join(node, 181, msg, sizeof(msg)), 0,
+	       "  sbcast's opener joins a job without a disk limit (%s)",
+	       msg[0] ? msg : "ok");
+	fake_projid = 181;	/* what setup made under TmpDiskLimit */
+	is_int(slurmd_child_join(node, 181, msg, sizeof(msg)), EDQUOT,
+	       "a job with a disk limit on ext4 (root passes it): sbcast's "
+	       "opener is refused with EDQUOT (before: it joined)");
+	like(msg, "refusing sbcast into the job: its disk limit (TmpDiskLimit, project 181, 10485760 bytes) is on ext2/3/4, where slurmd's writes, made as root, would pass it",
+	     "  the message names the limit and the filesystem: %s", msg);
+	like(msg, "put BasePath on xfs (-o prjquota), or drop TmpDiskLimit",
+	     "  and the remedy");
+	{
+		int status, err = -1;
+		pid_t pid = fork();
+
+		if (pid == 0)
+			_exit(jobct_join(node, 181, NULL) < 0 ? errno & 0x7f : 0);
+		if (pid > 0 && waitpid(pid, &status, 0) == pid &&
+		    WIFEXITED(status))
+			err = WEXITSTATUS(status);
+		/* ENOSYS: no seccomp(2) under valgrind for the disk guard */
+		ok(err == 0 || err == ENOSYS,
+		   "  the job's own processes still join (%s)", strerror(err));
+	}
+	fake_fs_type = 0x58465342;	/* xfs */
+	is_int(slurmd_child_join(node, 181, msg, sizeof(msg)), 0,
+	       "the same limit on xfs (it binds root): the opener joins (%s)",
+	       msg[0] ? msg : "ok");
+	inject(OP_JOB_LIMIT, 1, EIO);
+	ok(slurmd_child_join(node, 181, msg, sizeof(msg)) == EIO &&
+	   strstr(msg, "cannot read its disk limit"),
+	   "a limit that cannot be read refuses the opener: %s", msg);
+	inject(OP_NONE, 0, 0);
+	fake_fs_type = 0xEF53;
+	ok(jobct_release(node, 181, fresh()) == 0, "released: %s", rep.msg);
+	jobct_node_free(node);
+}
+
 /* The extern stepd's setup, seen from pam_slurm_adopt's request thread. */
 struct gate_run {
 	struct setupgate *g;
@@ -2009,6 +2100,7 @@ int main(void)
 	test_no_record();
 	test_stale_record();
 	test_disk_guard_follows_setup();
+	test_sbcast_disk_limit();
 	test_setup_gate();
 	test_pool_same();
 	test_real_namespace();

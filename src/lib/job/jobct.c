@@ -21,6 +21,7 @@
 #include "job/marker.h"
 #include "job/node.h"
 #include "ns/dqguard.h"
+#include "ns/dquota.h"
 #include "ns/jobdir.h"
 #include "ns/mntns.h"
 #include "ns/nspool.h"
@@ -642,6 +643,37 @@ int jobct_join_ns(const struct jobct_node *node, uint32_t job_id,
 	return 0;
 }
 
+/*
+ * Whether what slurmd writes into the job's directory for the process it
+ * forks as the user stays within the job's disk limit.  That process is
+ * sbcast's file opener (srun --bcast's too): it opens the file as the
+ * user and hands slurmd the fd, and slurmd writes every block itself, as
+ * root.  On xfs the project's hard limit binds root as it binds the user;
+ * ext4's quota code lets CAP_SYS_RESOURCE past it, so there sbcast could
+ * fill BasePath's filesystem whatever TmpDiskLimit says (issue 42).  devns
+ * cannot make slurmd write as the user (the writes are Slurm's, in
+ * slurmd's own threads), nor see which path the opener will open: a job
+ * with a limit that does not bind root gets no sbcast at all, refused with
+ * EDQUOT, which sbcast prints as "Disk quota exceeded".  The limit is the
+ * one the job's directory holds (as needs_disk_guard reads it), not
+ * today's settings; one that cannot be read refuses.
+ */
+static int slurmd_writes_bounded(const struct jobct_node *node,
+				 uint32_t job_id, struct report *rep)
+{
+	struct dquota_job_limit l;
+
+	if (!node->conf->base_path)
+		return 0;
+	if (node->ops->job_limit(node->conf->base_path, job_id, &l) < 0)
+		return report_errno(rep, errno, "refusing sbcast into the job: cannot read its disk limit");
+	if (l.projid == 0 || dquota_limits_root(l.fs_type))
+		return 0;
+	errno = EDQUOT;
+	return report_error(rep, "refusing sbcast into the job: its disk limit (TmpDiskLimit, project %" PRIu32 ", %" PRIu64 " bytes) is on %s, where slurmd's writes, made as root, would pass it; for sbcast into jobs with TmpDiskLimit put BasePath on xfs (-o prjquota), or drop TmpDiskLimit",
+			    l.projid, l.bytes, l.fs);
+}
+
 int jobct_join_from_slurmd(const struct jobct_node *node, uint32_t job_id,
 			   struct report *rep)
 {
@@ -649,6 +681,8 @@ int jobct_join_from_slurmd(const struct jobct_node *node, uint32_t job_id,
 	int state;
 
 	if ((state = job_record(node, job_id, marked, sizeof(marked), rep)) < 0)
+		return -1;
+	if (slurmd_writes_bounded(node, job_id, rep) < 0)
 		return -1;
 	if (state == MARKER_FILTERED &&
 	    node->backend->join_from_slurmd(node, job_id, marked, rep) < 0)

@@ -320,7 +320,11 @@ int jobct_join_ns(const struct jobct_node *node, uint32_t job_id,
  * step (sbcast's file opener): refused for a job without a setup record;
  * put under the job's filter (hybrid: into its device cgroup; unified:
  * into its extern step's "slurm" cgroup, below the filter) and into its
- * namespace.  A failure means the process must not run.
+ * namespace.  A failure means the process must not run.  slurmd writes
+ * what sbcast sends through the fd this process opens, as root: a job
+ * whose directory has a disk limit on a filesystem where root passes it
+ * (ext4; not xfs: ns/dquota.h, dquota_limits_root) is refused with errno
+ * EDQUOT and a message naming the limit and the remedy.
  */
 int jobct_join_from_slurmd(const struct jobct_node *node, uint32_t job_id,
 			   struct report *rep);

@@ -49,6 +49,7 @@
 #include "ns/nsusage.h"
 #include "util/admincomment.h"
 #include "util/rangelist.h"
+#include "util/stepcaller.h"
 #include "util/stepsock.h"
 #include "devns_gres.h"
 #include "devns_job.h"
@@ -69,6 +70,12 @@ static struct jobct_node *node;
 static pthread_mutex_t node_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct nspool_keeper *keeper;	/* slurmd's NamespacePool thread */
 static struct jobct_restorer *restorer;	/* slurmd's restore, behind it */
+/*
+ * The job's owner, as the extern stepd's setup was told it: who besides
+ * root may have the job's namespace fd (caller_may_have_ns).  Unknown in
+ * every other stepd.
+ */
+static uid_t job_owner = STEPCALLER_NO_OWNER;
 
 /* ---- the core's reports, in Slurm's log ---------------------------------- */
 
@@ -536,6 +543,7 @@ static int stepd_create(uint32_t job_id, uint64_t sluid, uid_t uid,
 	};
 	struct report rep;
 
+	__atomic_store_n(&job_owner, uid, __ATOMIC_RELEASE);
 	report_start(&rep, &job_id);
 	return jobev_stepd_create(&stepd, &job, &rep) < 0 ? SLURM_ERROR
 							  : SLURM_SUCCESS;
@@ -555,8 +563,18 @@ static int join(uint32_t job_id, uint64_t sluid, uid_t uid,
 	struct report rep;
 
 	report_start(&rep, &job_id);
-	if (jobev_join(&stepd, &job, who, &rep) < 0)
+	if (jobev_join(&stepd, &job, who, &rep) < 0) {
+		/*
+		 * sbcast's file opener.  Slurm returns its exit status to
+		 * sbcast as an errno: a job whose disk limit would not bind
+		 * slurmd's root writes (jobct.h) ends it with EDQUOT, which
+		 * the user sees as "Disk quota exceeded", slurmd's log with
+		 * our message before it.
+		 */
+		if (who == JOBEV_SLURMD && errno == EDQUOT)
+			_exit(EDQUOT);
 		_exit(127);
+	}
 	return SLURM_SUCCESS;
 }
 
@@ -854,11 +872,51 @@ extern int namespace_p_setup_bpf_token(stepd_step_rec_t *step)
 	return SLURM_SUCCESS;
 }
 #else
+/*
+ * Before 25.11 Slurm's REQUEST_GET_NS_FD handler checks no uid and the
+ * stepd's socket is 0777: any local user could ask any stepd for the
+ * job's namespace fd and hold the namespace (issue 42).  This call gets
+ * only the job id; util/stepcaller.h tells from the stepd's own
+ * connections and threads whether the request can only be root's or the
+ * job owner's.  A refusal is -1, which pam_slurm_adopt takes as a failed
+ * adoption (action_adopt_failure=deny then denies the login), never as
+ * "no namespace".  Not from 25.11: there a refused pam_slurm_adopt may
+ * double free or let the login go on outside the namespace (see
+ * namespace_p_join_external), so a mistaken refusal would be worse than
+ * the hole (README).
+ */
+static bool caller_may_have_ns(uint32_t job_id)
+{
+	uid_t owner = __atomic_load_n(&job_owner, __ATOMIC_ACQUIRE);
+	struct stepcaller_peer bad;
+	int rc = stepcaller_check(owner, &bad);
+
+	if (rc > 0)
+		return true;
+	if (rc < 0)
+		error("%s: job %u: refusing its namespace fd: cannot tell who asks: %m",
+		      plugin_type, job_id);
+	else if (bad.fd < 0)
+		error("%s: job %u: refusing its namespace fd: the request comes from no connection this stepd can see",
+		      plugin_type, job_id);
+	else if (owner == STEPCALLER_NO_OWNER)
+		error("%s: job %u: refusing its namespace fd: uid %u (pid %d) may be asking; only root may have it from this stepd, which does not know the job's owner",
+		      plugin_type, job_id, (unsigned)bad.uid, (int)bad.pid);
+	else
+		error("%s: job %u: refusing its namespace fd: uid %u (pid %d) may be asking; only root and the job's owner (uid %u) may have it",
+		      plugin_type, job_id, (unsigned)bad.uid, (int)bad.pid,
+		      (unsigned)owner);
+	return false;
+}
+
 /* Slurm's answer: the fd, 0 for no namespace, or -1. */
 extern int container_p_join_external(uint32_t job_id)
 {
-	int fd, rc = join_external(job_id, NO_VAL, &fd);
+	int fd, rc;
 
+	if (!caller_may_have_ns(job_id))
+		return -1;
+	rc = join_external(job_id, NO_VAL, &fd);
 	return rc > 0 ? fd : rc;
 }
 #endif
