@@ -56,6 +56,14 @@ int devallow_add_class(struct parse_ctx *ctx, char type, const char *name,
 		       unsigned access, struct devrule_list *out);
 
 /*
+ * Tells whether /proc/devices registers major of type under name (one
+ * major may carry several names): 1 yes, 0 no, -1 with errno (EIO:
+ * /proc/devices unreadable, reported; ENOMEM).
+ */
+int devallow_class_is(struct parse_ctx *ctx, char type, uint32_t major,
+		      const char *name);
+
+/*
  * stat()s an absolute path.  Returns 1 with type and numbers, 0 when it
  * does not exist, -1 with a message in why (not a device, other stat
  * errors).
