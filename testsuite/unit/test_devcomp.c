@@ -8,7 +8,8 @@
  * names them (MultipleFiles: card1 and renderD129 are one GPU).  Also: a
  * job without a GPU gets /dev/kfd only as the policy says, NVIDIA and
  * Intel-like nodes (no "kfd" class) get nothing added, and an unreadable
- * /proc/devices fails the job's list (fail closed).
+ * /proc/devices fails the job's list (fail closed).  And CDISpecDirs with
+ * amd-ctk's spec, which lists /dev/kfd in every device.
  *
  * The nodes are mknod()ed in a scratch directory (skipped when mknod is
  * refused: not root), /proc/devices is a file written here.
@@ -22,6 +23,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "dev/devcdi.h"
 #include "dev/devcomp.h"
 #include "dev/devpolicy.h"
 #include "devaccess.h"
@@ -55,6 +57,27 @@ static const char proc_intel[] =
 	"\n"
 	"Block devices:\n"
 	"  7 loop\n";
+
+/*
+ * amd-ctk's layout ("amd-ctk cdi generate"): no spec-wide containerEdits,
+ * /dev/kfd among the nodes of every device, "all" with every GPU; @ is the
+ * scratch tree.
+ */
+static const char amd_spec[] =
+	"{\"cdiVersion\":\"0.6.0\",\"kind\":\"amd.com/gpu\",\"devices\":[\n"
+	"{\"name\":\"0\",\"containerEdits\":{\"deviceNodes\":[\n"
+	" {\"path\":\"@/card0\",\"type\":\"c\",\"major\":226,\"minor\":0,"
+	"\"fileMode\":8624,\"permissions\":\"rw\",\"uid\":0,\"gid\":44},\n"
+	" {\"path\":\"@/renderD128\",\"type\":\"c\",\"major\":226,"
+	"\"minor\":128,\"permissions\":\"rw\"},\n"
+	" {\"path\":\"@/kfd\",\"type\":\"c\",\"major\":508,\"minor\":0}]}},\n"
+	"{\"name\":\"1\",\"containerEdits\":{\"deviceNodes\":[\n"
+	" {\"path\":\"@/card1\"},{\"path\":\"@/renderD129\"},"
+	"{\"path\":\"@/kfd\"}]}},\n"
+	"{\"name\":\"all\",\"containerEdits\":{\"deviceNodes\":[\n"
+	" {\"path\":\"@/card0\"},{\"path\":\"@/renderD128\"},"
+	"{\"path\":\"@/card1\"},{\"path\":\"@/renderD129\"},"
+	"{\"path\":\"@/kfd\"}]}}]}\n";
 
 static char *at(const char *name)
 {
@@ -111,13 +134,14 @@ static int setup(void)
 
 static void teardown(void)
 {
-	const char *names[] = { "renderD128", "renderD129", "renderD130",
+	const char *names[] = { "cdi/amd.json", "renderD128", "renderD129", "renderD130",
 				"renderD131", "card0", "card1", "kfd",
 				"nvidia0", "devices", "devices-intel",
 				"devices-gone", NULL };
 
 	for (size_t i = 0; names[i]; i++)
 		unlink(at(names[i]));
+	rmdir(at("cdi"));
 	rmdir(tmp);
 }
 
@@ -282,6 +306,100 @@ static void test_not_amd(void)
 	}
 }
 
+/* Writes text into path, each @ replaced by the scratch tree's path. */
+static int put_filled(const char *path, const char *text)
+{
+	char buf[8192];
+	size_t used = 0;
+
+	for (const char *c = text; *c; c++) {
+		if (used + strlen(tmp) + 2 > sizeof(buf))
+			return -1;
+		if (*c == '@')
+			used += (size_t)snprintf(buf + used, sizeof(buf) - used,
+						 "%s", tmp);
+		else
+			buf[used++] = *c;
+	}
+	buf[used] = '\0';
+	return put(path, buf);
+}
+
+/*
+ * CDISpecDirs with amd-ctk's spec, whose every device lists /dev/kfd:
+ * before, a job holding GPU 0 lost /dev/kfd (device 1, which it does not
+ * hold, lists it too, and a node of a device the job holds nothing of was
+ * that device's alone), even under auto.  Device 1 is another job's GPU
+ * (its render node is a GRES device), so kfd is shared, not its.
+ */
+static void test_amd_cdi(void)
+{
+	const char *node_gres[] = { at("renderD128"), at("renderD129"), NULL };
+	const char *job0[] = { at("renderD128"), NULL };
+	const char *only0[] = { at("renderD128"), NULL };
+	static const enum devpolicy_mode modes[] = {
+		DEVPOLICY_AUTO, DEVPOLICY_CLOSED, DEVPOLICY_STRICT
+	};
+	struct devrule_list l;
+	struct devpolicy p;
+	struct report rep;
+
+	if (!ok(mkdir(at("cdi"), 0755) == 0 && chmod(tmp, 0755) == 0 &&
+		put_filled(at("cdi/amd.json"), amd_spec) == 0,
+		"precondition: amd-ctk's spec written")) {
+		return;
+	}
+	for (size_t m = 0; m < sizeof(modes) / sizeof(*modes); m++) {
+		const char *name = devpolicy_mode_name(modes[m]);
+
+		report_init(&rep, NULL, NULL);
+		if (!ok(load(&p, modes[m], NULL, with_kfd, &rep) == 0 &&
+			devpolicy_load_cdi(&p, at("cdi"), &rep) == 0 &&
+			p.cdi && p.cdi->set.count == 1,
+			"%s, CDISpecDirs: amd-ctk's spec loads", name)) {
+			diag("%s", rep.msg);
+			continue;
+		}
+		if (ok(devpolicy_build(&p, node_gres, job0, &l, &rep) == 0,
+		       "%s: GPU 0's job builds", name)) {
+			is_int(ACCESS(&l, DRM, 128), DEVRULE_RWM,
+			       "  its render node");
+			is_int(ACCESS(&l, DRM, 0), DEVRULE_RWM,
+			       "  its card node, from the spec");
+			is_int(ACCESS(&l, KFD, 0), DEVRULE_RWM,
+			       "  /dev/kfd, which every device lists");
+			is_int(ACCESS(&l, DRM, 129), 0, "  not GPU 1's render node");
+			is_int(ACCESS(&l, DRM, 1), 0, "  nor its card node");
+			devrule_list_free(&l);
+		}
+		if (ok(devpolicy_build(&p, node_gres, NULL, &l, &rep) == 0,
+		       "%s: a job without GPU builds", name)) {
+			is_int(ACCESS(&l, DRM, 0) | ACCESS(&l, DRM, 1) |
+			       ACCESS(&l, KFD, 0), 0,
+			       "  no card node, no /dev/kfd (the spec's devices')");
+			devrule_list_free(&l);
+		}
+		devpolicy_free(&p);
+	}
+
+	/*
+	 * gres.conf naming GPU 0 alone: device 1 is then no job's, and
+	 * what it lists stays its own, /dev/kfd too (the doc says to name
+	 * every GPU of the spec).
+	 */
+	report_init(&rep, NULL, NULL);
+	if (ok(load(&p, DEVPOLICY_CLOSED, NULL, with_kfd, &rep) == 0 &&
+	       devpolicy_load_cdi(&p, at("cdi"), &rep) == 0 &&
+	       devpolicy_build(&p, only0, job0, &l, &rep) == 0,
+	       "closed, gres.conf naming GPU 0 only: its job builds")) {
+		is_int(ACCESS(&l, DRM, 1), 0, "  GPU 1's card node: nobody's");
+		is_int(ACCESS(&l, KFD, 0), 0,
+		       "  /dev/kfd: device 1's too, so withheld");
+		devrule_list_free(&l);
+	}
+	devpolicy_free(&p);
+}
+
 int main(void)
 {
 	if (setup() < 0) {
@@ -292,6 +410,7 @@ int main(void)
 	test_modes();
 	test_card_nodes();
 	test_not_amd();
+	test_amd_cdi();
 	teardown();
 	return tap_done();
 }
