@@ -96,7 +96,7 @@ setup() {
 	write_fake_proc_devices "$major"
 	write_gres_conf
 	export DEVNS_DAEMON_ENV="LD_PRELOAD=$SHIM DEVNS_FAKE_PROC_DEVICES=$FAKE"
-	diag "kfd on major $major; node1: $(grep -c node1 "$GRES") AMD gres.conf lines"
+	diag "Slurm $DEVNS_SLURM_VERSION; kfd on major $major; node1: $(grep -c node1 "$GRES") AMD gres.conf lines"
 	conf_with node1
 }
 
