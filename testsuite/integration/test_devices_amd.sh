@@ -26,6 +26,7 @@ GRES_SAVED=$OUT/amd-gres.conf.orig
 FAKE=$OUT/amd-proc-devices
 SHIM=${HELPERS:+$HELPERS/.libs/fake_proc_devices.so}
 PROBE=$OUT/amd-probe
+# shellcheck disable=SC2016 # expanded by the job's shell
 GPU_IDX='${SLURM_STEP_GPUS:-$SLURM_JOB_GPUS}'
 RENDERS="$DEV/dri/renderD128 $DEV/dri/renderD129 $DEV/dri/renderD130 $DEV/dri/renderD131"
 CARDS="$DEV/dri/card0 $DEV/dri/card1 $DEV/dri/card2"
@@ -83,7 +84,7 @@ setup() {
 	cp "$GRES" "$GRES_SAVED"
 	at_exit cleanup
 	install -m 0755 "$HELPERS/devprobe" "$PROBE" || return 1
-	[ -n "$SHIM" ] && [ -f "$SHIM" ] || { diag "no $SHIM (build the plugins)"; return 1; }
+	if [ -z "$SHIM" ] || [ ! -f "$SHIM" ]; then diag "no $SHIM (build the plugins)"; return 1; fi
 	major=$(kfd_major) || { diag "no free major for kfd"; return 1; }
 	mkdir -p "$DEV/dri"
 	for i in 0 1 2 3; do
