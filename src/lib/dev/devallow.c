@@ -139,6 +139,19 @@ int devallow_add_class(struct parse_ctx *ctx, char type, const char *name,
 	return found;
 }
 
+int devallow_class_is(struct parse_ctx *ctx, char type, uint32_t major,
+		      const char *name)
+{
+	if (classes_read(ctx) < 0)
+		return -1;
+	for (size_t i = 0; i < ctx->nclasses; i++)
+		if (ctx->classes[i].type == type &&
+		    ctx->classes[i].major == major &&
+		    !strcmp(ctx->classes[i].name, name))
+			return 1;
+	return 0;
+}
+
 /* Strips blanks at both ends in place. */
 char *devallow_trim(char *s)
 {

@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "dev/devcdi.h"
+#include "dev/devcomp.h"
 #include "dev/devpolicy_int.h"
 
 /* The standard pseudo-devices "closed" adds; all get rwm. */
@@ -214,6 +215,8 @@ int devpolicy_load_lines(struct devpolicy *policy, enum devpolicy_mode mode,
 		return report_error(rep, "DevicePolicy: unknown mode %d",
 				    (int)mode);
 	}
+	if (proc_devices && !(policy->proc_devices = strdup(proc_devices)))
+		goto error;
 	if (lines_keep(policy, lines, count) < 0)
 		goto error;
 	if (mode == DEVPOLICY_NONE) {
@@ -259,6 +262,8 @@ void devpolicy_free(struct devpolicy *policy)
 	free(policy->lines);
 	free(policy->allow);
 	free(policy->where);
+	free(policy->proc_devices);
+	policy->proc_devices = NULL;
 	if (policy->cdi)
 		devcdi_free(policy->cdi);
 	free(policy->cdi);
@@ -310,7 +315,10 @@ int devpolicy_build(const struct devpolicy *policy,
 		    const char *const *node_gres, const char *const *job_gres,
 		    struct devrule_list *out, struct report *rep)
 {
-	struct parse_ctx ctx = { .rep = rep };
+	struct parse_ctx ctx = {
+		.proc_devices = policy->proc_devices,
+		.rep = rep,
+	};
 	size_t i;
 	int saved;
 
@@ -336,14 +344,25 @@ int devpolicy_build(const struct devpolicy *policy,
 	if (policy->cdi && devcdi_build(policy->cdi, node_gres, job_gres,
 					out) < 0)
 		goto error;
+	/*
+	 * A vendor's shared companion (AMD's /dev/kfd) whatever the mode: a
+	 * GPU job needs it under closed and strict too, and the GRES pins
+	 * above stay the GPUs' containment (dev/devcomp.h).  EIO was
+	 * reported: fail closed, the job's list is not known.
+	 */
+	if (!ctx.errors && devcomp_build(&ctx, job_gres, out) < 0 &&
+	    errno != EIO)
+		goto error;
 	if (ctx.errors) {
 		errno = EINVAL;
 		goto error;
 	}
+	devallow_classes_free(&ctx);
 	devrule_list_normalise(out);
 	return 0;
 error:
 	saved = errno;
+	devallow_classes_free(&ctx);
 	devrule_list_free(out);
 	errno = saved;
 	return -1;

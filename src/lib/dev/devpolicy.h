@@ -44,6 +44,8 @@ struct devpolicy {
 	size_t line_count;
 	struct devcdi *cdi;	  /* CDISpecDirs' specs (dev/devcdi.h),
 				   * NULL: none */
+	char *proc_devices;	  /* the file classes come from, for
+				   * devpolicy_build; NULL: /proc/devices */
 };
 
 struct devcdi;
@@ -87,7 +89,8 @@ const char *devpolicy_mode_name(enum devpolicy_mode mode);
  * anything malformed, or an unreadable /proc/devices, is an error.  For
  * "closed", and "auto" with DeviceAllow, the standard pseudo-devices are
  * added (/dev/null, /dev/zero, ..., the pts class; a missing one is a
- * warning).  proc_devices NULL means /proc/devices.  The lines are kept
+ * warning).  proc_devices NULL means /proc/devices; devpolicy_build reads
+ * the same file.  The lines are kept
  * for devpolicy_check_gres().  Returns 0, or -1 with errno (EINVAL after
  * an error was reported) and policy empty; free with devpolicy_free()
  * either way.
@@ -149,7 +152,10 @@ int devpolicy_check_gres(const struct devpolicy *policy,
  * allocated it.  GRES paths must exist and be device nodes (Slurm itself
  * refuses a node whose gres.conf File is missing).  With CDI specs
  * (devpolicy_load_cdi), the companions of the GRES devices are pinned
- * too, as dev/devcdi.h says.  out is initialised
+ * too, as dev/devcdi.h says.  A vendor's companions that dev/devcomp.h
+ * knows (AMD's /dev/kfd for a job holding a render node) are added rwm,
+ * whatever the mode: then /proc/devices is read, and one that cannot be
+ * is an error.  out is initialised
  * here.  Returns 0, or -1 with errno set (EINVAL after an error was
  * reported) and out empty.
  */

@@ -55,6 +55,14 @@ void devallow_classes_free(struct parse_ctx *ctx);
 int devallow_add_class(struct parse_ctx *ctx, char type, const char *name,
 		       unsigned access, struct devrule_list *out);
 
+/*
+ * Tells whether /proc/devices registers major of type under name (one
+ * major may carry several names): 1 yes, 0 no, -1 with errno (EIO:
+ * /proc/devices unreadable, reported; ENOMEM).
+ */
+int devallow_class_is(struct parse_ctx *ctx, char type, uint32_t major,
+		      const char *name);
+
 /* Strips blanks at both ends in place. */
 char *devallow_trim(char *s);
 
