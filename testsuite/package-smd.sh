@@ -144,7 +144,9 @@ smd_debs() {
 		{ tail -30 "$out/smd-build.log" | diag; rm -rf "$work"; return 1; }
 	rm -rf "$smd_dir.tmp"
 	mkdir -p "$smd_dir.tmp"
-	mv "$work"/*.deb "$smd_dir.tmp"/ && mv "$smd_dir.tmp" "$smd_dir"
+	# The packages, not their debug symbols (-dbgsym, the most of it).
+	find "$work" -maxdepth 1 -name '*.deb' ! -name '*-dbgsym_*' -exec mv -t "$smd_dir.tmp" {} + &&
+		mv "$smd_dir.tmp" "$smd_dir"
 	rm -rf "$work"
 }
 
@@ -270,7 +272,8 @@ do_build() {
 	ok $? "Depends holds slurm-smd to $up (>= $up, << $next), names no Debian Slurm package" ||
 		echo "Depends: $deps" | diag
 	echo "Depends: $deps" | diag
-	dpkg-deb -c "$deb" | grep -q '/usr/lib/[^/]*/slurm/namespace_devns\.so$'
+	# grep reads it all: no SIGPIPE for dpkg-deb under pipefail.
+	[ "$(dpkg-deb -c "$deb" | grep -c '/usr/lib/[^/]*/slurm/namespace_devns\.so$')" -eq 1 ]
 	ok $? "namespace_devns.so goes into slurm-smd's PluginDir /usr/lib/<multiarch>/slurm"
 
 	# What the guest installs: SchedMD's packages, the libraries apt
