@@ -275,6 +275,12 @@ do_build() {
 	# grep reads it all: no SIGPIPE for dpkg-deb under pipefail.
 	[ "$(dpkg-deb -c "$deb" | grep -c '/usr/lib/[^/]*/slurm/namespace_devns\.so$')" -eq 1 ]
 	ok $? "namespace_devns.so goes into slurm-smd's PluginDir /usr/lib/<multiarch>/slurm"
+	if command -v lintian >/dev/null; then
+		lintian --fail-on error,warning -I --pedantic "$deb" >"$out/lintian.log" 2>&1
+		ok $? "lintian: no error or warning" || grep -v 'root privileges' "$out/lintian.log" | diag
+	else
+		skip "lintian is not installed (scripts/deps.sh --test installs it)"
+	fi
 
 	# What the guest installs: SchedMD's packages, the libraries apt
 	# brought for them, slurm-devns; and what it removes.
