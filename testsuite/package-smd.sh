@@ -70,8 +70,9 @@ default_tarball() {
 # SHA256SUMS beside it where there is one.
 tarball_check() {
 	local sums line
-	[ -n "${tarball:-}" ] && [ -f "$tarball" ] ||
-		{ skip_all "no SchedMD tarball (DEVNS_SMD_TARBALL=${DEVNS_SMD_TARBALL:-})"; }
+	if [ -z "${tarball:-}" ] || [ ! -f "$tarball" ]; then
+		skip_all "no SchedMD tarball (DEVNS_SMD_TARBALL=${DEVNS_SMD_TARBALL:-})"
+	fi
 	sha=$(sha256sum "$tarball" | cut -d' ' -f1)
 	sums=$(dirname "$tarball")/SHA256SUMS
 	if [ -f "$sums" ]; then
