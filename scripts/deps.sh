@@ -10,7 +10,10 @@
 #                            not need it and installs no daemon or emulator)
 # Idempotent: does nothing when everything is there.  The plugins are built
 # against the Slurm installed on the machine (configure asks its slurmd or
-# slurmctld), which the build step never installs.
+# slurmctld), which the build step never installs.  On a machine with
+# SchedMD's own packages (slurm-smd) Debian's Slurm packages are left out:
+# they conflict with slurm-smd's, and apt would remove the site's Slurm to
+# install them (the build needs only Slurm's source tree, not its headers).
 set -euo pipefail
 
 BUILD=(
@@ -42,6 +45,17 @@ case "${1:-}" in
 --test) packages=("${BUILD[@]}" "${TEST[@]}") ;;
 *) echo "usage: deps.sh [--test]" >&2; exit 2 ;;
 esac
+
+if dpkg-query -W -f='${db:Status-Status}' slurm-smd 2>/dev/null | grep -qx installed; then
+	kept=()
+	for p in "${packages[@]}"; do
+		case $p in
+		libslurm-dev | slurmctld | slurmd | slurm-client | libpam-slurm-adopt) ;;
+		*) kept+=("$p") ;;
+		esac
+	done
+	packages=("${kept[@]}")
+fi
 
 missing=()
 for p in "${packages[@]}"; do

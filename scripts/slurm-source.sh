@@ -14,6 +14,11 @@
 #     fixes included), from the archive the system itself is configured for:
 #     deb-src entries are derived from its own deb entries when apt cannot
 #     find the source yet; configured with the options of its debian/rules.
+#   Debian, Ubuntu with SchedMD's own packages (slurm-smd-slurmd or
+#     slurm-smd-slurmctld, built from the debian/ of SchedMD's release
+#     tarball, the one packaged way to 25.11 and later there): that tarball
+#     of the installed version, configured with the options of its own
+#     debian/rules.
 #   RPM systems built from SchedMD's slurm.spec (slurm-slurmd, slurm-slurmctld
 #     or slurm installed): SchedMD's release tarball of the installed version,
 #     configured with the spec's defaults; multiple-slurmd as the installed
@@ -30,12 +35,14 @@
 #   looks when --with-slurm-source is not given.  Prints the tree's path.
 #
 # Environment:
-#   SLURM_SOURCE_TARBALL=FILE  RPM: the release tarball, instead of
+#   SLURM_SOURCE_TARBALL=FILE  RPM, slurm-smd: the release tarball (any
+#                              compression tar reads), instead of
 #                              downloading it from SchedMD
-#   SLURM_SOURCE_SHA256=HEX    RPM: the tarball's SHA-256 (from SchedMD's
-#                              download page); the tree is unverified without
-#   SLURM_SOURCE_URL=URL       RPM: where tarballs are fetched from
-#                              [https://download.schedmd.com/slurm]
+#   SLURM_SOURCE_SHA256=HEX    RPM, slurm-smd: the tarball's SHA-256 (from
+#                              SchedMD's download page); the tree is
+#                              unverified without
+#   SLURM_SOURCE_URL=URL       RPM, slurm-smd: where tarballs are fetched
+#                              from [https://download.schedmd.com/slurm]
 #   SLURM_RPM_RELEASE=VERSION  RPM: the tree of this release, not the
 #                              installed one's (none need be installed)
 #   SLURM_MULTIPLE_SLURMD=yes|no  RPM: configure with or without
@@ -54,12 +61,14 @@ apt_dir=$root/etc/apt
 die() { echo "slurm-source.sh: $*" >&2; exit 1; }
 note() { echo "slurm-source.sh: $*" >&2; }
 
-# The dpkg source package and version of the installed slurmd or slurmctld
-# ("slurm-wlm 22.05.8-4+deb12u3"); fails where dpkg has neither.
+# The dpkg source package and version of the installed slurmd or slurmctld:
+# Debian's ("slurm-wlm 22.05.8-4+deb12u3") or SchedMD's ("slurm-smd
+# 26.05.3-1"; the two conflict, so a system has one of them); fails where
+# dpkg has none.
 dpkg_installed() {
 	command -v dpkg-query >/dev/null || return 1
 	local pkg out
-	for pkg in slurmd slurmctld; do
+	for pkg in slurmd slurmctld slurm-smd-slurmd slurm-smd-slurmctld; do
 		out=$(dpkg-query -W -f='${db:Status-Status} ${source:Package} ${source:Version}' \
 			"$pkg" 2>/dev/null) || continue
 		case $out in
@@ -158,7 +167,7 @@ ensure_deb_src() {
 configure_deb_tree() {
 	local tree=$1 multiarch rules opts
 	multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
-	rules=$(grep -m1 -e 'dh_auto_configure --\( \|$\)' "$tree/debian/rules" || true)
+	rules=$(grep -m1 -e 'dh_auto_configure --\( \|$\)' "$tree/debian/rules" 2>/dev/null || true)
 	opts=(--prefix=/usr --sysconfdir=/etc/slurm --libdir="/usr/lib/$multiarch"
 		--with-munge --enable-pam --without-rpath --disable-debug)
 	case " $rules " in
@@ -262,17 +271,48 @@ configure_rpm_tree() {
 	configure_tree "$tree" "${opts[@]}"
 }
 
-fetch_rpm() {
-	local version=$1 dest=$2 work origin
+# fetch_tarball KIND VERSION DEST: SchedMD's tarball of VERSION unpacked into
+# DEST, which .devns-source marks as "KIND slurm-VERSION.tar.bz2 ORIGIN" (the
+# tree's cache key; ORIGIN: its SHA-256 or "unverified").
+fetch_tarball() {
+	local kind=$1 version=$2 dest=$3 work origin
 	mkdir -p "$(dirname "$dest")"
 	work=$(mktemp -d "$(dirname "$dest")/.fetch.XXXXXX")
 	origin=$(get_tarball "$version" "$work/slurm-$version.tar.bz2") ||
 		{ rm -rf "$work"; exit 1; }
-	tar -xjf "$work/slurm-$version.tar.bz2" -C "$work" ||
+	# tar finds the compression itself: SchedMD serves bzip2, a site's
+	# mirror or git archive may be xz or gzip.
+	tar -xf "$work/slurm-$version.tar.bz2" -C "$work" ||
 		{ rm -rf "$work"; die "slurm-$version.tar.bz2: cannot unpack"; }
 	install_tree "$work" "slurm-$version" "$dest" "slurm-$version.tar.bz2"
-	echo "rpm slurm-$version.tar.bz2 $origin" >"$dest/.devns-source"
-	configure_rpm_tree "$dest"
+	echo "$kind slurm-$version.tar.bz2 $origin" >"$dest/.devns-source"
+}
+
+# tarball_tree_current KIND VERSION DEST: DEST is a configured tree that
+# fetch_tarball KIND made of VERSION.
+tarball_tree_current() {
+	local kind=$1 version=$2 dest=$3
+	[ -f "$dest/config.h" ] && [ -f "$dest/slurm/slurm_version.h" ] &&
+		grep -qs "^$kind slurm-$version.tar.bz2 " "$dest/.devns-source"
+}
+
+fetch_rpm() {
+	fetch_tarball rpm "$1" "$2"
+	configure_rpm_tree "$2"
+}
+
+# SchedMD's Debian packages (slurm-smd*) are built from the debian/ of the
+# release tarball itself: the tree is that tarball, configured with the
+# options of that debian/rules, as Debian's are with theirs.  Its
+# debian/changelog names the release (26.05.3-1); a site's own revision of
+# the packages is the same source, so only the release must match, which
+# configure checks against slurmd -V.
+fetch_smd() {
+	local version=$1 dest=$2
+	fetch_tarball smd "$version" "$dest"
+	[ -f "$dest/debian/rules" ] ||
+		note "slurm-$version.tar.bz2 has no debian/rules: configured with the defaults of Debian's packages"
+	configure_deb_tree "$dest"
 }
 
 # ---------------------------------------------------------------------------
@@ -297,7 +337,8 @@ unsupported() {
 	local os=unknown
 	[ -f "$root/etc/os-release" ] && os=$(. "$root/etc/os-release" && echo "${PRETTY_NAME:-${ID:-unknown}}")
 	die "no installed Slurm found that this script knows how to fetch the source of ($os).
-  Supported: Debian and Ubuntu (slurmd or slurmctld from the distribution: apt-get source),
+  Supported: Debian and Ubuntu (slurmd or slurmctld from the distribution: apt-get source;
+  SchedMD's slurm-smd-slurmd or slurm-smd-slurmctld: SchedMD's tarball),
   RPM systems with SchedMD's packages (slurm-slurmd, slurm-slurmctld or slurm: SchedMD's tarball).
   Elsewhere, configure Slurm's source of exactly the installed release as the daemons were
   configured, and pass it: ./configure --with-slurm-source=DIR"
@@ -315,13 +356,17 @@ main() {
 		version=${srcver#*:}
 		version=${version%-*}
 		dest=${1:-$SLURM_SRC_CACHE/slurm-$version}
-		deb_tree_current "$dest" "$srcver" || fetch_deb "$srcpkg" "$srcver" "$dest"
+		case $srcpkg in
+		slurm-smd)
+			tarball_tree_current smd "$version" "$dest" ||
+				fetch_smd "$version" "$dest" ;;
+		*)
+			deb_tree_current "$dest" "$srcver" ||
+				fetch_deb "$srcpkg" "$srcver" "$dest" ;;
+		esac
 	elif version=$(rpm_installed); then
 		dest=${1:-$SLURM_SRC_CACHE/slurm-$version}
-		if ! [ -f "$dest/config.h" ] || ! [ -f "$dest/slurm/slurm_version.h" ] ||
-		   ! grep -qs "^rpm slurm-$version.tar.bz2 " "$dest/.devns-source"; then
-			fetch_rpm "$version" "$dest"
-		fi
+		tarball_tree_current rpm "$version" "$dest" || fetch_rpm "$version" "$dest"
 	else
 		unsupported
 	fi

@@ -303,6 +303,9 @@ do_remove() {
 	done_testing
 }
 
+# Sourced (testsuite/package-smd.sh) it only defines its functions.
+[ "${BASH_SOURCE[0]}" = "$0" ] || return 0
+
 [ $# -eq 2 ] || die "usage: package.sh build|install|remove DIR"
 [ "$(id -u)" -eq 0 ] || die "must run as root (dpkg -i)"
 dir=$(realpath -m -- "$2")

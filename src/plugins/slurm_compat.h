@@ -82,8 +82,12 @@
  *   devns's stepd parses the text slurmd parsed, never the file.  With
  *   the step record the PID namespace's init goes to the step's process
  *   tracking (proctrack_g_add, as namespace/linux does with its own).
+ * - slurmd's conf: the node's memory is its configured RealMemory,
+ *   conf_memory_size (22.05: real_memory_size, the measured one), MB
+ *   (DEVNS_NODE_MEMORY_MB).
  */
 #if DEVNS_API >= 2302
+#define DEVNS_NODE_MEMORY_MB(c) ((c)->conf_memory_size)
 #define DEVNS_MCS_HEADER "src/interfaces/mcs.h"
 #define DEVNS_MCS_ASSOC_LOCKED(assoc_locked) (assoc_locked)
 #define DEVNS_GRES_HEADER "src/interfaces/gres.h"
@@ -92,6 +96,7 @@
 #define DEVNS_JC_STEP_RECORD 1
 #define DEVNS_JC_SEND_RECV 1
 #else	/* 22.05 */
+#define DEVNS_NODE_MEMORY_MB(c) ((c)->real_memory_size)
 #define DEVNS_MCS_HEADER "src/common/slurm_mcs.h"
 #define DEVNS_MCS_ASSOC_LOCKED(assoc_locked) ((void)(assoc_locked), false)
 #define DEVNS_GRES_HEADER "src/common/gres.h"

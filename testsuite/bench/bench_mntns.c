@@ -4,8 +4,12 @@
  *
  * Runs the same sequence the plugin runs for a job, N times, under a
  * temporary BasePath, and prints the median and mean of each phase.  "join"
- * is a forked child entering the namespace (as every job process does); its
- * fork is measured separately and subtracted so that join is the setns cost.
+ * is a forked child entering the namespace (as every job process does),
+ * timed inside the child around the join (open + setns + close): the
+ * fork and wait around it are printed apart and are in no other figure.
+ * Beside the wall times, the CPU time of create and delete (this process
+ * and its waited-for children, getrusage), which a loaded machine moves
+ * less.
  * With -m MOUNTS the benchmark first moves into a namespace of its own and
  * adds tmpfs mounts (shared, as systemd leaves a host's mounts) until it
  * holds MOUNTS, so that a node carrying that many mounts is measured
@@ -53,6 +57,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -91,20 +96,59 @@ static void report(const char *name, double *v, int n)
 	       v[n / 2], sum / n, v[(n * 9) / 10]);
 }
 
-/* Fork a child that optionally joins, and wait for it: returns microseconds. */
-static double timed_child(const char *base, uint32_t job_id, int join)
+/* This process's CPU time and its waited-for children's, microseconds. */
+static double cpu_us(void)
 {
-	double t0 = now_us();
-	pid_t pid = fork();
-	int status;
+	struct rusage self, kids;
 
-	if (pid == 0)
-		_exit(join && mntns_join(base, job_id) < 0 ? 1 : 0);
+	getrusage(RUSAGE_SELF, &self);
+	getrusage(RUSAGE_CHILDREN, &kids);
+	return (self.ru_utime.tv_sec + self.ru_stime.tv_sec +
+		kids.ru_utime.tv_sec + kids.ru_stime.tv_sec) * 1e6 +
+	       self.ru_utime.tv_usec + self.ru_stime.tv_usec +
+	       kids.ru_utime.tv_usec + kids.ru_stime.tv_usec;
+}
+
+/*
+ * Fork a child that optionally joins, and wait for it: returns the
+ * microseconds of the whole (fork, join, exit, wait); the join alone, as
+ * the child timed it around mntns_join(), goes to *join_us.  The join is
+ * timed inside: the fork and wait around it cost a few hundred
+ * microseconds that a loaded machine stretches to milliseconds, and a
+ * join figure made by subtracting two such forks (as up to 2026-11-29)
+ * moved with the machine's load, not with the join.
+ */
+static double timed_child(const char *base, uint32_t job_id, int join,
+			  double *join_us)
+{
+	double t0 = now_us(), t[2] = { 0, 0 };
+	int fds[2], status;
+	pid_t pid;
+
+	if (pipe(fds) < 0 || (pid = fork()) < 0) {
+		perror("fork");
+		exit(1);
+	}
+	if (pid == 0) {
+		int rc;
+
+		t[0] = now_us();
+		rc = join && mntns_join(base, job_id) < 0;
+		t[1] = now_us();
+		(void)!write(fds[1], t, sizeof(t));
+		_exit(rc);
+	}
+	close(fds[1]);
+	if (read(fds[0], t, sizeof(t)) != sizeof(t))
+		t[0] = t[1] = 0;
+	close(fds[0]);
 	waitpid(pid, &status, 0);
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 		fprintf(stderr, "join failed\n");
 		exit(1);
 	}
+	if (join_us)
+		*join_us = t[1] - t[0];
 	return now_us() - t0;
 }
 
@@ -228,17 +272,34 @@ static void scan_cost(int n)
 	free(t);
 }
 
-/* The kernel's part alone: copy, make private, drop.  In a child. */
+/* The calling thread's CPU time, microseconds. */
+static double thread_cpu_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+/*
+ * The kernel's part alone: copy, make private, drop.  In a child, wall
+ * time and the child's CPU time of each.  copy + drop is what the job's
+ * path is held against: the kernel's own cost of a namespace per job.
+ */
 static void breakdown(int n)
 {
 	double *copy = calloc(n, sizeof(double));
 	double *priv = calloc(n, sizeof(double));
 	double *drop = calloc(n, sizeof(double));
+	double *both = calloc(n, sizeof(double));
+	double *copy_cpu = calloc(n, sizeof(double));
+	double *drop_cpu = calloc(n, sizeof(double));
+	double *both_cpu = calloc(n, sizeof(double));
 	int fds[2];
 
 	for (int i = 0; i < n; i++) {
 		pid_t pid;
-		double t[4];
+		double t[8];
 
 		if (pipe(fds) < 0 || (pid = fork()) < 0)
 			exit(1);
@@ -246,16 +307,20 @@ static void breakdown(int n)
 			int self = open("/proc/self/ns/mnt", O_RDONLY);
 
 			t[0] = now_us();
+			t[4] = thread_cpu_us();
 			if (unshare(CLONE_NEWNS) < 0)
 				_exit(1);
 			t[1] = now_us();
+			t[5] = thread_cpu_us();
 			if (mount("none", "/", NULL, MS_REC | MS_PRIVATE,
 				  NULL) < 0)
 				_exit(1);
 			t[2] = now_us();
+			t[6] = thread_cpu_us();
 			if (setns(self, CLONE_NEWNS) < 0)
 				_exit(1);
 			t[3] = now_us();
+			t[7] = thread_cpu_us();
 			(void)!write(fds[1], t, sizeof(t));
 			_exit(0);
 		}
@@ -269,14 +334,26 @@ static void breakdown(int n)
 		copy[i] = t[1] - t[0];
 		priv[i] = t[2] - t[1];
 		drop[i] = t[3] - t[2];
+		both[i] = copy[i] + drop[i];
+		copy_cpu[i] = t[5] - t[4];
+		drop_cpu[i] = t[7] - t[6];
+		both_cpu[i] = copy_cpu[i] + drop_cpu[i];
 	}
 	printf("kernel's part (raw system calls):\n");
 	report("unshare (copy)", copy, n);
 	report("MS_REC|MS_PRIVATE", priv, n);
 	report("drop (teardown)", drop, n);
+	report("copy + drop", both, n);
+	report("copy, CPU", copy_cpu, n);
+	report("drop, CPU", drop_cpu, n);
+	report("copy + drop, CPU", both_cpu, n);
 	free(copy);
 	free(priv);
 	free(drop);
+	free(both);
+	free(copy_cpu);
+	free(drop_cpu);
+	free(both_cpu);
 }
 
 int main(int argc, char **argv)
@@ -307,7 +384,7 @@ int main(int argc, char **argv)
 	const char *dirs[] = { "/tmp", "/dev/shm", NULL };
 	char base[] = "/var/tmp/bench-mntns.XXXXXX";
 	double *create, *join, *fork_only, *del, *total, *pid_create, *refill;
-	double *reap;
+	double *reap, *create_cpu, *del_cpu, *reap_cpu;
 	int reaper = -1;
 
 	if (geteuid() != 0) {
@@ -343,6 +420,9 @@ int main(int argc, char **argv)
 	pid_create = calloc(n, sizeof(double));
 	refill = calloc(n, sizeof(double));
 	reap = calloc(n, sizeof(double));
+	create_cpu = calloc(n, sizeof(double));
+	del_cpu = calloc(n, sizeof(double));
+	reap_cpu = calloc(n, sizeof(double));
 	if (pool && (reaper = nsreap_listen(base)) < 0) {
 		perror("nsreap_listen");
 		return 1;
@@ -353,7 +433,7 @@ int main(int argc, char **argv)
 			.base_path = base, .job_id = 1000 + i,
 			.use_pool = pool > 0,
 		};
-		double t0, t1, t2, t3;
+		double t0, t1, t2, t3, c0, c1, c2, c3;
 
 		if (pool) {
 			t0 = now_us();
@@ -364,6 +444,7 @@ int main(int argc, char **argv)
 			refill[i] = now_us() - t0;
 		}
 		t0 = now_us();
+		c0 = cpu_us();
 
 		spec.pool_fd = pool ? nspool_claim(base) : -1;
 		if (testspec_create(&spec, dirs, 0, 0, fresh()) < 0) {
@@ -373,6 +454,7 @@ int main(int argc, char **argv)
 		if (spec.pool_fd >= 0)
 			close(spec.pool_fd);
 		t1 = now_us();
+		c1 = cpu_us();
 		if (with_pidns) {
 			if (pidns_create(base, spec.job_id, NULL, fresh()) < 0) {
 				fprintf(stderr, "pidns_create: %s\n", rep.msg);
@@ -381,25 +463,28 @@ int main(int argc, char **argv)
 			pid_create[i] = now_us() - t1;
 			t1 = now_us();
 		}
-		join[i] = timed_child(base, spec.job_id, 1);
+		(void)timed_child(base, spec.job_id, 1, &join[i]);
 		t2 = now_us();
+		c2 = cpu_us();
 		if ((pool ? nsreap_delete : mntns_delete)(base,
 							spec.job_id) < 0) {
 			perror("mntns_delete");
 			return 1;
 		}
 		t3 = now_us();
+		c3 = cpu_us();
 		if (pool && nsreap_drain(reaper, base, fresh()) != 1) {
 			fprintf(stderr, "nsreap_drain: no request\n");
 			return 1;
 		}
 		reap[i] = now_us() - t3;
-		fork_only[i] = timed_child(base, spec.job_id, 0);
+		reap_cpu[i] = cpu_us() - c3;
+		fork_only[i] = timed_child(base, spec.job_id, 0, NULL);
 		create[i] = t1 - t0;
+		create_cpu[i] = c1 - c0;
 		del[i] = t3 - t2;
-		total[i] = create[i] + pid_create[i] + del[i] +
-			   (join[i] - fork_only[i]);
-		join[i] -= fork_only[i];
+		del_cpu[i] = c3 - c2;
+		total[i] = create[i] + pid_create[i] + del[i] + join[i];
 	}
 	printf("namespace per job (%d jobs, %d host mounts, %d spinning processes, %zu MB filled, BasePath on %s%s%s):\n",
 	       n, count_mounts(), busy, size_mb, base,
@@ -412,9 +497,12 @@ int main(int argc, char **argv)
 	report("delete", del, n);
 	report("fork+wait (excluded)", fork_only, n);
 	report("create+join+delete", total, n);
+	report("create + pin, CPU", create_cpu, n);
+	report("delete, CPU", del_cpu, n);
 	if (pool) {
 		report("pool refill (ahead)", refill, n);
 		report("reap (behind)", reap, n);
+		report("reap (behind), CPU", reap_cpu, n);
 		nspool_clear(base, NULL);
 		nsreap_close(reaper, base, NULL);
 	}

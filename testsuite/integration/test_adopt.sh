@@ -15,8 +15,11 @@
 # slurmstepd closes each fd it hands a login and frees each entry): each
 # login lands in the job, and the extern stepd neither dies nor gains or
 # loses an fd.
+#
+# Another user asking the extern stepd for the job's namespace fd by hand
+# is refused (before 25.11); the owner and root get it.
 source "$(dirname "$0")/lib.sh"
-plan 18
+plan 23
 
 USER1=dnalice
 DEV=$DEVNS_CLUSTER_ROOT/dev
@@ -186,6 +189,58 @@ test_twenty_logins() {
 	wait_job_gone "$j"
 }
 
+# extern_sock JOB: the path of JOB's extern slurmstepd's socket on node1.
+extern_sock() {
+	on_node node1 ss -xlpn 2>/dev/null |
+		awk -v s="/node1_$1.4294967292" '{ for (i = 1; i <= NF; i++)
+			if (substr($i, length($i) - length(s) + 1) == s) { print $i; exit } }'
+}
+
+# The namespace fd asked of the extern stepd by hand (helpers/nsfd_ask,
+# Slurm's own protocol), as pam_slurm_adopt asks it after its
+# REQUEST_ADD_EXTERN_PID.  Slurm's handler checks no uid and the socket is
+# 0777: before, any local user got any job's namespace and could hold it
+# past the job (issue 42).  Now another user is refused and slurmd's log
+# says who; the job's owner and root get it, and a login through
+# pam_slurm_adopt lands in the job as before.  Until 25.11 only: from
+# 25.11 devns does not refuse (README).  5 checks.
+test_nsfd_users() {
+	local j sock ver ns out out2 other=dnbob log=$DEVNS_CLUSTER_ROOT/log/slurmd-node1.log
+	if slurm_at_least 25.11; then
+		skip_checks 5 "Slurm $DEVNS_SLURM_VERSION: from 25.11 devns does not refuse the namespace fd to other users (README)"
+		return
+	fi
+	if [ ! -x "$HELPERS/nsfd_ask" ] || ! command -v setpriv >/dev/null; then
+		skip_checks 5 "no helpers/nsfd_ask built or no setpriv"
+		return
+	fi
+	case $DEVNS_SLURM_VERSION in	# the client's protocol version
+	22.05*) ver=$((38 << 8)) ;; 23.02*) ver=$((39 << 8)) ;; 23.11*) ver=$((40 << 8)) ;;
+	24.05*) ver=$((41 << 8)) ;; 24.11*) ver=$((42 << 8)) ;; *) ver=$((43 << 8)) ;;
+	esac
+	rm -f "$OUT/nsfd-ns"
+	j=$(cl_as $USER1 sbatch --parsable -w node1 -n1 -o /dev/null --wrap \
+		"readlink /proc/self/ns/mnt > $OUT/nsfd-ns.tmp; mv $OUT/nsfd-ns.tmp $OUT/nsfd-ns; sleep 300")
+	wait_for 60 test -s "$OUT/nsfd-ns" && sock=$(extern_sock "$j") && [ -n "$sock" ]
+	ok $? "precondition: job $j of $USER1 runs on node1, its extern stepd listens on ${sock:-nothing}" ||
+		{ cl scancel "$j"; skip_checks 4 "no running job"; return; }
+	ns=$(cat "$OUT/nsfd-ns")
+	out=$(on_node node1 setpriv --reuid="$other" --regid="$(id -g "$other")" --init-groups \
+		"$HELPERS/nsfd_ask" "$sock" "$ver" 2>&1)
+	is "$out" refused "$other, not the job's owner, asking job $j's extern stepd for its namespace fd is refused (before: fd $ns)"
+	grep -q "job $j: refusing its namespace fd: uid $(id -u "$other") (pid [0-9]*) may be asking; only root and the job's owner (uid $(id -u $USER1)) may have it" "$log"
+	ok $? "  slurmd's log names the user refused and who may have it"
+	out=$(on_node node1 setpriv --reuid=$USER1 --regid="$(id -g $USER1)" --init-groups \
+		"$HELPERS/nsfd_ask" "$sock" "$ver" 2>&1)
+	out2=$(on_node node1 "$HELPERS/nsfd_ask" "$sock" "$ver" 2>&1)
+	[ "$out" = "fd $ns" ] && [ "$out2" = "fd $ns" ]
+	ok $? "the job's owner ($out) and root ($out2) get it"
+	out=$(login node1 'readlink /proc/self/ns/mnt' 2>&1)
+	is "$out" "$ns" "a login through pam_slurm_adopt (root's request) lands in the job's namespace"
+	cl scancel "$j"
+	wait_job_gone "$j"
+}
+
 test_no_job() {
 	local out
 	out=$(login node1 'echo logged-in' 2>&1)
@@ -197,5 +252,6 @@ setup
 test_adopted_login
 test_adopt_fail_closed
 test_twenty_logins
+test_nsfd_users
 test_no_job
 tap_done

@@ -33,7 +33,7 @@ BROKEN=(
 	'Dir=/scratch Type=bogus'
 	'Dir=/scratch Options=bogus'
 	'Dirs=/tmp,/etc'
-	'Dirs=/tmp,/scratch/%u'
+	'Dirs=/tmp,/%u/scratch'
 	'NodeName=node1 BasePath=/tmp'
 	"Dirs=/tmp,$BASE"
 	'NodeName=node1 BasePath=relative/path'

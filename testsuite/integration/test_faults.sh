@@ -79,7 +79,7 @@ test_slurmd_kill9() {
 	restart_node node3
 	[ -d "$BASE/node3/$live" ]
 	ok $? "after the restart the live job keeps its namespace directory"
-	nothing_left node3 "$done_"
+	wait_for 30 nothing_left node3 "$done_"	# restore works behind slurmd
 	ok $? "the job that died meanwhile is cleaned at the restart (left: '$(leftovers node3 "$done_")')"
 	touch "$OUT/fault-live-go" "$OUT/fault-done-go"
 	wait_job_gone "$live"
@@ -107,12 +107,21 @@ test_extern_kill9() {
 	cl scancel "$j" >/dev/null 2>&1
 	wait_job_gone "$j"
 	ok $? "the job ends"
+	# Restore works behind the restarted slurmd: give it time too.
 	wait_for 20 nothing_left node1 "$j" ||
-		{ diag "left before restore: $(leftovers node1 "$j")"; restart_node node1; }
+		{ diag "left before restore: $(leftovers node1 "$j")"; restart_node node1;
+		  wait_for 30 nothing_left node1 "$j"; }
 	nothing_left node1 "$j"
 	ok $? "nothing of it is left, at the latest after the next restore (left: '$(leftovers node1 "$j")')"
 	! pgrep -u "$USER1" -f "sleep 300" >/dev/null
 	ok $? "no process of the job survives"
+}
+
+# Nothing of any job is left on node2: directories, mounts, markers, cgroups.
+node2_clean() {
+	dir_empty "$BASE/node2" && ! grep -q " $BASE/node2/" /proc/self/mountinfo &&
+		! ls "$DEVNS_CLUSTER_ROOT/spool/node2" | grep -q '^devns_filter_' &&
+		[ -d "$(job_cgroups node2)" ] && [ -z "$(job_cgroups_in node2)" ]
 }
 
 # kill -9 the extern slurmstepd after unshare, before the pin.
@@ -133,7 +142,8 @@ test_setup_kill9() {
 	grep -q "^kill_after_unshare: SIGKILL to [0-9]* (slurmstepd)" "$OUT/fault-kill-fired" 2>/dev/null
 	ok $? "precondition: the fault fired: $(head -1 "$OUT/fault-kill-fired" 2>/dev/null || echo "no line from kill_fault.so")" ||
 		{ [ -n "$j" ] && cl scancel "$j" >/dev/null 2>&1; restart_node node2; return; }
-	restart_node node2	# without the fault; restore runs
+	restart_node node2	# without the fault; restore runs, behind slurmd
+	wait_for 30 node2_clean
 	dir_empty "$BASE/node2"
 	ok $? "no namespace directory or pin is left on node2 ($(ls "$BASE/node2" 2>/dev/null | xargs))"
 	! grep -q " $BASE/node2/" /proc/self/mountinfo
@@ -157,6 +167,8 @@ test_reboot_leftovers() {
 	[ -f "$BASE/node1/$stale/tmp/deep/file" ] && [ -d "$BASE/node1/$stale2" ]
 	ok $? "precondition: stale job directories planted under node1's BasePath"
 	restart_node node1
+	# Restore removes them behind the restarted slurmd.
+	wait_for 30 sh -c "[ ! -e '$BASE/node1/$stale' ] && [ ! -e '$BASE/node1/$stale2' ] && [ ! -e '$DEVNS_CLUSTER_ROOT/spool/node1/devns_filter_$stale' ]"
 	[ ! -e "$BASE/node1/$stale" ] && [ ! -e "$BASE/node1/$stale2" ]
 	ok $? "slurmd start removes job directories left by a previous boot"
 	[ ! -e "$DEVNS_CLUSTER_ROOT/spool/node1/devns_filter_$stale" ]

@@ -64,6 +64,9 @@ test_steps_share_tmp() {
 	is "$(cat "$OUT/ns-batch-mnt" 2>/dev/null)" "/tmp" "sbatch: /tmp is a mount of its own inside the job"
 }
 
+# dead_job_removed NODE JOB: JOB's directory and mounts are gone.
+dead_job_removed() { job_dir_gone "$1" "$2" && no_mounts_of "$1" "$2"; }
+
 test_slurmd_restart() {
 	local live dead
 	live=$(submit -w node3 -n1 -- "srun sh -c 'echo before-restart > /tmp/r'; touch $OUT/ns-r1; while [ ! -e $OUT/ns-r-go ]; do sleep 0.2; done; srun cat /tmp/r > $OUT/ns-r-result")
@@ -81,7 +84,8 @@ test_slurmd_restart() {
 	wait_node_idle node3
 	[ -d "$BASE/node3/$live" ]
 	ok $? "after slurmd restart the live job keeps its namespace"
-	job_dir_gone node3 "$dead" && no_mounts_of node3 "$dead"
+	# Restore removes it behind slurmd, which registers first.
+	wait_for 30 dead_job_removed node3 "$dead"
 	ok $? "after slurmd restart the namespace of the dead job is removed"
 	touch "$OUT/ns-r-go"
 	wait_job_gone "$live"

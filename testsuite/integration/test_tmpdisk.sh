@@ -21,8 +21,9 @@
 # 3. The same on a loop-mounted xfs with -o prjquota (README: "ext4 or
 #    xfs"): the limit, the escape, the limits cleared, nothing left.
 . "$(dirname "$0")/lib.sh"
-XFS_CHECKS=19	# test_limit_xfs
-plan $((42 + XFS_CHECKS))
+SBCAST_CHECKS=6	# sbcast_checks, once on ext4 and once on xfs
+XFS_CHECKS=$((19 + SBCAST_CHECKS))	# test_limit_xfs
+plan $((42 + SBCAST_CHECKS + XFS_CHECKS))
 
 USER1=dnalice
 # the guest is slow: longer waits
@@ -109,6 +110,61 @@ userns_escape_checks() {
 	ok $? "  that job ran in a user namespace of its own ($(cat "$OUT/td-e-userns.ns" 2>/dev/null))"
 }
 
+# sbcast_checks FS: sbcast into a job with TmpDiskLimit=10M on node1
+# (BasePath on FS: ext4 or xfs), a 40 MiB file three times under new
+# names.  slurmd writes sbcast's blocks as root, and ext4's quota code
+# lets root (CAP_SYS_RESOURCE) past the project's hard limit: before, all
+# 120 MiB landed in the job's /tmp.  Now on ext4 the sbcast is refused
+# ("Disk quota exceeded" for the user, the reason and remedy in slurmd's
+# log); on xfs, whose limit binds root, it is allowed and the limit stops
+# it.  Either way the job's project holds at most its 10 MiB.  6 checks.
+sbcast_checks() {
+	local fs=$1 j i rc err used log=$DEVNS_CLUSTER_ROOT/log/slurmd-node1.log
+	local src=$OUT/td-sbcast.src t=$OUT/td-sb-$1 n_ok=0 n_dq=0
+	head -c $((40 * MiB)) /dev/urandom >"$src" && chmod 0644 "$src"
+	j=$(submit -w node1 -n1 -- "touch $t.run; while [ ! -e $t.go ]; do sleep 0.2; done")
+	wait_file "$t.run"
+	ok $? "$fs: precondition: job $j runs on node1 with TmpDiskLimit=10M, a 40 MiB file to send" ||
+		{ skip_checks $((SBCAST_CHECKS - 1)) "$fs: sbcast: the job did not run"; cl scancel "$j"; return; }
+	: >"$t.err"
+	for i in 1 2 3; do
+		cl_as "$USER1" sbcast -j "$j" -f "$src" "/tmp/sb$i" >>"$t.err" 2>&1
+		rc=$?
+		[ $rc = 0 ] && n_ok=$((n_ok + 1))
+	done
+	err=$(cat "$t.err")
+	n_dq=$(grep -c "Disk quota exceeded" "$t.err")
+	used=$("$HELPERS/dquota_get" "$QFS/node1" "$j" 2>&1)
+	diag "$fs: sbcast x3: $n_ok succeeded; project $j: $used; $(du -sb "$QFS/node1/$j/tmp" 2>&1)"
+	[ "$n_ok" = 0 ]
+	ok $? "$fs: none of the three 40 MiB sbcasts into a 10 MiB /tmp succeeds ($n_ok did)"
+	used=$(word "$used" 1)
+	[ -n "$used" ] && [ "$used" -le $((10 * MiB)) ]
+	ok $? "$fs: the job's project holds at most its 10 MiB: $used bytes (before, on ext4: 120 MiB)"
+	if [ "$fs" = ext4 ]; then
+		[ "$n_dq" = 3 ]
+		ok $? "ext4: each sbcast is refused, the user told \"Disk quota exceeded\" ($(echo "$err" | head -n1))"
+		grep "job $j: refusing sbcast into the job: its disk limit (TmpDiskLimit, project $j, $((10 * MiB)) bytes) is on ext2/3/4" "$log" |
+			grep -q "put BasePath on xfs (-o prjquota), or drop TmpDiskLimit"
+		ok $? "ext4: slurmd's log names the job, its limit, the filesystem and the remedy"
+		[ ! -e "$QFS/node1/$j/tmp/sb1" ]
+		ok $? "ext4: the file is not made at all"
+	else
+		# xfs answers a project quota with ENOSPC; Slurm tells sbcast
+		# only that the write failed.
+		grep -Eq "sbcast: uid:[0-9]+ can't write \`/tmp/sb1\`: (Disk quota exceeded|No space left on device)" "$log"
+		ok $? "xfs: the quota stops slurmd's writes (its log: EDQUOT or ENOSPC; sbcast: $(echo "$err" | head -n1))"
+		! grep -q "job $j: refusing sbcast" "$log"
+		ok $? "xfs: sbcast is not refused (the limit binds slurmd's root writes)"
+		[ "$(stat -c %s "$QFS/node1/$j/tmp/sb1" 2>/dev/null || echo 0)" -gt 0 ]
+		ok $? "xfs: the first file got its first blocks, up to the limit"
+	fi
+	touch "$t.go"
+	wait_job_gone "$j"
+	wait_for 30 job_dir_gone node1 "$j" 2>/dev/null
+	rm -f "$src"
+}
+
 # inode_checks: node1 has TmpInodeLimit=200; a job makes files until refused.
 # With true, not the special builtin ':', whose failed redirection would
 # end the script; stderr goes first, so that it catches the error.
@@ -154,13 +210,14 @@ login_checks() {
 
 test_limit() {
 	local why a b sa sb qa qb
-	if ! why=$(quota_fs_make); then
+	# 192M: room for the 120 MiB sbcast wrote past the limit before
+	if ! why=$(quota_fs_make 192M); then
 		quota_fs_remove
 		if [ "${DEVNS_REQUIRE_QUOTA:-}" = 1 ]; then
 			ok 1 "DEVNS_REQUIRE_QUOTA: an ext4 with project quotas mounts here: $why"
-			skip_checks 35 "the project-quota checks: no ext4 with project quotas"
+			skip_checks $((35 + SBCAST_CHECKS)) "the project-quota checks: no ext4 with project quotas"
 		else
-			skip_checks 36 "an ext4 with project quotas does not mount here (the kernel lacks quota support): $(echo "$why" | head -n1)"
+			skip_checks $((36 + SBCAST_CHECKS)) "an ext4 with project quotas does not mount here (the kernel lacks quota support): $(echo "$why" | head -n1)"
 		fi
 		return
 	fi
@@ -178,6 +235,7 @@ test_limit() {
 	# Before A and B, which take both of node1's CPUs until td-go.
 	escape_checks
 	inode_checks
+	sbcast_checks ext4
 
 	a=$(fill_job a)
 	b=$(fill_job b)
@@ -262,6 +320,7 @@ test_limit_xfs() {
 		skip "xfs: devns check: no $DEVNS built"
 	fi
 	escape_checks xfs
+	sbcast_checks xfs
 	rm -f "$OUT/td-go"
 	a=$(fill_job xa)
 	wait_file "$OUT/td-xa.done"

@@ -60,7 +60,7 @@ enum op {
 	OP_MARKER_CREATE, OP_MARKER_STAT, OP_EXTERN_PIDS, OP_PROG_FIND,
 	OP_SELF_CGROUP, OP_PIDNS_CREATE, OP_PIDNS_CHECK, OP_PIDNS_FORK,
 	OP_USERNS_CREATE, OP_USERNS_OPEN, OP_USERNS_ENTER, OP_JOB_PROJECT,
-	OP_COUNT,
+	OP_JOB_LIMIT, OP_COUNT,
 };
 
 static const char *const op_names[OP_COUNT] = {
@@ -69,6 +69,7 @@ static const char *const op_names[OP_COUNT] = {
 	"marker_create", "marker_stat", "extern_pids", "prog_find",
 	"self_cgroup", "pidns_create", "pidns_contains_self", "pidns_fork_inside",
 	"userns_create", "userns_open", "userns_enter", "job_project",
+	"job_limit",
 };
 
 static struct {
@@ -80,6 +81,7 @@ static struct {
 static int calls[OP_COUNT];
 static bool ns_exists;		/* the fake namespace */
 static uint32_t fake_projid;	/* its directory's project, as setup made it */
+static long fake_fs_type = 0xEF53;	/* its filesystem (statfs f_type): ext4 */
 static bool pidns_exists;	/* the fake PID namespace */
 #define FAKE_INIT_PID 4242	/* its init's PID */
 static bool fake_userns;		/* the fake user namespace */
@@ -134,6 +136,22 @@ static inline int f_job_project(const char *b, uint32_t job_id,
 		return -1;
 	}
 	*projid = fake_projid;
+	return 0;
+}
+
+/* The fake job directory's disk limit: its project, 10 MiB, fake_fs_type. */
+static inline int f_job_limit(const char *b, uint32_t job_id,
+			      struct dquota_job_limit *l)
+{
+	memset(l, 0, sizeof(*l));
+	if (faulty(OP_JOB_LIMIT))
+		return -1;
+	if (f_job_project(b, job_id, &l->projid) < 0)
+		return -1;
+	l->bytes = l->projid ? 10485760 : 0;
+	l->fs_type = fake_fs_type;
+	snprintf(l->fs, sizeof(l->fs), "%s",
+		 fake_fs_type == 0xEF53 ? "ext2/3/4" : "xfs");
 	return 0;
 }
 
@@ -316,6 +334,7 @@ static const struct jobct_ops faulty_ops = {
 	.marker_stat = f_marker_stat,
 	.extern_pids = f_extern_pids,
 	.job_project = f_job_project,
+	.job_limit = f_job_limit,
 };
 
 /* ---- the scratch node -------------------------------------------------- */

@@ -134,8 +134,40 @@ static void test_total_cap(void)
 	free(entry);
 }
 
+/* devns's figures of a node replace their last version, nothing else. */
+static void test_replace(void)
+{
+	char *c;
+
+	c = admincomment_replace(NULL, "devns:n1:", "devns:n1:shm=1M");
+	is_str(c, "devns:n1:shm=1M", "the first figures, in an empty comment");
+	free(c);
+	c = admincomment_replace("site note; devns:n1:shm=1M; devns:n2:shm=5M",
+				 "devns:n1:", "devns:n1:shm=3M");
+	is_str(c, "site note; devns:n2:shm=5M; devns:n1:shm=3M",
+	       "n1's figures replaced, the site's note and n2's kept");
+	free(c);
+	c = admincomment_replace("devns:n1:shm=1M; site note", "devns:n1:",
+				 "devns:n1:shm=2M");
+	is_str(c, "site note; devns:n1:shm=2M", "  first in the comment too");
+	free(c);
+	errno = 0;
+	ok(!admincomment_replace("a; devns:n1:shm=1M", "devns:n1:",
+				 "devns:n1:shm=1M") && errno == EEXIST,
+	   "the same figures again: EEXIST, nothing to write");
+	errno = 0;
+	ok(!admincomment_replace("a", "", "x") && errno == EINVAL,
+	   "an empty prefix: EINVAL");
+	c = admincomment_replace("devns on n1: cannot attach; devns:n1x:a",
+				 "devns:n1:", "devns:n1:shm=1M");
+	is_str(c, "devns on n1: cannot attach; devns:n1x:a; devns:n1:shm=1M",
+	       "a failure's reason and another node's prefix stay");
+	free(c);
+}
+
 int main(void)
 {
+	test_replace();
 	test_append();
 	test_same_twice();
 	test_entry_cap();

@@ -3,8 +3,9 @@
  * test_devfilter.c - unit tests of the pure half of devfilter (table and
  * program) without a kernel.
  *
- * A small evaluator runs the emitted instructions for a given device access
- * against an emulated array map holding the table's slots, and the verdict is
+ * A small evaluator (testsuite/lib/bpfeval.c) runs the emitted instructions
+ * for a given device access against an emulated array map holding the
+ * table's slots, and the verdict is
  * compared with the rule list's own semantics (devaccess,
  * testsuite/lib).  The evaluator knows only the instruction forms
  * devfilter emits and fails on anything else, on reads of unset registers
@@ -22,253 +23,14 @@
 #include "dev/devfilter.h"
 #include "dev/devprog.h"
 #include "dev/devpolicy.h"
+#include "bpfeval.h"
 #include "devaccess.h"
 #include "tap.h"
-
-/* Outcome of one evaluation: 0 deny, 1 allow, -1 the program is broken. */
-struct eval {
-	int verdict;
-	size_t steps;
-	size_t lookups;
-	char why[128];
-};
-
-/* The emulated map: the table's slots, as the array map holds them. */
-struct emap {
-	const struct devfilter_table *t;
-	int fd;
-};
-
-static void emap_init(struct emap *m, const struct devfilter_table *t, int fd)
-{
-	m->t = t;
-	m->fd = fd;
-}
-
-static void emap_free(struct emap *m)
-{
-	m->t = NULL;
-}
-
-/* What a register holds, as far as the evaluator tracks it. */
-enum kind { UNSET, SCALAR, CTX, FP, MAP, VALUE };
-
-struct reg {
-	enum kind kind;
-	int64_t v; /* scalar value, offset from the frame, or value index */
-};
-
-static int eval_fail(struct eval *ev, size_t pc, const char *what)
-{
-	snprintf(ev->why, sizeof(ev->why), "insn %zu: %s", pc, what);
-	ev->verdict = -1;
-	return -1;
-}
-
-/*
- * Runs prog on ctx {access_type, major, minor} against the emulated map.
- * Knows exactly the forms devfilter emits; anything else is an error, as are
- * reads of unset registers or stack, backward or out-of-range jumps, helper
- * calls other than map lookups, and exits without a 0/1 verdict.
- */
-static int bpf_eval(const struct bpf_insn *prog, size_t n, const struct emap *m,
-		    uint32_t access_type, uint32_t major, uint32_t minor,
-		    struct eval *ev)
-{
-	const uint32_t ctx[3] = { access_type, major, minor };
-	struct reg reg[11];
-	uint8_t stack[16];
-	bool stack_set[16] = { false };
-	size_t pc = 0, i;
-
-	memset(reg, 0, sizeof(reg));
-	reg[1].kind = CTX;
-	reg[10].kind = FP;
-	ev->steps = 0;
-	ev->lookups = 0;
-	ev->why[0] = '\0';
-	while (pc < n) {
-		const struct bpf_insn *in = &prog[pc];
-		uint8_t cls = BPF_CLASS(in->code), op = BPF_OP(in->code);
-		struct reg *d = &reg[in->dst_reg], *s = &reg[in->src_reg];
-
-		if (++ev->steps > n)
-			return eval_fail(ev, pc, "too many steps");
-		if (in->dst_reg > 10 || in->src_reg > 10)
-			return eval_fail(ev, pc, "bad register");
-		if (in->code == (BPF_LD | BPF_DW | BPF_IMM)) {
-			if (pc + 1 >= n || prog[pc + 1].code != 0 ||
-			    in->dst_reg == 10)
-				return eval_fail(ev, pc, "bad 64-bit load");
-			if (in->src_reg == BPF_PSEUDO_MAP_FD) {
-				if (in->imm != m->fd || prog[pc + 1].imm)
-					return eval_fail(ev, pc, "bad map load");
-				d->kind = MAP;
-			} else if (in->src_reg == 0) {
-				d->kind = SCALAR;
-				d->v = (int64_t)((uint64_t)(uint32_t)prog[pc + 1].imm << 32 |
-						 (uint32_t)in->imm);
-			} else {
-				return eval_fail(ev, pc, "bad 64-bit load");
-			}
-			pc += 2;
-			continue;
-		}
-		if (in->code == (BPF_LDX | BPF_MEM | BPF_W) ||
-		    in->code == (BPF_LDX | BPF_MEM | BPF_DW)) {
-			bool dw = BPF_SIZE(in->code) == BPF_DW;
-
-			if (in->dst_reg == 10)
-				return eval_fail(ev, pc, "write to r10");
-			if (!dw && s->kind == CTX && in->off >= 0 &&
-			    in->off <= 8 && in->off % 4 == 0) {
-				d->v = ctx[in->off / 4];
-			} else if (dw && s->kind == VALUE && in->off == 0) {
-				d->v = (int64_t)m->t->slots[s->v].key;
-			} else if (!dw && s->kind == VALUE && in->off == 8) {
-				d->v = m->t->slots[s->v].access;
-			} else {
-				return eval_fail(ev, pc, "bad load");
-			}
-			d->kind = SCALAR;
-			pc++;
-			continue;
-		}
-		if (in->code == (BPF_STX | BPF_MEM | BPF_W) ||
-		    in->code == (BPF_ST | BPF_MEM | BPF_W)) {
-			uint32_t v;
-			int off;
-
-			if (d->kind != FP || d->v != 0 || in->off < -16 ||
-			    in->off > -4 || in->off % 4)
-				return eval_fail(ev, pc, "bad store");
-			if (BPF_CLASS(in->code) == BPF_STX) {
-				if (s->kind != SCALAR)
-					return eval_fail(ev, pc, "store of non-scalar");
-				v = (uint32_t)s->v;
-			} else {
-				v = (uint32_t)in->imm;
-			}
-			off = 16 + in->off;
-			memcpy(&stack[off], &v, 4);
-			for (i = 0; i < 4; i++)
-				stack_set[off + i] = true;
-			pc++;
-			continue;
-		}
-		if (cls == BPF_ALU64) {
-			int64_t val;
-
-			if (in->dst_reg == 10)
-				return eval_fail(ev, pc, "write to r10");
-			if (BPF_SRC(in->code) == BPF_X) {
-				if (s->kind == UNSET)
-					return eval_fail(ev, pc, "unset source");
-				if (op == BPF_MOV) {
-					*d = *s;
-					pc++;
-					continue;
-				}
-				if (s->kind != SCALAR)
-					return eval_fail(ev, pc, "pointer arithmetic");
-				val = s->v;
-			} else {
-				val = in->imm;
-			}
-			if (op == BPF_MOV) {
-				d->kind = SCALAR;
-				d->v = val;
-				pc++;
-				continue;
-			}
-			if (op == BPF_ADD && d->kind == FP) {
-				d->v += val;
-				pc++;
-				continue;
-			}
-			if (d->kind != SCALAR)
-				return eval_fail(ev, pc, "ALU on non-scalar");
-			switch (op) {
-			case BPF_AND: d->v &= val; break;
-			case BPF_OR: d->v |= val; break;
-			case BPF_XOR: d->v ^= val; break;
-			case BPF_RSH: d->v = (int64_t)((uint64_t)d->v >> (val & 63)); break;
-			case BPF_LSH: d->v = (int64_t)((uint64_t)d->v << (val & 63)); break;
-			case BPF_MUL: d->v = (int64_t)((uint64_t)d->v * (uint64_t)val); break;
-			case BPF_ADD: d->v += val; break;
-			default: return eval_fail(ev, pc, "unsupported ALU op");
-			}
-			pc++;
-			continue;
-		}
-		if (cls != BPF_JMP)
-			return eval_fail(ev, pc, "unsupported class");
-		if (op == BPF_CALL) {
-			uint32_t index;
-			long idx;
-
-			if (in->imm != BPF_FUNC_map_lookup_elem || in->src_reg)
-				return eval_fail(ev, pc, "unexpected call");
-			if (reg[1].kind != MAP || reg[2].kind != FP ||
-			    reg[2].v != -4)
-				return eval_fail(ev, pc, "bad lookup arguments");
-			for (i = 12; i < 16; i++)
-				if (!stack_set[i])
-					return eval_fail(ev, pc, "key not initialised");
-			memcpy(&index, &stack[12], sizeof(index));
-			ev->lookups++;
-			/* An array lookup: NULL only past the end. */
-			idx = index < m->t->nslots ? (long)index : -1;
-			/* r1-r5 are clobbered by a call. */
-			for (i = 1; i <= 5; i++)
-				reg[i].kind = UNSET;
-			reg[0].kind = idx < 0 ? SCALAR : VALUE;
-			reg[0].v = idx < 0 ? 0 : idx;
-			pc++;
-			continue;
-		}
-		if (op == BPF_EXIT) {
-			if (reg[0].kind != SCALAR || reg[0].v < 0 || reg[0].v > 1)
-				return eval_fail(ev, pc, "exit without verdict");
-			ev->verdict = (int)reg[0].v;
-			return 0;
-		}
-		if (in->off < 0)
-			return eval_fail(ev, pc, "backward jump");
-		if (pc + 1 + (size_t)in->off >= n)
-			return eval_fail(ev, pc, "jump out of the program");
-		if (op == BPF_JA) {
-			pc += 1 + (size_t)in->off;
-			continue;
-		}
-		if ((d->kind != SCALAR && d->kind != VALUE) ||
-		    (BPF_SRC(in->code) == BPF_X &&
-		     (d->kind != SCALAR || s->kind != SCALAR)))
-			return eval_fail(ev, pc, "bad compare operand");
-		{
-			/* A map value pointer is never 0 (NULL is a scalar 0). */
-			int64_t v = d->kind == VALUE ? 1 : d->v;
-			int64_t w = BPF_SRC(in->code) == BPF_X ? s->v : (int64_t)in->imm;
-			int taken;
-
-			if (d->kind == VALUE && (BPF_SRC(in->code) != BPF_K || in->imm != 0))
-				return eval_fail(ev, pc, "pointer compared with non-NULL");
-			switch (op) {
-			case BPF_JEQ: taken = v == w; break;
-			case BPF_JNE: taken = v != w; break;
-			case BPF_JGT: taken = (uint64_t)v > (uint64_t)w; break;
-			default: return eval_fail(ev, pc, "unsupported jump");
-			}
-			pc += 1 + (taken ? (size_t)in->off : 0);
-		}
-	}
-	return eval_fail(ev, pc, "fell off the end");
-}
 
 /* Table + program for list, as devprog_create would make them. */
 struct built {
 	struct devfilter_table t;
-	struct emap m;
+	struct bpfeval_map m;
 	struct bpf_insn *insns;
 	size_t n;
 };
@@ -284,21 +46,20 @@ static int built_make(struct built *b, const struct devrule_list *l)
 		devfilter_table_free(&b->t);
 		return -1;
 	}
-	emap_init(&b->m, &b->t, FAKE_MAP_FD);
+	bpfeval_map_init(&b->m, &b->t, FAKE_MAP_FD);
 	return 0;
 }
 
 static void built_free(struct built *b)
 {
-	emap_free(&b->m);
 	free(b->insns);
 	devfilter_table_free(&b->t);
 }
 
 static void run(const struct built *b, uint32_t access_type, uint32_t major,
-		uint32_t minor, struct eval *ev)
+		uint32_t minor, struct bpfeval *ev)
 {
-	bpf_eval(b->insns, b->n, &b->m, access_type, major, minor, ev);
+	bpfeval_run(b->insns, b->n, &b->m, access_type, major, minor, ev);
 }
 
 static uint32_t ctx_type(char type)
@@ -326,7 +87,7 @@ static void check_probes(const char *name, const struct devrule_list *l,
 		return;
 	}
 	for (i = 0; i < np; i++) {
-		struct eval ev;
+		struct bpfeval ev;
 
 		run(&b, (p[i].access << 16) | ctx_type(p[i].type), p[i].major,
 		    p[i].minor, &ev);
@@ -512,7 +273,7 @@ static void test_tables(void)
 	devrule_list_add(&l, 'c', 1, 3, false, R | W);
 	{
 		struct built b;
-		struct eval ev;
+		struct bpfeval ev;
 
 		built_make(&b, &l);
 		run(&b, (R << 16) | 3, 1, 3, &ev);
@@ -853,7 +614,7 @@ static void check_big(size_t nrules, bool dflt)
 						uint32_t ma = r->major + (uint32_t)dm;
 						uint32_t mi = r->minor + (uint32_t)dn;
 						int want;
-						struct eval ev;
+						struct bpfeval ev;
 
 						/* The kernel passes no such device. */
 						if (ma > DEVFILTER_MAJOR_MAX ||
@@ -923,7 +684,7 @@ static void test_random(void)
 						char ty = t ? 'c' : 'b';
 						int want = (a & ~devaccess(
 							&l, ty, ma, mi)) == 0;
-						struct eval ev;
+						struct bpfeval ev;
 
 						run(&b, (a << 16) | ctx_type(ty),
 						    ma, mi, &ev);
@@ -938,6 +699,65 @@ static void test_random(void)
 	is_int(bad, 0, "3000 random lists (with pins): program equals the list's semantics");
 }
 
+/*
+ * What an allowed device open costs does not grow with the rules: the
+ * program runs at most as many instructions at 1,000 rules as at 10, over
+ * every rule's device (rules shaped like bench_devfilter's: GPU-like
+ * majors with 64 minors each, /dev/null last), and no more than the
+ * program has (no loop, no walk over the rules).  The counts are the
+ * repeatable figure of bench_devfilter's per-open cost.
+ */
+static size_t max_allowed_steps(size_t nrules, size_t *prog_len)
+{
+	struct devrule_list l;
+	struct built b;
+	size_t i, max = 0;
+	int bad = 0;
+
+	devrule_list_init(&l, false);
+	for (i = 0; i + 1 < nrules; i++)
+		devrule_list_add(&l, 'c', 200 + (uint32_t)(i / 64),
+				 (uint32_t)(i % 64), false,
+				 DEVRULE_R | DEVRULE_W);
+	devrule_list_add(&l, 'c', 1, 3, false, DEVRULE_R | DEVRULE_W);
+	devrule_list_normalise(&l);
+	if (built_make(&b, &l) < 0) {
+		devrule_list_free(&l);
+		return 0;
+	}
+	for (i = 0; i < l.count; i++) {
+		const struct devrule *r = &l.rules[i];
+		struct bpfeval ev;
+
+		run(&b, ((unsigned)(DEVRULE_R | DEVRULE_W) << 16) |
+			ctx_type(r->type), r->major, r->minor, &ev);
+		bad += ev.verdict != 1;
+		if (ev.steps > max)
+			max = ev.steps;
+	}
+	*prog_len = b.n;
+	built_free(&b);
+	devrule_list_free(&l);
+	return bad ? 0 : max;
+}
+
+static void test_flat_cost(void)
+{
+	size_t len10, len100, len1000;
+	size_t s10 = max_allowed_steps(10, &len10);
+	size_t s100 = max_allowed_steps(100, &len100);
+	size_t s1000 = max_allowed_steps(1000, &len1000);
+
+	ok(s10 && s100 && s1000, "every rule's device is allowed at 10, 100 and 1000 rules");
+	diag("instructions run per allowed open, at most: %zu / %zu / %zu at 10 / 100 / 1000 rules (programs of %zu / %zu / %zu)",
+	     s10, s100, s1000, len10, len100, len1000);
+	ok(s1000 <= s10 && s100 <= s10,
+	   "an allowed open runs no more instructions at 1000 rules than at 10 (%zu, %zu)",
+	   s1000, s10);
+	ok(s1000 <= len1000, "  nor more than the program has (%zu of %zu)",
+	   s1000, len1000);
+}
+
 int main(void)
 {
 	test_tables();
@@ -948,5 +768,6 @@ int main(void)
 	check_big(1000, false);
 	check_big(1000, true);
 	check_big(5000, false);
+	test_flat_cost();
 	return tap_done();
 }

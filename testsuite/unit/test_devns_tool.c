@@ -388,7 +388,7 @@ static void test_check(void)
 		 "namespacepoolready 0\n"
 		 "shmsize 1073741824 (%s:4)\ntmpsize none (default)\n"
 		 "tmpdisklimit none (default)\n"
-		 "tmpinodelimit 0 (default)\ntmpdiskquota none\n"
+		 "tmpinodelimit 0 (default)\ntmpdiskquota none\nkeeppaths none (default)\n"
 		 "dir /tmp type=bind options=nosuid,nodev (default)\n"
 		 "dir /dev/shm type=tmpfs size=1073741824 options=nosuid,nodev "
 		 "(ShmSize %s:4)\n"
@@ -594,7 +594,7 @@ static void test_check_json(void)
 	   jv_str(set, "sources.0") && !strcmp(jv_str(set, "sources.0"), where)
 	   && !strcmp(jv_str(set, "source"), where),
 	   "  settings: deviceallow a list, each entry's line in sources");
-	ok(jv_get(v, "settings")->count == 21, "  21 settings, one each");
+	ok(jv_get(v, "settings")->count == 24, "  24 settings, one each");
 	ok(jv_get(v, "notes") && jv_get(v, "notes")->count == 0,
 	   "  no notes");
 	set = jv_find(v, "dirs", "path", "/dev/shm");
@@ -1335,11 +1335,12 @@ static void test_cleanup(pid_t pid, bool ns)
 	like(out, ns ? "job 201 alive namespace yes processes "
 		     : "job 201 alive namespace no processes 0 ",
 	     "  job 201: alive, with its namespace and the process in it");
-	like(out, " pidns no filter yes disk none\njob 202 ended namespace ",
-	     "  filtered, no disk limit; job 202 ended");
-	like(out, ns ? "job 202 ended namespace yes processes 0 pidns no filter yes disk none"
-		     : "job 202 ended namespace no processes 0 pidns no filter yes disk none",
-	     "  with what it left");
+	like(out, ns ? " pidns no filter yes disk none usage shm=0/0/"
+		     : " pidns no filter yes disk none usage none\njob 202 ",
+	     "  filtered, no disk limit, the figures of its /dev/shm");
+	like(out, ns ? "job 202 ended namespace yes processes 0 pidns no filter yes disk none usage shm="
+		     : "job 202 ended namespace no processes 0 pidns no filter yes disk none usage none",
+	     "  job 202 ended, with what it left");
 	ok(has_line(out, "2 jobs"), "  and counts them");
 	ok(job_whole(202, ns), "  and removes nothing");
 	test_list_cleanup_json(ns, live, d202, m202);

@@ -409,7 +409,51 @@ static void test_args(void)
 	   dquota_default_inodes(1024 * MiB) == 1024 * MiB / DQUOTA_INODE_RATIO,
 	   "the default inode limit: one per 16 KiB, at least %d",
 	   DQUOTA_INODES_MIN);
+	ok(dquota_limits_root(0x58465342) && !dquota_limits_root(0xEF53) &&
+	   !dquota_limits_root(0x01021994) && !dquota_limits_root(0),
+	   "project limits bind root on xfs only (not ext4, tmpfs, unknown)");
 	close(fd);
+}
+
+/*
+ * Why sbcast into a job with TmpDiskLimit on ext4 is refused (issue 42):
+ * slurmd writes sbcast's blocks as root, and on ext4 root's writes
+ * (CAP_SYS_RESOURCE) pass the project's hard limit.  Shown on the kernel:
+ * root writes 20 MiB into job 41's 10 MiB directory; dquota_job_limit
+ * then says the directory's limit, its filesystem, and that it does not
+ * bind root.
+ */
+static void test_root_exempt(int basefd)
+{
+	static char block[1 << 20];
+	struct dquota_usage u = { 0 };
+	struct dquota_job_limit l;
+	char path[320];
+	int fd, rc, n = 0;
+
+	snprintf(path, sizeof(path), "%s/41/tmp/rootfill", base);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (!ok(fd >= 0, "precondition: root opens a file in job 41's /tmp"))
+		return;
+	memset(block, 'r', sizeof(block));
+	while (n < 20 && write(fd, block, sizeof(block)) ==
+			 (ssize_t)sizeof(block))
+		n++;
+	rc = fsync(fd) == 0 && dquota_get(basefd, 41, &u) == 0;
+	ok(rc && n == 20 && u.bytes_limit == 10 * MiB &&
+	   u.bytes_used >= 20 * MiB,
+	   "ext4: root (CAP_SYS_RESOURCE) writes %d MiB into job 41's "
+	   "10 MiB project (%ju bytes charged): the hard limit does not "
+	   "bind root", n, (uintmax_t)u.bytes_used);
+	close(fd);
+	rc = dquota_job_limit(base, 41, &l);
+	ok(rc == 0 && l.projid == 41 && l.bytes == 10 * MiB &&
+	   !dquota_limits_root(l.fs_type) && strcmp(l.fs, "ext2/3/4") == 0,
+	   "dquota_job_limit: project %u, %ju bytes, on %s, not binding root",
+	   l.projid, (uintmax_t)l.bytes, l.fs);
+	ok(unlink(path) == 0, "  root's file removed");
+	ok(dquota_job_limit(base, 999, &l) < 0 && errno == ENOENT,
+	   "dquota_job_limit: a job without a directory: ENOENT");
 }
 
 /* A tmpfs has no project quotas: the probe and a job with a limit fail. */
@@ -636,6 +680,7 @@ static void test_quota(void)
 	ok(as_job_user(41, true, remove_file, "/tmp/fill") == 0 &&
 	   as_job_user(42, true, remove_file, "/tmp/fill") == 0,
 	   "both remove what they wrote");
+	test_root_exempt(basefd);
 	test_escapes();
 	test_held_fd(basefd);
 

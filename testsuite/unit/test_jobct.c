@@ -21,6 +21,7 @@
 #include "jobct_fixture.h"
 #include "job/elapsed.h"
 #include "ns/dqguard.h"
+#include "ns/mntns.h"
 #include <sys/ioctl.h>
 #include <linux/fs.h>
 
@@ -494,6 +495,36 @@ static void test_setup_faults(void)
 	jobct_node_free(node);
 }
 
+/*
+ * A later step of the extern step's setup fails (CloneNSScript): the setup
+ * done is undone, namespace, filter and record, and a removal that fails
+ * is said.
+ */
+static void test_setup_undo(void)
+{
+	struct jobct_node *node;
+	struct jobct_plan plan;
+
+	write_conf("");
+	if (!(node = load(&faulty_ops)))
+		return (void)ok(0, "load: %s", rep.msg);
+	plan = plan_for(node, 121);
+	inject(OP_NONE, 0, 0);
+	ok(jobct_setup(&plan, fresh()) == 0 && cgroup_exists(121) &&
+	   marker_exists(121) && ns_exists,
+	   "undo: a GPU job set up (namespace, cgroup, record): %s", rep.msg);
+	ok(jobct_setup_undo(&plan, fresh()) == 0 && nothing_left(121),
+	   "undo: leaves nothing behind");
+	ok(jobct_setup(&plan, fresh()) == 0, "undo: set up again");
+	inject(OP_NS_DELETE, 1, EIO);
+	ok(jobct_setup_undo(&plan, fresh()) == -1 && errno == EIO,
+	   "undo: fails when the namespace cannot be removed");
+	like(rep.msg, "removing its namespace", "  saying why: %s", rep.msg);
+	ok(jobct_release(node, 121, fresh()) == 0 && nothing_left(121),
+	   "  and the job's release still removes it");
+	jobct_node_free(node);
+}
+
 /* Each way a join can fail ends the process instead of running it. */
 static void test_join_faults(void)
 {
@@ -918,6 +949,168 @@ static void test_restore(void)
 	jobct_node_free(node);
 }
 
+
+/* Every line a report made, any level: the restore thread's log. */
+static char lines[4096];
+
+static void log_all(enum report_level level, const char *msg, void *arg)
+{
+	size_t n = strlen(lines);
+
+	(void)level;
+	(void)arg;
+	snprintf(lines + n, sizeof(lines) - n, "%s\n", msg);
+}
+
+static struct report *logging(void)
+{
+	lines[0] = '\0';
+	report_init(&rep, log_all, NULL);
+	return &rep;
+}
+
+/* slurmd's restore behind it: the same decisions as jobct_restore. */
+static void test_restore_behind(void)
+{
+	struct jobct_restore_args args = { .alive = only_160_alive };
+	struct jobct_restorer *r;
+	struct jobct_node *node;
+	struct jobct_plan plan;
+	char dir[PATH_MAX + 16];
+	int waited;
+
+	write_conf("");
+	if (!(node = load(&faulty_ops)))
+		return (void)ok(0, "load: %s", rep.msg);
+	inject(OP_NONE, 0, 0);
+	plan = plan_for(node, 160);
+	ok(jobct_setup(&plan, fresh()) == 0, "behind: job 160 sets up");
+	plan = plan_for(node, 161);
+	ok(jobct_setup(&plan, fresh()) == 0, "behind: job 161 sets up");
+	snprintf(dir, sizeof(dir), "%s/162", base);
+	ok(mkdir(dir, 0700) == 0, "  a stale job directory 162 is planted");
+	calls[OP_NS_DELETE] = 0;
+	r = jobct_restore_start(node, &args, logging());
+	ok(r != NULL, "the restore thread starts: %s",
+	   rep.msg[0] ? rep.msg : "ok");
+	for (waited = 0; jobct_restore_busy(r) && waited < 10000; waited += 10)
+		usleep(10000);
+	ok(!jobct_restore_busy(r), "  and ends by itself");
+	is_int(jobct_restore_finish(r, false), 0, "  with nothing failed");
+	ok(cgroup_exists(160) && marker_exists(160), "  the live job is kept");
+	ok(!cgroup_exists(161) && !marker_exists(161),
+	   "  the ended job's cgroup and marker are gone");
+	ok(calls[OP_NS_DELETE] >= 2, "  the ended jobs' namespaces removed");
+	like(lines, "3 ended or unknown jobs left was looked at",
+	     "  and it says when it is done");
+	rmdir(dir);	/* the fake ns_delete removes nothing */
+	jobct_release(node, 160, NULL);
+	ok(jobct_restore_finish(NULL, true) == 0 && !jobct_restore_busy(NULL),
+	   "no thread: nothing to wait for");
+	jobct_node_free(node);
+}
+
+/* Whether job 170's new run has started (its stepd answers). */
+static bool run_170_started;
+
+static bool job_170_alive(uint32_t job_id, void *arg)
+{
+	(void)arg;
+	return job_id == 170 && __atomic_load_n(&run_170_started,
+						 __ATOMIC_SEQ_CST);
+}
+
+struct setup_call {
+	struct jobct_plan plan;
+	struct report rep;
+	int rc;
+	bool done;
+};
+
+static void *setup_thread(void *arg)
+{
+	struct setup_call *c = arg;
+
+	report_init(&c->rep, NULL, NULL);
+	c->rc = jobct_setup(&c->plan, &c->rep);
+	__atomic_store_n(&c->done, true, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+/*
+ * A job id that runs again while restore works behind slurmd: restore
+ * must not remove what the new run made.  Restore keeps or releases a
+ * job under its end lock and asks alive() only once it holds it; setup
+ * holds the same lock while it makes the namespace.  Without the lock the
+ * thread would ask at once, find 170 ended and remove the new run's
+ * filter below.
+ */
+static void test_restore_reused_id(void)
+{
+	struct jobct_restore_args args = { .alive = job_170_alive };
+	struct jobct_restorer *r;
+	struct jobct_node *node;
+	struct setup_call call;
+	struct jobct_plan plan;
+	char dir[PATH_MAX + 16];
+	pthread_t t;
+	int lock;
+
+	write_conf("");
+	if (!(node = load(&faulty_ops)))
+		return (void)ok(0, "load: %s", rep.msg);
+	inject(OP_NONE, 0, 0);
+	plan = plan_for(node, 170);
+	ok(jobct_setup(&plan, fresh()) == 0, "reused id: job 170's first run sets up");
+	/* The first run ended while slurmd was away; its end lock is held
+	 * by what comes next (the new run's setup, below: ours for now). */
+	lock = mntns_lock_job(base, 170);
+	ok(lock >= 0, "  its end lock is held");
+	run_170_started = false;
+	r = jobct_restore_start(node, &args, logging());
+	ok(r != NULL, "  restore starts behind slurmd");
+	usleep(100000);
+	ok(jobct_restore_busy(r), "  and waits for the lock");
+	/* The new run: its stepd answers from now on. */
+	__atomic_store_n(&run_170_started, true, __ATOMIC_SEQ_CST);
+	mntns_unlock_job(base, 170, lock);
+	is_int(jobct_restore_finish(r, false), 0, "  restore ends");
+	ok(cgroup_exists(170) && marker_exists(170),
+	   "  and keeps what the new run has");
+	like(lines, "job 170 alive, keeping it", "  saying so");
+
+	/* Setup waits for a restore that holds the lock. */
+	lock = mntns_lock_job(base, 171);
+	memset(&call, 0, sizeof(call));
+	call.plan = plan_for(node, 171);
+	ok(lock >= 0 && pthread_create(&t, NULL, setup_thread, &call) == 0,
+	   "job 171's setup starts while its end lock is held");
+	usleep(100000);
+	ok(!__atomic_load_n(&call.done, __ATOMIC_SEQ_CST),
+	   "  and waits for it");
+	mntns_unlock_job(base, 171, lock);
+	pthread_join(t, NULL);
+	ok(call.rc == 0 && marker_exists(171), "  then sets up: %s",
+	   call.rep.msg[0] ? call.rep.msg : "ok");
+
+	/* A directory an earlier run left, which restore kept or has not
+	 * reached: setup removes it first instead of failing on it. */
+	jobct_release(node, 171, NULL);
+	snprintf(dir, sizeof(dir), "%s/171", base);
+	ok(mkdir(dir, 0700) == 0, "an earlier run of job 171 left its directory");
+	calls[OP_NS_DELETE] = 0;
+	plan = plan_for(node, 171);
+	ok(jobct_setup(&plan, logging()) == 0, "  setup sets up");
+	is_int(calls[OP_NS_DELETE], 1, "  removing it first");
+	snprintf(dir, sizeof(dir), "the directory of an earlier run (%s/171) was left: removing it",
+		 base);
+	like(lines, dir, "  saying so");
+	snprintf(dir, sizeof(dir), "%s/171", base);
+	rmdir(dir);	/* the fake ns_delete removes nothing */
+	jobct_release(node, 170, NULL);
+	jobct_release(node, 171, NULL);
+	jobct_node_free(node);
+}
 
 /* What a dry run saw, job by job. */
 struct seen {
@@ -1554,6 +1747,97 @@ static void test_disk_guard_follows_setup(void)
 	}
 }
 
+/*
+ * In a child, as slurmd's child of the job's user (sbcast's file opener):
+ * jobct_join_from_slurmd's errno (0: joined), its message into msg.
+ */
+static int slurmd_child_join(const struct jobct_node *node, uint32_t job_id,
+			     char *msg, size_t len)
+{
+	int status, p[2];
+	ssize_t n;
+	pid_t pid;
+
+	msg[0] = '\0';
+	if (pipe(p) < 0)
+		return -1;
+	if ((pid = fork()) == 0) {
+		int rc = jobct_join_from_slurmd(node, job_id, fresh());
+		int err = errno;
+
+		(void)!write(p[1], rep.msg, strlen(rep.msg));
+		_exit(rc < 0 ? (err ? err & 0x7f : 99) : 0);
+	}
+	close(p[1]);
+	n = pid < 0 ? -1 : read(p[0], msg, len - 1);
+	msg[n > 0 ? n : 0] = '\0';
+	close(p[0]);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/*
+ * The attack (issue 42 item 1): sbcast's opener joins the job from slurmd
+ * and opens the file as the user; slurmd then writes every block itself,
+ * as root, and ext4 lets root past the project's hard limit, so sbcast
+ * filled BasePath whatever TmpDiskLimit said.  The opener of a job whose
+ * directory has a limit that does not bind root (ext4) is refused now,
+ * with EDQUOT and the remedy; on xfs (whose limit binds root) and for a
+ * job without a limit it runs; a job's own processes are not affected.
+ */
+static void test_sbcast_disk_limit(void)
+{
+	char msg[1024];
+	struct jobct_node *node;
+	struct jobct_plan plan;
+
+	write_conf("");
+	if (!(node = load(&faulty_ops)))
+		return (void)ok(0, "load: %s", rep.msg);
+	inject(OP_NONE, 0, 0);
+	plan = plan_for(node, 181);
+	ok(jobct_setup(&plan, fresh()) == 0 && fake_projid == 0,
+	   "job 181 sets up without a disk limit: %s", rep.msg);
+	fake_fs_type = 0xEF53;
+	is_int(slurmd_child_join(node, 181, msg, sizeof(msg)), 0,
+	       "  sbcast's opener joins a job without a disk limit (%s)",
+	       msg[0] ? msg : "ok");
+	fake_projid = 181;	/* what setup made under TmpDiskLimit */
+	is_int(slurmd_child_join(node, 181, msg, sizeof(msg)), EDQUOT,
+	       "a job with a disk limit on ext4 (root passes it): sbcast's "
+	       "opener is refused with EDQUOT (before: it joined)");
+	like(msg, "refusing sbcast into the job: its disk limit (TmpDiskLimit, project 181, 10485760 bytes) is on ext2/3/4, where slurmd's writes, made as root, would pass it",
+	     "  the message names the limit and the filesystem: %s", msg);
+	like(msg, "put BasePath on xfs (-o prjquota), or drop TmpDiskLimit",
+	     "  and the remedy");
+	{
+		int status, err = -1;
+		pid_t pid = fork();
+
+		if (pid == 0)
+			_exit(jobct_join(node, 181, NULL) < 0 ? errno & 0x7f : 0);
+		if (pid > 0 && waitpid(pid, &status, 0) == pid &&
+		    WIFEXITED(status))
+			err = WEXITSTATUS(status);
+		/* ENOSYS: no seccomp(2) under valgrind for the disk guard */
+		ok(err == 0 || err == ENOSYS,
+		   "  the job's own processes still join (%s)", strerror(err));
+	}
+	fake_fs_type = 0x58465342;	/* xfs */
+	is_int(slurmd_child_join(node, 181, msg, sizeof(msg)), 0,
+	       "the same limit on xfs (it binds root): the opener joins (%s)",
+	       msg[0] ? msg : "ok");
+	inject(OP_JOB_LIMIT, 1, EIO);
+	ok(slurmd_child_join(node, 181, msg, sizeof(msg)) == EIO &&
+	   strstr(msg, "cannot read its disk limit"),
+	   "a limit that cannot be read refuses the opener: %s", msg);
+	inject(OP_NONE, 0, 0);
+	fake_fs_type = 0xEF53;
+	ok(jobct_release(node, 181, fresh()) == 0, "released: %s", rep.msg);
+	jobct_node_free(node);
+}
+
 /* The extern stepd's setup, seen from pam_slurm_adopt's request thread. */
 struct gate_run {
 	struct setupgate *g;
@@ -1799,6 +2083,7 @@ int main(void)
 	test_none_policy();
 	test_filter();
 	test_setup_faults();
+	test_setup_undo();
 	test_join_faults();
 	test_pid_namespace();
 	test_user_namespace();
@@ -1806,6 +2091,8 @@ int main(void)
 	test_release();
 	test_restore();
 	test_restore_dry_run();
+	test_restore_behind();
+	test_restore_reused_id();
 	test_job_cgroups();
 	test_layout_check();
 	test_node_report();
@@ -1813,6 +2100,7 @@ int main(void)
 	test_no_record();
 	test_stale_record();
 	test_disk_guard_follows_setup();
+	test_sbcast_disk_limit();
 	test_setup_gate();
 	test_pool_same();
 	test_real_namespace();

@@ -28,6 +28,7 @@
 #include <signal.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -688,6 +689,212 @@ static void test_dir_settings(void)
 	ok(system(file) == 0, "scratch directories removed");
 }
 
+/* A struct mntns_dir for a per-user or per-job mount point tmpl. */
+static struct mntns_dir point_dir(const char *tmpl, uint32_t job,
+				  const char *user, char *buf)
+{
+	struct mntns_dir d = { .options = NSCONF_OPT_ALWAYS, .backing = tmpl };
+
+	if (nsconf_source_expand(tmpl, job, 0, user, "node1", buf, 512) < 0)
+		buf[0] = '\0';
+	d.path = buf;
+	nsconf_source_depths(tmpl, &d.point_fixed_depth, &d.point_job_depth);
+	return d;
+}
+
+/*
+ * Dir=/home/%u/scratch: the mount point is made below the fixed part
+ * (in the user's own directory: the user's, 0700), a private mount goes
+ * on it, another user's job gets its own; %j's directory goes with the
+ * job; a link or another user's directory in the path fails the job.
+ */
+static void test_point_templates(void)
+{
+	char home[] = "/var/tmp/test-mntns-home.XXXXXX";
+	char tmpl[256], jtmpl[256], p1[512], p2[512], pj[512];
+	char file[700], cmd[1024], alice[300], dave[300];
+	struct mntns_dir dirs[2];
+	struct mntns_spec spec = { .base_path = base, .job_id = 103,
+				   .dir_list = dirs, .dir_count = 2,
+				   .uid = 12345, .gid = 12345 };
+	struct stat st;
+
+	if (!mkdtemp(home) || chmod(home, 0755) < 0) {
+		ok(0, "precondition: a home directory root");
+		return;
+	}
+	snprintf(tmpl, sizeof(tmpl), "%s/%%u/scratch", home);
+	snprintf(jtmpl, sizeof(jtmpl), "%s/jobs/%%j", home);
+	snprintf(alice, sizeof(alice), "%s/alice", home);
+	snprintf(file, sizeof(file), "%s/jobs", home);
+	ok(mkdir(alice, 0700) == 0 && chown(alice, 12345, 12345) == 0 &&
+	   mkdir(file, 0755) == 0 && is_dir_of(alice, 12345, 0700),
+	   "precondition: alice's home, the user's 0700, and %s", file);
+	dirs[0] = point_dir(tmpl, 103, "alice", p1);
+	dirs[1] = point_dir(jtmpl, 103, "alice", pj);
+	dirs[1].tmpfs = true;
+	is_int(dirs[0].point_fixed_depth, 3, "  the fixed part is %s", home);
+	is_int(dirs[1].point_job_depth, 5, "  %%j is the job's own");
+	ok(lstat(p1, &st) < 0 && errno == ENOENT, "precondition: no %s", p1);
+
+	ok(mntns_create(&spec, fresh()) == 0, "create: %s", rep.msg);
+	ok(is_dir_of(p1, 12345, 0700), "%s made, the user's, 0700", p1);
+	ok(is_dir_of(pj, 12345, 0700), "%s made, the user's, 0700", pj);
+	snprintf(file, sizeof(file), "%s/out", p1);
+	is_int(in_job(103, write_file, file), 0, "a job process writes %s",
+	       file);
+	ok(access(file, F_OK) < 0 && errno == ENOENT,
+	   "  not into the node's %s: a private mount", p1);
+	snprintf(file, sizeof(file), "%s/103/%s_%%u_scratch/out", base,
+		 home + 1);
+	for (char *c = file + strlen(base) + 5; *c && strcmp(c, "out"); c++)
+		if (*c == '/' && strncmp(c, "/out", 4))
+			*c = '_';
+	is_int(file_exists(file), 0, "  but into its backing directory");
+	snprintf(file, sizeof(file), "%s/x", pj);
+	is_int(in_job(103, write_file, file), 0, "the %%j tmpfs is written");
+
+	/* Another user's job: its own mount point, its own private mount. */
+	spec.job_id = 104;
+	spec.uid = spec.gid = 12346;
+	dirs[0] = point_dir(tmpl, 104, "bob", p2);
+	spec.dir_count = 1;
+	ok(mntns_create(&spec, fresh()) == 0, "bob's job: %s", rep.msg);
+	ok(is_dir_of(p2, 12346, 0700), "  %s made, bob's", p2);
+	snprintf(file, sizeof(file), "%s/bob", home);
+	ok(is_dir_of(file, 0, 0711), "  %s made root's, 0711", file);
+	snprintf(file, sizeof(file), "%s/out", p1);
+	is_int(in_job(104, file_exists, file), 1,
+	       "  alice's job's file is not in bob's job");
+	ok(mntns_delete(base, 104) == 0, "  delete");
+
+	ok(mntns_delete(base, 103) == 0, "delete alice's job");
+	ok(lstat(pj, &st) < 0 && errno == ENOENT, "  %%j's directory is gone");
+	ok(is_dir_of(p1, 12345, 0700), "  the per-user mount point persists");
+
+	/* A component of another user's: refused, nothing mounted. */
+	snprintf(dave, sizeof(dave), "%s/dave", home);
+	ok(mkdir(dave, 0700) == 0 && chown(dave, 999, 999) == 0,
+	   "precondition: %s belongs to uid 999", dave);
+	spec.job_id = 105;
+	spec.uid = spec.gid = 12345;
+	dirs[0] = point_dir(tmpl, 105, "dave", p2);
+	ok(mntns_create(&spec, fresh()) < 0, "uid 12345 with dave's "
+	   "directory in the path is refused");
+	like(rep.msg, "belongs to uid 999", "  the error says so: %s", rep.msg);
+	snprintf(file, sizeof(file), "%s/scratch", dave);
+	ok(lstat(file, &st) < 0 && errno == ENOENT, "  nothing made in it");
+
+	/* A link the user planted where the mount point goes: refused. */
+	ok(symlink("/etc", p1) == 0 || (rmdir(p1) == 0 &&
+					symlink("/etc", p1) == 0),
+	   "precondition: %s is a link to /etc", p1);
+	dirs[0] = point_dir(tmpl, 105, "alice", p2);
+	ok(mntns_create(&spec, fresh()) < 0, "a link at the mount point "
+	   "fails the job");
+	like(rep.msg, "symbolic link", "  the error says so: %s", rep.msg);
+	is_int(count_mounts_of(" /etc "), 0, "  nothing is mounted on /etc");
+	snprintf(file, sizeof(file), "%s/105", base);
+	ok(lstat(file, &st) < 0 && errno == ENOENT, "  no job directory left");
+
+	snprintf(cmd, sizeof(cmd), "rm -rf --one-file-system '%s'", home);
+	ok(system(cmd) == 0, "scratch directories removed");
+}
+
+/* The last warning a call made, for test_keep_paths. */
+static char last_warning[REPORT_MSG_MAX];
+
+static void note_warning(enum report_level level, const char *msg, void *arg)
+{
+	(void)arg;
+	if (level == REPORT_WARNING)
+		snprintf(last_warning, sizeof(last_warning), "%s", msg);
+}
+
+/* 0 when a unix socket at path accepts a connection. */
+static int socket_answers(void *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0), rc;
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", (char *)path);
+	rc = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+	close(fd);
+	return rc == 0 ? 0 : 1;
+}
+
+/*
+ * KeepPaths: a node directory root made in /tmp (a daemon's socket in
+ * it) is bound into the job's private /tmp, read-write; one a user made,
+ * a link, or a missing one is left out with a warning, and the rest of
+ * the job's /tmp stays private.
+ */
+static void test_keep_paths(void)
+{
+	char keep[] = "/tmp/test-mntns-keep.XXXXXX";
+	char ukeep[] = "/tmp/test-mntns-ukeep.XXXXXX";
+	char lkeep[64], missing[64], sock[100], file[128], other[128];
+	const char *keeps[5] = { keep, ukeep, lkeep, missing, NULL };
+	struct mntns_dir dirs[1] = { { .path = "/tmp",
+				      .options = NSCONF_OPT_ALWAYS } };
+	struct mntns_spec spec = { .base_path = base, .job_id = 106,
+				   .dir_list = dirs, .dir_count = 1,
+				   .uid = 12345, .gid = 12345,
+				   .keep_paths = keeps };
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct report r;
+	int srv, c;
+
+	snprintf(lkeep, sizeof(lkeep), "/tmp/test-mntns-lkeep.%d", getpid());
+	snprintf(missing, sizeof(missing), "/tmp/test-mntns-nokeep.%d",
+		 getpid());
+	if (!mkdtemp(keep) || chmod(keep, 0755) < 0 || !mkdtemp(ukeep) ||
+	    chown(ukeep, 12345, 12345) < 0 || symlink(keep, lkeep) < 0) {
+		ok(0, "precondition: kept directories");
+		return;
+	}
+	snprintf(sock, sizeof(sock), "%s/sock", keep);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock);
+	srv = socket(AF_UNIX, SOCK_STREAM, 0);
+	ok(srv >= 0 && bind(srv, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
+	   listen(srv, 8) == 0 && socket_answers(sock) == 0,
+	   "precondition: a daemon serves %s on the node", sock);
+	snprintf(other, sizeof(other), "%s/x", ukeep);
+	close(open(other, O_CREAT | O_WRONLY, 0644));
+
+	report_init(&r, note_warning, NULL);
+	last_warning[0] = '\0';
+	ok(mntns_create(&spec, &r) == 0, "create with KeepPaths: %s", r.msg);
+	is_int(in_job(106, socket_answers, sock), 0,
+	       "the job reaches the daemon's socket %s", sock);
+	c = accept4(srv, NULL, NULL, SOCK_NONBLOCK);
+	ok(c >= 0, "  the node's daemon got the connection");
+	if (c >= 0)
+		close(c);
+	snprintf(file, sizeof(file), "%s/from-job", keep);
+	is_int(in_job(106, write_file, file), 0, "  read-write: the job "
+	       "writes %s", file);
+	is_int(file_exists(file), 0, "  which is the node's");
+	is_int(in_job(106, file_exists, other), 1,
+	       "a user's directory (%s) is not kept", ukeep);
+	is_int(in_job(106, file_exists, lkeep), 1,
+	       "  nor a link (%s)", lkeep);
+	like(last_warning, "not bound into the job", "  warned: %s",
+	     last_warning);
+	is_int(r.warnings, 3, "  three left out: the user's, the link, the "
+	       "missing one");
+	ok(mntns_delete(base, 106) == 0, "delete");
+	is_int(socket_answers(sock), 0, "the node's socket outlives the job");
+	snprintf(file, sizeof(file), "%s/from-job", keep);
+	is_int(file_exists(file), 0, "  and the job's file in the kept path");
+	close(srv);
+	unlink(sock);
+	unlink(file);
+	unlink(other);
+	unlink(lkeep);
+	ok(rmdir(keep) == 0 && rmdir(ukeep) == 0, "scratch directories removed");
+}
+
 /* A link planted in a Source's path is never followed. */
 static void test_source_attacks(void)
 {
@@ -1307,6 +1514,8 @@ int main(void)
 	test_non_initial_namespace();
 	test_dir_settings();
 	test_source_attacks();
+	test_point_templates();
+	test_keep_paths();
 	test_held_fds();
 	test_held_fds_dirs();
 	test_held_fds_swap();

@@ -97,6 +97,27 @@ static int check(const char *text, bool strict, const char *const *slurm)
 	return rc;
 }
 
+/* KeepPaths: one a user made is left out: devns check's error, slurmd's warning. */
+static void test_keep_paths(void)
+{
+	char ukeep[64], text[256];
+
+	snprintf(ukeep, sizeof(ukeep), "/tmp/test-nscheck-ukeep.%d", getpid());
+	if (!ok(mkdir(ukeep, 0755) == 0 && chown(ukeep, 65534, 65534) == 0,
+		"precondition: %s belongs to uid 65534", ukeep))
+		return;
+	snprintf(text, sizeof(text), "BasePath=/b\nKeepPaths=%s,/tmp/none-%d\n",
+		 ukeep, getpid());
+	ok(check(text, true, NULL) == -1 && errors == 1,
+	   "devns check: a kept path a user made is an error (a missing one "
+	   "is fine)");
+	like(msgs, "E: t.conf:2: KeepPaths: ", "  on its line: %s", msgs);
+	like(msgs, "is not owned by root (uid 65534)", "  saying why");
+	ok(check(text, false, NULL) == 0 && warnings == 1 && !errors,
+	   "slurmd: a warning, it starts (a user must not keep it from it)");
+	rmdir(ukeep);
+}
+
 static void test_init_script(void)
 {
 	char text[PATH_MAX * 2], want[PATH_MAX * 2];
@@ -299,6 +320,21 @@ static void test_mount_points(void)
 	   "a Dir line's mount point too");
 	like(msgs, "E: t.conf:2: Dirs: the mount point ", "  on its line");
 
+	/* Per user or job: its fixed part must be there, not the path. */
+	snprintf(text, sizeof(text), "BasePath=/b\nDir=%s/%%u/scratch\n",
+		 at("mnt"));
+	ok(check(text, true, NULL) == 0 && !errors && !warnings,
+	   "a per-user mount point below an existing fixed part passes: %s",
+	   msgs);
+	snprintf(text, sizeof(text), "BasePath=/b\nDir=%s/%%u/scratch\n",
+		 at("nonexistent"));
+	ok(check(text, true, NULL) == -1 && errors == 1,
+	   "  its fixed part missing: an error");
+	snprintf(want, sizeof(want), "E: t.conf:2: Dirs: the mount point %s: "
+		 "No such file or directory (every job would fail)\n",
+		 at("nonexistent"));
+	is_str(msgs, want, "  naming the fixed part");
+
 	write_file(at("full/data"), "x", 0644);
 	snprintf(text, sizeof(text), "BasePath=/b\nDirs=/tmp,%s\n",
 		 at("full"));
@@ -420,6 +456,7 @@ int main(void)
 	test_devices();
 	test_node_names();
 	test_mount_points();
+	test_keep_paths();
 	test_elsewhere();
 	test_all();
 	unlink(proc_devices);

@@ -193,8 +193,8 @@ static void test_sizes(void)
 			 "t.conf:2: TmpSize: invalid size \"%s\"", bad[i]);
 		fails(text, NULL, msg);
 	}
-	fails("BasePath=/b\n\n\n\n\n\nShmSize=50%", NULL,
-	      "t.conf:7: ShmSize: invalid size \"50%\" "
+	fails("BasePath=/b\n\n\n\n\n\nTmpDiskLimit=50%", NULL,
+	      "t.conf:7: TmpDiskLimit: invalid size \"50%\" "
 	      "(percentages are not supported)");
 	rep.msg[0] = '\0';
 	nsconf_free(nsconf_load_text("BasePath=/b\n\n\n\n\n\nShmSize=12Q",
@@ -226,14 +226,19 @@ static void test_dirs(void)
 	      "t.conf:1: Dirs: \"//\" has a doubled slash");
 	fails("BasePath=/b Dirs=tmp", NULL,
 	      "t.conf:1: Dirs: \"tmp\" is not an absolute path");
-	/* Per-user or per-job mount points: not supported, never literal. */
-	fails("BasePath=/b Dirs=/tmp,/scratch/%u", NULL,
-	      "t.conf:1: Dirs: \"/scratch/%u\": % in a private directory's "
-	      "mount point is not supported (only Source= expands %j, %S, %u, %n)");
-	fails("BasePath=/b\nDir=/home/%u/scratch Source=/s/%u\n", NULL,
-	      "t.conf:2: Dir: \"/home/%u/scratch\": % in a private "
-	      "directory's mount point is not supported (only Source= "
-	      "expands %j, %S, %u, %n)");
+	/* Per-user or per-job mount points: a fixed part, known escapes. */
+	fails("BasePath=/b Dirs=/tmp,/%u/scratch", NULL,
+	      "t.conf:1: Dirs: \"/%u/scratch\" needs a fixed directory "
+	      "before the first %");
+	fails("BasePath=/b\nDir=/scratch/%x\n", NULL,
+	      "t.conf:2: Dir: unknown \"%x\" in \"/scratch/%x\" (use %j, "
+	      "%S, %u, %n or %%)");
+	fails("BasePath=/b\nDir=/var/tmp/%u\n", NULL,
+	      "t.conf:2: Dir: \"/var/tmp/%u\" is in /var/tmp, which every "
+	      "user can write to");
+	fails("BasePath=/b\nDirs=/tmp,/scratch\nDir=/scratch/%u\n", NULL,
+	      "t.conf:3: Dir=/scratch/%u: a per-user or per-job mount point, "
+	      "and /scratch, another private directory, lie in one another");
 	fails("BasePath=/b Dirs=/tmp,,/x", NULL,
 	      "t.conf:1: Dirs: empty entry in \"/tmp,,/x\"");
 	fails("BasePath=/b Dirs=/tmp,", NULL,
@@ -920,9 +925,9 @@ static void test_dir_errors(void)
 	      "for tmpfs's default)");
 	fails("BasePath=/b\nDir=/x Size=lots\n", NULL,
 	      "t.conf:2: Size: invalid size \"lots\"");
-	fails("BasePath=/b\nDir=/x Size=10%\n", NULL,
-	      "t.conf:2: Size: invalid size \"10%\" (percentages are not "
-	      "supported)");
+	fails("BasePath=/b\nDir=/x Size=0%\n", NULL,
+	      "t.conf:2: Size: invalid share \"0%\" (1% to 100% of the job's "
+	      "memory on the node)");
 	fails("BasePath=/b\nDir=/x Type=overlay\n", NULL,
 	      "t.conf:2: Type: invalid type \"overlay\" (use bind or tmpfs)");
 	fails("BasePath=/b\nDir=/x\nDir=/x Options=noexec\n", NULL,
@@ -984,6 +989,160 @@ static void test_dir_errors(void)
  * Dir line over a global shorthand, a node's Dirs over the global Dir
  * lines' additions; on lines of one kind a disagreement is an error.
  */
+/*
+ * ShmSize=N% (and TmpSize, Dir Size=): a share of the job's memory on the
+ * node, resolved with the same precedence as a size, made bytes per job
+ * by nsconf_dir_tmpfs_size().
+ */
+/* Dir=/home/%u/scratch: a mount point per user or job, Source-like. */
+static void test_point_template(void)
+{
+	const struct nsconf_dir *d;
+	struct nsconf *c;
+	char buf[PATH_MAX];
+	int fixed, job;
+
+	c = parse("BasePath=/b\nDir=/home/%u/scratch\nDir=/scratch/%j "
+		  "Size=1G\nDirs=/tmp,/dev/shm,/data/%u/%S\n", NULL);
+	if (!ok(c != NULL, "Dir=/home/%%u/scratch, /scratch/%%j, %%S parse"))
+		return;
+	ok((d = dir_of(c, "/home/%u/scratch")) && d->type == NSCONF_DIR_BIND &&
+	   !d->source, "  a bind of a backing directory");
+	ok((d = dir_of(c, "/scratch/%j")) && d->type == NSCONF_DIR_TMPFS,
+	   "  or a tmpfs");
+	ok(dir_of(c, "/data/%u/%S") != NULL, "  in Dirs too");
+	ok(nsconf_backing_name("/home/%u/scratch", buf, sizeof(buf)) == 0 &&
+	   !strcmp(buf, "home_%u_scratch"), "  its backing name: %s", buf);
+	nsconf_source_depths("/home/%u/scratch", &fixed, &job);
+	ok(fixed == 1 && job == 0, "  fixed part /home, nothing per job");
+	nsconf_source_depths("/scratch/%j", &fixed, &job);
+	ok(fixed == 1 && job == 2, "  /scratch/%%j goes with the job");
+	ok(nsconf_source_expand("/home/%u/scratch", 7, 0, "alice", "n1", buf,
+				sizeof(buf)) == 0 &&
+	   !strcmp(buf, "/home/alice/scratch"), "  expands to %s", buf);
+	nsconf_free(c);
+}
+
+/* KeepPaths: node directories kept in the private directory holding each. */
+static void test_keep_paths(void)
+{
+	struct nsconf *c;
+
+	c = parse("BasePath=/b\nKeepPaths=/tmp/nvidia-mps,/tmp/.X11-unix\n",
+		  NULL);
+	ok(c && c->keep_paths && !strcmp(c->keep_paths[0], "/tmp/nvidia-mps")
+	   && !strcmp(c->keep_paths[1], "/tmp/.X11-unix") &&
+	   !c->keep_paths[2] && c->lines.keep_paths == 2,
+	   "KeepPaths: two, from line 2");
+	nsconf_free(c);
+	c = parse("BasePath=/b\nKeepPaths=/tmp/nvidia-mps\n"
+		  "NodeName=n1 KeepPaths=none\n", "n1");
+	ok(c && !c->keep_paths && c->lines.keep_paths == 3,
+	   "a node's KeepPaths=none beats the global line");
+	nsconf_free(c);
+	c = parse("NodeName=n1 KeepPaths=/dev/shm/x\nBasePath=/b\n"
+		  "KeepPaths=/tmp/nvidia-mps\n", "n1");
+	ok(c && c->keep_paths && !strcmp(c->keep_paths[0], "/dev/shm/x") &&
+	   !c->keep_paths[1], "  and a node's list the global one");
+	nsconf_free(c);
+	c = parse("BasePath=/b\n", NULL);
+	ok(c && !c->keep_paths, "none by default");
+	nsconf_free(c);
+	fails("BasePath=/b\nKeepPaths=/opt/x\n", NULL,
+	      "t.conf:2: KeepPaths: \"/opt/x\" is in no private directory (a "
+	      "node path the job sees anyway)");
+	fails("BasePath=/b\nKeepPaths=/tmp\n", NULL,
+	      "t.conf:2: KeepPaths: \"/tmp\" is in no private directory (a "
+	      "node path the job sees anyway)");
+	fails("BasePath=/b\nDir=/scratch Source=/s\nKeepPaths=/scratch/x\n",
+	      NULL, "t.conf:3: KeepPaths: \"/scratch/x\" is in /scratch, "
+	      "bound from its Source");
+	fails("BasePath=/b\nKeepPaths=/tmp/a,/tmp/a\n", NULL,
+	      "t.conf:2: KeepPaths: \"/tmp/a\" is listed twice");
+	fails("BasePath=/b\nKeepPaths=/tmp/%u\n", NULL,
+	      "t.conf:2: KeepPaths: \"/tmp/%u\" has a %: a node path is "
+	      "kept as it is");
+	fails("BasePath=/b\nKeepPaths=/tmp/a,,/tmp/b\n", NULL,
+	      "t.conf:2: KeepPaths: empty entry in \"/tmp/a,,/tmp/b\"");
+	fails("BasePath=none\nKeepPaths=/tmp/a\n", NULL,
+	      "t.conf:2: KeepPaths: BasePath is none (line 1): the job has no "
+	      "private directories");
+}
+
+static void test_size_percent(void)
+{
+	static const char *const bad[] = {
+		"0%", "101%", "%", "50%%", "-5%", "5 %", "1.5%", "50%K", "x%",
+	};
+	const struct nsconf_dir *d;
+	struct nsconf *c;
+	char text[128], msg[256];
+
+	c = parse("BasePath=/b\nShmSize=50%\n", NULL);
+	if (ok(c != NULL, "ShmSize=50%%") && (d = dir_of(c, "/dev/shm"))) {
+		is_int(c->shm_percent, 50, "  ShmSize's share");
+		is_int(c->shm_size, 0, "  no bytes");
+		is_int(d->type, NSCONF_DIR_TMPFS, "  /dev/shm a tmpfs");
+		is_int(d->size_percent, 50, "  of 50%%");
+		is_int(d->size, 0, "  no fixed size");
+		is_int(d->shorthand_line, 2, "  from line 2");
+		ok(nsconf_uses_job_memory(c), "  sized from the job's memory");
+		is_int(nsconf_dir_tmpfs_size(d, 200 * MiB, 64 * GiB), 100 * MiB,
+		       "  --mem=200M gives 100M");
+		is_int(nsconf_dir_tmpfs_size(d, 0, 64 * GiB), 32 * GiB,
+		       "  no job limit: half the node's");
+		is_int(nsconf_dir_tmpfs_size(d, 0, 0), 0,
+		       "  no memory known: tmpfs's default");
+		is_int(nsconf_dir_tmpfs_size(d, 1000, 0), 4096,
+		       "  at least a page");
+		is_int(nsconf_dir_tmpfs_size(d, UINT64_MAX, 0),
+		       UINT64_MAX / 2, "  no overflow");
+	}
+	nsconf_free(c);
+	c = parse("BasePath=/b\nShmSize=1G\n", NULL);
+	ok(c && !nsconf_uses_job_memory(c) && (d = dir_of(c, "/dev/shm")) &&
+	   nsconf_dir_tmpfs_size(d, 200 * MiB, 0) == GiB,
+	   "a fixed ShmSize keeps its bytes, whatever the job's memory");
+	nsconf_free(c);
+	c = parse("BasePath=/b\nShmSize=1G\nNodeName=n1 ShmSize=25%\n", "n1");
+	ok(c && (d = dir_of(c, "/dev/shm")) && d->size_percent == 25 &&
+	   !d->size && nsconf_dir_tmpfs_size(d, 400 * MiB, 0) == 100 * MiB,
+	   "a node's ShmSize=25%% beats a global 1G");
+	nsconf_free(c);
+	c = parse("BasePath=/b\nShmSize=25%\nNodeName=n1 ShmSize=1G\n", "n1");
+	ok(c && (d = dir_of(c, "/dev/shm")) && !d->size_percent &&
+	   d->size == GiB && !nsconf_uses_job_memory(c),
+	   "a node's ShmSize=1G beats a global 25%%");
+	nsconf_free(c);
+	c = parse("BasePath=/b\nShmSize=8G\n"
+		  "NodeName=n1 Dir=/dev/shm Size=10%\n", "n1");
+	ok(c && (d = dir_of(c, "/dev/shm")) && d->size_percent == 10 &&
+	   !d->size && !d->shorthand_line,
+	   "a node's Dir Size=10%% beats a global ShmSize");
+	nsconf_free(c);
+	c = parse("BasePath=/b\nDir=/scratch Size=5%\n", NULL);
+	ok(c && (d = dir_of(c, "/scratch")) && d->type == NSCONF_DIR_TMPFS &&
+	   d->size_percent == 5, "Dir Size=5%% makes a tmpfs");
+	nsconf_free(c);
+	c = parse("BasePath=/b\nTmpSize=50%\n", NULL);
+	ok(c && (d = dir_of(c, "/tmp")) && d->type == NSCONF_DIR_TMPFS &&
+	   d->size_percent == 50 && c->tmp_percent == 50, "TmpSize=50%%");
+	nsconf_free(c);
+	fails("BasePath=/b\nShmSize=50%\nDir=/dev/shm Size=1G\n", NULL,
+	      "t.conf:3: Dir=/dev/shm: Size= and ShmSize= (line 2) both set "
+	      "its size; set one of them");
+	fails("BasePath=/b\nDir=/x Type=bind Size=5%\n", NULL,
+	      "t.conf:2: Dir=/x: Size is only for Type=tmpfs");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		snprintf(text, sizeof(text), "BasePath=/b\nShmSize=\"%s\"",
+			 bad[i]);
+		snprintf(msg, sizeof(msg), "t.conf:2: ShmSize: invalid share "
+			 "\"%s\" (1%% to 100%% of the job's memory on the "
+			 "node)", bad[i]);
+		fails(text, NULL, msg);
+	}
+}
+
 static void test_precedence(void)
 {
 	const struct nsconf_dir *d;
@@ -1940,6 +2099,9 @@ int main(void)
 	test_dir_defaults();
 	test_dir_lines();
 	test_dir_errors();
+	test_size_percent();
+	test_point_template();
+	test_keep_paths();
 	test_precedence();
 	test_precedence_dirs();
 	test_provenance();

@@ -266,6 +266,39 @@ static void test_mount_point(void)
 	   "needs it)");
 }
 
+/*
+ * KeepPaths: a directory root made is kept, in a sticky parent too (its
+ * name cannot be taken while it is there); one a user made, one below a
+ * non-sticky writable directory, or a link is not.
+ */
+static void test_kept(void)
+{
+	int fd;
+
+	fd = safepath_open_kept(at("sticky/a"), fresh());
+	ok(fd >= 0, "root's directory in a sticky one is kept: %s", rep.msg);
+	if (fd >= 0)
+		close(fd);
+	mkdir(at("sticky/a/x11"), 01777);
+	chmod(at("sticky/a/x11"), 01777);
+	fd = safepath_open_kept(at("sticky/a/x11"), fresh());
+	ok(fd >= 0, "  itself 1777 (as /tmp/.X11-unix): kept: %s", rep.msg);
+	if (fd >= 0)
+		close(fd);
+	ok(safepath_open_kept(at("sticky/mine"), fresh()) < 0 &&
+	   errno == EPERM, "a user's is not");
+	like(rep.msg, "sticky/mine is not owned by root (uid 65534): another "
+	     "user may have made it first", "  saying why: %s", rep.msg);
+	ok(safepath_open_kept(at("open/mnt"), fresh()) < 0 && errno == EPERM,
+	   "nor one below a writable directory that is not sticky");
+	like(rep.msg, "open is writable by its group (mode 0775)",
+	     "  saying why: %s", rep.msg);
+	ok(safepath_open_kept(at("priv/planted"), fresh()) < 0 &&
+	   errno == ELOOP, "nor a link");
+	ok(safepath_open_kept(at("d/none"), fresh()) < 0 && errno == ENOENT,
+	   "a missing one: ENOENT");
+}
+
 static int remove_top(void)
 {
 	int fd = open("/var/lib", O_PATH | O_DIRECTORY | O_CLOEXEC), rc;
@@ -294,6 +327,7 @@ int main(void)
 	test_check_makeable();
 	test_create_below();
 	test_mount_point();
+	test_kept();
 	ok(remove_top() == 0, "the test tree is removed");
 	return tap_done();
 }

@@ -20,7 +20,7 @@ trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
 tools=$tmp/tools
 mkdir -p "$tools"
 for t in bash sh awk sed grep tr mkdir mktemp mv rm cp cat ls dirname cut \
-	 tar bzip2 sha256sum env touch; do
+	 tar bzip2 xz sha256sum env touch; do
 	p=$(command -v "$t") || { echo "Bail out! no $t"; exit 1; }
 	ln -s "$p" "$tools/$t"
 done
@@ -31,7 +31,7 @@ mkdir -p "$fake"
 cat >"$fake/dpkg-query" <<'EOF'
 #!/bin/bash
 echo "dpkg-query $*" >>"$FAKE_LOG"
-[ -n "${FAKE_DPKG:-}" ] && [ "${!#}" = slurmd ] || exit 1
+[ -n "${FAKE_DPKG:-}" ] && [ "${!#}" = "${FAKE_DPKG_PKG:-slurmd}" ] || exit 1
 echo -n "installed $FAKE_DPKG"
 EOF
 cat >"$fake/apt-get" <<'EOF'
@@ -286,6 +286,58 @@ FAKE_PATH=$nodpkg:$tools run mock3 SLURM_RPM_RELEASE=23.11.10 SLURM_MULTIPLE_SLU
 	SLURM_SOURCE_TARBALL="$tmp/slurm-23.11.10.tar.bz2"
 [ "$rc" -ne 0 ] && grep -q 'SLURM_MULTIPLE_SLURMD=maybe: yes or no' "$err"
 ok $? "mock: another SLURM_MULTIPLE_SLURMD is refused" || diag <"$err"
+
+# --- Debian 12 with SchedMD's packages (slurm-smd-slurmd 26.05.3-1) --------
+# SchedMD's tarball carries the debian/ its packages are built from.
+mkdir -p "$tmp/smdpkg/slurm-26.05.3/debian"
+cp "$tmp/configure" "$tmp/smdpkg/slurm-26.05.3/configure"
+echo 'slurm-smd (26.05.3-1) UNRELEASED; urgency=medium' >"$tmp/smdpkg/slurm-26.05.3/debian/changelog"
+printf 'override_dh_auto_configure:\n\tdh_auto_configure -- --sysconfdir=/etc/slurm --disable-debug --with-mysql_config --with-slurmrestd --with-pmix --enable-pam\n' \
+	>"$tmp/smdpkg/slurm-26.05.3/debian/rules"
+tar -cjf "$tmp/slurm-26.05.3.tar.bz2" -C "$tmp/smdpkg" slurm-26.05.3
+tar -cJf "$tmp/slurm-26.05.3.tar.xz" -C "$tmp/smdpkg" slurm-26.05.3
+smdsum=$(sha256sum "$tmp/slurm-26.05.3.tar.bz2" | cut -d' ' -f1)
+r=$tmp/smd
+mkdir -p "$r/etc/apt"
+printf 'ID=debian\nVERSION_CODENAME=bookworm\n' >"$r/etc/os-release"
+echo 'deb http://deb.debian.org/debian bookworm main' >"$r/etc/apt/sources.list"
+run smd FAKE_DPKG='slurm-smd 26.05.3-1' FAKE_DPKG_PKG=slurm-smd-slurmd \
+	FAKE_TARBALL="$tmp/slurm-26.05.3.tar.bz2" SLURM_SOURCE_SHA256="$smdsum"
+ok $rc "smd: slurm-source.sh succeeds with slurm-smd-slurmd installed" || diag <"$err"
+[ "$(cat "$out")" = "$r/cache/slurm-26.05.3" ] &&
+	grep -q '^curl .*https://download.schedmd.com/slurm/slurm-26.05.3.tar.bz2' "$log" &&
+	grep -q 'SHA-256 verified' "$err" &&
+	grep -qx "configure -q $deb_opts" "$log"
+ok $? "smd: SchedMD's tarball of the installed release, configured with its own debian/rules' options" ||
+	{ diag <"$log"; diag <"$err"; }
+! grep -q '^apt-get' "$log" && [ ! -e "$r/etc/apt/sources.list.d" ]
+ok $? "smd: no apt-get source, no deb-src entry: SchedMD has no source package in an archive" ||
+	diag <"$log"
+: >"$log"
+run smd FAKE_DPKG='slurm-smd 26.05.3-1' FAKE_DPKG_PKG=slurm-smd-slurmd \
+	FAKE_TARBALL="$tmp/slurm-26.05.3.tar.bz2"
+[ "$rc" -eq 0 ] && [ "$(cat "$out")" = "$r/cache/slurm-26.05.3" ] &&
+	! grep -q '^curl\|^configure' "$log"
+ok $? "smd: the tree of the installed release is kept" || diag <"$log"
+# a controller (slurmctld only), the tarball given as xz, unverified
+run smdctl FAKE_DPKG='slurm-smd 26.05.3-1' FAKE_DPKG_PKG=slurm-smd-slurmctld \
+	SLURM_SOURCE_TARBALL="$tmp/slurm-26.05.3.tar.xz"
+[ "$rc" -eq 0 ] && [ "$(cat "$out")" = "$tmp/smdctl/cache/slurm-26.05.3" ] &&
+	grep -qx "configure -q $deb_opts" "$log" && ! grep -q '^curl' "$log" &&
+	grep -q UNVERIFIED "$err" &&
+	grep -q '^smd slurm-26.05.3.tar.bz2 unverified$' "$tmp/smdctl/cache/slurm-26.05.3/.devns-source"
+ok $? "smdctl: slurm-smd-slurmctld alone; an xz tarball given is unpacked, said unverified" ||
+	{ diag <"$log"; diag <"$err"; }
+# a tree of Debian's slurm-wlm of the same release is not taken for SchedMD's
+r=$tmp/smdswitch
+mkdir -p "$r/cache/slurm-26.05.3/slurm" "$r/cache/slurm-26.05.3/debian"
+touch "$r/cache/slurm-26.05.3/config.h" "$r/cache/slurm-26.05.3/slurm/slurm_version.h"
+echo 'slurm-wlm (26.05.3-1) unstable; urgency=medium' >"$r/cache/slurm-26.05.3/debian/changelog"
+run smdswitch FAKE_DPKG='slurm-smd 26.05.3-1' FAKE_DPKG_PKG=slurm-smd-slurmd \
+	SLURM_SOURCE_TARBALL="$tmp/slurm-26.05.3.tar.bz2"
+[ "$rc" -eq 0 ] && grep -q '^smd ' "$r/cache/slurm-26.05.3/.devns-source" &&
+	grep -qx "configure -q $deb_opts" "$log"
+ok $? "smdswitch: a Debian slurm-wlm tree of the release is replaced by SchedMD's" || diag <"$log"
 
 # --- neither ----------------------------------------------------------------
 mkdir -p "$tmp/arch/etc"

@@ -189,6 +189,34 @@ int main(void)
 	is_int(stepsock_job_alive(spool, "n1", 5, NULL, 0), 1,
 	       "job 5 with a stale step socket beside the live one: alive");
 
+	/* The same answers for every job in one pass, and per step. */
+	{
+		uint32_t *ids = NULL;
+		size_t count = 0;
+		int other = bound("n2_9.0", 8, 1);
+
+		ok(other >= 0, "job 9 is alive on another node (n2)");
+		ok(stepsock_alive_jobs(spool, "n1", &ids, &count) == 0 &&
+		   count == 2 && ids[0] == 5 && ids[1] == 7,
+		   "all at once: jobs 5 and 7 alive on n1, not 6, 8 or n2's 9 (%zu)",
+		   count);
+		free(ids);
+		is_int(stepsock_step_alive(spool, "n1", 5, 4294967292U), 1,
+		       "job 5's extern step answers");
+		is_int(stepsock_step_alive(spool, "n1", 5, 0), 0,
+		       "  its step 0 is stale");
+		is_int(stepsock_step_alive(spool, "n1", 8, 4294967292U), 0,
+		       "  job 8 has no socket");
+		if (other >= 0)
+			close(other);
+		snprintf(path, sizeof(path), "%s/n2_9.0", spool);
+		unlink(path);
+		snprintf(gone, sizeof(gone), "%s/nope", spool);
+		ok(stepsock_alive_jobs(gone, "n1", &ids, &count) == -1 &&
+		   errno == ENOENT && !ids && !count,
+		   "all at once, a spool that does not exist: -1 (ENOENT)");
+	}
+
 	snprintf(gone, sizeof(gone), "%s/nope", spool);
 	rc = stepsock_job_alive(gone, "n1", 5, NULL, 0);
 	ok(rc == -1 && errno == ENOENT,

@@ -139,33 +139,17 @@ int devallow_add_class(struct parse_ctx *ctx, char type, const char *name,
 	return found;
 }
 
-/*
- * stat()s an absolute path.  Returns 1 with type and numbers, 0 when it does
- * not exist, -1 with a message in why (not a device, other stat errors).
- */
-int devallow_resolve_path(const char *path, char *type, uint32_t *major,
-			uint32_t *minor, char *why, size_t whysize)
+int devallow_class_is(struct parse_ctx *ctx, char type, uint32_t major,
+		      const char *name)
 {
-	struct stat st;
-
-	if (stat(path, &st) < 0) {
-		if (errno == ENOENT || errno == ENOTDIR)
-			return 0;
-		snprintf(why, whysize, "cannot stat %s: %s", path,
-			 strerror(errno));
+	if (classes_read(ctx) < 0)
 		return -1;
-	}
-	if (S_ISCHR(st.st_mode))
-		*type = 'c';
-	else if (S_ISBLK(st.st_mode))
-		*type = 'b';
-	else {
-		snprintf(why, whysize, "%s is not a device node", path);
-		return -1;
-	}
-	*major = major(st.st_rdev);
-	*minor = minor(st.st_rdev);
-	return 1;
+	for (size_t i = 0; i < ctx->nclasses; i++)
+		if (ctx->classes[i].type == type &&
+		    ctx->classes[i].major == major &&
+		    !strcmp(ctx->classes[i].name, name))
+			return 1;
+	return 0;
 }
 
 /* Strips blanks at both ends in place. */
@@ -321,8 +305,8 @@ static int entry_path(struct parse_ctx *ctx, const char *written,
 
 	if (ctx->syntax_only || ctx->patterns_only)
 		return 0;
-	rc = devallow_resolve_path(spec, &type, &major, &minor, why,
-				   sizeof(why));
+	rc = devrule_resolve_path(spec, &type, &major, &minor, why,
+				  sizeof(why));
 	if (rc < 0)
 		devallow_report(ctx, REPORT_ERROR, "DeviceAllow entry '%s': %s",
 				written, why);
@@ -375,8 +359,8 @@ static int entry_glob(struct parse_ctx *ctx, const char *written,
 				"cannot read the directories of %s", written,
 				spec);
 	for (size_t i = 0; rc == 0 && i < g.gl_pathc; i++) {
-		if (devallow_resolve_path(g.gl_pathv[i], &type, &major,
-					  &minor, why, sizeof(why)) != 1)
+		if (devrule_resolve_path(g.gl_pathv[i], &type, &major,
+					 &minor, why, sizeof(why)) != 1)
 			continue;
 		found++;
 		if (!ctx->patterns_only &&

@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "dev/devcdi.h"
-#include "dev/devpolicy_int.h"
 
 /* Resolves one spec's list of paths.  0, or -1 (ENOMEM, or reported). */
 static int nodes_resolve(char *const *paths, size_t n, const char *what,
@@ -25,8 +24,8 @@ static int nodes_resolve(char *const *paths, size_t n, const char *what,
 	for (size_t i = 0; i < n; i++) {
 		struct devcdi_node *d = &out->v[out->count];
 
-		rc = devallow_resolve_path(paths[i], &d->type, &d->major,
-					   &d->minor, why, sizeof(why));
+		rc = devrule_resolve_path(paths[i], &d->type, &d->major,
+					  &d->minor, why, sizeof(why));
 		if (rc < 0) {
 			errno = EINVAL;
 			return report_error(rep, "%s:%d: %s: %s", file, line,
@@ -116,8 +115,8 @@ static int gres_resolve(const char *const *files, struct gresnums *out)
 	for (size_t i = 0; i < n; i++) {
 		struct devcdi_node *d = &out->v[out->count];
 
-		if (devallow_resolve_path(files[i], &d->type, &d->major,
-					  &d->minor, why, sizeof(why)) == 1) {
+		if (devrule_resolve_path(files[i], &d->type, &d->major,
+					 &d->minor, why, sizeof(why)) == 1) {
 			d->path = files[i];
 			out->count++;
 		}
@@ -180,17 +179,32 @@ static bool untouched(const struct devcdi_nodes *dev,
 	return true;
 }
 
+/* Tell whether a device lists a GRES device of the node (a job's GPU). */
+static bool holds_gres(const struct devcdi_nodes *dev,
+		       const struct gresnums *node)
+{
+	for (size_t i = 0; i < dev->count; i++)
+		if (has(node->v, node->count, &dev->v[i]))
+			return true;
+	return false;
+}
+
 /*
  * Tell whether a node of one of the job's devices is also a node of a
- * device the job holds nothing of: then it is that device's, not the
- * job's ("all" must not hand over GPU 1 when gres.conf does not list it).
+ * device that no job can be given (none of its nodes is a GRES device)
+ * and that the job holds nothing of: then it is that device's, not the
+ * job's ("all" must not hand over GPU 1 when gres.conf does not list
+ * it).  A node that another job's device lists too is shared between
+ * them, as amd-ctk's specs list /dev/kfd in every GPU's device: each
+ * job holding one of them needs it.
  */
 static bool vetoed(const struct devcdi_spec *cs, const struct devcdi_node *d,
-		   const struct gresnums *job)
+		   const struct gresnums *node, const struct gresnums *job)
 {
 	for (size_t j = 0; j < cs->spec->ndevs; j++)
 		if (has(cs->devs[j].v, cs->devs[j].count, d) &&
-		    untouched(&cs->devs[j], job))
+		    untouched(&cs->devs[j], job) &&
+		    !holds_gres(&cs->devs[j], node))
 			return true;
 	return false;
 }
@@ -209,7 +223,7 @@ static int spec_build(const struct devcdi_spec *cs,
 		any |= mine;
 		for (size_t i = 0; i < dev->count; i++) {
 			const struct devcdi_node *d = &dev->v[i];
-			bool grant = mine && !vetoed(cs, d, job);
+			bool grant = mine && !vetoed(cs, d, node, job);
 
 			/* GRES devices are devpolicy_build's, shared ones
 			 * below. */

@@ -14,7 +14,10 @@
  * (so device "0:1" is the job's with /dev/nvidia0 and its MIG caps, and
  * "all" only with every GPU).  The nodes of the job's devices that are
  * not GRES devices are pinned to rwm, unless a device the job holds no
- * node of lists them too (then they are that device's); those of the
+ * node of and that lists no GRES device (no job's device: a GPU that
+ * gres.conf leaves out) lists them too (then they are that device's; a
+ * node another job's device lists too is shared, as amd-ctk's specs list
+ * /dev/kfd in every GPU's device); those of the
  * other devices are pinned to no access; and, when the job has a device
  * of a spec, the spec's shared nodes are pinned to rwm, except those
  * that are GRES devices of the node: a GRES device is only ever the
@@ -30,7 +33,7 @@
 #include <stdint.h>
 
 #include "dev/cdispec.h"
-#include "dev/devpolicy.h"
+#include "dev/devrule.h"
 #include "util/report.h"
 
 /* One device node of a spec, resolved. */

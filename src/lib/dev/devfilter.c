@@ -49,7 +49,7 @@
 
 #include "dev/devfilter.h"
 
-/* The access bits of devpolicy.h are the kernel's; no translation needed. */
+/* The access bits of devrule.h are the kernel's; no translation needed. */
 _Static_assert(DEVRULE_M == BPF_DEVCG_ACC_MKNOD, "DEVRULE_M");
 _Static_assert(DEVRULE_R == BPF_DEVCG_ACC_READ, "DEVRULE_R");
 _Static_assert(DEVRULE_W == BPF_DEVCG_ACC_WRITE, "DEVRULE_W");

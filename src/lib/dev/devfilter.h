@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <linux/bpf.h>
 
-#include "dev/devpolicy.h"
+#include "dev/devrule.h"
 
 /* The name of every program and rule map devfilter makes. */
 #define DEVFILTER_NAME "devns"
@@ -88,7 +88,7 @@ int devfilter_unpack(uint64_t packed, struct devfilter_key *k);
 /*
  * Fills t from list (pure).  A list not in devrule_list_normalise() form is
  * normalised on a private copy first, so that the program's "exact entry,
- * else wildcard entry, else default" equals the semantics of devpolicy.h
+ * else wildcard entry, else default" equals the semantics of devrule.h
  * (pinned rules, else the union): a pinned exact entry wins over its
  * wildcard even with less access, which is how a GRES device the job does
  * not hold stays denied under a DeviceAllow class.  Returns 0, or -1 with EINVAL (bad type or access, a major

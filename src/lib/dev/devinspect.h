@@ -20,7 +20,7 @@
 #include <stdint.h>
 #include <linux/bpf.h>
 
-#include "dev/devpolicy.h"
+#include "dev/devrule.h"
 
 /*
  * Fills ids (up to max) with the ids of the device programs attached

@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "dev/devcdi.h"
+#include "dev/devcomp.h"
 #include "dev/devpolicy_int.h"
 
 /* The standard pseudo-devices "closed" adds; all get rwm. */
@@ -67,7 +68,7 @@ static int add_gres(struct parse_ctx *ctx, const char *path, unsigned access,
 		       "GRES device file '%s' is not an absolute path", path);
 		return 0;
 	}
-	rc = devallow_resolve_path(path, &type, &major, &minor, why, sizeof(why));
+	rc = devrule_resolve_path(path, &type, &major, &minor, why, sizeof(why));
 	if (rc < 0)
 		devallow_report(ctx, REPORT_ERROR, "GRES device file: %s", why);
 	else if (rc == 0)
@@ -87,8 +88,8 @@ static int add_pseudo(struct parse_ctx *ctx, struct devrule_list *out)
 	int rc;
 
 	for (i = 0; pseudo_devices[i]; i++) {
-		rc = devallow_resolve_path(pseudo_devices[i], &type, &major, &minor, why,
-				  sizeof(why));
+		rc = devrule_resolve_path(pseudo_devices[i], &type, &major, &minor, why,
+				 sizeof(why));
 		if (rc < 0)
 			devallow_report(ctx, REPORT_ERROR, "standard device: %s", why);
 		else if (rc == 0)
@@ -214,6 +215,8 @@ int devpolicy_load_lines(struct devpolicy *policy, enum devpolicy_mode mode,
 		return report_error(rep, "DevicePolicy: unknown mode %d",
 				    (int)mode);
 	}
+	if (proc_devices && !(policy->proc_devices = strdup(proc_devices)))
+		goto error;
 	if (lines_keep(policy, lines, count) < 0)
 		goto error;
 	if (mode == DEVPOLICY_NONE) {
@@ -259,6 +262,8 @@ void devpolicy_free(struct devpolicy *policy)
 	free(policy->lines);
 	free(policy->allow);
 	free(policy->where);
+	free(policy->proc_devices);
+	policy->proc_devices = NULL;
 	if (policy->cdi)
 		devcdi_free(policy->cdi);
 	free(policy->cdi);
@@ -310,7 +315,10 @@ int devpolicy_build(const struct devpolicy *policy,
 		    const char *const *node_gres, const char *const *job_gres,
 		    struct devrule_list *out, struct report *rep)
 {
-	struct parse_ctx ctx = { .rep = rep };
+	struct parse_ctx ctx = {
+		.proc_devices = policy->proc_devices,
+		.rep = rep,
+	};
 	size_t i;
 	int saved;
 
@@ -336,14 +344,25 @@ int devpolicy_build(const struct devpolicy *policy,
 	if (policy->cdi && devcdi_build(policy->cdi, node_gres, job_gres,
 					out) < 0)
 		goto error;
+	/*
+	 * A vendor's shared companion (AMD's /dev/kfd) whatever the mode: a
+	 * GPU job needs it under closed and strict too, and the GRES pins
+	 * above stay the GPUs' containment (dev/devcomp.h).  EIO was
+	 * reported: fail closed, the job's list is not known.
+	 */
+	if (!ctx.errors && devcomp_build(&ctx, job_gres, out) < 0 &&
+	    errno != EIO)
+		goto error;
 	if (ctx.errors) {
 		errno = EINVAL;
 		goto error;
 	}
+	devallow_classes_free(&ctx);
 	devrule_list_normalise(out);
 	return 0;
 error:
 	saved = errno;
+	devallow_classes_free(&ctx);
 	devrule_list_free(out);
 	errno = saved;
 	return -1;
@@ -369,7 +388,7 @@ static const struct gres_dev *names_gres(const char *spec,
 	bool resolved;
 	size_t i;
 
-	resolved = devallow_resolve_path(spec, &type, &major, &minor, why,
+	resolved = devrule_resolve_path(spec, &type, &major, &minor, why,
 				sizeof(why)) == 1;
 	for (i = 0; i < ndevs; i++) {
 		if (!strcmp(spec, devs[i].path))
@@ -521,8 +540,8 @@ int devpolicy_check_gres(const struct devpolicy *policy,
 		 * still matched by its name; type 0 matches no device.
 		 */
 		d->path = node_gres[i];
-		if (devallow_resolve_path(d->path, &d->type, &d->major, &d->minor, why,
-				 sizeof(why)) != 1)
+		if (devrule_resolve_path(d->path, &d->type, &d->major, &d->minor, why,
+				sizeof(why)) != 1)
 			d->type = 0;
 	}
 	for (i = 0; i < policy->line_count; i++) {

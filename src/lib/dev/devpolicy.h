@@ -8,22 +8,7 @@
  * turns the list into a program).  Apart from stat(2) on device paths and
  * reading /proc/devices it is pure, so every decision can be unit-tested.
  *
- * Semantics of a list: a device named by pinned rules (exact rules made
- * with devrule_list_pin) gets the union of their access and nothing else;
- * any other device gets the union of the access of every rule that matches
- * it (its exact rules and its type/major wildcard); a device no rule
- * matches gets everything (default_allow) or nothing.  Pinned rules are how
- * GRES devices stay out of DeviceAllow's classes: a job's unallocated GPU
- * is pinned to no access, and "char-nvidia-frontend:rw" cannot widen it.
- *
- * After devrule_list_normalise() each (type, major, minor) key appears
- * once, an exact rule includes the access of its wildcard unless it is
- * pinned, a rule is pinned only when that matters (its wildcard is in the
- * list and has a bit the rule lacks), and rules that change nothing are
- * gone, so "exact rule, else wildcard, else default" (what the BPF program
- * does) gives the same answer as the semantics above.  In a normalised
- * list an exact rule narrower than its wildcard is therefore always a
- * pinned one, which is how devrule_format()'s output is read.
+ * The list's semantics and its functions are dev/devrule.h's.
  */
 #ifndef DEVNS_DEVPOLICY_H
 #define DEVNS_DEVPOLICY_H
@@ -32,32 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dev/devrule.h"
 #include "util/report.h"
-
-/*
- * Access bits.  The values are those of the kernel's BPF_DEVCG_ACC_* so that
- * the filter can compare them with the request without translating.
- */
-#define DEVRULE_M 1u /* mknod */
-#define DEVRULE_R 2u /* open for reading */
-#define DEVRULE_W 4u /* open for writing */
-#define DEVRULE_RWM (DEVRULE_R | DEVRULE_W | DEVRULE_M)
-
-struct devrule {
-	char type;       /* 'c' or 'b' */
-	uint32_t major;
-	uint32_t minor;  /* ignored when any_minor */
-	bool any_minor;
-	unsigned access; /* DEVRULE_* bits */
-	bool pinned;     /* exact rule whose access no other rule widens */
-};
-
-struct devrule_list {
-	struct devrule *rules;
-	size_t count;
-	size_t alloc;
-	bool default_allow; /* verdict for a device that no rule names */
-};
 
 enum devpolicy_mode {
 	DEVPOLICY_AUTO = 0, /* the default */
@@ -83,6 +44,8 @@ struct devpolicy {
 	size_t line_count;
 	struct devcdi *cdi;	  /* CDISpecDirs' specs (dev/devcdi.h),
 				   * NULL: none */
+	char *proc_devices;	  /* the file classes come from, for
+				   * devpolicy_build; NULL: /proc/devices */
 };
 
 struct devcdi;
@@ -98,51 +61,6 @@ struct devpolicy_line {
 	char *value;
 	char *where;
 };
-
-/* Empty list with the given default verdict; never fails. */
-void devrule_list_init(struct devrule_list *list, bool default_allow);
-
-/* Releases the rules; the list is empty (same default) afterwards. */
-void devrule_list_free(struct devrule_list *list);
-
-/*
- * Appends one rule as given (no merging: see devrule_list_normalise).
- * type must be 'c' or 'b' and access a subset of DEVRULE_RWM (EINVAL);
- * ENOMEM when the list cannot grow.
- */
-int devrule_list_add(struct devrule_list *list, char type, uint32_t major,
-		     uint32_t minor, bool any_minor, unsigned access);
-
-/*
- * Appends a pinned exact rule (see the top): the device gets the union of
- * the access of its pinned rules, whatever its wildcard and its other exact
- * rules say.  Errors as devrule_list_add().
- */
-int devrule_list_pin(struct devrule_list *list, char type, uint32_t major,
-		     uint32_t minor, unsigned access);
-
-/*
- * Brings the list into the canonical form described at the top: duplicates
- * merged (union of access; a pinned rule overrides the unpinned ones of its
- * key), unpinned exact rules widened by their wildcard and dropped when
- * that is all they give, pinned ones kept pinned only while their wildcard
- * has more access, rules equal to the default dropped, the rest sorted by
- * type, major, wildcard first, minor.  Never fails.
- */
-void devrule_list_normalise(struct devrule_list *list);
-
-/*
- * False when the list allows everything (default allow and no rule), so the
- * caller need make neither a cgroup nor a program.  Expects a normalised list.
- */
-bool devrule_list_needs_filter(const struct devrule_list *list);
-
-/*
- * Writes "c 195:* rw" (cgroup v1 devices.list style; "-" for no access) into
- * buf; pinned shows only in a normalised list (see the top).  Returns the
- * length snprintf would, or -1 with EINVAL.
- */
-int devrule_format(const struct devrule *rule, char *buf, size_t size);
 
 /*
  * "auto", "closed", "strict", "none" (case-insensitive) -> mode; -1 with
@@ -171,7 +89,8 @@ const char *devpolicy_mode_name(enum devpolicy_mode mode);
  * anything malformed, or an unreadable /proc/devices, is an error.  For
  * "closed", and "auto" with DeviceAllow, the standard pseudo-devices are
  * added (/dev/null, /dev/zero, ..., the pts class; a missing one is a
- * warning).  proc_devices NULL means /proc/devices.  The lines are kept
+ * warning).  proc_devices NULL means /proc/devices; devpolicy_build reads
+ * the same file.  The lines are kept
  * for devpolicy_check_gres().  Returns 0, or -1 with errno (EINVAL after
  * an error was reported) and policy empty; free with devpolicy_free()
  * either way.
@@ -233,7 +152,10 @@ int devpolicy_check_gres(const struct devpolicy *policy,
  * allocated it.  GRES paths must exist and be device nodes (Slurm itself
  * refuses a node whose gres.conf File is missing).  With CDI specs
  * (devpolicy_load_cdi), the companions of the GRES devices are pinned
- * too, as dev/devcdi.h says.  out is initialised
+ * too, as dev/devcdi.h says.  A vendor's companions that dev/devcomp.h
+ * knows (AMD's /dev/kfd for a job holding a render node) are added rwm,
+ * whatever the mode: then /proc/devices is read, and one that cannot be
+ * is an error.  out is initialised
  * here.  Returns 0, or -1 with errno set (EINVAL after an error was
  * reported) and out empty.
  */

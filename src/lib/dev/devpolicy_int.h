@@ -56,12 +56,12 @@ int devallow_add_class(struct parse_ctx *ctx, char type, const char *name,
 		       unsigned access, struct devrule_list *out);
 
 /*
- * stat()s an absolute path.  Returns 1 with type and numbers, 0 when it
- * does not exist, -1 with a message in why (not a device, other stat
- * errors).
+ * Tells whether /proc/devices registers major of type under name (one
+ * major may carry several names): 1 yes, 0 no, -1 with errno (EIO:
+ * /proc/devices unreadable, reported; ENOMEM).
  */
-int devallow_resolve_path(const char *path, char *type, uint32_t *major,
-			  uint32_t *minor, char *why, size_t whysize);
+int devallow_class_is(struct parse_ctx *ctx, char type, uint32_t major,
+		      const char *name);
 
 /* Strips blanks at both ends in place. */
 char *devallow_trim(char *s);

@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * devrule.c - device rule lists: adding, normalising, the access a list
- * grants, and the devices.list form of a rule.  See devpolicy.h.
+ * grants, the devices.list form of a rule, a path's device numbers.
+ * See devrule.h.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "dev/devpolicy.h"
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "dev/devrule.h"
 
 void devrule_list_init(struct devrule_list *list, bool default_allow)
 {
@@ -185,4 +189,29 @@ int devrule_format(const struct devrule *rule, char *buf, size_t size)
 				rule->major, n ? acc : "-");
 	return snprintf(buf, size, "%c %u:%u %s", rule->type, rule->major,
 			rule->minor, n ? acc : "-");
+}
+
+int devrule_resolve_path(const char *path, char *type, uint32_t *major,
+			 uint32_t *minor, char *why, size_t whysize)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			return 0;
+		snprintf(why, whysize, "cannot stat %s: %s", path,
+			 strerror(errno));
+		return -1;
+	}
+	if (S_ISCHR(st.st_mode))
+		*type = 'c';
+	else if (S_ISBLK(st.st_mode))
+		*type = 'b';
+	else {
+		snprintf(why, whysize, "%s is not a device node", path);
+		return -1;
+	}
+	*major = major(st.st_rdev);
+	*minor = minor(st.st_rdev);
+	return 1;
 }

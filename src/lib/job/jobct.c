@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,17 +21,32 @@
 #include "job/marker.h"
 #include "job/node.h"
 #include "ns/dqguard.h"
+#include "ns/dquota.h"
 #include "ns/jobdir.h"
+#include "ns/mntns.h"
 #include "ns/nspool.h"
 #include "ns/pidns.h"
 #include "util/fdutil.h"
 
+/* The node's memory in bytes: the plan's, else the kernel's count. */
+static uint64_t node_memory(const struct jobct_plan *plan)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+
+	if (plan->node_mem)
+		return plan->node_mem;
+	return pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
+}
+
 /*
  * The private dirs of the node's settings for the job of plan, in dirs
- * (their Source expanded into paths[i]).  Returns the count, or -1.
+ * (their Source expanded into paths[i], a mount point with %u, %j or %S
+ * into points[i], a tmpfs's share of memory made bytes, which log is
+ * told).  Returns the count, or -1 with rep.
  */
 static int job_dirs(const struct jobct_plan *plan, struct mntns_dir *dirs,
-		    char (*paths)[PATH_MAX], struct report *rep)
+		    char (*paths)[PATH_MAX], char (*points)[PATH_MAX],
+		    struct report *rep, struct report *log)
 {
 	const struct nsconf *c = plan->node->conf;
 	size_t n = 0;
@@ -47,7 +63,37 @@ static int job_dirs(const struct jobct_plan *plan, struct mntns_dir *dirs,
 		md->path = nd->path;
 		md->tmpfs = nd->type == NSCONF_DIR_TMPFS;
 		md->size = nd->size;
+		if (md->tmpfs && nd->size_percent) {
+			md->size = nsconf_dir_tmpfs_size(nd, plan->job_mem,
+							 node_memory(plan));
+			report_info(log, "%s: a tmpfs of %" PRIu64 " bytes, "
+				    "%u%% of %s %" PRIu64 " bytes", nd->path,
+				    md->size, nd->size_percent,
+				    plan->job_mem ? "the job's memory"
+						  : "the node's memory",
+				    plan->job_mem ? plan->job_mem
+						  : node_memory(plan));
+		}
 		md->options = nd->options;
+		if (strchr(nd->path, '%')) {
+			/* A per-user or per-job mount point. */
+			if (nsconf_source_expand(nd->path, plan->job_id,
+						 plan->sluid, plan->user_name,
+						 plan->node->node_name,
+						 points[n], PATH_MAX) < 0)
+				return report_errno(rep, errno, "cannot expand "
+						    "the mount point %s for "
+						    "user %s (uid %u)",
+						    nd->path,
+						    plan->user_name
+							? plan->user_name
+							: "unknown",
+						    (unsigned)plan->uid);
+			md->path = points[n];
+			md->backing = nd->path;
+			nsconf_source_depths(nd->path, &md->point_fixed_depth,
+					     &md->point_job_depth);
+		}
 		if (!nd->source)
 			continue;
 		if (nsconf_source_expand(nd->source, plan->job_id, plan->sluid,
@@ -119,11 +165,27 @@ static int create_pid_namespace(const struct jobct_plan *plan,
 	return 0;
 }
 
+/*
+ * What the namespace's making tells besides its error (a KeepPaths left
+ * out), passed on to the job's report; the error itself comes back in
+ * the caller's words.
+ */
+static void pass_notes(enum report_level level, const char *msg, void *arg)
+{
+	if (level == REPORT_WARNING)
+		report_warning(arg, "%s", msg);
+	else if (level == REPORT_INFO)
+		report_info(arg, "%s", msg);
+	else if (level == REPORT_NOTICE)
+		report_notice(arg, "%s", msg);
+}
+
 static int create_namespace(const struct jobct_plan *plan, struct report *rep)
 {
 	const struct nsconf *c = plan->node->conf;
 	struct mntns_dir dirs[NSCONF_MAX_DIRS];
-	char (*paths)[PATH_MAX] = calloc(NSCONF_MAX_DIRS, PATH_MAX);
+	/* the expanded Sources, then the expanded mount points */
+	char (*paths)[PATH_MAX] = calloc(2 * NSCONF_MAX_DIRS, PATH_MAX);
 	struct mntns_spec spec = {
 		.base_path = c->base_path,
 		.job_id = plan->job_id,
@@ -134,6 +196,7 @@ static int create_namespace(const struct jobct_plan *plan, struct report *rep)
 		.disk_limit = c->tmp_disk_limit,
 		.inode_limit = c->tmp_inode_limit,
 		.use_pool = c->namespace_pool > 0,
+		.keep_paths = (const char *const *)c->keep_paths,
 	};
 	struct report why;
 	int n, rc;
@@ -141,12 +204,14 @@ static int create_namespace(const struct jobct_plan *plan, struct report *rep)
 	report_init(&why, NULL, NULL);
 	if (!paths)
 		return report_errno(rep, errno, "cannot create its namespace");
-	if ((n = job_dirs(plan, dirs, paths, &why)) < 0) {
+	if ((n = job_dirs(plan, dirs, paths, paths + NSCONF_MAX_DIRS, &why,
+			  rep)) < 0) {
 		free(paths);
 		return report_error(rep, "cannot create its namespace: %s",
 				    why.msg);
 	}
 	spec.dir_count = (size_t)n;
+	report_init(&why, pass_notes, rep);
 	spec.pool_fd = spec.use_pool ? nspool_claim(c->base_path) : -1;
 	rc = plan->node->ops->ns_create(&spec, &why);
 	fdutil_close(spec.pool_fd);
@@ -285,24 +350,66 @@ static int drop_stale_record(const struct jobct_plan *plan,
 	return 0;
 }
 
+/*
+ * A job directory found before setup is an earlier run's too (a release
+ * that could not finish, or one restore has not reached yet): it goes
+ * first, or this run's namespace could not be made in its place.
+ */
+static int drop_stale_namespace(const struct jobct_plan *plan,
+				struct report *rep)
+{
+	const struct jobct_node *node = plan->node;
+	char dir[PATH_MAX];
+	struct stat st;
+
+	if (jobct_job_path(node, plan->job_id, NULL, dir, sizeof(dir)) < 0)
+		return report_errno(rep, errno, "BasePath");
+	if (lstat(dir, &st) < 0)
+		return errno == ENOENT ? 0 :
+		       report_errno(rep, errno, "cannot look at %s", dir);
+	report_warning(rep, "the directory of an earlier run (%s) was left: removing it",
+		       dir);
+	if (node->ops->ns_delete(node->conf->base_path, plan->job_id) < 0)
+		return report_errno(rep, errno, "cannot remove an earlier run's namespace");
+	return 0;
+}
+
 int jobct_setup(const struct jobct_plan *plan, struct report *rep)
 {
 	const struct nsconf *c = plan->node->conf;
 	struct timespec start, filter;
 	double filter_ms, total_ms;
+	int lock = -1, rc;
 
 	report_info(rep, "setting up for uid %u gid %u", (unsigned)plan->uid,
 		    (unsigned)plan->gid);
-	if (drop_stale_record(plan, rep) < 0)
-		return -1;
+	/*
+	 * Under the job's end lock: restore, working behind slurmd, may be
+	 * removing what an earlier run of this job id left; it is done with
+	 * that first, and once this run holds the lock it finds the job
+	 * alive and keeps it.
+	 */
+	if (c->base_path && (lock = mntns_lock_job(c->base_path,
+						   plan->job_id)) < 0)
+		return report_errno(rep, errno, "cannot hold the job's end lock in %s",
+				    c->base_path);
 	clock_gettime(CLOCK_MONOTONIC, &start);
-	if (c->base_path && create_namespace(plan, rep) < 0)
+	rc = drop_stale_record(plan, rep);
+	if (rc == 0 && c->base_path)
+		rc = drop_stale_namespace(plan, rep);
+	if (rc == 0 && c->base_path)
+		rc = create_namespace(plan, rep);
+	if (lock >= 0)
+		mntns_unlock_job(c->base_path, plan->job_id, lock);
+	if (rc < 0)
 		return -1;
 	clock_gettime(CLOCK_MONOTONIC, &filter);
+	/* The filter leaves nothing when it fails: the namespace goes. */
 	if (contain_devices(plan, rep) < 0) {
 		int saved = errno;
 
-		jobct_release(plan->node, plan->job_id, NULL);
+		if (c->base_path)
+			plan->node->ops->ns_delete(c->base_path, plan->job_id);
 		errno = saved;
 		return -1;
 	}
@@ -536,6 +643,37 @@ int jobct_join_ns(const struct jobct_node *node, uint32_t job_id,
 	return 0;
 }
 
+/*
+ * Whether what slurmd writes into the job's directory for the process it
+ * forks as the user stays within the job's disk limit.  That process is
+ * sbcast's file opener (srun --bcast's too): it opens the file as the
+ * user and hands slurmd the fd, and slurmd writes every block itself, as
+ * root.  On xfs the project's hard limit binds root as it binds the user;
+ * ext4's quota code lets CAP_SYS_RESOURCE past it, so there sbcast could
+ * fill BasePath's filesystem whatever TmpDiskLimit says (issue 42).  devns
+ * cannot make slurmd write as the user (the writes are Slurm's, in
+ * slurmd's own threads), nor see which path the opener will open: a job
+ * with a limit that does not bind root gets no sbcast at all, refused with
+ * EDQUOT, which sbcast prints as "Disk quota exceeded".  The limit is the
+ * one the job's directory holds (as needs_disk_guard reads it), not
+ * today's settings; one that cannot be read refuses.
+ */
+static int slurmd_writes_bounded(const struct jobct_node *node,
+				 uint32_t job_id, struct report *rep)
+{
+	struct dquota_job_limit l;
+
+	if (!node->conf->base_path)
+		return 0;
+	if (node->ops->job_limit(node->conf->base_path, job_id, &l) < 0)
+		return report_errno(rep, errno, "refusing sbcast into the job: cannot read its disk limit");
+	if (l.projid == 0 || dquota_limits_root(l.fs_type))
+		return 0;
+	errno = EDQUOT;
+	return report_error(rep, "refusing sbcast into the job: its disk limit (TmpDiskLimit, project %" PRIu32 ", %" PRIu64 " bytes) is on %s, where slurmd's writes, made as root, would pass it; for sbcast into jobs with TmpDiskLimit put BasePath on xfs (-o prjquota), or drop TmpDiskLimit",
+			    l.projid, l.bytes, l.fs);
+}
+
 int jobct_join_from_slurmd(const struct jobct_node *node, uint32_t job_id,
 			   struct report *rep)
 {
@@ -543,6 +681,8 @@ int jobct_join_from_slurmd(const struct jobct_node *node, uint32_t job_id,
 	int state;
 
 	if ((state = job_record(node, job_id, marked, sizeof(marked), rep)) < 0)
+		return -1;
+	if (slurmd_writes_bounded(node, job_id, rep) < 0)
 		return -1;
 	if (state == MARKER_FILTERED &&
 	    node->backend->join_from_slurmd(node, job_id, marked, rep) < 0)

@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * jobct.h - a job's containment, from slurmd start to the job's end,
- * without Slurm: the plugins translate Slurm's calls into these.
+ * without Slurm: the plugins translate Slurm's node calls into these, and
+ * a job's events into jobev.h's, which calls these in its order.
  *
  *   slurmd start, reconfigure,   jobct_node_load: namespace.conf for the node
  *   every slurmstepd             (a stepd: the text slurmd read), the device
  *                                policy resolved once, BasePath checked (and
  *                                made, in slurmd)
- *   slurmd start                 jobct_restore: remove what jobs that ended
- *                                while slurmd was away left behind
+ *   slurmd start                 jobct_restore_start: remove what jobs that
+ *                                ended while slurmd was away left behind,
+ *                                in threads behind slurmd (devns cleanup:
+ *                                jobct_restore_run)
  *   extern step start            jobct_setup: the job's namespace and device
  *                                filter; any failure fails the job
  *   slurmstepd, before forking   jobct_pidns_enter (PidNamespace)
@@ -192,6 +195,14 @@ struct jobct_plan {
 	gid_t gid;
 	/* the job user's name, from Slurm's uid (for %u), NULL: unknown */
 	const char *user_name;
+	/*
+	 * The job's memory limit on this node in bytes (--mem, or
+	 * --mem-per-cpu times its CPUs here), 0: none; and the node's memory
+	 * (RealMemory), 0: the kernel's count.  A tmpfs sized "N%" gets N%
+	 * of the first, of the second when the job has no limit.
+	 */
+	uint64_t job_mem;
+	uint64_t node_mem;
 	/* GRES device files (NULL-terminated, NULL: none) of the node and
 	 * those allocated to the job on it */
 	const char *const *node_devices;
@@ -230,6 +241,15 @@ int jobct_device_rules(const struct jobct_plan *plan,
  * of the job is left.  The rules go to rep as info lines.
  */
 int jobct_setup(const struct jobct_plan *plan, struct report *rep);
+
+/*
+ * Undoes a jobct_setup() of plan that succeeded, when a later step of the
+ * job's setup fails (CloneNSScript): its namespace, its filter and its
+ * setup record, with nothing else a release does (no denials to read: the
+ * job never ran; no waiting for privilege: setup has it).  Returns 0, or
+ * -1 with errno and rep naming what could not be removed.
+ */
+int jobct_setup_undo(const struct jobct_plan *plan, struct report *rep);
 
 /*
  * When the job has a PID namespace under BasePath (its setup made one:
@@ -300,7 +320,11 @@ int jobct_join_ns(const struct jobct_node *node, uint32_t job_id,
  * step (sbcast's file opener): refused for a job without a setup record;
  * put under the job's filter (hybrid: into its device cgroup; unified:
  * into its extern step's "slurm" cgroup, below the filter) and into its
- * namespace.  A failure means the process must not run.
+ * namespace.  A failure means the process must not run.  slurmd writes
+ * what sbcast sends through the fd this process opens, as root: a job
+ * whose directory has a disk limit on a filesystem where root passes it
+ * (ext4; not xfs: ns/dquota.h, dquota_limits_root) is refused with errno
+ * EDQUOT and a message naming the limit and the remedy.
  */
 int jobct_join_from_slurmd(const struct jobct_node *node, uint32_t job_id,
 			   struct report *rep);
@@ -451,6 +475,38 @@ struct jobct_restore_args {
 int jobct_restore_run(const struct jobct_node *node,
 		      const struct jobct_restore_args *args,
 		      struct report *rep);
+
+/* slurmd's restore, working behind it (jobct_restore_start). */
+struct jobct_restorer;
+
+/*
+ * slurmd start: restore without holding slurmd up.  Finds now, in one
+ * pass over BasePath, the device cgroups and the markers, which jobs left
+ * something (and clears the pool an earlier slurmd left); then a thread
+ * of the caller, at nice 10, asks args->alive() about each job and
+ * releases it when it ended, as jobct_restore_run() (found and dry_run
+ * are not used), logging through rep's callback.  A job is kept or
+ * released under its end lock, which jobct_setup also holds: a new run
+ * of the same job id never has its namespace removed.  The node must
+ * outlive the thread: jobct_restore_finish() before jobct_node_free().
+ * Returns the thread's handle, or NULL when no thread could start (then
+ * the work was done before returning, errno set, each failure in rep).
+ */
+struct jobct_restorer *jobct_restore_start(const struct jobct_node *node,
+					   const struct jobct_restore_args *args,
+					   struct report *rep);
+
+/*
+ * Wait for the restore thread to end, after the job it works on when
+ * early is true (slurmd stopping, a reconfigure: what is left is found
+ * again at the next restore), and free it.  NULL is a no-op.  Returns 0,
+ * or -1 when some job could not be released or something could not be
+ * read (each was logged).
+ */
+int jobct_restore_finish(struct jobct_restorer *restorer, bool early);
+
+/* Whether the restore thread is still at work (NULL: false). */
+bool jobct_restore_busy(const struct jobct_restorer *restorer);
 
 /*
  * slurmd: start the thread that keeps NamespacePool namespaces copied

@@ -110,4 +110,5 @@ const struct jobct_ops jobct_real_ops = {
 	.marker_stat = real_marker_stat,
 	.extern_pids = real_extern_pids,
 	.job_project = dquota_job_project,
+	.job_limit = dquota_job_limit,
 };

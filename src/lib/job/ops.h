@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include "dev/devpolicy.h"
+#include "ns/dquota.h"
 #include "ns/mntns.h"
 #include "ns/userns.h"
 #include "util/report.h"
@@ -55,6 +56,9 @@ struct jobct_ops {
 	/* the project id of the job's directory (ns/dquota.h) */
 	int (*job_project)(const char *base_path, uint32_t job_id,
 			   uint32_t *projid);
+	/* its project, limit and filesystem (ns/dquota.h) */
+	int (*job_limit)(const char *base_path, uint32_t job_id,
+			 struct dquota_job_limit *l);
 };
 
 extern const struct jobct_ops jobct_real_ops;

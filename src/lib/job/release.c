@@ -2,7 +2,8 @@
 /*
  * release.c - removing everything of a job, with kill-and-retry: its
  * namespace and its filter (the node's backend), the denials its filter
- * counted logged first.  See release.h.
+ * counted logged first; and undoing a setup a later step failed.  See
+ * release.h.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -60,6 +61,17 @@ static bool release_once(const struct jobct_node *node, uint32_t job_id,
 	return !e->ns && !e->dev;
 }
 
+/* What an attempt could not remove, into rep.  Returns -1 with errno. */
+static int release_failed(const struct release_errors *e, struct report *rep)
+{
+	if (e->ns)
+		report_errno(rep, e->ns, "removing its namespace");
+	if (e->dev)
+		report_errno(rep, e->dev, "cannot remove its device cgroup");
+	errno = e->ns ? e->ns : e->dev;
+	return -1;
+}
+
 static bool refused_for_privilege(int err)
 {
 	return err == EPERM || err == EACCES;
@@ -99,16 +111,22 @@ int release_job(const struct jobct_node *node, uint32_t job_id,
 		report_info(rep, "cleanup refused, retrying");
 		usleep(10000);
 	}
-	if (e.ns)
-		report_errno(rep, e.ns, "removing its namespace");
-	if (e.dev)
-		report_errno(rep, e.dev, "cannot remove its device cgroup");
-	errno = e.ns ? e.ns : e.dev;
-	return -1;
+	return release_failed(&e, rep);
 }
 
 int jobct_release(const struct jobct_node *node, uint32_t job_id,
 		  struct report *rep)
 {
 	return release_job(node, job_id, false, rep);
+}
+
+int jobct_setup_undo(const struct jobct_plan *plan, struct report *rep)
+{
+	const struct jobct_node *node = plan->node;
+	struct release_errors e;
+	struct release_times t = { 0, 0 };
+
+	if (release_once(node, plan->job_id, &e, &t))
+		return 0;
+	return release_failed(&e, rep);
 }

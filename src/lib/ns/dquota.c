@@ -119,11 +119,11 @@ int dquota_project(int fd, uint32_t *projid)
 	return 0;
 }
 
-int dquota_job_project(const char *base_path, uint32_t job_id,
-		       uint32_t *projid)
+/* BasePath/<jobid>, opened for reading without following a link. */
+static int open_job_dir(const char *base_path, uint32_t job_id)
 {
 	char name[16];
-	int base_fd, fd, rc;
+	int base_fd, fd;
 
 	snprintf(name, sizeof(name), "%" PRIu32, job_id);
 	if ((base_fd = safepath_open(base_path)) < 0)
@@ -132,11 +132,57 @@ int dquota_job_project(const char *base_path, uint32_t job_id,
 	fd = openat(base_fd, name,
 		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	fdutil_close(base_fd);
-	if (fd < 0)
+	return fd;
+}
+
+int dquota_job_project(const char *base_path, uint32_t job_id,
+		       uint32_t *projid)
+{
+	int fd, rc;
+
+	if ((fd = open_job_dir(base_path, job_id)) < 0)
 		return -1;
 	rc = dquota_project(fd, projid);
 	fdutil_close(fd);
 	return rc;
+}
+
+bool dquota_limits_root(long f_type)
+{
+	return (unsigned long)f_type == (unsigned long)XFS_MAGIC;
+}
+
+int dquota_job_limit(const char *base_path, uint32_t job_id,
+		     struct dquota_job_limit *l)
+{
+	struct dquota_usage u;
+	struct statfs sfs;
+	const char *name;
+	int fd;
+
+	memset(l, 0, sizeof(*l));
+	if ((fd = open_job_dir(base_path, job_id)) < 0)
+		return -1;
+	/*
+	 * A filesystem that keeps no project ids (ENOTTY, EOPNOTSUPP: nfs,
+	 * an older tmpfs) enforces no project quota: no limit.
+	 */
+	if ((dquota_project(fd, &l->projid) < 0 && errno != ENOTTY &&
+	     errno != EOPNOTSUPP) || fstatfs(fd, &sfs) < 0) {
+		fdutil_close(fd);
+		return -1;
+	}
+	l->fs_type = (long)sfs.f_type;
+	name = fs_name(l->fs_type);
+	if (name)
+		snprintf(l->fs, sizeof(l->fs), "%s", name);
+	else
+		snprintf(l->fs, sizeof(l->fs), "0x%lx",
+			 (unsigned long)sfs.f_type);
+	if (l->projid && dquota_get(fd, l->projid, &u) == 0)
+		l->bytes = u.bytes_limit;
+	fdutil_close(fd);
+	return 0;
 }
 
 /* Set the hard limits of projid: 0 removes a limit. */

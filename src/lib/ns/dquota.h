@@ -26,6 +26,7 @@
 #ifndef DEVNS_DQUOTA_H
 #define DEVNS_DQUOTA_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "util/report.h"
@@ -77,6 +78,35 @@ int dquota_project(int fd, uint32_t *projid);
  */
 int dquota_job_project(const char *base_path, uint32_t job_id,
 		       uint32_t *projid);
+
+/*
+ * Whether project-quota hard limits bind a process with CAP_SYS_RESOURCE
+ * (root) on a filesystem of type f_type (statfs(2)'s f_type).  xfs
+ * enforces a project's limits on every writer (xfs_trans_dqresv checks no
+ * capability for a non-zero id): true.  ext4, and every other filesystem
+ * on the kernel's generic quota code (fs/quota/dquot.c, whose
+ * ignore_hardlimit() lets CAP_SYS_RESOURCE past hard limits), lets root
+ * write on past them: false, and so is any type not known here.
+ */
+bool dquota_limits_root(long f_type);
+
+/* A job's disk limit as its directory holds it. */
+struct dquota_job_limit {
+	uint32_t projid;	/* the directory's project, 0: no limit */
+	uint64_t bytes;		/* the project's block hard limit, 0: unknown */
+	long fs_type;		/* statfs(2)'s f_type of its filesystem */
+	char fs[16];		/* that type's name, for messages */
+};
+
+/*
+ * The disk limit of a job's directory, BasePath/<jobid> (walked from "/"
+ * without following a link), into *l: its project, the project's block
+ * limit and the filesystem's type (projid 0 on a filesystem that keeps
+ * no project ids).  Returns 0, or -1 with errno (ENOENT: the job has no
+ * directory).  A limit that cannot be read leaves bytes 0.
+ */
+int dquota_job_limit(const char *base_path, uint32_t job_id,
+		     struct dquota_job_limit *l);
 
 /*
  * Remove the block and inode limits of project projid on the filesystem

@@ -109,6 +109,22 @@ static int plan_dirs(const struct mntns_spec *spec, int jobfd,
 		snprintf(pd->target, sizeof(pd->target), "%s", md->path);
 		pd->attrs = mount_attrs(md->options);
 		plan->ndirs++;
+		if (md->point_fixed_depth) {
+			const struct nssource point = {
+				.path = md->path,
+				.fixed_depth = md->point_fixed_depth,
+				.job_depth = md->point_job_depth,
+				.base_path = spec->base_path,
+				.uid = spec->uid,
+				.gid = spec->gid,
+				.mount_point = true,
+			};
+
+			if (nssource_prepare_point(&point, jobfd,
+						   &plan->made_point[i],
+						   rep) < 0)
+				return -1;
+		}
 		if (md->tmpfs) {
 			pd->tmpfs = true;
 			tmpfs_size(pd->tmpfs_size, sizeof(pd->tmpfs_size),
@@ -133,7 +149,8 @@ static int plan_dirs(const struct mntns_spec *spec, int jobfd,
 			continue;
 		}
 		/* Refuses ".ns" and over-long names rather than truncating. */
-		if (nsconf_backing_name(md->path, name, sizeof(name)) < 0 ||
+		if (nsconf_backing_name(md->backing ? md->backing : md->path,
+					name, sizeof(name)) < 0 ||
 		    mkdirat(jobfd, name, 0700) < 0 ||
 		    /* mkdir's mode is filtered by the umask; fchmodat is not. */
 		    fchmodat(jobfd, name, 01777, 0) < 0 ||
@@ -141,6 +158,66 @@ static int plan_dirs(const struct mntns_spec *spec, int jobfd,
 			     spec->job_id, name) < 0)
 			return report_errno(rep, errno, "creating the backing "
 					    "directory of %s", md->path);
+	}
+	return 0;
+}
+
+/*
+ * The private directory of plan that holds path (the deepest one), its
+ * index, or -1.
+ */
+static int holding_dir(const struct ns_plan *plan, const char *path)
+{
+	int best = -1;
+
+	for (int i = 0; i < plan->ndirs; i++) {
+		size_t len = strlen(plan->dirs[i].target);
+
+		if (!strncmp(path, plan->dirs[i].target, len) &&
+		    path[len] == '/' &&
+		    (best < 0 || len > strlen(plan->dirs[best].target)))
+			best = i;
+	}
+	return best;
+}
+
+/*
+ * KeepPaths into the plan: each node directory opened without following
+ * links, root's all the way (safepath_open_kept), and cloned as it is
+ * (read-write as on the node; nosuid, nodev).  One that is missing or
+ * could have been planted is left out, with a warning: the job runs as on
+ * a node without it, and never gets a directory a user made.
+ */
+static int plan_keeps(const struct mntns_spec *spec, struct ns_plan *plan,
+		      struct report *rep)
+{
+	for (size_t i = 0; spec->keep_paths && spec->keep_paths[i]; i++) {
+		const char *path = spec->keep_paths[i];
+		struct kept_dir *kd = &plan->keeps[plan->nkeeps];
+		struct report why;
+		int dir = holding_dir(plan, path), fd;
+
+		if (plan->nkeeps == NSCONF_MAX_KEEP || dir < 0) {
+			errno = EINVAL;
+			return report_errno(rep, errno, "KeepPaths %s: in no "
+					    "private directory, or too many",
+					    path);
+		}
+		report_init(&why, NULL, NULL);
+		if ((fd = safepath_open_kept(path, &why)) < 0) {
+			report_warning(rep, "KeepPaths %s not bound into the "
+				       "job: %s", path, why.msg);
+			continue;
+		}
+		kd->mnt_fd = fdmount_clone(fd, FDMOUNT_NOSUID | FDMOUNT_NODEV);
+		fdutil_close(fd);
+		if (kd->mnt_fd < 0)
+			return report_errno(rep, errno, "KeepPaths %s: cloning "
+					    "its mount", path);
+		kd->dir = dir;
+		snprintf(kd->rel, sizeof(kd->rel), "%s",
+			 path + strlen(plan->dirs[dir].target) + 1);
+		plan->nkeeps++;
 	}
 	return 0;
 }
@@ -177,7 +254,13 @@ static void plan_close(struct ns_plan *plan, bool remove)
 			close(plan->dirs[i].mnt_fd);
 		plan->dirs[i].mnt_fd = -1;
 		nssource_made_close(&plan->made[i], remove);
+		nssource_made_close(&plan->made_point[i], remove);
 	}
+	for (int i = 0; i < plan->nkeeps; i++) {
+		fdutil_close(plan->keeps[i].mnt_fd);
+		plan->keeps[i].mnt_fd = -1;
+	}
+	plan->nkeeps = 0;
 	errno = saved;
 }
 
@@ -309,6 +392,7 @@ int mntns_create(const struct mntns_spec *spec, struct report *rep)
 	for (int i = 0; i < MNTNS_MAX_DIRS; i++) {
 		plan->dirs[i].mnt_fd = -1;
 		plan->made[i].parent_fd = -1;
+		plan->made_point[i].parent_fd = -1;
 	}
 	plan->root_propagation = spec->shared ? MS_SLAVE : MS_PRIVATE;
 	plan->parent_ns_id = mntns_own_ns_id();
@@ -348,7 +432,8 @@ int mntns_create(const struct mntns_spec *spec, struct report *rep)
 		report_errno(rep, errno, "creating %s/" JOBDIR_NS_PIN, jobdir);
 		goto error;
 	}
-	if (plan_dirs(spec, jobfd, plan, rep) < 0)
+	if (plan_dirs(spec, jobfd, plan, rep) < 0 ||
+	    plan_keeps(spec, plan, rep) < 0)
 		goto error;
 	if (record_tmpfs(jobfd, plan) < 0) {
 		report_errno(rep, errno, "recording the tmpfs mounts in %s",

@@ -49,6 +49,17 @@ struct mntns_dir {
 	const char *source;
 	int fixed_depth;
 	int job_depth;
+	/*
+	 * A mount point with %u, %j or %S (path is then the expanded one):
+	 * its point_fixed_depth leading components must exist, the others
+	 * are made as a Source's (nssource_prepare_point), point_job_depth
+	 * (from 1) names the component removed with the job (0: none);
+	 * backing is the template that names the backing directory (NULL:
+	 * path).  point_fixed_depth 0: a plain mount point, which must exist.
+	 */
+	const char *backing;
+	int point_fixed_depth;
+	int point_job_depth;
 };
 
 struct mntns_spec {
@@ -79,6 +90,14 @@ struct mntns_spec {
 	 */
 	bool use_pool;
 	int pool_fd;
+	/*
+	 * KeepPaths: node directories bound as they are into the private
+	 * directory of dir_list that holds each (NULL-terminated, at most
+	 * NSCONF_MAX_KEEP; NULL: none).  One that is missing, or that a user
+	 * could have planted (safepath_open_kept), is left out with a
+	 * warning in rep: the job runs without it, as on a node without it.
+	 */
+	const char *const *keep_paths;
 };
 
 /*

@@ -11,6 +11,8 @@
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -41,6 +43,7 @@ static const char *step_names[] = {
 	[STEP_PROPAGATION] = "making / private in the namespace",
 	[STEP_OPEN_TARGET] = "opening a private directory's mount point",
 	[STEP_MOUNT_DIR] = "mounting a private directory",
+	[STEP_KEEP_PATH] = "binding a kept path (KeepPaths) into",
 	[STEP_HIDE_BASE] = "hiding BasePath",
 	[STEP_OPEN_NS] = "opening the new namespace",
 };
@@ -81,6 +84,40 @@ static int mount_private_dir(const struct private_dir *pd, int *step)
 }
 
 /*
+ * Bind a kept node directory into the job's private directory pd, just
+ * mounted: its mount point is made there, root's, one component at a
+ * time below the private directory's fd without following links (the
+ * private directory is fresh: no job process has run in it yet).
+ */
+static int mount_kept(const struct private_dir *pd, const struct kept_dir *kd)
+{
+	char rel[PATH_MAX];
+	char *name, *save = NULL;
+	int fd, nfd, rc;
+
+	memcpy(rel, kd->rel, sizeof(rel));
+	if ((fd = safepath_open(pd->target)) < 0)
+		return -1;
+	for (name = strtok_r(rel, "/", &save); name;
+	     name = strtok_r(NULL, "/", &save)) {
+		if (mkdirat(fd, name, 0755) < 0 && errno != EEXIST)
+			goto error;
+		nfd = openat(fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW |
+			     O_CLOEXEC);
+		if (nfd < 0)
+			goto error;
+		fdutil_close(fd);
+		fd = nfd;
+	}
+	rc = fdmount_attach(kd->mnt_fd, fd);
+	fdutil_close(fd);
+	return rc;
+error:
+	fdutil_close(fd);
+	return -1;
+}
+
+/*
  * Other jobs' directories are 0700 already; this hides their names.
  * ENOENT means a private dir now covers BasePath: hidden already.
  */
@@ -108,6 +145,12 @@ static int setup_namespace(const struct ns_plan *plan, int *step, int *dir)
 	for (*dir = 0; *dir < plan->ndirs; (*dir)++)
 		if (mount_private_dir(&plan->dirs[*dir], step) < 0)
 			return -1;
+	*step = STEP_KEEP_PATH;
+	for (int k = 0; k < plan->nkeeps; k++) {
+		*dir = plan->keeps[k].dir;
+		if (mount_kept(&plan->dirs[*dir], &plan->keeps[k]) < 0)
+			return -1;
+	}
 	*dir = -1;
 	*step = STEP_HIDE_BASE;
 	return hide_base_path(plan->base_path);

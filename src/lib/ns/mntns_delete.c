@@ -297,7 +297,8 @@ static int finish_delete(const char *base_path, const char *name, int ns_fd,
 			 const struct nsmembers_ns *ns, uint32_t projid)
 {
 	struct nstmpfs_held tmpfs = { .count = 0 };
-	int saved = 0;
+	struct nsmembers_handle handle;
+	int saved = 0, held;
 
 	/*
 	 * While the namespace is still ours: its tmpfs mounts, which an fd
@@ -305,12 +306,31 @@ static int finish_delete(const char *base_path, const char *name, int ns_fd,
 	 */
 	if (ns_fd >= 0 && nstmpfs_open(base_path, name, ns_fd, &tmpfs) < 0)
 		saved = errno;
-	/* Before ns_fd goes, the last chance to reach the namespace. */
-	if (ns_fd >= 0 && strip_namespace(ns_fd) < 0 && !saved)
-		saved = errno;
-	if (ns && ns->id && ns_fd >= 0) {
+	if (ns && ns->id && ns_fd >= 0 && nsmembers_handle(ns_fd, &handle) == 0) {
+		/*
+		 * The kernel reopens the namespace by its handle for as long
+		 * as anything holds it (Linux 6.18): drop ns_fd first, which
+		 * usually tears the namespace down, and strip it only when
+		 * something still holds it.  The strip (a child, an empty
+		 * tmpfs as root, an unmount of every mount and a second drop)
+		 * cost about 0.2 ms of CPU at every teardown otherwise.
+		 */
 		close(ns_fd);
 		ns_fd = -1;
+		if (!nsmembers_gone(ns) &&
+		    (held = nsmembers_reopen(&handle)) >= 0) {
+			if (strip_namespace(held) < 0 && !saved)
+				saved = errno;
+			close(held);
+		}
+	} else if (ns_fd >= 0) {
+		/* Before ns_fd goes, the last chance to reach the namespace. */
+		if (strip_namespace(ns_fd) < 0 && !saved)
+			saved = errno;
+		if (ns && ns->id) {
+			close(ns_fd);
+			ns_fd = -1;
+		}
 	}
 	if (ns && kill_namespace(ns) < 0)
 		saved = errno;
@@ -389,7 +409,7 @@ static int hand_over(const char *base_path, uint32_t job_id, char *name,
 static int delete_job(const char *base_path, uint32_t job_id,
 		      mntns_reaper_f reaper)
 {
-	char name[64], jobdir[PATH_MAX], pin[PATH_MAX];
+	char name[64], jobdir[PATH_MAX], pin[PATH_MAX], other[PATH_MAX];
 	struct nsmembers_ns ns;
 	int saved = 0;
 	bool pinned, limited;
@@ -402,6 +422,11 @@ static int delete_job(const char *base_path, uint32_t job_id,
 
 	ns_fd = mntns_pin_open(base_path, job_id, JOBDIR_NS_PIN, NULL);
 	pinned = ns_fd >= 0 && nsmembers_ident(ns_fd, &ns) == 0;
+	/* A PID namespace's init is inside until the kill: no use asking
+	 * whether the namespace is going first. */
+	if (pinned && jobdir_path(other, sizeof(other), base_path, job_id,
+				  JOBDIR_PIDNS_PIN) == 0)
+		ns.held = access(other, F_OK) == 0;
 	limited = job_dir_project(base_path, name, job_id);
 	/*
 	 * The pins go first, so that nothing can join any more; ns_fd keeps

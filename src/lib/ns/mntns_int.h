@@ -29,11 +29,20 @@ struct private_dir {
 	int mnt_fd;		/* a detached mount of a Source, or -1 */
 };
 
+/* A kept node directory (KeepPaths) and where it goes in the job. */
+struct kept_dir {
+	int dir;		/* the index in dirs of the private dir */
+	char rel[PATH_MAX];	/* its path below that dir, e.g. nvidia-mps */
+	int mnt_fd;		/* a detached mount of the node's directory */
+};
+
 /* Everything the child needs, computed before the child starts. */
 struct ns_plan {
 	unsigned long root_propagation;
 	struct private_dir dirs[MNTNS_MAX_DIRS];
 	int ndirs;
+	struct kept_dir keeps[NSCONF_MAX_KEEP];
+	int nkeeps;
 	char base_path[PATH_MAX];
 	uint64_t parent_ns_id;	/* see unshare_newer_than() */
 	int pool_fd;		/* a namespace of the pool to enter, or -1 */
@@ -41,6 +50,8 @@ struct ns_plan {
 				 * left alone, slave to the caller's */
 	/* the parent's alone: what to remove if the namespace fails */
 	struct nssource_made made[MNTNS_MAX_DIRS];
+	/* and what the walks of per-user or per-job mount points made */
+	struct nssource_made made_point[MNTNS_MAX_DIRS];
 };
 
 enum child_step {
@@ -50,6 +61,7 @@ enum child_step {
 	STEP_PROPAGATION,
 	STEP_OPEN_TARGET,
 	STEP_MOUNT_DIR,
+	STEP_KEEP_PATH,
 	STEP_HIDE_BASE,
 	STEP_OPEN_NS,
 };

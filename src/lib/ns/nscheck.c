@@ -202,10 +202,17 @@ static void mount_points_check(struct check *k)
 	char at[PATH_MAX + 16], first[256];
 
 	for (size_t i = 0; c->dirs && c->dirs[i]; i++) {
+		char fixed[PATH_MAX];
 		const char *path = c->dirs[i];
+		bool per_job = strchr(path, '%') != NULL;
 		size_t count;
 		int fd;
 
+		/* Per user or job: made below its fixed part, which must be. */
+		if (per_job) {
+			source_fixed(path, fixed, sizeof(fixed));
+			path = fixed;
+		}
 		where(k, dir_line(c, i), at, sizeof(at));
 		if ((fd = safepath_open(path)) < 0) {
 			const char *why = strerror(errno);
@@ -222,7 +229,7 @@ static void mount_points_check(struct check *k)
 			continue;
 		}
 		/* Not in each slurmstepd: a readdir per job, an automount. */
-		if (k->args->strict && !shared_dir(path) &&
+		if (k->args->strict && !shared_dir(path) && !per_job &&
 		    dir_entries(fd, &count, first, sizeof(first)) == 0 &&
 		    count)
 			report_warning(k->rep, "%s: Dirs: %s holds data on this "
@@ -231,6 +238,42 @@ static void mount_points_check(struct check *k)
 				       path, first, count > 1 ? ", ..." : "",
 				       path);
 		close(fd);
+	}
+}
+
+/*
+ * Each KeepPaths directory that exists must be root's all the way, any
+ * writable ancestor sticky (safepath_open_kept): one a user made is left
+ * out of every job.  An error of devns check, a warning of slurmd (a
+ * user who made /tmp/nvidia-mps first must not keep slurmd from
+ * starting); one missing is fine (its daemon may start later).
+ */
+static void keep_paths_check(struct check *k)
+{
+	const struct nsconf *c = k->conf;
+	char at[PATH_MAX + 16];
+	struct report why;
+	int fd;
+
+	for (size_t i = 0; c->keep_paths && c->keep_paths[i]; i++) {
+		report_init(&why, NULL, NULL);
+		if ((fd = safepath_open_kept(c->keep_paths[i], &why)) >= 0) {
+			close(fd);
+			continue;
+		}
+		if (errno == ENOENT)
+			continue;
+		where(k, c->lines.keep_paths, at, sizeof(at));
+		if (!k->args->strict) {
+			report_warning(k->rep, "%s: KeepPaths: %s is left out "
+				       "of every job: %s", at,
+				       c->keep_paths[i], why.msg);
+			continue;
+		}
+		k->errors++;
+		report_error(k->rep, "%s: KeepPaths: %s cannot be trusted: %s "
+			     "(jobs do not get it)", at, c->keep_paths[i],
+			     why.msg);
 	}
 }
 
@@ -395,6 +438,7 @@ int nscheck_run(const struct nsconf *conf, const struct nscheck_args *args,
 		scripts_check(&k);
 		sources_check(&k);
 		mount_points_check(&k);
+		keep_paths_check(&k);
 		if (args->strict && devices_check(&k) < 0)
 			goto nomem;
 	}

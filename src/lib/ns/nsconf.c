@@ -37,6 +37,7 @@ void nsconf_clear(struct nsconf *c)
 	free(c->user_ns_script);
 	free(c->clone_ns_epilog);
 	free(c->cdi_spec_dirs);
+	nsconf_dirs_free(c->keep_paths);
 	nsconf_allow_free(c);
 	for (size_t i = 0; i < c->scope_count; i++)
 		free(c->scopes[i].hostlist);
@@ -221,6 +222,44 @@ static int namespace_pool_check(struct parser *p)
 			   p->conf->lines.base_path);
 }
 
+/*
+ * KeepPaths: each is bound into the job's private directory that holds
+ * it, made there at the job's start: a private directory of the job's own
+ * (a backing directory or a tmpfs), not a Source (a node directory, where
+ * the mount point would be made for every job) nor one per user or job.
+ */
+static int keep_paths_check(struct parser *p)
+{
+	const struct nsconf *c = p->conf;
+
+	for (size_t i = 0; c->keep_paths && c->keep_paths[i]; i++) {
+		const char *kp = c->keep_paths[i];
+		const struct nsconf_dir *in = NULL;
+
+		for (size_t k = 0; c->dirs[k]; k++) {
+			if (strcmp(kp, c->dirs[k]) &&
+			    nsconf_path_within(kp, c->dirs[k]) &&
+			    (!in || strlen(c->dirs[k]) > strlen(in->path)))
+				in = &c->dir_conf[k];
+		}
+		p->line = c->lines.keep_paths;
+		if (!in)
+			return nsconf_error(p, "KeepPaths: \"%s\" is in no "
+					    "private directory (a node path "
+					    "the job sees anyway)", kp);
+		if (in->source || strchr(in->path, '%'))
+			return nsconf_error(p, "KeepPaths: \"%s\" is in %s, "
+					    "%s", kp, in->path, in->source ?
+					    "bound from its Source" :
+					    "a per-user or per-job mount point");
+		if (!c->base_path)
+			return nsconf_error(p, "KeepPaths: BasePath is none "
+					    "(line %d): the job has no private "
+					    "directories", c->lines.base_path);
+	}
+	return 0;
+}
+
 /* The checks on the node's result, each on keys from different lines. */
 static int (*const result_checks[])(struct parser *p) = {
 	base_path_dirs_check,
@@ -229,6 +268,7 @@ static int (*const result_checks[])(struct parser *p) = {
 	namespace_pool_check,
 	entire_step_check,
 	tmp_disk_limit_check,
+	keep_paths_check,
 };
 
 /* Fill in what no line set; BasePath must have been. */

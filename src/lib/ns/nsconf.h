@@ -32,6 +32,9 @@
  */
 #define NSCONF_MAX_DIRS 16
 
+/* The most KeepPaths entries (mntns plans their mounts before fork()). */
+#define NSCONF_MAX_KEEP 16
+
 /* The largest settings file the parser reads, in bytes. */
 #define NSCONF_MAX_SIZE (1024 * 1024)
 
@@ -67,6 +70,11 @@ struct nsconf_dir {
 	char *path;		/* the same string as the dirs entry */
 	enum nsconf_dir_type type;
 	uint64_t size;		/* tmpfs: bytes, 0 = tmpfs's default */
+	/*
+	 * tmpfs: a share (1 to 100) of the job's memory limit on the node
+	 * instead of size ("Size=50%"), 0: none; nsconf_dir_tmpfs_size()
+	 */
+	unsigned size_percent;
 	unsigned options;	/* NSCONF_OPT_*, NSCONF_OPT_ALWAYS included */
 	/*
 	 * bind: the backing path as written (%j, %u, %n, %% not expanded;
@@ -108,6 +116,7 @@ struct nsconf_lines {
 	int clone_ns_script_wait;
 	int clone_ns_epilog_wait;
 	int cdi_spec_dirs;
+	int keep_paths;
 };
 
 /* One DeviceAllow line that applies to the node. */
@@ -155,6 +164,8 @@ struct nsconf {
 	bool shared;
 	uint64_t shm_size;        /* bytes, 0 = unset */
 	uint64_t tmp_size;        /* bytes, 0 = unset (then /tmp lives on BasePath) */
+	unsigned shm_percent;     /* ShmSize=N%: N, 0 = unset (then shm_size) */
+	unsigned tmp_percent;     /* TmpSize=N%: N, 0 = unset (then tmp_size) */
 	uint64_t tmp_disk_limit;  /* bytes, 0 = unset: project quota limit of
 				   * BasePath/<jobid> (ns/dquota.h) */
 	uint64_t tmp_inode_limit; /* its inode limit: TmpInodeLimit, or
@@ -185,6 +196,12 @@ struct nsconf {
 	 * and joined by ",", NULL: none (the default).
 	 */
 	char *cdi_spec_dirs;
+	/*
+	 * KeepPaths: node directories bound, as they are, into the private
+	 * directory that holds them (/tmp/nvidia-mps into the job's /tmp),
+	 * normalised, NULL-terminated; NULL: none (the default).
+	 */
+	char **keep_paths;
 	/*
 	 * The file the settings come from and the line of each, for
 	 * messages about them that come after parsing (jobct's BasePath
@@ -283,6 +300,23 @@ int nsconf_source_expand(const char *tmpl, uint32_t job_id, uint64_t sluid,
  * directory that goes at the job's end (0: none, everything persists).
  */
 void nsconf_source_depths(const char *tmpl, int *fixed, int *job);
+
+/*
+ * The size in bytes of the tmpfs of d (NSCONF_DIR_TMPFS) for a job whose
+ * memory limit on this node is job_mem bytes (--mem, or --mem-per-cpu
+ * times its CPUs here; 0: the job has none), node_mem the node's memory
+ * in bytes: d->size, or d->size_percent of job_mem (of node_mem when the
+ * job has no limit), at least one page.  0: tmpfs's default (no size
+ * set, or a share of an unknown memory: no node_mem either).  Pure.
+ */
+uint64_t nsconf_dir_tmpfs_size(const struct nsconf_dir *d, uint64_t job_mem,
+			       uint64_t node_mem);
+
+/*
+ * Whether a private directory of conf is sized from the job's memory (a
+ * percentage): only then need a caller find the job's memory limit.
+ */
+bool nsconf_uses_job_memory(const struct nsconf *conf);
 
 /* Write the names of options (NSCONF_OPT_*) into buf[len], "," between. */
 void nsconf_options_format(unsigned options, char *buf, size_t len);

@@ -133,9 +133,10 @@ int nsconf_key_size(struct parser *p, struct nsconf *c, const char *key,
 		    const char *value)
 {
 	(void)c;
-	if (nsconf_size_set(p, &p->decl.size, key, value) < 0)
+	if (nsconf_tmpfs_size_set(p, &p->decl.size, &p->decl.size_percent,
+				  key, value) < 0)
 		return -1;
-	if (!p->decl.size)
+	if (!p->decl.size && !p->decl.size_percent)
 		return nsconf_error(p, "%s: a size of 0 is not allowed (leave "
 				   "Size out for tmpfs's default)", key);
 	return 0;
@@ -206,13 +207,14 @@ static int decl_check(struct parser *p)
 	struct dir_decl *d = &p->decl;
 
 	p->line = d->line;
-	if (d->type_set && d->type == NSCONF_DIR_BIND && d->size)
+	if (d->type_set && d->type == NSCONF_DIR_BIND &&
+	    (d->size || d->size_percent))
 		return nsconf_error(p, "Dir=%s: Size is only for Type=tmpfs",
 				   d->path);
 	if (d->type_set && d->type == NSCONF_DIR_TMPFS && d->source)
 		return nsconf_error(p, "Dir=%s: Source is only for Type=bind",
 				   d->path);
-	if (d->size && d->source)
+	if ((d->size || d->size_percent) && d->source)
 		return nsconf_error(p, "Dir=%s: Size (a tmpfs) and Source (a "
 				   "bind) exclude each other", d->path);
 	if ((d->options & NSCONF_OPT_RO) && !d->source)

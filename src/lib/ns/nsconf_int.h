@@ -47,6 +47,7 @@ enum key {
 	KEY_CLONE_NS_SCRIPT_WAIT,
 	KEY_CLONE_NS_EPILOG_WAIT,
 	KEY_CDI_SPEC_DIRS,
+	KEY_KEEP_PATHS,
 	KEY_DEVICE_ALLOW,
 	/* the keys of a Dir line; they go into a struct dir_decl */
 	KEY_DIR,
@@ -66,6 +67,7 @@ struct dir_decl {
 	bool type_set;
 	enum nsconf_dir_type type;
 	uint64_t size;		/* 0: no Size= */
+	unsigned size_percent;	/* Size=N%: N, 0: none */
 	unsigned options;	/* NSCONF_OPT_* named by Options= */
 	char *source;		/* NULL: no Source= */
 	int line;
@@ -169,6 +171,15 @@ int nsconf_size_set(struct parser *p, uint64_t *field, const char *key,
 		    const char *value);
 
 /*
+ * A tmpfs's size: a size as nsconf_size_set() into *bytes, or "N%" (N
+ * from 1 to 100: a share of the job's memory on the node) into *percent;
+ * the other is set to 0.  Returns 0 or -1.
+ */
+int nsconf_tmpfs_size_set(struct parser *p, uint64_t *bytes,
+			  unsigned *percent, const char *key,
+			  const char *value);
+
+/*
  * Check the spelling of one Dirs entry beyond what path_normalize() does:
  * it is written as mntns will use it, so no doubled or trailing slash.
  */
@@ -177,8 +188,9 @@ int nsconf_dir_spelling_check(struct parser *p, const char *key,
 
 /*
  * Refuse a private directory (path normalised) that is a system directory
- * (/, /etc, /usr, /var, /lib*, ...), in /proc or /sys, or holds a %
- * (no per-user or per-job mount points).  Returns 0, or
+ * (/, /etc, /usr, /var, /lib*, ...), in /proc or /sys, or, per user or
+ * job (a %), has an escape Source= does not take, no fixed directory
+ * before it, or lies in a directory every user writes to.  Returns 0, or
  * -1 after reporting.
  */
 int nsconf_dir_system_check(struct parser *p, const char *key,

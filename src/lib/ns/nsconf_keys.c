@@ -146,13 +146,15 @@ static int key_shared(struct parser *p, struct nsconf *c, const char *key,
 static int key_shm_size(struct parser *p, struct nsconf *c, const char *key,
 			const char *value)
 {
-	return nsconf_size_set(p, &c->shm_size, key, value);
+	return nsconf_tmpfs_size_set(p, &c->shm_size, &c->shm_percent, key,
+				     value);
 }
 
 static int key_tmp_size(struct parser *p, struct nsconf *c, const char *key,
 			const char *value)
 {
-	return nsconf_size_set(p, &c->tmp_size, key, value);
+	return nsconf_tmpfs_size_set(p, &c->tmp_size, &c->tmp_percent, key,
+				     value);
 }
 
 static int key_tmp_disk_limit(struct parser *p, struct nsconf *c,
@@ -330,6 +332,65 @@ error:
 	return -1;
 }
 
+/*
+ * KeepPaths: absolute, normal directories, comma-separated, none twice,
+ * no %; "none" (the default) keeps none.  Where each must lie (in a
+ * private directory) is checked on the node's result.
+ */
+static int key_keep_paths(struct parser *p, struct nsconf *c,
+			  const char *key, const char *value)
+{
+	char **paths = NULL;
+	size_t n = 0;
+
+	if (!strcasecmp(value, "none")) {
+		nsconf_dirs_free(c->keep_paths);
+		c->keep_paths = NULL;
+		return 0;
+	}
+	if (!(paths = calloc(NSCONF_MAX_KEEP + 1, sizeof(*paths))))
+		return -1;
+	for (const char *s = value; ; s++) {
+		size_t len = strcspn(s, ",");
+		char *item, *path;
+
+		if (!len) {
+			nsconf_error(p, "%s: empty entry in \"%s\"", key, value);
+			goto error;
+		}
+		if (n == NSCONF_MAX_KEEP) {
+			nsconf_error(p, "%s: more than %d entries in \"%s\"",
+				     key, NSCONF_MAX_KEEP, value);
+			goto error;
+		}
+		if (!(item = strndup(s, len)))
+			goto error;
+		if (nsconf_dir_spelling_check(p, key, item) < 0 ||
+		    !(path = nsconf_path_normalize(p, key, item))) {
+			free(item);
+			goto error;
+		}
+		free(item);
+		if (strchr(path, '%') || nsconf_dirs_have(paths, n, path)) {
+			nsconf_error(p, "%s: \"%s\" %s", key, path,
+				     strchr(path, '%') ? "has a %: a node path "
+				     "is kept as it is" : "is listed twice");
+			free(path);
+			goto error;
+		}
+		paths[n++] = path;
+		s += len;
+		if (!*s)
+			break;
+	}
+	nsconf_dirs_free(c->keep_paths);
+	c->keep_paths = paths;
+	return 0;
+error:
+	nsconf_dirs_free(paths);
+	return -1;
+}
+
 /* Indexed by enum key. */
 #define AT(field) ((int)offsetof(struct nsconf_lines, field))
 
@@ -370,6 +431,7 @@ const struct key_def nsconf_keys[KEY_COUNT] = {
 				       AT(clone_ns_epilog_wait) },
 	[KEY_CDI_SPEC_DIRS] = { "CDISpecDirs", key_cdi_spec_dirs,
 				AT(cdi_spec_dirs) },
+	[KEY_KEEP_PATHS] = { "KeepPaths", key_keep_paths, AT(keep_paths) },
 	/* one line each: struct nsconf_allow */
 	[KEY_DEVICE_ALLOW] = { "DeviceAllow", nsconf_key_device_allow, -1 },
 	/* the Dir line's: struct nsconf_dir */

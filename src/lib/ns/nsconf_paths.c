@@ -22,14 +22,14 @@ static const char *where(const struct nsconf *c, int line, char *buf,
 	return buf;
 }
 
-/* The fixed part of d's Source= into buf[len]; 0, or 1 when it has no
- * variable part (nothing is made below it per job). */
-static int source_fixed(const struct nsconf_dir *d, char *buf, size_t len)
+/* The fixed part of the template tmpl into buf[len]; 0, or 1 when it has
+ * no variable part (nothing is made below it per job). */
+static int template_fixed(const char *tmpl, char *buf, size_t len)
 {
-	const char *s = d->source;
+	const char *s = tmpl;
 	int fixed, job, depth = 0;
 
-	nsconf_source_depths(d->source, &fixed, &job);
+	nsconf_source_depths(tmpl, &fixed, &job);
 	while (*s && depth < fixed) {
 		s += strspn(s, "/");
 		s += strcspn(s, "/");
@@ -37,7 +37,7 @@ static int source_fixed(const struct nsconf_dir *d, char *buf, size_t len)
 	}
 	if (!*s)
 		return 1;
-	snprintf(buf, len, "%.*s", (int)(s - d->source), d->source);
+	snprintf(buf, len, "%.*s", (int)(s - tmpl), tmpl);
 	return 0;
 }
 
@@ -51,7 +51,15 @@ int nsconf_paths_check(const struct nsconf *conf, struct report *rep)
 		int line = d->line ? d->line : conf->lines.dirs;
 
 		report_init(&why, NULL, NULL);
-		if (safepath_check_mount_point(d->path, &why) < 0)
+		/* Per user or job: made below its fixed part, as a Source. */
+		if (!template_fixed(d->path, fixed, sizeof(fixed))) {
+			if (safepath_check_create_below(fixed, &why) < 0)
+				return report_error(rep, "%sprivate directory "
+						    "%s: its fixed part: %s",
+						    where(conf, line, at,
+							  sizeof(at)),
+						    d->path, why.msg);
+		} else if (safepath_check_mount_point(d->path, &why) < 0)
 			return report_error(rep, "%sprivate directory %s: its "
 					    "mount point cannot be trusted: %s "
 					    "(use a mount point whose parent "
@@ -59,7 +67,8 @@ int nsconf_paths_check(const struct nsconf *conf, struct report *rep)
 					    "root may write to)",
 					    where(conf, line, at, sizeof(at)),
 					    d->path, why.msg);
-		if (!d->source || source_fixed(d, fixed, sizeof(fixed)))
+		if (!d->source || template_fixed(d->source, fixed,
+						 sizeof(fixed)))
 			continue;
 		report_init(&why, NULL, NULL);
 		if (safepath_check_create_below(fixed, &why) < 0)

@@ -25,6 +25,7 @@ enum rank { RANK_NONE, RANK_GLOBAL, RANK_NODE };
 struct shorthand {
 	const char *name;	/* the key, NULL: no shorthand for the dir */
 	uint64_t size;		/* 0: unset */
+	unsigned percent;	/* N%, 0: unset */
 	int line;
 	enum rank rank;
 };
@@ -50,16 +51,18 @@ static void shorthand_of(const struct parser *p, const char *path,
 	if (!strcmp(path, "/tmp")) {
 		k = KEY_TMP_SIZE;
 		sh->size = p->conf->tmp_size;
+		sh->percent = p->conf->tmp_percent;
 		sh->line = p->conf->lines.tmp_size;
 	} else if (!strcmp(path, "/dev/shm")) {
 		k = KEY_SHM_SIZE;
 		sh->size = p->conf->shm_size;
+		sh->percent = p->conf->shm_percent;
 		sh->line = p->conf->lines.shm_size;
 	} else {
 		return;
 	}
 	sh->name = nsconf_keys[k].name;
-	if (sh->size)
+	if (sh->size || sh->percent)
 		sh->rank = p->node_set & (1u << k) ? RANK_NODE : RANK_GLOBAL;
 }
 
@@ -71,12 +74,13 @@ static int type_resolve(struct parser *p, const struct dir_decl *d,
 			enum rank d_rank, const struct shorthand *sh,
 			struct nsconf_dir *nd)
 {
-	bool d_says = d && (d->type_set || d->size || d->source);
+	bool d_sized = d && (d->size || d->size_percent);
+	bool d_says = d && (d->type_set || d_sized || d->source);
 	enum nsconf_dir_type d_type = NSCONF_DIR_BIND;
 
 	if (d_says)
 		d_type = d->type_set ? d->type
-			 : d->size ? NSCONF_DIR_TMPFS : NSCONF_DIR_BIND;
+			 : d_sized ? NSCONF_DIR_TMPFS : NSCONF_DIR_BIND;
 	if (d_says && sh->rank && d_rank == sh->rank &&
 	    d_type == NSCONF_DIR_BIND)
 		return nsconf_error(p, "Dir=%s: a bind mount, but %s= (line "
@@ -99,19 +103,21 @@ static int size_resolve(struct parser *p, const struct dir_decl *d,
 			enum rank d_rank, const struct shorthand *sh,
 			struct nsconf_dir *nd)
 {
-	uint64_t d_size = d ? d->size : 0;
+	bool d_sized = d && (d->size || d->size_percent);
 
 	if (nd->type != NSCONF_DIR_TMPFS)
 		return 0;
-	if (d_size && sh->rank && d_rank == sh->rank)
+	if (d_sized && sh->rank && d_rank == sh->rank)
 		return nsconf_error(p, "Dir=%s: Size= and %s= (line %d) both "
 				    "set its size; set one of them", nd->path,
 				    sh->name, sh->line);
-	if (d_size && d_rank > sh->rank) {
-		nd->size = d_size;
+	if (d_sized && d_rank > sh->rank) {
+		nd->size = d->size;
+		nd->size_percent = d->size_percent;
 		return 0;
 	}
 	nd->size = sh->size;
+	nd->size_percent = sh->percent;
 	nd->shorthand_line = sh->rank ? sh->line : 0;
 	return 0;
 }
@@ -225,6 +231,32 @@ static int source_place_check(struct parser *p, const struct nsconf_dir *nd)
 	return 0;
 }
 
+/*
+ * A per-user or per-job mount point is made on the node's tree at the
+ * job's start, before the private directories cover it: neither it nor
+ * another private directory may lie in the other (it would be made
+ * where the job's namespace never sees it, or be hidden).
+ */
+static int point_place_check(struct parser *p, size_t i)
+{
+	char **dirs = p->conf->dirs;
+
+	if (!strchr(dirs[i], '%'))
+		return 0;
+	for (size_t k = 0; dirs[k]; k++) {
+		if (k == i || (!nsconf_path_within(dirs[i], dirs[k]) &&
+			       !nsconf_path_within(dirs[k], dirs[i])))
+			continue;
+		p->line = p->conf->dir_conf[i].line ? p->conf->dir_conf[i].line
+						    : p->conf->lines.dirs;
+		return nsconf_error(p, "Dir=%s: a per-user or per-job mount "
+				    "point, and %s, another private "
+				    "directory, lie in one another", dirs[i],
+				    dirs[k]);
+	}
+	return 0;
+}
+
 int nsconf_dirs_resolve(struct parser *p)
 {
 	size_t n;
@@ -239,7 +271,8 @@ int nsconf_dirs_resolve(struct parser *p)
 			return -1;
 	}
 	for (size_t i = 0; i < n; i++) {
-		if (source_place_check(p, &p->conf->dir_conf[i]) < 0)
+		if (source_place_check(p, &p->conf->dir_conf[i]) < 0 ||
+		    point_place_check(p, i) < 0)
 			return -1;
 	}
 	return 0;

@@ -311,15 +311,31 @@ static const char *const kernel_dirs[] = { "/proc", "/sys", NULL };
 int nsconf_dir_system_check(struct parser *p, const char *key,
 			    const char *path)
 {
+	static const char *const shared[] = NSCONF_SHARED_DIRS;
+	int fixed, job;
+
 	/*
-	 * Per-user or per-job mount points (%u, %j) are not supported: taken
-	 * literally, every job would fail at its start.  Source= expands.
+	 * A per-user or per-job mount point (%u, %j, %S, %n) is made at the
+	 * job's start below its fixed part, as a Source is: a fixed
+	 * directory comes first, and none of it may be in a directory every
+	 * user can write to (a user could make another's first).
 	 */
-	if (strchr(path, '%'))
-		return nsconf_error(p, "%s: \"%s\": %% in a private "
-				    "directory's mount point is not "
-				    "supported (only Source= expands %%j, "
-				    "%%S, %%u, %%n)", key, path);
+	if (strchr(path, '%')) {
+		if (nsconf_source_escapes_check(p, key, path) < 0)
+			return -1;
+		nsconf_source_depths(path, &fixed, &job);
+		if (!fixed)
+			return nsconf_error(p, "%s: \"%s\" needs a fixed "
+					    "directory before the first %%",
+					    key, path);
+		for (size_t i = 0; shared[i]; i++) {
+			if (nsconf_path_within(path, shared[i]))
+				return nsconf_error(p, "%s: \"%s\" is in %s, "
+						    "which every user can "
+						    "write to", key, path,
+						    shared[i]);
+		}
+	}
 	for (size_t i = 0; kernel_dirs[i]; i++) {
 		if (nsconf_path_within(path, kernel_dirs[i]))
 			return nsconf_error(p, "%s: \"%s\" is in %s, the "
@@ -380,6 +396,55 @@ int nsconf_size_set(struct parser *p, uint64_t *field, const char *key,
 		return nsconf_error(p, "%s: invalid size \"%s\" (percentages "
 				   "are not supported)", key, value);
 	return nsconf_error(p, "%s: invalid size \"%s\"", key, value);
+}
+
+int nsconf_tmpfs_size_set(struct parser *p, uint64_t *bytes,
+			  unsigned *percent, const char *key,
+			  const char *value)
+{
+	unsigned long n;
+	char *end;
+
+	if (!strchr(value, '%')) {
+		if (nsconf_size_set(p, bytes, key, value) < 0)
+			return -1;
+		*percent = 0;
+		return 0;
+	}
+	errno = 0;
+	n = strtoul(value, &end, 10);
+	if (!isdigit((unsigned char)value[0]) || errno || strcmp(end, "%") ||
+	    n < 1 || n > 100)
+		return nsconf_error(p, "%s: invalid share \"%s\" (1%% to 100%% "
+				   "of the job's memory on the node)", key,
+				   value);
+	*percent = (unsigned)n;
+	*bytes = 0;
+	return 0;
+}
+
+uint64_t nsconf_dir_tmpfs_size(const struct nsconf_dir *d, uint64_t job_mem,
+			       uint64_t node_mem)
+{
+	uint64_t mem = job_mem ? job_mem : node_mem;
+	const uint64_t page = 4096;
+
+	if (!d->size_percent)
+		return d->size;
+	if (!mem)
+		return 0;
+	/* mem / 100 * pct overflows never; the remainder's share kept. */
+	mem = mem / 100 * d->size_percent + mem % 100 * d->size_percent / 100;
+	return mem < page ? page : mem;
+}
+
+bool nsconf_uses_job_memory(const struct nsconf *conf)
+{
+	for (size_t i = 0; conf && conf->dirs && conf->dirs[i]; i++)
+		if (conf->dir_conf[i].type == NSCONF_DIR_TMPFS &&
+		    conf->dir_conf[i].size_percent)
+			return true;
+	return false;
 }
 
 /* Check the % sequences of a Source template: only %j %S %u %n %%. */

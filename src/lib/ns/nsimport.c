@@ -321,8 +321,11 @@ static int dir_conf(struct conv *cv, struct optset *o,
 		return fail(cv, e->line, "dir_confs: an element has no path");
 	if (!(path = scalar(cv, p, "dir_confs ")))
 		return cv->failed ? -1 : 0;
-	if (strchr(path, '%')) {
-		skipped(cv, p->line, "dir_confs path \"%s\": devns mount points are fixed paths (%%j, %%S and %%u expand only in Source=), so this directory is not private",
+	for (const char *pct = strchr(path, '%'); pct;
+	     pct = strchr(pct + 2, '%')) {
+		if (pct[1] && strchr("jSun%", pct[1]))
+			continue;
+		skipped(cv, p->line, "dir_confs path \"%s\": devns expands only %%j, %%S, %%u, %%n and %%%% in a mount point, so this directory is not private",
 			path);
 		return 0;
 	}

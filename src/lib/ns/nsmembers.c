@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/pidfd.h>
 #include <sys/syscall.h>
@@ -60,6 +61,31 @@ uint64_t nsmembers_id(int ns_fd)
 	return ioctl(ns_fd, NS_GET_MNTNS_ID, &id) == 0 ? id : 0;
 }
 
+#ifndef FD_NSFS_ROOT
+#define FD_NSFS_ROOT -10003	/* uapi fcntl.h, Linux 6.18 */
+#endif
+
+int nsmembers_handle(int ns_fd, struct nsmembers_handle *h)
+{
+	struct file_handle *fh = (struct file_handle *)&h->u.fh;
+	int mount_id, fd;
+
+	memset(h, 0, sizeof(*h));
+	fh->handle_bytes = sizeof(h->u.fh.data);
+	if (name_to_handle_at(ns_fd, "", fh, &mount_id, AT_EMPTY_PATH) < 0)
+		return -1;
+	if ((fd = nsmembers_reopen(h)) < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+int nsmembers_reopen(const struct nsmembers_handle *h)
+{
+	return open_by_handle_at(FD_NSFS_ROOT, (struct file_handle *)&h->u.fh,
+				 O_RDONLY | O_CLOEXEC);
+}
+
 int nsmembers_ident(int ns_fd, struct nsmembers_ns *ns)
 {
 	struct stat st;
@@ -70,6 +96,7 @@ int nsmembers_ident(int ns_fd, struct nsmembers_ns *ns)
 	ns->dev = st.st_dev;
 	ns->ino = st.st_ino;
 	ns->id = 0;
+	ns->held = false;
 	/* Held open, it exists: anything but 1 means no usable lookup. */
 	if ((id = nsmembers_id(ns_fd)) && lookup_by_id(id) == 1)
 		ns->id = id;
@@ -84,6 +111,11 @@ int nsmembers_ident(int ns_fd, struct nsmembers_ns *ns)
 static bool gone(const struct nsmembers_ns *ns)
 {
 	return ns->id && lookup_by_id(ns->id) == 0;
+}
+
+bool nsmembers_gone(const struct nsmembers_ns *ns)
+{
+	return gone(ns);
 }
 
 /*
@@ -175,6 +207,23 @@ int nsmembers_kill(const struct nsmembers_ns *ns, long wait_ms)
 	 */
 	long pause_us = 100, waited_us = 0;
 
+	/*
+	 * A namespace whose last holder has just let go may still be found
+	 * by its id for a moment (its teardown, or another teardown's look at
+	 * a process that was inside it for a moment, still holds it): ask
+	 * again a few times, within about 3 ms, before the search of /proc,
+	 * which looks at every process of the node.  Without it about one
+	 * teardown in three searched /proc here, and restore took 25 s for
+	 * 5,000 ended jobs instead of 12 s (2 cores, load 10 to 14); with
+	 * 1,000 jobs 530 searched, 12 with it.  Not where a process is known
+	 * to be inside (held).
+	 */
+	for (long us = 50; ns->id && !ns->held && us <= 1600; us *= 2) {
+		if (gone(ns))
+			return 0;
+		usleep((useconds_t)us);
+		waited_us += us;
+	}
 	for (;;) {
 		int found;
 

@@ -26,6 +26,12 @@ struct nsmembers_ns {
 	dev_t dev;		/* nsfs inode, as /proc/<pid>/ns/mnt shows */
 	ino_t ino;
 	uint64_t id;		/* unique until reboot; 0 where unknown */
+	/*
+	 * A process is known to be inside (a PID namespace's init): the kill
+	 * searches /proc at once, without first asking the kernel a few
+	 * times whether the namespace is going.  false from nsmembers_ident.
+	 */
+	bool held;
 };
 
 /*
@@ -42,6 +48,43 @@ uint64_t nsmembers_id(int ns_fd);
  * Returns 0, or -1 with errno.
  */
 int nsmembers_ident(int ns_fd, struct nsmembers_ns *ns);
+
+/*
+ * Whether the namespace ns (with an id) is gone: nothing holds it any
+ * more.  false while it exists and always without an id.  One system
+ * call, whatever the node runs.
+ */
+bool nsmembers_gone(const struct nsmembers_ns *ns);
+
+/*
+ * A namespace's file handle (nsfs, Linux 6.18): lets the caller reopen the
+ * namespace after closing its last fd of it, for as long as anything
+ * else holds it, and never another namespace (the handle carries the
+ * 64-bit id).
+ */
+struct nsmembers_handle {
+	union {
+		struct {
+			unsigned int bytes;	/* struct file_handle */
+			int type;
+			unsigned char data[64];
+		} fh;
+		unsigned long long align;
+	} u;
+};
+
+/*
+ * The handle of the namespace ns_fd refers to, checked by reopening it
+ * once.  Returns 0, or -1 with errno where the kernel gives nsfs no
+ * handles (before 6.18: EOPNOTSUPP and the like).
+ */
+int nsmembers_handle(int ns_fd, struct nsmembers_handle *h);
+
+/*
+ * Reopen the namespace of h: an fd (O_CLOEXEC), or -1 with errno (ESTALE:
+ * nothing holds it any more).
+ */
+int nsmembers_reopen(const struct nsmembers_handle *h);
 
 /*
  * Find the processes inside ns other than the caller: the first max go

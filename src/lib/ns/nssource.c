@@ -90,6 +90,30 @@ static int source_owner_check(int fd, bool last, uid_t uid, const char *path,
 }
 
 /*
+ * Check a mount point's component below the fixed part: root's and
+ * writable by no one else, or the job user's own (a home directory): a
+ * component another user owns, or others may write to, could be swapped
+ * for a directory that steers the job's mount, or be another user's.
+ */
+static int point_owner_check(int fd, uid_t uid, const char *path, size_t len,
+			     struct report *rep)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return report_errno(rep, errno, "mount point %.*s", (int)len,
+				    path);
+	if ((st.st_uid == 0 && !(st.st_mode & 022)) || st.st_uid == uid)
+		return 0;
+	errno = EPERM;
+	return report_error(rep, "mount point %.*s belongs to uid %u with mode "
+			    "%04o: a directory of root's that only root may "
+			    "write to, or the job user's (uid %u), is needed "
+			    "here", (int)len, path, (unsigned)st.st_uid,
+			    (unsigned)(st.st_mode & 07777), (unsigned)uid);
+}
+
+/*
  * The fixed part's last directory, below which root creates: root's, and
  * not open to others' writes, sticky or not.  Not sticky, a user could
  * swap what root just made; sticky, a user could make another user's
@@ -115,12 +139,17 @@ static int fixed_top_check(int fd, const char *path, size_t len,
 	return 0;
 }
 
-int nssource_prepare(const struct nssource *src, int jobfd,
-		     struct nssource_made *made, struct report *rep)
+/*
+ * The walk of nssource_prepare() and nssource_prepare_point(): returns an
+ * fd (O_RDONLY) of the directory at src->path, or -1 with errno and rep.
+ */
+static int source_walk(const struct nssource *src, int jobfd,
+		       struct nssource_made *made, struct report *rep)
 {
+	const char *what = src->mount_point ? "mount point" : "Source";
 	const char *path = src->path, *s = path;
 	char name[NAME_MAX + 1];
-	int fd = -1, nfd, mnt_fd, depth = 0;
+	int fd = -1, nfd, depth = 0;
 	size_t total = 0;
 
 	for (const char *c = path; *c; c++)
@@ -130,8 +159,8 @@ int nssource_prepare(const struct nssource *src, int jobfd,
 	    (path[strlen(src->base_path)] == '/' ||
 	     !path[strlen(src->base_path)]))) {
 		errno = EINVAL;
-		return report_error(rep, "Source %s: not absolute, or in "
-				    "BasePath", path);
+		return report_error(rep, "%s %s: not absolute, or in "
+				    "BasePath", what, path);
 	}
 	if ((fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return report_errno(rep, errno, "opening /");
@@ -145,7 +174,7 @@ int nssource_prepare(const struct nssource *src, int jobfd,
 		len = strcspn(s, "/");
 		if (!len || len > NAME_MAX) {
 			errno = len ? ENAMETOOLONG : EINVAL;
-			report_errno(rep, errno, "Source %s", path);
+			report_errno(rep, errno, "%s %s", what, path);
 			goto error;
 		}
 		memcpy(name, s, len);
@@ -173,8 +202,8 @@ int nssource_prepare(const struct nssource *src, int jobfd,
 						 "%s", name);
 				}
 			} else if (errno != EEXIST) {
-				report_errno(rep, errno, "creating Source %.*s",
-					     (int)(s - path), path);
+				report_errno(rep, errno, "creating %s %.*s",
+					     what, (int)(s - path), path);
 				goto error;
 			}
 		}
@@ -189,28 +218,32 @@ int nssource_prepare(const struct nssource *src, int jobfd,
 			    S_ISLNK(lst.st_mode))
 				errno = ELOOP;
 			if (errno == ELOOP)
-				report_error(rep, "Source %.*s is a symbolic "
+				report_error(rep, "%s %.*s is a symbolic "
 					     "link; refusing to follow it",
-					     (int)(s - path), path);
+					     what, (int)(s - path), path);
 			else
-				report_errno(rep, errno, "opening Source %.*s",
-					     (int)(s - path), path);
+				report_errno(rep, errno, "opening %s %.*s",
+					     what, (int)(s - path), path);
 			goto error;
 		}
 		close(fd);
 		fd = nfd;
 		if (created && ((last && fchown(fd, src->uid, src->gid) < 0)
 				|| fchmod(fd, mode) < 0)) {
-			report_errno(rep, errno, "setting up Source %.*s",
-				     (int)(s - path), path);
+			report_errno(rep, errno, "setting up %s %.*s",
+				     what, (int)(s - path), path);
 			goto error;
 		}
 		if (depth == src->fixed_depth && depth < (int)total &&
 		    fixed_top_check(fd, path, (size_t)(s - path), rep) < 0)
 			goto error;
-		if (depth > src->fixed_depth &&
+		if (depth > src->fixed_depth && !src->mount_point &&
 		    source_owner_check(fd, last, src->uid, path,
 				       (size_t)(s - path), rep) < 0)
+			goto error;
+		if (depth > src->fixed_depth && src->mount_point &&
+		    point_owner_check(fd, src->uid, path, (size_t)(s - path),
+				      rep) < 0)
 			goto error;
 		if (depth == src->job_depth) {
 			struct stat st;
@@ -218,22 +251,45 @@ int nssource_prepare(const struct nssource *src, int jobfd,
 			if (fstat(fd, &st) < 0 ||
 			    record_source(jobfd, &st, path,
 					  (size_t)(s - path)) < 0) {
-				report_errno(rep, errno, "recording Source "
-					     "%.*s", (int)(s - path), path);
+				report_errno(rep, errno, "recording %s "
+					     "%.*s", what, (int)(s - path), path);
 				goto error;
 			}
 		}
 	}
-	if ((mnt_fd = fdmount_clone(fd, src->attrs)) < 0) {
-		report_errno(rep, errno, "cloning the mount of Source %s",
-			     path);
-		goto error;
-	}
-	close(fd);
-	return mnt_fd;
+	return fd;
 error:
 	fdutil_close(fd);
 	return -1;
+}
+
+int nssource_prepare(const struct nssource *src, int jobfd,
+		     struct nssource_made *made, struct report *rep)
+{
+	int fd = source_walk(src, jobfd, made, rep), mnt_fd;
+
+	if (fd < 0)
+		return -1;
+	if ((mnt_fd = fdmount_clone(fd, src->attrs)) < 0)
+		report_errno(rep, errno, "cloning the mount of Source %s",
+			     src->path);
+	fdutil_close(fd);
+	return mnt_fd;
+}
+
+int nssource_prepare_point(const struct nssource *src, int jobfd,
+			   struct nssource_made *made, struct report *rep)
+{
+	int fd;
+
+	if (!src->mount_point) {
+		errno = EINVAL;
+		return report_error(rep, "%s: not a mount point", src->path);
+	}
+	if ((fd = source_walk(src, jobfd, made, rep)) < 0)
+		return -1;
+	fdutil_close(fd);
+	return 0;
 }
 
 void nssource_made_close(struct nssource_made *made, bool remove)

@@ -29,6 +29,13 @@ struct nssource {
 	uid_t uid;		/* own the last component when created */
 	gid_t gid;
 	unsigned int attrs;	/* FDMOUNT_* for the detached mount */
+	/*
+	 * A per-user or per-job mount point (Dir=/home/%u/scratch,
+	 * nssource_prepare_point), not a Source: a component below the fixed
+	 * part may also be the job user's own (their home), never another
+	 * user's nor one others may write to.
+	 */
+	bool mount_point;
 };
 
 /*
@@ -56,6 +63,20 @@ struct nssource_made {
  */
 int nssource_prepare(const struct nssource *src, int jobfd,
 		     struct nssource_made *made, struct report *rep);
+
+/*
+ * nssource_prepare() for a mount point with %u, %j or %S (src->mount_point
+ * set): the same walk from "/" without following links, the same
+ * creation below the fixed part and record of the job's own component,
+ * but a component below the fixed part may be root's (not writable by
+ * group or others) or the job user's: below the user's own directory only
+ * the job's own namespace is affected, and every mount there is made on
+ * a directory reopened without following links.  Nothing is cloned: the
+ * namespace's child mounts onto the path.  Returns 0, or -1 with errno
+ * and rep; *made as nssource_prepare().
+ */
+int nssource_prepare_point(const struct nssource *src, int jobfd,
+			   struct nssource_made *made, struct report *rep);
 
 /*
  * Close made's parent fd, when set, after removing made's directory

@@ -72,6 +72,7 @@ struct child_args {
 /* The child's one message; the fds ride along. */
 struct child_result {
 	int err;
+	int which[MAX_POINTS];	/* the record line of each fd sent */
 };
 
 int nstmpfs_record(int jobfd, const char *const *points, size_t n)
@@ -160,21 +161,24 @@ static int open_tmpfs(const char *point, int *fd)
 }
 
 /* Send the verdict and the fds in one message. */
-static void send_fds(int sock, int err, const int *fds, int count)
+static void send_fds(int sock, int err, const int *fds, const int *which,
+		     int count)
 {
-	struct child_result res = { err };
+	struct child_result res = { .err = err };
 
+	for (int i = 0; i < count; i++)
+		res.which[i] = which[i];
 	(void)fdpass_send(sock, &res, sizeof(res), fds, (size_t)count);
 }
 
 static int child_main(void *arg)
 {
 	const struct child_args *a = arg;
-	int fds[MAX_POINTS], count = 0, err = 0;
+	int fds[MAX_POINTS], which[MAX_POINTS], count = 0, err = 0;
 
 	close(a->sock[0]);
 	if (setns(a->ns_fd, CLONE_NEWNS) < 0) {
-		send_fds(a->sock[1], errno, fds, 0);
+		send_fds(a->sock[1], errno, fds, which, 0);
 		return 1;
 	}
 	for (int i = 0; i < a->count; i++) {
@@ -182,22 +186,26 @@ static int child_main(void *arg)
 
 		if (open_tmpfs(a->points[i], &fd) < 0 && !err)
 			err = errno;
-		if (fd >= 0)
+		if (fd >= 0) {
+			which[count] = i;
 			fds[count++] = fd;
+		}
 	}
-	send_fds(a->sock[1], err, fds, count);
+	send_fds(a->sock[1], err, fds, which, count);
 	return err ? 1 : 0;
 }
 
 /* The parent's side of send_fds: the verdict, the fds into held. */
 static int recv_fds(int sock, struct nstmpfs_held *held)
 {
-	struct child_result res = { EIO };
+	struct child_result res = { .err = EIO };
 	size_t nfds;
 	ssize_t n = fdpass_recv(sock, &res, sizeof(res),
 				held->fds + held->count,
 				MAX_POINTS - (size_t)held->count, &nfds);
 
+	for (size_t i = 0; i < nfds; i++)
+		held->which[held->count + (int)i] = res.which[i];
 	held->count += (int)nfds;
 	if (n != (ssize_t)sizeof(res))
 		res.err = EIO;	/* the child died before it could say */

@@ -27,6 +27,8 @@
 /* The roots of the job's tmpfs mounts, for nstmpfs_empty(). */
 struct nstmpfs_held {
 	int fds[NSCONF_MAX_DIRS];
+	/* the line (from 0) of the record each fd's mount point is on */
+	int which[NSCONF_MAX_DIRS];
 	int count;
 };
 

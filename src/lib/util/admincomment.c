@@ -108,3 +108,47 @@ error:
 	free(clean);
 	return NULL;
 }
+
+char *admincomment_replace(const char *old, const char *prefix,
+			   const char *entry)
+{
+	size_t plen = prefix ? strlen(prefix) : 0, used = 0;
+	char *kept, *out;
+	const char *p, *next;
+
+	if (!plen || !entry || !entry[0]) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!old)
+		old = "";
+	if (holds_entry(old, entry, strlen(entry))) {
+		errno = EEXIST;
+		return NULL;
+	}
+	if (!(kept = malloc(strlen(old) + 1)))
+		return NULL;
+	for (p = old; *p; p = next) {
+		const char *sep = strstr(p, ADMINCOMMENT_SEP);
+		size_t len = sep ? (size_t)(sep - p) : strlen(p);
+
+		next = sep ? sep + SEP_LEN : p + len;
+		if (len >= plen && !strncmp(p, prefix, plen))
+			continue;
+		if (used) {
+			memcpy(kept + used, ADMINCOMMENT_SEP, SEP_LEN);
+			used += SEP_LEN;
+		}
+		memcpy(kept + used, p, len);
+		used += len;
+	}
+	kept[used] = '\0';
+	out = admincomment_append(kept, entry);
+	{
+		int saved = errno;
+
+		free(kept);
+		errno = saved;
+	}
+	return out;
+}

@@ -43,4 +43,15 @@
  */
 char *admincomment_append(const char *old, const char *entry);
 
+/*
+ * admincomment_append() of entry after removing from old every
+ * "; "-separated entry that starts with prefix (devns's earlier figures
+ * of the same node, "devns:node1:"), so that a refreshed entry replaces
+ * its last version instead of piling up; what others wrote stays as it
+ * is.  Returns as admincomment_append() (EEXIST: old holds entry as it
+ * is), or NULL with EINVAL for an empty prefix.
+ */
+char *admincomment_replace(const char *old, const char *prefix,
+			   const char *entry);
+
 #endif /* DEVNS_ADMINCOMMENT_H */

@@ -364,3 +364,41 @@ int safepath_check_mount_point(const char *path, struct report *rep)
 {
 	return walk_check(path, LAST_MOUNT_POINT, rep);
 }
+
+int safepath_open_kept(const char *path, struct report *rep)
+{
+	char shown[PATH_MAX] = "/", parent[PATH_MAX] = "/";
+	const char *name;
+	struct stat st;
+	struct walk w;
+
+	if (walk_start(&w, path) < 0)
+		return fail(rep, errno, path);
+	while ((name = walk_name(&w))) {
+		walk_shown(&w, path, name, shown);
+		/* an ancestor: root's, others' writes only where sticky */
+		if (check_dir(w.fd, parent, false, true, rep) < 0)
+			goto error;
+		if (walk_step(&w, name) < 0) {
+			fail(rep, errno, shown);
+			goto error;
+		}
+		snprintf(parent, sizeof(parent), "%s", shown);
+	}
+	/* The kept directory itself: root's (a user's could be planted). */
+	if (fstat(w.fd, &st) < 0) {
+		fail(rep, errno, shown);
+		goto error;
+	}
+	if (st.st_uid != 0) {
+		errno = EPERM;
+		report_error(rep, "%s is not owned by root (uid %u): another "
+			     "user may have made it first", shown,
+			     (unsigned)st.st_uid);
+		goto error;
+	}
+	return w.fd;
+error:
+	walk_abort(&w);
+	return -1;
+}

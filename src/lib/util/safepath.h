@@ -92,4 +92,17 @@ int safepath_check_create_below(const char *path, struct report *rep);
  */
 int safepath_check_mount_point(const char *path, struct report *rep);
 
+/*
+ * Open a node directory that root binds into jobs as it is (KeepPaths,
+ * e.g. /tmp/nvidia-mps): walked from "/" without following links, every
+ * component a directory of root's, and an ancestor that group or others
+ * may write to only where it is sticky, so that no other user can have
+ * made, moved or replaced any component; the directory itself may be
+ * writable by anyone (/tmp/.X11-unix is 1777).  Returns an
+ * O_PATH|O_DIRECTORY|O_CLOEXEC fd of it, or -1 with errno (ENOENT: a
+ * component is missing; EPERM: one could have been planted; ELOOP: a
+ * link) and a message naming the component in rep.
+ */
+int safepath_open_kept(const char *path, struct report *rep);
+
 #endif /* DEVNS_SAFEPATH_H */

@@ -4,6 +4,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +21,7 @@
  * Whether name is a socket name of job_id's steps on node:
  * "<node>_<jobid>.<stepid>" or "<node>_<jobid>.<stepid>.<component>".
  */
-static int is_step_of(const char *name, const char *node, uint32_t job_id)
+static int step_job(const char *name, const char *node, uint32_t *job_id)
 {
 	size_t len = strlen(node);
 	unsigned job, step, comp;
@@ -32,7 +33,15 @@ static int is_step_of(const char *name, const char *node, uint32_t job_id)
 	n = sscanf(name + len + 1, "%u.%u.%u%c", &job, &step, &comp, &end);
 	if (n != 2 && n != 3)
 		return 0;
-	return job == job_id;
+	*job_id = job;
+	return 1;
+}
+
+static int is_step_of(const char *name, const char *node, uint32_t job_id)
+{
+	uint32_t job;
+
+	return step_job(name, node, &job) && job == job_id;
 }
 
 /*
@@ -56,6 +65,70 @@ static int answers(const char *path)
 	     (errno != ECONNREFUSED && errno != ENOENT);
 	close(fd);
 	return rc;
+}
+
+static int id_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int stepsock_alive_jobs(const char *spool, const char *node, uint32_t **ids,
+			size_t *count)
+{
+	char path[PATH_MAX];
+	struct dirent *ep;
+	uint32_t *v = NULL, job;
+	size_t n = 0, alloc = 0;
+	int saved;
+	DIR *dp;
+
+	*ids = NULL;
+	*count = 0;
+	if (!(dp = opendir(spool)))
+		return -1;
+	while ((ep = readdir(dp))) {
+		if ((ep->d_type != DT_SOCK && ep->d_type != DT_UNKNOWN) ||
+		    !step_job(ep->d_name, node, &job))
+			continue;
+		/* A name too long for PATH_MAX: alive, as in job_alive. */
+		if (snprintf(path, sizeof(path), "%s/%s", spool, ep->d_name) <
+		    (int)sizeof(path) && !answers(path))
+			continue;
+		if (n == alloc) {
+			uint32_t *w = realloc(v, (alloc = alloc ? alloc * 2 : 16) *
+					      sizeof(*v));
+
+			if (!w)
+				goto error;
+			v = w;
+		}
+		v[n++] = job;
+	}
+	closedir(dp);
+	if (n)
+		qsort(v, n, sizeof(*v), id_cmp);
+	*ids = v;
+	*count = n;
+	return 0;
+error:
+	saved = errno;
+	closedir(dp);
+	free(v);
+	errno = saved;
+	return -1;
+}
+
+int stepsock_step_alive(const char *spool, const char *node, uint32_t job_id,
+			uint32_t step_id)
+{
+	char path[PATH_MAX];
+
+	if (snprintf(path, sizeof(path), "%s/%s_%" PRIu32 ".%" PRIu32, spool,
+		     node, job_id, step_id) >= (int)sizeof(path))
+		return 1;
+	return answers(path);
 }
 
 int stepsock_job_alive(const char *spool, const char *node, uint32_t job_id,

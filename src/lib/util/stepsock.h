@@ -30,6 +30,26 @@ int stepsock_job_alive(const char *spool, const char *node, uint32_t job_id,
 		       char *answered, size_t len);
 
 /*
+ * stepsock_job_alive for every job of node in one pass over spool: the
+ * jobs with a socket that may have a stepd behind it, sorted, in *ids
+ * (free() it; duplicates possible), their number in *count.  For
+ * slurmd's restore, which would otherwise read spool once per job.
+ * Returns 0, or -1 with errno (callers take every job as alive then).
+ */
+int stepsock_alive_jobs(const char *spool, const char *node, uint32_t **ids,
+			size_t *count);
+
+/*
+ * Whether the socket of one step, "<spool>/<node>_<jobid>.<stepid>",
+ * may have a stepd behind it: 0 only when connecting is refused or the
+ * socket is not there, else 1.  With stepsock_alive_jobs: a job none of
+ * whose steps answered then may since have started again, and its
+ * first step is known (Slurm's extern step, PrologFlags=Contain).
+ */
+int stepsock_step_alive(const char *spool, const char *node, uint32_t job_id,
+			uint32_t step_id);
+
+/*
  * Which of job_id's steps the calling process is the slurmstepd of: the
  * step of a unix socket among its open fds bound at
  * "<spool>/<node>_<jobid>.<stepid>[.<component>]" (the socket a stepd

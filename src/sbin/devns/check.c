@@ -139,7 +139,10 @@ static void print_dirs(const struct nsconf *c)
 
 		nsconf_options_format(d->options, opts, sizeof(opts));
 		if (d->type == NSCONF_DIR_TMPFS) {
-			if (d->size)
+			if (d->size_percent)
+				snprintf(size, sizeof(size), " size=%u%%",
+					 d->size_percent);
+			else if (d->size)
 				snprintf(size, sizeof(size), " size=%" PRIu64,
 					 d->size);
 			else
@@ -190,13 +193,29 @@ static const char *disk_quota_state(const struct nsconf *c)
 }
 
 /* The node's settings, each with the line it came from. */
+/* KeepPaths joined by ",", "" for none, into buf[len]. */
+static void keep_paths_join(const struct nsconf *c, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; c->keep_paths && c->keep_paths[i]; i++) {
+		int n = snprintf(buf + used, len - used, "%s%s",
+				 used ? "," : "", c->keep_paths[i]);
+
+		if (n < 0 || (size_t)n >= len - used)
+			return;
+		used += (size_t)n;
+	}
+}
+
 static void print_settings(const struct devns_opts *o,
 			   const struct jobct_node *node)
 {
 	const struct nsconf *c = jobct_node_conf(node);
 	const struct nsconf_lines *l = &c->lines;
 	const char *f = c->file;
-	char n[32];
+	char n[32], keep[NSCONF_MAX_KEEP * (PATH_MAX + 1)];
 
 	print_kv("file", o->conf_path);
 	print_kv("node", o->node);
@@ -228,13 +247,17 @@ static void print_settings(const struct devns_opts *o,
 	print_kv_from("namespacepool", n, f, l->namespace_pool);
 	printf("namespacepoolready %d\n",
 	       c->base_path ? nspool_ready(c->base_path) : 0);
-	print_size_from("shmsize", c->shm_size, f, l->shm_size);
-	print_size_from("tmpsize", c->tmp_size, f, l->tmp_size);
+	print_share_from("shmsize", c->shm_size, c->shm_percent, f,
+			 l->shm_size);
+	print_share_from("tmpsize", c->tmp_size, c->tmp_percent, f,
+			 l->tmp_size);
 	print_size_from("tmpdisklimit", c->tmp_disk_limit, f,
 			l->tmp_disk_limit);
 	snprintf(n, sizeof(n), "%ju", (uintmax_t)c->tmp_inode_limit);
 	print_kv_from("tmpinodelimit", n, f, l->tmp_inode_limit);
 	print_kv("tmpdiskquota", disk_quota_state(c));
+	keep_paths_join(c, keep, sizeof(keep));
+	print_kv_from("keeppaths", keep[0] ? keep : "none", f, l->keep_paths);
 	print_dirs(c);
 	print_kv_from("devicepolicy", devpolicy_mode_name(c->device_policy), f,
 		      l->device_policy);
@@ -398,6 +421,7 @@ static void json_settings(struct json *j, const struct nsconf *c)
 {
 	const struct nsconf_lines *l = &c->lines;
 	const char *f = c->file;
+	static char keep[NSCONF_MAX_KEEP * (PATH_MAX + 1)];
 
 	json_array_begin(j, "settings");
 	json_setting_str(j, "basepath", c->base_path, f, l->base_path);
@@ -430,7 +454,9 @@ static void json_settings(struct json *j, const struct nsconf *c)
 	json_setting_num(j, "namespacepool", c->namespace_pool, f,
 			 l->namespace_pool);
 	json_setting_size(j, "shmsize", c->shm_size, f, l->shm_size);
+	json_setting_num(j, "shmsizepercent", c->shm_percent, f, l->shm_size);
 	json_setting_size(j, "tmpsize", c->tmp_size, f, l->tmp_size);
+	json_setting_num(j, "tmpsizepercent", c->tmp_percent, f, l->tmp_size);
 	json_setting_size(j, "tmpdisklimit", c->tmp_disk_limit, f,
 			  l->tmp_disk_limit);
 	json_setting_num(j, "tmpinodelimit", c->tmp_inode_limit, f,
@@ -441,6 +467,9 @@ static void json_settings(struct json *j, const struct nsconf *c)
 	json_setting_allow(j, c);
 	json_setting_str(j, "cdispecdirs", c->cdi_spec_dirs, f,
 			 l->cdi_spec_dirs);
+	keep_paths_join(c, keep, sizeof(keep));
+	json_setting_str(j, "keeppaths", keep[0] ? keep : NULL, f,
+			 l->keep_paths);
 	json_array_end(j);
 }
 
@@ -473,6 +502,10 @@ static void json_dirs(struct json *j, const struct nsconf *c)
 			json_uint(j, "size", d->size);
 		else
 			json_null(j, "size");
+		if (d->type == NSCONF_DIR_TMPFS && d->size_percent)
+			json_uint(j, "sizepercent", d->size_percent);
+		else
+			json_null(j, "sizepercent");
 		json_options(j, d->options);
 		json_string(j, "source", d->source);
 		json_string(j, "from", from);

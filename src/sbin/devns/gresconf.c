@@ -12,6 +12,7 @@
 
 #include "dev/gresidx.h"
 #include "util/confread.h"
+#include "util/hostexpand.h"
 #include "util/hostmatch.h"
 #include "gresconf.h"
 
@@ -37,73 +38,7 @@ void gresconf_files_free(char **files)
 	free(files);
 }
 
-/* ---- File= in Slurm's hostlist form ------------------------------------ */
-
-struct expansion {
-	int (*fn)(const char *path, void *arg);
-	void *arg;
-	size_t count;
-};
-
-/*
- * Emits prefix + rest with each bracket group of rest expanded ("[0-3]",
- * "[1,4-5]"; a range's width is that of its lower bound, as in Slurm).
- */
-static int expand_brackets(struct expansion *x, const char *prefix,
-			   const char *rest)
-{
-	const char *open = strchr(rest, '['), *close, *r;
-	char buf[4096];
-	int rc = 0;
-
-	if (!open) {
-		if (++x->count > GRESCONF_MAX_FILES) {
-			errno = E2BIG;
-			return -1;
-		}
-		if (snprintf(buf, sizeof(buf), "%s%s", prefix, rest) >=
-		    (int)sizeof(buf)) {
-			errno = ENAMETOOLONG;
-			return -1;
-		}
-		return x->fn(buf, x->arg);
-	}
-	if (!(close = strchr(open, ']')) || close == open + 1 ||
-	    memchr(open + 1, '[', (size_t)(close - open - 1)))
-		goto malformed;
-	for (r = open + 1; rc == 0 && r < close; ) {
-		unsigned long lo, hi;
-		int width;
-		char *end;
-
-		if (*r < '0' || *r > '9')
-			goto malformed;
-		lo = hi = strtoul(r, &end, 10);
-		width = (int)(end - r);
-		if (*end == '-') {
-			if (end[1] < '0' || end[1] > '9')
-				goto malformed;
-			hi = strtoul(end + 1, &end, 10);
-		}
-		if (hi < lo || hi - lo >= GRESCONF_MAX_FILES ||
-		    (*end != ',' && end != close))
-			goto malformed;
-		for (unsigned long v = lo; rc == 0 && v <= hi; v++) {
-			if (snprintf(buf, sizeof(buf), "%s%.*s%0*lu", prefix,
-				     (int)(open - rest), rest, width, v) >=
-			    (int)sizeof(buf)) {
-				errno = ENAMETOOLONG;
-				return -1;
-			}
-			rc = expand_brackets(x, buf, close + 1);
-		}
-		r = *end == ',' ? end + 1 : end;
-	}
-	return rc;
-malformed:
-	errno = EINVAL;
-	return -1;
-}
+/* ---- lists -------------------------------------------------------------- */
 
 /*
  * Calls fn on each item of text, cut in place at the commas outside
@@ -136,17 +71,6 @@ static int items_each(char *text, char open, char close,
 			start = s + 1;
 		}
 	}
-}
-
-static int expand_item(char *item, void *arg)
-{
-	return expand_brackets(arg, "", item);
-}
-
-/* Every file of a File= value, in Slurm's hostlist form. */
-static int expand_files(char *value, struct expansion *x)
-{
-	return items_each(value, '[', ']', expand_item, x);
 }
 
 /* ---- gres.conf ---------------------------------------------------------- */
@@ -203,9 +127,8 @@ static int line_apply(struct confread *r, const char *path, const char *node,
 		      struct gresconf *g, struct report *rep)
 {
 	struct gres_line l = { .g = g };
-	struct expansion x = { .fn = dev_add, .arg = &l };
 	struct confpair p;
-	char err[256], *file;
+	char err[256];
 	int rc, line = r->line;
 
 	while ((rc = confread_pair(r, &p, err, sizeof(err))) == 1) {
@@ -241,11 +164,8 @@ static int line_apply(struct confread *r, const char *path, const char *node,
 				    line);
 	}
 	l.index = next_index(g, l.name);
-	if (!(file = strdup(l.file)))
-		return report_errno(rep, errno, "%s", path);
-	rc = expand_files(file, &x);
-	free(file);
-	if (rc < 0)
+	/* File= is in Slurm's hostlist form: "/dev/nvidia[0-3]". */
+	if (hostexpand(l.file, GRESCONF_MAX_FILES, dev_add, &l) < 0)
 		return report_errno(rep, errno, "%s:%d: %s \"%s\"", path, line,
 				    l.multiple ? "MultipleFiles" : "File",
 				    l.file);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * list.c - devns list: every job on the node, one line each, with its
- * namespace, PID namespace, device filter and disk limit.  The jobs are
+ * namespace, PID namespace, device filter, disk limit and the live
+ * figures of its private directories (ns/nsusage.h).  The jobs are
  * those slurmd's restore would find (jobct_restore_run, dry run: nothing
  * is removed); alive means a slurmstepd of the job answers.
  */
@@ -14,6 +15,7 @@
 
 struct list {
 	const struct devns_opts *o;
+	const struct nsconf *conf;
 	int jobs;
 };
 
@@ -26,7 +28,8 @@ static bool job_alive(uint32_t job_id, void *arg)
 }
 
 /* One job of "jobs" (devns(8)). */
-static void found_json(struct json *j, const struct jobct_remains *r)
+static void found_json(struct json *j, const struct nsconf *conf,
+		       const struct jobct_remains *r)
 {
 	json_object_begin(j, NULL);
 	json_uint(j, "job", r->job_id);
@@ -36,6 +39,7 @@ static void found_json(struct json *j, const struct jobct_remains *r)
 	json_bool(j, "pidns", r->has_pidns);
 	json_string(j, "filter", print_filter_state(r));
 	print_disk_json(j, r);
+	print_usage_json(j, conf, r);
 	json_object_end(j);
 }
 
@@ -50,12 +54,14 @@ static void found(const struct jobct_remains *r, void *arg)
 
 	l->jobs++;
 	if (l->o->out)
-		return found_json(l->o->out, r);
+		return found_json(l->o->out, l->conf, r);
 	printf("job %" PRIu32 " %s namespace %s processes %d pidns %s filter %s disk",
 	       r->job_id, r->alive ? "alive" : "ended",
 	       r->ns_id ? "yes" : "no", r->ns_procs,
 	       r->has_pidns ? "yes" : "no", print_filter_state(r));
 	print_disk(r);
+	fputs(" usage", stdout);
+	print_usage(l->conf, r, false);
 	putchar('\n');
 }
 
@@ -74,6 +80,7 @@ int devns_list(const struct devns_opts *o)
 
 	if (!(node = devns_node_load(o)))
 		return DEVNS_EXIT_FAIL;
+	l.conf = jobct_node_conf(node);
 	devns_report_init(&rep);
 	if (o->out) {
 		json_string(o->out, "node", o->node);

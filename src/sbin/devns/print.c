@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ns/nsusage.h"
 #include "print.h"
 
 void print_escaped(FILE *f, const char *s)
@@ -78,6 +79,19 @@ void print_size_from(const char *key, uint64_t bytes, const char *file,
 	print_kv_from(key, value, file, line);
 }
 
+void print_share_from(const char *key, uint64_t bytes, unsigned percent,
+		      const char *file, int line)
+{
+	char value[32];
+
+	if (!percent) {
+		print_size_from(key, bytes, file, line);
+		return;
+	}
+	snprintf(value, sizeof(value), "%u%%", percent);
+	print_kv_from(key, value, file, line);
+}
+
 const char *print_filter_state(const struct jobct_remains *r)
 {
 	if (!r->has_marker)
@@ -109,6 +123,74 @@ void print_disk_json(struct json *j, const struct jobct_remains *r)
 	json_uint(j, "inodes_used", r->inodes_used);
 	json_uint(j, "inode_limit", r->inode_limit);
 	json_object_end(j);
+}
+
+/* The live figures of r's job into *u; false when it has none. */
+static bool usage_of(const struct nsconf *conf, const struct jobct_remains *r,
+		     struct nsusage *u)
+{
+	return r->ns_id && nsusage_read(conf, r->job_id, u, NULL) == 0;
+}
+
+void print_usage(const struct nsconf *conf, const struct jobct_remains *r,
+		 bool lines)
+{
+	struct nsusage *u = malloc(sizeof(*u));
+	char buf[1024];
+
+	if (!u || !usage_of(conf, r, u)) {
+		if (!lines)
+			printf(" none");
+		free(u);
+		return;
+	}
+	if (!lines) {
+		nsusage_format(u, NULL, buf, sizeof(buf));
+		/* without its "devns:" */
+		printf(" %s", buf + 6);
+	}
+	for (int i = 0; lines && i < u->count; i++) {
+		const struct nsusage_dir *d = &u->dirs[i];
+
+		printf("usage %s %" PRIu64 "/%" PRIu64 " inodes %" PRIu64
+		       "/%" PRIu64 "%s\n", d->path, d->bytes, d->bytes_limit,
+		       d->inodes, d->inodes_limit, d->partial ? " partial" : "");
+	}
+	free(u);
+}
+
+void print_usage_json(struct json *j, const struct nsconf *conf,
+		      const struct jobct_remains *r)
+{
+	struct nsusage *u = malloc(sizeof(*u));
+
+	if (!u || !usage_of(conf, r, u)) {
+		json_null(j, "usage");
+		free(u);
+		return;
+	}
+	json_array_begin(j, "usage");
+	for (int i = 0; i < u->count; i++) {
+		const struct nsusage_dir *d = &u->dirs[i];
+
+		json_object_begin(j, NULL);
+		json_string(j, "path", d->path);
+		json_bool(j, "tmpfs", d->tmpfs);
+		json_uint(j, "bytes", d->bytes);
+		if (d->bytes_limit)
+			json_uint(j, "bytes_limit", d->bytes_limit);
+		else
+			json_null(j, "bytes_limit");
+		json_uint(j, "inodes", d->inodes);
+		if (d->inodes_limit)
+			json_uint(j, "inode_limit", d->inodes_limit);
+		else
+			json_null(j, "inode_limit");
+		json_bool(j, "partial", d->partial);
+		json_object_end(j);
+	}
+	json_array_end(j);
+	free(u);
 }
 
 /* The file of rule r, NULL when none is known (or it is for any minor). */

@@ -56,6 +56,13 @@ void print_size_from(const char *key, uint64_t bytes, const char *file,
 		     int line);
 
 /*
+ * print_size_from() of a size that may be a share of the job's memory
+ * (percent, 1 to 100, printed "N%"; 0: bytes as print_size_from).
+ */
+void print_share_from(const char *key, uint64_t bytes, unsigned percent,
+		      const char *file, int line);
+
+/*
  * The job's filter as its marker records it: "yes", "no" (its policy
  * needs none), "unset" (no marker: not set up, or released), "unknown" (a
  * marker that cannot be read, which slurmstepd refuses processes for).
@@ -70,6 +77,22 @@ void print_disk(const struct jobct_remains *r);
  * without TmpDiskLimit.
  */
 void print_disk_json(struct json *j, const struct jobct_remains *r);
+
+/*
+ * The live figures of the job of r's private directories (ns/nsusage.h),
+ * as " tmp=B/B/L:I/I/L,shm=..." (devns list) or, with lines, one
+ * "usage PATH BYTES/LIMIT inodes INODES/LIMIT" line each (devns show); a
+ * job without a namespace has none (" none", no line).
+ */
+void print_usage(const struct nsconf *conf, const struct jobct_remains *r,
+		 bool lines);
+
+/*
+ * "usage": [{"path", "tmpfs", "bytes", "bytes_limit", "inodes",
+ * "inode_limit", "partial"}], null without a namespace.
+ */
+void print_usage_json(struct json *j, const struct nsconf *conf,
+		      const struct jobct_remains *r);
 
 /*
  * "device TYPE MAJOR:MINOR ACCESS PATH" per rule (PATH from names, "-"

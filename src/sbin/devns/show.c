@@ -417,6 +417,17 @@ static void show_filter_disk(struct show *s, const struct jobct_remains *r)
 	print_disk_json(s->j, r);
 }
 
+/* The live figures of the job's private directories. */
+static void show_usage(struct show *s, const struct jobct_remains *r)
+{
+	const struct nsconf *c = jobct_node_conf(s->node);
+
+	if (s->j)
+		print_usage_json(s->j, c, r);
+	else
+		print_usage(c, r, true);
+}
+
 /*
  * The names of the rules' devices: gres.conf's files of the node (when
  * there is a gres.conf: errors in it are check's business, so it is read
@@ -474,6 +485,7 @@ int devns_show(const struct devns_opts *o)
 	}
 	print_path(&s, "marker", r.has_marker ? r.marker : NULL);
 	show_filter_disk(&s, &r);
+	show_usage(&s, &r);
 	if (s.j)
 		json_array_begin(s.j, "cgroups");
 	if (jobct_each_cgroup(node, o->job_id, show_cgroup, &s) < 0)

@@ -98,9 +98,12 @@ forward() {
 # DEVNS_SLURM_PREFIX (shared read-only by vm.sh, where the host's scripts/build.sh --slurm
 # installed the plugins already). The plugins built on the host (same release, checked when
 # the image is built) are installed into it at every start where they differ. The guest's
-# root is an overlay on tmpfs, so nothing of this outlives the guest.
+# root is an overlay on tmpfs, so nothing of this outlives the guest. DEVNS_PACKAGED_PLUGINS=1:
+# the guest has slurm-devns's package installed (testsuite/package-smd.sh), whose plugins are
+# the ones under test: nothing is installed over them.
 install_built_plugins() {
 	local build=${DEVNS_BUILD_DIR:-$TOP/build} dir so n=0
+	[[ ${DEVNS_PACKAGED_PLUGINS:-} == 1 ]] && return 0
 	dir=$(slurm_plugindir)
 	[[ -n $dir ]] || die "no Slurm PluginDir found in the guest"
 	for so in job_container_devns.so namespace_devns.so devns_pidns.so mcs_devgroup.so; do

@@ -37,11 +37,12 @@ ensure_packages() {
 }
 
 # Where the Slurm under SLURM_PREFIX keeps its plugins: Debian's multiarch slurm-wlm directory,
-# or lib/slurm (lib64/slurm) of a release built from source.
+# lib/slurm (lib64/slurm) of a release built from source, or the multiarch slurm directory of
+# SchedMD's Debian packages (slurm-smd).
 slurm_plugindir() {
 	local d
 	for d in "$SLURM_PREFIX"/lib/*-linux-gnu/slurm-wlm "$SLURM_PREFIX/lib/slurm" \
-		"$SLURM_PREFIX/lib64/slurm"; do
+		"$SLURM_PREFIX/lib64/slurm" "$SLURM_PREFIX"/lib/*-linux-gnu/slurm; do
 		# Slurm's own tmpfs plugin marks it: job_container_ up to 25.05, namespace_ after.
 		[[ -f $d/job_container_tmpfs.so || -f $d/namespace_tmpfs.so ]] &&
 			{ printf '%s\n' "$d"; return; }

@@ -69,7 +69,8 @@ char **devns_gres_node_devices(void)
 
 #if !DEVNS_JC_STEP_RECORD
 /* This node's entry of the job's gres_detail_str, or NULL with none. */
-static int job_detail_of_node(slurm_job_info_t *job, const char **detail)
+static int job_detail_of_node(const slurm_job_info_t *job,
+			      const char **detail)
 {
 	struct hostlist *hl = hostlist_create(job->nodes);
 	int inx = hl ? hostlist_find(hl, conf->node_name) : -1;
@@ -87,43 +88,29 @@ static int job_detail_of_node(slurm_job_info_t *job, const char **detail)
 	return 0;
 }
 
-/* The job's device indices on this node, per GRES name, from slurmctld. */
-static int held_from_controller(uint32_t job_id, struct gresidx_set *held)
+/*
+ * The job's device indices on this node, per GRES name, from its record
+ * (NULL: slurmctld gave none, already logged).
+ */
+static int held_from_record(const slurm_job_info_t *job, uint32_t job_id,
+			    struct gresidx_set *held)
 {
-	job_info_msg_t *msg = NULL;
-	slurm_job_info_t *job = NULL;
 	const char *detail;
-	int rc = -1;
 
 	held->names = NULL;
 	held->count = 0;
-	if (slurm_load_job(&msg, job_id, SHOW_DETAIL) != SLURM_SUCCESS) {
-		error("%s: job %u: cannot read the job's GRES allocation from slurmctld: %m",
-		      plugin_type, job_id);
+	if (!job)
 		return -1;
-	}
-	/* An array task's id also names its array: pick the task itself. */
-	for (uint32_t i = 0; msg && i < msg->record_count; i++)
-		if (msg->job_array[i].job_id == job_id)
-			job = &msg->job_array[i];
-	if (!job) {
-		error("%s: job %u: slurmctld returned no job record",
-		      plugin_type, job_id);
-		goto out;
-	}
 	if (job_detail_of_node(job, &detail) < 0)
-		goto out;
+		return -1;
 	if (gresidx_set_parse(detail, held) < 0) {
 		error("%s: job %u: cannot parse GRES detail \"%s\": %m",
 		      plugin_type, job_id, detail);
-		goto out;
+		return -1;
 	}
 	devns_log_flag("%s: job %u GRES on %s: %s", plugin_type, job_id,
 		       conf->node_name, detail ? detail : "none");
-	rc = 0;
-out:
-	slurm_free_job_info_msg(msg);
-	return rc;
+	return 0;
 }
 
 /*
@@ -203,14 +190,15 @@ static list_t *job_gres_list(uint32_t job_id, const struct gresidx_set *held)
 }
 
 /* Every GRES device of the node, the job's marked alloc; -1: refuse. */
-static int marked_devices(uint32_t job_id, void *step, list_t **devices)
+static int marked_devices(uint32_t job_id, void *step,
+			  const slurm_job_info_t *job, list_t **devices)
 {
 	struct gresidx_set held;
 	list_t *gres_list;
 
 	(void)step;
 	*devices = NULL;
-	if (held_from_controller(job_id, &held) < 0)
+	if (held_from_record(job, job_id, &held) < 0)
 		goto error;
 	if (!(gres_list = job_gres_list(job_id, &held)))
 		goto error;
@@ -224,11 +212,13 @@ error:
 }
 #else
 /* The step record carries the job's allocation on this node. */
-static int marked_devices(uint32_t job_id, void *step, list_t **devices)
+static int marked_devices(uint32_t job_id, void *step,
+			  const slurm_job_info_t *job, list_t **devices)
 {
 	stepd_step_rec_t *s = step;
 
 	(void)job_id;
+	(void)job;
 	*devices = gres_g_get_devices(s->job_gres_list, true, 0, NULL, 0, s);
 	return 0;
 }
@@ -243,12 +233,13 @@ static int add_if_allocated(void *x, void *arg)
 	return 0;
 }
 
-int devns_gres_job_devices(uint32_t job_id, void *step, char ***paths)
+int devns_gres_job_devices(uint32_t job_id, void *step,
+			   const struct job_info *job, char ***paths)
 {
 	list_t *devices;
 
 	*paths = NULL;
-	if (marked_devices(job_id, step, &devices) < 0)
+	if (marked_devices(job_id, step, job, &devices) < 0)
 		return -1;
 	/*
 	 * Slurm marks, per GRES plugin, every device file whose index the job

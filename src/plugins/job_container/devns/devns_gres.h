@@ -8,15 +8,20 @@
 
 #include <stdint.h>
 
+struct job_info;
+
 /* Every GRES device file of this node (NULL when there are none). */
 char **devns_gres_node_devices(void);
 
 /*
  * The device files allocated to job_id on this node, from Slurm's own
- * records (step is the step record where the release passes one).
- * Returns 0, or -1 when the allocation cannot be known: fail closed.
+ * records: step is the step record where the release passes one (23.02
+ * on), job the job's record from slurmctld (devns_job_load) where it does
+ * not (NULL: none could be had).  Returns 0, or -1 when the allocation
+ * cannot be known: fail closed.
  */
-int devns_gres_job_devices(uint32_t job_id, void *step, char ***paths);
+int devns_gres_job_devices(uint32_t job_id, void *step,
+			   const struct job_info *job, char ***paths);
 
 void devns_gres_free(char **paths);
 

@@ -98,7 +98,7 @@ static int run_script(const char *key, const char *path, unsigned timeout_s,
 	return -1;
 }
 
-int devns_script_init(const struct devns_script_job *job, struct report *rep)
+int devns_script_init(const struct jobev_job *job, struct report *rep)
 {
 	char mount_src[PATH_MAX], ns_path[PATH_MAX];
 	struct runscript_job rj;
@@ -109,32 +109,28 @@ int devns_script_init(const struct devns_script_job *job, struct report *rep)
 			  INIT_SCRIPT_WAIT, &rj, rep);
 }
 
-int devns_script_clone_ns(const struct devns_script_job *job,
-			  struct report *rep)
+int devns_script_clone_ns(const struct jobev_job *job, struct report *rep)
 {
 	const struct nsconf *c = jobct_node_conf(job->node);
 	char mount_src[PATH_MAX], ns_path[PATH_MAX];
 	struct runscript_job rj;
 
-	if (!c->clone_ns_script || !c->base_path)
-		return 0;
 	script_job(&rj, job->node, job->job_id, job->step,
 		   SCRIPT_SRC | SCRIPT_NS, mount_src, ns_path, PATH_MAX);
 	return run_script("CloneNSScript", c->clone_ns_script,
 			  c->clone_ns_script_wait, &rj, rep);
 }
 
-void devns_script_clone_ns_epilog(const struct jobct_node *node,
-				  uint32_t job_id, struct report *rep)
+/* CloneNSEpilog is told no step's data: slurmd's backstop has none. */
+void devns_script_clone_ns_epilog(const struct jobev_job *job,
+				  struct report *rep)
 {
-	const struct nsconf *c = jobct_node_conf(node);
+	const struct nsconf *c = jobct_node_conf(job->node);
 	char mount_src[PATH_MAX], ns_path[PATH_MAX];
 	struct runscript_job rj;
 
-	if (!c->clone_ns_epilog || !jobct_ns_exists(node, job_id))
-		return;
-	script_job(&rj, node, job_id, NULL, SCRIPT_NS, mount_src, ns_path,
-		   PATH_MAX);
+	script_job(&rj, job->node, job->job_id, NULL, SCRIPT_NS, mount_src,
+		   ns_path, PATH_MAX);
 	(void)run_script("CloneNSEpilog", c->clone_ns_epilog,
 			 c->clone_ns_epilog_wait, &rj, rep);
 }
@@ -144,9 +140,9 @@ void devns_script_clone_ns_epilog(const struct jobct_node *node,
  * map the job's ids.  tmpfs's script limit of CloneNSScript_Wait's default
  * applies.
  */
-int devns_script_user_ns(pid_t pid, void *arg, struct report *rep)
+int devns_script_user_ns(const struct jobev_job *job, pid_t pid,
+			 struct report *rep)
 {
-	const struct devns_script_job *job = arg;
 	char mount_src[PATH_MAX], ns_path[PATH_MAX];
 	struct runscript_job rj;
 

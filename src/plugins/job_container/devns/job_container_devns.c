@@ -3,15 +3,15 @@
  * job_container_devns.c - Slurm job_container plugin: a private mount
  * namespace per job (own /tmp, own /dev/shm) and a per-job device filter.
  *
- * Translation only: Slurm's calls become calls of the Slurm-free core
- * (src/lib/job/jobct.h), which owns the lifecycle; Slurm's data (node name,
- * spool directory, GRES device files, the job's allocation) goes into the
- * core's plan, and the core's reports come out through Slurm's log with one
- * prefix, plugin_type.  What Slurm alone can do stays in the plugin: the
- * site's scripts (devns_scripts.c: InitScript, CloneNSScript,
- * CloneNSEpilog, UserNsScript, with what Slurm tells them), asking
- * slurmstepds whether they live (restore), the GRES lookups
- * (devns_gres.c).
+ * Translation only: each of Slurm's calls becomes one entry of the
+ * Slurm-free core (src/lib/job/jobev.h for a job's events, jobct.h for the
+ * node), which owns the order; the core's reports come out through
+ * Slurm's log with one prefix, plugin_type.  What Slurm alone can do is
+ * the core's hooks (struct jobev_hooks, below): the site's scripts
+ * (devns_scripts.c: InitScript, CloneNSScript, CloneNSEpilog,
+ * UserNsScript, with what Slurm tells them), the job's record and
+ * AdminComment (devns_job.c), the GRES lookups (devns_gres.c); and asking
+ * slurmstepds whether they live (restore).
  *
  * From Slurm 25.11 the interface is called namespace: the same file is
  * namespace_devns.so with plugin_type "namespace/devns" and namespace_p_*
@@ -24,6 +24,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "slurm_compat.h"
@@ -42,13 +43,16 @@
 #endif
 
 #include "job/jobct.h"
-#include "job/setupgate.h"
+#include "job/jobev.h"
 #include "ns/nsconf_msg.h"
 #include "ns/nsfdmap.h"
+#include "ns/nsusage.h"
 #include "util/admincomment.h"
-#include "util/fdutil.h"
+#include "util/rangelist.h"
+#include "util/stepcaller.h"
 #include "util/stepsock.h"
 #include "devns_gres.h"
+#include "devns_job.h"
 #include "devns_node.h"
 #include "devns_nodecheck.h"
 #include "devns_scripts.h"
@@ -64,26 +68,14 @@ const uint32_t plugin_version = SLURM_VERSION_NUMBER;
  */
 static struct jobct_node *node;
 static pthread_mutex_t node_lock = PTHREAD_MUTEX_INITIALIZER;
-static int step_ns_fd = -1;	/* cached for join_external */
-static int step_userns_fd = -1;	/* likewise, UserNamespace (25.11 on) */
-/*
- * The stepd answers each login on a thread of its own: two first logins at
- * once would each open the namespace, and the fd one of them cached over
- * would stay open past the teardown (drop_step_ns_fd), keeping the job's
- * namespace and /tmp alive.  Held only while the cache is opened, in the
- * extern stepd, where no fork's child takes it.
- */
-static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct nspool_keeper *keeper;	/* slurmd's NamespacePool thread */
-
+static struct jobct_restorer *restorer;	/* slurmd's restore, behind it */
 /*
- * The extern stepd's setup, which pam_slurm_adopt's requests wait for:
- * they may come before it begins (the stepd answers from its start), for
- * at most ADOPT_START_WAIT_MS.
+ * The job's owner, as the extern stepd's setup was told it: who besides
+ * root may have the job's namespace fd (caller_may_have_ns).  Unknown in
+ * every other stepd.
  */
-static struct setupgate setup_gate = SETUPGATE_INIT;
-#define ADOPT_START_WAIT_MS 30000
-
+static uid_t job_owner = STEPCALLER_NO_OWNER;
 
 /* ---- the core's reports, in Slurm's log ---------------------------------- */
 
@@ -163,19 +155,6 @@ extern int init(void)
 }
 
 /*
- * A call that needs the settings in a slurmstepd that has none (recv_stepd
- * not called, or failed): refused, never run uncontained.
- */
-static bool have_node(uint32_t job_id)
-{
-	if (node)
-		return true;
-	error("%s: job %u: no settings from slurmd (recv_stepd): refusing",
-	      plugin_type, job_id);
-	return false;
-}
-
-/*
  * For the SPANK plugin devns_pidns in the same slurmstepd, which must look
  * for the job's PID namespace where this plugin made it: the BasePath of
  * the settings this process holds (slurmd's, from 23.02), never the file's,
@@ -217,12 +196,14 @@ static void pool_stop(void)
 	keeper = NULL;
 }
 
+static struct jobev_stepd stepd;	/* with its hooks, below */
+static void restore_stop(void);
+
 static void release_node(void)
 {
+	restore_stop();
 	pool_stop();
-	fdutil_close(step_ns_fd);
-	fdutil_close(step_userns_fd);
-	step_ns_fd = step_userns_fd = -1;
+	jobev_stepd_close(&stepd);
 	jobct_node_free(node);
 	node = NULL;
 }
@@ -243,87 +224,218 @@ extern int fini(void)
  * busy is still alive.  Tearing down a live job's namespace and filter
  * would remove its /tmp and let its next step run unfiltered, so only a
  * refused connection counts as ended, and an unreadable spool keeps all.
+ * The spool is read once, at restore (with 10,000 jobs left, once per
+ * job would be 10,000 reads of 10,000 names); restore then works behind
+ * slurmd, and a job none of whose steps answered then can only have
+ * started again since: its extern step comes first (PrologFlags=Contain,
+ * checked at slurmd's start), so that step's socket is asked too.
  */
+static uint32_t *alive_ids;	/* answered at restore, sorted */
+static size_t alive_count;
+static bool alive_unknown;	/* the spool could not be read: all alive */
+/* slurmd's spool and node name at restore: a reconfigure frees conf's
+ * strings while restore's threads may still read them. */
+static char *alive_spool, *alive_node;
+
+static int job_id_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 static bool job_is_alive(uint32_t job_id, void *arg)
 {
 	(void)arg;
-	return stepsock_job_alive(conf->spooldir, conf->node_name, job_id,
-				  NULL, 0) != 0;
+	if (alive_unknown ||
+	    bsearch(&job_id, alive_ids, alive_count, sizeof(*alive_ids),
+		    job_id_cmp))
+		return true;
+	return stepsock_step_alive(alive_spool, alive_node, job_id,
+				   SLURM_EXTERN_CONT) != 0;
+}
+
+/* Wait for restore's thread, after its current job, and forget it. */
+static void restore_stop(void)
+{
+	(void)jobct_restore_finish(restorer, true);	/* NULL: a no-op */
+	restorer = NULL;
+	free(alive_ids);
+	alive_ids = NULL;
+	alive_count = 0;
+	free(alive_spool);
+	free(alive_node);
+	alive_spool = alive_node = NULL;
+}
+
+/*
+ * slurmd's start: what ended jobs left is found now and removed behind
+ * slurmd by a thread (jobct_restore_start), so that 10,000 of them do not
+ * hold up its registration and the jobs sent to it meanwhile.
+ */
+static int restore_start(void)
+{
+	struct jobct_restore_args args = { .alive = job_is_alive };
+	struct report rep;
+
+	report_start(&rep, NULL);
+	if (!(alive_spool = strdup(conf->spooldir)) ||
+	    !(alive_node = strdup(conf->node_name))) {
+		error("%s: restore: out of memory", plugin_type);
+		free(alive_spool);
+		alive_spool = NULL;
+		return -1;
+	}
+	alive_unknown = stepsock_alive_jobs(alive_spool, alive_node,
+					    &alive_ids, &alive_count) < 0;
+	if (alive_unknown)
+		error("%s: restore: cannot read %s, so every job that left something counts as alive: %m",
+		      plugin_type, conf->spooldir);
+	restorer = jobct_restore_start(node, &args, &rep);
+	return rep.errors ? -1 : 0;
 }
 
 extern int DEVNS_JC(restore)(char *dir_name, bool recover)
 {
-	struct report rep;
 	int rc;
 
 	(void)dir_name;
 	(void)recover;
-	report_start(&rep, NULL);
-	rc = jobct_restore(node, job_is_alive, NULL, &rep);
-	/* After restore, which cleared what an earlier slurmd left. */
+	restore_stop();
+	rc = restore_start();
+	/* After restore's first half, which cleared what an earlier
+	 * slurmd left of the pool. */
 	if (!keeper)
 		pool_start();
 	return rc < 0 ? SLURM_ERROR : SLURM_SUCCESS;
 }
 
-/* ---- one job ------------------------------------------------------------- */
+/* ---- one job: the core's hooks ------------------------------------------ */
+
+static void note_failure(const struct jobev_job *job, const char *why)
+{
+	devns_job_note_failure(job->job_id, why);
+}
 
 /*
- * Where an admin looks first: the job's AdminComment ("scontrol show job")
- * gets the reason its containment failed, beside slurmd's log, before
- * Slurm requeues it held.  The comment is shared with the site and other
- * plugins: devns reads it and appends its entry (util/admincomment.h:
- * bounded, never cutting what is there), and writes nothing when it
- * cannot read it.  Two writers at once may still lose one entry (Slurm
- * has no append).  The extern stepd asks slurmctld as root, which may set
- * it.  Best effort: a failure here is only logged.
+ * The memory the job asked slurmctld for on this node in bytes (record:
+ * its record; --mem, or --mem-per-cpu times its CPUs here: cpus, 0: from
+ * the record's resources, which 22.05 has; -1: unknown).  Returns 0, or
+ * -1 when it cannot be had.
  */
-static void note_failure(uint32_t job_id, const char *why)
+static int job_memory_asked(const slurm_job_info_t *record, int cpus,
+			    uint64_t *bytes)
 {
-	job_desc_msg_t desc;
-	job_info_msg_t *msg = NULL;
-	const char *old = NULL;
-	char *entry = NULL, *comment = NULL;
-	bool found = false;
+	uint64_t mb = record->pn_min_memory & ~MEM_PER_CPU;
 
-	xstrfmtcat(entry, "devns on %s: %s", conf->node_name,
-		   why[0] ? why : "containment failed (see slurmd's log)");
-	if (DEVNS_LOAD_JOB(&msg, job_id, SHOW_DETAIL) != SLURM_SUCCESS) {
-		error("%s: job %u: cannot read its AdminComment, so not adding the reason there: %m",
-		      plugin_type, job_id);
-		goto out;
+	if (!(record->pn_min_memory & MEM_PER_CPU))
+		cpus = 1;
+#if !DEVNS_JC_STEP_RECORD
+	else if (!cpus)
+		cpus = slurm_job_cpus_allocated_on_node(record->job_resrcs,
+							conf->node_name);
+#endif
+	if (cpus <= 0)
+		return -1;
+	*bytes = mb * (uint64_t)cpus * 1024 * 1024;
+	return 0;
+}
+
+/*
+ * The job's memory limit on this node from its step record, in bytes:
+ * from 23.02 (MB, --mem-per-cpu already times the CPUs here) where memory
+ * is a consumable resource.  Returns false where the record has none (and
+ * always on 22.05): then the job's request (job_memory_asked), over the
+ * CPUs step_cpus gives.
+ */
+static bool step_job_mem(void *step, uint64_t *bytes)
+{
+#if DEVNS_JC_STEP_RECORD
+	stepd_step_rec_t *rec = step;
+
+	*bytes = rec ? rec->job_mem * 1024 * 1024 : 0;
+	return *bytes != 0;
+#else
+	(void)step;
+	(void)bytes;
+	return false;
+#endif
+}
+
+/* The job's CPUs here: its credential's cores, each of conf->threads
+ * (-1: unknown); 22.05: 0, the record's resources say. */
+static int step_cpus(void *step)
+{
+#if DEVNS_JC_STEP_RECORD
+	stepd_step_rec_t *rec = step;
+	long cores = rec && rec->job_alloc_cores
+		     ? rangelist_count(rec->job_alloc_cores) : -1;
+
+	return cores > 0 ? (int)cores * (conf->threads ? conf->threads : 1)
+			 : -1;
+#else
+	(void)step;
+	return 0;
+#endif
+}
+
+/*
+ * What Slurm knows of the job at its setup: the node's GRES device files,
+ * those allocated to the job, its start time where it has no SLUID, its
+ * memory limit here where a tmpfs is sized by it.  Where any needs the
+ * job's record (22.05's GRES allocation, the start time before 26.05, the
+ * memory the step record lacks) it is asked of slurmctld once.  A start
+ * time that cannot be had is 0: the setup record then names none, and
+ * only that is lost; a memory limit that cannot be had refuses the job.
+ */
+static int describe(const struct jobev_job *job, struct jobev_facts *facts,
+		    struct report *rep)
+{
+	job_info_msg_t *msg = NULL;
+	slurm_job_info_t *record = NULL;
+	bool need_record, need_mem;
+	int rc = 0;
+
+	facts->node_devices = devns_gres_node_devices();
+	/* RealMemory unset is 1 (MB): then the kernel's count (jobct). */
+	if (DEVNS_NODE_MEMORY_MB(conf) > 1)
+		facts->node_mem = (uint64_t)DEVNS_NODE_MEMORY_MB(conf) * 1024 * 1024;
+	need_record = facts->node_devices && !DEVNS_JC_STEP_RECORD;
+	need_mem = facts->want_job_mem && !step_job_mem(job->step, &facts->job_mem);
+	if ((need_record || need_mem || facts->want_start_time) &&
+	    devns_job_load(job->job_id, &msg, &record) < 0) {
+		if (!need_record && !need_mem)
+			debug("%s: job %u: cannot read its start time: %m",
+			      plugin_type, job->job_id);
+		else if (errno == ENOENT)
+			error("%s: job %u: slurmctld returned no job record",
+			      plugin_type, job->job_id);
+		else
+			error("%s: job %u: cannot read the job's record (GRES allocation, memory) from slurmctld: %m",
+			      plugin_type, job->job_id);
 	}
-	/* An array task's id also names its array: pick the task itself. */
-	for (uint32_t i = 0; msg && i < msg->record_count; i++)
-		if (msg->job_array[i].job_id == job_id) {
-			old = msg->job_array[i].admin_comment;
-			found = true;
-		}
-	if (!found) {
-		error("%s: job %u: slurmctld returned no job record, so no AdminComment",
-		      plugin_type, job_id);
-		goto out;
+	if (need_mem &&
+	    (!record || job_memory_asked(record, step_cpus(job->step),
+					 &facts->job_mem) < 0)) {
+		report_error(rep, "refusing the job: its memory limit, which sizes its tmpfs, cannot be known");
+		rc = -1;
 	}
-	comment = admincomment_append(old, entry);
-	if (!comment) {
-		if (errno == ENOSPC)
-			error("%s: job %u: its AdminComment is full, the reason is only here",
-			      plugin_type, job_id);
-		else if (errno != EEXIST)
-			error("%s: job %u: cannot add the reason to its AdminComment: %m",
-			      plugin_type, job_id);
-		goto out;
-	}
-	slurm_init_job_desc_msg(&desc);
-	DEVNS_JOB_DESC_SET_ID(&desc, job_id);
-	desc.admin_comment = comment;
-	if (slurm_update_job(&desc) != SLURM_SUCCESS)
-		error("%s: job %u: cannot record the reason in its AdminComment: %m",
-		      plugin_type, job_id);
-out:
-	free(comment);
-	xfree(entry);
+	/* No GRES files on the node: the job cannot hold any. */
+	if (facts->node_devices &&
+	    devns_gres_job_devices(job->job_id, job->step, record,
+				   &facts->job_devices) < 0)
+		rc = -1;
+	if (record && facts->want_start_time)
+		facts->start_time = (int64_t)record->start_time;
 	slurm_free_job_info_msg(msg);
+	return rc;
+}
+
+static void facts_free(struct jobev_facts *facts)
+{
+	devns_gres_free(facts->node_devices);
+	devns_gres_free(facts->job_devices);
+	facts->node_devices = facts->job_devices = NULL;
 }
 
 #if DEVNS_JC_STEP_RECORD
@@ -335,160 +447,145 @@ out:
  * task failed".  Tracked, it goes where adopted logins go and dies with
  * the job.
  */
-static int track_init(pid_t init, void *step, struct report *rep)
+static int track_init(const struct jobev_job *job, pid_t init,
+		      struct report *rep)
 {
-	if (proctrack_g_add(step, init) != SLURM_SUCCESS)
+	if (proctrack_g_add(job->step, init) != SLURM_SUCCESS)
 		return report_errno(rep, errno, "proctrack_g_add");
 	return 0;
 }
 #endif
 
 /*
- * The job's start time, which names its run (jobct_run) where Slurm gives
- * no SLUID (before 25.11): one request to slurmctld.  0 when it cannot be
- * had: the record then names no start time, and only that is lost.
+ * The job's /tmp and /dev/shm figures (ns/nsusage.h), sampled by a thread
+ * of the extern stepd from its setup: posted to the job's AdminComment
+ * while it runs (Slurm refuses to change it once the job has ended, which
+ * is before this stepd learns of it), replacing this node's earlier
+ * figures there, and the final ones logged at its end.
  */
-static int64_t job_start_time(uint32_t job_id)
-{
-	job_info_msg_t *msg = NULL;
-	int64_t start = 0;
+static struct nsusage_sampler *usage_sampler;
+static uint32_t usage_job;
 
-	if (DEVNS_LOAD_JOB(&msg, job_id, 0) != SLURM_SUCCESS) {
-		debug("%s: job %u: cannot read its start time: %m",
-		      plugin_type, job_id);
-		return 0;
-	}
-	for (uint32_t i = 0; msg && i < msg->record_count; i++)
-		if (msg->job_array[i].job_id == job_id)
-			start = (int64_t)msg->job_array[i].start_time;
-	slurm_free_job_info_msg(msg);
-	return start;
+static void usage_post(const struct nsusage *u, void *arg)
+{
+	char entry[ADMINCOMMENT_ENTRY_MAX], prefix[128];
+
+	(void)arg;
+	nsusage_format(u, conf->node_name, entry, sizeof(entry));
+	snprintf(prefix, sizeof(prefix), "devns:%s:", conf->node_name);
+	devns_job_admin_comment(usage_job, entry, prefix);
 }
 
+/* The setup succeeded: its private directories are sampled (BasePath). */
+static void usage_start(const struct jobev_job *job)
+{
+	struct report rep;
+	uint32_t job_id = job->job_id;
+
+	if (!jobct_node_conf(node)->base_path)
+		return;
+	report_start(&rep, &job_id);
+	usage_job = job_id;
+	usage_sampler = nsusage_sampler_start(jobct_node_conf(node), job_id,
+					      0, usage_post, NULL, &rep);
+}
+
+/* The job ends: the sampler stops and the final figures are logged. */
+static void usage_report(const struct jobev_job *job)
+{
+	struct nsusage u;
+	char entry[ADMINCOMMENT_ENTRY_MAX];
+
+	if (!usage_sampler || usage_job != job->job_id)
+		return;
+	(void)nsusage_sampler_stop(usage_sampler, &u);
+	usage_sampler = NULL;
+	if (!u.count)
+		return;
+	nsusage_format(&u, conf->node_name, entry, sizeof(entry));
+	info("%s: job %u: usage %s (%u samples, every %d s)", plugin_type,
+	     job->job_id, entry, u.samples, NSUSAGE_INTERVAL);
+}
+
+static const struct jobev_hooks hooks = {
+	.init_script = devns_script_init,
+	.describe = describe,
+	.facts_free = facts_free,
+	.user_ns_script = devns_script_user_ns,
+#if DEVNS_JC_STEP_RECORD
+	.track_init = track_init,
+#endif
+	.clone_ns_script = devns_script_clone_ns,
+	.clone_ns_epilog = devns_script_clone_ns_epilog,
+	.note_failure = note_failure,
+	.started = usage_start,
+	.ending = usage_report,
+};
+
 /*
- * The extern step: InitScript, then the core's setup with the GRES device
- * files Slurm knows of.  step is the step record where the release passes
- * one (NULL on 22.05); sluid the job's SLUID, 0 before 25.11.
+ * The extern stepd's state across the job's events: its setup gate, which
+ * pam_slurm_adopt's requests wait for, and the namespace fds it caches.
+ */
+static struct jobev_stepd stepd = JOBEV_STEPD_INIT(&hooks);
+
+/* ---- one job: Slurm's calls ---------------------------------------------- */
+
+/*
+ * The extern step.  step is the step record where the release passes one
+ * (NULL on 22.05); sluid the job's SLUID, 0 before 26.05.
  */
 static int stepd_create(uint32_t job_id, uint64_t sluid, uid_t uid,
 			gid_t gid, void *step)
 {
-	char **node_devices = NULL;
-	char **job_devices = NULL;
-	struct devns_script_job scripts = {
-		.node = node, .job_id = job_id, .step = step
+	const struct jobev_job job = {
+		.node = node, .job_id = job_id, .sluid = sluid, .uid = uid,
+		.gid = gid, .step = step,
 	};
-	struct jobct_plan plan = {
-		.node = node,
-		.job_id = job_id,
-		.sluid = sluid,
-		.uid = uid,
-		.gid = gid,
-		.userns_arg = &scripts,
-#if DEVNS_JC_STEP_RECORD
-		.track_init = track_init,
-		.track_arg = step,
-#endif
-	};
-	const struct nsconf *c;
 	struct report rep;
-	int rc = SLURM_ERROR;
-	char *user;
 
-	if (!have_node(job_id))
-		return SLURM_ERROR;
-	c = jobct_node_conf(node);
-	if (c->user_ns_script)
-		plan.userns_map = devns_script_user_ns;
-	/* Source's %u, from Slurm's uid (NULL: a Source with %u fails). */
-	report_start(&rep, NULL);
-	user = jobct_user_name(uid, &rep);
-	node_devices = devns_gres_node_devices();
-	plan.node_devices = (const char *const *)node_devices;
-	plan.user_name = user;
+	__atomic_store_n(&job_owner, uid, __ATOMIC_RELEASE);
 	report_start(&rep, &job_id);
-	setupgate_begin(&setup_gate);
-	if (c->init_script && devns_script_init(&scripts, &rep) < 0) {
-		report_error(&rep, "refusing the job: InitScript %s failed",
-			     c->init_script);
-		goto out;
-	}
-	/* No GRES files on the node: the job cannot hold any. */
-	if (node_devices &&
-	    devns_gres_job_devices(job_id, step, &job_devices) < 0) {
-		report_error(&rep, "refusing the job: its GRES devices cannot be known");
-		goto out;
-	}
-	plan.job_devices = (const char *const *)job_devices;
-	if (!sluid)
-		plan.start_time = job_start_time(job_id);
-	if (jobct_setup(&plan, &rep) < 0)
-		goto out;
-	if (devns_script_clone_ns(&scripts, &rep) < 0) {
-		/* Its message, not the release's, is the job's reason. */
-		struct report quiet;
-
-		report_init(&quiet, log_line, &job_id);
-		(void)jobct_release(node, job_id, &quiet);
-		goto out;
-	}
-	rc = SLURM_SUCCESS;
-out:
-	if (rc != SLURM_SUCCESS)
-		note_failure(job_id, rep.msg);
-	setupgate_end(&setup_gate, rc == SLURM_SUCCESS);
-	devns_gres_free(node_devices);
-	devns_gres_free(job_devices);
-	free(user);
-	return rc;
+	return jobev_stepd_create(&stepd, &job, &rep) < 0 ? SLURM_ERROR
+							  : SLURM_SUCCESS;
 }
 
 /*
  * Runs in each forked child of the job before exec.  Slurm ignores a failed
  * join on some paths (TaskProlog/TaskEpilog), so a child that cannot be
- * contained ends here instead of running uncontained: fail closed.  In
- * slurmd, root's children (Prolog, Epilog) join the namespace only; one
- * forked as the job's user (sbcast's file opener) goes under the filter.
- * in_ns: the slurmstepd lives in the job's namespace already
- * (EntireStepInNS), the child only goes under the filter.
+ * contained ends here instead of running uncontained: fail closed.
  */
-static int join(uint32_t job_id, uint64_t sluid, uid_t uid, bool in_ns)
+static int join(uint32_t job_id, uint64_t sluid, uid_t uid,
+		enum jobev_joiner who)
 {
-	/* A step that knows its job's SLUID joins only that run's setup. */
-	const struct jobct_run run = { .sluid = sluid };
+	const struct jobev_job job = {
+		.node = node, .job_id = job_id, .sluid = sluid, .uid = uid,
+	};
 	struct report rep;
-	int rc;
 
-	if (job_id == 0)	/* not a job: a system script */
-		return SLURM_SUCCESS;
-	if (!have_node(job_id))
-		_exit(127);
 	report_start(&rep, &job_id);
-	if (in_ns)
-		rc = jobct_join_in_ns(node, job_id, &rep);
-	else if (!running_in_slurmd())
-		rc = jobct_join_run(node, job_id, sluid ? &run : NULL, &rep);
-	else if (uid == 0)
-		rc = jobct_join_ns(node, job_id, &rep);
-	else
-		rc = jobct_join_from_slurmd(node, job_id, &rep);
-	if (rc < 0)
+	if (jobev_join(&stepd, &job, who, &rep) < 0) {
+		/*
+		 * sbcast's file opener.  Slurm returns its exit status to
+		 * sbcast as an errno: a job whose disk limit would not bind
+		 * slurmd's root writes (jobct.h) ends it with EDQUOT, which
+		 * the user sees as "Disk quota exceeded", slurmd's log with
+		 * our message before it.
+		 */
+		if (who == JOBEV_SLURMD && errno == EDQUOT)
+			_exit(EDQUOT);
 		_exit(127);
+	}
 	return SLURM_SUCCESS;
 }
 
-/*
- * pam_slurm_adopt: the stepd has just put the new process into the job's
- * extern step.  Answers once the job's setup has ended (setupgate.h):
- * returns 1 with the namespace fd for the process to setns() into in
- * *fd, 0 when the job has no namespace, or -1 when the process could not
- * be contained (pam_slurm_adopt then reports the adoption as failed, and
- * denies the login with action_adopt_failure=deny).  From 25.11
- * pam_slurm_adopt cannot be trusted with -1 (namespace_p_join_external):
- * a job whose namespace exists always gets its fd, and a process that
- * could not be put under the filter has been killed by jobct_adopt
- * instead.
- */
+/* Whose fork a join is in, where Slurm does not say it. */
+static enum jobev_joiner joiner(bool stepd_in_ns)
+{
+	if (running_in_slurmd())
+		return JOBEV_SLURMD;
+	return stepd_in_ns ? JOBEV_STEPD : JOBEV_STEPD_OUTSIDE;
+}
+
 /*
  * Whether this stepd may still set the job up: only the extern step's
  * does.  step is the stepd's own step where Slurm says it (25.11 on),
@@ -504,85 +601,35 @@ static bool may_set_up(uint32_t job_id, uint32_t step)
 	return step == SLURM_EXTERN_CONT;
 }
 
+/*
+ * pam_slurm_adopt: the stepd has just put the new process into the job's
+ * extern step (jobev_join_external).  From 25.11 pam_slurm_adopt cannot
+ * be trusted with -1 (namespace_p_join_external): a process that could
+ * not be put under the filter is killed instead, and the login gets the
+ * namespace.
+ */
 static int join_external(uint32_t job_id, uint32_t step, int *fd)
 {
+	const struct jobev_job job = { .node = node, .job_id = job_id };
 	struct report rep;
-	int rc;
 
-	*fd = -1;
-	if (!have_node(job_id))
-		return -1;
 	report_start(&rep, &job_id);
-	/*
-	 * Any user may ask any stepd; one that never sets the job up (the
-	 * batch step's) answers at once instead of parking this thread
-	 * until ADOPT_START_WAIT_MS have passed.
-	 */
-	if (!may_set_up(job_id, step))
-		setupgate_never(&setup_gate);
-	if (setupgate_wait(&setup_gate, ADOPT_START_WAIT_MS) < 0) {
-		error("%s: job %u: refusing to adopt a process: the job's setup failed",
-		      plugin_type, job_id);
-		return -1;
-	}
-	if (jobct_adopt(node, job_id, DEVNS_JC_NAMESPACE, &rep) < 0 &&
-	    !DEVNS_JC_NAMESPACE)
-		return -1;
-	slurm_mutex_lock(&cache_lock);
-	rc = step_ns_fd >= 0 ? 1 : jobct_ns_open(node, job_id, &step_ns_fd, &rep);
-	slurm_mutex_unlock(&cache_lock);
-	if (rc > 0)
-		*fd = step_ns_fd;
-	return rc;
-}
-
-/*
- * The extern stepd's cached namespace fd goes before the teardown: while
- * it is open the namespace lives on, and with it the job's /tmp (whose
- * TmpDiskLimit project then stays sealed) and its memory.  Slurm may be
- * sending that fd's number to a login at this moment, so the number stays
- * valid: it is made to name /dev/null (dup3 is atomic), which setns(2)
- * refuses, and is never opened again (step_ns_fd stays >= 0).  The user
- * namespace's fd goes the same way.
- */
-static void drop_cached_fd(int fd)
-{
-	int null_fd;
-
-	if (fd < 0)
-		return;
-	null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (null_fd < 0)
-		return;
-	(void)dup3(null_fd, fd, O_CLOEXEC);
-	close(null_fd);
-}
-
-static void drop_step_ns_fd(void)
-{
-	drop_cached_fd(step_ns_fd);
-	drop_cached_fd(step_userns_fd);
+	return jobev_join_external(&stepd, &job, may_set_up(job_id, step),
+				   DEVNS_JC_NAMESPACE, fd, &rep);
 }
 
 /*
  * The job's end.  Before 24.05 both the extern stepd and slurmd call it,
- * possibly at once: the lock keeps one's CloneNSEpilog off a namespace
- * the other is tearing down.
+ * possibly at once (jobev_stepd_delete holds the end lock).
  */
 static int release(uint32_t job_id)
 {
+	const struct jobev_job job = { .node = node, .job_id = job_id };
 	struct report rep;
-	int lock, rc;
 
-	if (!have_node(job_id))
-		return SLURM_ERROR;
 	report_start(&rep, &job_id);
-	lock = jobct_end_lock(node, job_id);
-	devns_script_clone_ns_epilog(node, job_id, &rep);
-	drop_step_ns_fd();
-	rc = jobct_release(node, job_id, &rep);
-	jobct_end_unlock(node, job_id, lock);
-	return rc < 0 ? SLURM_ERROR : SLURM_SUCCESS;
+	return jobev_stepd_delete(&stepd, &job, &rep) < 0 ? SLURM_ERROR
+							  : SLURM_SUCCESS;
 }
 
 /* ==== entry points whose arguments differ (slurm_compat.h) ============== */
@@ -593,7 +640,7 @@ static int release(uint32_t job_id)
 extern void container_p_reconfig(void)
 {
 	struct jobct_node *n = load_node();
-	bool restart_pool;
+	bool restart_pool, restart_restore;
 
 	/* A broken file on reconfigure keeps the running configuration. */
 	if (!n) {
@@ -604,11 +651,16 @@ extern void container_p_reconfig(void)
 	restart_pool = !jobct_pool_same(node, n);
 	if (restart_pool)
 		pool_stop();
+	/* Its thread works on the node freed here: it starts again on n. */
+	restart_restore = jobct_restore_busy(restorer);
+	restore_stop();
 	slurm_mutex_lock(&node_lock);
 	jobct_node_free(node);
 	node = n;
 	slurm_mutex_unlock(&node_lock);
 	log_settings("reconfigured from");
+	if (restart_restore)
+		(void)restore_start();
 	if (restart_pool && running_in_slurmd())
 		pool_start();
 }
@@ -685,19 +737,16 @@ extern int container_p_stepd_delete(uint32_t job_id)
 extern int DEVNS_JC(join)(slurm_step_id_t *step_id, uid_t uid,
 			  bool step_create)
 {
-	bool entire = jobct_node_conf(node)->entire_step_in_ns;
-
 	if (step_create)
-		return entire ? join(step_id->job_id, 0, 0, false)
-			      : SLURM_SUCCESS;
+		return join(step_id->job_id, 0, 0, JOBEV_STEPD_CREATE);
 	return join(step_id->job_id, DEVNS_STEP_SLUID(step_id), uid,
-		    entire && running_in_slurmstepd() &&
-		    step_id->step_id != SLURM_EXTERN_CONT);
+		    joiner(running_in_slurmstepd() &&
+			   step_id->step_id != SLURM_EXTERN_CONT));
 }
 #else
 extern int container_p_join(uint32_t job_id, uid_t uid)
 {
-	return join(job_id, 0, uid, false);
+	return join(job_id, 0, uid, joiner(false));
 }
 #endif
 
@@ -705,23 +754,17 @@ extern int container_p_join(uint32_t job_id, uid_t uid)
 /*
  * UserNamespace without PidNamespace: pam_slurm_adopt enters the user
  * namespace after the mount namespace (the list's order).  Returns 1 with
- * step_userns_fd, 0 when the job has none for it (jobct_adopt_userns_open),
- * or -1: an existing namespace that cannot be opened, where the login
- * must not go on outside it, so the adoption fails (see below for what
- * pam_slurm_adopt then does).
+ * its cached fd in *fd, 0 when the job has none for it, or -1: an existing
+ * namespace that cannot be opened, where the login must not go on outside
+ * it, so the adoption fails (see below for what pam_slurm_adopt then does).
  */
-static int adopt_user_namespace(uint32_t job_id)
+static int adopt_user_namespace(uint32_t job_id, int *fd)
 {
+	const struct jobev_job job = { .node = node, .job_id = job_id };
 	struct report rep;
-	int rc = 1;
 
 	report_start(&rep, &job_id);
-	slurm_mutex_lock(&cache_lock);
-	if (step_userns_fd < 0)
-		rc = jobct_adopt_userns_open(node, job_id, &step_userns_fd,
-					     &rep);
-	slurm_mutex_unlock(&cache_lock);
-	return rc;
+	return jobev_adopt_userns(&stepd, &job, fd, &rep);
 }
 
 #if DEVNS_JC_JOIN_EXTERNAL_OWNED
@@ -780,8 +823,8 @@ static int hand_fds(list_t *fd_map, int mnt_fd, int userns_fd)
  * the job's mount namespace, then its user namespace where it has one;
  * none when the node has no BasePath.  What the list's entries are
  * depends on who frees them (hand_fds, DEVNS_JC_JOIN_EXTERNAL_OWNED); the
- * fds devns keeps (step_ns_fd, step_userns_fd) are opened once for the
- * job's life either way.  -1 refuses the adoption: the stepd then closes
+ * fds devns keeps (jobev_stepd's cache) are opened once for the job's life
+ * either way.  -1 refuses the adoption: the stepd then closes
  * the connection without an answer.
  * But 25.11's and 26.05's pam_slurm_adopt handle that badly
  * (doc/slurm-26.05-port.md, section 2): stepd_get_namespace_fds and
@@ -796,14 +839,15 @@ static int hand_fds(list_t *fd_map, int mnt_fd, int userns_fd)
 extern int namespace_p_join_external(slurm_step_id_t *step_id,
 				     list_t *fd_map)
 {
-	int fd, rc = join_external(step_id->job_id, step_id->step_id, &fd);
+	int fd, userns_fd;
+	int rc = join_external(step_id->job_id, step_id->step_id, &fd);
 
 	if (rc < 0)
 		return -1;
 	if (rc > 0) {
-		if ((rc = adopt_user_namespace(step_id->job_id)) < 0)
+		if (adopt_user_namespace(step_id->job_id, &userns_fd) < 0)
 			return -1;
-		if (hand_fds(fd_map, fd, rc > 0 ? step_userns_fd : -1) < 0)
+		if (hand_fds(fd_map, fd, userns_fd) < 0)
 			return -1;
 	}
 	return list_count(fd_map);
@@ -828,11 +872,51 @@ extern int namespace_p_setup_bpf_token(stepd_step_rec_t *step)
 	return SLURM_SUCCESS;
 }
 #else
+/*
+ * Before 25.11 Slurm's REQUEST_GET_NS_FD handler checks no uid and the
+ * stepd's socket is 0777: any local user could ask any stepd for the
+ * job's namespace fd and hold the namespace (issue 42).  This call gets
+ * only the job id; util/stepcaller.h tells from the stepd's own
+ * connections and threads whether the request can only be root's or the
+ * job owner's.  A refusal is -1, which pam_slurm_adopt takes as a failed
+ * adoption (action_adopt_failure=deny then denies the login), never as
+ * "no namespace".  Not from 25.11: there a refused pam_slurm_adopt may
+ * double free or let the login go on outside the namespace (see
+ * namespace_p_join_external), so a mistaken refusal would be worse than
+ * the hole (README).
+ */
+static bool caller_may_have_ns(uint32_t job_id)
+{
+	uid_t owner = __atomic_load_n(&job_owner, __ATOMIC_ACQUIRE);
+	struct stepcaller_peer bad;
+	int rc = stepcaller_check(owner, &bad);
+
+	if (rc > 0)
+		return true;
+	if (rc < 0)
+		error("%s: job %u: refusing its namespace fd: cannot tell who asks: %m",
+		      plugin_type, job_id);
+	else if (bad.fd < 0)
+		error("%s: job %u: refusing its namespace fd: the request comes from no connection this stepd can see",
+		      plugin_type, job_id);
+	else if (owner == STEPCALLER_NO_OWNER)
+		error("%s: job %u: refusing its namespace fd: uid %u (pid %d) may be asking; only root may have it from this stepd, which does not know the job's owner",
+		      plugin_type, job_id, (unsigned)bad.uid, (int)bad.pid);
+	else
+		error("%s: job %u: refusing its namespace fd: uid %u (pid %d) may be asking; only root and the job's owner (uid %u) may have it",
+		      plugin_type, job_id, (unsigned)bad.uid, (int)bad.pid,
+		      (unsigned)owner);
+	return false;
+}
+
 /* Slurm's answer: the fd, 0 for no namespace, or -1. */
 extern int container_p_join_external(uint32_t job_id)
 {
-	int fd, rc = join_external(job_id, NO_VAL, &fd);
+	int fd, rc;
 
+	if (!caller_may_have_ns(job_id))
+		return -1;
+	rc = join_external(job_id, NO_VAL, &fd);
 	return rc > 0 ? fd : rc;
 }
 #endif
