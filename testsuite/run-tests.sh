@@ -16,7 +16,10 @@
 #      host, shared with the guest; DEVNS_GUEST_RELEASE=22.05: Debian's)
 #      under systemd with CgroupPlugin=cgroup/v2 and ConstrainRAMSpace
 #      and Cores, as on a real node (devices: devns's filter alone, and
-#      with Slurm's ConstrainDevices in test_cgroupv2)
+#      with Slurm's ConstrainDevices in test_cgroupv2); then Debian's
+#      22.05 in the guest (DEVNS_GUEST_RELEASES) with the tests whose
+#      subject differs by release; then SchedMD's slurm-smd packages built,
+#      installed in a fresh guest and a job run (testsuite/package-smd.sh)
 #   4. the fuzzers (testsuite/fuzz/run.sh) and the mutation pass
 #      (testsuite/mutation/mutate.sh); make distcheck (one check: the tarball builds out of tree, its unit
 #      tests pass, it installs, uninstalls and cleans up); the plugins
@@ -51,7 +54,10 @@
 # (stages 2 and 3); DEVNS_GUEST_INTEGRATION="test_a test_b" picks the tests
 # of stage 3; DEVNS_SKIP_DISTCHECK=1 skips stage 4; DEVNS_SKIP_MATRIX=1 the
 # build against every other release (DEVNS_MATRIX_RELEASES picks them);
-# DEVNS_SKIP_RPM=1 the RPM;
+# DEVNS_SKIP_RPM=1 the RPM; DEVNS_SKIP_SMD=1 SchedMD's packages
+# (testsuite/package-smd.sh, in the guest's chain);
+# DEVNS_GUEST_RELEASES="22.05 25.11" the other releases the guest runs
+# ("none": none), DEVNS_GUEST_TESTS_<X_Y> their tests;
 # DEVNS_RELEASES="22.05"
 # (default "22.05 26.05 25.11 23.11 26.11"; 24.11 too) picks the releases of stage 5
 # ("none": none);
@@ -294,50 +300,113 @@ guest_stop() {
 # cgroup/v2 kill, in its time.
 GUEST_INTEGRATION=${DEVNS_GUEST_INTEGRATION:-test_tmpdisk test_devices test_adopt test_cgroupv2 test_userns test_pidns}
 
-guest_integration_stage() {
-	local out=$results/guest-integration t status=0 prefix build
-	local cluster=$top/testsuite/cluster/cluster.sh
-	mkdir -p "$out"
-	say "guest integration: build"
-	build=$(release_build_dir "$GUEST_RELEASE")
-	if [ "$GUEST_RELEASE" = 22.05 ]; then
-		prefix=/usr
-		"$top/scripts/build.sh" --no-install "$build" >"$out/build.log" 2>&1 || prefix=
+# The other releases the guest runs after GUEST_RELEASE, one cluster each,
+# with the test files whose subject differs by release
+# (guest_release_tests): by default 22.05, Debian 12's own package (the
+# guest's), as a Debian 12 node runs it; 23.11 (Ubuntu 24.04's), 24.11,
+# 25.11 and 26.11 with DEVNS_GUEST_RELEASES (each about 12 minutes of the
+# emulated guest: more than CI's time allows).  "none": none.
+GUEST_RELEASES=${DEVNS_GUEST_RELEASES:-22.05}
+[ "$GUEST_RELEASES" = none ] && GUEST_RELEASES=
+
+# guest_release_tests NAME: the tests the guest runs on release NAME:
+# GUEST_INTEGRATION on GUEST_RELEASE; on the others the namespace, the
+# devices, adoption, the PID namespace (README's example,
+# PidNamespace=yes) and the configuration as slurmd reads it
+# (configless).  DEVNS_GUEST_TESTS_<X_Y> picks another list.
+guest_release_tests() {
+	local var=DEVNS_GUEST_TESTS_${1/./_}
+	if [ -n "${!var:-}" ]; then
+		echo "${!var}"
+	elif [ "$1" = "$GUEST_RELEASE" ]; then
+		echo "$GUEST_INTEGRATION"
 	else
-		prefix=$(build_for_release "$GUEST_RELEASE" 2>"$out/build.log") || prefix=
+		echo "test_namespace test_devices test_adopt test_pidns test_configless"
 	fi
-	if [ -z "$prefix" ]; then
-		echo "building the plugins failed:"; tail -30 "$out/build.log"
+}
+
+# build_lock NAME: hold the lock of release NAME's build until the calling
+# (command-substitution) subshell ends.
+build_lock() {
+	local fd
+	exec {fd}>"$results/.build-$1.lock"
+	flock "$fd"
+}
+
+# guest_build NAME: the plugins for release NAME, for the guest's cluster
+# to install; prints "PREFIX BUILD-DIR".  22.05 is the guest's Debian
+# package: the plain build's plugins.
+guest_build() {
+	local prefix build
+	build=$(release_build_dir "$1")
+	if [ "$1" = 22.05 ]; then
+		prefix=/usr
+		build_lock 22.05
+		"$top/scripts/build.sh" --no-install "$build" >&2 || return 1
+	else
+		prefix=$(build_for_release "$1") || return 1
+	fi
+	echo "$prefix $build"
+}
+
+guest_integration_stage() {
+	local name
+	for name in $GUEST_RELEASE $GUEST_RELEASES; do
+		guest_cluster_run "$name" $(guest_release_tests "$name")
+	done
+}
+
+# guest_cluster_run NAME TEST...: the guest's cluster on release NAME and
+# the named integration tests against it.
+guest_cluster_run() {
+	local name=$1 out=$results/guest-integration t status=0 prefix build
+	local cluster=$top/testsuite/cluster/cluster.sh
+	shift
+	[ "$name" = "$GUEST_RELEASE" ] || out=$out-$name
+	mkdir -p "$out"
+	say "guest integration: Slurm $name: build"
+	if ! read -r prefix build < <(guest_build "$name" 2>"$out/build.log") || [ -z "$build" ]; then
+		echo "not ok - building the plugins for Slurm $name failed:"; tail -30 "$out/build.log"
 		failed=$((failed + 1))
 		return
 	fi
 	# The guest's cluster.sh and the tests: that Slurm, these plugins.
 	local genv=(DEVNS_CLUSTER_VM=1 DEVNS_SLURM_PREFIX="$prefix" DEVNS_BUILD_DIR="$build")
-	say "guest integration: boot and cluster (Slurm $GUEST_RELEASE, $prefix, cgroup/v2)"
+	say "guest integration: Slurm $name: boot and cluster ($prefix, cgroup/v2)"
 	# restart: a cluster left running with other settings would only be
 	# warned about by start.
 	env "${genv[@]}" "$cluster" restart >"$out/cluster-start.log" 2>&1 || status=$?
 	if [ "$status" -eq 77 ] && [ "${DEVNS_ALLOW_NO_GUEST:-}" = 1 ]; then
-		guest_skips "guest integration" "$(grep 'skipped:' "$out/cluster-start.log" | tail -n1)" \
-			$(printf '%s.sh ' $GUEST_INTEGRATION)
+		guest_skips "guest integration: Slurm $name" \
+			"$(grep 'skipped:' "$out/cluster-start.log" | tail -n1)" $(printf '%s.sh ' "$@")
 		return
 	fi
 	grep -E 'ready in|running:' "$out/cluster-start.log"
 	if [ "$status" -ne 0 ]; then
-		echo "not ok - the guest's cluster did not start:"; tail -40 "$out/cluster-start.log"
+		echo "not ok - the guest's cluster (Slurm $name) did not start:"; tail -40 "$out/cluster-start.log"
 		failed=$((failed + 1))
 		env "${genv[@]}" DEVNS_VM_KEEP=1 "$cluster" stop >/dev/null 2>&1
 		return
 	fi
-	for t in $GUEST_INTEGRATION; do
+	for t in "$@"; do
 		[ -n "${DEVNS_TESTS:-}" ] && [[ "$t" != *$DEVNS_TESTS* ]] && continue
-		run_tap "$out/$t.log" "guest integration: $t.sh" \
+		run_tap "$out/$t.log" "$(guest_heading "$name") $t.sh" \
 			env "${genv[@]}" DEVNS_MANY_JOBS="${DEVNS_GUEST_MANY_JOBS:-30}" DEVNS_REQUIRE_QUOTA=1 \
 			timeout 1800 bash "$top/testsuite/integration/$t.sh"
 	done
-	say "guest integration: cluster stop"
+	say "guest integration: Slurm $name: cluster stop"
 	env "${genv[@]}" DEVNS_VM_KEEP=1 "$cluster" stop >"$out/cluster-stop.log" 2>&1 ||
 		{ echo "guest cluster stop failed"; failed=$((failed + 1)); }
+}
+
+# guest_heading NAME: the heading of a guest test on release NAME (the
+# primary release's keeps the name it always had).
+guest_heading() {
+	if [ "$1" = "$GUEST_RELEASE" ]; then
+		echo "guest integration:"
+	else
+		echo "guest integration: Slurm $1:"
+	fi
 }
 
 # The guest's stages (its unit tests, then its cluster's integration tests)
@@ -365,11 +434,24 @@ guest_chain_start() {
 		[ -n "${DEVNS_SKIP_UNIT:-}" ] || guest_stage
 		guest_integration_stage
 		guest_stop
+		[ -n "${DEVNS_SKIP_SMD:-}" ] || smd_stage
 		end_stage
 		declare -p passed failed skipped ref_passed ref_failed stage_times \
 			>"$results/guest-chain.counts"
 	) >"$results/guest-chain.out" 2>&1 </dev/null &
 	guest_chain_pid=$!
+}
+
+# SchedMD's own Debian packages (testsuite/package-smd.sh): slurm-smd
+# 26.05.3 built from the shared tarball's debian/ (cached by its SHA-256:
+# 13 to 22 minutes cold on two cores, none warm), slurm-devns's .deb built
+# against them on a Debian 12 root (1 to 2 minutes), both installed in a
+# freshly booted guest, a job contained (5 minutes).  In the guest's chain,
+# after its clusters: it boots the guest afresh.  DEVNS_SKIP_SMD=1 skips it.
+smd_stage() {
+	run_tap "$results/package-smd.log" \
+		"SchedMD's packages (slurm-smd 26.05.3): build, install in the guest, a job contained (testsuite/package-smd.sh)" \
+		"$top/testsuite/package-smd.sh" "$results/smd"
 }
 
 guest_chain_wait() {
@@ -474,10 +556,13 @@ release_build_dir() {
 # only, the package installs them); prints the Slurm prefix.
 declare -A release_prefix=()
 build_for_release() {
-	local name=$1 prefix version
+	local name=$1 prefix version lock
 	# Built already this run (the guest's release, before its stages):
 	# not again, nor installed again under a guest that runs it.
 	[ -z "${release_prefix[$name]:-}" ] || { echo "${release_prefix[$name]}"; return; }
+	# The guest's chain and the host's stages may build one release at
+	# once: one after the other (the lock goes with this subshell).
+	build_lock "$name"
 	if [ "$name" = 22.05 ]; then
 		if package_mode "$name"; then
 			"$top/scripts/build.sh" --no-install "$top/build" >&2 || return 1
@@ -510,8 +595,8 @@ release_tests() {
 	local config_tests="test_configless test_dirs test_dropin test_reconfig"
 	case $1 in
 	22.05) list="all -test_mcs" ;;
-	25.11) list="test_namespace test_devices test_adopt test_userns test_mcs $config_tests" ;;
-	23.11 | 24.11 | 26.11) list="test_namespace test_devices test_adopt test_userns $config_tests" ;;
+	25.11) list="test_namespace test_devices test_devices_amd test_adopt test_userns test_mcs $config_tests" ;;
+	23.11 | 24.11 | 26.11) list="test_namespace test_devices test_devices_amd test_adopt test_userns $config_tests" ;;
 	*) list=all ;;
 	esac
 	# The guest's release runs on the host only what the guest does not
@@ -655,7 +740,13 @@ main() {
 		guest_chain_start
 	else
 		say "pure cgroup-v2 guest: skipped (DEVNS_SKIP_GUEST)"
-		guest_skips "pure cgroup-v2 guest" "DEVNS_SKIP_GUEST=1" $GUEST_TESTS $GUEST_INTEGRATION
+		guest_skips "pure cgroup-v2 guest" "DEVNS_SKIP_GUEST=1" $GUEST_TESTS
+		for release in $GUEST_RELEASE $GUEST_RELEASES; do
+			guest_skips "guest integration: Slurm $release" "DEVNS_SKIP_GUEST=1" \
+				$(guest_release_tests "$release")
+		done
+		[ -n "${DEVNS_SKIP_SMD:-}" ] ||
+			guest_skips "SchedMD's packages" "DEVNS_SKIP_GUEST=1" package-smd.sh
 	fi
 	[ -n "${DEVNS_SKIP_FUZZ:-}" ] || fuzz_stage
 	[ -n "${DEVNS_SKIP_MUTATION:-}" ] || mutation_stage
