@@ -21,6 +21,7 @@ struct jobct_node {
 	char *spool_dir;	/* root's: holds the jobs' filter markers */
 	char *cgroup_root;	/* the cgroup2 mount; NULL: none at load */
 	char *dev_dir;		/* where devices are named; NULL: /dev */
+	char *proc_devices;	/* NULL: /proc/devices (the IMEX major) */
 	struct nsconf *conf;
 	struct devpolicy policy;
 	enum cgroup2_layout layout;	/* as found at load */

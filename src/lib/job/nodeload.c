@@ -36,6 +36,7 @@ void jobct_node_free(struct jobct_node *node)
 	free(node->spool_dir);
 	free(node->cgroup_root);
 	free(node->dev_dir);
+	free(node->proc_devices);
 	nsconf_free(node->conf);
 	devpolicy_free(&node->policy);
 	free(node);
@@ -276,7 +277,8 @@ struct jobct_node *jobct_node_load(const struct jobct_node_args *args,
 	if (strdup_opt(&node->node_name, args->node_name) < 0 ||
 	    strdup_opt(&node->spool_dir, args->spool_dir) < 0 ||
 	    strdup_opt(&node->cgroup_root, args->cgroup_root) < 0 ||
-	    strdup_opt(&node->dev_dir, args->dev_dir) < 0) {
+	    strdup_opt(&node->dev_dir, args->dev_dir) < 0 ||
+	    strdup_opt(&node->proc_devices, args->proc_devices) < 0) {
 		report_errno(rep, ENOMEM, "loading namespace.conf");
 		goto error;
 	}

@@ -13,6 +13,7 @@
 #include "dev/devprog.h"
 #include "job/ops.h"
 #include "ns/dquota.h"
+#include "ns/nsimex.h"
 #include "ns/nsreap.h"
 #include "ns/pidns.h"
 #include "ns/pidns_fork.h"
@@ -110,4 +111,5 @@ const struct jobct_ops jobct_real_ops = {
 	.marker_stat = real_marker_stat,
 	.extern_pids = real_extern_pids,
 	.job_project = dquota_job_project,
+	.imex_make = nsimex_make,
 };

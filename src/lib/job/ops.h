@@ -15,6 +15,7 @@
 
 #include "dev/devpolicy.h"
 #include "ns/mntns.h"
+#include "ns/nsimex.h"
 #include "ns/userns.h"
 #include "util/report.h"
 
@@ -55,6 +56,10 @@ struct jobct_ops {
 	/* the project id of the job's directory (ns/dquota.h) */
 	int (*job_project)(const char *base_path, uint32_t job_id,
 			   uint32_t *projid);
+	/* the switch's IMEX channel, in the job's namespace (ns/nsimex.h) */
+	int (*imex_make)(const char *base_path, uint32_t job_id,
+			 uint32_t major, nsimex_make_fn make, void *arg,
+			 uint32_t *channel, struct report *rep);
 };
 
 extern const struct jobct_ops jobct_real_ops;

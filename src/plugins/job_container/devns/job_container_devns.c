@@ -40,7 +40,11 @@
 #if DEVNS_JC_STEP_RECORD
 #include DEVNS_PROCTRACK_HEADER
 #endif
+#if DEVNS_SWITCH_FS_INIT
+#include DEVNS_SWITCH_HEADER
+#endif
 
+#include "dev/imexdev.h"
 #include "job/jobct.h"
 #include "job/setupgate.h"
 #include "ns/nsconf_msg.h"
@@ -343,6 +347,49 @@ static int track_init(pid_t init, void *step, struct report *rep)
 }
 #endif
 
+#if DEVNS_SWITCH_FS_INIT
+/*
+ * switch/nvidia_imex: Slurm's maker of the job's IMEX channel, which the
+ * core runs inside the job's namespace (ns/nsimex.h), as Slurm's own
+ * namespace plugins do.
+ */
+static int imex_make(void *step)
+{
+	return switch_g_fs_init(step) == SLURM_SUCCESS ? 0 : -1;
+}
+
+/*
+ * The plan's IMEX part, where slurm.conf's switch hands out channels:
+ * the maker, and SwitchParameters' imex_dev_major (0: /proc/devices'),
+ * which Slurm's plugin takes first.  -1 when that value is no major:
+ * Slurm would use it, devns cannot tell which devices are channels.
+ */
+static int plan_imex(struct jobct_plan *plan, void *step,
+		     struct report *rep)
+{
+	int rc;
+
+	if (!xstrstr(slurm_conf.switch_type, "nvidia_imex"))
+		return 0;
+	plan->imex_make = imex_make;
+	plan->imex_arg = step;
+	rc = imexdev_param_major(slurm_conf.switch_param, &plan->imex_major);
+	if (rc < 0)
+		return report_error(rep, "SwitchParameters=%s: imex_dev_major is no device major",
+				    slurm_conf.switch_param);
+	return 0;
+}
+#else
+static int plan_imex(struct jobct_plan *plan, void *step,
+		     struct report *rep)
+{
+	(void)plan;
+	(void)step;
+	(void)rep;
+	return 0;
+}
+#endif
+
 /*
  * The job's start time, which names its run (jobct_run) where Slurm gives
  * no SLUID (before 25.11): one request to slurmctld.  0 when it cannot be
@@ -420,6 +467,8 @@ static int stepd_create(uint32_t job_id, uint64_t sluid, uid_t uid,
 		goto out;
 	}
 	plan.job_devices = (const char *const *)job_devices;
+	if (plan_imex(&plan, step, &rep) < 0)
+		goto out;
 	if (!sluid)
 		plan.start_time = job_start_time(job_id);
 	if (jobct_setup(&plan, &rep) < 0)
