@@ -32,9 +32,10 @@ fi
 plan 28
 
 # What a job's process sees: the entries of the channels' directory (blank
-# separated, "-" for none), then the probe of every channel there, then the
+# separated, "missing" for no directory, then "-"; no /dev/null: strict
+# denies it), then the probe of every channel there, then the
 # probe of channels 1..8 through the cluster's own nodes of them.
-SEE="echo \$(ls -A $IMEX_DIR 2>/dev/null || echo missing) -; for c in $IMEX_DIR/*; do [ -e \"\$c\" ] && $PROBE w \"\$c\"; done; echo; $PROBE w $ALL"
+SEE="echo \$(if [ -d $IMEX_DIR ]; then ls -A $IMEX_DIR; else echo missing; fi) -; for c in $IMEX_DIR/*; do [ -e \"\$c\" ] && $PROBE w \"\$c\"; done; echo; $PROBE w $ALL"
 
 # expected N: the probe of channels 1..8 by a job holding channel N.
 expected() {

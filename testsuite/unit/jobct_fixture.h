@@ -140,8 +140,9 @@ static inline int f_job_project(const char *b, uint32_t job_id,
 	return 0;
 }
 
-static inline int f_ns_join(const char *b, uint32_t job_id)
+static inline int f_ns_join(int base_fd, const char *b, uint32_t job_id)
 {
+	(void)base_fd;
 	(void)b;
 	(void)job_id;
 	return faulty(OP_NS_JOIN) ? -1 : 0;

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "dev/imexdev.h"
+#include "ns/mntns.h"
 #include "ns/nsimex.h"
 #include "util/saferm.h"
 #include "tap.h"
@@ -206,6 +207,39 @@ static void tests(void)
 	}
 }
 
+/*
+ * 25.11's switch unshares every step's slurmstepd: the kernel copies no
+ * mount-namespace pin into the new namespace, so the step's tasks find an
+ * empty file at the pin's path (EINVAL from setns); through BasePath's fd
+ * opened before the unshare they reach the pin (mntns_join_at).
+ */
+static void test_join_after_unshare(void)
+{
+	int base_fd, status = -1;
+	pid_t pid;
+
+	if (!ok(pin_job(300) == 0, "precondition: job 300's namespace pinned"))
+		return;
+	base_fd = open(base, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	fflush(stdout);
+	if ((pid = fork()) == 0) {
+		int by_path, by_fd;
+
+		if (unshare(CLONE_NEWNS) < 0)
+			_exit(9);
+		by_path = mntns_join(base, 300) < 0 ? errno : 0;
+		by_fd = mntns_join_at(base_fd, base, 300) < 0 ? errno : 0;
+		_exit((by_path == EINVAL ? 0 : 1) | (by_fd == 0 ? 0 : 2));
+	}
+	ok(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	   !(WEXITSTATUS(status) & 1),
+	   "after an unshare the pin's path holds no namespace (setns: EINVAL): the step's failure");
+	ok(WIFEXITED(status) && !(WEXITSTATUS(status) & 2) &&
+	   WEXITSTATUS(status) != 9,
+	   "  through BasePath's fd opened before, the job's namespace is joined");
+	close(base_fd);
+}
+
 int main(void)
 {
 	pid_t pid;
@@ -232,6 +266,7 @@ int main(void)
 		int rc;
 
 		tests();
+		test_join_after_unshare();
 		rc = tap_done();
 		fflush(stdout);
 		_exit(rc);

@@ -609,7 +609,8 @@ int jobct_join_ns(const struct jobct_node *node, uint32_t job_id,
 		  struct report *rep)
 {
 	if (node->conf->base_path &&
-	    node->ops->ns_join(node->conf->base_path, job_id) < 0)
+	    node->ops->ns_join(node->base_fd, node->conf->base_path,
+			       job_id) < 0)
 		return report_errno(rep, errno, "cannot join its namespace");
 	return 0;
 }
@@ -683,7 +684,8 @@ int jobct_ns_open(const struct jobct_node *node, uint32_t job_id, int *fd,
 		return -1;
 	if (!node->conf->base_path)
 		return 0;
-	if ((*fd = mntns_open(node->conf->base_path, job_id)) < 0)
+	if ((*fd = mntns_open_at(node->base_fd, node->conf->base_path,
+				 job_id)) < 0)
 		return report_errno(rep, errno, "cannot open its namespace");
 	return 1;
 }

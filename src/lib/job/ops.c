@@ -91,7 +91,7 @@ static int real_extern_pids(uint32_t job_id, pid_t *pids, size_t max)
 
 const struct jobct_ops jobct_real_ops = {
 	.ns_create = mntns_create,
-	.ns_join = mntns_join,
+	.ns_join = mntns_join_at,
 	.ns_delete = mntns_delete,
 	.ns_delete_behind = nsreap_delete,
 	.pidns_create = pidns_create,

@@ -22,7 +22,8 @@
 /* The calls the lifecycle makes; jobct_real_ops are the real ones. */
 struct jobct_ops {
 	int (*ns_create)(const struct mntns_spec *spec, struct report *rep);
-	int (*ns_join)(const char *base_path, uint32_t job_id);
+	/* through base_fd, BasePath's fd (-1: by path; ns/mntns.h) */
+	int (*ns_join)(int base_fd, const char *base_path, uint32_t job_id);
 	int (*ns_delete)(const char *base_path, uint32_t job_id);
 	int (*ns_delete_behind)(const char *base_path, uint32_t job_id);
 	int (*pidns_create)(const char *base_path, uint32_t job_id,

@@ -142,10 +142,7 @@ start_slurmd() {
 # restart_slurmd NODE - restart NODE's slurmd alone and wait until slurmctld has seen it
 # register again. Only slurmd itself: the slurmstepd of running jobs must survive, as on a
 # real restart.
-re# imex_node NODE: NODE's slurmd sees IMEX channels (DEVNS_IMEX_NODES, not with configless).
-imex_node() { [[ " ${DEVNS_IMEX_NODES:-} " == *" $1 "* ]]; }
-
-start_slurmd() {
+restart_slurmd() {
 	local n=$1 before pid
 	# Readiness is a new SlurmdStartTime on slurmctld's side (1 s resolution), so never start
 	# within the second of the previous start.
