@@ -174,6 +174,8 @@ do_start() {
 	start_munged
 	start_slurmctld
 	local n
+	# shellcheck disable=SC2086 # blank-separated node names
+	printf '%s\n' ${DEVNS_IMEX_NODES:-} >"$RUN/imex-nodes"
 	for n in "${NODES[@]}"; do start_slurmd "$n"; done
 	wait_nodes idle "${NODES[@]}"
 }

@@ -101,7 +101,8 @@ check_policy() {
 		{ skip_checks 6 "$name: no job or no channel"; cl scancel "$j" 2>/dev/null; return; }
 	want=$(expected "$ch")
 	out=$(cat "$OUT/imex-$name")
-	is "$(sed -n 1p <<<"$out")" "channel$ch -" "$name: the job finds $IMEX_DIR/channel$ch, nothing else"
+	is "$(sed -n 1p <<<"$out")" "channel$ch -" "$name: the job finds $IMEX_DIR/channel$ch, nothing else" ||
+		grep -E "\[$j\.extern\].*(SWITCH|IMEX|switch)|job $j: .*IMEX" "$LOG" | diag
 	is "$(sed -n 2p <<<"$out")" "ENXIO" "$name: it opens it (ENXIO: allowed, no driver)"
 	is "$(sed -n 3p <<<"$out")" "$want" "$name: of channels 1..$CHANNELS it opens only its own"
 	out=$(cl_as $USER1 srun --jobid="$j" --overlap -w node1 -n1 sh -c "$SEE" 2>&1)

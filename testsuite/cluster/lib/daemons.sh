@@ -117,8 +117,9 @@ start_slurmctld() {
 # configless NODE: NODE's slurmd takes its configuration from slurmctld (DEVNS_CONFIGLESS_NODES).
 configless() { [[ " ${DEVNS_CONFIGLESS_NODES:-} " == *" $1 "* ]]; }
 
-# imex_node NODE: NODE's slurmd sees IMEX channels (DEVNS_IMEX_NODES, not with configless).
-imex_node() { [[ " ${DEVNS_IMEX_NODES:-} " == *" $1 "* ]]; }
+# imex_node NODE: NODE's slurmd sees IMEX channels (DEVNS_IMEX_NODES at `start`, kept in
+# RUN/imex-nodes so that restart-slurmd keeps it; not with configless).
+imex_node() { [[ -f $RUN/imex-nodes ]] && grep -qx -- "$1" "$RUN/imex-nodes"; }
 
 start_slurmd() {
 	local n=$1
