@@ -35,7 +35,7 @@ plan 28
 # separated, "missing" for no directory, then "-"; no /dev/null: strict
 # denies it), then the probe of every channel there, then the
 # probe of channels 1..8 through the cluster's own nodes of them.
-SEE="echo \$(if [ -d $IMEX_DIR ]; then ls -A $IMEX_DIR; else echo missing; fi) -; for c in $IMEX_DIR/*; do [ -e \"\$c\" ] && $PROBE w \"\$c\"; done; echo; $PROBE w $ALL"
+SEE="echo \$(if [ -d $IMEX_DIR ]; then ls -A $IMEX_DIR; else echo missing; fi) -; echo \$(for c in $IMEX_DIR/*; do [ -e \"\$c\" ] && $PROBE w \"\$c\"; done); $PROBE w $ALL"
 
 # expected N: the probe of channels 1..8 by a job holding channel N.
 expected() {
