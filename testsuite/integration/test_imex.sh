@@ -30,6 +30,7 @@ if ! slurm_at_least 24.11; then
 	exit 0
 fi
 plan 28
+diag "Slurm $DEVNS_SLURM_VERSION ($DEVNS_SLURM_PREFIX)"
 
 # What a job's process sees: the entries of the channels' directory (blank
 # separated, "missing" for no directory, then "-"; no /dev/null: strict
