@@ -136,6 +136,19 @@ typedef struct xlist list_t;
 #define DEVNS_JC_JOIN_STEP_ID 0
 #endif
 
+/* ==== 24.11 =============================================================
+ * - switch/nvidia_imex makes a job's IMEX channel in the mount namespace
+ *   switch_g_fs_init(step) is called in (from 25.11 one it unshares
+ *   first), which Slurm's namespace plugins call in the job's new
+ *   namespace (DEVNS_SWITCH_FS_INIT; ns/nsimex.h).
+ */
+#if DEVNS_API >= 2411
+#define DEVNS_SWITCH_FS_INIT 1
+#define DEVNS_SWITCH_HEADER "src/interfaces/switch.h"
+#else
+#define DEVNS_SWITCH_FS_INIT 0
+#endif
+
 /* ==== 25.11 =============================================================
  * - job_container is renamed namespace (src/interfaces/namespace.c): the
  *   plugin is namespace_devns.so (Makemodule.am), plugin_type

@@ -39,6 +39,7 @@ readonly ROOT
 readonly ETC=$ROOT/etc LOG=$ROOT/log SPOOL=$ROOT/spool STATE=$ROOT/state RUN=$ROOT/run
 readonly BASE=$ROOT/base DEV=$ROOT/dev MUNGE_DIR=$ROOT/munge WORK=$ROOT/work
 readonly CONF=$ETC/slurm.conf
+readonly IMEX_DEVICES=$ETC/proc-devices-imex
 readonly MUNGE_SOCKET=$MUNGE_DIR/munge.socket
 # A file in the root that proves it is ours before `stop` deletes it recursively.
 readonly MARKER=$ROOT/.devns-cluster-root
@@ -52,6 +53,10 @@ readonly GPUS_PER_NODE=4 GPU_MAJOR=195
 # GRES index for several files, as MIG uses), on char major 60, reserved for local and
 # experimental use and never handed out dynamically, so no driver of the host answers it.
 readonly NICS_PER_NODE=2 NIC_MAJOR=60
+# NVIDIA IMEX channels (Slurm's switch/nvidia_imex): the nodes of DEVNS_IMEX_NODES see a
+# /proc/devices naming "nvidia-caps-imex-channels" on char major 61 (local and experimental,
+# as 60), bound over /proc/devices in their slurmd's own mount namespace (lib/imex-slurmd.sh).
+readonly IMEX_MAJOR=61
 
 readonly JOB_CONTAINER=${DEVNS_JOB_CONTAINER:-job_container/devns}
 # yes: every job gets a PID namespace of its own, from the container that can give one (devns's
@@ -169,6 +174,8 @@ do_start() {
 	start_munged
 	start_slurmctld
 	local n
+	# shellcheck disable=SC2086 # blank-separated node names
+	printf '%s\n' ${DEVNS_IMEX_NODES:-} >"$RUN/imex-nodes"
 	for n in "${NODES[@]}"; do start_slurmd "$n"; done
 	wait_nodes idle "${NODES[@]}"
 }
@@ -176,11 +183,14 @@ do_start() {
 # do_stop - the orderly way first (Slurm cancels the jobs), then ever less polite: daemons,
 # whatever is left in the namespaces, munged, mounts, the namespaces, cgroups, the root.
 # The host directories a configless slurmd needed and found missing (lib/configless-slurmd.sh).
+# Likewise the IMEX channels' directory in /dev (lib/imex-slurmd.sh), once empty.
 remove_configless_dirs() {
-	local d
-	[[ -f $RUN/configless-made ]] || return 0
-	while IFS= read -r d; do rmdir -- "$d" 2>/dev/null || true; done <"$RUN/configless-made"
-	rm -f -- "$RUN/configless-made"
+	local d f
+	for f in "$RUN/configless-made" "$RUN/imex-made"; do
+		[[ -f $f ]] || continue
+		while IFS= read -r d; do rmdir -- "$d" 2>/dev/null || true; done <"$f"
+		rm -f -- "$f"
+	done
 }
 
 do_stop() {

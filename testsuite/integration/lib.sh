@@ -260,6 +260,10 @@ job_state() {
 	fi
 }
 job_gone() { [ "$(job_state "$1")" = gone ]; }
+# admin_comment JOBID: the job's AdminComment (scontrol show job), empty
+# when unset; admin_comment_set JOBID: it has one (devns's reason).
+admin_comment() { cl scontrol show job "$1" 2>/dev/null | grep -o 'AdminComment=.*' | cut -d= -f2-; }
+admin_comment_set() { [ -n "$(admin_comment "$1")" ]; }
 
 # wait_job_gone JOBID [SECONDS]: wait until slurmctld has forgotten the
 # job; says why in a diag line when it has not.

@@ -353,10 +353,6 @@ empty_and_remove() {
 }
 
 # job_refused_on_node2 NAME: a job on node2 does not run.
-# admin_comment JOBID: the job's AdminComment (scontrol show job), empty
-# when unset.
-admin_comment() { cl scontrol show job "$1" 2>/dev/null | grep -o 'AdminComment=.*' | cut -d= -f2-; }
-admin_comment_set() { [ -n "$(admin_comment "$1")" ]; }
 
 job_refused_on_node2() {
 	local out

@@ -60,7 +60,7 @@ enum op {
 	OP_MARKER_CREATE, OP_MARKER_STAT, OP_EXTERN_PIDS, OP_PROG_FIND,
 	OP_SELF_CGROUP, OP_PIDNS_CREATE, OP_PIDNS_CHECK, OP_PIDNS_FORK,
 	OP_USERNS_CREATE, OP_USERNS_OPEN, OP_USERNS_ENTER, OP_JOB_PROJECT,
-	OP_JOB_LIMIT, OP_COUNT,
+	OP_JOB_LIMIT, OP_IMEX_MAKE, OP_COUNT,
 };
 
 static const char *const op_names[OP_COUNT] = {
@@ -70,6 +70,7 @@ static const char *const op_names[OP_COUNT] = {
 	"self_cgroup", "pidns_create", "pidns_contains_self", "pidns_fork_inside",
 	"userns_create", "userns_open", "userns_enter", "job_project",
 	"job_limit",
+	"imex_make",
 };
 
 static struct {
@@ -89,6 +90,8 @@ static bool userns_entered;	/* the caller went into it */
 static int pidns_inside = 1;	/* what the fake membership check says */
 static pid_t adopt_pid;		/* what the fake extern step holds */
 static char self_path[PATH_MAX];	/* the fake cgroup of the caller */
+static int fake_imex_channel = -1;	/* what the fake switch makes, -1: none */
+static uint32_t fake_imex_major;	/* the major it was handed */
 
 static inline void inject(enum op op, int nth, int err)
 {
@@ -155,8 +158,9 @@ static inline int f_job_limit(const char *b, uint32_t job_id,
 	return 0;
 }
 
-static inline int f_ns_join(const char *b, uint32_t job_id)
+static inline int f_ns_join(int base_fd, const char *b, uint32_t job_id)
 {
+	(void)base_fd;
 	(void)b;
 	(void)job_id;
 	return faulty(OP_NS_JOIN) ? -1 : 0;
@@ -312,6 +316,31 @@ static inline int f_self_cgroup(char *buf, size_t size)
 	return 0;
 }
 
+/*
+ * The fake switch: runs the plan's maker here (it must be called, once)
+ * and reports fake_imex_channel as what it made in the namespace.
+ */
+static inline int f_imex_make(const char *b, uint32_t job_id, uint32_t major,
+			      nsimex_make_fn make, void *arg,
+			      uint32_t *channel, struct report *r)
+{
+	(void)b;
+	(void)job_id;
+	fake_imex_major = major;
+	if (faulty(OP_IMEX_MAKE))
+		return report_errno(r, errno, "the switch plugin could not make it");
+	if (!ns_exists) {
+		errno = ENOENT;
+		return report_errno(r, errno, "no namespace");
+	}
+	if (make(arg) < 0)
+		return report_error(r, "the maker failed");
+	if (fake_imex_channel < 0)
+		return 0;
+	*channel = (uint32_t)fake_imex_channel;
+	return 1;
+}
+
 static const struct jobct_ops faulty_ops = {
 	.ns_create = f_ns_create,
 	.ns_join = f_ns_join,
@@ -335,6 +364,7 @@ static const struct jobct_ops faulty_ops = {
 	.extern_pids = f_extern_pids,
 	.job_project = f_job_project,
 	.job_limit = f_job_limit,
+	.imex_make = f_imex_make,
 };
 
 /* ---- the scratch node -------------------------------------------------- */
@@ -355,6 +385,7 @@ static inline void write_file(const char *path, const char *text)
  * machine's; test_layout_check sets others.
  */
 static const char *mountinfo;
+static const char *proc_devices;	/* NULL: the machine's */
 
 /* A fake mountinfo with the given layout, for load(). */
 static inline void fake_layout(const char *name, const char *text)
@@ -388,6 +419,7 @@ static inline struct jobct_node *load(const struct jobct_ops *ops)
 		.make_base_path = true,
 		.cgroup_root = cg_mount,
 		.dev_dir = tmp,		/* where the fake GPUs are */
+		.proc_devices = proc_devices,
 		.ops = ops,
 	};
 

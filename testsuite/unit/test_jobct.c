@@ -2068,6 +2068,134 @@ out:
 	ok(system(conf) == 0, "scratch directories removed");
 }
 
+/* The fake switch's maker: counts its calls. */
+static int imex_made;
+
+static int count_imex_make(void *arg)
+{
+	(void)arg;
+	imex_made++;
+	return 0;
+}
+
+/*
+ * switch/nvidia_imex: the node's /proc/devices names the channels' major
+ * (here the fake GPUs' 195: gpu0 is channel 0, gpu1 channel 1, no GRES).
+ * The maker runs once per setup, in the namespace; the job opens its own
+ * channel and not the other under auto (which otherwise filters nothing
+ * without GRES), closed and strict; a job without a channel opens none;
+ * and each failure refuses the job, saying why, leaving nothing.
+ */
+static void test_imex(void)
+{
+	static const char *const policies[] = {
+		"", "DevicePolicy=closed", "DevicePolicy=strict",
+	};
+	char devices[PATH_MAX];
+	struct jobct_node *node;
+	struct jobct_plan plan;
+	uint32_t job = 160;
+	int e0, e1;
+
+	snprintf(devices, sizeof(devices), "%s/proc-devices", tmp);
+	write_file(devices, "Character devices:\n  1 mem\n195 nvidia-caps-imex-channels\n\nBlock devices:\n  8 sd\n");
+	proc_devices = devices;
+	for (size_t i = 0; i < sizeof(policies) / sizeof(*policies); i++) {
+		const char *name = i ? policies[i] + 13 : "auto";
+
+		write_conf(policies[i]);
+		if (!(node = load(&faulty_ops))) {
+			ok(0, "imex %s: load: %s", name, rep.msg);
+			continue;
+		}
+		for (int with = 1; with >= 0; with--, job++) {
+			plan = plan_for(node, job);
+			plan.node_devices = plan.job_devices = NULL;
+			plan.imex_make = count_imex_make;
+			fake_imex_channel = with ? 0 : -1;
+			imex_made = 0;
+			inject(OP_NONE, 0, 0);
+			ok(jobct_setup(&plan, fresh()) == 0 && imex_made == 1 &&
+			   fake_imex_major == 195,
+			   "imex %s: a job %s a channel sets up, the switch's maker run once, with the major of /proc/devices: %s",
+			   name, with ? "with" : "without", rep.msg);
+			e0 = e1 = -1;
+			is_int(child_opens(node, job, &e0, &e1), 0, "  a job process joins");
+			if (with)
+				ok(e0 == ENXIO && e1 == EPERM,
+				   "  its channel 0 opens (ENXIO: no driver), channel 1 is denied (%d %d)",
+				   e0, e1);
+			else
+				ok(e0 == EPERM && e1 == EPERM,
+				   "  no channel opens (%d %d)", e0, e1);
+			ok(jobct_release(node, job, fresh()) == 0 &&
+			   nothing_left(job), "  released");
+		}
+		jobct_node_free(node);
+	}
+
+	/* Fail closed: the maker fails, or no namespace can hold it. */
+	write_conf("DevicePolicy=closed");
+	if ((node = load(&faulty_ops))) {
+		plan = plan_for(node, job);
+		plan.node_devices = plan.job_devices = NULL;
+		plan.imex_make = count_imex_make;
+		fake_imex_channel = 0;
+		inject(OP_IMEX_MAKE, 1, EIO);
+		ok(jobct_setup(&plan, fresh()) == -1 && calls[OP_IMEX_MAKE] == 1,
+		   "imex: setup fails when the channel cannot be made");
+		like(rep.msg, "cannot make its IMEX channel", "  saying why: %s", rep.msg);
+		ok(nothing_left(job) && !ns_exists, "  and leaves nothing behind");
+		job++;
+		plan = plan_for(node, job);
+		plan.node_devices = plan.job_devices = NULL;
+		plan.imex_make = count_imex_make;
+		plan.imex_major = 4000;
+		inject(OP_NONE, 0, 0);
+		ok(jobct_setup(&plan, fresh()) == 0 && fake_imex_major == 4000,
+		   "imex: SwitchParameters' imex_dev_major wins over /proc/devices");
+		ok(jobct_release(node, job, fresh()) == 0, "  released");
+		jobct_node_free(node);
+	}
+	job++;
+	{
+		char text[256];
+
+		snprintf(text, sizeof(text), "BasePath=none\nDevicePolicy=closed\n");
+		write_file(conf_path, text);
+	}
+	if ((node = load(&faulty_ops))) {
+		plan = plan_for(node, job);
+		plan.node_devices = plan.job_devices = NULL;
+		plan.imex_make = count_imex_make;
+		imex_made = 0;
+		inject(OP_NONE, 0, 0);
+		ok(jobct_setup(&plan, fresh()) == -1 && imex_made == 0,
+		   "imex: BasePath=none refuses the job (no namespace to hold its channel)");
+		like(rep.msg, "BasePath=none", "  saying why: %s", rep.msg);
+		ok(nothing_left(job), "  and leaves nothing behind");
+		jobct_node_free(node);
+	} else {
+		ok(0, "imex: BasePath=none: load: %s", rep.msg);
+	}
+
+	/* Without the switch (no maker) the major is left to the policy. */
+	write_conf("");
+	if ((node = load(&faulty_ops))) {
+		job++;
+		plan = plan_for(node, job);
+		plan.node_devices = plan.job_devices = NULL;
+		inject(OP_NONE, 0, 0);
+		ok(jobct_setup(&plan, fresh()) == 0 &&
+		   calls[OP_IMEX_MAKE] == 0 && calls[OP_PROG_CREATE] == 0,
+		   "imex: no switch: auto without GRES has no filter, as before");
+		ok(jobct_release(node, job, fresh()) == 0, "  released");
+		jobct_node_free(node);
+	}
+	proc_devices = NULL;
+	fake_imex_channel = -1;
+}
+
 int main(void)
 {
 	int go = scratch_begin();
@@ -2097,6 +2225,7 @@ int main(void)
 	test_layout_check();
 	test_node_report();
 	test_gres_allow();
+	test_imex();
 	test_no_record();
 	test_stale_record();
 	test_disk_guard_follows_setup();

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * devpolicy_int.h - what devallow.c (DeviceAllow text -> rules) shares
- * with devpolicy.c (a node's policy, a job's list, GRES checks): the
+ * with devpolicy.c (a node's policy, a job's list, GRES checks) and
+ * imexdev.c (the IMEX major, from the same reader of /proc/devices): the
  * state of one parse, and the helpers both use.  Nothing else uses it.
  */
 #ifndef DEVNS_DEVPOLICY_INT_H

@@ -19,6 +19,7 @@
 #include "job/elapsed.h"
 #include "job/jobct.h"
 #include "job/marker.h"
+#include "dev/imexdev.h"
 #include "job/node.h"
 #include "ns/dqguard.h"
 #include "ns/dquota.h"
@@ -263,15 +264,32 @@ static int allow_stepd_devices(const struct jobct_node *node,
 	return 0;
 }
 
-int jobct_device_rules(const struct jobct_plan *plan,
-		       struct devrule_list *list, struct report *rep)
+/* The job's IMEX channel (dev/imexdev.h), as the switch made it. */
+struct imex_grant {
+	uint32_t major;		/* 0: the node has no IMEX channels */
+	bool has_channel;
+	uint32_t channel;
+};
+
+/*
+ * The device rules of plan's job, its IMEX channel (NULL: none) given
+ * the IMEX major alone.
+ */
+static int device_rules(const struct jobct_plan *plan,
+			const struct imex_grant *imex,
+			struct devrule_list *list, struct report *rep)
 {
 	const struct jobct_node *node = plan->node;
+	bool imex_major = imex && imex->major;
 	struct report why;
 
-	/* none; or auto, no DeviceAllow, no GRES files: nothing to contain */
+	/*
+	 * none; or auto, no DeviceAllow, no GRES files and no IMEX channels
+	 * to keep apart: nothing to contain
+	 */
 	if (devpolicy_never_filters(&node->policy) ||
-	    (devpolicy_is_open(&node->policy) && !plan->node_devices)) {
+	    (devpolicy_is_open(&node->policy) && !plan->node_devices &&
+	     !imex_major)) {
 		devrule_list_init(list, true);
 		return 0;
 	}
@@ -280,7 +298,10 @@ int jobct_device_rules(const struct jobct_plan *plan,
 			    plan->job_devices, list, &why) < 0)
 		return report_error(rep, "its device policy cannot be computed: %s",
 				    why.msg);
-	if (allow_stepd_devices(node, list) < 0) {
+	if ((imex_major &&
+	     imexdev_rules(list, imex->major, imex->has_channel,
+			   imex->channel) < 0) ||
+	    allow_stepd_devices(node, list) < 0) {
 		int saved = errno;
 
 		devrule_list_free(list);
@@ -289,12 +310,67 @@ int jobct_device_rules(const struct jobct_plan *plan,
 	return devrule_list_needs_filter(list) ? 1 : 0;
 }
 
+int jobct_device_rules(const struct jobct_plan *plan,
+		       struct devrule_list *list, struct report *rep)
+{
+	return device_rules(plan, NULL, list, rep);
+}
+
+/*
+ * switch/nvidia_imex: the job's channel made in its namespace by the
+ * switch (plan->imex_make), read back into imex.  Fail closed: a node
+ * whose switch makes channels but where the job has no namespace to
+ * hold one, or whose channel cannot be made or read, refuses the job.
+ */
+static int make_imex_channel(const struct jobct_plan *plan,
+			     struct imex_grant *imex, struct report *rep)
+{
+	const struct jobct_node *node = plan->node;
+	const char *base = node->conf->base_path;
+	struct report why;
+	int rc;
+
+	if (!plan->imex_make)
+		return 0;
+	report_init(&why, NULL, NULL);
+	imex->major = plan->imex_major;
+	if (!imex->major) {
+		rc = imexdev_major(node->proc_devices, &imex->major, &why);
+		if (rc < 0)
+			return report_error(rep, "cannot find the IMEX channels' major: %s",
+					    why.msg);
+		if (rc == 0)
+			return 0;	/* Slurm's switch is off on this node */
+	}
+	if (!base) {
+		errno = EINVAL;
+		return report_error(rep, "switch/nvidia_imex makes IMEX channels (c %u:*) in the job's namespace, which BasePath=none leaves it without",
+				    (unsigned)imex->major);
+	}
+	rc = node->ops->imex_make(base, plan->job_id, imex->major,
+				  plan->imex_make, plan->imex_arg,
+				  &imex->channel, &why);
+	if (rc < 0)
+		return report_error(rep, "cannot make its IMEX channel: %s",
+				    why.msg);
+	imex->has_channel = rc == 1;
+	if (imex->has_channel)
+		report_info(rep, "IMEX channel %u (c %u:%u) in its namespace",
+			    (unsigned)imex->channel, (unsigned)imex->major,
+			    (unsigned)imex->channel);
+	else
+		report_info(rep, "no IMEX channel (c %u:* denied)",
+			    (unsigned)imex->major);
+	return 0;
+}
+
 /*
  * The job's filter, if its policy asks for one, and in every case its
  * record (job/marker.h), written last: join and adopt refuse a job
  * without one.
  */
-static int contain_devices(const struct jobct_plan *plan, struct report *rep)
+static int contain_devices(const struct jobct_plan *plan,
+			   const struct imex_grant *imex, struct report *rep)
 {
 	const struct jobct_node *node = plan->node;
 	const struct jobct_run run = {
@@ -303,7 +379,7 @@ static int contain_devices(const struct jobct_plan *plan, struct report *rep)
 	struct devrule_list list;
 	int rc;
 
-	if ((rc = jobct_device_rules(plan, &list, rep)) < 0)
+	if ((rc = device_rules(plan, imex, &list, rep)) < 0)
 		return -1;
 	if (rc) {
 		report_rules(&list, rep);
@@ -377,6 +453,7 @@ static int drop_stale_namespace(const struct jobct_plan *plan,
 int jobct_setup(const struct jobct_plan *plan, struct report *rep)
 {
 	const struct nsconf *c = plan->node->conf;
+	struct imex_grant imex = { 0 };
 	struct timespec start, filter;
 	double filter_ms, total_ms;
 	int lock = -1, rc;
@@ -405,7 +482,8 @@ int jobct_setup(const struct jobct_plan *plan, struct report *rep)
 		return -1;
 	clock_gettime(CLOCK_MONOTONIC, &filter);
 	/* The filter leaves nothing when it fails: the namespace goes. */
-	if (contain_devices(plan, rep) < 0) {
+	if (make_imex_channel(plan, &imex, rep) < 0 ||
+	    contain_devices(plan, &imex, rep) < 0) {
 		int saved = errno;
 
 		if (c->base_path)
@@ -638,7 +716,8 @@ int jobct_join_ns(const struct jobct_node *node, uint32_t job_id,
 		  struct report *rep)
 {
 	if (node->conf->base_path &&
-	    node->ops->ns_join(node->conf->base_path, job_id) < 0)
+	    node->ops->ns_join(node->base_fd, node->conf->base_path,
+			       job_id) < 0)
 		return report_errno(rep, errno, "cannot join its namespace");
 	return 0;
 }
@@ -745,7 +824,8 @@ int jobct_ns_open(const struct jobct_node *node, uint32_t job_id, int *fd,
 		return -1;
 	if (!node->conf->base_path)
 		return 0;
-	if ((*fd = mntns_open(node->conf->base_path, job_id)) < 0)
+	if ((*fd = mntns_open_at(node->base_fd, node->conf->base_path,
+				 job_id)) < 0)
 		return report_errno(rep, errno, "cannot open its namespace");
 	return 1;
 }

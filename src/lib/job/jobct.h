@@ -41,6 +41,7 @@
 #include "dev/cgroup2.h"
 #include "dev/devpolicy.h"
 #include "ns/nsconf.h"
+#include "ns/nsimex.h"
 #include "ns/nspool_keeper.h"
 #include "util/report.h"
 
@@ -222,6 +223,18 @@ struct jobct_plan {
 	 */
 	int (*track_init)(pid_t init, void *arg, struct report *rep);
 	void *track_arg;
+	/*
+	 * switch/nvidia_imex (Slurm 24.11 on): makes the job's IMEX channel
+	 * where it is called (switch_g_fs_init), which jobct_setup runs in
+	 * the job's namespace (ns/nsimex.h) and whose channel alone of the
+	 * IMEX major the job's filter allows (dev/imexdev.h).  NULL: the
+	 * switch hands out no channels.  imex_major: SwitchParameters'
+	 * imex_dev_major, 0: the node's /proc/devices says (none there: the
+	 * switch makes no channels on this node).
+	 */
+	nsimex_make_fn imex_make;
+	void *imex_arg;
+	uint32_t imex_major;
 };
 
 /*
@@ -235,7 +248,10 @@ int jobct_device_rules(const struct jobct_plan *plan,
 
 /*
  * Builds and pins the job's namespace (when BasePath is set; with
- * PidNamespace its PID namespace too) and, when the
+ * PidNamespace its PID namespace too), has the switch make the job's
+ * IMEX channel in it (plan->imex_make: a node with an IMEX major and no
+ * BasePath refuses the job, as does a channel that cannot be made or
+ * read back) and, when the
  * policy or the node's GRES call for it, makes the job's device cgroup,
  * attaches its filter and leaves a marker saying so.  On failure nothing
  * of the job is left.  The rules go to rep as info lines.

@@ -81,6 +81,9 @@ static int step_describe(struct setup *s, struct report *rep)
 	s->plan.start_time = s->facts.start_time;
 	s->plan.job_mem = s->facts.job_mem;
 	s->plan.node_mem = s->facts.node_mem;
+	s->plan.imex_make = s->facts.imex_make;
+	s->plan.imex_arg = s->facts.imex_arg;
+	s->plan.imex_major = s->facts.imex_major;
 	return 0;
 }
 

@@ -60,6 +60,10 @@ struct jobev_facts {
 				 * bytes, 0: none (then node_mem) */
 	uint64_t node_mem;	/* out: the node's memory in bytes, 0: the
 				 * kernel's count */
+	nsimex_make_fn imex_make; /* out: the switch's IMEX channel maker
+				 * (jobct_plan), NULL: none */
+	void *imex_arg;
+	uint32_t imex_major;	/* out: SwitchParameters' imex_dev_major */
 };
 
 /*
@@ -156,7 +160,8 @@ struct jobev_stepd {
 
 /*
  * The extern step's setup, in this order: the gate begins (logins wait),
- * InitScript, describe (the job's devices, start time and memory),
+ * InitScript, describe (the job's devices, start time, memory and IMEX
+ * channel maker),
  * jobct_setup, CloneNSScript, started; the gate ends with the result.  A step that fails undoes
  * only the steps before it that made something (jobct_setup_undo), the
  * reason goes to note_failure and stays in rep.  Returns 0, or -1.

@@ -21,6 +21,13 @@ struct jobct_node {
 	char *spool_dir;	/* root's: holds the jobs' filter markers */
 	char *cgroup_root;	/* the cgroup2 mount; NULL: none at load */
 	char *dev_dir;		/* where devices are named; NULL: /dev */
+	char *proc_devices;	/* NULL: /proc/devices (the IMEX major) */
+	/*
+	 * BasePath, opened at load (-1: none, or devns check): the jobs'
+	 * namespace pins are reached through it, also by a daemon that has
+	 * unshared its mount namespace since (ns/mntns.h, mntns_join_at)
+	 */
+	int base_fd;
 	struct nsconf *conf;
 	struct devpolicy policy;
 	enum cgroup2_layout layout;	/* as found at load */

@@ -23,6 +23,7 @@
 #include "ns/nscheck.h"
 #include "ns/nsconf_file.h"
 #include "util/fdmount.h"
+#include "util/fdutil.h"
 #include "util/plugstack.h"
 #include "util/safepath.h"
 
@@ -36,6 +37,8 @@ void jobct_node_free(struct jobct_node *node)
 	free(node->spool_dir);
 	free(node->cgroup_root);
 	free(node->dev_dir);
+	free(node->proc_devices);
+	fdutil_close(node->base_fd);
 	nsconf_free(node->conf);
 	devpolicy_free(&node->policy);
 	free(node);
@@ -261,6 +264,25 @@ static int probe_cgroups(struct jobct_node *node, const char *mountinfo,
 	return 0;
 }
 
+/*
+ * BasePath, held open from the load on: a slurmstepd loads its node at
+ * its start, before Slurm's switch/nvidia_imex may unshare its mount
+ * namespace (25.11 on, switch_p_job_init), after which the jobs' pins
+ * are reached only through this fd (ns/mntns.h).
+ */
+static int hold_base_path(struct jobct_node *node,
+			  const struct jobct_node_args *args,
+			  struct report *rep)
+{
+	const char *base = node->conf->base_path;
+
+	if (!base || args->check_only)
+		return 0;
+	if ((node->base_fd = safepath_open(base)) < 0)
+		return report_errno(rep, errno, "cannot open BasePath %s", base);
+	return 0;
+}
+
 struct jobct_node *jobct_node_load(const struct jobct_node_args *args,
 				   struct report *rep)
 {
@@ -272,11 +294,13 @@ struct jobct_node *jobct_node_load(const struct jobct_node_args *args,
 		return NULL;
 	}
 	devrule_list_init(&node->policy.base, false);
+	node->base_fd = -1;
 	node->ops = args->ops ? args->ops : &jobct_real_ops;
 	if (strdup_opt(&node->node_name, args->node_name) < 0 ||
 	    strdup_opt(&node->spool_dir, args->spool_dir) < 0 ||
 	    strdup_opt(&node->cgroup_root, args->cgroup_root) < 0 ||
-	    strdup_opt(&node->dev_dir, args->dev_dir) < 0) {
+	    strdup_opt(&node->dev_dir, args->dev_dir) < 0 ||
+	    strdup_opt(&node->proc_devices, args->proc_devices) < 0) {
 		report_errno(rep, ENOMEM, "loading namespace.conf");
 		goto error;
 	}
@@ -296,7 +320,8 @@ struct jobct_node *jobct_node_load(const struct jobct_node_args *args,
 	if (load_policy(node, args->proc_devices, rep) < 0 ||
 	    prepare_base_path(node->conf, args, rep) < 0 ||
 	    check_disk_limit(node->conf, args, rep) < 0 ||
-	    check_node(node->conf, args, rep) < 0)
+	    check_node(node->conf, args, rep) < 0 ||
+	    hold_base_path(node, args, rep) < 0)
 		goto error;
 	return node;
 error:

@@ -13,6 +13,7 @@
 #include "dev/devprog.h"
 #include "job/ops.h"
 #include "ns/dquota.h"
+#include "ns/nsimex.h"
 #include "ns/nsreap.h"
 #include "ns/pidns.h"
 #include "ns/pidns_fork.h"
@@ -90,7 +91,7 @@ static int real_extern_pids(uint32_t job_id, pid_t *pids, size_t max)
 
 const struct jobct_ops jobct_real_ops = {
 	.ns_create = mntns_create,
-	.ns_join = mntns_join,
+	.ns_join = mntns_join_at,
 	.ns_delete = mntns_delete,
 	.ns_delete_behind = nsreap_delete,
 	.pidns_create = pidns_create,
@@ -111,4 +112,5 @@ const struct jobct_ops jobct_real_ops = {
 	.extern_pids = real_extern_pids,
 	.job_project = dquota_job_project,
 	.job_limit = dquota_job_limit,
+	.imex_make = nsimex_make,
 };

@@ -16,13 +16,15 @@
 #include "dev/devpolicy.h"
 #include "ns/dquota.h"
 #include "ns/mntns.h"
+#include "ns/nsimex.h"
 #include "ns/userns.h"
 #include "util/report.h"
 
 /* The calls the lifecycle makes; jobct_real_ops are the real ones. */
 struct jobct_ops {
 	int (*ns_create)(const struct mntns_spec *spec, struct report *rep);
-	int (*ns_join)(const char *base_path, uint32_t job_id);
+	/* through base_fd, BasePath's fd (-1: by path; ns/mntns.h) */
+	int (*ns_join)(int base_fd, const char *base_path, uint32_t job_id);
 	int (*ns_delete)(const char *base_path, uint32_t job_id);
 	int (*ns_delete_behind)(const char *base_path, uint32_t job_id);
 	int (*pidns_create)(const char *base_path, uint32_t job_id,
@@ -59,6 +61,10 @@ struct jobct_ops {
 	/* its project, limit and filesystem (ns/dquota.h) */
 	int (*job_limit)(const char *base_path, uint32_t job_id,
 			 struct dquota_job_limit *l);
+	/* the switch's IMEX channel, in the job's namespace (ns/nsimex.h) */
+	int (*imex_make)(const char *base_path, uint32_t job_id,
+			 uint32_t major, nsimex_make_fn make, void *arg,
+			 uint32_t *channel, struct report *rep);
 };
 
 extern const struct jobct_ops jobct_real_ops;

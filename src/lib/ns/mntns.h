@@ -160,6 +160,18 @@ int mntns_pin_openat(int dir_fd, const char *path, struct stat *ns);
 int mntns_join(const char *base_path, uint32_t job_id);
 
 /*
+ * mntns_open() and mntns_join() through base_fd, a directory fd of
+ * BasePath opened earlier (-1: by base_path).  A pin is a mount of the
+ * mount namespace it was made in, and the kernel copies no pin of a mount
+ * namespace into a new one: a process that unshared its namespace since
+ * (Slurm's switch/nvidia_imex does in every step's slurmstepd, from
+ * 25.11) finds an empty file at the pin's path, but still reaches the pin
+ * through an fd opened before.
+ */
+int mntns_open_at(int base_fd, const char *base_path, uint32_t job_id);
+int mntns_join_at(int base_fd, const char *base_path, uint32_t job_id);
+
+/*
  * Tear down a job's namespace: unpin both namespaces, open the job's
  * tmpfs mounts in it, kill what is inside (the PID namespace's init with
  * it), remove the per-job Source directories it recorded and the job's

@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <sched.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <unistd.h>
@@ -60,9 +61,24 @@ int mntns_pin_make(const char *base_path, uint32_t job_id, const char *leaf,
 
 int mntns_join(const char *base_path, uint32_t job_id)
 {
+	return mntns_join_at(-1, base_path, job_id);
+}
+
+int mntns_open_at(int base_fd, const char *base_path, uint32_t job_id)
+{
+	char rel[32];
+
+	if (base_fd < 0)
+		return mntns_open(base_path, job_id);
+	snprintf(rel, sizeof(rel), "%u/%s", (unsigned)job_id, JOBDIR_NS_PIN);
+	return openat(base_fd, rel, O_RDONLY | O_CLOEXEC);
+}
+
+int mntns_join_at(int base_fd, const char *base_path, uint32_t job_id)
+{
 	int fd, rc;
 
-	if ((fd = mntns_open(base_path, job_id)) < 0)
+	if ((fd = mntns_open_at(base_fd, base_path, job_id)) < 0)
 		return -1;
 	rc = setns(fd, CLONE_NEWNS);
 	fdutil_close(fd);

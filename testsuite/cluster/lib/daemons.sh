@@ -117,6 +117,10 @@ start_slurmctld() {
 # configless NODE: NODE's slurmd takes its configuration from slurmctld (DEVNS_CONFIGLESS_NODES).
 configless() { [[ " ${DEVNS_CONFIGLESS_NODES:-} " == *" $1 "* ]]; }
 
+# imex_node NODE: NODE's slurmd sees IMEX channels (DEVNS_IMEX_NODES at `start`, kept in
+# RUN/imex-nodes so that restart-slurmd keeps it; not with configless).
+imex_node() { [[ -f $RUN/imex-nodes ]] && grep -qx -- "$1" "$RUN/imex-nodes"; }
+
 start_slurmd() {
 	local n=$1
 	# -N: multiple-slurmd builds name the node explicitly (it also matches the hostname).
@@ -124,6 +128,11 @@ start_slurmd() {
 		start_in_ns "$(slurmd_unit "$n")" "$(node_ns "$n")" "$n" \
 			"$LIB/configless-slurmd.sh" "$MUNGE_SOCKET" "$RUN" slurmd --conf-server "$CTL_ADDR:6817" -N "$n" ||
 			die_with_logs "slurmd on $n (configless) failed to start" "$STDIO_LOG" "$(slurmd_log "$n")"
+	elif imex_node "$n"; then
+		write_imex_devices
+		start_in_ns "$(slurmd_unit "$n")" "$(node_ns "$n")" "$n" \
+			"$LIB/imex-slurmd.sh" "$IMEX_DEVICES" "$RUN" slurmd -f "$CONF" -N "$n" ||
+			die_with_logs "slurmd on $n (IMEX) failed to start" "$STDIO_LOG" "$(slurmd_log "$n")"
 	else
 		start_in_ns "$(slurmd_unit "$n")" "$(node_ns "$n")" "$n" slurmd -f "$CONF" -N "$n" ||
 			die_with_logs "slurmd on $n failed to start" "$STDIO_LOG" "$(slurmd_log "$n")"

@@ -51,6 +51,13 @@ make_fake_gpus() {
 	done
 }
 
+# write_imex_devices: IMEX_DEVICES, the host's /proc/devices with the IMEX channels' major
+# among its character devices (DEVNS_IMEX_NODES' slurmd see it as theirs).
+write_imex_devices() {
+	awk -v m="$IMEX_MAJOR" '{ print } /^Character devices:/ { printf "%3d nvidia-caps-imex-channels\n", m }' \
+		/proc/devices >"$IMEX_DEVICES"
+}
+
 # Mounts under the root (BasePath bind mounts, pinned job namespaces) that a killed daemon
 # could not remove. Deepest first; lazily if a mount is still busy.
 umount_leftovers() {

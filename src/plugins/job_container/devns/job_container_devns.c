@@ -41,7 +41,11 @@
 #if DEVNS_JC_STEP_RECORD
 #include DEVNS_PROCTRACK_HEADER
 #endif
+#if DEVNS_SWITCH_FS_INIT
+#include DEVNS_SWITCH_HEADER
+#endif
 
+#include "dev/imexdev.h"
 #include "job/jobct.h"
 #include "job/jobev.h"
 #include "ns/nsconf_msg.h"
@@ -379,6 +383,47 @@ static int step_cpus(void *step)
 #endif
 }
 
+#if DEVNS_SWITCH_FS_INIT
+/*
+ * switch/nvidia_imex: Slurm's maker of the job's IMEX channel, which the
+ * core runs inside the job's namespace (ns/nsimex.h), as Slurm's own
+ * namespace plugins do.
+ */
+static int imex_make(void *step)
+{
+	return switch_g_fs_init(step) == SLURM_SUCCESS ? 0 : -1;
+}
+
+/*
+ * The setup's IMEX part, where slurm.conf's switch hands out channels:
+ * the maker, and SwitchParameters' imex_dev_major (0: /proc/devices'),
+ * which Slurm's plugin takes first.  -1 when that value is no major:
+ * Slurm would use it, devns cannot tell which devices are channels.
+ */
+static int describe_imex(void *step, struct jobev_facts *facts,
+			 struct report *rep)
+{
+	if (!xstrstr(slurm_conf.switch_type, "nvidia_imex"))
+		return 0;
+	facts->imex_make = imex_make;
+	facts->imex_arg = step;
+	if (imexdev_param_major(slurm_conf.switch_param,
+				&facts->imex_major) < 0)
+		return report_error(rep, "SwitchParameters=%s: imex_dev_major is no device major",
+				    slurm_conf.switch_param);
+	return 0;
+}
+#else
+static int describe_imex(void *step, struct jobev_facts *facts,
+			 struct report *rep)
+{
+	(void)step;
+	(void)facts;
+	(void)rep;
+	return 0;
+}
+#endif
+
 /*
  * What Slurm knows of the job at its setup: the node's GRES device files,
  * those allocated to the job, its start time where it has no SLUID, its
@@ -396,6 +441,8 @@ static int describe(const struct jobev_job *job, struct jobev_facts *facts,
 	bool need_record, need_mem;
 	int rc = 0;
 
+	if (describe_imex(job->step, facts, rep) < 0)
+		return -1;
 	facts->node_devices = devns_gres_node_devices();
 	/* RealMemory unset is 1 (MB): then the kernel's count (jobct). */
 	if (DEVNS_NODE_MEMORY_MB(conf) > 1)
