@@ -582,21 +582,23 @@ build_for_release() {
 # that a whole run stays within CI's time on two cores: on 26.05 (the
 # release current sites run) all those the guest does not run on it (the
 # guest runs the rest there, on the layout real nodes have); on 22.05 all
-# but test_mcs (whose semantics 26.05 and 25.11 check), the hybrid
-# layout's own checks among them; on 25.11 the namespace, devices,
-# adoption, user namespace, mcs and configuration tests (configless,
-# settings, drop-in, reconfigure); on 23.11 (Ubuntu 24.04's), 24.11 and
-# 26.11 (the development tree) the namespace, device, adoption, user
-# namespace and configuration tests.
+# but test_mcs (whose semantics 26.05 and 25.11 check) and test_imex (no
+# switch/nvidia_imex before 24.11), the hybrid layout's own checks among
+# them; on 25.11 the namespace, devices (NVIDIA, AMD, IMEX), adoption,
+# user namespace, mcs and configuration tests (configless, settings,
+# drop-in, reconfigure); on 23.11 (Ubuntu 24.04's), 24.11 and 26.11 (the
+# development tree) the namespace, device, adoption, user namespace and
+# configuration tests (IMEX from 24.11).
 # DEVNS_RELEASE_TESTS_<X_Y> (e.g. DEVNS_RELEASE_TESTS_25_11="all") picks
 # another list.
 release_tests() {
 	local t list var=DEVNS_RELEASE_TESTS_${1/./_}
 	local config_tests="test_configless test_dirs test_dropin test_reconfig"
 	case $1 in
-	22.05) list="all -test_mcs" ;;
-	25.11) list="test_namespace test_devices test_devices_amd test_adopt test_userns test_mcs $config_tests" ;;
-	23.11 | 24.11 | 26.11) list="test_namespace test_devices test_devices_amd test_adopt test_userns $config_tests" ;;
+	22.05) list="all -test_mcs -test_imex" ;;
+	25.11) list="test_namespace test_devices test_devices_amd test_imex test_adopt test_userns test_mcs $config_tests" ;;
+	23.11) list="test_namespace test_devices test_devices_amd test_adopt test_userns $config_tests" ;;
+	24.11 | 26.11) list="test_namespace test_devices test_devices_amd test_imex test_adopt test_userns $config_tests" ;;
 	*) list=all ;;
 	esac
 	# The guest's release runs on the host only what the guest does not
