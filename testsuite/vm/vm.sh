@@ -17,7 +17,7 @@
 #   status      say whether the guest runs (exit 0 running, 1 not answering, 3 stopped)
 #
 # Design, in short:
-#   - root filesystem: the cached rootfs directory, exported read-only over virtio-9p and made
+#   - root filesystem: the cached ext4 image of the rootfs, a read-only virtio-blk disk made
 #     writable in the guest by an overlayfs with a tmpfs upper layer (built by our own
 #     initramfs), so a run never dirties the cache and every boot starts from the same state;
 #   - the repository (two levels above this script) is a second, read-write 9p export mounted
