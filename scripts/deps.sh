@@ -37,7 +37,7 @@ TEST=(
 	# the fuzzers of testsuite/fuzz: clang and its libFuzzer runtime
 	clang libclang-rt-dev
 	# the pure cgroup-v2 guest of testsuite/vm/vm.sh (QEMU/TCG, image from debootstrap)
-	qemu-system-x86 debootstrap cpio openssh-client
+	qemu-system-x86 debootstrap cpio openssh-client e2fsprogs
 )
 
 case "${1:-}" in

@@ -29,12 +29,18 @@ set -euo pipefail
 # ---------------------------------------------------------------------------------------------
 
 readonly PROG=${0##*/}
-LIB=$(dirname -- "$(realpath -- "${BASH_SOURCE[0]}")")/lib
-TOP=$(realpath -- "$LIB/../../..")
+# This script, the cluster root and the Slurm prefix, resolved by one realpath: the tests run
+# `cluster.sh run` hundreds of times, and in the emulated guest each fork and exec costs
+# about 50 ms, so its start-up forks nothing else (no stat, no grep, no id below either).
+# realpath -m: findmnt reports resolved paths, so compare mounts against the resolved root.
+mapfile -t _paths < <(realpath -m -- "${BASH_SOURCE[0]}" \
+	"${DEVNS_CLUSTER_ROOT:-/var/lib/devns-cluster}" "${DEVNS_SLURM_PREFIX:-/usr}")
+((${#_paths[@]} == 3)) || { echo "$PROG: error: cannot resolve its paths" >&2; exit 1; }
+LIB=${_paths[0]%/*}/lib
+TOP=${_paths[0]%/*/*/*}
 readonly LIB TOP
 
-# realpath -m: findmnt reports resolved paths, so compare mounts against the resolved root.
-ROOT=$(realpath -m -- "${DEVNS_CLUSTER_ROOT:-/var/lib/devns-cluster}")
+ROOT=${_paths[1]}
 readonly ROOT
 readonly ETC=$ROOT/etc LOG=$ROOT/log SPOOL=$ROOT/spool STATE=$ROOT/state RUN=$ROOT/run
 readonly BASE=$ROOT/base DEV=$ROOT/dev MUNGE_DIR=$ROOT/munge WORK=$ROOT/work
@@ -72,7 +78,7 @@ readonly NODE_CPUS=${DEVNS_NODE_CPUS:-2}
 
 # Which Slurm runs the cluster: Debian's under /usr, or a release built under its own prefix
 # (scripts/slurm-release.sh installs 24.11.5 in /opt/slurm-24.11.5).
-SLURM_PREFIX=$(realpath -m -- "${DEVNS_SLURM_PREFIX:-/usr}")
+SLURM_PREFIX=${_paths[2]}
 readonly SLURM_PREFIX
 readonly SLURM_PATH=$SLURM_PREFIX/sbin:$SLURM_PREFIX/bin:/usr/sbin:/usr/bin:/sbin:/bin
 
@@ -81,8 +87,10 @@ readonly SLURM_PATH=$SLURM_PREFIX/sbin:$SLURM_PREFIX/bin:/usr/sbin:/usr/bin:/sbi
 # On the unified layout with systemd as init (the guest) the daemons run as transient
 # systemd services (lib/daemons.sh), as packaged units would: slurmd then asks systemd over
 # dbus for its stepd scope, the realistic path.
+# (cgroup.controllers is the cgroup2 root's own file: on the hybrid and v1 layouts
+# /sys/fs/cgroup is a tmpfs of mount points without it.)
 CGROUP_V2=0 USE_SYSTEMD=0
-if [[ $(stat -fc %T /sys/fs/cgroup 2>/dev/null) == cgroup2fs ]]; then
+if [[ -e /sys/fs/cgroup/cgroup.controllers ]]; then
 	CGROUP_V2=1
 	if [[ -d /run/systemd/system ]] && command -v systemd-run >/dev/null 2>&1; then
 		USE_SYSTEMD=1
@@ -91,8 +99,9 @@ fi
 readonly CGROUP_V2 USE_SYSTEMD
 
 # Are we the QEMU guest of testsuite/vm? Its kernel command line names the repository share.
-IN_GUEST=0
-grep -q 'devns\.repo=' /proc/cmdline 2>/dev/null && IN_GUEST=1
+IN_GUEST=0 _cmdline=
+read -r _cmdline </proc/cmdline 2>/dev/null || true
+[[ $_cmdline == *devns.repo=* ]] && IN_GUEST=1
 readonly IN_GUEST
 # The emulated (TCG) guest runs daemons several times slower: more time to come up there.
 if ((IN_GUEST)); then

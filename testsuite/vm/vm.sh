@@ -17,7 +17,7 @@
 #   status      say whether the guest runs (exit 0 running, 1 not answering, 3 stopped)
 #
 # Design, in short:
-#   - root filesystem: the cached rootfs directory, exported read-only over virtio-9p and made
+#   - root filesystem: the cached ext4 image of the rootfs, a read-only virtio-blk disk made
 #     writable in the guest by an overlayfs with a tmpfs upper layer (built by our own
 #     initramfs), so a run never dirties the cache and every boot starts from the same state;
 #   - the repository (two levels above this script) is a second, read-write 9p export mounted
@@ -74,26 +74,35 @@ readonly GUEST_PACKAGES=(
 )
 
 # Modules the initramfs loads before it can mount the root: Debian builds the virtio PCI
-# transport, 9p and overlayfs as modules. Their dependencies (netfs, fscache, virtio_ring...)
-# are resolved with modprobe against the guest's own module tree.
-readonly INITRD_MODULES=(virtio_pci 9pnet_virtio 9p overlay)
+# transport, virtio-blk, ext4, 9p and overlayfs as modules. Their dependencies (jbd2, mbcache,
+# netfs, fscache, virtio_ring...) are resolved with modprobe against the guest's own module
+# tree.
+readonly INITRD_MODULES=(virtio_pci virtio_blk ext4 9pnet_virtio 9p overlay)
+
+# The root file system's image: the rootfs directory made into an ext4 file system (mke2fs -d)
+# that the guest reads as a virtio-blk disk. Under emulation every 9p request is a round trip
+# through the emulated CPU's virtio driver and QEMU's 9p server; a block device is read through
+# the guest's own page cache and dentry cache, which a read-only 9p export only half keeps.
+# No journal: the disk is read-only, QEMU's side too.
+readonly ROOT_IMAGE=rootfs.img
 
 # 9p transfer size: the largest virtio allows in 6.1; the default (128 KiB) is slower.
 readonly MSIZE=512000
 
 # host_shares - the host directories besides the repository that the guest sees at the same
-# path, read-only, one per line: the Slurm under DEVNS_SLURM_PREFIX (a release built by
-# scripts/slurm-release.sh; /usr is the guest's own Debian 22.05) and the plugins' build
-# DEVNS_BUILD_DIR where it lies outside the repository. The guest is booted with them: a
-# guest running with other shares is restarted by start.
+# path, one "KIND DIR" per line: the Slurm under DEVNS_SLURM_PREFIX (a release built by
+# scripts/slurm-release.sh; /usr is the guest's own Debian 22.05), KIND "copy", and the
+# plugins' build DEVNS_BUILD_DIR where it lies outside the repository, KIND "share". The guest
+# is booted with them: a guest running with other shares is restarted by start.
 host_shares() {
-	local dir
-	for dir in "${DEVNS_SLURM_PREFIX:-}" "${DEVNS_BUILD_DIR:-}"; do
+	local dir kind
+	for kind in copy share; do
+		if [[ $kind == copy ]]; then dir=${DEVNS_SLURM_PREFIX:-}; else dir=${DEVNS_BUILD_DIR:-}; fi
 		[[ -n $dir && -d $dir ]] || continue
 		dir=$(cd -- "$dir" && pwd -P)
 		case $dir/ in /usr/ | "$REPO"/*) continue ;; esac
 		[[ $dir != *[[:space:],]* ]] || die "cannot share '$dir' with the guest: blanks or commas"
-		echo "$dir"
+		echo "$kind $dir"
 	done
 }
 
@@ -107,6 +116,7 @@ readonly READY_MARK='devns-vm: ready'
 declare -rA HOST_TOOLS=(
 	[$QEMU]=qemu-system-x86 [debootstrap]=debootstrap [cpio]=cpio
 	[ssh]=openssh-client [ssh-keygen]=openssh-client [unshare]=util-linux
+	[mke2fs]=e2fsprogs
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -178,11 +188,11 @@ ensure_host_packages() {
 recipe() {
 	printf 'suite=%s\nmirror=%s\nsecurity=%s\n' "$SUITE" "$MIRROR" "$SECURITY_MIRROR"
 	printf 'packages=%s\n' "${GUEST_PACKAGES[*]}"
-	printf 'initrd_modules=%s\nmsize=%s\nname=%s\nready=%s\n' \
-		"${INITRD_MODULES[*]}" "$MSIZE" "$GUEST_NAME" "$READY_MARK"
+	printf 'initrd_modules=%s\nmsize=%s\nname=%s\nready=%s\nroot_image=%s\n' \
+		"${INITRD_MODULES[*]}" "$MSIZE" "$GUEST_NAME" "$READY_MARK" "$ROOT_IMAGE"
 	declare -f debootstrap_rootfs install_guest_packages configure_guest guest_sshd_config \
 		guest_network guest_ready_unit make_keys build_initrd initrd_modules initrd_init \
-		check_guest_slurm
+		check_guest_slurm make_root_image
 }
 
 image_key() { recipe | sha256sum | cut -c1-16; }
@@ -344,10 +354,10 @@ mount -t devtmpfs devtmpfs /dev
 while read -r m; do insmod "/lib/modules/\$m" || fail "insmod \$m"; done </modules.list
 opts=trans=virtio,version=9p2000.L,msize=$MSIZE
 mkdir -p /lower /rw /newroot
-# The virtio devices may still be probing: retry for a moment.
+# The virtio disk may still be probing: retry for a moment.
 i=0
-until mount -t 9p -o "ro,\$opts,cache=loose" rootfs /lower; do
-	i=\$((i + 1)); [ \$i -lt 20 ] || fail "cannot mount the rootfs share"; sleep 0.2
+until mount -t ext4 -o ro /dev/vda /lower; do
+	i=\$((i + 1)); [ \$i -lt 50 ] || fail "cannot mount the root disk /dev/vda"; sleep 0.2
 done
 mount -t tmpfs -o mode=0755,size=75% tmpfs /rw
 mkdir -p /rw/upper /rw/work
@@ -406,6 +416,20 @@ check_guest_slurm() {
 	echo "$guest"
 }
 
+# make_root_image DIR - DIR/rootfs.img from DIR/rootfs: an ext4 file system holding the
+# directory with its owners, modes, links, device nodes and extended attributes (file
+# capabilities), sparse, with room to spare that nothing uses (the guest mounts it read-only
+# under a tmpfs overlay). No journal and no reserved blocks: it is never written.
+make_root_image() {
+	local dir=$1 kib
+	kib=$(du -sk --one-file-system -- "$dir/rootfs" | cut -f1)
+	[[ $kib =~ ^[0-9]+$ ]] || return 1
+	rm -f -- "$dir/$ROOT_IMAGE"
+	truncate -s "$((kib * 5 / 4 + 262144))K" -- "$dir/$ROOT_IMAGE"
+	mke2fs -q -F -t ext4 -O ^has_journal -m 0 -L devns-root -E root_owner=0:0 \
+		-d "$dir/rootfs" -- "$dir/$ROOT_IMAGE"
+}
+
 # Only the newest image is kept (each is about a GiB), but never the one a guest runs from.
 prune_images() {
 	local keep=$1 running="" d
@@ -452,6 +476,10 @@ build_image() {
 	set -e
 	((rc == 0)) || die "image build failed; last lines of $log:$(printf '\n'; tail -n 15 "$log")"
 	slurm=$(check_guest_slurm "$tmp/rootfs")
+	make_root_image "$tmp" >>"$log" 2>&1 ||
+		die "making the root file system image failed; last lines of $log:$(printf '\n'; tail -n 15 "$log")"
+	# The directory is in the image now; it would only double the cache's size.
+	rm -rf --one-file-system -- "$tmp/rootfs"
 	recipe >"$tmp/recipe"
 	printf 'built=%s\nseconds=%d\nkernel=%s\nslurm=%s\n' "$(date -u +%FT%TZ)" \
 		$((SECONDS - t0)) "$(cat "$tmp/kernel-version")" "$slurm" >"$tmp/info"
@@ -543,8 +571,8 @@ qemu_args() {
 		-nodefaults -no-user-config -display none -vga none -no-reboot \
 		-chardev "file,id=con,path=$CONSOLE_LOG" -serial chardev:con \
 		-kernel "$img/vmlinuz" -initrd "$img/initrd.img" -append "$(kernel_cmdline)" \
-		-fsdev "local,id=rootfs,path=$img/rootfs,security_model=passthrough,readonly=on" \
-		-device virtio-9p-pci,fsdev=rootfs,mount_tag=rootfs \
+		-drive "file=$img/$ROOT_IMAGE,format=raw,if=none,id=root,readonly=on" \
+		-device virtio-blk-pci,drive=root \
 		-fsdev "local,id=repo,path=$REPO,security_model=passthrough,multidevs=remap" \
 		-device virtio-9p-pci,fsdev=repo,mount_tag=repo \
 		$(share_args) \
@@ -557,22 +585,38 @@ qemu_args() {
 # share_args - the QEMU options of host_shares (read-only on QEMU's side too), one per line;
 # their tags are host0, host1, ... in the order of $STATE/shares.
 share_args() {
-	local i=0 dir
-	while read -r dir; do
+	local i=0 kind dir
+	while read -r kind dir; do
 		printf '%s\n' -fsdev "local,id=host$i,path=$dir,security_model=passthrough,readonly=on" \
 			-device "virtio-9p-pci,fsdev=host$i,mount_tag=host$i"
 		i=$((i + 1))
 	done <"$STATE/shares"
 }
 
-# mount_shares - in the booted guest, each host share at its host path, read-only.
-# cache=mmap, as for the repository: the host reinstalls plugins there while the guest runs.
+# mount_shares - in the booted guest, each host share at its host path.
+# A "share" is mounted read-only with cache=mmap, as the repository: the host rebuilds there
+# while the guest runs. A "copy" (the Slurm prefix) is copied once into a tmpfs at its path:
+# with cache=mmap 9p keeps no page cache once a file is closed, so every client command
+# would read Slurm's library and its plugins anew from the host, under emulation; the copy
+# also takes the plugins built on the host (testsuite/cluster installs them at start), so
+# the host's PluginDir is never written for the guest.
 mount_shares() {
-	local i=0 dir
-	while read -r dir; do
-		guest_ssh -- "mkdir -p $(printf '%q' "$dir") &&
-			mount -t 9p -o ro,trans=virtio,version=9p2000.L,msize=$MSIZE,cache=mmap host$i $(printf '%q' "$dir")" ||
-			boot_failed "cannot mount the host's $dir in the guest"
+	local i=0 kind dir q stage
+	while read -r kind dir; do
+		q=$(printf '%q' "$dir") stage=/mnt/devns-vm/host$i
+		case $kind in
+		copy)
+			guest_ssh -- "mkdir -p $stage $q &&
+				mount -t 9p -o ro,trans=virtio,version=9p2000.L,msize=$MSIZE,cache=loose host$i $stage &&
+				mount -t tmpfs -o mode=0755 tmpfs $q && cp -a $stage/. $q/ && umount $stage && rmdir $stage" ||
+				boot_failed "cannot copy the host's $dir into the guest"
+			;;
+		*)
+			guest_ssh -- "mkdir -p $q &&
+				mount -t 9p -o ro,trans=virtio,version=9p2000.L,msize=$MSIZE,cache=mmap host$i $q" ||
+				boot_failed "cannot mount the host's $dir in the guest"
+			;;
+		esac
 		i=$((i + 1))
 	done <"$STATE/shares"
 }

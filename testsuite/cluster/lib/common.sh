@@ -22,7 +22,7 @@ die_with_logs() {
 	exit 1
 }
 
-require_root() { [[ $(id -u) == 0 ]] || die "must run as root"; }
+require_root() { ((EUID == 0)) || die "must run as root"; }
 
 # Serialise start/stop/restart: two tests starting the cluster at once must not interleave.
 # Daemons are started with fd 9 closed: one that inherited it would hold the lock forever.

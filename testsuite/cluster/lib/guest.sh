@@ -95,10 +95,10 @@ forward() {
 }
 
 # Slurm's PluginDir in the guest is Debian's, or that of the host's release under
-# DEVNS_SLURM_PREFIX (shared read-only by vm.sh, where the host's scripts/build.sh --slurm
-# installed the plugins already). The plugins built on the host (same release, checked when
-# the image is built) are installed into it at every start where they differ. The guest's
-# root is an overlay on tmpfs, so nothing of this outlives the guest. DEVNS_PACKAGED_PLUGINS=1:
+# DEVNS_SLURM_PREFIX (which vm.sh copies into a tmpfs in the guest at boot). The plugins built
+# on the host (same release, checked when the image is built) are installed into it at every
+# start where they differ. The guest's root is an overlay on tmpfs and the copy a tmpfs, so
+# nothing of this outlives the guest, and the host's own PluginDir is never written. DEVNS_PACKAGED_PLUGINS=1:
 # the guest has slurm-devns's package installed (testsuite/package-smd.sh), whose plugins are
 # the ones under test: nothing is installed over them.
 install_built_plugins() {
@@ -111,7 +111,7 @@ install_built_plugins() {
 		n=$((n + 1))
 		cmp -s -- "$build/.libs/$so" "$dir/$so" && continue
 		install -m 0644 -- "$build/.libs/$so" "$dir/$so" ||
-			die "cannot install $so into $dir (a release from the host: install the plugins there, scripts/build.sh --slurm $SLURM_PREFIX)"
+			die "cannot install $so into $dir"
 	done
 	if ((n == 0)) && [[ $JOB_CONTAINER == job_container/devns ]]; then
 		die "no plugins built in $build (scripts/build.sh on the host, or DEVNS_BUILD_DIR)"
