@@ -168,6 +168,56 @@ static void test_format(void)
 	is_str(small, "1023", "1023 bytes as they are");
 }
 
+/* A post that waits for the test, as a Slurm RPC at a job's end may. */
+static int post_gate[2] = { -1, -1 };
+static volatile int blocked_posts, blocked_done;
+
+static void blocked_post(const struct nsusage *u, void *arg)
+{
+	char c;
+
+	(void)u;
+	(void)arg;
+	__atomic_add_fetch(&blocked_posts, 1, __ATOMIC_SEQ_CST);
+	(void)!read(post_gate[0], &c, 1);
+	__atomic_add_fetch(&blocked_done, 1, __ATOMIC_SEQ_CST);
+}
+
+/*
+ * Stop does not wait for a post under way (26.05's slurmstepd, at the
+ * job's end, never answers the RPC): it returns the last sample, and the
+ * thread frees the sampler once the post returns.
+ */
+static void test_blocked_post(const struct nsconf *c, uint32_t job)
+{
+	struct nsusage_sampler *s;
+	struct nsusage u;
+	int rc;
+
+	if (!ok(pipe(post_gate) == 0, "precondition: a pipe"))
+		return;
+	is_int(in_job(job, write_sized, "/dev/shm/h 65536"), 0,
+	       "precondition: the job has 64K in /dev/shm (figures to post)");
+	s = nsusage_sampler_start(c, job, 1, blocked_post, NULL, fresh());
+	ok(s != NULL, "a sampler whose posts wait starts: %s", rep.msg);
+	for (int i = 0; i < 100 && !__atomic_load_n(&blocked_posts, __ATOMIC_SEQ_CST); i++)
+		usleep(50 * 1000);
+	if (!ok(blocked_posts == 1, "precondition: its first post is under way"))
+		return;
+	rc = nsusage_sampler_stop(s, &u);
+	ok(rc == 0 && u.count > 0,
+	   "stop returns with the last sample (%d directories) while the post still waits",
+	   u.count);
+	ok(blocked_done == 0, "  the post had not returned");
+	(void)!write(post_gate[1], "x", 1);
+	for (int i = 0; i < 100 && !__atomic_load_n(&blocked_done, __ATOMIC_SEQ_CST); i++)
+		usleep(50 * 1000);
+	ok(blocked_done == 1, "  the post returns afterwards, and its thread frees the sampler");
+	usleep(100 * 1000);	/* the thread's last frees (ASan sees them) */
+	close(post_gate[0]);
+	close(post_gate[1]);
+}
+
 static void test_job(void)
 {
 	char text[256], spec[512], shmfile[] = "/dev/shm/f", tmpfile[64];
@@ -230,6 +280,7 @@ static void test_job(void)
 	d = fig(&u, "/tmp");
 	ok(d && !d->sampled && d->peak_bytes == d->bytes &&
 	   d->bytes >= 200 * KiB, "  /tmp: counted at the end, peak = final");
+	test_blocked_post(c, 51);
 	ok(mntns_delete(base, 51) == 0, "delete");
 	errno = 0;
 	ok(nsusage_read(c, 51, &u, fresh()) < 0 && errno == ENOENT,

@@ -318,6 +318,8 @@ struct nsusage_sampler {
 	pthread_mutex_t lock;	/* this process's own: no user holds it */
 	pthread_cond_t wake;
 	bool stop;
+	bool posting;		/* the thread is in post, lock released */
+	bool abandoned;		/* stop left it there: it frees s itself */
 	unsigned interval;
 	struct probe probe;
 	struct nsusage usage;
@@ -343,11 +345,17 @@ static void maybe_post(struct nsusage_sampler *s)
 	if (!(now = malloc(sizeof(*now))))
 		return;
 	*now = s->usage;
+	s->posting = true;
 	pthread_mutex_unlock(&s->lock);
 	/* Only this thread uses the probe until stop has joined it. */
 	probe_walk(&s->probe, now);
 	s->post(now, s->post_arg);
 	pthread_mutex_lock(&s->lock);
+	s->posting = false;
+	if (s->abandoned) {
+		free(now);
+		return;
+	}
 	for (int i = 0; i < now->count; i++) {
 		struct nsusage_dir *d;
 
@@ -379,6 +387,15 @@ static void *sampler_main(void *arg)
 			break;
 		probe_sample(&s->probe, &s->usage);
 		maybe_post(s);
+	}
+	if (s->abandoned) {
+		/* stop returned without us: the rest is ours to free. */
+		pthread_mutex_unlock(&s->lock);
+		probe_close(&s->probe);
+		pthread_cond_destroy(&s->wake);
+		pthread_mutex_destroy(&s->lock);
+		free(s);
+		return NULL;
 	}
 	pthread_mutex_unlock(&s->lock);
 	return NULL;
@@ -435,6 +452,19 @@ int nsusage_sampler_stop(struct nsusage_sampler *s, struct nsusage *u)
 	pthread_mutex_lock(&s->lock);
 	s->stop = true;
 	pthread_cond_signal(&s->wake);
+	if (s->posting) {
+		/*
+		 * A post is a Slurm RPC, which at the job's end may never
+		 * return (26.05's slurmstepd has stopped the machinery it
+		 * waits for): the thread is left to it and frees s when it
+		 * returns; the figures are the last sample's.
+		 */
+		s->abandoned = true;
+		*u = s->usage;
+		pthread_mutex_unlock(&s->lock);
+		pthread_detach(s->thread);
+		return 0;
+	}
 	pthread_mutex_unlock(&s->lock);
 	pthread_join(s->thread, NULL);
 	probe_sample(&s->probe, &s->usage);

@@ -100,10 +100,12 @@ struct nsusage_sampler *nsusage_sampler_start(const struct nsconf *conf,
 					      struct report *rep);
 
 /*
- * Stop s (NULL: nothing; a post under way is waited for), take the final
- * sample (with the walks, while
+ * Stop s (NULL: nothing), take the final sample (with the walks, while
  * the job's directories exist: before its teardown) into *u, and free s.
- * Returns 0, or -1 with errno (*u then holds what was sampled).
+ * A post under way is not waited for (the post may be an RPC that never
+ * returns at the job's end): *u is then the last sample, and the thread
+ * frees s when its post returns.  Returns 0, or -1 with errno (*u then
+ * holds what was sampled).
  */
 int nsusage_sampler_stop(struct nsusage_sampler *s, struct nsusage *u);
 
