@@ -203,22 +203,25 @@ DEB_BUILD_OPTIONS="werror nocheck parallel=2" dpkg-buildpackage -b -uc -us
 EOF
 }
 
-# in_build_host ROOT UPPER WORK CMD...: CMD in chroot ROOT, an overlay of the
-# guest image's root (read-only) and UPPER, in a mount namespace of its own
-# (nothing stays mounted); apt's downloads go to $DEVNS_SMD_CACHE/apt.
+# in_build_host IMAGE UPPER WORK ROOT CMD...: CMD in chroot ROOT, an overlay
+# of the guest image's root file system (IMAGE, its ext4 disk image, loop-
+# mounted read-only) and UPPER, in a mount namespace of its own (nothing
+# stays mounted, the loop device goes with it); apt's downloads go to
+# $DEVNS_SMD_CACHE/apt.
 in_build_host() {
-	local lower=$1 upper=$2 wdir=$3 root=$4
+	local image=$1 upper=$2 wdir=$3 root=$4
 	shift 4
-	mkdir -p "$DEVNS_SMD_CACHE/apt/partial" "$root"
+	mkdir -p "$DEVNS_SMD_CACHE/apt/partial" "$root" "$root.lower"
 	# shellcheck disable=SC2016 # the inner shell's
 	unshare --mount --propagation private -- sh -ec '
-		lower=$1 upper=$2 wdir=$3 root=$4 debs=$5; shift 5
-		mount -t overlay overlay -o "lowerdir=$lower,upperdir=$upper,workdir=$wdir" "$root"
+		image=$1 upper=$2 wdir=$3 root=$4 debs=$5; shift 5
+		mount -t ext4 -o ro,loop "$image" "$root.lower"
+		mount -t overlay overlay -o "lowerdir=$root.lower,upperdir=$upper,workdir=$wdir" "$root"
 		mount -t proc proc "$root/proc"
 		mount --bind /dev "$root/dev"
 		mount --bind "$debs" "$root/var/cache/apt/archives"
 		cat /etc/resolv.conf >"$root/etc/resolv.conf"
-		exec chroot "$root" "$@"' sh "$lower" "$upper" "$wdir" "$root" "$DEVNS_SMD_CACHE/apt" \
+		exec chroot "$root" "$@"' sh "$image" "$upper" "$wdir" "$root" "$DEVNS_SMD_CACHE/apt" \
 		env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 HOME=/root "$@"
 }
 
@@ -230,8 +233,8 @@ do_build() {
 	smd_debs "$out" || { return 1; }
 
 	img=$("$VM" image 2>"$out/vm-image.log")
-	[ -d "$img/rootfs" ]
-	ok $? "the guest's Debian 12 root for the build host: $img" ||
+	[ -f "$img/rootfs.img" ]
+	ok $? "the guest's Debian 12 root for the build host: $img/rootfs.img" ||
 		{ tail -5 "$out/vm-image.log" | diag; return 1; }
 	work=$(mktemp -d /var/tmp/devns-smd-host.XXXXXX)
 	upper=$work/upper
@@ -241,7 +244,7 @@ do_build() {
 	copy_tree "$upper/build/src"
 	build_host_script >"$upper/build/run.sh"
 	start=$SECONDS
-	in_build_host "$img/rootfs" "$upper" "$work/ovl" "$work/root" \
+	in_build_host "$img/rootfs.img" "$upper" "$work/ovl" "$work/root" \
 		bash /build/run.sh "$(basename "$tarball")" "$sha" "${SMD_PACKAGES[@]}" \
 		>"$out/build-host.log" 2>&1
 	ok $? "build host (SchedMD's $release installed by apt): scripts/deps.sh, scripts/slurm-source.sh, dpkg-buildpackage -b ($((SECONDS - start)) s)" ||
