@@ -211,6 +211,11 @@ expect() {
 	fi
 }
 
+# The one pending job waits for Resources: the scheduler has considered it.
+pending_for_resources() {
+	[ "$(cl squeue -h -t PD -o %r 2>/dev/null | tr -d '\n')" = Resources ]
+}
+
 node_label() {
 	local l
 	l=$(cl scontrol show node "$1" 2>/dev/null | grep -o 'MCS_label=[^ ]*' | cut -d= -f2)
@@ -418,6 +423,10 @@ check_separation_spread() {
 	# (2 jobs); its third job waits although a CPU of the other group's
 	# half-used node is free.
 	is "$(echo "$running" | grep -c .)" 5 "$MODE: 5 of 6 jobs run"
+	# Resources once the scheduler has looked at it (Priority before,
+	# now and then on 25.11): wait for that, it proves the job was
+	# considered and kept off the other group's node.
+	wait_for 60 pending_for_resources
 	is "$(cl squeue -h -t PD -o %r 2>/dev/null | tr -d '\n')" Resources \
 		"$MODE: the sixth waits for Resources"
 	cancel_all
