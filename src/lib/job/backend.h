@@ -25,8 +25,8 @@
 #include <sys/types.h>
 
 #include "dev/devpolicy.h"
-#include "job/jobct.h"
 #include "job/node.h"
+#include "job/run.h"
 #include "util/report.h"
 
 /* What each backend does; every verb returns 0 or -1 with errno. */

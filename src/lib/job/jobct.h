@@ -46,6 +46,7 @@
 #include "util/report.h"
 
 #include "job/ops.h"
+#include "job/run.h"
 
 /* A node's settings, loaded once per daemon (jobct_node_load); opaque. */
 struct jobct_node;
@@ -165,17 +166,6 @@ void jobct_node_report(const struct jobct_node *node,
  */
 int jobct_node_check(const struct jobct_node *node,
 		     const struct jobct_slurm *slurm, struct report *rep);
-
-/*
- * Which run of a job: Slurm reuses a job id when it requeues the job, and
- * what an earlier run left behind (a release that could not finish: a
- * process that would not die) must never be taken as the new run's.  Its
- * setup record carries it (job/marker.h).  A field 0 is not known.
- */
-struct jobct_run {
-	uint64_t sluid;		/* the job's SLUID (25.11 on), 0: none */
-	int64_t start_time;	/* the job's start time (s since the epoch) */
-};
 
 /*
  * Whether two runs may be the same: no field known to both differs.

@@ -26,8 +26,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "job/jobct.h"
 #include "job/node.h"
+#include "job/run.h"
 #include "util/report.h"
 
 /* Writes the path of the job's marker into buf[len]. */
