@@ -29,6 +29,7 @@
 #include "ns/jobdir.h"
 #include "ns/mntns.h"
 #include "ns/nsloop.h"
+#include "util/fdmount.h"
 #include "util/safepath.h"
 #include "util/saferm.h"
 #include "tap.h"
@@ -358,8 +359,14 @@ int main(void)
 	   rep.msg);
 	test_template(basefd);
 	test_no_follow(basefd);
-	test_job();
-	test_fail_closed();
+	if (fdmount_missing_call()) {
+		/* valgrind knows no open_tree: the namespace is not made */
+		tap_skip("the job parts: no %s here (valgrind?)",
+			 fdmount_missing_call());
+	} else {
+		test_job();
+		test_fail_closed();
+	}
 	close(basefd);
 	mntns_delete(scratch, 1);
 	mntns_delete(scratch, 2);
