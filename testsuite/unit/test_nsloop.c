@@ -255,6 +255,52 @@ static void test_template(int basefd)
 	   errno == EINVAL, "an image below 1M is refused: %s", rep.msg);
 }
 
+static bool exists_in(int dirfd, const char *name)
+{
+	struct stat st;
+
+	return fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+static void touch_in(int dirfd, const char *name)
+{
+	int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+
+	if (fd >= 0)
+		close(fd);
+}
+
+/*
+ * slurmd's start: templates of another size and half-made ones whose
+ * maker is gone are removed, the current one and a live maker's kept.
+ */
+static void test_prune(int basefd)
+{
+	char keep[64], mine[64];
+
+	nsloop_template_name(keep, sizeof(keep), LIMIT, INODES);
+	snprintf(mine, sizeof(mine), JOBDIR_LOOP_TEMPLATE_TEMP "%ld",
+		 (long)getpid());
+	touch_in(basefd, ".loop-1048576-64.img");
+	touch_in(basefd, JOBDIR_LOOP_TEMPLATE_TEMP "999999999");
+	touch_in(basefd, mine);
+	touch_in(basefd, "other");
+	ok(exists_in(basefd, keep) && exists_in(basefd, "other"),
+	   "precondition: the template, an old size's, two half-made ones");
+	is_int(nsloop_templates_prune(basefd, LIMIT, INODES), 2,
+	       "prune removes the old size's and the dead maker's");
+	ok(exists_in(basefd, keep) && exists_in(basefd, mine) &&
+	   exists_in(basefd, "other") &&
+	   !exists_in(basefd, ".loop-1048576-64.img"),
+	   "  keeps the current template, a live maker's file, other names");
+	unlinkat(basefd, mine, 0);
+	unlinkat(basefd, "other", 0);
+	is_int(nsloop_templates_prune(basefd, 0, 0), 1,
+	       "without TmpBackend=loop every template goes");
+	ok(!exists_in(basefd, keep), "  the current one too (made again on "
+	   "demand below)");
+}
+
 /* Nothing is ever opened through a link at the image's name. */
 static void test_no_follow(int basefd)
 {
@@ -359,6 +405,7 @@ int main(void)
 	   rep.msg);
 	test_template(basefd);
 	test_no_follow(basefd);
+	test_prune(basefd);
 	if (fdmount_missing_call()) {
 		/* valgrind knows no open_tree: the namespace is not made */
 		tap_skip("the job parts: no %s here (valgrind?)",

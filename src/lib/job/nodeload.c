@@ -103,6 +103,19 @@ static int prepare_base_path(const struct nsconf *c,
 	return rc < 0 ? -1 : 0;
 }
 
+/* slurmd without TmpBackend=loop: the templates of an earlier setting go. */
+static void drop_templates(const struct nsconf *c,
+			   const struct jobct_node_args *args)
+{
+	int fd;
+
+	if (args->check_only || !args->make_base_path ||
+	    (fd = safepath_open(c->base_path)) < 0)
+		return;
+	nsloop_templates_prune(fd, 0, 0);
+	close(fd);
+}
+
 /*
  * TmpBackend=loop needs no quotas but mke2fs and the loop driver; slurmd
  * makes the template of the node's size at its start (ns/nsloop.h), so the
@@ -127,6 +140,7 @@ static int check_loop(const struct nsconf *c,
 	if ((fd = safepath_open(c->base_path)) < 0)
 		return report_errno(rep, errno, "TmpBackend=loop: opening BasePath %s",
 				    c->base_path);
+	nsloop_templates_prune(fd, c->tmp_disk_limit, c->tmp_inode_limit);
 	rc = nsloop_template_make(fd, c->tmp_disk_limit, c->tmp_inode_limit,
 				  &why);
 	close(fd);
@@ -151,10 +165,13 @@ static int check_disk_limit(const struct nsconf *c,
 	struct report why;
 	int fd, rc;
 
-	if (!c->tmp_disk_limit || !c->base_path)
+	if (!c->base_path)
 		return 0;
-	if (c->tmp_backend == NSCONF_TMP_LOOP)
+	if (c->tmp_disk_limit && c->tmp_backend == NSCONF_TMP_LOOP)
 		return check_loop(c, args, rep);
+	drop_templates(c, args);
+	if (!c->tmp_disk_limit)
+		return 0;
 	if ((fd = safepath_open(c->base_path)) < 0) {
 		if (args->check_only && errno == ENOENT) {
 			report_warning(rep, "TmpDiskLimit=%" PRIu64 " bytes: BasePath %s does not exist yet, so whether its filesystem enforces project quotas is not known",

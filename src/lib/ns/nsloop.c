@@ -3,6 +3,7 @@
  * nsloop.c - TmpBackend=loop: a job's filesystem on a loop device.  See
  * nsloop.h.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -10,6 +11,7 @@
 #include <linux/loop.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,6 +213,55 @@ error:
 		errno = saved;
 	}
 	return -1;
+}
+
+/* A half-made template whose maker (its pid in the name) is gone. */
+static bool stale_temp(const char *name)
+{
+	const char *pid = name + strlen(JOBDIR_LOOP_TEMPLATE_TEMP);
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(pid, &end, 10);
+	if (*end || errno || n <= 0)
+		return true;
+	return kill((pid_t)n, 0) < 0 && errno == ESRCH;
+}
+
+int nsloop_templates_prune(int basefd, uint64_t bytes, uint64_t inodes)
+{
+	char keep[64];
+	struct dirent *e;
+	int fd, n = 0;
+	DIR *dir;
+
+	keep[0] = '\0';
+	if (bytes && nsloop_template_name(keep, sizeof(keep), bytes,
+					  inodes) < 0)
+		return -1;
+	if ((fd = openat(basefd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return -1;
+	if (!(dir = fdopendir(fd))) {
+		fdutil_close(fd);
+		return -1;
+	}
+	while ((e = readdir(dir))) {
+		const char *name = e->d_name;
+
+		if (strncmp(name, JOBDIR_LOOP_TEMPLATE_PREFIX,
+			    strlen(JOBDIR_LOOP_TEMPLATE_PREFIX)) ||
+		    !strcmp(name, keep))
+			continue;
+		if (!strncmp(name, JOBDIR_LOOP_TEMPLATE_TEMP,
+			     strlen(JOBDIR_LOOP_TEMPLATE_TEMP)) &&
+		    !stale_temp(name))
+			continue;
+		if (unlinkat(dirfd(dir), name, 0) == 0)
+			n++;
+	}
+	closedir(dir);
+	return n;
 }
 
 /*

@@ -58,6 +58,16 @@ int nsloop_template_make(int basefd, uint64_t bytes, uint64_t inodes,
 			 struct report *rep);
 
 /*
+ * Remove from basefd (BasePath) the templates of other sizes than bytes
+ * and inodes (bytes 0: all of them; TmpBackend is no longer loop) and the
+ * half-made ones whose maker is gone: slurmd at its start, so that a
+ * changed TmpDiskLimit leaves nothing behind.  A job copying from one
+ * holds its fd and is not disturbed.  Returns how many it removed, or -1
+ * with errno.
+ */
+int nsloop_templates_prune(int basefd, uint64_t bytes, uint64_t inodes);
+
+/*
  * Make the file name in dirfd (O_EXCL, no link followed, root's 0600) a
  * copy of the template for bytes and inodes in basefd, making the template
  * first when it is missing.  Returns the new file's fd (O_RDWR, O_CLOEXEC),
