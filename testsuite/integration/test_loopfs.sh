@@ -15,7 +15,7 @@
 # 4. Fail closed: with the template made unusable (not root's), a job does
 #    not run, and slurmd's log says why.
 . "$(dirname "$0")/lib.sh"
-plan 17
+plan 18
 
 USER1=dnalice
 JOB_OUT_PREFIX=lf
@@ -24,15 +24,17 @@ DEVNS=${DEVNS_TOOL:-$TOP/build/devns}
 LOG=$DEVNS_CLUSTER_ROOT/log/slurmd-node1.log
 TEMPLATE=$BASE/node1/.loop-$((20 * MiB))-1280.img
 
-# loops_of DIR: how many loop devices are backed by a file under DIR.
-loops_of() {
+# loops: how many loop devices are backed by a job's image (.disk.img;
+# once the job's directory mount is gone the kernel names the file from
+# that detached mount's root, "/.disk.img (deleted)", not by BasePath).
+loops() {
 	local f n=0
 	for f in /sys/block/loop*/loop/backing_file; do
-		[ -r "$f" ] && grep -q "^$1/" "$f" && n=$((n + 1))
+		[ -r "$f" ] && grep -q "/\.disk\.img" "$f" && n=$((n + 1))
 	done
 	echo $n
 }
-no_loops_of() { [ "$(loops_of "$1")" = 0 ]; }
+no_loops() { [ "$(loops)" = 0 ]; }
 
 # fill_job TAG MIB: a job on node1 that records how many entries its /tmp
 # has, writes MIB MiB into /tmp, records dd's status, message and the
@@ -43,6 +45,8 @@ fill_job() {
 
 test_limit() {
 	local a b sa sb
+	no_loops
+	ok $? "precondition: no loop device holds a job's image" || return
 	conf_with node1 "NodeName=node1 TmpDiskLimit=20M TmpBackend=loop"
 	ok $? "slurmd starts with TmpDiskLimit=20M TmpBackend=loop on a BasePath without project quotas ($(stat -fc %T "$BASE"))" ||
 		{ diag "$(tail -n 5 "$LOG")"; return; }
@@ -70,7 +74,7 @@ test_limit() {
 	[ "$(cat "$OUT/lf-b.n" 2>/dev/null)" = 0 ] && [ "$(cat "$OUT/lf-b.rc" 2>/dev/null)" = 0 ] &&
 		[ "${sb:-0}" = $((15 * MiB)) ]
 	ok $? "job B, at the same time, has its own empty /tmp and writes 15 MiB ($(cat "$OUT/lf-b.n" 2>/dev/null) entries, $sb bytes)"
-	is "$(loops_of "$BASE/node1")" 2 "a loop device per job while they run"
+	is "$(loops)" 2 "a loop device per job while they run"
 	! grep -q "$BASE/node1/[0-9]*/.disk" /proc/self/mountinfo
 	ok $? "  and no mount of their filesystems in the node's mount namespace"
 
@@ -79,8 +83,8 @@ test_limit() {
 	ok $? "both jobs end"
 	wait_for 30 sh -c "[ ! -e $BASE/node1/$a ] && [ ! -e $BASE/node1/$b ]"
 	ok $? "their directories (and images) are removed"
-	wait_for 30 no_loops_of "$BASE/node1"
-	ok $? "no loop device of theirs is left ($(loops_of "$BASE/node1"))"
+	wait_for 30 no_loops
+	ok $? "no loop device of theirs is left ($(loops))"
 	! grep -Eq "$BASE/node1/($a|$b)" /proc/self/mountinfo
 	ok $? "no mount of theirs is left"
 }
@@ -94,7 +98,7 @@ test_fail_closed() {
 	wait_for 60 sh -c "grep -q 'job $j: .*is not root.s template' $LOG"
 	ok $? "job $j's setup fails, slurmd's log says why: $(grep "job $j:" "$LOG" | grep -m1 template)"
 	wait_job_gone "$j" 90
-	[ ! -e "$OUT/lf-ran" ] && no_loops_of "$BASE/node1" && [ ! -e "$BASE/node1/$j" ]
+	[ ! -e "$OUT/lf-ran" ] && no_loops && [ ! -e "$BASE/node1/$j" ]
 	ok $? "  it did not run, and left no directory or loop device"
 	rm -f "$TEMPLATE"
 }

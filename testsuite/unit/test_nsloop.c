@@ -15,6 +15,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
 #include <grp.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -29,6 +31,7 @@
 #include "ns/jobdir.h"
 #include "ns/mntns.h"
 #include "ns/nsloop.h"
+#include "ns/nsusage.h"
 #include "util/fdmount.h"
 #include "util/safepath.h"
 #include "util/saferm.h"
@@ -44,8 +47,10 @@
 static char scratch[] = "/var/tmp/test-nsloop.XXXXXX";
 
 /*
- * How many loop devices are backed by a file under scratch (their
- * backing_file in sysfs names it, "(deleted)" or not).
+ * How many loop devices are backed by a job's image: their backing_file
+ * in sysfs ends in /.disk.img, "(deleted)" or not.  Not by scratch's path:
+ * once the job's directory mount is gone, the kernel names the file from
+ * the root of that detached mount ("/.disk.img (deleted)").
  */
 static int loops_of_scratch(void)
 {
@@ -65,7 +70,8 @@ static int loops_of_scratch(void)
 			 e->d_name);
 		if (!(f = fopen(path, "r")))
 			continue;
-		if (fgets(buf, sizeof(buf), f) && strstr(buf, scratch))
+		if (fgets(buf, sizeof(buf), f) &&
+		    strstr(buf, "/" JOBDIR_LOOP_IMAGE))
 			n++;
 		fclose(f);
 	}
@@ -73,15 +79,23 @@ static int loops_of_scratch(void)
 	return n;
 }
 
-/* Wait (TAP_WAIT_MS at most) until no loop device of scratch is left. */
-static int loops_gone(void)
+/*
+ * Wait (TAP_WAIT_MS at most) until n loop devices of scratch are left:
+ * a device detaches itself shortly after its last mount goes.
+ */
+static int loops_become(int n)
 {
 	for (int ms = 0; ms < TAP_WAIT_MS; ms += 10) {
-		if (loops_of_scratch() == 0)
+		if (loops_of_scratch() == n)
 			return 1;
 		usleep(10000);
 	}
 	return 0;
+}
+
+static int loops_gone(void)
+{
+	return loops_become(0);
 }
 
 /*
@@ -215,6 +229,71 @@ static bool exists_at(const char *job, const char *leaf)
 	return lstat(path, &st) == 0;
 }
 
+/* nsusage_read() of job_id under a node's settings with Dirs as made. */
+static int nsusage_read_dirs(uint32_t job_id, struct nsusage *u)
+{
+	char text[512];
+	struct nsconf *c;
+	int rc;
+
+	snprintf(text, sizeof(text), "BasePath=%s Dirs=/tmp,/dev/shm "
+		 "TmpDiskLimit=20M TmpBackend=loop\n", scratch);
+	if (!(c = nsconf_load_text(text, "t.conf", NULL, NULL, fresh()))) {
+		diag("%s", rep.msg);
+		return -1;
+	}
+	rc = nsusage_read(c, job_id, u, fresh());
+	if (rc < 0)
+		diag("%s", rep.msg);
+	nsconf_free(c);
+	return rc;
+}
+
+/*
+ * A process that holds an fd of job_id's /tmp past the job's end (one a
+ * job could have sent anywhere with SCM_RIGHTS): it opens it, says so on
+ * *ready, and once *go says the job is gone, tries what it held: exits 0
+ * when it finds the filesystem empty and read-only, 1 otherwise.
+ */
+static pid_t hold_tmp(uint32_t job_id, int *go)
+{
+	int ready[2], gop[2];
+	char c;
+	pid_t pid;
+
+	if (pipe(ready) < 0 || pipe(gop) < 0)
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		int fd, nfd, home = open("/proc/self/ns/mnt", O_RDONLY);
+
+		close(ready[0]);
+		close(gop[1]);
+		/* Back out of the namespace: the teardown kills its members. */
+		if (home < 0 || mntns_join(scratch, job_id) < 0 ||
+		    (fd = open("/tmp", O_RDONLY | O_DIRECTORY)) < 0 ||
+		    setns(home, CLONE_NEWNS) < 0)
+			_exit(2);
+		(void)!write(ready[1], "r", 1);
+		if (read(gop[0], &c, 1) != 1)
+			_exit(2);
+		if (faccessat(fd, "fill", F_OK, 0) == 0)
+			_exit(1);	/* the job's file still there */
+		nfd = openat(fd, "new", O_WRONLY | O_CREAT, 0600);
+		_exit(nfd < 0 && errno == EROFS ? 0 : 1);
+	}
+	close(ready[1]);
+	close(gop[0]);
+	if (pid < 0 || read(ready[0], &c, 1) != 1) {
+		close(ready[0]);
+		close(gop[1]);
+		return -1;
+	}
+	close(ready[0]);
+	*go = gop[1];
+	return pid;
+}
+
 static int create_job(uint32_t job_id, uint64_t limit, uint64_t inodes)
 {
 	static const char *const dirs[] = { "/tmp", "/var/tmp", "/dev/shm",
@@ -333,7 +412,8 @@ static void test_job(void)
 {
 	struct statvfs sv;
 	mode_t mode;
-	int n, err;
+	int n, err, go = -1;
+	pid_t holder;
 
 	ok(create_job(1, LIMIT, INODES) == 0, "job 1's namespace with a "
 	   "filesystem of its own (%s)", rep.msg);
@@ -355,9 +435,34 @@ static void test_job(void)
 	   "its inodes follow TmpInodeLimit: %llu",
 	   (unsigned long long)sv.f_files);
 
+	{
+		struct nsusage u;
+		const struct nsusage_dir *d = NULL;
+
+		if (nsusage_read_dirs(1, &u) == 0)
+			for (int i = 0; i < u.count; i++)
+				if (!strcmp(u.dirs[i].path, "/tmp"))
+					d = &u.dirs[i];
+		ok(d && d->bytes_limit > LIMIT * 9 / 10 &&
+		   d->bytes_limit <= LIMIT && d->bytes < MiB,
+		   "usage: /tmp's figures are its filesystem's: %llu of %llu "
+		   "bytes", d ? (unsigned long long)d->bytes : 0,
+		   d ? (unsigned long long)d->bytes_limit : 0);
+	}
 	n = fill(1, false, "/tmp/fill", &err);
 	ok(n >= 16 && n < 20 && err == ENOSPC,
 	   "the job user gets ENOSPC near 20M: %d MiB, %s", n, strerror(err));
+	{
+		struct nsusage u;
+		int found = 0;
+
+		if (nsusage_read_dirs(1, &u) == 0)
+			for (int i = 0; i < u.count; i++)
+				if (!strcmp(u.dirs[i].path, "/tmp") &&
+				    u.dirs[i].bytes > 15 * MiB)
+					found = 1;
+		ok(found, "usage: /tmp holds what the job wrote");
+	}
 	n = fill(1, true, "/var/tmp/root", &err);
 	ok(n >= 0 && n < 4 && err == ENOSPC,
 	   "root's writes (sbcast) are bounded too, /var/tmp shares the "
@@ -369,8 +474,27 @@ static void test_job(void)
 	   "job 2's /tmp is its own and empty: %d entries", n);
 	ok(loops_of_scratch() == 2, "two loop devices, one per job");
 
-	ok(mntns_delete(scratch, 1) == 0 && mntns_delete(scratch, 2) == 0,
-	   "both jobs torn down");
+	holder = hold_tmp(1, &go);
+	ok(holder > 0, "precondition: a process holds an fd of job 1's /tmp");
+	n = mntns_delete(scratch, 1);
+	ok(n == 0, "job 1 torn down: %s", n ? strerror(errno) : "");
+	n = mntns_delete(scratch, 2);
+	ok(n == 0, "job 2 torn down: %s", n ? strerror(errno) : "");
+	ok(holder > 0 && loops_become(1),
+	   "  the held fd keeps job 1's loop device (%d)",
+	   loops_of_scratch());
+	if (holder > 0) {
+		int status = -1;
+
+		(void)!write(go, "g", 1);
+		close(go);
+		waitpid(holder, &status, 0);
+		ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		   "  but reaches nothing of the job: its filesystem emptied "
+		   "and read-only (status %d)", status);
+	} else {
+		ok(0, "  no holder");
+	}
 	ok(!exists_at("1", NULL) && !exists_at("2", NULL),
 	   "no job directory (nor image) is left");
 	ok(loops_gone(), "no loop device is left");
@@ -392,6 +516,7 @@ int main(void)
 {
 	int basefd;
 
+	signal(SIGPIPE, SIG_IGN);
 	if (!tap_root() || access("/dev/loop-control", R_OK | W_OK) < 0 ||
 	    access(NSLOOP_MKFS, X_OK) < 0) {
 		tap_skip("needs root, /dev/loop-control and %s", NSLOOP_MKFS);
@@ -403,6 +528,8 @@ int main(void)
 	}
 	ok(nsloop_probe(fresh()) == 0, "the node can make filesystems (%s)",
 	   rep.msg);
+	ok(loops_of_scratch() == 0, "precondition: no loop device holds a "
+	   "job's image");
 	test_template(basefd);
 	test_no_follow(basefd);
 	test_prune(basefd);

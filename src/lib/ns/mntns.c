@@ -272,14 +272,31 @@ static int plan_keeps(const struct mntns_spec *spec, struct ns_plan *plan,
 	return 0;
 }
 
-/* Record the plan's tmpfs mount points, for the teardown to empty. */
+/*
+ * Whether pd is bound from the job's own filesystem (TmpBackend=loop),
+ * which lives in the namespace only, as a tmpfs does: the teardown empties
+ * it as it empties them, and usage reads it as it reads them (statfs).
+ */
+static bool on_disk(const struct ns_plan *plan, const struct private_dir *pd)
+{
+	size_t len = strlen(plan->disk_target);
+
+	return plan->disk_fd >= 0 && !pd->tmpfs && pd->mnt_fd < 0 &&
+	       !strncmp(pd->source, plan->disk_target, len) &&
+	       pd->source[len] == '/';
+}
+
+/*
+ * Record the plan's tmpfs mount points, and those on the job's own
+ * filesystem, for the teardown to empty.
+ */
 static int record_tmpfs(int jobfd, const struct ns_plan *plan)
 {
 	const char *points[MNTNS_MAX_DIRS];
 	size_t n = 0;
 
 	for (int i = 0; i < plan->ndirs; i++)
-		if (plan->dirs[i].tmpfs)
+		if (plan->dirs[i].tmpfs || on_disk(plan, &plan->dirs[i]))
 			points[n++] = plan->dirs[i].target;
 	return nstmpfs_record(jobfd, points, n);
 }
