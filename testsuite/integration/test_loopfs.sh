@@ -9,13 +9,14 @@
 #    needed) and makes the template; devns check says loop.
 # 2. Job A's dd of 30 MiB into /tmp fails with ENOSPC after about 20 MiB;
 #    job B, at the same time, sees its own empty /tmp and writes 15 MiB;
-#    each has a loop device while it runs, and no mount of either is in the
+#    sbcast into B (slurmd writes as root) stops at the limit; each job
+#    has a loop device while it runs, and no mount of either is in the
 #    node's mount namespace.
 # 3. After the jobs: no job directory (image), no loop device, no mount.
 # 4. Fail closed: with the template made unusable (not root's), a job does
 #    not run, and slurmd's log says why.
 . "$(dirname "$0")/lib.sh"
-plan 18
+plan 20
 
 USER1=dnalice
 JOB_OUT_PREFIX=lf
@@ -44,7 +45,7 @@ fill_job() {
 }
 
 test_limit() {
-	local a b sa sb
+	local a b sa sb used
 	no_loops
 	ok $? "precondition: no loop device holds a job's image" || return
 	conf_with node1 "NodeName=node1 TmpDiskLimit=20M TmpBackend=loop"
@@ -74,6 +75,15 @@ test_limit() {
 	[ "$(cat "$OUT/lf-b.n" 2>/dev/null)" = 0 ] && [ "$(cat "$OUT/lf-b.rc" 2>/dev/null)" = 0 ] &&
 		[ "${sb:-0}" = $((15 * MiB)) ]
 	ok $? "job B, at the same time, has its own empty /tmp and writes 15 MiB ($(cat "$OUT/lf-b.n" 2>/dev/null) entries, $sb bytes)"
+	# sbcast: slurmd writes the blocks as root; the job's own filesystem
+	# (no reserved blocks) stops root as it stops the user.
+	head -c $((40 * MiB)) /dev/urandom >"$OUT/lf-sb.src" && chmod 0644 "$OUT/lf-sb.src"
+	! cl_as "$USER1" sbcast -j "$b" -f "$OUT/lf-sb.src" /tmp/sb >"$OUT/lf-sb.err" 2>&1
+	ok $? "sbcast of 40 MiB into job B fails: $(head -n1 "$OUT/lf-sb.err")"
+	used=$(nsenter --mount="$BASE/node1/$b/.ns" df -B1 --output=used /tmp 2>&1 | tail -n1)
+	[ "${used:-X}" -le $((20 * MiB)) ] 2>/dev/null
+	ok $? "  job B's /tmp holds at most its 20 MiB: $used bytes"
+	rm -f "$OUT/lf-sb.src"
 	is "$(loops)" 2 "a loop device per job while they run"
 	! grep -q "$BASE/node1/[0-9]*/.disk" /proc/self/mountinfo
 	ok $? "  and no mount of their filesystems in the node's mount namespace"
