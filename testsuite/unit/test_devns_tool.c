@@ -61,6 +61,7 @@
 #include "dev/devprog.h"
 #include "job/jobct.h"
 #include "ns/dquota.h"
+#include "ns/nsloop.h"
 #include "ns/nsrelease.h"
 #include "util/safepath.h"
 #include "util/saferm.h"
@@ -388,7 +389,8 @@ static void test_check(void)
 		 "namespacepoolready 0\n"
 		 "shmsize 1073741824 (%s:4)\ntmpsize none (default)\n"
 		 "tmpdisklimit none (default)\n"
-		 "tmpinodelimit 0 (default)\ntmpdiskquota none\nkeeppaths none (default)\n"
+		 "tmpinodelimit 0 (default)\ntmpbackend dir (default)\n"
+		 "tmpdiskquota none\nkeeppaths none (default)\n"
 		 "dir /tmp type=bind options=nosuid,nodev (default)\n"
 		 "dir /dev/shm type=tmpfs size=1073741824 options=nosuid,nodev "
 		 "(ShmSize %s:4)\n"
@@ -594,7 +596,7 @@ static void test_check_json(void)
 	   jv_str(set, "sources.0") && !strcmp(jv_str(set, "sources.0"), where)
 	   && !strcmp(jv_str(set, "source"), where),
 	   "  settings: deviceallow a list, each entry's line in sources");
-	ok(jv_get(v, "settings")->count == 24, "  24 settings, one each");
+	ok(jv_get(v, "settings")->count == 25, "  25 settings, one each");
 	ok(jv_get(v, "notes") && jv_get(v, "notes")->count == 0,
 	   "  no notes");
 	set = jv_find(v, "dirs", "path", "/dev/shm");
@@ -832,6 +834,20 @@ static void test_check_errors(void)
 	snprintf(want, sizeof(want), "TmpDiskLimit=10485760 bytes cannot be "
 		 "enforced on BasePath: %s is on ", base);
 	like(err, want, "  saying why: %s", line1(err));
+	if (access(NSLOOP_MKFS, X_OK) == 0 &&
+	    access("/dev/loop-control", R_OK | W_OK) == 0) {
+		write_file(conf, "BasePath=%s\nTmpDiskLimit=10M\n"
+			   "TmpBackend=loop\n", base);
+		is_int(tool("check", "-n", node, NULL), 0,
+		       "TmpBackend=loop there: no quotas needed, exit 0 (%s)",
+		       line1(err));
+		ok(has_setting(out, "tmpbackend loop") &&
+		   has_line(out, "tmpdiskquota loop"),
+		   "  tmpbackend loop, tmpdiskquota loop");
+	} else {
+		tap_skip("TmpBackend=loop: needs %s and /dev/loop-control",
+			 NSLOOP_MKFS);
+	}
 	snprintf(dir, sizeof(dir), "%s/auto/base", tmp);
 	write_file(conf, "BasePath=%s\nAutoBasePath=yes\nTmpDiskLimit=1G\n",
 		   dir);

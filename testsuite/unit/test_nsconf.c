@@ -1882,6 +1882,41 @@ static void test_cdi_spec_dirs(void)
 	      "t.conf:2: CDISpecDirs: empty entry in \"/etc/cdi,,/run/cdi\"");
 }
 
+static void test_tmp_backend(void)
+{
+	struct nsconf *c;
+
+	c = parse("BasePath=/b TmpDiskLimit=20M\n", NULL);
+	ok(c && c->tmp_backend == NSCONF_TMP_DIR && !c->lines.tmp_backend,
+	   "TmpBackend: dir by default (project quotas, as before)");
+	nsconf_free(c);
+	c = parse("BasePath=/b TmpDiskLimit=20M\ntmpbackend=LOOP\n", NULL);
+	ok(c && c->tmp_backend == NSCONF_TMP_LOOP &&
+	   c->lines.tmp_backend == 2, "TmpBackend=loop, any case, its line");
+	nsconf_free(c);
+	c = parse("BasePath=/b TmpDiskLimit=20M TmpBackend=dir\n"
+		  "NodeName=n1 TmpBackend=loop\n", "n1");
+	ok(c && c->tmp_backend == NSCONF_TMP_LOOP,
+	   "a NodeName line overrides it");
+	nsconf_free(c);
+	c = parse("NodeName=n1 TmpBackend=loop\n"
+		  "BasePath=/b TmpDiskLimit=20M TmpBackend=dir\n", "n2");
+	ok(c && c->tmp_backend == NSCONF_TMP_DIR,
+	   "another node's line does not apply");
+	nsconf_free(c);
+	fails("BasePath=/b TmpDiskLimit=20M\nTmpBackend=zfs\n", NULL,
+	      "t.conf:2: TmpBackend: invalid value \"zfs\" (dir or loop)");
+	fails("BasePath=/b\nTmpBackend=loop\n", NULL,
+	      "t.conf:2: TmpBackend: loop sizes each job's filesystem by "
+	      "TmpDiskLimit, which is not set");
+	fails("BasePath=/b TmpBackend=loop\nTmpDiskLimit=512K\n", NULL,
+	      "t.conf:2: TmpDiskLimit: below 1M, the smallest filesystem "
+	      "TmpBackend=loop makes");
+	fails("BasePath=/b TmpBackend=loop TmpDiskLimit=20M\nTmpSize=1G\n",
+	      NULL, "t.conf:1: TmpDiskLimit: TmpSize (line 2) makes /tmp a "
+	      "tmpfs, whose size TmpSize already limits; set one of them");
+}
+
 static void test_tmp_disk_limit(void)
 {
 	struct nsconf *c;
@@ -2115,6 +2150,7 @@ int main(void)
 	test_every_error();
 	test_api_edges();
 	test_tmp_disk_limit();
+	test_tmp_backend();
 	test_pid_namespace();
 	test_user_namespace();
 	test_namespace_pool();

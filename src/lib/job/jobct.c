@@ -196,6 +196,7 @@ static int create_namespace(const struct jobct_plan *plan, struct report *rep)
 		.gid = plan->gid,
 		.disk_limit = c->tmp_disk_limit,
 		.inode_limit = c->tmp_inode_limit,
+		.loop = c->tmp_backend == NSCONF_TMP_LOOP,
 		.use_pool = c->namespace_pool > 0,
 		.keep_paths = (const char *const *)c->keep_paths,
 	};

@@ -22,6 +22,7 @@
 #include "ns/jobdir.h"
 #include "ns/nscheck.h"
 #include "ns/nsconf_file.h"
+#include "ns/nsloop.h"
 #include "util/fdmount.h"
 #include "util/fdutil.h"
 #include "util/plugstack.h"
@@ -102,6 +103,55 @@ static int prepare_base_path(const struct nsconf *c,
 	return rc < 0 ? -1 : 0;
 }
 
+/* slurmd without TmpBackend=loop: the templates of an earlier setting go. */
+static void drop_templates(const struct nsconf *c,
+			   const struct jobct_node_args *args)
+{
+	int fd;
+
+	if (args->check_only || !args->make_base_path ||
+	    (fd = safepath_open(c->base_path)) < 0)
+		return;
+	nsloop_templates_prune(fd, 0, 0);
+	close(fd);
+}
+
+/*
+ * TmpBackend=loop needs no quotas but mke2fs and the loop driver; slurmd
+ * makes the template of the node's size at its start (ns/nsloop.h), so the
+ * first job pays no mkfs and a node that cannot make one refuses to start
+ * instead of failing every job.
+ */
+static int check_loop(const struct nsconf *c,
+		      const struct jobct_node_args *args, struct report *rep)
+{
+	struct report why;
+	int fd, rc;
+
+	report_init(&why, NULL, NULL);
+	if (nsloop_probe(&why) < 0)
+		return report_error(rep, "TmpBackend=loop (line %d): cannot make jobs' filesystems: %s",
+				    c->lines.tmp_backend, why.msg);
+	if (args->check_only || !args->make_base_path) {
+		report_info(rep, "TmpDiskLimit=%" PRIu64 " bytes: a filesystem per job on a loop device (TmpBackend=loop)",
+			    c->tmp_disk_limit);
+		return 0;
+	}
+	if ((fd = safepath_open(c->base_path)) < 0)
+		return report_errno(rep, errno, "TmpBackend=loop: opening BasePath %s",
+				    c->base_path);
+	nsloop_templates_prune(fd, c->tmp_disk_limit, c->tmp_inode_limit);
+	rc = nsloop_template_make(fd, c->tmp_disk_limit, c->tmp_inode_limit,
+				  &why);
+	close(fd);
+	if (rc < 0)
+		return report_error(rep, "TmpBackend=loop: cannot make the filesystem template of %" PRIu64 " bytes in %s: %s",
+				    c->tmp_disk_limit, c->base_path, why.msg);
+	report_info(rep, "TmpDiskLimit=%" PRIu64 " bytes: a filesystem per job on a loop device (TmpBackend=loop), template in %s",
+		    c->tmp_disk_limit, c->base_path);
+	return 0;
+}
+
 /*
  * TmpDiskLimit needs project quotas that BasePath's filesystem enforces:
  * without them every job would run unlimited while the admin believes
@@ -115,7 +165,12 @@ static int check_disk_limit(const struct nsconf *c,
 	struct report why;
 	int fd, rc;
 
-	if (!c->tmp_disk_limit || !c->base_path)
+	if (!c->base_path)
+		return 0;
+	if (c->tmp_disk_limit && c->tmp_backend == NSCONF_TMP_LOOP)
+		return check_loop(c, args, rep);
+	drop_templates(c, args);
+	if (!c->tmp_disk_limit)
 		return 0;
 	if ((fd = safepath_open(c->base_path)) < 0) {
 		if (args->check_only && errno == ENOENT) {

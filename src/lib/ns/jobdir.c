@@ -19,6 +19,10 @@ const char *jobdir_reserved(const char *name)
 		return JOBDIR_USERNS_PIN " is the user namespace pin";
 	if (!strcmp(name, JOBDIR_TMPFS))
 		return JOBDIR_TMPFS " is the list of tmpfs mounts";
+	if (!strcmp(name, JOBDIR_LOOP_IMAGE))
+		return JOBDIR_LOOP_IMAGE " is the image of the job's filesystem";
+	if (!strcmp(name, JOBDIR_LOOP_MOUNT))
+		return JOBDIR_LOOP_MOUNT " is where the job's filesystem is mounted";
 	if (!strcmp(name, JOBDIR_SOURCES))
 		return JOBDIR_SOURCES " is the list of Source directories";
 	return NULL;

@@ -36,6 +36,21 @@
  */
 #define JOBDIR_TMPFS ".ns-tmpfs"
 
+/*
+ * TmpBackend=loop (ns/nsloop.h): the job's filesystem image, and the
+ * directory its filesystem is mounted on inside the job's namespace, which
+ * holds the backing directories of the job's disk-backed Dirs.
+ */
+#define JOBDIR_LOOP_IMAGE ".disk.img"
+#define JOBDIR_LOOP_MOUNT ".disk"
+
+/*
+ * In BasePath: the empty filesystem images jobs' images are copied from,
+ * .loop-<bytes>-<inodes>.img, and the prefix of one being made.
+ */
+#define JOBDIR_LOOP_TEMPLATE_PREFIX ".loop-"
+#define JOBDIR_LOOP_TEMPLATE_TEMP ".loop-new-"
+
 /* In BasePath: the namespaces copied ahead (ns/nspool.h). */
 #define JOBDIR_POOL ".pool"
 

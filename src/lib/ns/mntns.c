@@ -46,6 +46,7 @@
 #include "ns/mntns.h"
 #include "ns/mntns_int.h"
 #include "ns/nsconf.h"
+#include "ns/nsloop.h"
 #include "ns/nsmembers.h"
 #include "ns/nssource.h"
 #include "ns/nstmpfs.h"
@@ -86,6 +87,58 @@ static unsigned int mount_attrs(unsigned options)
 	if (options & NSCONF_OPT_RO)
 		attrs |= FDMOUNT_RDONLY;
 	return attrs;
+}
+
+/*
+ * Make the backing directory name, 01777, in the job's directory jobfd,
+ * or with TmpBackend=loop in the job's filesystem (plan->disk_fd), whose
+ * mount point inside the namespace is BasePath/<jobid>/.disk; its path in
+ * the namespace into source[len].
+ */
+static int backing_dir(const struct mntns_spec *spec,
+		       const struct ns_plan *plan, int jobfd, const char *name,
+		       char *source, size_t len)
+{
+	int dirfd = plan->disk_fd >= 0 ? plan->disk_fd : jobfd;
+	int n;
+
+	if (mkdirat(dirfd, name, 0700) < 0 ||
+	    /* mkdir's mode is filtered by the umask; fchmodat is not. */
+	    fchmodat(dirfd, name, 01777, 0) < 0)
+		return -1;
+	if (plan->disk_fd < 0)
+		return jobdir_path(source, len, spec->base_path, spec->job_id,
+				   name);
+	n = snprintf(source, len, "%s/%s", plan->disk_target, name);
+	if (n < 0 || (size_t)n >= len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * TmpBackend=loop: the job's filesystem, mounted detached, and its mount
+ * point BasePath/<jobid>/.disk, root's 0700 (plan->disk_fd, disk_target).
+ */
+static int plan_disk(const struct mntns_spec *spec, int basefd, int jobfd,
+		     struct ns_plan *plan, struct report *rep)
+{
+	uint64_t inodes = spec->inode_limit ? spec->inode_limit :
+			  dquota_default_inodes(spec->disk_limit);
+
+	if (!spec->loop)
+		return 0;
+	if (jobdir_path(plan->disk_target, sizeof(plan->disk_target),
+			spec->base_path, spec->job_id, JOBDIR_LOOP_MOUNT) < 0)
+		return report_errno(rep, errno, "BasePath");
+	if (mkdirat(jobfd, JOBDIR_LOOP_MOUNT, 0700) < 0)
+		return report_errno(rep, errno, "creating %s",
+				    plan->disk_target);
+	if ((plan->disk_fd = nsloop_mount(basefd, jobfd, spec->disk_limit,
+					  inodes, rep)) < 0)
+		return -1;
+	return 0;
 }
 
 /* Make the backing directories and fill in the child's plan. */
@@ -151,11 +204,8 @@ static int plan_dirs(const struct mntns_spec *spec, int jobfd,
 		/* Refuses ".ns" and over-long names rather than truncating. */
 		if (nsconf_backing_name(md->backing ? md->backing : md->path,
 					name, sizeof(name)) < 0 ||
-		    mkdirat(jobfd, name, 0700) < 0 ||
-		    /* mkdir's mode is filtered by the umask; fchmodat is not. */
-		    fchmodat(jobfd, name, 01777, 0) < 0 ||
-		    jobdir_path(pd->source, sizeof(pd->source), spec->base_path,
-			     spec->job_id, name) < 0)
+		    backing_dir(spec, plan, jobfd, name, pd->source,
+				sizeof(pd->source)) < 0)
 			return report_errno(rep, errno, "creating the backing "
 					    "directory of %s", md->path);
 	}
@@ -222,14 +272,31 @@ static int plan_keeps(const struct mntns_spec *spec, struct ns_plan *plan,
 	return 0;
 }
 
-/* Record the plan's tmpfs mount points, for the teardown to empty. */
+/*
+ * Whether pd is bound from the job's own filesystem (TmpBackend=loop),
+ * which lives in the namespace only, as a tmpfs does: the teardown empties
+ * it as it empties them, and usage reads it as it reads them (statfs).
+ */
+static bool on_disk(const struct ns_plan *plan, const struct private_dir *pd)
+{
+	size_t len = strlen(plan->disk_target);
+
+	return plan->disk_fd >= 0 && !pd->tmpfs && pd->mnt_fd < 0 &&
+	       !strncmp(pd->source, plan->disk_target, len) &&
+	       pd->source[len] == '/';
+}
+
+/*
+ * Record the plan's tmpfs mount points, and those on the job's own
+ * filesystem, for the teardown to empty.
+ */
 static int record_tmpfs(int jobfd, const struct ns_plan *plan)
 {
 	const char *points[MNTNS_MAX_DIRS];
 	size_t n = 0;
 
 	for (int i = 0; i < plan->ndirs; i++)
-		if (plan->dirs[i].tmpfs)
+		if (plan->dirs[i].tmpfs || on_disk(plan, &plan->dirs[i]))
 			points[n++] = plan->dirs[i].target;
 	return nstmpfs_record(jobfd, points, n);
 }
@@ -261,6 +328,9 @@ static void plan_close(struct ns_plan *plan, bool remove)
 		plan->keeps[i].mnt_fd = -1;
 	}
 	plan->nkeeps = 0;
+	/* Unattached it takes the loop device with it (autoclear). */
+	fdutil_close(plan->disk_fd);
+	plan->disk_fd = -1;
 	errno = saved;
 }
 
@@ -363,6 +433,7 @@ int mntns_make_bare(const char *base_path, int pin_fd, struct report *rep)
 	plan->root_propagation = MS_SLAVE;
 	plan->parent_ns_id = mntns_own_ns_id();
 	plan->pool_fd = -1;
+	plan->disk_fd = -1;
 	plan->bare = true;
 	snprintf(plan->base_path, sizeof(plan->base_path), "%s", base_path);
 	for (int i = 0; i < MNTNS_MAX_DIRS; i++)
@@ -397,6 +468,7 @@ int mntns_create(const struct mntns_spec *spec, struct report *rep)
 	plan->root_propagation = spec->shared ? MS_SLAVE : MS_PRIVATE;
 	plan->parent_ns_id = mntns_own_ns_id();
 	plan->pool_fd = -1;
+	plan->disk_fd = -1;
 	snprintf(plan->base_path, sizeof(plan->base_path), "%s",
 		 spec->base_path);
 
@@ -418,7 +490,7 @@ int mntns_create(const struct mntns_spec *spec, struct report *rep)
 		goto error;
 	}
 	/* Before anything is made in it, so that all of it inherits. */
-	if (spec->disk_limit) {
+	if (spec->disk_limit && !spec->loop) {
 		if (limit_job_dir(basefd, name, spec, rep) < 0)
 			goto error;
 		limited = true;
@@ -432,7 +504,8 @@ int mntns_create(const struct mntns_spec *spec, struct report *rep)
 		report_errno(rep, errno, "creating %s/" JOBDIR_NS_PIN, jobdir);
 		goto error;
 	}
-	if (plan_dirs(spec, jobfd, plan, rep) < 0 ||
+	if (plan_disk(spec, basefd, jobfd, plan, rep) < 0 ||
+	    plan_dirs(spec, jobfd, plan, rep) < 0 ||
 	    plan_keeps(spec, plan, rep) < 0)
 		goto error;
 	if (record_tmpfs(jobfd, plan) < 0) {

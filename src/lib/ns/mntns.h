@@ -15,6 +15,10 @@
  *                             delete unpins with the rest
  *   BasePath/<jobid>/.ns-tmpfs  the mount points of the job's tmpfs
  *                             mounts, which delete empties (ns/nstmpfs.h)
+ *   BasePath/<jobid>/.disk.img, .disk  TmpBackend=loop: the job's
+ *                             filesystem and its mount point, mounted in
+ *                             the job's namespace only, the backing
+ *                             directories in it (ns/nsloop.h)
  *
  * A private dir with a Source (struct mntns_dir) is bound from that path
  * of the node instead: root creates its missing components below the
@@ -82,6 +86,12 @@ struct mntns_spec {
 	uint64_t disk_limit;
 	/* and this inode limit (0: dquota_default_inodes(disk_limit)) */
 	uint64_t inode_limit;
+	/*
+	 * TmpBackend=loop: the limits above size a filesystem of the job's
+	 * own (ns/nsloop.h) that holds the backing directories, instead of
+	 * a project quota on BasePath/<jobid>
+	 */
+	bool loop;
 	/*
 	 * When set, pool_fd is a namespace the caller claimed from the pool
 	 * (nspool_claim(), ns/nspool.h), or -1 when none was ready: entered

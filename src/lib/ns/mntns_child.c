@@ -41,6 +41,7 @@ static const char *step_names[] = {
 	[STEP_UNSHARE] = "unshare(CLONE_NEWNS)",
 	[STEP_ENTER_POOL] = "entering a namespace of the pool",
 	[STEP_PROPAGATION] = "making / private in the namespace",
+	[STEP_ATTACH_DISK] = "mounting the job's filesystem (TmpBackend=loop)",
 	[STEP_OPEN_TARGET] = "opening a private directory's mount point",
 	[STEP_MOUNT_DIR] = "mounting a private directory",
 	[STEP_KEEP_PATH] = "binding a kept path (KeepPaths) into",
@@ -134,6 +135,24 @@ static int hide_base_path(const char *base_path)
 	return rc;
 }
 
+/*
+ * TmpBackend=loop: the job's filesystem onto BasePath/<jobid>/.disk, in
+ * this namespace only (the node's and other jobs' never hold it, so it
+ * and its loop device go with the namespace); hidden with BasePath.
+ */
+static int attach_disk(const struct ns_plan *plan)
+{
+	int fd, rc;
+
+	if (plan->disk_fd < 0)
+		return 0;
+	if ((fd = safepath_open(plan->disk_target)) < 0)
+		return -1;
+	rc = fdmount_attach(plan->disk_fd, fd);
+	fdutil_close(fd);
+	return rc;
+}
+
 /* Runs in the child, inside the new namespace. */
 static int setup_namespace(const struct ns_plan *plan, int *step, int *dir)
 {
@@ -142,6 +161,9 @@ static int setup_namespace(const struct ns_plan *plan, int *step, int *dir)
 		return -1;
 	if (plan->bare)
 		return 0;
+	*step = STEP_ATTACH_DISK;
+	if (attach_disk(plan) < 0)
+		return -1;
 	for (*dir = 0; *dir < plan->ndirs; (*dir)++)
 		if (mount_private_dir(&plan->dirs[*dir], step) < 0)
 			return -1;

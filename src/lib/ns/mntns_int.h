@@ -46,6 +46,12 @@ struct ns_plan {
 	char base_path[PATH_MAX];
 	uint64_t parent_ns_id;	/* see unshare_newer_than() */
 	int pool_fd;		/* a namespace of the pool to enter, or -1 */
+	/*
+	 * TmpBackend=loop: the job's filesystem, a detached mount attached
+	 * at disk_target before the private dirs are bound from it; -1: none
+	 */
+	int disk_fd;
+	char disk_target[PATH_MAX];
 	bool bare;		/* the pool's own: no private dirs, BasePath
 				 * left alone, slave to the caller's */
 	/* the parent's alone: what to remove if the namespace fails */
@@ -59,6 +65,7 @@ enum child_step {
 	STEP_UNSHARE,
 	STEP_ENTER_POOL,
 	STEP_PROPAGATION,
+	STEP_ATTACH_DISK,
 	STEP_OPEN_TARGET,
 	STEP_MOUNT_DIR,
 	STEP_KEEP_PATH,

@@ -12,6 +12,7 @@
 
 #include "ns/dquota.h"
 #include "ns/nsconf_int.h"
+#include "ns/nsloop.h"
 
 static const char *const default_dirs[] = { "/tmp", "/dev/shm", NULL };
 
@@ -104,8 +105,20 @@ static int tmp_disk_limit_check(struct parser *p)
 		return nsconf_error(p, "TmpInodeLimit: no TmpDiskLimit is set, "
 				   "and the inode limit comes with it");
 	}
+	if (!c->tmp_disk_limit && c->tmp_backend == NSCONF_TMP_LOOP) {
+		p->line = p->conf->lines.tmp_backend;
+		return nsconf_error(p, "TmpBackend: loop sizes each job's "
+				   "filesystem by TmpDiskLimit, which is not "
+				   "set");
+	}
 	if (!c->tmp_disk_limit)
 		return 0;
+	if (c->tmp_backend == NSCONF_TMP_LOOP &&
+	    c->tmp_disk_limit < NSLOOP_MIN_BYTES) {
+		p->line = p->conf->lines.tmp_disk_limit;
+		return nsconf_error(p, "TmpDiskLimit: below 1M, the smallest "
+				   "filesystem TmpBackend=loop makes");
+	}
 	if (!c->tmp_inode_limit)
 		p->conf->tmp_inode_limit =
 			dquota_default_inodes(c->tmp_disk_limit);

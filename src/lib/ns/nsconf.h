@@ -53,6 +53,12 @@ enum nsconf_dir_type {
 	NSCONF_DIR_TMPFS,	/* a fresh tmpfs */
 };
 
+/* TmpBackend: what holds a job's disk-backed Dirs. */
+enum nsconf_tmp_backend {
+	NSCONF_TMP_DIR = 0,	/* directories in BasePath/<jobid> */
+	NSCONF_TMP_LOOP,	/* a filesystem on a loop device per job */
+};
+
 /* Mount options of a private directory (Options=). */
 #define NSCONF_OPT_NOEXEC 0x1
 #define NSCONF_OPT_NOSUID 0x2
@@ -105,6 +111,7 @@ struct nsconf_lines {
 	int tmp_size;
 	int tmp_disk_limit;
 	int tmp_inode_limit;
+	int tmp_backend;
 	int pid_namespace;
 	int user_namespace;
 	int user_ns_script;
@@ -170,6 +177,12 @@ struct nsconf {
 				   * BasePath/<jobid> (ns/dquota.h) */
 	uint64_t tmp_inode_limit; /* its inode limit: TmpInodeLimit, or
 				   * dquota_default_inodes() of the size */
+	/*
+	 * TmpBackend: how TmpDiskLimit holds: a project quota on BasePath's
+	 * filesystem (dir, the default), or a filesystem of the job's own
+	 * on a sparse image in its directory (loop, ns/nsloop.h)
+	 */
+	enum nsconf_tmp_backend tmp_backend;
 	bool pid_namespace;       /* PidNamespace: a PID namespace and /proc
 				   * of its own per job (ns/pidns.h) */
 	bool user_namespace;      /* UserNamespace: a user namespace of its

@@ -186,6 +186,19 @@ static int key_tmp_inode_limit(struct parser *p, struct nsconf *c,
 	return 0;
 }
 
+static int key_tmp_backend(struct parser *p, struct nsconf *c,
+			   const char *key, const char *value)
+{
+	if (!strcasecmp(value, "dir"))
+		c->tmp_backend = NSCONF_TMP_DIR;
+	else if (!strcasecmp(value, "loop"))
+		c->tmp_backend = NSCONF_TMP_LOOP;
+	else
+		return nsconf_error(p, "%s: invalid value \"%s\" (dir or "
+				   "loop)", key, value);
+	return 0;
+}
+
 static int key_pid_namespace(struct parser *p, struct nsconf *c,
 			     const char *key, const char *value)
 {
@@ -407,6 +420,8 @@ const struct key_def nsconf_keys[KEY_COUNT] = {
 				 AT(tmp_disk_limit) },
 	[KEY_TMP_INODE_LIMIT] = { "TmpInodeLimit", key_tmp_inode_limit,
 				  AT(tmp_inode_limit) },
+	[KEY_TMP_BACKEND] = { "TmpBackend", key_tmp_backend,
+			      AT(tmp_backend) },
 	[KEY_PID_NAMESPACE] = { "PidNamespace", key_pid_namespace,
 				AT(pid_namespace) },
 	[KEY_USER_NAMESPACE] = { "UserNamespace", key_user_namespace,

@@ -50,6 +50,9 @@
 #include "util/saferm.h"
 #include "util/vchild.h"
 
+#ifndef EXT4_SUPER_MAGIC
+#define EXT4_SUPER_MAGIC 0xEF53
+#endif
 #ifndef TMPFS_MAGIC
 #define TMPFS_MAGIC 0x01021994
 #endif
@@ -127,7 +130,11 @@ static int read_record(const char *base_path, const char *name, char **text,
 	return 0;
 }
 
-/* Whether fd is the root of a tmpfs mount. */
+/*
+ * Whether fd is the root of a tmpfs mount, or of a bind mount on ext4:
+ * a Dirs entry on the job's own filesystem (TmpBackend=loop, ns/nsloop.h),
+ * which dies with the job as a tmpfs does.
+ */
 static int is_tmpfs_root(int fd)
 {
 	struct statfs sfs;
@@ -136,7 +143,7 @@ static int is_tmpfs_root(int fd)
 	if (fstatfs(fd, &sfs) < 0 ||
 	    statx(fd, "", AT_EMPTY_PATH, STATX_TYPE, &stx) < 0)
 		return -1;
-	return sfs.f_type == TMPFS_MAGIC &&
+	return (sfs.f_type == TMPFS_MAGIC || sfs.f_type == EXT4_SUPER_MAGIC) &&
 	       (stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
 	       (stx.stx_attributes & STATX_ATTR_MOUNT_ROOT);
 }
@@ -253,11 +260,16 @@ int nstmpfs_empty(struct nstmpfs_held *held)
 {
 	int saved = 0;
 
-	for (int i = 0; i < held->count; i++) {
+	/*
+	 * All emptied before any is made read-only: two Dirs on one job
+	 * filesystem (TmpBackend=loop) share one superblock.
+	 */
+	for (int i = 0; i < held->count; i++)
 		/* EXDEV: a mount below, left alone (see above). */
 		if (saferm_contents(held->fds[i]) < 0 && errno != EXDEV &&
 		    !saved)
 			saved = errno;
+	for (int i = 0; i < held->count; i++) {
 		/* EBUSY while a file is open for writing: it stays writable. */
 		if (fdmount_remount_ro(held->fds[i]) < 0 && errno != EBUSY &&
 		    !saved)

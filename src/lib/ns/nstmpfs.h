@@ -10,12 +10,17 @@
  * teardown, while it still holds the namespace, opens each such mount's
  * root, and once the job's processes are gone empties it (the pages of
  * every file that no one holds open are freed) and makes its file system
- * read-only (no new file through any fd of it).
+ * read-only (no new file through any fd of it).  The Dirs on a job's own
+ * filesystem (TmpBackend=loop, ns/nsloop.h), which also lives in its
+ * namespace only, are recorded and emptied the same way: an fd held
+ * past the job then reaches nothing of it, and its loop device holds no
+ * data once that fd goes.
  *
  * Which mounts are devns's: mntns_create records their mount points in
  * BasePath/<jobid>/JOBDIR_TMPFS ("PATH" lines); teardown acts
- * only on a recorded path where it finds the root of a tmpfs mount, found
- * again without following links.
+ * only on a recorded path where it finds the root of a tmpfs mount (or of
+ * a mount on ext4, the job's own filesystem), found again without
+ * following links.
  */
 #ifndef DEVNS_NSTMPFS_H
 #define DEVNS_NSTMPFS_H

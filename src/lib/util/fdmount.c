@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
 #include <sys/syscall.h>
@@ -151,6 +152,28 @@ out:
 	fdutil_close(mnt_fd);
 	fdutil_close(fs_fd);
 	return rc;
+}
+
+int fdmount_blockdev(const char *fstype, const char *source,
+		     const char *const *flags, unsigned int attrs)
+{
+	int fs_fd = (int)syscall(SYS_fsopen, fstype, FSOPEN_CLOEXEC);
+	int mnt_fd = -1;
+
+	if (fs_fd < 0)
+		return -1;
+	if (fs_set(fs_fd, "source", source) < 0)
+		goto out;
+	for (size_t i = 0; flags && flags[i]; i++)
+		if (syscall(SYS_fsconfig, fs_fd, FSCONFIG_SET_FLAG, flags[i],
+			    NULL, 0) < 0)
+			goto out;
+	if (syscall(SYS_fsconfig, fs_fd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+		goto out;
+	mnt_fd = (int)syscall(SYS_fsmount, fs_fd, FSMOUNT_CLOEXEC, attrs);
+out:
+	fdutil_close(fs_fd);
+	return mnt_fd;
 }
 
 int fdmount_private_self(int dir_fd)

@@ -61,6 +61,17 @@ int fdmount_tmpfs(int target_fd, const char *mode, const char *size,
 		  unsigned int attrs);
 
 /*
+ * A new file system of type fstype (e.g. "ext4") on the block device at
+ * source (a path the kernel resolves: give one under /dev), with each
+ * flag of flags (NULL-terminated, may be NULL) set, mounted detached with
+ * attrs.  Nothing is attached: the mount lives as long as the returned fd,
+ * or until fdmount_attach() puts it somewhere.  Returns the mount's fd
+ * (O_PATH-like, O_CLOEXEC), or -1 with errno.
+ */
+int fdmount_blockdev(const char *fstype, const char *source,
+		     const char *const *flags, unsigned int attrs);
+
+/*
  * Make the file system whose mount root the directory root_fd is (any fd
  * of it, O_PATH included; the mount may be detached, or in another
  * namespace) read-only in all its mounts: a reconfiguration of its

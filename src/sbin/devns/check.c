@@ -174,10 +174,18 @@ static void print_allow(const struct nsconf *c)
 			      c->allow_none_line);
 }
 
+/* TmpBackend's value. */
+static const char *tmp_backend_name(const struct nsconf *c)
+{
+	return c->tmp_backend == NSCONF_TMP_LOOP ? "loop" : "dir";
+}
+
 /*
  * Whether BasePath's filesystem enforces TmpDiskLimit: "enforced", or
  * "unknown" while BasePath does not exist yet (AutoBasePath), or "none"
- * without TmpDiskLimit.  jobct_node_load() refused a node where it cannot.
+ * without TmpDiskLimit, "loop" where no quota is needed (TmpBackend=loop:
+ * each job's own filesystem holds it).  jobct_node_load() refused a node
+ * where it cannot.
  */
 static const char *disk_quota_state(const struct nsconf *c)
 {
@@ -185,6 +193,8 @@ static const char *disk_quota_state(const struct nsconf *c)
 
 	if (!c->tmp_disk_limit || !c->base_path)
 		return "none";
+	if (c->tmp_backend == NSCONF_TMP_LOOP)
+		return "loop";
 	if ((fd = safepath_open(c->base_path)) < 0)
 		return "unknown";
 	rc = dquota_probe(fd, c->base_path, NULL);
@@ -255,6 +265,7 @@ static void print_settings(const struct devns_opts *o,
 			l->tmp_disk_limit);
 	snprintf(n, sizeof(n), "%ju", (uintmax_t)c->tmp_inode_limit);
 	print_kv_from("tmpinodelimit", n, f, l->tmp_inode_limit);
+	print_kv_from("tmpbackend", tmp_backend_name(c), f, l->tmp_backend);
 	print_kv("tmpdiskquota", disk_quota_state(c));
 	keep_paths_join(c, keep, sizeof(keep));
 	print_kv_from("keeppaths", keep[0] ? keep : "none", f, l->keep_paths);
@@ -461,6 +472,8 @@ static void json_settings(struct json *j, const struct nsconf *c)
 			  l->tmp_disk_limit);
 	json_setting_num(j, "tmpinodelimit", c->tmp_inode_limit, f,
 			 l->tmp_inode_limit);
+	json_setting_str(j, "tmpbackend", tmp_backend_name(c), f,
+			 l->tmp_backend);
 	json_setting_str(j, "devicepolicy",
 			 devpolicy_mode_name(c->device_policy), f,
 			 l->device_policy);
