@@ -9,12 +9,14 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -28,6 +30,8 @@
 
 /* Most extra unshares for a newer namespace id: unshare_newer_than(). */
 #define MNTNS_MAX_UNSHARES 65536
+/* The ids a CPU takes at once (COOKIE_LOCAL_BATCH, Linux 6.18). */
+#define NS_ID_BATCH 4096
 
 /* The child reports the step that failed, its errno and which Dirs entry. */
 struct child_result {
@@ -174,19 +178,51 @@ uint64_t mntns_own_ns_id(void)
  * pin fails with EINVAL unless our namespace's id is above the parent's
  * (mnt_ns_loop()).  In the initial namespace that always holds, but slurmd
  * may run in one of its own (systemd's PrivateTmp), and since Linux 6.18
- * namespace ids come from per-CPU batches of 4096, so a child on another
- * CPU can get an older id than its parent's namespace.  Unsharing again
- * draws the next id of this CPU's batch until it passes the parent's
- * (measured: 4092 unshares, 0.5 s, in the worst case).  Kernels without
- * NS_GET_MNTNS_ID number namespaces in order and never need this.
+ * namespace ids come from per-CPU batches of NS_ID_BATCH, so a child on
+ * another CPU can get an older id than its parent's namespace.  Every
+ * further id of that CPU's batch is older still: only the next batch,
+ * newer than any id given so far, helps.  Unsharing the mount namespace
+ * again until it comes copied every mount of the node each time (4092
+ * times in the worst case: 0.5 s at 25 mounts, seconds at 1,000), so the
+ * rest of the batch goes to cgroup namespaces instead, which draw from
+ * the same batch (namespaces of every kind share the generator) at about
+ * 1 us each, the child held on its CPU meanwhile, and one more copy then
+ * takes the new batch.  Where that does not give a newer id (another
+ * batch size, no cgroup namespaces) the copies go on as before.  Kernels
+ * without NS_GET_MNTNS_ID number namespaces in order and never need this.
  */
+static bool burn_batch(uint64_t id)
+{
+	unsigned int cpu;
+	cpu_set_t one;
+
+	/* getcpu(2), not glibc's: this child has no rseq area of its own. */
+	if (syscall(SYS_getcpu, &cpu, NULL, NULL) < 0)
+		return false;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	if (sched_setaffinity(0, sizeof(one), &one) < 0)
+		return false;
+	/* The batch's last id is a multiple of NS_ID_BATCH. */
+	for (uint64_t n = (NS_ID_BATCH - id % NS_ID_BATCH) % NS_ID_BATCH;
+	     n > 0; n--)
+		if (unshare(CLONE_NEWCGROUP) < 0)
+			return false;
+	return true;
+}
+
 static int unshare_newer_than(uint64_t parent_id)
 {
+	uint64_t id;
+
 	if (unshare(CLONE_NEWNS) < 0)
 		return -1;
-	for (int n = 0; parent_id && n < MNTNS_MAX_UNSHARES; n++) {
-		uint64_t id = mntns_own_ns_id();
-
+	if (!parent_id || !(id = mntns_own_ns_id()) || id > parent_id)
+		return 0;
+	if (burn_batch(id) && unshare(CLONE_NEWNS) < 0)
+		return -1;
+	for (int n = 0; n < MNTNS_MAX_UNSHARES; n++) {
+		id = mntns_own_ns_id();
 		if (!id || id > parent_id)
 			break;
 		if (unshare(CLONE_NEWNS) < 0)
