@@ -31,6 +31,7 @@
 #include <sys/un.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1244,6 +1245,58 @@ static void test_held_fds(void)
 }
 
 /*
+ * The tmpfs record is an attribute of the job directory (no file, no
+ * inode of its own); a record file, as an earlier release wrote it (or
+ * where BasePath's file system keeps no trusted attributes), still makes
+ * the teardown empty the job's /dev/shm.
+ */
+static void test_record_forms(void)
+{
+	const char *dirs[] = { "/tmp", "/dev/shm", NULL };
+	struct mntns_spec spec = { .base_path = base, .job_id = 131 };
+	char victim[] = "/var/tmp/test-mntns-victim.XXXXXX", dir[256];
+	char path[300], value[64];
+	int fds[2] = { -1, -1 }, rc, fd;
+	ssize_t n;
+
+	if (!mkdtemp(victim)) {
+		ok(0, "precondition: a victim directory");
+		return;
+	}
+	rc = testspec_create(&spec, dirs, 4 << 20, 0, fresh());
+	ok(rc == 0, "create: %s", rc ? rep.msg : "ok");
+	snprintf(dir, sizeof(dir), "%s/131", base);
+	snprintf(path, sizeof(path), "%s/" JOBDIR_TMPFS, dir);
+	n = getxattr(dir, "trusted.devns" JOBDIR_TMPFS, value,
+		     sizeof(value) - 1);
+	if (n < 0 && (errno == ENOTSUP || errno == EOPNOTSUPP)) {
+		tap_skip("tmpfs record: BasePath keeps no trusted attributes");
+	} else {
+		value[n > 0 ? n : 0] = '\0';
+		is_str(value, "/dev/shm\n",
+		       "the tmpfs record is an attribute of the job directory");
+		ok(access(path, F_OK) < 0 && errno == ENOENT,
+		   "  and no file of its own");
+	}
+	/* The earlier form: the attribute gone, the file in its place. */
+	removexattr(dir, "trusted.devns" JOBDIR_TMPFS);
+	fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
+	ok(fd >= 0 && write(fd, "/dev/shm\n", 9) == 9 && close(fd) == 0,
+	   "precondition: the record is a file, as an earlier release's");
+	ok(grab_fds(131, dirs, 2, victim, 1, false, fds) == 0 &&
+	   used_kib(fds[1]) >= 1024,
+	   "precondition: another process holds A's /dev/shm, 1 MiB in it");
+	ok(mntns_delete(base, 131) == 0, "delete A");
+	is_int(entries(fds[1]), 0, "A's /dev/shm, through the held fd, is "
+	       "empty: the record file was read");
+	is_int(create_errno(fds[1]), EROFS, "  and read-only");
+	for (int i = 0; i < 2; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	rmdir(victim);
+}
+
+/*
  * Job A sends fds of a 64 MiB file of its /tmp (on disk) and of its
  * /dev/shm to job B: after A's teardown they read nothing and hold no
  * blocks or pages (a collector job holding one fd of each ended job
@@ -1630,6 +1683,7 @@ int main(void)
 	test_held_fds_dirs();
 	test_held_fds_swap();
 	test_held_files();
+	test_record_forms();
 	test_held_namespace();
 	test_end_lock();
 	rmdir(base);
