@@ -342,7 +342,7 @@ int mntns_run_child(const struct ns_plan *plan, int pin_fd, int *failed,
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sock) < 0)
 		return report_errno(rep, errno, "socketpair");
 	/* Returns once the child has ended: its message waits in sock[0]. */
-	pid = vchild_run(child_main, &args);
+	pid = vchild_run_blocked(child_main, &args);
 	if (pid < 0) {
 		saved = errno;
 		close(sock[0]);

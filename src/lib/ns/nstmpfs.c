@@ -227,7 +227,7 @@ int nstmpfs_open(const char *base_path, const char *name, int ns_fd,
 		return 0;
 	}
 	rc = socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, a.sock);
-	if (rc == 0 && (pid = vchild_run(child_main, &a)) < 0) {
+	if (rc == 0 && (pid = vchild_run_blocked(child_main, &a)) < 0) {
 		fdutil_close(a.sock[1]);
 		fdutil_close(a.sock[0]);
 		rc = -1;
