@@ -161,9 +161,15 @@ static int setup_namespace(const struct ns_plan *plan, int *step, int *dir)
 }
 
 /* The id of the caller's mount namespace, or 0 where the kernel has none. */
+/* An fd of the caller's mount namespace, or -1. */
+static int open_own_ns(void)
+{
+	return open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+}
+
 uint64_t mntns_own_ns_id(void)
 {
-	int fd = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	int fd = open_own_ns();
 	uint64_t id;
 
 	if (fd < 0)
@@ -211,14 +217,25 @@ static bool burn_batch(uint64_t id)
 	return true;
 }
 
-static int unshare_newer_than(uint64_t parent_id)
+/*
+ * Unshare into a namespace newer than parent_id (0: any will do).  The fd
+ * opened to read the id is kept in *ns_fd, for the parent's pin: one open
+ * of /proc per job fewer (-1 when none was opened).
+ */
+static int unshare_newer_than(uint64_t parent_id, int *ns_fd)
 {
 	uint64_t id;
 
+	*ns_fd = -1;
 	if (unshare(CLONE_NEWNS) < 0)
 		return -1;
-	if (!parent_id || !(id = mntns_own_ns_id()) || id > parent_id)
+	if (!parent_id)
 		return 0;
+	if ((*ns_fd = open_own_ns()) < 0 || !(id = nsmembers_id(*ns_fd)) ||
+	    id > parent_id)
+		return 0;
+	close(*ns_fd);
+	*ns_fd = -1;
 	if (burn_batch(id) && unshare(CLONE_NEWNS) < 0)
 		return -1;
 	for (int n = 0; n < MNTNS_MAX_UNSHARES; n++) {
@@ -272,17 +289,21 @@ static int child_main(void *arg)
 
 	/* A namespace of the pool is a copy made ahead: no copy here. */
 	if (plan->pool_fd >= 0 ? setns(plan->pool_fd, CLONE_NEWNS) < 0
-			       : unshare_newer_than(plan->parent_ns_id) < 0) {
+			       : unshare_newer_than(plan->parent_ns_id,
+						    &ns_fd) < 0) {
 		res.step = plan->pool_fd >= 0 ? STEP_ENTER_POOL : STEP_UNSHARE;
 		res.err = errno;
 	} else if (setup_namespace(plan, &res.step, &res.dir) < 0) {
 		res.err = errno;
-	} else if ((ns_fd = open("/proc/self/ns/mnt",
-				 O_RDONLY | O_CLOEXEC)) < 0) {
+	} else if (ns_fd < 0 && (ns_fd = open_own_ns()) < 0) {
 		res.step = STEP_OPEN_NS;
 		res.err = errno;
 	} else {
 		res.step = STEP_OK;
+	}
+	if (res.step != STEP_OK && ns_fd >= 0) {
+		close(ns_fd);
+		ns_fd = -1;
 	}
 	/* The namespace dies with us unless the parent got the fd. */
 	(void)send_result(args->sock[1], &res, ns_fd);
