@@ -88,6 +88,23 @@ static unsigned int mount_attrs(unsigned options)
 	return attrs;
 }
 
+/*
+ * A detached copy of the backing directory name below jobfd, with attrs:
+ * the child only attaches it, where it walked BasePath again to bind the
+ * directory (16 system calls at a BasePath four deep) and cloned it there.
+ */
+static int clone_backing(int jobfd, const char *name, unsigned int attrs)
+{
+	int fd = openat(jobfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW |
+			O_CLOEXEC), mnt_fd;
+
+	if (fd < 0)
+		return -1;
+	mnt_fd = fdmount_clone(fd, attrs);
+	fdutil_close(fd);
+	return mnt_fd;
+}
+
 /* Make the backing directories and fill in the child's plan. */
 static int plan_dirs(const struct mntns_spec *spec, int jobfd,
 		     struct ns_plan *plan, struct report *rep)
@@ -154,8 +171,7 @@ static int plan_dirs(const struct mntns_spec *spec, int jobfd,
 		    mkdirat(jobfd, name, 0700) < 0 ||
 		    /* mkdir's mode is filtered by the umask; fchmodat is not. */
 		    fchmodat(jobfd, name, 01777, 0) < 0 ||
-		    jobdir_path(pd->source, sizeof(pd->source), spec->base_path,
-			     spec->job_id, name) < 0)
+		    (pd->mnt_fd = clone_backing(jobfd, name, pd->attrs)) < 0)
 			return report_errno(rep, errno, "creating the backing "
 					    "directory of %s", md->path);
 	}

@@ -62,27 +62,20 @@ static const char *step_names[] = {
  */
 static int mount_private_dir(const struct private_dir *pd, int *step)
 {
-	const unsigned int attrs = pd->attrs;
-	int target_fd, source_fd, rc;
+	int target_fd, rc;
 
 	*step = STEP_OPEN_TARGET;
 	if ((target_fd = safepath_open(pd->target)) < 0)
 		return -1;
 	*step = STEP_MOUNT_DIR;
-	if (pd->mnt_fd >= 0) {
+	if (pd->mnt_fd >= 0)
 		/* Cloned, options set, by the parent in its namespace. */
 		rc = fdmount_attach(pd->mnt_fd, target_fd);
-	} else if (pd->tmpfs) {
+	else
 		/* A fresh tmpfs; an older mount there is simply covered. */
 		rc = fdmount_tmpfs(target_fd, "1777",
 				   pd->tmpfs_size[0] ? pd->tmpfs_size : NULL,
-				   attrs);
-	} else if ((source_fd = safepath_open(pd->source)) < 0) {
-		rc = -1;
-	} else {
-		rc = fdmount_bind(source_fd, target_fd, attrs);
-		fdutil_close(source_fd);
-	}
+				   pd->attrs);
 	fdutil_close(target_fd);
 	return rc;
 }

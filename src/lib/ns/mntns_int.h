@@ -22,11 +22,11 @@
 /* What the child does for one private directory. */
 struct private_dir {
 	char target[PATH_MAX];	/* e.g. /tmp */
-	char source[PATH_MAX];	/* backing directory, or "" (tmpfs, Source) */
 	char tmpfs_size[24];	/* bytes when a tmpfs, "" = default */
 	bool tmpfs;
 	unsigned int attrs;	/* FDMOUNT_* */
-	int mnt_fd;		/* a detached mount of a Source, or -1 */
+	int mnt_fd;		/* a detached mount of the backing directory
+				 * or the Source, or -1 (a tmpfs) */
 };
 
 /* A kept node directory (KeepPaths) and where it goes in the job. */
