@@ -14,7 +14,10 @@
  *   BasePath/<jobid>/.pidns   the PID namespace's pin (ns/pidns.h), which
  *                             delete unpins with the rest
  *   BasePath/<jobid>/.ns-tmpfs  the mount points of the job's tmpfs
- *                             mounts, which delete empties (ns/nstmpfs.h)
+ *                             mounts, which delete empties (ns/nstmpfs.h):
+ *                             the directory's attribute
+ *                             trusted.devns.ns-tmpfs, this file only
+ *                             where BasePath's file system keeps none
  *
  * A private dir with a Source (struct mntns_dir) is bound from that path
  * of the node instead: root creates its missing components below the

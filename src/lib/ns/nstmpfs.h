@@ -12,8 +12,9 @@
  * every file that no one holds open are freed) and makes its file system
  * read-only (no new file through any fd of it).
  *
- * Which mounts are devns's: mntns_create records their mount points in
- * BasePath/<jobid>/JOBDIR_TMPFS ("PATH" lines); teardown acts
+ * Which mounts are devns's: mntns_create records their mount points as
+ * the job directory's record JOBDIR_TMPFS ("PATH" lines; an attribute,
+ * or that file: jobrec.h); teardown acts
  * only on a recorded path where it finds the root of a tmpfs mount, found
  * again without following links.
  */
