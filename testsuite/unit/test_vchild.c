@@ -162,10 +162,15 @@ static void test_signals_blocked(void)
 	ok(pid > 0 && reap(pid) == 0,
 	   "blocked: a signal raised in the child waits, the child returns");
 	ok(!handler_ran, "our handler did not run in the child");
-	pid = vchild_run_blocked(trap, NULL);
-	ok(pid > 0 && reap(pid) == -SIGILL,
-	   "blocked: a fault in the child still kills it (SIGILL)");
-	ok(!ill_ran, "our SIGILL handler did not run in the child");
+	if (under_valgrind()) {
+		/* It runs the trapping instruction again, for ever. */
+		tap_skip("a fault with every signal blocked: not under valgrind");
+	} else {
+		pid = vchild_run_blocked(trap, NULL);
+		ok(pid > 0 && reap(pid) == -SIGILL,
+		   "blocked: a fault in the child still kills it (SIGILL)");
+		ok(!ill_ran, "our SIGILL handler did not run in the child");
+	}
 	pthread_sigmask(SIG_SETMASK, NULL, &after);
 	ok(sigismember(&after, SIGUSR2) && !sigismember(&after, SIGUSR1),
 	   "our signal mask is as it was");
