@@ -37,12 +37,18 @@
  * the namespace's teardown and the directory's removal to a reaper, as
  * slurmd's keeper takes them (ns/nsreap.h): the benchmark is that reaper,
  * between jobs, and times each reap on its own too.
+ * With -t BasePath is on a tmpfs of its own (in a mount namespace of the
+ * benchmark's, as -m), not on /var/tmp's file system: what remains is
+ * devns's own work without the file system's (on an ext4 without a
+ * journal, mounted with discard, every inode allocation skips the inodes
+ * freed in the last minutes and every freed block is a synchronous
+ * discard).
  * With -p every job also gets its PID namespace (PidNamespace=yes): its
  * creation (a forked init that mounts the job's /proc) is timed on its
  * own, and delete then kills that init too.
  * Needs root; prints why and exits 0 otherwise.  Never asserts timings.
  *
- *   bench_mntns [-m MOUNTS] [-P PROCS] [-b BUSY] [-s MB] [-a POOL] [-p]
+ *   bench_mntns [-m MOUNTS] [-P PROCS] [-b BUSY] [-s MB] [-a POOL] [-p] [-t]
  *               [ITERATIONS]
  */
 #include <dirent.h>
@@ -360,13 +366,14 @@ int main(int argc, char **argv)
 {
 	char mounts_dir[] = "/var/tmp/bench-mounts.XXXXXX";
 	int want_mounts = 0, n, with_pidns = 0, idle = 0, busy = 0, pool = 0;
+	int on_tmpfs = 0;
 	size_t size_mb = 0;
 	char *ballast = NULL;
 	pid_t *idle_pids = NULL, *busy_pids = NULL;
 
 	int opt;
 
-	while ((opt = getopt(argc, argv, "m:a:s:b:P:p")) != -1) {
+	while ((opt = getopt(argc, argv, "m:a:s:b:P:pt")) != -1) {
 		switch (opt) {
 		case 'm': want_mounts = atoi(optarg); break;
 		case 'a': pool = atoi(optarg); break;
@@ -374,9 +381,11 @@ int main(int argc, char **argv)
 		case 'b': busy = atoi(optarg); break;
 		case 'P': idle = atoi(optarg); break;
 		case 'p': with_pidns = 1; break;
+		case 't': on_tmpfs = 1; break;
 		default:
 			fprintf(stderr, "usage: bench_mntns [-m MOUNTS] [-P PROCS] "
-				"[-b BUSY] [-s MB] [-a POOL] [-p] [ITERATIONS]\n");
+				"[-b BUSY] [-s MB] [-a POOL] [-p] [-t] "
+				"[ITERATIONS]\n");
 			return 2;
 		}
 	}
@@ -399,6 +408,15 @@ int main(int argc, char **argv)
 	}
 	if (!mkdtemp(base)) {
 		perror("mkdtemp");
+		return 1;
+	}
+	/* Mounted over the new BasePath, in a namespace of our own. */
+	if (on_tmpfs &&
+	    ((!want_mounts && (unshare(CLONE_NEWNS) < 0 ||
+			       mount("none", "/", NULL, MS_REC | MS_PRIVATE,
+				     NULL) < 0)) ||
+	     mount("bench", base, "tmpfs", 0, "mode=0700") < 0)) {
+		perror("a tmpfs for BasePath");
 		return 1;
 	}
 	/* Touched, so that its pages are mapped as a daemon's are. */
@@ -486,8 +504,9 @@ int main(int argc, char **argv)
 		del_cpu[i] = c3 - c2;
 		total[i] = create[i] + pid_create[i] + del[i] + join[i];
 	}
-	printf("namespace per job (%d jobs, %d host mounts, %d spinning processes, %zu MB filled, BasePath on %s%s%s):\n",
+	printf("namespace per job (%d jobs, %d host mounts, %d spinning processes, %zu MB filled, BasePath on %s%s%s%s):\n",
 	       n, count_mounts(), busy, size_mb, base,
+	       on_tmpfs ? " (a tmpfs)" : "",
 	       with_pidns ? ", PID namespace" : "",
 	       pool ? ", from the pool" : "");
 	report("create + pin", create, n);
@@ -512,6 +531,8 @@ int main(int argc, char **argv)
 	stop_procs(idle_pids, idle);
 	printf("target: create+join+delete <= 1000 us per job "
 	       "(README.md, Benchmarks)\n");
+	if (on_tmpfs)
+		umount2(base, MNT_DETACH);
 	rmdir(base);
 	free(ballast);
 	if (want_mounts)

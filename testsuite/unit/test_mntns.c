@@ -31,12 +31,14 @@
 #include <sys/un.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "ns/jobdir.h"
 #include "ns/mntns.h"
 #include "ns/nsconf.h"
+#include "ns/nsmembers.h"
 #include "util/mountinfo.h"
 #include "tap.h"
 #include "testrep.h"
@@ -498,6 +500,114 @@ static void test_non_initial_namespace(void)
 	is_int(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0,
 	       "no create fails in a non-initial namespace (%d CPUs, 8 rounds)",
 	       ncpu);
+}
+
+/* The id of the caller's mount namespace after an unshare, 0 on failure. */
+static uint64_t unshare_id(void)
+{
+	int fd;
+	uint64_t id;
+
+	if (unshare(CLONE_NEWNS) < 0 ||
+	    (fd = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	id = nsmembers_id(fd);
+	close(fd);
+	return id;
+}
+
+/* The id a new mount namespace gets on the caller's CPU (a child's). */
+static uint64_t probe_id(void)
+{
+	uint64_t id = 0;
+	int fds[2];
+	pid_t pid;
+
+	if (pipe(fds) < 0 || (pid = fork()) < 0)
+		return 0;
+	if (pid == 0) {
+		id = unshare_id();
+		_exit(write(fds[1], &id, sizeof(id)) == sizeof(id) ? 0 : 1);
+	}
+	close(fds[1]);
+	if (read(fds[0], &id, sizeof(id)) != sizeof(id))
+		id = 0;
+	close(fds[0]);
+	waitpid(pid, NULL, 0);
+	return id;
+}
+
+static void pin_cpu(int cpu)
+{
+	cpu_set_t one;
+
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	sched_setaffinity(0, sizeof(one), &one);
+}
+
+/*
+ * Linux 6.18 gives namespace ids from per-CPU batches of 4096.  slurmd's
+ * own namespace made from the newest batch (on CPU a), the job's child
+ * then starts on CPU b, whose batch is older: the child's first copy is
+ * older than slurmd's namespace and cannot be pinned.  The create must
+ * still succeed, with a namespace newer than slurmd's (the child takes a
+ * new batch; before, it copied the namespace again up to 4095 times).
+ * Exit codes of the forked creator: 100 precondition not met.
+ */
+static void test_older_batch(void)
+{
+	const char *dirs[] = { "/tmp", "/dev/shm", NULL };
+	int status, a = -1, b = -1;
+	cpu_set_t set;
+	pid_t pid;
+
+	sched_getaffinity(0, sizeof(set), &set);
+	for (int cpu = 0; cpu < CPU_SETSIZE && b < 0; cpu++)
+		if (CPU_ISSET(cpu, &set))
+			*(a < 0 ? &a : &b) = cpu;
+	if (b < 0) {
+		tap_skip("older namespace-id batch: needs two CPUs");
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		struct mntns_spec spec = { .base_path = base, .job_id = 91 };
+		uint64_t parent, first, job = 0;
+		int fd;
+
+		pin_cpu(a);
+		first = unshare_id();
+		/* The rest of a's batch, so that the next id is a new one's. */
+		for (uint64_t n = (4096 - first % 4096) % 4096; n > 0; n--)
+			if (unshare(CLONE_NEWCGROUP) < 0)
+				_exit(100);
+		parent = unshare_id();
+		if (!first || !parent ||
+		    mount("none", "/", "none", MS_REC | MS_SLAVE, NULL) < 0)
+			_exit(100);
+		pin_cpu(b);
+		if (probe_id() >= parent)
+			_exit(100);	/* b's batch is not the older one */
+		if (testspec_create(&spec, dirs, 0, 0, NULL) < 0)
+			_exit(1);
+		if ((fd = mntns_open(base, 91)) >= 0) {
+			job = nsmembers_id(fd);
+			close(fd);
+		}
+		if (mntns_delete(base, 91) < 0)
+			_exit(2);
+		_exit(job > parent ? 0 : 3);
+	}
+	waitpid(pid, &status, 0);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 100) {
+		tap_skip("older namespace-id batch: ids here are not given "
+			 "in per-CPU batches (a kernel before 6.18)");
+		return;
+	}
+	is_int(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0,
+	       "a child on a CPU with an older id batch than slurmd's "
+	       "namespace: the create succeeds, pinned, with a newer id");
 }
 
 /* ---- per-directory settings (Dir= lines) -------------------------------- */
@@ -1135,6 +1245,58 @@ static void test_held_fds(void)
 }
 
 /*
+ * The tmpfs record is an attribute of the job directory (no file, no
+ * inode of its own); a record file, as an earlier release wrote it (or
+ * where BasePath's file system keeps no trusted attributes), still makes
+ * the teardown empty the job's /dev/shm.
+ */
+static void test_record_forms(void)
+{
+	const char *dirs[] = { "/tmp", "/dev/shm", NULL };
+	struct mntns_spec spec = { .base_path = base, .job_id = 131 };
+	char victim[] = "/var/tmp/test-mntns-victim.XXXXXX", dir[256];
+	char path[300], value[64];
+	int fds[2] = { -1, -1 }, rc, fd;
+	ssize_t n;
+
+	if (!mkdtemp(victim)) {
+		ok(0, "precondition: a victim directory");
+		return;
+	}
+	rc = testspec_create(&spec, dirs, 4 << 20, 0, fresh());
+	ok(rc == 0, "create: %s", rc ? rep.msg : "ok");
+	snprintf(dir, sizeof(dir), "%s/131", base);
+	snprintf(path, sizeof(path), "%s/" JOBDIR_TMPFS, dir);
+	n = getxattr(dir, "trusted.devns" JOBDIR_TMPFS, value,
+		     sizeof(value) - 1);
+	if (n < 0 && (errno == ENOTSUP || errno == EOPNOTSUPP)) {
+		tap_skip("tmpfs record: BasePath keeps no trusted attributes");
+	} else {
+		value[n > 0 ? n : 0] = '\0';
+		is_str(value, "/dev/shm\n",
+		       "the tmpfs record is an attribute of the job directory");
+		ok(access(path, F_OK) < 0 && errno == ENOENT,
+		   "  and no file of its own");
+	}
+	/* The earlier form: the attribute gone, the file in its place. */
+	removexattr(dir, "trusted.devns" JOBDIR_TMPFS);
+	fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
+	ok(fd >= 0 && write(fd, "/dev/shm\n", 9) == 9 && close(fd) == 0,
+	   "precondition: the record is a file, as an earlier release's");
+	ok(grab_fds(131, dirs, 2, victim, 1, false, fds) == 0 &&
+	   used_kib(fds[1]) >= 1024,
+	   "precondition: another process holds A's /dev/shm, 1 MiB in it");
+	ok(mntns_delete(base, 131) == 0, "delete A");
+	is_int(entries(fds[1]), 0, "A's /dev/shm, through the held fd, is "
+	       "empty: the record file was read");
+	is_int(create_errno(fds[1]), EROFS, "  and read-only");
+	for (int i = 0; i < 2; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	rmdir(victim);
+}
+
+/*
  * Job A sends fds of a 64 MiB file of its /tmp (on disk) and of its
  * /dev/shm to job B: after A's teardown they read nothing and hold no
  * blocks or pages (a collector job holding one fd of each ended job
@@ -1512,6 +1674,7 @@ int main(void)
 	test_teardown_with_writer();
 	test_teardown_kills_only_its_namespace();
 	test_non_initial_namespace();
+	test_older_batch();
 	test_dir_settings();
 	test_source_attacks();
 	test_point_templates();
@@ -1520,6 +1683,7 @@ int main(void)
 	test_held_fds_dirs();
 	test_held_fds_swap();
 	test_held_files();
+	test_record_forms();
 	test_held_namespace();
 	test_end_lock();
 	rmdir(base);

@@ -10,11 +10,17 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 
 #include "util/safepath.h"
 #include "util/saferm.h"
@@ -75,6 +81,84 @@ static void test_open(void)
 	errno = 0;
 	ok(safepath_open(at("none")) < 0 && errno == ENOENT,
 	   "a missing directory: ENOENT");
+}
+
+/*
+ * What test_open checks, as bits of what went wrong (0: all right), for
+ * a child to report.
+ */
+static int open_failures(void)
+{
+	int fd = safepath_open(at("d/sub")), fails = 0;
+
+	if (fd < 0)
+		fails |= 1;
+	else
+		close(fd);
+	errno = 0;
+	if (safepath_open(at("link")) >= 0 || errno != ELOOP)
+		fails |= 2;
+	errno = 0;
+	if (safepath_open(at("link/sub")) >= 0 || errno != ELOOP)
+		fails |= 4;
+	errno = 0;
+	if (safepath_open(at("file")) >= 0 || errno != ENOTDIR)
+		fails |= 8;
+	errno = 0;
+	if (safepath_open(at("none")) >= 0 || errno != ENOENT)
+		fails |= 16;
+	errno = 0;
+	if (safepath_open("/proc/self/cwd") >= 0 || errno != ELOOP)
+		fails |= 32;
+	return fails;
+}
+
+/* From here on openat2(2) fails with ENOSYS, as before Linux 5.6. */
+static int without_openat2(void)
+{
+	struct sock_filter filter[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_openat2, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = {
+		.len = sizeof(filter) / sizeof(filter[0]),
+		.filter = filter,
+	};
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0)
+		return -1;
+	return syscall(SYS_openat2, AT_FDCWD, "/", NULL, 0) < 0 &&
+	       errno == ENOSYS ? 0 : -1;
+}
+
+/*
+ * safepath_open takes openat2(2) where there is one; the walk it falls
+ * back to where there is none refuses the same (test_open's tree).
+ */
+static void test_open_both_ways(void)
+{
+	int status;
+	pid_t pid;
+
+	is_int(open_failures(), 0, "openat2: a link anywhere, magic ones too, "
+	       "a file, a missing name refused as test_open says");
+	pid = fork();
+	if (pid == 0)
+		_exit(without_openat2() < 0 ? 100 : open_failures());
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) {
+		ok(0, "the walk without openat2: the child ran");
+		return;
+	}
+	if (WEXITSTATUS(status) == 100) {
+		tap_skip("the walk without openat2: no seccomp filter here");
+		return;
+	}
+	is_int(WEXITSTATUS(status), 0, "without openat2 (ENOSYS, Linux "
+	       "before 5.6): the walk refuses the same");
 }
 
 static void test_private(void)
@@ -322,6 +406,7 @@ int main(void)
 	}
 	chmod(top, 0755);
 	test_open();
+	test_open_both_ways();
 	test_private();
 	test_make_private();
 	test_check_makeable();

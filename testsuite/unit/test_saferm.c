@@ -1004,6 +1004,41 @@ static void held_report(int fails, const char *where)
  * is emptied before it is unlinked (a collector process holding one fd
  * from each ended job would otherwise keep their memory or disk).
  */
+/*
+ * A file of size 0 is not truncated (nothing to empty), unless it holds
+ * blocks all the same (fallocate with FALLOC_FL_KEEP_SIZE): those are
+ * freed, whoever holds the file open.
+ */
+static void test_held_sizeless(void)
+{
+	int dir = make_dir(basefd, "sizeless"), fd;
+	struct stat st;
+
+	fd = openat(dir, "prealloc", O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	close(openat(dir, "empty", O_RDWR | O_CREAT | O_CLOEXEC, 0600));
+	close(dir);
+	if (fd < 0 || fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, 1 << 20) < 0) {
+		tap_skip("a file of size 0 with blocks: no fallocate here");
+		if (fd >= 0)
+			close(fd);
+		saferm_at(basefd, "sizeless");
+		return;
+	}
+	if (fstat(fd, &st) < 0)
+		st.st_blocks = -1;
+	ok(st.st_size == 0 && st.st_blocks > 0,
+	   "precondition: a held file of size 0 holds %ld blocks",
+	   (long)st.st_blocks);
+	ok(saferm_at(basefd, "sizeless") == 0 &&
+	   !exists(basefd, "sizeless"),
+	   "its directory is removed, an empty file in it too");
+	if (fstat(fd, &st) < 0)
+		st.st_blocks = -1;
+	ok(st.st_blocks == 0, "  the held file of size 0 holds no block (%ld)",
+	   (long)st.st_blocks);
+	close(fd);
+}
+
 static void test_held_file(void)
 {
 	int status;
@@ -1171,6 +1206,7 @@ int main(void)
 	test_deep_chain();
 	test_wide_chain();
 	test_held_file();
+	test_held_sizeless();
 	test_fifo_swap();
 	test_mounts();
 

@@ -90,14 +90,33 @@ static unsigned int mount_attrs(unsigned options)
 }
 
 /*
- * Make the backing directory name, 01777, in the job's directory jobfd,
- * or with TmpBackend=loop in the job's filesystem (plan->disk_fd), whose
- * mount point inside the namespace is BasePath/<jobid>/.disk; its path in
- * the namespace into source[len].
+ * A detached copy of the backing directory name below jobfd, with attrs:
+ * the child only attaches it, where it walked BasePath again to bind the
+ * directory (16 system calls at a BasePath four deep) and cloned it there.
  */
-static int backing_dir(const struct mntns_spec *spec,
-		       const struct ns_plan *plan, int jobfd, const char *name,
-		       char *source, size_t len)
+static int clone_backing(int jobfd, const char *name, unsigned int attrs)
+{
+	int fd = openat(jobfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW |
+			O_CLOEXEC), mnt_fd;
+
+	if (fd < 0)
+		return -1;
+	mnt_fd = fdmount_clone(fd, attrs);
+	fdutil_close(fd);
+	return mnt_fd;
+}
+
+/*
+ * Make the backing directory name, 01777, in the job's directory jobfd,
+ * and a detached clone of it in pd->mnt_fd, which the child attaches; or
+ * with TmpBackend=loop in the job's filesystem (plan->disk_fd), whose
+ * mount point inside the namespace is BasePath/<jobid>/.disk, with its
+ * path there in pd->source, which the child binds once that filesystem
+ * is attached (a detached mount's directory cannot be cloned before
+ * Linux 6.15).
+ */
+static int backing_dir(const struct ns_plan *plan, int jobfd,
+		       const char *name, struct private_dir *pd)
 {
 	int dirfd = plan->disk_fd >= 0 ? plan->disk_fd : jobfd;
 	int n;
@@ -107,10 +126,10 @@ static int backing_dir(const struct mntns_spec *spec,
 	    fchmodat(dirfd, name, 01777, 0) < 0)
 		return -1;
 	if (plan->disk_fd < 0)
-		return jobdir_path(source, len, spec->base_path, spec->job_id,
-				   name);
-	n = snprintf(source, len, "%s/%s", plan->disk_target, name);
-	if (n < 0 || (size_t)n >= len) {
+		return (pd->mnt_fd = clone_backing(jobfd, name, pd->attrs));
+	n = snprintf(pd->source, sizeof(pd->source), "%s/%s",
+		     plan->disk_target, name);
+	if (n < 0 || (size_t)n >= sizeof(pd->source)) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}
@@ -204,8 +223,7 @@ static int plan_dirs(const struct mntns_spec *spec, int jobfd,
 		/* Refuses ".ns" and over-long names rather than truncating. */
 		if (nsconf_backing_name(md->backing ? md->backing : md->path,
 					name, sizeof(name)) < 0 ||
-		    backing_dir(spec, plan, jobfd, name, pd->source,
-				sizeof(pd->source)) < 0)
+		    backing_dir(plan, jobfd, name, pd) < 0)
 			return report_errno(rep, errno, "creating the backing "
 					    "directory of %s", md->path);
 	}

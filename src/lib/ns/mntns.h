@@ -14,7 +14,10 @@
  *   BasePath/<jobid>/.pidns   the PID namespace's pin (ns/pidns.h), which
  *                             delete unpins with the rest
  *   BasePath/<jobid>/.ns-tmpfs  the mount points of the job's tmpfs
- *                             mounts, which delete empties (ns/nstmpfs.h)
+ *                             mounts, which delete empties (ns/nstmpfs.h):
+ *                             the directory's attribute
+ *                             trusted.devns.ns-tmpfs, this file only
+ *                             where BasePath's file system keeps none
  *   BasePath/<jobid>/.disk.img, .disk  TmpBackend=loop: the job's
  *                             filesystem and its mount point, mounted in
  *                             the job's namespace only, the backing

@@ -9,12 +9,14 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -28,6 +30,8 @@
 
 /* Most extra unshares for a newer namespace id: unshare_newer_than(). */
 #define MNTNS_MAX_UNSHARES 65536
+/* The ids a CPU takes at once (COOKIE_LOCAL_BATCH, Linux 6.18). */
+#define NS_ID_BATCH 4096
 
 /* The child reports the step that failed, its errno and which Dirs entry. */
 struct child_result {
@@ -59,8 +63,7 @@ static const char *step_names[] = {
  */
 static int mount_private_dir(const struct private_dir *pd, int *step)
 {
-	const unsigned int attrs = pd->attrs;
-	int target_fd, source_fd, rc;
+	int target_fd, rc;
 
 	*step = STEP_OPEN_TARGET;
 	if ((target_fd = safepath_open(pd->target)) < 0)
@@ -69,16 +72,18 @@ static int mount_private_dir(const struct private_dir *pd, int *step)
 	if (pd->mnt_fd >= 0) {
 		/* Cloned, options set, by the parent in its namespace. */
 		rc = fdmount_attach(pd->mnt_fd, target_fd);
-	} else if (pd->tmpfs) {
+	} else if (pd->source[0]) {
+		/* On the job's filesystem, attached in this namespace. */
+		int source_fd = safepath_open(pd->source);
+
+		rc = source_fd < 0 ? -1 :
+		     fdmount_bind(source_fd, target_fd, pd->attrs);
+		fdutil_close(source_fd);
+	} else {
 		/* A fresh tmpfs; an older mount there is simply covered. */
 		rc = fdmount_tmpfs(target_fd, "1777",
 				   pd->tmpfs_size[0] ? pd->tmpfs_size : NULL,
-				   attrs);
-	} else if ((source_fd = safepath_open(pd->source)) < 0) {
-		rc = -1;
-	} else {
-		rc = fdmount_bind(source_fd, target_fd, attrs);
-		fdutil_close(source_fd);
+				   pd->attrs);
 	}
 	fdutil_close(target_fd);
 	return rc;
@@ -179,9 +184,15 @@ static int setup_namespace(const struct ns_plan *plan, int *step, int *dir)
 }
 
 /* The id of the caller's mount namespace, or 0 where the kernel has none. */
+/* An fd of the caller's mount namespace, or -1. */
+static int open_own_ns(void)
+{
+	return open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+}
+
 uint64_t mntns_own_ns_id(void)
 {
-	int fd = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	int fd = open_own_ns();
 	uint64_t id;
 
 	if (fd < 0)
@@ -196,19 +207,62 @@ uint64_t mntns_own_ns_id(void)
  * pin fails with EINVAL unless our namespace's id is above the parent's
  * (mnt_ns_loop()).  In the initial namespace that always holds, but slurmd
  * may run in one of its own (systemd's PrivateTmp), and since Linux 6.18
- * namespace ids come from per-CPU batches of 4096, so a child on another
- * CPU can get an older id than its parent's namespace.  Unsharing again
- * draws the next id of this CPU's batch until it passes the parent's
- * (measured: 4092 unshares, 0.5 s, in the worst case).  Kernels without
- * NS_GET_MNTNS_ID number namespaces in order and never need this.
+ * namespace ids come from per-CPU batches of NS_ID_BATCH, so a child on
+ * another CPU can get an older id than its parent's namespace.  Every
+ * further id of that CPU's batch is older still: only the next batch,
+ * newer than any id given so far, helps.  Unsharing the mount namespace
+ * again until it comes copied every mount of the node each time (4092
+ * times in the worst case: 0.5 s at 25 mounts, seconds at 1,000), so the
+ * rest of the batch goes to cgroup namespaces instead, which draw from
+ * the same batch (namespaces of every kind share the generator) at about
+ * 1 us each, the child held on its CPU meanwhile, and one more copy then
+ * takes the new batch.  Where that does not give a newer id (another
+ * batch size, no cgroup namespaces) the copies go on as before.  Kernels
+ * without NS_GET_MNTNS_ID number namespaces in order and never need this.
  */
-static int unshare_newer_than(uint64_t parent_id)
+static bool burn_batch(uint64_t id)
 {
+	unsigned int cpu;
+	cpu_set_t one;
+
+	/* getcpu(2), not glibc's: this child has no rseq area of its own. */
+	if (syscall(SYS_getcpu, &cpu, NULL, NULL) < 0)
+		return false;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	if (sched_setaffinity(0, sizeof(one), &one) < 0)
+		return false;
+	/* The batch's last id is a multiple of NS_ID_BATCH. */
+	for (uint64_t n = (NS_ID_BATCH - id % NS_ID_BATCH) % NS_ID_BATCH;
+	     n > 0; n--)
+		if (unshare(CLONE_NEWCGROUP) < 0)
+			return false;
+	return true;
+}
+
+/*
+ * Unshare into a namespace newer than parent_id (0: any will do).  The fd
+ * opened to read the id is kept in *ns_fd, for the parent's pin: one open
+ * of /proc per job fewer (-1 when none was opened).
+ */
+static int unshare_newer_than(uint64_t parent_id, int *ns_fd)
+{
+	uint64_t id;
+
+	*ns_fd = -1;
 	if (unshare(CLONE_NEWNS) < 0)
 		return -1;
-	for (int n = 0; parent_id && n < MNTNS_MAX_UNSHARES; n++) {
-		uint64_t id = mntns_own_ns_id();
-
+	if (!parent_id)
+		return 0;
+	if ((*ns_fd = open_own_ns()) < 0 || !(id = nsmembers_id(*ns_fd)) ||
+	    id > parent_id)
+		return 0;
+	close(*ns_fd);
+	*ns_fd = -1;
+	if (burn_batch(id) && unshare(CLONE_NEWNS) < 0)
+		return -1;
+	for (int n = 0; n < MNTNS_MAX_UNSHARES; n++) {
+		id = mntns_own_ns_id();
 		if (!id || id > parent_id)
 			break;
 		if (unshare(CLONE_NEWNS) < 0)
@@ -258,17 +312,21 @@ static int child_main(void *arg)
 
 	/* A namespace of the pool is a copy made ahead: no copy here. */
 	if (plan->pool_fd >= 0 ? setns(plan->pool_fd, CLONE_NEWNS) < 0
-			       : unshare_newer_than(plan->parent_ns_id) < 0) {
+			       : unshare_newer_than(plan->parent_ns_id,
+						    &ns_fd) < 0) {
 		res.step = plan->pool_fd >= 0 ? STEP_ENTER_POOL : STEP_UNSHARE;
 		res.err = errno;
 	} else if (setup_namespace(plan, &res.step, &res.dir) < 0) {
 		res.err = errno;
-	} else if ((ns_fd = open("/proc/self/ns/mnt",
-				 O_RDONLY | O_CLOEXEC)) < 0) {
+	} else if (ns_fd < 0 && (ns_fd = open_own_ns()) < 0) {
 		res.step = STEP_OPEN_NS;
 		res.err = errno;
 	} else {
 		res.step = STEP_OK;
+	}
+	if (res.step != STEP_OK && ns_fd >= 0) {
+		close(ns_fd);
+		ns_fd = -1;
 	}
 	/* The namespace dies with us unless the parent got the fd. */
 	(void)send_result(args->sock[1], &res, ns_fd);
@@ -328,7 +386,7 @@ int mntns_run_child(const struct ns_plan *plan, int pin_fd, int *failed,
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sock) < 0)
 		return report_errno(rep, errno, "socketpair");
 	/* Returns once the child has ended: its message waits in sock[0]. */
-	pid = vchild_run(child_main, &args);
+	pid = vchild_run_blocked(child_main, &args);
 	if (pid < 0) {
 		saved = errno;
 		close(sock[0]);

@@ -263,7 +263,7 @@ static int bare_child(void *arg)
 static int strip_namespace(int ns_fd)
 {
 	int status;
-	pid_t pid = vchild_run(bare_child, &ns_fd);
+	pid_t pid = vchild_run_blocked(bare_child, &ns_fd);
 
 	if (pid < 0)
 		return -1;

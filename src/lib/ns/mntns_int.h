@@ -22,11 +22,14 @@
 /* What the child does for one private directory. */
 struct private_dir {
 	char target[PATH_MAX];	/* e.g. /tmp */
-	char source[PATH_MAX];	/* backing directory, or "" (tmpfs, Source) */
 	char tmpfs_size[24];	/* bytes when a tmpfs, "" = default */
 	bool tmpfs;
 	unsigned int attrs;	/* FDMOUNT_* */
-	int mnt_fd;		/* a detached mount of a Source, or -1 */
+	int mnt_fd;		/* a detached mount of the backing directory
+				 * or the Source, or -1 (a tmpfs, or source) */
+	/* TmpBackend=loop: the backing directory on the job's filesystem,
+	 * bound once that is attached (attach_disk), or "" */
+	char source[PATH_MAX];
 };
 
 /* A kept node directory (KeepPaths) and where it goes in the job. */

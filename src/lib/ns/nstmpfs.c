@@ -36,7 +36,6 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
-#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -80,32 +79,30 @@ struct child_result {
 
 int nstmpfs_record(int jobfd, const char *const *points, size_t n)
 {
-	int fd, rc = 0;
+	size_t len = 0, size = 0;
+	char *text;
+	int rc;
 
 	if (!n)
 		return 0;
-	fd = openat(jobfd, RECORD_NAME, O_CREAT | O_EXCL | O_WRONLY |
-		    O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -1;
-	for (size_t i = 0; i < n && !rc; i++) {
-		size_t len = strlen(points[i]);
-		struct iovec iov[2] = {
-			{ (void *)points[i], len },
-			{ "\n", 1 },
-		};
-
+	for (size_t i = 0; i < n; i++) {
 		if (points[i][0] != '/' || strchr(points[i], '\n')) {
 			errno = EINVAL;
-			rc = -1;
-		} else if (writev(fd, iov, 2) != (ssize_t)len + 1) {
-			if (errno == 0)
-				errno = EIO;
-			rc = -1;
+			return -1;
 		}
+		size += strlen(points[i]) + 1;
 	}
-	if (close(fd) < 0)
-		rc = -1;
+	if (!(text = malloc(size)))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		size_t l = strlen(points[i]);
+
+		memcpy(text + len, points[i], l);
+		text[len + l] = '\n';
+		len += l + 1;
+	}
+	rc = jobrec_write(jobfd, RECORD_NAME, text, len);
+	free(text);
 	return rc;
 }
 
@@ -237,7 +234,7 @@ int nstmpfs_open(const char *base_path, const char *name, int ns_fd,
 		return 0;
 	}
 	rc = socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, a.sock);
-	if (rc == 0 && (pid = vchild_run(child_main, &a)) < 0) {
+	if (rc == 0 && (pid = vchild_run_blocked(child_main, &a)) < 0) {
 		fdutil_close(a.sock[1]);
 		fdutil_close(a.sock[0]);
 		rc = -1;

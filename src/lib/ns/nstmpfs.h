@@ -16,11 +16,11 @@
  * past the job then reaches nothing of it, and its loop device holds no
  * data once that fd goes.
  *
- * Which mounts are devns's: mntns_create records their mount points in
- * BasePath/<jobid>/JOBDIR_TMPFS ("PATH" lines); teardown acts
- * only on a recorded path where it finds the root of a tmpfs mount (or of
- * a mount on ext4, the job's own filesystem), found again without
- * following links.
+ * Which mounts are devns's: mntns_create records their mount points as
+ * the job directory's record JOBDIR_TMPFS ("PATH" lines; an attribute,
+ * or that file: jobrec.h); teardown acts only on a recorded path where
+ * it finds the root of a tmpfs mount (or of a mount on ext4, the job's
+ * own filesystem), found again without following links.
  */
 #ifndef DEVNS_NSTMPFS_H
 #define DEVNS_NSTMPFS_H

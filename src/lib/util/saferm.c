@@ -73,6 +73,7 @@ struct ident {
 	uint32_t nlink;
 	uint64_t mnt_id;
 	bool has_mnt_id; /* statx may not report it on old kernels */
+	bool empty;      /* a file of no size and no block: nothing to free */
 };
 
 /* One directory on the way down from the top. */
@@ -119,8 +120,11 @@ static int fd_ident(int fd, struct ident *id)
 	struct statx stx;
 
 	if (statx(fd, "", AT_EMPTY_PATH, STATX_TYPE | STATX_MODE | STATX_INO
-		  | STATX_NLINK | STATX_MNT_ID, &stx) < 0)
+		  | STATX_NLINK | STATX_MNT_ID | STATX_SIZE | STATX_BLOCKS,
+		  &stx) < 0)
 		return -1;
+	id->empty = (stx.stx_mask & STATX_SIZE) && (stx.stx_mask & STATX_BLOCKS)
+		    && stx.stx_size == 0 && stx.stx_blocks == 0;
 	id->dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
 	id->ino = stx.stx_ino;
 	id->mode = stx.stx_mode;
@@ -348,7 +352,8 @@ static int file_empty(int pfd, const char *name, const struct ident *top)
 		return errno == ENOENT ? 0 : -1;
 	if (fd_ident(pfile, &id) < 0)
 		goto out;
-	if (!S_ISREG(id.mode) || id.nlink != 1 ||
+	/* Empty already (the namespace's pin): no reopen, no truncate. */
+	if (!S_ISREG(id.mode) || id.nlink != 1 || id.empty ||
 	    !file_same_mount(top, &id)) {
 		rc = 0;
 		goto out;

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -35,6 +36,7 @@ struct vchild_start {
 	int (*fn)(void *);
 	void *arg;
 	sigset_t mask;		/* the caller's, restored in the child */
+	bool blocked;		/* vchild_run_blocked: kept all blocked */
 };
 
 /* A handler of the caller would run on the caller's memory: none may. */
@@ -58,15 +60,19 @@ static int child_start(void *arg)
 {
 	const struct vchild_start *start = arg;
 
+	/* Nothing can be delivered: no handler to reset. */
+	if (start->blocked)
+		return start->fn(start->arg);
 	reset_handlers();
 	(void)sigprocmask(SIG_SETMASK, &start->mask, NULL);
 	return start->fn(start->arg);
 }
 
-pid_t vchild_run(int (*fn)(void *), void *arg)
+static pid_t run(int (*fn)(void *), void *arg, bool blocked)
 {
 	const size_t size = VCHILD_GUARD_SIZE + VCHILD_STACK_SIZE;
-	struct vchild_start start = { .fn = fn, .arg = arg };
+	struct vchild_start start = { .fn = fn, .arg = arg,
+				      .blocked = blocked };
 	sigset_t all;
 	char *stack;
 	pid_t pid;
@@ -95,4 +101,14 @@ error:
 	munmap(stack, size);
 	errno = saved;
 	return -1;
+}
+
+pid_t vchild_run(int (*fn)(void *), void *arg)
+{
+	return run(fn, arg, false);
+}
+
+pid_t vchild_run_blocked(int (*fn)(void *), void *arg)
+{
+	return run(fn, arg, true);
 }

@@ -34,4 +34,16 @@
  */
 pid_t vchild_run(int (*fn)(void *), void *arg);
 
+/*
+ * vchild_run(), the child keeping every signal blocked from start to end
+ * (SIGKILL and SIGSTOP aside, which run no handler): no handler of the
+ * caller can run in it, so none is reset, which took a system call per
+ * signal (64, twice per job's namespace).  A fault in it still kills it
+ * (the kernel unblocks a synchronous signal and gives it its default).
+ * For a child that only makes system calls and ends: one that execs
+ * (its program would inherit the mask) or waits for a signal takes
+ * vchild_run().
+ */
+pid_t vchild_run_blocked(int (*fn)(void *), void *arg);
+
 #endif
