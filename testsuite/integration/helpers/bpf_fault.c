@@ -13,11 +13,18 @@
  *                            starts and a job's setup meets the rejection
  *   DEVNS_FAULT=prog_attach  BPF_PROG_ATTACH fails with EPERM
  *
+ *   DEVNS_FAULT_LOG=PATH     each injected failure appends a line
+ *                            "FAULT PROGRAM PID" to PATH (PROGRAM: the
+ *                            executable's name), so that a test can prove
+ *                            the fault fired where it meant it to before
+ *                            it asserts what the fault caused
+ *
  * Every other system call goes to glibc's syscall() unchanged.  This is a
  * test tool: it is never installed.
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <linux/bpf.h>
 #include <stdarg.h>
@@ -36,21 +43,64 @@ static int fault_is(const char *name)
 }
 
 /*
- * Whether this process is a slurmstepd: the program it runs, not its
+ * The name of the program this process runs, from /proc/self/exe, not its
  * argv[0], which slurmstepd overwrites with its title ("slurmstepd:
- * [12.extern]").
+ * [12.extern]"); "" when it cannot be read.
  */
-static int in_stepd(void)
+static void exe_name(char *buf, size_t size)
 {
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	const char *base;
 
+	buf[0] = '\0';
 	if (n <= 0)
-		return 0;
+		return;
 	exe[n] = '\0';
 	base = strrchr(exe, '/');
-	return strcmp(base ? base + 1 : exe, "slurmstepd") == 0;
+	base = base ? base + 1 : exe;
+	if (strlen(base) < size)
+		memcpy(buf, base, strlen(base) + 1);
+}
+
+/*
+ * Whether this process is a slurmstepd.  Debian's packages install it as
+ * slurmstepd-wlm, /usr/sbin/slurmstepd being an alternatives link to it,
+ * and the link is resolved in /proc/self/exe: a stepd run as
+ * /usr/sbin/slurmstepd reads as slurmstepd-wlm (issue 41: the fault never
+ * fired in Debian's 22.05 stepd, and the job ran under its filter).
+ */
+static int in_stepd(void)
+{
+	char name[NAME_MAX + 1];
+
+	exe_name(name, sizeof(name));
+	return strcmp(name, "slurmstepd") == 0 ||
+	       strcmp(name, "slurmstepd-wlm") == 0;
+}
+
+/* Appends "FAULT PROGRAM PID" to DEVNS_FAULT_LOG, when it is set. */
+static void note_fired(void)
+{
+	const char *path = getenv("DEVNS_FAULT_LOG");
+	char name[NAME_MAX + 1];
+	int saved = errno, fd;
+
+	if (!path || !*path)
+		return;
+	exe_name(name, sizeof(name));
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (fd >= 0) {
+		/*
+		 * One write, so that lines of processes failing at once stay
+		 * whole; a failed one leaves no record, which the test reads
+		 * as the fault not having fired.
+		 */
+		(void)dprintf(fd, "%s %s %d\n", getenv("DEVNS_FAULT"),
+			      name[0] ? name : "?", (int)getpid());
+		close(fd);
+	}
+	errno = saved;
 }
 
 static long inject(long cmd, union bpf_attr *attr)
@@ -62,10 +112,12 @@ static long inject(long cmd, union bpf_attr *attr)
 			snprintf((char *)(uintptr_t)attr->log_buf,
 				 attr->log_size,
 				 "0: (b7) r0 = 0\ninjected by bpf_fault: program rejected\n");
+		note_fired();
 		errno = EACCES;
 		return -1;
 	}
 	if (cmd == BPF_PROG_ATTACH && fault_is("prog_attach")) {
+		note_fired();
 		errno = EPERM;
 		return -1;
 	}
