@@ -317,11 +317,8 @@ GUEST_RELEASES=${DEVNS_GUEST_RELEASES:-22.05}
 # guest_release_tests NAME: the tests the guest runs on release NAME:
 # GUEST_INTEGRATION on GUEST_RELEASE; on the others the namespace,
 # adoption, the PID namespace (README's example, PidNamespace=yes) and the
-# configuration as slurmd reads it (configless).  test_devices is left out
-# for now: on 22.05 in the guest, with a verifier rejection injected into
-# slurmstepd, the job ran and no refusal was logged (checks 42 and 43 of
-# the last rehearsal; the host's 22.05 and the guest's 26.05 pass them),
-# which is not yet understood.  DEVNS_GUEST_TESTS_<X_Y> picks another list.
+# configuration as slurmd reads it (configless), and the device filter.
+# DEVNS_GUEST_TESTS_<X_Y> picks another list.
 guest_release_tests() {
 	local var=DEVNS_GUEST_TESTS_${1/./_}
 	if [ -n "${!var:-}" ]; then
@@ -329,7 +326,7 @@ guest_release_tests() {
 	elif [ "$1" = "$GUEST_RELEASE" ]; then
 		echo "$GUEST_INTEGRATION"
 	else
-		echo "test_namespace test_adopt test_pidns test_configless"
+		echo "test_namespace test_devices test_adopt test_pidns test_configless"
 	fi
 }
 
