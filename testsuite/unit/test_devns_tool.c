@@ -387,7 +387,7 @@ static void test_check(void)
 		 "namespacepool 0 (default)\n"
 		 "namespacepoolready 0\n"
 		 "shmsize 1073741824 (%s:4)\ntmpsize none (default)\n"
-		 "tmpdisklimit none (default)\n"
+		 "tmpdisklimit none (default)\ntmpdiskgres none (default)\n"
 		 "tmpinodelimit 0 (default)\ntmpdiskquota none\nkeeppaths none (default)\n"
 		 "dir /tmp type=bind options=nosuid,nodev (default)\n"
 		 "dir /dev/shm type=tmpfs size=1073741824 options=nosuid,nodev "

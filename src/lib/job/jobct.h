@@ -204,6 +204,12 @@ struct jobct_plan {
 	 */
 	uint64_t job_mem;
 	uint64_t node_mem;
+	/*
+	 * What the job asked of BasePath's disk here (TmpDiskGres's count,
+	 * --tmp), which with the settings makes its /tmp limit
+	 * (nsconf_job_disk_limit); zeros: nothing asked or not wanted.
+	 */
+	struct nsconf_disk_ask disk_ask;
 	/* GRES device files (NULL-terminated, NULL: none) of the node and
 	 * those allocated to the job on it */
 	const char *const *node_devices;

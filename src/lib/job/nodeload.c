@@ -113,27 +113,35 @@ static int check_disk_limit(const struct nsconf *c,
 			    struct report *rep)
 {
 	struct report why;
+	char what[128];
 	int fd, rc;
 
-	if (!c->tmp_disk_limit || !c->base_path)
+	if (!nsconf_disk_limited(c) || !c->base_path)
 		return 0;
+	if (c->tmp_disk_gres)
+		snprintf(what, sizeof(what), "TmpDiskGres=%s", c->tmp_disk_gres);
+	else if (c->tmp_disk_request)
+		snprintf(what, sizeof(what), "TmpDiskLimit=request");
+	else
+		snprintf(what, sizeof(what), "TmpDiskLimit=%" PRIu64 " bytes",
+			 c->tmp_disk_limit);
 	if ((fd = safepath_open(c->base_path)) < 0) {
 		if (args->check_only && errno == ENOENT) {
-			report_warning(rep, "TmpDiskLimit=%" PRIu64 " bytes: BasePath %s does not exist yet, so whether its filesystem enforces project quotas is not known",
-				       c->tmp_disk_limit, c->base_path);
+			report_warning(rep, "%s: BasePath %s does not exist yet, so whether its filesystem enforces project quotas is not known",
+				       what, c->base_path);
 			return 0;
 		}
-		return report_errno(rep, errno, "TmpDiskLimit: opening BasePath %s",
-				    c->base_path);
+		return report_errno(rep, errno, "%s: opening BasePath %s",
+				    what, c->base_path);
 	}
 	report_init(&why, NULL, NULL);
 	rc = dquota_probe(fd, c->base_path, &why);
 	close(fd);
 	if (rc < 0)
-		return report_error(rep, "TmpDiskLimit=%" PRIu64 " bytes cannot be enforced on BasePath: %s",
-				    c->tmp_disk_limit, why.msg);
-	report_info(rep, "TmpDiskLimit=%" PRIu64 " bytes: BasePath %s enforces project quotas",
-		    c->tmp_disk_limit, c->base_path);
+		return report_error(rep, "%s cannot be enforced on BasePath: %s",
+				    what, why.msg);
+	report_info(rep, "%s: BasePath %s enforces project quotas", what,
+		    c->base_path);
 	return 0;
 }
 

@@ -183,7 +183,7 @@ static const char *disk_quota_state(const struct nsconf *c)
 {
 	int fd, rc;
 
-	if (!c->tmp_disk_limit || !c->base_path)
+	if (!nsconf_disk_limited(c) || !c->base_path)
 		return "none";
 	if ((fd = safepath_open(c->base_path)) < 0)
 		return "unknown";
@@ -251,8 +251,13 @@ static void print_settings(const struct devns_opts *o,
 			 l->shm_size);
 	print_share_from("tmpsize", c->tmp_size, c->tmp_percent, f,
 			 l->tmp_size);
-	print_size_from("tmpdisklimit", c->tmp_disk_limit, f,
-			l->tmp_disk_limit);
+	if (c->tmp_disk_request)
+		print_kv_from("tmpdisklimit", "request", f, l->tmp_disk_limit);
+	else
+		print_size_from("tmpdisklimit", c->tmp_disk_limit, f,
+				l->tmp_disk_limit);
+	print_kv_from("tmpdiskgres", c->tmp_disk_gres ? c->tmp_disk_gres
+		      : "none", f, l->tmp_disk_gres);
 	snprintf(n, sizeof(n), "%ju", (uintmax_t)c->tmp_inode_limit);
 	print_kv_from("tmpinodelimit", n, f, l->tmp_inode_limit);
 	print_kv("tmpdiskquota", disk_quota_state(c));
@@ -459,6 +464,10 @@ static void json_settings(struct json *j, const struct nsconf *c)
 	json_setting_num(j, "tmpsizepercent", c->tmp_percent, f, l->tmp_size);
 	json_setting_size(j, "tmpdisklimit", c->tmp_disk_limit, f,
 			  l->tmp_disk_limit);
+	json_setting_bool(j, "tmpdisklimitrequest", c->tmp_disk_request, f,
+			  l->tmp_disk_limit);
+	json_setting_str(j, "tmpdiskgres", c->tmp_disk_gres, f,
+			 l->tmp_disk_gres);
 	json_setting_num(j, "tmpinodelimit", c->tmp_inode_limit, f,
 			 l->tmp_inode_limit);
 	json_setting_str(j, "devicepolicy",
