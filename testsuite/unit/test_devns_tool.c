@@ -594,7 +594,7 @@ static void test_check_json(void)
 	   jv_str(set, "sources.0") && !strcmp(jv_str(set, "sources.0"), where)
 	   && !strcmp(jv_str(set, "source"), where),
 	   "  settings: deviceallow a list, each entry's line in sources");
-	ok(jv_get(v, "settings")->count == 24, "  24 settings, one each");
+	ok(jv_get(v, "settings")->count == 26, "  26 settings, one each");
 	ok(jv_get(v, "notes") && jv_get(v, "notes")->count == 0,
 	   "  no notes");
 	set = jv_find(v, "dirs", "path", "/dev/shm");
