@@ -184,7 +184,8 @@ static void pass_notes(enum report_level level, const char *msg, void *arg)
 
 /*
  * The job's /tmp limit (nsconf_job_disk_limit) into *limit, checked
- * against the size of BasePath's filesystem, and told to log.  Returns
+ * against the size of BasePath's filesystem, and logged at the default
+ * level (the admin's answer to "how much /tmp did this job get").  Returns
  * 0, or -1 with the reason in rep: the job does not run.
  */
 static int job_disk_limit(const struct jobct_plan *plan, uint64_t *limit,
@@ -205,7 +206,7 @@ static int job_disk_limit(const struct jobct_plan *plan, uint64_t *limit,
 		return report_error(rep, "refusing the job: its /tmp limit: %s",
 				    why);
 	if (*limit)
-		report_info(rep, "/tmp limited to %" PRIu64 " bytes (%s)",
+		report_notice(rep, "/tmp limited to %" PRIu64 " bytes (%s)",
 			    *limit, node->conf->tmp_disk_gres &&
 			    plan->disk_ask.gres_bytes
 			    ? node->conf->tmp_disk_gres
