@@ -163,6 +163,17 @@ int main(void)
 	sets("gpu:a:2(IDX:0-1),nic:1(IDX:1),gpu:b:1(IDX:1)", "gpu=0,1 nic=1");
 	sets("fpga:1(IDX:7),nic:1(CNT:1),gpu:1(IDX:3)", "fpga=7 gpu=3");
 	test_names_apart();
+	ok(gresidx_conf_names("gpu:a:2,gpu:b:2,nic:2,tmpdisk:800M", "tmpdisk") &&
+	   gresidx_conf_names("tmpdisk:800M", "tmpdisk") &&
+	   gresidx_conf_names("tmpdisk,gpu:1", "tmpdisk") &&
+	   gresidx_conf_names("gpu:1(S:0),tmpdisk:1G(S:0)", "tmpdisk"),
+	   "a node's Gres= names tmpdisk");
+	ok(!gresidx_conf_names("gpu:a:2,nic:2", "tmpdisk") &&
+	   !gresidx_conf_names("tmpdisk2:1G,xtmpdisk:1G", "tmpdisk") &&
+	   !gresidx_conf_names("", "tmpdisk") &&
+	   !gresidx_conf_names(NULL, "tmpdisk") &&
+	   !gresidx_conf_names("Tmpdisk:1G", "tmpdisk"),
+	   "  and not where only a longer name, another case or none has it");
 	counts("tmpdisk(CNT:10485760)", "tmpdisk", 0, 10485760);
 	counts("gpu:1(IDX:0),tmpdisk(CNT:31457280),nic:1(IDX:1)", "tmpdisk",
 	       0, 31457280);

@@ -211,6 +211,20 @@ int gresidx_count(const char *detail, const char *name, uint64_t *count)
 	}
 }
 
+bool gresidx_conf_names(const char *gres, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (const char *p = gres; p && *p; p += strcspn(p, ","),
+	     p += *p == ',') {
+		if (!strncmp(p, name, len) &&
+		    (p[len] == ':' || p[len] == ',' || p[len] == '(' ||
+		     !p[len]))
+			return true;
+	}
+	return false;
+}
+
 static struct gresidx_name *find_name(const struct gresidx_set *set,
 				      const char *name)
 {

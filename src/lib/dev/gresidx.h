@@ -44,6 +44,12 @@ int gresidx_parse(const char *detail,
  */
 int gresidx_count(const char *detail, const char *name, uint64_t *count);
 
+/*
+ * Whether a node's slurm.conf Gres= value ("gpu:a:2,nic:2,tmpdisk:800G")
+ * names GRES name (case-sensitive, as Slurm).  gres NULL: none.  Pure.
+ */
+bool gresidx_conf_names(const char *gres, const char *name);
+
 /* The device indices one GRES name holds, all its types merged. */
 struct gresidx_name {
 	char name[GRESIDX_MAX_NAME];

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "dev/cgroup2.h"
+#include "dev/gresidx.h"
 #include "job/backend.h"
 #include "job/devcg.h"
 #include "job/jobct.h"
@@ -397,6 +398,16 @@ int jobct_node_check(const struct jobct_node *node,
 	}
 	if (c->pid_namespace && check_pid_namespace(slurm, rep) < 0)
 		return -1;
+	/* A name no job can be given: every job would silently fall back. */
+	if (c->tmp_disk_gres && !gresidx_conf_names(slurm->gres,
+						    c->tmp_disk_gres)) {
+		errno = ENOENT;
+		return report_error(rep, "TmpDiskGres=%s: node %s has no GRES %s in slurm.conf (Gres=%s), so no job could ask for it; add it there (and to GresTypes, with gres.conf's Name=%s Count=SIZE) or set TmpDiskGres=none on a NodeName line for this node",
+				    c->tmp_disk_gres, node->node_name,
+				    c->tmp_disk_gres,
+				    slurm->gres ? slurm->gres : "",
+				    c->tmp_disk_gres);
+	}
 	if (devpolicy_check_gres(&node->policy, slurm->node_devices, rep) < 0)
 		return -1;
 	if (devpolicy_never_filters(&node->policy) ||
