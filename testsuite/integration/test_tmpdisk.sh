@@ -376,31 +376,35 @@ size_near() {
 		[ "$(cat "$OUT/td-$1.rc" 2>/dev/null)" = 1 ]
 }
 
-# TmpDiskGres: each job's /tmp limit is its count GRES on the node.
+# TmpDiskGres: each job's /tmp limit is its count GRES on the node.  The
+# cluster restarts with the GRES first (a restart removes the cluster's
+# root, so the quota filesystem comes after it and goes before the
+# restart back, and the saved settings are taken again after each).
 test_gres_limit() {
 	local why c d e f log=$DEVNS_CLUSTER_ROOT/log/slurmd-node1.log
+	restart_with DEVNS_TMPDISK_GRES=800M && setup && wait_for 60 node_idle node1
+	ok $? "TmpDiskGres: the cluster restarts with a count GRES tmpdisk of 800M per node" ||
+		{ skip_checks $((GRES_CHECKS - 1)) "TmpDiskGres: no cluster with the GRES"; restart_with DEVNS_TMPDISK_GRES=; setup; return; }
+	like "$(cl scontrol show node node1 2>&1 | grep -o 'Gres=[^ ]*')" "tmpdisk:(800M|838860800)" \
+		"  precondition: slurmctld knows node1's tmpdisk:800M"
 	if ! why=$(quota_fs_make 192M); then
 		quota_fs_remove
 		if [ "${DEVNS_REQUIRE_QUOTA:-}" = 1 ]; then
 			ok 1 "TmpDiskGres: DEVNS_REQUIRE_QUOTA: an ext4 with project quotas mounts here: $why"
-			skip_checks $((GRES_CHECKS - 1)) "TmpDiskGres: no ext4 with project quotas"
+			skip_checks $((GRES_CHECKS - 3)) "TmpDiskGres: no ext4 with project quotas"
 		else
-			skip_checks $GRES_CHECKS "TmpDiskGres: an ext4 with project quotas does not mount here (the kernel lacks quota support): $(echo "$why" | head -n1)"
+			skip_checks $((GRES_CHECKS - 2)) "TmpDiskGres: an ext4 with project quotas does not mount here (the kernel lacks quota support): $(echo "$why" | head -n1)"
 		fi
+		restart_with DEVNS_TMPDISK_GRES=; setup
 		return
 	fi
 	ok 0 "TmpDiskGres: precondition: a loop-mounted ext4 with prjquota at $QFS"
 	mkdir -m 0755 "$QFS/node1"
-	restart_with DEVNS_TMPDISK_GRES=800M && node_idle node1
-	ok $? "the cluster restarts with a count GRES tmpdisk of 800M per node" ||
-		{ skip_checks $((GRES_CHECKS - 2)) "TmpDiskGres: no cluster with the GRES"; quota_fs_remove; return; }
-	like "$(cl scontrol show node node1 2>&1 | grep -o 'Gres=[^ ]*')" "tmpdisk:800M" \
-		"  precondition: slurmctld knows node1's tmpdisk:800M"
 	conf_with node1 "NodeName=node1 BasePath=$QFS/node1 TmpDiskLimit=5M TmpDiskGres=tmpdisk"
 	ok $? "slurmd starts with TmpDiskGres=tmpdisk TmpDiskLimit=5M" ||
-		{ skip_checks $((GRES_CHECKS - 4)) "TmpDiskGres: slurmd did not start"; conf_restore node1; restart_with DEVNS_TMPDISK_GRES=; quota_fs_remove; return; }
+		{ diag "$(tail -n 5 "$log")"; skip_checks $((GRES_CHECKS - 4)) "TmpDiskGres: slurmd did not start"; conf_restore node1; rm -rf "$QFS/node1"; quota_fs_remove; restart_with DEVNS_TMPDISK_GRES=; setup; return; }
 	if [ -x "$DEVNS" ]; then
-		like "$(devns_check node1)" "tmpdiskgres tmpdisk \\(" "devns check shows TmpDiskGres and its line"
+		like "$(devns_check node1)" "tmpdiskgres tmpdisk \(" "devns check shows TmpDiskGres and its line"
 	else
 		skip "devns check: no $DEVNS built"
 	fi
@@ -445,12 +449,12 @@ test_gres_limit() {
 	cl scontrol update nodename=node1 state=resume >/dev/null 2>&1
 
 	conf_restore node1
-	restart_with DEVNS_TMPDISK_GRES= && wait_for 30 node_idle node1
-	ok $? "node1 is back on the harness' settings, the cluster without the GRES"
 	wait_for 30 sh -c "[ ! -e $QFS/node1/$c ] && [ ! -e $QFS/node1/$d ] && [ ! -e $QFS/node1/$e ]"
 	rm -f "$QFS/node1/.quota-lock"
 	rmdir "$QFS/node1" && quota_fs_remove
 	ok $? "TmpDiskGres: the jobs' directories are gone, the loop filesystem removed"
+	restart_with DEVNS_TMPDISK_GRES= && setup && wait_for 60 node_idle node1
+	ok $? "the cluster is back without the GRES"
 }
 
 setup
