@@ -113,6 +113,9 @@ const char *jobct_node_layout(const struct jobct_node *node);
 /* What slurmd knows of its own configuration that jobct_node_check needs. */
 struct jobct_slurm {
 	const char *gres;	/* slurm.conf's Gres= of the node, NULL: none */
+	bool gres_unknown;	/* devns check without a slurm.conf line of
+				 * the node: gres tells nothing (TmpDiskGres
+				 * is then not checked against it) */
 	bool prolog_contain;	/* PrologFlags=Contain: every job has an
 				 * extern step, where setup runs */
 	bool node_has_devices;	/* the node's GRES have device files */

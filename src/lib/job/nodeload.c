@@ -399,8 +399,8 @@ int jobct_node_check(const struct jobct_node *node,
 	if (c->pid_namespace && check_pid_namespace(slurm, rep) < 0)
 		return -1;
 	/* A name no job can be given: every job would silently fall back. */
-	if (c->tmp_disk_gres && !gresidx_conf_names(slurm->gres,
-						    c->tmp_disk_gres)) {
+	if (c->tmp_disk_gres && !slurm->gres_unknown &&
+	    !gresidx_conf_names(slurm->gres, c->tmp_disk_gres)) {
 		errno = ENOENT;
 		return report_error(rep, "TmpDiskGres=%s: node %s has no GRES %s in slurm.conf (Gres=%s), so no job could ask for it; add it there (and to GresTypes, with gres.conf's Name=%s Count=SIZE) or set TmpDiskGres=none on a NodeName line for this node",
 				    c->tmp_disk_gres, node->node_name,

@@ -685,6 +685,8 @@ int devns_check(const struct devns_opts *o)
 		.plugstack = o->plugstack,
 		.contain_spank = o->contain_spank,
 		.elsewhere = o->elsewhere,
+		.gres = o->node_gres_known ? o->node_gres : NULL,
+		.gres_unknown = !o->node_gres_known,
 	};
 	struct devrule_list list;
 	struct devnames names;
