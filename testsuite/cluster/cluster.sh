@@ -63,6 +63,9 @@ readonly NICS_PER_NODE=2 NIC_MAJOR=60
 # /proc/devices naming "nvidia-caps-imex-channels" on char major 61 (local and experimental,
 # as 60), bound over /proc/devices in their slurmd's own mount namespace (lib/imex-slurmd.sh).
 readonly IMEX_MAJOR=61
+# A count GRES "tmpdisk" of this size on every node (e.g. 800M: gres.conf Count=800M, slurm.conf
+# Gres=tmpdisk:800M), for devns's TmpDiskGres; empty (the default): none.
+readonly TMPDISK_GRES=${DEVNS_TMPDISK_GRES:-}
 
 readonly JOB_CONTAINER=${DEVNS_JOB_CONTAINER:-job_container/devns}
 # yes: every job gets a PID namespace of its own, from the container that can give one (devns's

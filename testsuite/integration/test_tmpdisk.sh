@@ -20,10 +20,17 @@
 #    filesystem is unmounted and removed at the end.
 # 3. The same on a loop-mounted xfs with -o prjquota (README: "ext4 or
 #    xfs"): the limit, the escape, the limits cleared, nothing left.
+# 4. TmpDiskGres=tmpdisk (the cluster restarted with a count GRES tmpdisk
+#    of 800M per node) and TmpDiskLimit=5M on the ext4: two jobs at once
+#    with --gres=tmpdisk:10M and :30M each stop near their own size, a
+#    job without the GRES near 5M, and a job asking more than BasePath's
+#    filesystem holds does not run (held, its AdminComment and slurmd's
+#    log saying why).
 . "$(dirname "$0")/lib.sh"
 SBCAST_CHECKS=6	# sbcast_checks, once on ext4 and once on xfs
 XFS_CHECKS=$((19 + SBCAST_CHECKS))	# test_limit_xfs
-plan $((42 + SBCAST_CHECKS + XFS_CHECKS))
+GRES_CHECKS=18	# test_gres_limit
+plan $((42 + SBCAST_CHECKS + XFS_CHECKS + GRES_CHECKS))
 
 USER1=dnalice
 # the guest is slow: longer waits
@@ -351,9 +358,109 @@ test_limit_xfs() {
 	ok $? "xfs: the loop filesystem is unmounted, its loop device detached and its files removed"
 }
 
+# gres_fill_job TAG MIB SBATCH-ARGS...: a job on node1 that writes MIB MiB
+# into /tmp, records dd's status, message and the file's size, then waits
+# for $OUT/td-go.
+gres_fill_job() {
+	local tag=$1 mib=$2
+	shift 2
+	submit -w node1 -n1 "$@" -- "dd if=/dev/zero of=/tmp/fill bs=1M count=$mib 2> $OUT/td-$tag.dd; echo \$? > $OUT/td-$tag.rc; stat -c %s /tmp/fill > $OUT/td-$tag.size; touch $OUT/td-$tag.done; while [ ! -e $OUT/td-go ]; do sleep 0.2; done"
+}
+
+# size_near TAG MIB: the job's file stopped within the last MiB below MIB
+# MiB, dd failing.
+size_near() {
+	local s
+	s=$(cat "$OUT/td-$1.size" 2>/dev/null)
+	[ "${s:-0}" -ge $(($2 * MiB - MiB)) ] && [ "${s:-0}" -le $(($2 * MiB)) ] &&
+		[ "$(cat "$OUT/td-$1.rc" 2>/dev/null)" = 1 ]
+}
+
+# TmpDiskGres: each job's /tmp limit is its count GRES on the node.  The
+# cluster restarts with the GRES first (a restart removes the cluster's
+# root, so the quota filesystem comes after it and goes before the
+# restart back, and the saved settings are taken again after each).
+test_gres_limit() {
+	local why c d e f log=$DEVNS_CLUSTER_ROOT/log/slurmd-node1.log
+	restart_with DEVNS_TMPDISK_GRES=800M && setup && wait_for 60 node_idle node1
+	ok $? "TmpDiskGres: the cluster restarts with a count GRES tmpdisk of 800M per node" ||
+		{ skip_checks $((GRES_CHECKS - 1)) "TmpDiskGres: no cluster with the GRES"; restart_with DEVNS_TMPDISK_GRES=; setup; return; }
+	like "$(cl scontrol show node node1 2>&1 | grep -o 'Gres=[^ ]*')" "tmpdisk:(800M|838860800)" \
+		"  precondition: slurmctld knows node1's tmpdisk:800M"
+	if ! why=$(quota_fs_make 192M); then
+		quota_fs_remove
+		if [ "${DEVNS_REQUIRE_QUOTA:-}" = 1 ]; then
+			ok 1 "TmpDiskGres: DEVNS_REQUIRE_QUOTA: an ext4 with project quotas mounts here: $why"
+			skip_checks $((GRES_CHECKS - 3)) "TmpDiskGres: no ext4 with project quotas"
+		else
+			skip_checks $((GRES_CHECKS - 2)) "TmpDiskGres: an ext4 with project quotas does not mount here (the kernel lacks quota support): $(echo "$why" | head -n1)"
+		fi
+		restart_with DEVNS_TMPDISK_GRES=; setup
+		return
+	fi
+	ok 0 "TmpDiskGres: precondition: a loop-mounted ext4 with prjquota at $QFS"
+	mkdir -m 0755 "$QFS/node1"
+	conf_with node1 "NodeName=node1 BasePath=$QFS/node1 TmpDiskLimit=5M TmpDiskGres=tmpdisk"
+	ok $? "slurmd starts with TmpDiskGres=tmpdisk TmpDiskLimit=5M" ||
+		{ diag "$(tail -n 5 "$log")"; skip_checks $((GRES_CHECKS - 4)) "TmpDiskGres: slurmd did not start"; conf_restore node1; rm -rf "$QFS/node1"; quota_fs_remove; restart_with DEVNS_TMPDISK_GRES=; setup; return; }
+	if [ -x "$DEVNS" ]; then
+		like "$(devns_check node1)" "tmpdiskgres tmpdisk \(" "devns check shows TmpDiskGres and its line"
+	else
+		skip "devns check: no $DEVNS built"
+	fi
+
+	rm -f "$OUT/td-go"
+	c=$(gres_fill_job gc 40 --gres=tmpdisk:10M)
+	d=$(gres_fill_job gd 40 --gres=tmpdisk:30M)
+	wait_file "$OUT/td-gc.done" && wait_file "$OUT/td-gd.done"
+	ok $? "two jobs on node1, --gres=tmpdisk:10M ($c) and :30M ($d), wrote into their /tmp" ||
+		diag "$(cat "$OUT/$JOB_OUT_PREFIX-$c.out" "$OUT/$JOB_OUT_PREFIX-$d.out" 2>&1; tail -n 20 "$log")"
+	like "$(cat "$OUT/td-gc.dd" 2>/dev/null)" "(Disk quota exceeded|No space left on device)" \
+		"  the 10M job's dd of 40 MiB fails with EDQUOT or ENOSPC"
+	size_near gc 10
+	ok $? "  after about 10 MiB: $(cat "$OUT/td-gc.size" 2>/dev/null) bytes"
+	size_near gd 30
+	ok $? "the 30M job, at the same time, stops after about 30 MiB: $(cat "$OUT/td-gd.size" 2>/dev/null) bytes"
+	like "$("$HELPERS/dquota_get" "$QFS/node1" "$c" 2>&1)" "^$((10 * MiB)) " "  job $c's project has the 10 MiB limit"
+	like "$("$HELPERS/dquota_get" "$QFS/node1" "$d" 2>&1)" "^$((30 * MiB)) " "  job $d's project has the 30 MiB limit"
+	grep -q "job $c: /tmp limited to $((10 * MiB)) bytes (tmpdisk)" "$log"
+	ok $? "  slurmd's log says job $c's limit came from its GRES tmpdisk"
+	touch "$OUT/td-go"
+	wait_job_gone "$c" && wait_job_gone "$d"
+	ok $? "both jobs end"
+
+	rm -f "$OUT/td-go"
+	e=$(gres_fill_job ge 40)
+	wait_file "$OUT/td-ge.done"
+	size_near ge 5
+	ok $? "a job without the GRES gets TmpDiskLimit=5M: $(cat "$OUT/td-ge.size" 2>/dev/null) bytes"
+	touch "$OUT/td-go"
+	wait_job_gone "$e"
+
+	f=$(submit -w node1 -n1 --gres=tmpdisk:500M -- "touch $OUT/td-gf.ran")
+	wait_for 60 admin_comment_set "$f"
+	like "$(admin_comment "$f")" "devns on node1: refusing the job: its /tmp limit: its GRES of $((500 * MiB)) bytes is more than BasePath's filesystem holds" \
+		"a job asking 500M on a 192M BasePath is held, its AdminComment saying why"
+	grep -q "job $f: .*its GRES of $((500 * MiB)) bytes is more than BasePath's filesystem holds" "$log" &&
+		[ ! -e "$OUT/td-gf.ran" ]
+	ok $? "  slurmd's log says why, and the job never ran"
+	cl scancel "$f" 2>/dev/null
+	wait_job_gone "$f"
+	cl scontrol update nodename=node1 state=resume >/dev/null 2>&1
+
+	conf_restore node1
+	wait_for 30 sh -c "[ ! -e $QFS/node1/$c ] && [ ! -e $QFS/node1/$d ] && [ ! -e $QFS/node1/$e ]"
+	rm -f "$QFS/node1/.quota-lock"
+	rmdir "$QFS/node1" && quota_fs_remove
+	ok $? "TmpDiskGres: the jobs' directories are gone, the loop filesystem removed"
+	restart_with DEVNS_TMPDISK_GRES= && setup && wait_for 60 node_idle node1
+	ok $? "the cluster is back without the GRES"
+}
+
 setup
 test_refused
 test_limit
 test_limit_xfs
+test_gres_limit
 cp "$CONF_SAVED" "$CONF"
 tap_done

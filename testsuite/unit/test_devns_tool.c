@@ -388,7 +388,7 @@ static void test_check(void)
 		 "namespacepool 0 (default)\n"
 		 "namespacepoolready 0\n"
 		 "shmsize 1073741824 (%s:4)\ntmpsize none (default)\n"
-		 "tmpdisklimit none (default)\n"
+		 "tmpdisklimit none (default)\ntmpdiskgres none (default)\n"
 		 "tmpinodelimit 0 (default)\ntmpbackend dir (default)\n"
 		 "tmpdiskquota none\nkeeppaths none (default)\n"
 		 "dir /tmp type=bind options=nosuid,nodev (default)\n"
@@ -448,6 +448,27 @@ static void test_check(void)
 		   "  with a warning that the name is deprecated: %s", err);
 		rename(old, conf);
 	}
+
+	/* TmpDiskGres against a node's slurm.conf Gres= (a BasePath not
+	 * made yet: its quota is a warning, this host may have none). */
+	write_file(conf, "BasePath=%s/nobase\nAutoBasePath=yes\n"
+		   "TmpDiskGres=tmpdisk\n", tmp);
+	write_slurm_conf("PrologFlags=Contain\nNodeName=DEFAULT Gres=gpu:2\n"
+			 "NodeName=nogres9\nNodeName=DEFAULT Gres=tmpdisk:800M\n"
+			 "NodeName=disk9");
+	is_int(tool("check", "--node", "nogres9", NULL), 1,
+	       "check: TmpDiskGres naming no GRES of the node's slurm.conf fails");
+	like(err, "TmpDiskGres=tmpdisk: node nogres9 has no GRES tmpdisk in slurm.conf (Gres=gpu:2)",
+	     "  saying so: %s", err);
+	is_int(tool("check", "--node", "disk9", NULL), 0,
+	       "  a node whose Gres= (NodeName=DEFAULT's) has it passes (%s)",
+	       err);
+	ok(has_line(out, "tmpdiskgres tmpdisk (") ||
+	   strstr(out, "tmpdiskgres tmpdisk ("),
+	   "  and prints it with its line");
+	is_int(tool("check", "--node", "unlisted9", NULL), 0,
+	       "  a node no NodeName line names: not judged (%s)", err);
+	write_conf("");
 
 	write_slurm_conf("PrologFlags=Alloc");
 	is_int(tool("check", "--node", node, NULL), 1,
@@ -596,7 +617,7 @@ static void test_check_json(void)
 	   jv_str(set, "sources.0") && !strcmp(jv_str(set, "sources.0"), where)
 	   && !strcmp(jv_str(set, "source"), where),
 	   "  settings: deviceallow a list, each entry's line in sources");
-	ok(jv_get(v, "settings")->count == 25, "  25 settings, one each");
+	ok(jv_get(v, "settings")->count == 27, "  27 settings, one each");
 	ok(jv_get(v, "notes") && jv_get(v, "notes")->count == 0,
 	   "  no notes");
 	set = jv_find(v, "dirs", "path", "/dev/shm");

@@ -6,6 +6,7 @@
  * belongs to its GRES name only.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -84,6 +85,22 @@ static void sets(const char *detail, const char *want)
 }
 
 /* The 22.05 bug: an index must not leak to another GRES name. */
+/* gresidx_count of name in detail: rc, and the count when 0. */
+static void counts(const char *detail, const char *name, int rc,
+		   uint64_t want)
+{
+	uint64_t n = 99;
+	int got = gresidx_count(detail, name, &n);
+
+	if (rc == 0)
+		ok(got == 0 && n == want, "count %s in \"%s\": %ju (got %ju)",
+		   name, detail ? detail : "(null)", (uintmax_t)want,
+		   (uintmax_t)n);
+	else
+		ok(got == -1 && errno == EINVAL, "count %s in \"%s\": refused",
+		   name, detail);
+}
+
 static void test_names_apart(void)
 {
 	struct gresidx_set set;
@@ -146,6 +163,38 @@ int main(void)
 	sets("gpu:a:2(IDX:0-1),nic:1(IDX:1),gpu:b:1(IDX:1)", "gpu=0,1 nic=1");
 	sets("fpga:1(IDX:7),nic:1(CNT:1),gpu:1(IDX:3)", "fpga=7 gpu=3");
 	test_names_apart();
+	ok(gresidx_conf_names("gpu:a:2,gpu:b:2,nic:2,tmpdisk:800M", "tmpdisk") &&
+	   gresidx_conf_names("tmpdisk:800M", "tmpdisk") &&
+	   gresidx_conf_names("tmpdisk,gpu:1", "tmpdisk") &&
+	   gresidx_conf_names("gpu:1(S:0),tmpdisk:1G(S:0)", "tmpdisk"),
+	   "a node's Gres= names tmpdisk");
+	ok(!gresidx_conf_names("gpu:a:2,nic:2", "tmpdisk") &&
+	   !gresidx_conf_names("tmpdisk2:1G,xtmpdisk:1G", "tmpdisk") &&
+	   !gresidx_conf_names("", "tmpdisk") &&
+	   !gresidx_conf_names(NULL, "tmpdisk") &&
+	   !gresidx_conf_names("Tmpdisk:1G", "tmpdisk"),
+	   "  and not where only a longer name, another case or none has it");
+	counts("tmpdisk(CNT:10485760)", "tmpdisk", 0, 10485760);
+	counts("gpu:1(IDX:0),tmpdisk(CNT:31457280),nic:1(IDX:1)", "tmpdisk",
+	       0, 31457280);
+	counts("tmpdisk:ssd(CNT:5),tmpdisk:hdd(CNT:7)", "tmpdisk", 0, 12);
+	counts("gpu:2(IDX:0-1)", "gpu", 0, 2);
+	counts("mps:100(0/100,0/100),tmpdisk(CNT:3)", "tmpdisk", 0, 3);
+	counts("gpu:2(IDX:0-1)", "tmpdisk", 0, 0);
+	counts(NULL, "tmpdisk", 0, 0);
+	counts("tmpdisk2(CNT:9),tmp(CNT:8)", "tmpdisk", 0, 0);
+	counts("tmpdisk(CNT:18446744073709551615)", "tmpdisk", 0,
+	       UINT64_MAX);
+	counts("tmpdisk(CNT:18446744073709551616)", "tmpdisk", -1, 0);
+	counts("tmpdisk(CNT:18446744073709551615),tmpdisk(CNT:1)", "tmpdisk",
+	       -1, 0);
+	counts("tmpdisk(CNT:-1)", "tmpdisk", -1, 0);
+	counts("tmpdisk(CNT:1e9)", "tmpdisk", -1, 0);
+	counts("tmpdisk(CNT:5", "tmpdisk", -1, 0);
+	counts("tmpdisk(CNT:)", "tmpdisk", -1, 0);
+	counts("tmpdisk:abc", "tmpdisk", -1, 0);
+	counts("(CNT:5)", "tmpdisk", -1, 0);
+	counts("tmpdisk(CNT:5)x", "tmpdisk", -1, 0);
 	test_set_rejects("gpu:1(IDX:0),nic:1(IDX:");
 	test_set_rejects("gpu:1(IDX:0),:1(IDX:1)");
 	return tap_done();

@@ -561,6 +561,47 @@ static void test_join_faults(void)
 	jobct_node_free(node);
 }
 
+/*
+ * slurmd's start: TmpDiskGres names a GRES the node's slurm.conf Gres=
+ * has, else every job would silently get TmpDiskLimit (or no limit).
+ * Loaded as devns check does, before AutoBasePath makes BasePath, so
+ * that the quota probe (this host may lack quotas) is only a warning.
+ */
+static void test_tmp_disk_gres_check(void)
+{
+	char saved[sizeof(base)];
+	struct jobct_node_args args = {
+		.mountinfo = mountinfo,
+		.conf_path = conf_path,
+		.node_name = node_name,
+		.spool_dir = spool,
+		.check_only = true,
+		.cgroup_root = cg_mount,
+		.ops = &faulty_ops,
+	};
+	struct jobct_slurm slurm = { .prolog_contain = true,
+				     .gres = "gpu:a:2,nic:2" };
+	struct jobct_node *n;
+
+	snprintf(saved, sizeof(saved), "%s", base);
+	snprintf(base, sizeof(base), "%s/no-such-base", tmp);
+	write_conf("TmpDiskGres=tmpdisk");
+	n = jobct_node_load(&args, fresh());
+	ok(n != NULL, "precondition: TmpDiskGres=tmpdisk loads (%s)", rep.msg);
+	if (n) {
+		ok(jobct_node_check(n, &slurm, fresh()) == -1 && errno == ENOENT,
+		   "slurmd refuses TmpDiskGres naming no GRES of the node");
+		like(rep.msg, "has no GRES tmpdisk in slurm.conf (Gres=gpu:a:2,nic:2), so no job could ask for it",
+		     "  saying which and where: %s", rep.msg);
+		slurm.gres = "gpu:a:2,nic:2,tmpdisk:800M";
+		ok(jobct_node_check(n, &slurm, fresh()) == 0,
+		   "and starts where the node has it: %s", rep.msg);
+		jobct_node_free(n);
+	}
+	snprintf(base, sizeof(base), "%s", saved);
+	write_conf("");
+}
+
 /* slurmd's start: PidNamespace needs devns_pidns.so in the SPANK stack. */
 static void test_pid_namespace_check(const struct jobct_node *node)
 {
@@ -2230,6 +2271,7 @@ int main(void)
 	test_stale_record();
 	test_disk_guard_follows_setup();
 	test_sbcast_disk_limit();
+	test_tmp_disk_gres_check();
 	test_setup_gate();
 	test_pool_same();
 	test_real_namespace();

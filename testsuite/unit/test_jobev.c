@@ -36,6 +36,8 @@ static uint32_t adopt_kill;
 static const struct jobct_run *seen_run;
 static bool seen_run_null;
 static uint64_t seen_sluid;
+static const char *seen_disk_gres;	/* describe's ins, at its call */
+static bool seen_want_tmp;
 
 /* Whether name is one of the calls to fail (fail_at: names, space-cut). */
 static bool fails(const char *name)
@@ -257,6 +259,12 @@ static int h_describe(const struct jobev_job *job, struct jobev_facts *f,
 {
 	(void)job;
 	seen_facts = f;
+	seen_disk_gres = f->disk_gres;
+	seen_want_tmp = f->want_tmp_disk;
+	if (f->disk_gres)
+		f->disk_ask.gres_bytes = 10 << 20;
+	if (f->want_tmp_disk)
+		f->disk_ask.tmp_bytes = 30 << 20;
 	f->node_devices = gpu_node;
 	f->job_devices = gpu_job;
 	if (f->want_start_time)
@@ -382,6 +390,38 @@ static void test_setup_sluid(void)
 	ok(jobev_stepd_create(&st, &j, &rep) == 0 && seen_facts &&
 	   plan_copy.start_time == 0 && plan_copy.sluid == 0x1234,
 	   "setup: with a SLUID no start time is asked");
+}
+
+/*
+ * TmpDiskGres and TmpDiskLimit=request ask describe for what the job
+ * asked of the disk, which reaches the plan (jobct makes the limit);
+ * without them nothing is asked.
+ */
+static void test_setup_disk_ask(void)
+{
+	struct jobev_stepd st;
+	struct report rep;
+
+	stepd_init(&st, &hooks);
+	report_init(&rep, NULL, NULL);
+	reset(NULL);
+	ok(jobev_stepd_create(&st, &job, &rep) == 0 && !seen_disk_gres &&
+	   !seen_want_tmp && plan_copy.disk_ask.gres_bytes == 0 &&
+	   plan_copy.disk_ask.tmp_bytes == 0,
+	   "setup: without TmpDiskGres or request no disk ask");
+	jobev_stepd_close(&st);
+	conf.tmp_disk_gres = "tmpdisk";
+	conf.tmp_disk_request = true;
+	stepd_init(&st, &hooks);
+	reset(NULL);
+	ok(jobev_stepd_create(&st, &job, &rep) == 0 && seen_disk_gres &&
+	   !strcmp(seen_disk_gres, "tmpdisk") && seen_want_tmp &&
+	   plan_copy.disk_ask.gres_bytes == 10 << 20 &&
+	   plan_copy.disk_ask.tmp_bytes == 30 << 20,
+	   "setup: TmpDiskGres's name and request asked; the answers reach the plan");
+	jobev_stepd_close(&st);
+	conf.tmp_disk_gres = NULL;
+	conf.tmp_disk_request = false;
 }
 
 /* Each step failing: what ran, what was undone, what was noted. */
@@ -756,6 +796,7 @@ int main(void)
 
 	test_setup_order();
 	test_setup_sluid();
+	test_setup_disk_ask();
 	test_setup_failures();
 	test_setup_undo_fails();
 	test_setup_no_user();

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1915,6 +1916,135 @@ static void test_tmp_backend(void)
 	fails("BasePath=/b TmpBackend=loop TmpDiskLimit=20M\nTmpSize=1G\n",
 	      NULL, "t.conf:1: TmpDiskLimit: TmpSize (line 2) makes /tmp a "
 	      "tmpfs, whose size TmpSize already limits; set one of them");
+	fails("BasePath=/b TmpBackend=loop TmpDiskLimit=20M\n"
+	      "TmpDiskGres=tmpdisk\n", NULL,
+	      "t.conf:1: TmpBackend: loop sizes each job's filesystem by a "
+	      "fixed TmpDiskLimit, not by TmpDiskGres or TmpDiskLimit=request "
+	      "(use TmpBackend=dir with those)");
+	fails("BasePath=/b TmpBackend=loop\nTmpDiskLimit=request\n", NULL,
+	      "t.conf:1: TmpBackend: loop sizes each job's filesystem by a "
+	      "fixed TmpDiskLimit, not by TmpDiskGres or TmpDiskLimit=request "
+	      "(use TmpBackend=dir with those)");
+}
+
+/* The job's own limit from what it asked (nsconf_job_disk_limit). */
+static void job_limit_is(const struct nsconf *c, uint64_t gres, uint64_t tmp,
+			 uint64_t fs, int rc, uint64_t want, const char *why,
+			 const char *what)
+{
+	struct nsconf_disk_ask ask = { gres, tmp };
+	uint64_t limit = 12345;
+	char buf[256] = "";
+	int got;
+
+	errno = 0;
+	got = nsconf_job_disk_limit(c, &ask, fs, &limit, buf, sizeof(buf));
+	if (rc == 0) {
+		ok(got == 0 && limit == want, "%s: %ju bytes (got %d, %ju)",
+		   what, (uintmax_t)want, got, (uintmax_t)limit);
+		return;
+	}
+	ok(got == -1 && errno == rc && !strcmp(buf, why), "%s: refused (%s)",
+	   what, buf);
+}
+
+/* TmpDiskGres and TmpDiskLimit=request: parsing, precedence, the limit. */
+static void test_tmp_disk_gres(void)
+{
+	struct nsconf *c;
+
+	c = parse("BasePath=/b\n", NULL);
+	ok(c && !c->tmp_disk_gres && !c->tmp_disk_request &&
+	   !nsconf_disk_limited(c), "TmpDiskGres, request: unset by default");
+	job_limit_is(c, 10 * MiB, 5 * MiB, 0, 0, 0, NULL,
+		     "  nothing set: no limit, whatever the job asked");
+	nsconf_free(c);
+	c = parse("BasePath=/b\nTmpDiskGres=tmpdisk\n", NULL);
+	ok(c && c->tmp_disk_gres && !strcmp(c->tmp_disk_gres, "tmpdisk") &&
+	   c->lines.tmp_disk_gres == 2 && nsconf_disk_limited(c) &&
+	   c->tmp_inode_limit == 0,
+	   "TmpDiskGres=tmpdisk alone: limited, the inode limit per job");
+	job_limit_is(c, 10 * MiB, 0, 0, 0, 10 * MiB, NULL,
+		     "  a job with --gres=tmpdisk:10M");
+	job_limit_is(c, 0, 0, 0, 0, 0, NULL,
+		     "  a job without: no TmpDiskLimit, no limit");
+	job_limit_is(c, 30 * MiB, 0, 20 * MiB, EFBIG, 0,
+		     "its GRES of 31457280 bytes is more than BasePath's "
+		     "filesystem holds (20971520 bytes)",
+		     "  more than BasePath's filesystem");
+	job_limit_is(c, 1000, 0, 0, EINVAL, 0,
+		     "its GRES of 1000 bytes is below 1K, the smallest limit a "
+		     "project quota takes", "  below 1K");
+	nsconf_free(c);
+	c = parse("BasePath=/b TmpDiskLimit=1G\nTmpDiskGres=tmpdisk\n", NULL);
+	job_limit_is(c, 20 * GiB, 0, 0, 0, 20 * GiB, NULL,
+		     "TmpDiskGres and TmpDiskLimit: the GRES wins");
+	job_limit_is(c, 0, 0, 0, 0, GiB, NULL,
+		     "  a job without the GRES: TmpDiskLimit");
+	ok(c && c->tmp_inode_limit == 0,
+	   "  the inode limit follows each job's size");
+	nsconf_free(c);
+	c = parse("BasePath=/b TmpDiskGres=tmpdisk\n"
+		  "NodeName=n1 TmpDiskGres=scratch\n"
+		  "NodeName=n2 TmpDiskGres=none\n", "n1");
+	ok(c && c->tmp_disk_gres && !strcmp(c->tmp_disk_gres, "scratch") &&
+	   c->lines.tmp_disk_gres == 2, "a NodeName line overrides it");
+	nsconf_free(c);
+	c = parse("BasePath=/b TmpDiskGres=tmpdisk\n"
+		  "NodeName=n2 TmpDiskGres=none\n", "n2");
+	ok(c && !c->tmp_disk_gres && !nsconf_disk_limited(c),
+	   "  TmpDiskGres=none turns it off for a node");
+	nsconf_free(c);
+	c = parse("BasePath=/b\nNodeName=n1 TmpDiskGres=tmpdisk\n", "n3");
+	ok(c && !c->tmp_disk_gres, "  another node's line does not apply");
+	nsconf_free(c);
+	fails("BasePath=/b\nTmpDiskGres=tmp/disk\n", NULL,
+	      "t.conf:2: TmpDiskGres: \"tmp/disk\" is no GRES name (letters, "
+	      "digits, '_' and '-', at most 63)");
+	fails("BasePath=/b\nTmpDiskGres=\"\"\n", NULL,
+	      "t.conf:2: TmpDiskGres: empty value");
+	fails("BasePath=/b\nTmpDiskGres=a234567890123456789012345678901234"
+	      "567890123456789012345678901234\n", NULL,
+	      "t.conf:2: TmpDiskGres: \"a234567890123456789012345678901234"
+	      "567890123456789012345678901234\" is no GRES name (letters, "
+	      "digits, '_' and '-', at most 63)");
+	fails("BasePath=none\nTmpDiskGres=tmpdisk\n", NULL,
+	      "t.conf:2: TmpDiskGres: BasePath is none (line 1): there is no "
+	      "job directory on disk to limit");
+	fails("BasePath=/b TmpSize=1G\nTmpDiskGres=tmpdisk\n", NULL,
+	      "t.conf:2: TmpDiskGres: TmpSize (line 1) makes /tmp a tmpfs, "
+	      "whose size TmpSize already limits; set one of them");
+	fails("BasePath=/b TmpDiskGres=tmpdisk EntireStepInNS=yes\n", NULL,
+	      "t.conf:1: EntireStepInNS: TmpDiskGres (line 1) needs "
+	      "slurmstepd outside the job's mount namespace, where it "
+	      "reaches BasePath's filesystem; set one of them");
+	c = parse("BasePath=/b\nTmpDiskLimit=request\n", NULL);
+	ok(c && c->tmp_disk_request && c->tmp_disk_limit == 0 &&
+	   nsconf_disk_limited(c), "TmpDiskLimit=request");
+	job_limit_is(c, 0, 100 * MiB, 0, 0, 100 * MiB, NULL,
+		     "  a job with --tmp=100M");
+	job_limit_is(c, 0, 0, 0, EINVAL, 0,
+		     "TmpDiskLimit=request: the job asked for no --tmp",
+		     "  a job without --tmp");
+	nsconf_free(c);
+	c = parse("BasePath=/b TmpDiskLimit=Request TmpDiskGres=tmpdisk\n",
+		  NULL);
+	job_limit_is(c, 2 * GiB, 100 * MiB, 0, 0, 2 * GiB, NULL,
+		     "request and TmpDiskGres: the GRES first");
+	job_limit_is(c, 0, 100 * MiB, 0, 0, 100 * MiB, NULL,
+		     "  then --tmp");
+	job_limit_is(c, 0, 0, 0, EINVAL, 0,
+		     "TmpDiskLimit=request: the job asked for no --tmp nor "
+		     "GRES tmpdisk", "  neither: refused");
+	nsconf_free(c);
+	c = parse("BasePath=/b TmpDiskLimit=request\nNodeName=n1 "
+		  "TmpDiskLimit=3G\n", "n1");
+	ok(c && !c->tmp_disk_request && c->tmp_disk_limit == 3 * GiB,
+	   "a NodeName line's size overrides request");
+	nsconf_free(c);
+	fails("BasePath=/b\nTmpDiskLimit=request\nTmpInodeLimit=10\n", NULL,
+	      "t.conf:3: TmpInodeLimit: invalid count \"10\" (a number of "
+	      "files and directories, at least 64)");
 }
 
 static void test_tmp_disk_limit(void)
@@ -2151,6 +2281,7 @@ int main(void)
 	test_api_edges();
 	test_tmp_disk_limit();
 	test_tmp_backend();
+	test_tmp_disk_gres();
 	test_pid_namespace();
 	test_user_namespace();
 	test_namespace_pool();

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -127,6 +128,101 @@ int gresidx_parse(const char *detail,
 			return fail();
 		p++;
 	}
+}
+
+/* A count: decimal digits only, no sign, no overflow. */
+static int parse_count(const char **p, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (**p < '0' || **p > '9')
+		return fail();
+	for (; **p >= '0' && **p <= '9'; (*p)++) {
+		unsigned d = (unsigned)(**p - '0');
+
+		if (v > (UINT64_MAX - d) / 10)
+			return fail();
+		v = v * 10 + d;
+	}
+	*out = v;
+	return 0;
+}
+
+/*
+ * One item's name and count: "name[:type](CNT:n)" or
+ * "name[:type]:n(...)" or "name[:type]:n"; *p is left after it.
+ */
+static int count_item(const char **p, char *name, size_t size,
+		      uint64_t *count)
+{
+	size_t n = strcspn(*p, ":(,");
+	const char *end = *p + strcspn(*p, "(,"), *q, *close;
+
+	if (n == 0 || n >= size)
+		return fail();
+	memcpy(name, *p, n);
+	name[n] = '\0';
+	*count = 0;
+	if (!strncmp(end, "(CNT:", 5)) {
+		q = end + 5;
+		if (parse_count(&q, count) < 0 || *q != ')')
+			return fail();
+		*p = q + 1;
+		return 0;
+	}
+	/* The count is the last ":n" before the parenthesis or the end. */
+	for (q = end; q > *p && q[-1] >= '0' && q[-1] <= '9'; q--)
+		;
+	if (q == end || q[-1] != ':' || q - 1 < *p + n)
+		return fail();
+	if (parse_count(&q, count) < 0)
+		return fail();
+	if (*end == '(') {
+		if (!(close = strchr(end, ')')))
+			return fail();
+		end = close + 1;
+	}
+	*p = end;
+	return 0;
+}
+
+int gresidx_count(const char *detail, const char *name, uint64_t *count)
+{
+	const char *p = detail;
+	char item[GRESIDX_MAX_NAME];
+	uint64_t n;
+
+	*count = 0;
+	if (!p || !*p)
+		return 0;
+	for (;;) {
+		if (count_item(&p, item, sizeof(item), &n) < 0)
+			return -1;
+		if (!strcmp(item, name)) {
+			if (*count > UINT64_MAX - n)
+				return fail();
+			*count += n;
+		}
+		if (!*p)
+			return 0;
+		if (*p != ',')
+			return fail();
+		p++;
+	}
+}
+
+bool gresidx_conf_names(const char *gres, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (const char *p = gres; p && *p; p += strcspn(p, ","),
+	     p += *p == ',') {
+		if (!strncmp(p, name, len) &&
+		    (p[len] == ':' || p[len] == ',' || p[len] == '(' ||
+		     !p[len]))
+			return true;
+	}
+	return false;
 }
 
 static struct gresidx_name *find_name(const struct gresidx_set *set,

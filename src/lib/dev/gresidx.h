@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define GRESIDX_MAX_NAME 64
 /* Indices above this are refused as malformed; a bitmap of LIMIT bits holds all. */
@@ -31,6 +32,23 @@
 int gresidx_parse(const char *detail,
 		  int (*fn)(const char *name, unsigned index, void *arg),
 		  void *arg);
+
+/*
+ * The count of GRES name the detail string gives one node, all its types
+ * summed, into *count (0: none): "tmpdisk(CNT:1048576)" (a count GRES,
+ * which has no devices), "tmpdisk:ssd(CNT:5)", or the count before an
+ * index list ("gpu:2(IDX:0-1)").  Slurm writes counts in units, e.g.
+ * bytes for a GRES whose gres.conf Count had a K/M/G suffix.  Returns 0,
+ * or -1 with errno EINVAL when the string is malformed or a sum would
+ * overflow (the caller must then refuse the job: fail closed).
+ */
+int gresidx_count(const char *detail, const char *name, uint64_t *count);
+
+/*
+ * Whether a node's slurm.conf Gres= value ("gpu:a:2,nic:2,tmpdisk:800G")
+ * names GRES name (case-sensitive, as Slurm).  gres NULL: none.  Pure.
+ */
+bool gresidx_conf_names(const char *gres, const char *name);
 
 /* The device indices one GRES name holds, all its types merged. */
 struct gresidx_name {

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -181,6 +182,39 @@ static void pass_notes(enum report_level level, const char *msg, void *arg)
 		report_notice(arg, "%s", msg);
 }
 
+/*
+ * The job's /tmp limit (nsconf_job_disk_limit) into *limit, checked
+ * against the size of BasePath's filesystem, and logged at the default
+ * level (the admin's answer to "how much /tmp did this job get").  Returns
+ * 0, or -1 with the reason in rep: the job does not run.
+ */
+static int job_disk_limit(const struct jobct_plan *plan, uint64_t *limit,
+			  struct report *rep)
+{
+	const struct jobct_node *node = plan->node;
+	struct statvfs fs;
+	uint64_t fs_bytes = 0;
+	char why[256];
+
+	*limit = 0;
+	if (!nsconf_disk_limited(node->conf))
+		return 0;
+	if (node->base_fd >= 0 && fstatvfs(node->base_fd, &fs) == 0)
+		fs_bytes = (uint64_t)fs.f_blocks * fs.f_frsize;
+	if (nsconf_job_disk_limit(node->conf, &plan->disk_ask, fs_bytes,
+				  limit, why, sizeof(why)) < 0)
+		return report_error(rep, "refusing the job: its /tmp limit: %s",
+				    why);
+	if (*limit)
+		report_notice(rep, "/tmp limited to %" PRIu64 " bytes (%s)",
+			    *limit, node->conf->tmp_disk_gres &&
+			    plan->disk_ask.gres_bytes
+			    ? node->conf->tmp_disk_gres
+			    : node->conf->tmp_disk_request ? "--tmp"
+							    : "TmpDiskLimit");
+	return 0;
+}
+
 static int create_namespace(const struct jobct_plan *plan, struct report *rep)
 {
 	const struct nsconf *c = plan->node->conf;
@@ -194,7 +228,6 @@ static int create_namespace(const struct jobct_plan *plan, struct report *rep)
 		.dir_list = dirs,
 		.uid = plan->uid,
 		.gid = plan->gid,
-		.disk_limit = c->tmp_disk_limit,
 		.inode_limit = c->tmp_inode_limit,
 		.loop = c->tmp_backend == NSCONF_TMP_LOOP,
 		.use_pool = c->namespace_pool > 0,
@@ -206,6 +239,10 @@ static int create_namespace(const struct jobct_plan *plan, struct report *rep)
 	report_init(&why, NULL, NULL);
 	if (!paths)
 		return report_errno(rep, errno, "cannot create its namespace");
+	if (job_disk_limit(plan, &spec.disk_limit, rep) < 0) {
+		free(paths);
+		return -1;
+	}
 	if ((n = job_dirs(plan, dirs, paths, paths + NSCONF_MAX_DIRS, &why,
 			  rep)) < 0) {
 		free(paths);
@@ -599,7 +636,7 @@ static bool needs_disk_guard(const struct jobct_node *node, uint32_t job_id)
 
 	if (!node->conf->base_path)
 		return false;
-	if (node->conf->tmp_disk_limit)
+	if (nsconf_disk_limited(node->conf))
 		return true;
 	if (node->ops->job_project(node->conf->base_path, job_id,
 				   &projid) < 0)
@@ -703,7 +740,7 @@ int jobct_join_run(const struct jobct_node *node, uint32_t job_id,
 int jobct_join_in_ns(const struct jobct_node *node, uint32_t job_id,
 		     struct report *rep)
 {
-	if (node->conf->pid_namespace || node->conf->tmp_disk_limit ||
+	if (node->conf->pid_namespace || nsconf_disk_limited(node->conf) ||
 	    node->conf->user_namespace) {
 		errno = EINVAL;
 		return report_error(rep, "EntireStepInNS cannot go with "

@@ -114,6 +114,9 @@ const char *jobct_node_layout(const struct jobct_node *node);
 /* What slurmd knows of its own configuration that jobct_node_check needs. */
 struct jobct_slurm {
 	const char *gres;	/* slurm.conf's Gres= of the node, NULL: none */
+	bool gres_unknown;	/* devns check without a slurm.conf line of
+				 * the node: gres tells nothing (TmpDiskGres
+				 * is then not checked against it) */
 	bool prolog_contain;	/* PrologFlags=Contain: every job has an
 				 * extern step, where setup runs */
 	bool node_has_devices;	/* the node's GRES have device files */
@@ -194,6 +197,12 @@ struct jobct_plan {
 	 */
 	uint64_t job_mem;
 	uint64_t node_mem;
+	/*
+	 * What the job asked of BasePath's disk here (TmpDiskGres's count,
+	 * --tmp), which with the settings makes its /tmp limit
+	 * (nsconf_job_disk_limit); zeros: nothing asked or not wanted.
+	 */
+	struct nsconf_disk_ask disk_ask;
 	/* GRES device files (NULL-terminated, NULL: none) of the node and
 	 * those allocated to the job on it */
 	const char *const *node_devices;

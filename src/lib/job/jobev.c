@@ -73,6 +73,8 @@ static int step_describe(struct setup *s, struct report *rep)
 {
 	s->facts.want_start_time = !s->job->sluid;
 	s->facts.want_job_mem = nsconf_uses_job_memory(s->conf);
+	s->facts.disk_gres = s->conf->tmp_disk_gres;
+	s->facts.want_tmp_disk = s->conf->tmp_disk_request;
 	/* rep keeps describe's own reason where it gave one (the first). */
 	if (s->st->hooks->describe(s->job, &s->facts, rep) < 0)
 		return report_error(rep, "refusing the job: its GRES devices cannot be known");
@@ -81,6 +83,7 @@ static int step_describe(struct setup *s, struct report *rep)
 	s->plan.start_time = s->facts.start_time;
 	s->plan.job_mem = s->facts.job_mem;
 	s->plan.node_mem = s->facts.node_mem;
+	s->plan.disk_ask = s->facts.disk_ask;
 	s->plan.imex_make = s->facts.imex_make;
 	s->plan.imex_arg = s->facts.imex_arg;
 	s->plan.imex_major = s->facts.imex_major;

@@ -60,6 +60,11 @@ struct jobev_facts {
 				 * bytes, 0: none (then node_mem) */
 	uint64_t node_mem;	/* out: the node's memory in bytes, 0: the
 				 * kernel's count */
+	const char *disk_gres;	/* in: TmpDiskGres's name, NULL: not set */
+	bool want_tmp_disk;	/* in: TmpDiskLimit=request wants --tmp */
+	struct nsconf_disk_ask disk_ask; /* out: the TmpDiskGres count
+				 * allocated here, --tmp, in bytes (describe
+				 * fails when a wanted one cannot be had) */
 	nsimex_make_fn imex_make; /* out: the switch's IMEX channel maker
 				 * (jobct_plan), NULL: none */
 	void *imex_arg;

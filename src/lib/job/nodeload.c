@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "dev/cgroup2.h"
+#include "dev/gresidx.h"
 #include "job/backend.h"
 #include "job/devcg.h"
 #include "job/jobct.h"
@@ -163,6 +164,7 @@ static int check_disk_limit(const struct nsconf *c,
 			    struct report *rep)
 {
 	struct report why;
+	char what[128];
 	int fd, rc;
 
 	if (!c->base_path)
@@ -170,25 +172,32 @@ static int check_disk_limit(const struct nsconf *c,
 	if (c->tmp_disk_limit && c->tmp_backend == NSCONF_TMP_LOOP)
 		return check_loop(c, args, rep);
 	drop_templates(c, args);
-	if (!c->tmp_disk_limit)
+	if (!nsconf_disk_limited(c))
 		return 0;
+	if (c->tmp_disk_gres)
+		snprintf(what, sizeof(what), "TmpDiskGres=%s", c->tmp_disk_gres);
+	else if (c->tmp_disk_request)
+		snprintf(what, sizeof(what), "TmpDiskLimit=request");
+	else
+		snprintf(what, sizeof(what), "TmpDiskLimit=%" PRIu64 " bytes",
+			 c->tmp_disk_limit);
 	if ((fd = safepath_open(c->base_path)) < 0) {
 		if (args->check_only && errno == ENOENT) {
-			report_warning(rep, "TmpDiskLimit=%" PRIu64 " bytes: BasePath %s does not exist yet, so whether its filesystem enforces project quotas is not known",
-				       c->tmp_disk_limit, c->base_path);
+			report_warning(rep, "%s: BasePath %s does not exist yet, so whether its filesystem enforces project quotas is not known",
+				       what, c->base_path);
 			return 0;
 		}
-		return report_errno(rep, errno, "TmpDiskLimit: opening BasePath %s",
-				    c->base_path);
+		return report_errno(rep, errno, "%s: opening BasePath %s",
+				    what, c->base_path);
 	}
 	report_init(&why, NULL, NULL);
 	rc = dquota_probe(fd, c->base_path, &why);
 	close(fd);
 	if (rc < 0)
-		return report_error(rep, "TmpDiskLimit=%" PRIu64 " bytes cannot be enforced on BasePath: %s",
-				    c->tmp_disk_limit, why.msg);
-	report_info(rep, "TmpDiskLimit=%" PRIu64 " bytes: BasePath %s enforces project quotas",
-		    c->tmp_disk_limit, c->base_path);
+		return report_error(rep, "%s cannot be enforced on BasePath: %s",
+				    what, why.msg);
+	report_info(rep, "%s: BasePath %s enforces project quotas", what,
+		    c->base_path);
 	return 0;
 }
 
@@ -444,6 +453,16 @@ int jobct_node_check(const struct jobct_node *node,
 	}
 	if (c->pid_namespace && check_pid_namespace(slurm, rep) < 0)
 		return -1;
+	/* A name no job can be given: every job would silently fall back. */
+	if (c->tmp_disk_gres && !slurm->gres_unknown &&
+	    !gresidx_conf_names(slurm->gres, c->tmp_disk_gres)) {
+		errno = ENOENT;
+		return report_error(rep, "TmpDiskGres=%s: node %s has no GRES %s in slurm.conf (Gres=%s), so no job could ask for it; add it there (and to GresTypes, with gres.conf's Name=%s Count=SIZE) or set TmpDiskGres=none on a NodeName line for this node",
+				    c->tmp_disk_gres, node->node_name,
+				    c->tmp_disk_gres,
+				    slurm->gres ? slurm->gres : "",
+				    c->tmp_disk_gres);
+	}
 	if (devpolicy_check_gres(&node->policy, slurm->node_devices, rep) < 0)
 		return -1;
 	if (devpolicy_never_filters(&node->policy) ||

@@ -36,7 +36,7 @@ static void disk_usage(const struct jobct_node *node, uint32_t job_id,
 	struct dquota_usage u;
 	int fd;
 
-	if (!node->conf->tmp_disk_limit ||
+	if (!nsconf_disk_limited(node->conf) ||
 	    (fd = safepath_open(node->conf->base_path)) < 0)
 		return;
 	if (dquota_get(fd, job_id, &u) == 0 && u.bytes_limit) {

@@ -36,6 +36,7 @@ void nsconf_clear(struct nsconf *c)
 	free(c->init_script);
 	free(c->clone_ns_script);
 	free(c->user_ns_script);
+	free(c->tmp_disk_gres);
 	free(c->clone_ns_epilog);
 	free(c->cdi_spec_dirs);
 	nsconf_dirs_free(c->keep_paths);
@@ -98,12 +99,21 @@ static int tmp_disk_limit_check(struct parser *p)
 {
 	const struct nsconf *c = p->conf;
 	const struct nsconf_dir *tmp;
+	const char *key = "TmpDiskLimit";
 	size_t n = 0;
 
-	if (!c->tmp_disk_limit && c->tmp_inode_limit) {
+	if (!nsconf_disk_limited(c) && c->tmp_inode_limit) {
 		p->line = p->conf->lines.tmp_inode_limit;
 		return nsconf_error(p, "TmpInodeLimit: no TmpDiskLimit is set, "
 				   "and the inode limit comes with it");
+	}
+	if (c->tmp_backend == NSCONF_TMP_LOOP &&
+	    (c->tmp_disk_gres || c->tmp_disk_request)) {
+		p->line = p->conf->lines.tmp_backend;
+		return nsconf_error(p, "TmpBackend: loop sizes each job's "
+				   "filesystem by a fixed TmpDiskLimit, not by "
+				   "TmpDiskGres or TmpDiskLimit=request (use "
+				   "TmpBackend=dir with those)");
 	}
 	if (!c->tmp_disk_limit && c->tmp_backend == NSCONF_TMP_LOOP) {
 		p->line = p->conf->lines.tmp_backend;
@@ -111,7 +121,7 @@ static int tmp_disk_limit_check(struct parser *p)
 				   "filesystem by TmpDiskLimit, which is not "
 				   "set");
 	}
-	if (!c->tmp_disk_limit)
+	if (!nsconf_disk_limited(c))
 		return 0;
 	if (c->tmp_backend == NSCONF_TMP_LOOP &&
 	    c->tmp_disk_limit < NSLOOP_MIN_BYTES) {
@@ -119,35 +129,40 @@ static int tmp_disk_limit_check(struct parser *p)
 		return nsconf_error(p, "TmpDiskLimit: below 1M, the smallest "
 				   "filesystem TmpBackend=loop makes");
 	}
-	if (!c->tmp_inode_limit)
+	/* Per-job limits get their own default (mntns: of each job's size). */
+	if (!c->tmp_inode_limit && !c->tmp_disk_request && !c->tmp_disk_gres)
 		p->conf->tmp_inode_limit =
 			dquota_default_inodes(c->tmp_disk_limit);
 	while (c->dirs[n])
 		n++;
 	p->line = p->conf->lines.tmp_disk_limit;
+	if (!c->tmp_disk_limit && !c->tmp_disk_request) {
+		key = "TmpDiskGres";
+		p->line = p->conf->lines.tmp_disk_gres;
+	}
 	if (!c->base_path)
-		return nsconf_error(p, "TmpDiskLimit: BasePath is none (line "
+		return nsconf_error(p, "%s: BasePath is none (line "
 				   "%d): there is no job directory on disk "
-				   "to limit", p->conf->lines.base_path);
+				   "to limit", key, p->conf->lines.base_path);
 	if (!nsconf_dirs_have(c->dirs, n, "/tmp"))
-		return nsconf_error(p, "TmpDiskLimit: /tmp is not in Dirs, so "
-				   "the job has no private /tmp to limit");
+		return nsconf_error(p, "%s: /tmp is not in Dirs, so "
+				   "the job has no private /tmp to limit", key);
 	tmp = nsconf_dir_find(c, "/tmp");
 	/* The /tmp the node gets: a more specific line may have won. */
 	if (tmp->type == NSCONF_DIR_TMPFS && tmp->shorthand_line)
-		return nsconf_error(p, "TmpDiskLimit: TmpSize (line %d) makes "
+		return nsconf_error(p, "%s: TmpSize (line %d) makes "
 				   "/tmp a tmpfs, whose size TmpSize already "
-				   "limits; set one of them",
+				   "limits; set one of them", key,
 				   tmp->shorthand_line);
 	if (tmp->type == NSCONF_DIR_TMPFS)
-		return nsconf_error(p, "TmpDiskLimit: Dir=/tmp (line %d) makes "
+		return nsconf_error(p, "%s: Dir=/tmp (line %d) makes "
 				   "/tmp a tmpfs, whose Size limits it; set one "
-				   "of them", tmp->line);
+				   "of them", key, tmp->line);
 	if (tmp->source)
-		return nsconf_error(p, "TmpDiskLimit: Dir=/tmp (line %d) binds "
+		return nsconf_error(p, "%s: Dir=/tmp (line %d) binds "
 				   "/tmp from Source=%s, outside BasePath, "
-				   "where the limit does not reach", tmp->line,
-				   tmp->source);
+				   "where the limit does not reach", key,
+				   tmp->line, tmp->source);
 	return 0;
 }
 
@@ -211,9 +226,11 @@ static int entire_step_check(struct parser *p)
 		key = "UserNamespace";
 		line = c->lines.user_namespace;
 		what = "the user namespace under BasePath";
-	} else if (c->tmp_disk_limit) {
-		key = "TmpDiskLimit";
-		line = c->lines.tmp_disk_limit;
+	} else if (nsconf_disk_limited(c)) {
+		key = c->tmp_disk_limit || c->tmp_disk_request
+		      ? "TmpDiskLimit" : "TmpDiskGres";
+		line = c->tmp_disk_limit || c->tmp_disk_request
+		       ? c->lines.tmp_disk_limit : c->lines.tmp_disk_gres;
 		what = "BasePath's filesystem";
 	} else {
 		return 0;

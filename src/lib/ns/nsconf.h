@@ -110,6 +110,7 @@ struct nsconf_lines {
 	int shm_size;
 	int tmp_size;
 	int tmp_disk_limit;
+	int tmp_disk_gres;
 	int tmp_inode_limit;
 	int tmp_backend;
 	int pid_namespace;
@@ -175,6 +176,11 @@ struct nsconf {
 	unsigned tmp_percent;     /* TmpSize=N%: N, 0 = unset (then tmp_size) */
 	uint64_t tmp_disk_limit;  /* bytes, 0 = unset: project quota limit of
 				   * BasePath/<jobid> (ns/dquota.h) */
+	bool tmp_disk_request;    /* TmpDiskLimit=request: the job's --tmp
+				   * (tmp_disk_limit is then 0) */
+	char *tmp_disk_gres;      /* TmpDiskGres: the count GRES whose
+				   * allocation here is the job's limit in
+				   * bytes, NULL = unset */
 	uint64_t tmp_inode_limit; /* its inode limit: TmpInodeLimit, or
 				   * dquota_default_inodes() of the size */
 	/*
@@ -330,6 +336,38 @@ uint64_t nsconf_dir_tmpfs_size(const struct nsconf_dir *d, uint64_t job_mem,
  * percentage): only then need a caller find the job's memory limit.
  */
 bool nsconf_uses_job_memory(const struct nsconf *conf);
+
+/*
+ * Whether conf limits the job's /tmp on BasePath's disk at all: a fixed
+ * TmpDiskLimit, TmpDiskLimit=request or TmpDiskGres.  The node-wide
+ * checks (BasePath enforces project quotas, the disk guard) follow this;
+ * each job's own limit is nsconf_job_disk_limit()'s.
+ */
+bool nsconf_disk_limited(const struct nsconf *conf);
+
+/*
+ * What Slurm says a job asked for of BasePath's disk on this node, for
+ * nsconf_job_disk_limit(): the TmpDiskGres count it was allocated here
+ * (bytes, 0: none) and its --tmp (bytes, 0: none).
+ */
+struct nsconf_disk_ask {
+	uint64_t gres_bytes;
+	uint64_t tmp_bytes;
+};
+
+/*
+ * The job's /tmp limit in bytes from conf and what it asked (ask):
+ * its TmpDiskGres count when it has one, else with TmpDiskLimit=request
+ * its --tmp, else TmpDiskLimit's size (0: no limit, when conf sets none).
+ * A limit below 1 KiB (a project quota counts 1 KiB blocks, 0 is none)
+ * or above fs_bytes (BasePath's filesystem, 0: not known) is refused, as
+ * is TmpDiskLimit=request for a job without --tmp and TmpDiskGres: -1
+ * with errno EINVAL (too small, none asked) or EFBIG (over the disk), the
+ * reason in why[len].  Pure.
+ */
+int nsconf_job_disk_limit(const struct nsconf *conf,
+			  const struct nsconf_disk_ask *ask, uint64_t fs_bytes,
+			  uint64_t *limit, char *why, size_t len);
 
 /* Write the names of options (NSCONF_OPT_*) into buf[len], "," between. */
 void nsconf_options_format(unsigned options, char *buf, size_t len);

@@ -157,15 +157,51 @@ static int key_tmp_size(struct parser *p, struct nsconf *c, const char *key,
 				     value);
 }
 
+/*
+ * TmpDiskLimit=SIZE, or "request": each job's --tmp, which the job's
+ * record from slurmctld carries on every supported release.
+ */
 static int key_tmp_disk_limit(struct parser *p, struct nsconf *c,
 			      const char *key, const char *value)
 {
+	c->tmp_disk_request = !strcasecmp(value, "request");
+	if (c->tmp_disk_request) {
+		c->tmp_disk_limit = 0;
+		return 0;
+	}
 	if (nsconf_size_set(p, &c->tmp_disk_limit, key, value) < 0)
 		return -1;
 	/* Project quotas count 1 KiB blocks: 0 would mean no limit. */
 	if (c->tmp_disk_limit < 1024)
 		return nsconf_error(p, "%s: \"%s\" is below 1K, the smallest "
 				   "limit a project quota takes", key, value);
+	return 0;
+}
+
+/*
+ * TmpDiskGres=NAME: a GRES name as gres.conf's Name= (letters, digits,
+ * '_' and '-'; at most 63, GRES detail strings' longest), or "none".
+ */
+static int key_tmp_disk_gres(struct parser *p, struct nsconf *c,
+			     const char *key, const char *value)
+{
+	size_t n = strspn(value, "abcdefghijklmnopqrstuvwxyz"
+				 "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-");
+	char *name;
+
+	if (!value[0] || value[n] || n > 63)
+		return nsconf_error(p, "%s: \"%s\" is no GRES name (letters, "
+				   "digits, '_' and '-', at most 63)", key,
+				   value);
+	if (!strcasecmp(value, "none")) {
+		free(c->tmp_disk_gres);
+		c->tmp_disk_gres = NULL;
+		return 0;
+	}
+	if (!(name = strdup(value)))
+		return nsconf_error(p, "%s: %s", key, strerror(errno));
+	free(c->tmp_disk_gres);
+	c->tmp_disk_gres = name;
 	return 0;
 }
 
@@ -418,6 +454,8 @@ const struct key_def nsconf_keys[KEY_COUNT] = {
 	[KEY_TMP_SIZE] = { "TmpSize", key_tmp_size, AT(tmp_size) },
 	[KEY_TMP_DISK_LIMIT] = { "TmpDiskLimit", key_tmp_disk_limit,
 				 AT(tmp_disk_limit) },
+	[KEY_TMP_DISK_GRES] = { "TmpDiskGres", key_tmp_disk_gres,
+				AT(tmp_disk_gres) },
 	[KEY_TMP_INODE_LIMIT] = { "TmpInodeLimit", key_tmp_inode_limit,
 				  AT(tmp_inode_limit) },
 	[KEY_TMP_BACKEND] = { "TmpBackend", key_tmp_backend,

@@ -447,6 +447,54 @@ bool nsconf_uses_job_memory(const struct nsconf *conf)
 	return false;
 }
 
+bool nsconf_disk_limited(const struct nsconf *conf)
+{
+	return conf && (conf->tmp_disk_limit || conf->tmp_disk_request ||
+			conf->tmp_disk_gres);
+}
+
+int nsconf_job_disk_limit(const struct nsconf *conf,
+			  const struct nsconf_disk_ask *ask, uint64_t fs_bytes,
+			  uint64_t *limit, char *why, size_t len)
+{
+	const char *from;
+
+	*limit = 0;
+	if (conf->tmp_disk_gres && ask->gres_bytes) {
+		*limit = ask->gres_bytes;
+		from = "its GRES";
+	} else if (conf->tmp_disk_request) {
+		if (!ask->tmp_bytes) {
+			snprintf(why, len, "TmpDiskLimit=request: the job asked "
+				 "for no --tmp%s%s", conf->tmp_disk_gres
+				 ? " nor GRES " : "", conf->tmp_disk_gres
+				 ? conf->tmp_disk_gres : "");
+			errno = EINVAL;
+			return -1;
+		}
+		*limit = ask->tmp_bytes;
+		from = "its --tmp";
+	} else {
+		*limit = conf->tmp_disk_limit;
+		return 0;
+	}
+	/* Project quotas count 1 KiB blocks: below one would be none. */
+	if (*limit < 1024) {
+		snprintf(why, len, "%s of %" PRIu64 " bytes is below 1K, the "
+			 "smallest limit a project quota takes", from, *limit);
+		errno = EINVAL;
+		return -1;
+	}
+	if (fs_bytes && *limit > fs_bytes) {
+		snprintf(why, len, "%s of %" PRIu64 " bytes is more than "
+			 "BasePath's filesystem holds (%" PRIu64 " bytes)",
+			 from, *limit, fs_bytes);
+		errno = EFBIG;
+		return -1;
+	}
+	return 0;
+}
+
 /* Check the % sequences of a Source template: only %j %S %u %n %%. */
 int nsconf_source_escapes_check(struct parser *p, const char *key,
 				const char *value)

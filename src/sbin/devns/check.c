@@ -191,7 +191,7 @@ static const char *disk_quota_state(const struct nsconf *c)
 {
 	int fd, rc;
 
-	if (!c->tmp_disk_limit || !c->base_path)
+	if (!nsconf_disk_limited(c) || !c->base_path)
 		return "none";
 	if (c->tmp_backend == NSCONF_TMP_LOOP)
 		return "loop";
@@ -261,8 +261,13 @@ static void print_settings(const struct devns_opts *o,
 			 l->shm_size);
 	print_share_from("tmpsize", c->tmp_size, c->tmp_percent, f,
 			 l->tmp_size);
-	print_size_from("tmpdisklimit", c->tmp_disk_limit, f,
-			l->tmp_disk_limit);
+	if (c->tmp_disk_request)
+		print_kv_from("tmpdisklimit", "request", f, l->tmp_disk_limit);
+	else
+		print_size_from("tmpdisklimit", c->tmp_disk_limit, f,
+				l->tmp_disk_limit);
+	print_kv_from("tmpdiskgres", c->tmp_disk_gres ? c->tmp_disk_gres
+		      : "none", f, l->tmp_disk_gres);
 	snprintf(n, sizeof(n), "%ju", (uintmax_t)c->tmp_inode_limit);
 	print_kv_from("tmpinodelimit", n, f, l->tmp_inode_limit);
 	print_kv_from("tmpbackend", tmp_backend_name(c), f, l->tmp_backend);
@@ -470,6 +475,10 @@ static void json_settings(struct json *j, const struct nsconf *c)
 	json_setting_num(j, "tmpsizepercent", c->tmp_percent, f, l->tmp_size);
 	json_setting_size(j, "tmpdisklimit", c->tmp_disk_limit, f,
 			  l->tmp_disk_limit);
+	json_setting_bool(j, "tmpdisklimitrequest", c->tmp_disk_request, f,
+			  l->tmp_disk_limit);
+	json_setting_str(j, "tmpdiskgres", c->tmp_disk_gres, f,
+			 l->tmp_disk_gres);
 	json_setting_num(j, "tmpinodelimit", c->tmp_inode_limit, f,
 			 l->tmp_inode_limit);
 	json_setting_str(j, "tmpbackend", tmp_backend_name(c), f,
@@ -689,6 +698,8 @@ int devns_check(const struct devns_opts *o)
 		.plugstack = o->plugstack,
 		.contain_spank = o->contain_spank,
 		.elsewhere = o->elsewhere,
+		.gres = o->node_gres_known ? o->node_gres : NULL,
+		.gres_unknown = !o->node_gres_known,
 	};
 	struct devrule_list list;
 	struct devnames names;

@@ -348,6 +348,8 @@ static int fill_defaults(struct devns_opts *o, const char *file,
 	snprintf(o->pid_file, sizeof(o->pid_file), "%s", sc.pid_file);
 	o->step_cgroups = sc.proctrack_cgroup;
 	o->contain_spank = sc.contain_spank;
+	snprintf(o->node_gres, sizeof(o->node_gres), "%s", sc.gres);
+	o->node_gres_known = sc.gres_known;
 	o->prolog_contain = sc.prolog_contain;
 	o->slurm_nodes = sc.node_names;	/* now o's */
 	o->elsewhere = node && strcmp(node, o->host) && !sc.node_here;

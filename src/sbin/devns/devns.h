@@ -57,6 +57,8 @@ struct devns_opts {
 	bool step_cgroups;		/* ProctrackType=proctrack/cgroup */
 	char plugstack[PATH_MAX];	/* PlugStackConfig, or beside slurm.conf */
 	bool contain_spank;		/* SlurmdParameters=contain_spank */
+	char node_gres[1024];		/* slurm.conf's Gres= of the node */
+	bool node_gres_known;		/* a NodeName line names the node */
 	bool prolog_contain;		/* PrologFlags=Contain */
 	char **slurm_nodes;		/* slurm.conf's NodeName values,
 					 * NULL: no slurm.conf */

@@ -82,13 +82,13 @@ static int read_keys(const char *text, const char *node, const char *host,
 {
 	struct confread r;
 	struct confpair p;
-	char err[256];
+	char err[256], default_gres[sizeof(sc->gres)] = "";
 	int rc = 0;
 
 	confread_init(&r, text);
 	/* A line that is not Key=Value pairs (Include) is Slurm's to judge. */
 	while (rc == 0 && confread_line(&r) > 0) {
-		bool names_node = false;
+		bool names_node = false, is_default = false;
 
 		while (rc == 0 &&
 		       confread_pair(&r, &p, err, sizeof(err)) == 1) {
@@ -96,6 +96,25 @@ static int read_keys(const char *text, const char *node, const char *host,
 				rc = node_name_add(sc, p.value);
 				names_node = hostmatch_match(p.value,
 							     node) == 1;
+				is_default = !strcasecmp(p.value, "DEFAULT");
+				if (names_node && !sc->gres_known) {
+					sc->gres_known = true;
+					snprintf(sc->gres, sizeof(sc->gres),
+						 "%s", default_gres);
+				}
+			} else if (!strcasecmp(p.key, "Gres") &&
+				   (names_node || is_default)) {
+				if (strlen(p.value) >= sizeof(sc->gres)) {
+					errno = ENAMETOOLONG;
+					rc = -1;
+				} else if (names_node) {
+					snprintf(sc->gres, sizeof(sc->gres),
+						 "%s", p.value);
+				} else {
+					snprintf(default_gres,
+						 sizeof(default_gres), "%s",
+						 p.value);
+				}
 			} else if (!strcasecmp(p.key, "NodeHostname") &&
 				   names_node &&
 				   hostmatch_match(p.value, host) == 1)
@@ -145,6 +164,8 @@ int slurmconf_read(const char *path, const char *node, const char *host,
 	sc->prolog_contain = false;
 	sc->node_names = NULL;
 	sc->node_here = false;
+	sc->gres[0] = '\0';
+	sc->gres_known = false;
 	report_init(&why, NULL, NULL);
 	if (!(text = confread_file(path, SLURMCONF_MAX_SIZE, &why))) {
 		if (errno != ENOENT)

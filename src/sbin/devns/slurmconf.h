@@ -39,6 +39,13 @@ struct slurmconf {
 	 * (multiple-slurmd, a node name that is not the host's)
 	 */
 	bool node_here;
+	/*
+	 * The Gres= of the node's NodeName line (or of a NodeName=DEFAULT
+	 * line before it), "" for none; gres_known false when no line of
+	 * slurm.conf names the node (no file, configless, Include)
+	 */
+	char gres[1024];
+	bool gres_known;
 };
 
 /*

@@ -12,6 +12,7 @@
 node_gres() {
 	local half=$((GPUS_PER_NODE / 2))
 	printf 'gpu:a:%d,gpu:b:%d,nic:%d' "$half" $((GPUS_PER_NODE - half)) "$NICS_PER_NODE"
+	[[ -z $TMPDISK_GRES ]] || printf ',tmpdisk:%s' "$TMPDISK_GRES"
 }
 
 node_list() { printf 'node[1-%d]' "${#NODES[@]}"; }
@@ -83,7 +84,7 @@ PrologFlags=Contain
 $(job_container_line)
 SelectType=select/cons_tres
 $(select_parameters)
-GresTypes=gpu,nic
+GresTypes=gpu,nic${TMPDISK_GRES:+,tmpdisk}
 MpiDefault=none
 SchedulerType=sched/backfill
 SchedulerParameters=batch_sched_delay=0,sched_interval=1,sched_min_interval=0,bf_interval=1
@@ -206,6 +207,7 @@ EOF
 		for ((i = 0; i < NICS_PER_NODE; i++)); do
 			echo "NodeName=$(node_list) Name=nic MultipleFiles=$DEV/nic$i,$DEV/nic$i-ctl"
 		done
+		[[ -z $TMPDISK_GRES ]] || echo "NodeName=$(node_list) Name=tmpdisk Count=$TMPDISK_GRES"
 	} >"$ETC/gres.conf"
 }
 

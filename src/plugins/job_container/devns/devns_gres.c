@@ -17,6 +17,7 @@
  * list is used directly.
  */
 #include <errno.h>
+#include <inttypes.h>
 
 #include "slurm_compat.h"
 
@@ -67,7 +68,6 @@ char **devns_gres_node_devices(void)
 	return paths;
 }
 
-#if !DEVNS_JC_STEP_RECORD
 /* This node's entry of the job's gres_detail_str, or NULL with none. */
 static int job_detail_of_node(const slurm_job_info_t *job,
 			      const char **detail)
@@ -88,6 +88,25 @@ static int job_detail_of_node(const slurm_job_info_t *job,
 	return 0;
 }
 
+int devns_gres_job_count(const struct job_info *job, const char *name,
+			 uint64_t *count)
+{
+	const char *detail;
+
+	*count = 0;
+	if (!job || job_detail_of_node(job, &detail) < 0)
+		return -1;
+	if (gresidx_count(detail, name, count) < 0) {
+		error("%s: job %u: cannot parse GRES detail \"%s\": %m",
+		      plugin_type, job->job_id, detail);
+		return -1;
+	}
+	devns_log_flag("%s: job %u GRES %s on %s: %" PRIu64, plugin_type,
+		       job->job_id, name, conf->node_name, *count);
+	return 0;
+}
+
+#if !DEVNS_JC_STEP_RECORD
 /*
  * The job's device indices on this node, per GRES name, from its record
  * (NULL: slurmctld gave none, already logged).

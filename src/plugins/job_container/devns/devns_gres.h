@@ -23,6 +23,15 @@ char **devns_gres_node_devices(void);
 int devns_gres_job_devices(uint32_t job_id, void *step,
 			   const struct job_info *job, char ***paths);
 
+/*
+ * The count of GRES name allocated to job on this node, from its record
+ * (devns_job_load: gres_detail_str, "tmpdisk(CNT:N)", on every release)
+ * into *count (0: none).  Returns 0, or -1 (logged) when the record has
+ * no entry for this node or cannot be parsed: fail closed.
+ */
+int devns_gres_job_count(const struct job_info *job, const char *name,
+			 uint64_t *count);
+
 void devns_gres_free(char **paths);
 
 #endif /* DEVNS_GRES_H */

@@ -425,6 +425,35 @@ static int describe_imex(void *step, struct jobev_facts *facts,
 #endif
 
 /*
+ * What the job asked of BasePath's disk (TmpDiskGres, TmpDiskLimit=
+ * request), from its record, which every release's slurmctld sends with
+ * this node's GRES counts and --tmp (pn_min_tmp_disk, MB); neither is in
+ * the step record or the credential.  -1: wanted and not known.
+ */
+static int describe_disk(const struct jobev_job *job,
+			 const slurm_job_info_t *record,
+			 struct jobev_facts *facts, struct report *rep)
+{
+	if (!facts->disk_gres && !facts->want_tmp_disk)
+		return 0;
+	if (!record)
+		return report_error(rep, "refusing the job: its /tmp limit cannot be known without its record from slurmctld");
+	if (facts->disk_gres &&
+	    devns_gres_job_count(record, facts->disk_gres,
+				 &facts->disk_ask.gres_bytes) < 0)
+		return report_error(rep, "refusing the job: its GRES %s, which sizes its /tmp, cannot be read from its record",
+				    facts->disk_gres);
+	if (facts->want_tmp_disk)
+		facts->disk_ask.tmp_bytes =
+			(uint64_t)record->pn_min_tmp_disk * 1024 * 1024;
+	devns_log_flag("%s: job %u asks %" PRIu64 " bytes of GRES %s, --tmp %" PRIu64 " bytes",
+		       plugin_type, job->job_id, facts->disk_ask.gres_bytes,
+		       facts->disk_gres ? facts->disk_gres : "(none)",
+		       facts->disk_ask.tmp_bytes);
+	return 0;
+}
+
+/*
  * What Slurm knows of the job at its setup: the node's GRES device files,
  * those allocated to the job, its start time where it has no SLUID, its
  * memory limit here where a tmpfs is sized by it.  Where any needs the
@@ -447,7 +476,8 @@ static int describe(const struct jobev_job *job, struct jobev_facts *facts,
 	/* RealMemory unset is 1 (MB): then the kernel's count (jobct). */
 	if (DEVNS_NODE_MEMORY_MB(conf) > 1)
 		facts->node_mem = (uint64_t)DEVNS_NODE_MEMORY_MB(conf) * 1024 * 1024;
-	need_record = facts->node_devices && !DEVNS_JC_STEP_RECORD;
+	need_record = (facts->node_devices && !DEVNS_JC_STEP_RECORD) ||
+		      facts->disk_gres || facts->want_tmp_disk;
 	need_mem = facts->want_job_mem && !step_job_mem(job->step, &facts->job_mem);
 	if ((need_record || need_mem || facts->want_start_time) &&
 	    devns_job_load(job->job_id, &msg, &record) < 0) {
@@ -467,6 +497,8 @@ static int describe(const struct jobev_job *job, struct jobev_facts *facts,
 		report_error(rep, "refusing the job: its memory limit, which sizes its tmpfs, cannot be known");
 		rc = -1;
 	}
+	if (describe_disk(job, record, facts, rep) < 0)
+		rc = -1;
 	/* No GRES files on the node: the job cannot hold any. */
 	if (facts->node_devices &&
 	    devns_gres_job_devices(job->job_id, job->step, record,
