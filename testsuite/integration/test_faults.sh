@@ -21,7 +21,7 @@
 #   a node "reboot": stale job directories and pins under BasePath
 #   BasePath's file system full
 source "$(dirname "$0")/lib.sh"
-plan 31
+plan 33
 
 USER1=dnalice
 JOB_OUT_PREFIX=fault
@@ -107,7 +107,7 @@ nothing_left() { [ "$(leftovers "$1" "$2")" = "" ] && leftovers "$1" "$2" >/dev/
 # A live GPU job across kill -9 of slurmd: /tmp and filter kept; a job that
 # ended meanwhile is cleaned at the restart.
 test_slurmd_kill9() {
-	local live done_ idx before after
+	local live done_ idx before after left
 	live=$(submit -w node3 -n1 --gres=gpu:1 -- "echo $GPU_IDX > $OUT/fault-live-idx; echo kept > /tmp/keep; srun $PROBE $GPUS > $OUT/fault-live-before; touch $OUT/fault-live-ready; while [ ! -e $OUT/fault-live-go ]; do sleep 0.2; done; cat /tmp/keep > $OUT/fault-live-tmp; srun $PROBE $GPUS > $OUT/fault-live-after")
 	done_=$(submit -w node3 -n1 -- "touch $OUT/fault-done-ready; while [ ! -e $OUT/fault-done-go ]; do sleep 0.2; done")
 	wait_for 60 test -e "$OUT/fault-live-ready" && wait_for 30 test -e "$OUT/fault-done-ready" &&
@@ -121,8 +121,12 @@ test_slurmd_kill9() {
 	wait_for 10 sh -c "! pgrep -F $DEVNS_CLUSTER_ROOT/run/slurmd-node3.pid >/dev/null 2>&1"
 	ok $? "precondition: slurmd on node3 killed with SIGKILL"
 	# The second job ends while slurmd is away: its stepds die unseen.
-	pkill -KILL -f "slurmstepd: \[$done_\."
-	sleep 0.5
+	pkill -KILL -f "slurmstepd: \[$done_\." &&
+		wait_for 10 sh -c "! pgrep -f 'slurmstepd: \[$done_\.' >/dev/null"
+	ok $? "precondition: the second job's stepds killed with SIGKILL while slurmd is away"
+	left=$(leftovers node3 "$done_")
+	[[ " $left " == *" dir "* && " $left " == *" marker "* ]]
+	ok $? "precondition: it left what restore must remove (left: '$left')"
 	restart_node node3
 	[ -d "$BASE/node3/$live" ]
 	ok $? "after the restart the live job keeps its namespace directory"
