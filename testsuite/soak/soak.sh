@@ -36,10 +36,10 @@ source "$(dirname "$0")/../integration/lib.sh"
 JOBS=${1:-${DEVNS_SOAK_JOBS:-200}}
 POOL=${DEVNS_SOAK_POOL:-2}
 CONTAINED=${DEVNS_SOAK_CONTAINED:-0}
-# One check per kind of leftover, the launches and the adopt jobs' PAM
-# pieces; two more for the pool,
+# One check per kind of leftover, the launches, the adopt jobs' PAM
+# pieces and the cgroup count's own; two more for the pool,
 # three for the contained nodes (on, no init left, off).
-plan $((10 + (POOL > 0 ? 2 : 0) + (CONTAINED == 1 ? 3 : 0)))
+plan $((11 + (POOL > 0 ? 2 : 0) + (CONTAINED == 1 ? 3 : 0)))
 USERS=(dnalice dnbob)
 OUT=$DEVNS_CLUSTER_ROOT/out/soak
 DEV=$DEVNS_CLUSTER_ROOT/dev
@@ -292,6 +292,13 @@ ok $? "precondition: bpftool answers (BPF programs can be counted)"
 # moment after its cgroup (test_devices' progs_settled).
 wait_for 30 prints 0 count_cgroups && wait_for 20 prints 0 count_progs
 p0=$(count_progs)
+# The cgroup count looks where a job's cgroup would be left (on the
+# unified layout Slurm's stepd scope, where devns makes none): a cgroup
+# planted there under a name no job has is counted.
+c0=$(count_cgroups) plant=$(job_cgroups node1)/job_4000099
+cgroup_unified || mkdir -p "${plant%/*}"	# devns's: made at a node's first job
+mkdir "$plant" && c1=$(count_cgroups) && rmdir "$plant"
+is "$c0 ${c1:-none}" "0 1" "precondition: the cgroup count is 0, and 1 with a job cgroup planted in $(job_cgroups node1)"
 if (( CONTAINED == 1 )); then
 	contained_on
 	ok $? "precondition: every node runs with PidNamespace=yes and TmpDiskLimit=64M on $QFS" ||

@@ -491,6 +491,50 @@ static void test_unified_restore(void)
 	ok(jobct_restore(node, none_alive, NULL, fresh()) == 0,
 	   "restore: %s", rep.msg);
 	ok(!marker_exists(192), "  removes the dead job's marker");
+
+	/*
+	 * Its extern stepd SIGKILLed: cgroup/v2's step_destroy never ran, so
+	 * Slurm's cgroups of the job stay.  Restore takes devns's filter off
+	 * them and removes the marker; the cgroups are Slurm's and stay.
+	 */
+	slurm_job_tree(198);
+	be_in(198, "step_extern/slurm");
+	plan = plan_for(node, 198);
+	inject(OP_NONE, 0, 0);
+	ok(jobct_setup(&plan, fresh()) == 0 && attached(198, "step_extern") == 1,
+	   "precondition: job 198 set up, its filter on step_extern: %s", rep.msg);
+	self_path[0] = '\0';
+	ok(jobct_restore(node, none_alive, NULL, fresh()) == 0 &&
+	   !marker_exists(198) && attached(198, "step_extern") == 0,
+	   "restore of a job whose Slurm cgroups were left: filter detached, marker removed: %s",
+	   rep.msg);
+	slurm_job_tree_remove(198);
+
+	/*
+	 * A record that names no cgroup: empty (a stepd killed between
+	 * creating and writing it) or another job's.  Kept, every restart
+	 * would fail on it; the hybrid layout removes it too.
+	 */
+	{
+		static const char *const bad[] = { "", "run 0 0\n", "run 0 0\nsystem.slice/x/job_198" };
+		static const char *const what[] = { "empty", "a run line only", "another job's cgroup" };
+
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			char path[PATH_MAX];
+			FILE *f;
+
+			snprintf(path, sizeof(path), "%s/devns_filter_199", spool);
+			if ((f = fopen(path, "w"))) {
+				fputs(bad[i], f);
+				fclose(f);
+			}
+			ok(marker_exists(199) && !strcmp(marker_text(199), bad[i]),
+			   "precondition: a marker planted: %s", what[i]);
+			ok(jobct_restore(node, none_alive, NULL, fresh()) == 0 &&
+			   !marker_exists(199),
+			   "  restore removes it: %s", rep.msg);
+		}
+	}
 	jobct_node_free(node);
 }
 

@@ -275,8 +275,19 @@ static int release(const struct jobct_node *node, uint32_t job_id)
 	struct dirent *ep;
 	DIR *dp;
 
-	if ((found = stepcg_marker_job_rel(node, job_id, job_rel,
-					   sizeof(job_rel))) < 0)
+	found = stepcg_marker_job_rel(node, job_id, job_rel, sizeof(job_rel));
+	/*
+	 * A record that names no cgroup of this job: empty (its stepd was
+	 * killed between creating and writing it) or not ours.  The job is
+	 * over, and the record can lead release to nothing to detach, so it
+	 * goes, as on the hybrid layout (where release never reads it): kept,
+	 * every restart would fail on it again.  A filter it should have
+	 * named stays on a cgroup of Slurm's, where it only denies, and goes
+	 * with that cgroup.  A record that cannot be read at all (EIO) stays.
+	 */
+	if (found < 0 && errno == EINVAL)
+		return marker_remove(node, job_id);
+	if (found < 0)
 		return -1;
 	if (!found)	/* no filter: only its record */
 		return marker_remove(node, job_id);
@@ -284,7 +295,13 @@ static int release(const struct jobct_node *node, uint32_t job_id)
 		return -1;
 	job_fd = node->ops->cg_open_at(root_fd, job_rel, false);
 	close(root_fd);
-	if (job_fd < 0)	/* Slurm removed it, and our programs with it */
+	/*
+	 * Slurm removed it, and our programs with it.  Where it is left (a
+	 * SIGKILLed stepd never runs cgroup/v2's step_destroy, and nothing of
+	 * Slurm's removes it later), its cgroups stay Slurm's: release only
+	 * empties the steps' "user" cgroups and takes its filter off them.
+	 */
+	if (job_fd < 0)
 		return errno == ENOENT ? marker_remove(node, job_id) : -1;
 	if (!(dp = fdopendir(job_fd))) {
 		saved = errno;
