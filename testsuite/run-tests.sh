@@ -303,7 +303,14 @@ guest_stop() {
 # Slurm's cgroup/v2 kill there.  The host keeps on 26.05 what the guest
 # does not run: the attacks, the faults, mcs, IMEX, AMD, the per-job
 # settings, devns check and the soak.
-GUEST_INTEGRATION=${DEVNS_GUEST_INTEGRATION:-test_tmpdisk test_devices test_adopt test_cgroupv2 test_userns test_pidns test_namespace test_dirs test_dropin test_configless test_reconfig test_pool}
+GUEST_INTEGRATION=${DEVNS_GUEST_INTEGRATION:-test_tmpdisk test_devices test_adopt test_cgroupv2 test_userns test_pidns test_namespace test_dirs test_dropin test_configless test_reconfig test_pool test_faults}
+
+# The soak runs on the guest's release, after its tests: pure cgroup v2,
+# where its leftover count is of Slurm's job cgroups under each stepd's
+# scope (DEVNS_GUEST_SOAK_JOBS jobs, 100 by default, about 6.5 minutes of
+# the emulated guest; 0: none).  The host runs it only without the guest,
+# or on the release DEVNS_SOAK_RELEASE names.
+GUEST_SOAK_JOBS=${DEVNS_GUEST_SOAK_JOBS:-100}
 
 # The other releases the guest runs after GUEST_RELEASE, one cluster each,
 # with the test files whose subject differs by release
@@ -383,7 +390,8 @@ guest_cluster_run() {
 	env "${genv[@]}" "$cluster" restart >"$out/cluster-start.log" 2>&1 || status=$?
 	if [ "$status" -eq 77 ] && [ "${DEVNS_ALLOW_NO_GUEST:-}" = 1 ]; then
 		guest_skips "guest integration: Slurm $name" \
-			"$(grep 'skipped:' "$out/cluster-start.log" | tail -n1)" $(printf '%s.sh ' "$@")
+			"$(grep 'skipped:' "$out/cluster-start.log" | tail -n1)" $(printf '%s.sh ' "$@") \
+			$(guest_soak_name "$name")
 		return
 	fi
 	grep -E 'ready in|running:' "$out/cluster-start.log"
@@ -399,9 +407,21 @@ guest_cluster_run() {
 			env "${genv[@]}" DEVNS_MANY_JOBS="${DEVNS_GUEST_MANY_JOBS:-30}" DEVNS_REQUIRE_QUOTA=1 \
 			timeout 1800 bash "$top/testsuite/integration/$t.sh"
 	done
+	if [ "$name" = "$GUEST_RELEASE" ] && [ "$GUEST_SOAK_JOBS" -gt 0 ] && [ -z "${DEVNS_TESTS:-}" ]; then
+		run_tap "$out/soak.log" "guest integration: soak ($GUEST_SOAK_JOBS jobs)" \
+			env "${genv[@]}" timeout 1800 bash "$top/testsuite/soak/soak.sh" "$GUEST_SOAK_JOBS"
+		grep '^# soak:' "$out/soak.log"
+	fi
 	say "guest integration: Slurm $name: cluster stop"
 	env "${genv[@]}" DEVNS_VM_KEEP=1 "$cluster" stop >"$out/cluster-stop.log" 2>&1 ||
 		{ echo "guest cluster stop failed"; failed=$((failed + 1)); }
+}
+
+# guest_soak_name NAME: soak.sh where the guest runs the soak on release
+# NAME (for a skip's count).
+guest_soak_name() {
+	[ "$1" = "$GUEST_RELEASE" ] && [ "$GUEST_SOAK_JOBS" -gt 0 ] && echo soak.sh
+	return 0
 }
 
 # guest_heading NAME: the heading of a guest test on release NAME (the
@@ -632,12 +652,15 @@ release_many_jobs() {
 	esac
 }
 
-# The release the soak runs on: 26.05, the one current sites run, where
-# DEVNS_RELEASES has it; else the first (DEVNS_SOAK_RELEASE overrides).
+# The release the host runs the soak on: DEVNS_SOAK_RELEASE; else none
+# when the guest runs it; else 26.05, the one current sites run, where
+# DEVNS_RELEASES has it; else the first.
 soak_release() {
 	local releases=" $1 "
 	if [ -n "${DEVNS_SOAK_RELEASE:-}" ]; then
 		echo "$DEVNS_SOAK_RELEASE"
+	elif [ -z "${DEVNS_SKIP_GUEST:-}" ] && [ "$GUEST_SOAK_JOBS" -gt 0 ]; then
+		echo none
 	elif [[ $releases == *" 26.05 "* ]]; then
 		echo 26.05
 	else
@@ -750,7 +773,7 @@ main() {
 		guest_skips "pure cgroup-v2 guest" "DEVNS_SKIP_GUEST=1" $GUEST_TESTS
 		for release in $GUEST_RELEASE $GUEST_RELEASES; do
 			guest_skips "guest integration: Slurm $release" "DEVNS_SKIP_GUEST=1" \
-				$(guest_release_tests "$release")
+				$(guest_release_tests "$release") $(guest_soak_name "$release")
 		done
 		[ -n "${DEVNS_SKIP_SMD:-}" ] ||
 			guest_skips "SchedMD's packages" "DEVNS_SKIP_GUEST=1" package-smd.sh
