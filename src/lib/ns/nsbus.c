@@ -17,6 +17,15 @@
 #define NSBUS_DIR_FLAGS (O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 
 /*
+ * The job's runtime directory holds sockets and small state (logind's
+ * default is 10% of RAM; the job's memory cgroup pays for it either way).
+ * Teardown does not empty it as it does the private tmpfs mounts
+ * (nstmpfs.h): a job that sends an fd of it to a later job leaves at most
+ * this much behind.
+ */
+#define NSBUS_RUNTIME_SIZE "67108864"
+
+/*
  * Open run_fd's entry name, a directory root alone can change; made
  * (root's 0755) when missing.  A link, another owner or a mode that lets
  * others write is refused: whoever controls it could swap what is covered
@@ -62,7 +71,7 @@ static int hide_user_dirs(int run_fd, uid_t uid, gid_t gid)
 
 	if ((fd = open_root_dir(run_fd, "user")) < 0)
 		return -1;
-	if (fdmount_tmpfs(fd, "0755", NULL,
+	if (fdmount_tmpfs(fd, "0755", NSBUS_RUNTIME_SIZE,
 			  FDMOUNT_NOSUID | FDMOUNT_NODEV) < 0)
 		goto out;
 	fdutil_close(fd);

@@ -15,7 +15,7 @@
  * manager start CMD itself, outside the job altogether.
  *
  * So the job's mount namespace has neither door: its /run/user is a fresh
- * tmpfs holding only an empty /run/user/UID of the job user's (the job's
+ * tmpfs (64 MiB) holding only an empty /run/user/UID of the job user's (the job's
  * own XDG_RUNTIME_DIR, without the user manager's private socket, the
  * user bus or any other socket of the user's session), and its /run/dbus
  * an empty read-only tmpfs (no system bus).  Both directories are made
@@ -32,7 +32,7 @@
 
 /*
  * In the caller's mount namespace (a job's, before any job process runs
- * in it), cover run_dir/user with a tmpfs (root's 0755, nosuid, nodev)
+ * in it), cover run_dir/user with a tmpfs (root's 0755, nosuid, nodev, 64 MiB)
  * holding only run_dir/user/<uid>, the job user's (uid, gid, 0700), and
  * run_dir/dbus with an empty read-only tmpfs.  run_dir is walked without
  * following links; user and dbus must be directories of root's that no
