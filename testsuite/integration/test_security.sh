@@ -382,7 +382,9 @@ test_adopt_other_users_job() {
 # has the manager ask PID 1 (AttachProcessesToUnit) to move the process
 # into user@UID.service/app.slice, and PID 1 takes the same call from the
 # job process itself over the system bus (it moves a caller's own
-# processes into an active delegated unit of its uid, no polkit).  The
+# processes into an active delegated unit of its uid, no polkit; PID 1
+# creates no cgroup for it, so the attack names an existing leaf, the
+# manager's own init.scope).  The
 # job's namespace has neither door (ns/nsbus.h): each attack must leave
 # its process in the job's cgroup with the other GPUs denied, or fail.
 # A third way, the manager's socket through /proc/<manager>/root, only a
@@ -415,7 +417,7 @@ test_systemd_run_escape() {
 	systemctl start "user@$uid.service" >/dev/null 2>&1 &&
 		mpid=$(systemctl show -p MainPID --value "user@$uid.service") && [ "${mpid:-0}" -gt 0 ] &&
 		command -v systemd-run >/dev/null && command -v busctl >/dev/null &&
-		runuser -u $USER1 -- env XDG_RUNTIME_DIR=/run/user/$uid DBUS_SESSION_BUS_ADDRESS= \
+		runuser -u $USER1 -- env -u DBUS_SESSION_BUS_ADDRESS XDG_RUNTIME_DIR=/run/user/$uid \
 			systemctl --user show -p Version 2>/dev/null | grep -q '^Version='
 	ok $? "precondition: $USER1's systemd user manager runs (user@$uid.service, pid ${mpid:-none}) and answers $USER1 outside a job" ||
 		{ skip_checks $((SD_CHECKS - 1)) "no user manager"; return; }
@@ -433,7 +435,7 @@ test_systemd_run_escape() {
 		[ -S /run/user/$uid/bus ] && export DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/$uid/bus
 		$report > $OUT/sec-sd-job
 		systemd-run --user --scope --quiet $report > $OUT/sec-sd-a 2>&1; echo rc=\$? >> $OUT/sec-sd-a
-		sh -c 'busctl --system call org.freedesktop.systemd1 /org/freedesktop/systemd1 org.freedesktop.systemd1.Manager AttachProcessesToUnit ssau user@$uid.service /app.slice/devns-sec.scope 1 \$\$; echo rc=\$?; exec $report' > $OUT/sec-sd-b 2>&1")
+		sh -c 'busctl --system call org.freedesktop.systemd1 /org/freedesktop/systemd1 org.freedesktop.systemd1.Manager AttachProcessesToUnit ssau user@$uid.service /init.scope 1 \$\$; echo rc=\$?; exec $report' > $OUT/sec-sd-b 2>&1")
 	wait_job_gone "$j" 120
 	cg=$(sed -n 's/^CG 0:://p' "$OUT/sec-sd-job" 2>/dev/null)
 	[ -n "$cg" ] && [ "$(sed -n 's/^DEV //p' "$OUT/sec-sd-job" | tr ' ' '\n' | grep -c EPERM)" = 3 ]
@@ -448,7 +450,7 @@ test_systemd_run_escape() {
 	conf_with node2 "NodeName=node2 PidNamespace=yes"
 	j=$(cl_as $USER1 sbatch --parsable -w node2 -n1 --gres=gpu:1 -o "$OUT/sec-%j.out" --wrap "
 		$report > $OUT/sec-sd-pidjob
-		XDG_RUNTIME_DIR=/proc/$mpid/root/run/user/$uid DBUS_SESSION_BUS_ADDRESS= systemd-run --user --scope --quiet $report > $OUT/sec-sd-c 2>&1; echo rc=\$? >> $OUT/sec-sd-c")
+		env -u DBUS_SESSION_BUS_ADDRESS XDG_RUNTIME_DIR=/proc/$mpid/root/run/user/$uid systemd-run --user --scope --quiet $report > $OUT/sec-sd-c 2>&1; echo rc=\$? >> $OUT/sec-sd-c")
 	wait_job_gone "$j" 120
 	cg=$(sed -n 's/^CG 0:://p' "$OUT/sec-sd-pidjob" 2>/dev/null)
 	[ -n "$cg" ] && sd_contained "$OUT/sec-sd-c" "$cg"
