@@ -7,7 +7,7 @@
 # killed, and a device-filter marker that cannot be read.  Each check first
 # proves its precondition (the link was planted, the job ran).
 source "$(dirname "$0")/lib.sh"
-plan 59
+plan 62
 
 USER1=dnalice
 USER2=dnbob
@@ -375,48 +375,87 @@ test_adopt_other_users_job() {
 	rm -rf "$pamdir"
 }
 
-# systemd-run --user --scope from a job: the user's own systemd would put
-# the process in a scope of its own, outside the job's cgroup and so its
-# device filter.  Only where systemd is init and the layout is unified (the
-# guest, real nodes) is there a user manager to ask; there it is started
-# for USER1 (as a login would), and its scope must stay filtered: refused,
-# or run inside the job's cgroup with the other GPUs denied.
+# systemd-run --user from a job (issue 41 item 7).  Where systemd is init
+# and the layout is unified (the guest, real nodes), a user's manager
+# (user@UID.service, started here as a login would) is a way out of the
+# job's cgroup and so of its device filter: `systemd-run --user --scope`
+# has the manager ask PID 1 (AttachProcessesToUnit) to move the process
+# into user@UID.service/app.slice, and PID 1 takes the same call from the
+# job process itself over the system bus (it moves a caller's own
+# processes into an active delegated unit of its uid, no polkit; PID 1
+# creates no cgroup for it, so the attack names an existing leaf, the
+# manager's own init.scope).  The
+# job's namespace has neither door (ns/nsbus.h): each attack must leave
+# its process in the job's cgroup with the other GPUs denied, or fail.
+# A third way, the manager's socket through /proc/<manager>/root, only a
+# PID namespace closes (the job sees no process outside it): tried with
+# PidNamespace=yes.
+SD_CHECKS=6
+sd_contained() {	# sd_contained FILE JOBCG: FILE's CG and DEV lines
+	local f=$1 cg=$2 c
+	c=$(sed -n 's/^CG 0:://p' "$f" 2>/dev/null)
+	# Refused (systemd-run failed, its command never ran): not run
+	# elsewhere either.
+	[ -z "$c" ] && ! grep -q '^DEV' "$f" && grep -q '^rc=[1-9]' "$f" && return 0
+	[[ $c == "${cg%/*}"* ]] &&
+		[ "$(sed -n 's/^DEV //p' "$f" | tr ' ' '\n' | grep -c EPERM)" = 3 ]
+}
+sd_show() { sed 's/^/ /' "$1" 2>/dev/null | tr -d '\n' | cut -c1-200; }
+
 test_systemd_run_escape() {
-	local uid j out cg
+	local uid j cg mpid sock f
 	if ! { [ "${DEVNS_CLUSTER_VM:-}" = guest ] || cgroup_unified; } ||
 		[ "$(cat /proc/1/comm 2>/dev/null)" != systemd ]; then
-		skip_checks 3 "systemd-run --user from a job: needs systemd as init on the unified cgroup layout (the guest); here $(stat -fc %T /sys/fs/cgroup), init $(cat /proc/1/comm 2>/dev/null)"
+		skip_checks $SD_CHECKS "systemd-run --user from a job: needs systemd as init on the unified cgroup layout (the guest); here $(stat -fc %T /sys/fs/cgroup), init $(cat /proc/1/comm 2>/dev/null)"
 		return
 	fi
 	uid=$(id -u $USER1)
-	# systemd-run --user reaches the manager through the session bus
-	# (dbus-user-session) or, without one, the manager's private socket.
+	sock=/run/user/$uid/systemd/private
+	# The door exists on the node: the manager answers USER1 outside a
+	# job, through its private socket (systemd-run's way without a
+	# session bus); a refused attack below proves nothing otherwise.
 	systemctl start "user@$uid.service" >/dev/null 2>&1 &&
-		{ [ -S "/run/user/$uid/bus" ] || [ -S "/run/user/$uid/systemd/private" ]; } &&
-		command -v systemd-run >/dev/null
-	ok $? "precondition: $USER1's systemd user manager runs (user@$uid.service, a socket in /run/user/$uid)" ||
-		{ skip_checks 2 "no user manager"; return; }
-	rm -f "$OUT/sec-sd-out" "$OUT/sec-sd-job"
-	j=$(cl_as $USER1 sbatch --parsable -w node1 -n1 --gres=gpu:1 -o "$OUT/sec-%j.out" --wrap \
-		"export XDG_RUNTIME_DIR=/run/user/$uid; [ -S /run/user/$uid/bus ] && export DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/$uid/bus; { grep '^0::' /proc/self/cgroup; $OUT/probe-sec.sh $GPUS; systemctl --user show -p Version 2>&1; echo rc=\$?; } > $OUT/sec-sd-job; systemd-run --user --scope --quiet sh -c \"grep '^0::' /proc/self/cgroup; $OUT/probe-sec.sh $GPUS\" > $OUT/sec-sd-out 2>&1; echo rc=\$? >> $OUT/sec-sd-out")
+		mpid=$(systemctl show -p MainPID --value "user@$uid.service") && [ "${mpid:-0}" -gt 0 ] &&
+		command -v systemd-run >/dev/null && command -v busctl >/dev/null &&
+		runuser -u $USER1 -- env -u DBUS_SESSION_BUS_ADDRESS XDG_RUNTIME_DIR=/run/user/$uid \
+			systemctl --user show -p Version 2>/dev/null | grep -q '^Version='
+	ok $? "precondition: $USER1's systemd user manager runs (user@$uid.service, pid ${mpid:-none}) and answers $USER1 outside a job" ||
+		{ skip_checks $((SD_CHECKS - 1)) "no user manager"; return; }
+	runuser -u $USER1 -- test -S "/proc/$mpid/root$sock"
+	ok $? "precondition: $USER1 reaches the manager's socket through /proc/$mpid/root as well"
+	rm -f "$OUT"/sec-sd-*
+	# Each attack runs sec-sd-report: "CG <its cgroup>" and "DEV <the
+	# probe's verdicts>" where it ran; A's never runs when systemd-run is
+	# refused.
+	local report=$OUT/sec-sd-report.sh
+	printf '#!/bin/sh\necho "CG $(grep "^0::" /proc/self/cgroup)"\necho "DEV $(%s %s)"\n' \
+		"$OUT/probe-sec.sh" "$GPUS" > "$report" && chmod 0755 "$report"
+	j=$(cl_as $USER1 sbatch --parsable -w node1 -n1 --gres=gpu:1 -o "$OUT/sec-%j.out" --wrap "
+		export XDG_RUNTIME_DIR=/run/user/$uid
+		[ -S /run/user/$uid/bus ] && export DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/$uid/bus
+		$report > $OUT/sec-sd-job
+		systemd-run --user --scope --quiet $report > $OUT/sec-sd-a 2>&1; echo rc=\$? >> $OUT/sec-sd-a
+		sh -c 'busctl --system call org.freedesktop.systemd1 /org/freedesktop/systemd1 org.freedesktop.systemd1.Manager AttachProcessesToUnit ssau user@$uid.service /init.scope 1 \$\$; echo rc=\$?; exec $report' > $OUT/sec-sd-b 2>&1")
 	wait_job_gone "$j" 120
-	cg=$(sed -n 1p "$OUT/sec-sd-job" 2>/dev/null | sed 's/^0:://')
-	# The job must reach the manager (systemctl --user answers in it):
-	# a systemd-run that cannot connect proves nothing.
-	[ -n "$cg" ] && [ "$(sed -n 2p "$OUT/sec-sd-job" | tr ' ' '\n' | grep -c EPERM)" = 3 ] &&
-		grep -q '^Version=' "$OUT/sec-sd-job" && grep -qx 'rc=0' "$OUT/sec-sd-job"
-	ok $? "precondition: the job ran in $cg, the other GPUs denied, and reaches $USER1's manager ($(sed -n '2,3p' "$OUT/sec-sd-job" 2>/dev/null | xargs))"
-	out=$(cat "$OUT/sec-sd-out" 2>/dev/null)
-	if echo "$out" | grep -q '^rc=0'; then
-		# It ran: it must still be in the job's cgroup, filtered.
-		[[ $(echo "$out" | sed -n 1p | sed 's/^0:://') == "${cg%/*}"* ]] &&
-			[ "$(echo "$out" | sed -n 2p | tr ' ' '\n' | grep -c EPERM)" = 3 ]
-	else
-		# Refused by the manager (the job's cgroup is root's: the
-		# process cannot be moved), not failing to reach it.
-		echo "$out" | grep -q 'Failed to start transient scope unit'
-	fi
-	ok $? "systemd-run --user --scope does not leave the job's cgroup or its filter: $(echo $out | cut -c1-160)"
+	cg=$(sed -n 's/^CG 0:://p' "$OUT/sec-sd-job" 2>/dev/null)
+	[ -n "$cg" ] && [ "$(sed -n 's/^DEV //p' "$OUT/sec-sd-job" | tr ' ' '\n' | grep -c EPERM)" = 3 ]
+	ok $? "precondition: the job ran in $cg, the other GPUs denied ($(sd_show "$OUT/sec-sd-job"))"
+	sd_contained "$OUT/sec-sd-a" "$cg"
+	ok $? "systemd-run --user --scope does not leave the job's cgroup or its filter:$(sd_show "$OUT/sec-sd-a")"
+	sd_contained "$OUT/sec-sd-b" "$cg"
+	ok $? "AttachProcessesToUnit on the system bus does not either:$(sd_show "$OUT/sec-sd-b")"
+
+	# Through /proc/<manager>/root: with a PID namespace the job sees no
+	# manager to go through.
+	conf_with node2 "NodeName=node2 PidNamespace=yes"
+	j=$(cl_as $USER1 sbatch --parsable -w node2 -n1 --gres=gpu:1 -o "$OUT/sec-%j.out" --wrap "
+		$report > $OUT/sec-sd-pidjob
+		env -u DBUS_SESSION_BUS_ADDRESS XDG_RUNTIME_DIR=/proc/$mpid/root/run/user/$uid systemd-run --user --scope --quiet $report > $OUT/sec-sd-c 2>&1; echo rc=\$? >> $OUT/sec-sd-c")
+	wait_job_gone "$j" 120
+	cg=$(sed -n 's/^CG 0:://p' "$OUT/sec-sd-pidjob" 2>/dev/null)
+	[ -n "$cg" ] && sd_contained "$OUT/sec-sd-c" "$cg"
+	ok $? "with PidNamespace=yes, not through /proc/$mpid/root either:$(sd_show "$OUT/sec-sd-c")"
+	conf_restore node2
 	systemctl stop "user@$uid.service" >/dev/null 2>&1
 }
 

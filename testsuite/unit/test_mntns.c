@@ -96,6 +96,34 @@ static int base_hidden(void *unused)
 	return access(path, F_OK) == 0 ? 1 : 0;
 }
 
+/* 0 when the directory arg is empty, else 1 (2: unreadable). */
+static int dir_is_empty(void *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	int rc = 0;
+
+	if (!d)
+		return 2;
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			rc = 1;
+	closedir(d);
+	return rc;
+}
+
+/* ns/nsbus.h: the job (uid 0 here) sees its own runtime dir alone. */
+static int run_user_is_own(void *unused)
+{
+	struct stat st;
+
+	(void)unused;
+	if (lstat("/run/user/0", &st) < 0 || !S_ISDIR(st.st_mode) ||
+	    (st.st_mode & 07777) != 0700 || dir_is_empty("/run/user/0"))
+		return 1;
+	return rmdir("/run/user/0") == 0 && !dir_is_empty("/run/user") ? 0 : 1;
+}
+
 static int count_mounts_of(const char *needle)
 {
 	FILE *f = fopen("/proc/self/mountinfo", "r");
@@ -135,6 +163,10 @@ static void test_lifecycle(void)
 	       "ShmSize 1 MiB gives a 1 MiB /dev/shm");
 	is_int(in_job(41, base_hidden, NULL), 0,
 	       "BasePath is hidden inside the namespace");
+	is_int(in_job(41, dir_is_empty, "/run/dbus"), 0,
+	       "no system bus inside (/run/dbus is empty)");
+	is_int(in_job(41, run_user_is_own, NULL), 0,
+	       "/run/user holds the job user's empty runtime dir alone");
 
 	ok(mntns_delete(base, 41) == 0, "delete");
 	ok(!mntns_exists(base, 41), "the pin is gone");

@@ -484,6 +484,8 @@ int mntns_create(const struct mntns_spec *spec, struct report *rep)
 		plan->made_point[i].parent_fd = -1;
 	}
 	plan->root_propagation = spec->shared ? MS_SLAVE : MS_PRIVATE;
+	plan->uid = spec->uid;
+	plan->gid = spec->gid;
 	plan->parent_ns_id = mntns_own_ns_id();
 	plan->pool_fd = -1;
 	plan->disk_fd = -1;

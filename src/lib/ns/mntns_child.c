@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "ns/mntns_int.h"
+#include "ns/nsbus.h"
 #include "ns/nsmembers.h"
 #include "util/fdmount.h"
 #include "util/fdpass.h"
@@ -49,6 +50,7 @@ static const char *step_names[] = {
 	[STEP_OPEN_TARGET] = "opening a private directory's mount point",
 	[STEP_MOUNT_DIR] = "mounting a private directory",
 	[STEP_KEEP_PATH] = "binding a kept path (KeepPaths) into",
+	[STEP_HIDE_BUS] = "hiding the user manager and the system bus (/run/user, /run/dbus)",
 	[STEP_HIDE_BASE] = "hiding BasePath",
 	[STEP_OPEN_NS] = "opening the new namespace",
 };
@@ -133,9 +135,7 @@ static int hide_base_path(const char *base_path)
 
 	if (fd < 0)
 		return errno == ENOENT ? 0 : -1;
-	rc = fdmount_tmpfs(fd, "0555", "4096",
-			   FDMOUNT_RDONLY | FDMOUNT_NOSUID | FDMOUNT_NODEV |
-			   FDMOUNT_NOEXEC);
+	rc = fdmount_hide(fd);
 	fdutil_close(fd);
 	return rc;
 }
@@ -179,6 +179,9 @@ static int setup_namespace(const struct ns_plan *plan, int *step, int *dir)
 			return -1;
 	}
 	*dir = -1;
+	*step = STEP_HIDE_BUS;
+	if (nsbus_hide(NSBUS_RUN_DIR, plan->uid, plan->gid) < 0)
+		return -1;
 	*step = STEP_HIDE_BASE;
 	return hide_base_path(plan->base_path);
 }

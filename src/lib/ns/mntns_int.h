@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "ns/mntns.h"
 #include "ns/nsconf.h"
@@ -47,6 +48,8 @@ struct ns_plan {
 	struct kept_dir keeps[NSCONF_MAX_KEEP];
 	int nkeeps;
 	char base_path[PATH_MAX];
+	uid_t uid;		/* the job user's: its /run/user/UID (nsbus.h) */
+	gid_t gid;
 	uint64_t parent_ns_id;	/* see unshare_newer_than() */
 	int pool_fd;		/* a namespace of the pool to enter, or -1 */
 	/*
@@ -72,6 +75,7 @@ enum child_step {
 	STEP_OPEN_TARGET,
 	STEP_MOUNT_DIR,
 	STEP_KEEP_PATH,
+	STEP_HIDE_BUS,
 	STEP_HIDE_BASE,
 	STEP_OPEN_NS,
 };

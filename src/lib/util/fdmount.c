@@ -176,6 +176,13 @@ out:
 	return mnt_fd;
 }
 
+int fdmount_hide(int target_fd)
+{
+	return fdmount_tmpfs(target_fd, "0555", "4096",
+			     FDMOUNT_RDONLY | FDMOUNT_NOSUID | FDMOUNT_NODEV |
+			     FDMOUNT_NOEXEC);
+}
+
 int fdmount_private_self(int dir_fd)
 {
 	int mnt_fd = clone_dir(dir_fd, 0);

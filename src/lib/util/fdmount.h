@@ -72,6 +72,12 @@ int fdmount_blockdev(const char *fstype, const char *source,
 		     const char *const *flags, unsigned int attrs);
 
 /*
+ * Hide what the directory target_fd holds under an empty tmpfs: read-only,
+ * root's 0555, nosuid, nodev, noexec.  Returns 0, or -1 with errno.
+ */
+int fdmount_hide(int target_fd);
+
+/*
  * Make the file system whose mount root the directory root_fd is (any fd
  * of it, O_PATH included; the mount may be detached, or in another
  * namespace) read-only in all its mounts: a reconfiguration of its
