@@ -303,7 +303,7 @@ guest_stop() {
 # Slurm's cgroup/v2 kill there.  The host keeps on 26.05 what the guest
 # does not run: the attacks, the faults, mcs, IMEX, AMD, the per-job
 # settings, devns check and the soak.
-GUEST_INTEGRATION=${DEVNS_GUEST_INTEGRATION:-test_tmpdisk test_devices test_adopt test_cgroupv2 test_userns test_pidns test_namespace test_dirs test_dropin test_configless test_reconfig test_pool test_faults}
+GUEST_INTEGRATION=${DEVNS_GUEST_INTEGRATION:-test_tmpdisk test_devices test_adopt test_cgroupv2 test_userns test_pidns test_namespace test_dirs test_dropin test_configless test_reconfig test_pool test_faults test_security}
 
 # The soak runs on the guest's release, after its tests: pure cgroup v2,
 # where its leftover count is of Slurm's job cgroups under each stepd's
