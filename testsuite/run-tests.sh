@@ -298,12 +298,12 @@ guest_stop() {
 # project-quota parts of test_dquota and test_tmpdisk must run there
 # (DEVNS_REQUIRE_QUOTA=1), not skip.
 # The guest runs on 26.05 the namespace, its directories, drop-ins,
-# configless, reconfigure and pool files too (about 6 minutes there), so
-# that pure cgroup v2 is where 26.05 is proven; test_pidns's init meets
-# Slurm's cgroup/v2 kill there.  The host keeps on 26.05 what the guest
-# does not run: the attacks, the faults, mcs, IMEX, AMD, the per-job
-# settings, devns check and the soak.
-GUEST_INTEGRATION=${DEVNS_GUEST_INTEGRATION:-test_tmpdisk test_devices test_adopt test_cgroupv2 test_userns test_pidns test_namespace test_dirs test_dropin test_configless test_reconfig test_pool test_faults test_security}
+# configless, reconfigure and pool files too (about 6 minutes there), and
+# the attacks (systemd-run is pure v2's), the faults and IMEX, so that
+# pure cgroup v2 is where 26.05 is proven; test_pidns's init meets Slurm's
+# cgroup/v2 kill there.  The host keeps on 26.05 what the guest does not
+# run: mcs, AMD, the per-job settings, TmpBackend=loop and devns check.
+GUEST_INTEGRATION=${DEVNS_GUEST_INTEGRATION:-test_tmpdisk test_devices test_adopt test_cgroupv2 test_userns test_pidns test_namespace test_dirs test_dropin test_configless test_reconfig test_pool test_faults test_security test_imex}
 
 # The soak runs on the guest's release, after its tests: pure cgroup v2,
 # where its leftover count is of Slurm's job cgroups under each stepd's
