@@ -89,6 +89,29 @@ static void read_file(const char *path, char *buf, size_t len)
 }
 
 /*
+ * Drop from text valgrind's own notes ("--PID-- ..." lines: e.g. that it
+ * does not know openat2(2), which the tool then falls back from): not the
+ * tool's output.
+ */
+static void drop_valgrind_notes(char *text)
+{
+	char *r = text, *w = text;
+
+	while (*r) {
+		size_t len = strcspn(r, "\n") + (r[strcspn(r, "\n")] ? 1 : 0);
+		size_t digits = r[0] == '-' && r[1] == '-' ?
+				strspn(r + 2, "0123456789") : 0;
+
+		if (!(digits && r[2 + digits] == '-' && r[3 + digits] == '-')) {
+			memmove(w, r, len);
+			w += len;
+		}
+		r += len;
+	}
+	*w = '\0';
+}
+
+/*
  * Runs the tool with the NULL-terminated arguments; out and err get what
  * it printed.  Returns its exit status, or -1 when it did not exit.
  */
@@ -124,6 +147,8 @@ static int tool(const char *arg, ...)
 		return -1;
 	read_file(out_path, out, sizeof(out));
 	read_file(err_path, err, sizeof(err));
+	if (wrapper && *wrapper)
+		drop_valgrind_notes(err);
 	unlink(out_path);
 	unlink(err_path);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
