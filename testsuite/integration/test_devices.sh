@@ -124,6 +124,15 @@ same_count() {
 # lines_in N PATTERN FILE: FILE has N lines matching PATTERN (fixed string).
 lines_in() { [ "$(grep -cF -- "$2" "$3")" = "$1" ]; }
 
+# messages_in N PATTERN FILE: FILE has N different messages matching
+# PATTERN (fixed string), whoever logged them when: the time stamp and a
+# stepd's "[JOB.STEP]" left out.  (On 22.05 on pure cgroup v2 both the
+# extern stepd and slurmd can read the job's denials before the filter
+# goes, and then each logs them.)
+messages_in() {
+	[ "$(grep -F -- "$2" "$3" | sed -E 's/^\[[^]]*\] (\[[^]]*\] )?//' | sort -u | wc -l)" = "$1" ]
+}
+
 # A job without GPUs is denied each of the four once: at its end slurmd's
 # log has one line per GPU, naming the job.
 test_denied_logged() {
@@ -131,9 +140,9 @@ test_denied_logged() {
 	out=$(cl_as $USER1 srun -w node1 sh -c "echo \$SLURM_JOB_ID; $PROBE $GPUS")
 	j=$(echo "$out" | head -1)
 	is "$(echo "$out" | tail -1)" "EPERM EPERM EPERM EPERM" "precondition: job $j is denied all four GPUs"
-	wait_for 60 lines_in 4 "job $j: denied 1 opens of c 195:" "$log"
-	ok $? "at its end slurmd logs one line per denied GPU: job $j: denied 1 opens of c 195:N"
-	grep -F "job $j: denied" "$log" | head -4 | while read -r l; do diag "  $l"; done
+	wait_for 60 messages_in 4 "job $j: denied 1 opens of c 195:" "$log"
+	ok $? "at its end slurmd logs one message per denied GPU: job $j: denied 1 opens of c 195:N"
+	grep -F "job $j: denied" "$log" | head -8 | while read -r l; do diag "  $l"; done
 }
 
 test_gpu_jobs() {
