@@ -10,7 +10,6 @@
 #include <linux/fs.h>
 #include <linux/loop.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,13 +17,13 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "ns/jobdir.h"
 #include "ns/nsloop.h"
 #include "util/fdmount.h"
 #include "util/fdutil.h"
+#include "util/runscript.h"
 
 #ifndef LOOP_CONFIGURE
 #define LOOP_CONFIGURE 0x4C0A
@@ -45,9 +44,6 @@ struct loop_config {
 
 /* Tries for a free loop device that another process may take first. */
 #define NSLOOP_TRIES 16
-
-/* The start of mke2fs's complaint that the report keeps. */
-#define NSLOOP_MSG_MAX 512
 
 int nsloop_probe(struct report *rep)
 {
@@ -76,92 +72,31 @@ int nsloop_template_name(char *buf, size_t len, uint64_t bytes,
 }
 
 /*
- * Read what fd (a pipe's end) brings until it closes, the first
- * NSLOOP_MSG_MAX - 1 bytes kept in msg, control bytes made spaces.
- */
-static void read_output(int fd, char *msg)
-{
-	size_t used = 0;
-	char buf[256];
-	ssize_t n;
-
-	msg[0] = '\0';
-	while ((n = read(fd, buf, sizeof(buf))) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		for (ssize_t i = 0; i < n && used < NSLOOP_MSG_MAX - 1; i++)
-			msg[used++] = (buf[i] < ' ' || buf[i] == 0x7f) ?
-				      ' ' : buf[i];
-	}
-	msg[used] = '\0';
-}
-
-/*
  * Run mke2fs on the file fd, as /dev/fd/3 of the child: no path of
  * BasePath is walked again.  The child gets an environment of its own
- * (none of slurmstepd's), stdin /dev/null, stdout and stderr into a pipe,
- * and no other fd of ours (posix_spawn's closefrom).  posix_spawn, not
- * fork: the caller is a multithreaded daemon.
+ * (none of slurmstepd's), stdin /dev/null, its output captured, and no
+ * other fd of ours (util/runscript.h).
  */
 static int run_mkfs(int fd, uint64_t inodes, struct report *rep)
 {
 	static char *const env[] = { "PATH=/usr/sbin:/usr/bin:/sbin:/bin",
 				     "LC_ALL=C", NULL };
-	char inodes_arg[32], msg[NSLOOP_MSG_MAX];
-	char *argv[] = { NSLOOP_MKFS, "-q", "-F", "-t", "ext4",
+	char inodes_arg[32], how[64];
+	const char *const argv[] = { NSLOOP_MKFS, "-q", "-F", "-t", "ext4",
 			 "-O", "^has_journal", "-m", "0", "-N", inodes_arg,
 			 "-E", "lazy_itable_init=1,nodiscard,root_owner=0:0",
 			 "-L", "devns-tmp", "/dev/fd/3", NULL };
-	posix_spawn_file_actions_t fa;
-	int pipefd[2], status, rc = -1;
-	pid_t pid;
+	struct runscript_result res;
 
 	snprintf(inodes_arg, sizeof(inodes_arg), "%" PRIu64, inodes);
-	if (pipe2(pipefd, O_CLOEXEC) < 0)
+	if (runscript_exec(argv, env, fd, 0, &res) < 0)
 		return report_errno(rep, errno, "running %s", NSLOOP_MKFS);
-	if ((errno = posix_spawn_file_actions_init(&fa)) != 0) {
-		report_errno(rep, errno, "running %s", NSLOOP_MKFS);
-		goto out;
-	}
-	if ((errno = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null",
-						      O_RDONLY, 0)) ||
-	    (errno = posix_spawn_file_actions_adddup2(&fa, pipefd[1], 1)) ||
-	    (errno = posix_spawn_file_actions_adddup2(&fa, pipefd[1], 2)) ||
-	    (errno = posix_spawn_file_actions_adddup2(&fa, fd, 3)) ||
-	    (errno = posix_spawn_file_actions_addclosefrom_np(&fa, 4)) ||
-	    (errno = posix_spawn(&pid, NSLOOP_MKFS, &fa, NULL, argv, env))) {
-		report_errno(rep, errno, "running %s", NSLOOP_MKFS);
-		posix_spawn_file_actions_destroy(&fa);
-		goto out;
-	}
-	posix_spawn_file_actions_destroy(&fa);
-	close(pipefd[1]);
-	pipefd[1] = -1;
-	read_output(pipefd[0], msg);
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR) {
-			report_errno(rep, errno, "waiting for %s", NSLOOP_MKFS);
-			goto out;
-		}
-	}
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-		rc = 0;
-		goto out;
-	}
+	if (res.status == 0)
+		return 0;
+	runscript_describe(&res, 0, how, sizeof(how));
 	errno = EIO;
-	if (WIFEXITED(status))
-		report_error(rep, "%s failed (exit status %d): %s", NSLOOP_MKFS,
-			     WEXITSTATUS(status), msg);
-	else
-		report_error(rep, "%s killed by signal %d: %s", NSLOOP_MKFS,
-			     WTERMSIG(status), msg);
-out:
-	fdutil_close(pipefd[0]);
-	fdutil_close(pipefd[1]);
-	return rc;
+	return report_error(rep, "%s failed (%s): %s", NSLOOP_MKFS, how,
+			    res.output);
 }
 
 int nsloop_template_make(int basefd, uint64_t bytes, uint64_t inodes,

@@ -83,9 +83,10 @@ void runscript_env_free(char **env)
 /* ---- running it ------------------------------------------------------ */
 
 struct child_args {
-	const char *path;
+	const char *const *argv;
 	char *const *env;
 	int out_fd;		/* the pipe's write end */
+	int fd3;		/* made the child's fd 3, or -1 */
 };
 
 /*
@@ -96,7 +97,6 @@ struct child_args {
 static int child_exec(void *arg)
 {
 	const struct child_args *a = arg;
-	char *argv[] = { (char *)a->path, NULL };
 	int null_fd;
 
 	if (setpgid(0, 0) < 0)
@@ -105,8 +105,12 @@ static int child_exec(void *arg)
 	if (null_fd < 0 || dup2(null_fd, 0) < 0 || dup2(a->out_fd, 1) < 0 ||
 	    dup2(a->out_fd, 2) < 0)
 		return 127;
-	close_range(3, ~0U, 0);
-	execve(a->path, argv, a->env);
+	/* dup2 onto itself would keep close-on-exec: clear it instead. */
+	if (a->fd3 == 3 ? fcntl(3, F_SETFD, 0) < 0 :
+	    a->fd3 >= 0 && dup2(a->fd3, 3) < 0)
+		return 127;
+	close_range(a->fd3 >= 0 ? 4 : 3, ~0U, 0);
+	execve(a->argv[0], (char *const *)a->argv, a->env);
 	return 127;
 }
 
@@ -219,14 +223,22 @@ static void group_kill(pid_t pgid, int *status)
 int runscript_run(const char *path, char *const env[], unsigned timeout_s,
 		  struct runscript_result *res)
 {
-	struct child_args a = { .path = path, .env = env };
+	const char *const argv[] = { path, NULL };
+
+	return runscript_exec(argv, env, -1, timeout_s, res);
+}
+
+int runscript_exec(const char *const argv[], char *const env[], int fd3,
+		   unsigned timeout_s, struct runscript_result *res)
+{
+	struct child_args a = { .argv = argv, .env = env, .fd3 = fd3 };
 	int64_t deadline = timeout_s ? now_ms() + (int64_t)timeout_s * 1000
 				     : -1;
 	int fds[2], rc = 0;
 	pid_t pid;
 
 	memset(res, 0, sizeof(*res));
-	if (!path || !env) {
+	if (!argv || !argv[0] || !env || (fd3 >= 0 && fd3 < 3)) {
 		errno = EINVAL;
 		return -1;
 	}

@@ -74,6 +74,15 @@ int runscript_run(const char *path, char *const env[], unsigned timeout_s,
 		  struct runscript_result *res);
 
 /*
+ * runscript_run() of a program with arguments: argv[0] is its path (argv
+ * NULL-terminated), and fd3 (at least 3; -1: none) is its fd 3, for a
+ * program given a file of the caller's by its fd ("/dev/fd/3"), never by
+ * a path walked again.  Otherwise as runscript_run().
+ */
+int runscript_exec(const char *const argv[], char *const env[], int fd3,
+		   unsigned timeout_s, struct runscript_result *res);
+
+/*
  * Write how the script of res ended into buf[len]: "exit status 3",
  * "killed by signal 9" or "killed after its time limit of 10 s".
  */
