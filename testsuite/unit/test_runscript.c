@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -227,6 +228,40 @@ static void test_timeout(void)
 	   !res.timed_out, "a limit of 0 waits for the script's end");
 }
 
+/* runscript_exec: arguments, and one file of the caller's as fd 3. */
+static void test_exec(void)
+{
+	char *env[] = { NULL };
+	struct runscript_result res;
+	char path[PATH_MAX];
+	int fd, other;
+
+	snprintf(path, sizeof(path), "%s/fd3", dir);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	other = open("/dev/null", O_RDONLY);
+	ok(fd > 3 && other > 3 && write(fd, "given", 5) == 5,
+	   "precondition: a file of ours, close-on-exec, above fd 3");
+	{
+		char probe[160];
+		const char *argv[] = { "/bin/sh", "-c", probe, "sh", "word",
+				       NULL };
+
+		snprintf(probe, sizeof(probe), "echo $1; cat /dev/fd/3; "
+			 "test -e /proc/self/fd/%d && echo leaked; exit 0",
+			 other);
+		ok(runscript_exec(argv, env, fd, 10, &res) == 0 &&
+		   res.status == 0, "a program runs with its arguments");
+		ok(!strcmp(res.output, "word given"),
+		   "  its argument, the file as fd 3, no other fd of ours: %s",
+		   res.output);
+		errno = 0;
+		ok(runscript_exec(argv, env, 2, 10, &res) == -1 &&
+		   errno == EINVAL, "an fd 3 below 3 is refused");
+	}
+	close(other);
+	close(fd);
+}
+
 int main(void)
 {
 	char cmd[128];
@@ -238,6 +273,7 @@ int main(void)
 	test_env();
 	test_run();
 	test_timeout();
+	test_exec();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd) != 0)
 		diag("could not remove %s", dir);
