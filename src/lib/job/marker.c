@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "job/marker.h"
+#include "util/fdutil.h"
 
 #define MARKER_PREFIX "devns_filter_"
 
@@ -21,23 +22,6 @@ void marker_path(const struct jobct_node *node, uint32_t job_id, char *buf,
 		 size_t len)
 {
 	snprintf(buf, len, "%s/" MARKER_PREFIX "%u", node->spool_dir, job_id);
-}
-
-static int write_all(int fd, const char *text)
-{
-	size_t len = strlen(text);
-
-	while (len) {
-		ssize_t n = write(fd, text, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		text += n;
-		len -= (size_t)n;
-	}
-	return 0;
 }
 
 /* The first line of a record: the run that made it. */
@@ -57,8 +41,8 @@ int marker_write(const struct jobct_node *node, uint32_t job_id,
 		return report_errno(rep, errno,
 				    "cannot record its device filter in %s",
 				    path);
-	if (ftruncate(fd, 0) < 0 || write_all(fd, line) < 0 ||
-	    write_all(fd, text) < 0) {
+	if (ftruncate(fd, 0) < 0 || fdutil_write_all(fd, line, strlen(line)) < 0 ||
+	    fdutil_write_all(fd, text, strlen(text)) < 0) {
 		saved = errno;
 		close(fd);
 		unlink(path);

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "ns/jobrec.h"
+#include "util/fdutil.h"
 #include "util/safepath.h"
 
 /* trusted.devns<record>: ".ns-tmpfs" is kept in trusted.devns.ns-tmpfs. */
@@ -41,17 +42,11 @@ static int write_file(int jobfd, const char *record, const char *text,
 		      size_t len)
 {
 	int fd = openat(jobfd, record, O_CREAT | O_EXCL | O_WRONLY |
-			O_NOFOLLOW | O_CLOEXEC, 0600), rc = 0;
-	ssize_t n;
+			O_NOFOLLOW | O_CLOEXEC, 0600), rc;
 
 	if (fd < 0)
 		return -1;
-	for (size_t done = 0; done < len && !rc; done += (size_t)n)
-		if ((n = write(fd, text + done, len - done)) <= 0) {
-			if (n == 0)
-				errno = EIO;
-			rc = -1;
-		}
+	rc = fdutil_write_all(fd, text, len);
 	if (close(fd) < 0)
 		rc = -1;
 	return rc;

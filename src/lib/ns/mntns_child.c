@@ -186,13 +186,13 @@ static int setup_namespace(const struct ns_plan *plan, int *step, int *dir)
 	return hide_base_path(plan->base_path);
 }
 
-/* The id of the caller's mount namespace, or 0 where the kernel has none. */
 /* An fd of the caller's mount namespace, or -1. */
 static int open_own_ns(void)
 {
 	return open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
 }
 
+/* The id of the caller's mount namespace, or 0 where the kernel has none. */
 uint64_t mntns_own_ns_id(void)
 {
 	int fd = open_own_ns();

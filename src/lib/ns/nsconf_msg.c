@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "ns/nsconf_msg.h"
+#include "util/fdutil.h"
 
 #define WHAT "the settings from slurmd"
 
@@ -65,20 +66,9 @@ char *nsconf_msg_encode(const struct nsconf *conf, size_t *len,
 
 int nsconf_msg_send(int fd, const char *buf, size_t len, struct report *rep)
 {
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			if (n == 0)
-				errno = EIO;
-			return report_errno(rep, errno,
-					    "cannot send " WHAT " to slurmstepd");
-		}
-		buf += n;
-		len -= (size_t)n;
-	}
+	if (fdutil_write_all(fd, buf, len) < 0)
+		return report_errno(rep, errno,
+				    "cannot send " WHAT " to slurmstepd");
 	return 0;
 }
 
