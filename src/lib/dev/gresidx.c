@@ -19,18 +19,31 @@ static int fail(void)
 	return -1;
 }
 
-static int parse_number(const char **p, unsigned *out)
+/* A decimal number up to max: digits only, no sign; *p left after it. */
+static int parse_number(const char **p, uint64_t max, uint64_t *out)
 {
-	char *end;
-	unsigned long v;
+	uint64_t v = 0;
 
 	if (**p < '0' || **p > '9')
 		return fail();
-	v = strtoul(*p, &end, 10);
-	if (v > GRESIDX_MAX_INDEX)
-		return fail();
+	for (; **p >= '0' && **p <= '9'; (*p)++) {
+		unsigned d = (unsigned)(**p - '0');
+
+		if (v > (max - d) / 10)
+			return fail();
+		v = v * 10 + d;
+	}
+	*out = v;
+	return 0;
+}
+
+static int parse_index(const char **p, unsigned *out)
+{
+	uint64_t v;
+
+	if (parse_number(p, GRESIDX_MAX_INDEX, &v) < 0)
+		return -1;
 	*out = (unsigned)v;
-	*p = end;
 	return 0;
 }
 
@@ -42,12 +55,12 @@ static int parse_ranges(const char **p, const char *name,
 		unsigned lo, hi, i;
 		int rc;
 
-		if (parse_number(p, &lo) < 0)
+		if (parse_index(p, &lo) < 0)
 			return -1;
 		hi = lo;
 		if (**p == '-') {
 			(*p)++;
-			if (parse_number(p, &hi) < 0 || hi < lo)
+			if (parse_index(p, &hi) < 0 || hi < lo)
 				return fail();
 		}
 		for (i = lo; i <= hi; i++)
@@ -74,10 +87,42 @@ static bool empty_list_ok(const char *item, const char *paren)
 	       paren[5] == ')';
 }
 
-/* One item; *p is left after it (at ',' or the end). */
-static int parse_item(const char **p,
-		      int (*fn)(const char *, unsigned, void *), void *arg)
+/*
+ * Each item of a detail string ("a,b,..."): item(&p, arg) takes one and
+ * leaves p after it.  Returns 0, item's non-zero return, or -1 with errno
+ * EINVAL when the items are not separated by commas.
+ */
+static int each_item(const char *detail,
+		     int (*item)(const char **p, void *arg), void *arg)
 {
+	const char *p = detail;
+	int rc;
+
+	if (!p || !*p)
+		return 0;
+	for (;;) {
+		if ((rc = item(&p, arg)))
+			return rc;
+		if (!*p)
+			return 0;
+		if (*p != ',')
+			return fail();
+		p++;
+	}
+}
+
+/* What gresidx_parse hands each item. */
+struct index_walk {
+	int (*fn)(const char *, unsigned, void *);
+	void *arg;
+};
+
+/* One item; *p is left after it (at ',' or the end). */
+static int parse_item(const char **p, void *walk)
+{
+	int (*fn)(const char *, unsigned, void *) =
+		((struct index_walk *)walk)->fn;
+	void *arg = ((struct index_walk *)walk)->arg;
 	char name[GRESIDX_MAX_NAME];
 	size_t n = strcspn(*p, ":(,");
 	const char *item = *p, *paren, *close;
@@ -114,38 +159,9 @@ int gresidx_parse(const char *detail,
 		  int (*fn)(const char *name, unsigned index, void *arg),
 		  void *arg)
 {
-	const char *p = detail;
-	int rc;
+	struct index_walk walk = { fn, arg };
 
-	if (!p || !*p)
-		return 0;
-	for (;;) {
-		if ((rc = parse_item(&p, fn, arg)))
-			return rc;
-		if (!*p)
-			return 0;
-		if (*p != ',')
-			return fail();
-		p++;
-	}
-}
-
-/* A count: decimal digits only, no sign, no overflow. */
-static int parse_count(const char **p, uint64_t *out)
-{
-	uint64_t v = 0;
-
-	if (**p < '0' || **p > '9')
-		return fail();
-	for (; **p >= '0' && **p <= '9'; (*p)++) {
-		unsigned d = (unsigned)(**p - '0');
-
-		if (v > (UINT64_MAX - d) / 10)
-			return fail();
-		v = v * 10 + d;
-	}
-	*out = v;
-	return 0;
+	return each_item(detail, parse_item, &walk);
 }
 
 /*
@@ -165,7 +181,7 @@ static int count_item(const char **p, char *name, size_t size,
 	*count = 0;
 	if (!strncmp(end, "(CNT:", 5)) {
 		q = end + 5;
-		if (parse_count(&q, count) < 0 || *q != ')')
+		if (parse_number(&q, UINT64_MAX, count) < 0 || *q != ')')
 			return fail();
 		*p = q + 1;
 		return 0;
@@ -175,7 +191,7 @@ static int count_item(const char **p, char *name, size_t size,
 		;
 	if (q == end || q[-1] != ':' || q - 1 < *p + n)
 		return fail();
-	if (parse_count(&q, count) < 0)
+	if (parse_number(&q, UINT64_MAX, count) < 0)
 		return fail();
 	if (*end == '(') {
 		if (!(close = strchr(end, ')')))
@@ -186,29 +202,36 @@ static int count_item(const char **p, char *name, size_t size,
 	return 0;
 }
 
-int gresidx_count(const char *detail, const char *name, uint64_t *count)
+/* What gresidx_count sums. */
+struct count_walk {
+	const char *name;
+	uint64_t sum;
+};
+
+/* One item: its count added when it is of the name asked for. */
+static int count_one(const char **p, void *walk)
 {
-	const char *p = detail;
+	struct count_walk *w = walk;
 	char item[GRESIDX_MAX_NAME];
 	uint64_t n;
 
-	*count = 0;
-	if (!p || !*p)
+	if (count_item(p, item, sizeof(item), &n) < 0)
+		return -1;
+	if (strcmp(item, w->name))
 		return 0;
-	for (;;) {
-		if (count_item(&p, item, sizeof(item), &n) < 0)
-			return -1;
-		if (!strcmp(item, name)) {
-			if (*count > UINT64_MAX - n)
-				return fail();
-			*count += n;
-		}
-		if (!*p)
-			return 0;
-		if (*p != ',')
-			return fail();
-		p++;
-	}
+	if (w->sum > UINT64_MAX - n)
+		return fail();
+	w->sum += n;
+	return 0;
+}
+
+int gresidx_count(const char *detail, const char *name, uint64_t *count)
+{
+	struct count_walk walk = { name, 0 };
+	int rc = each_item(detail, count_one, &walk);
+
+	*count = rc ? 0 : walk.sum;
+	return rc;
 }
 
 bool gresidx_conf_names(const char *gres, const char *name)
