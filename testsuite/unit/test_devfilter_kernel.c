@@ -37,7 +37,7 @@
 #include "dev/devpolicy.h"
 #include "tap.h"
 
-#define KTESTS 87
+#define KTESTS 92
 
 static char tmpdir[] = "/tmp/test_devfilter_k.XXXXXX";
 /* cgroup.procs of a v1 devices cgroup the child also joins, when set. */
@@ -820,6 +820,26 @@ static void test_denials(int mount_fd)
 	   d[1].access == DEVRULE_R && d[1].count == 3,
 	   "read back as entries: c 195:1, access r, count 3");
 	free(d);
+	/* Taken at the job's end: reported once, whoever reads second. */
+	n = devinspect_take_denials(fd, &d);
+	if (n < 0)
+		diag("taking the denials: %s", strerror(errno));
+	ok(n == 3 && d[1].minor == 1 && d[1].count == 3,
+	   "taken: the same 3 entries, c 195:1 with count 3 (%d)", n);
+	free(d);
+	n = devinspect_take_denials(fd, &d);
+	ok(n == 0 && d == NULL, "taken again: nothing (%d)", n);
+	n = denials_text(fd, text, sizeof(text));
+	ok(n == 0, "and nothing is left to read (%d: %s)", n, text);
+	{
+		const struct op ops[] = {
+			{ "open 195:1 r (denied after the take)", OPEN, gpu[1], O_RDONLY, 0, EPERM },
+		};
+		is_int(run_in_cgroup(cg_fd, ops, 1, "counted after a take"), 0,
+		       "the filter still denies after a take");
+	}
+	denials_text(fd, text, sizeof(text));
+	is_str(text, "c 195:1 r=1", "a denial after the take is counted afresh");
 	{
 		struct devrule_list back;
 		char want[512], got[512];

@@ -4,6 +4,7 @@
  * devfilter's programs back from the kernel.  See devinspect.h.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,15 +147,16 @@ error:
 	return -1;
 }
 
-/* Opens the map by id, read-only, with the kernel's info about it. */
-static int map_open(uint32_t id, struct bpf_map_info *info)
+/* Opens the map by id, read-only unless writable, with the kernel's info
+ * about it. */
+static int map_open(uint32_t id, bool writable, struct bpf_map_info *info)
 {
 	union bpf_attr attr;
 	int fd;
 
 	memset(&attr, 0, sizeof(attr));
 	attr.map_id = id;
-	attr.open_flags = BPF_F_RDONLY;
+	attr.open_flags = writable ? 0 : BPF_F_RDONLY;
 	if ((fd = bpfsys_call(BPF_MAP_GET_FD_BY_ID, &attr)) < 0)
 		return -1;
 	memset(info, 0, sizeof(*info));
@@ -183,18 +185,18 @@ static bool is_denied_map(const struct bpf_map_info *info)
 }
 
 /*
- * Opens the one map of the program that want() accepts: its fd, or -1
- * with errno (ENOENT: none; EMEDIUMTYPE: a map devfilter never makes, or
- * two of the kind).
+ * Opens the one map of the program that want() accepts (read-only unless
+ * writable): its fd, or -1 with errno (ENOENT: none; EMEDIUMTYPE: a map
+ * devfilter never makes, or two of the kind).
  */
-static int map_find(const uint32_t *ids, uint32_t n,
+static int map_find(const uint32_t *ids, uint32_t n, bool writable,
 		    bool (*want)(const struct bpf_map_info *))
 {
 	struct bpf_map_info info;
 	int found = -1, saved;
 
 	for (uint32_t i = 0; i < n; i++) {
-		int fd = map_open(ids[i], &info);
+		int fd = map_open(ids[i], writable, &info);
 
 		if (fd < 0)
 			goto error;
@@ -282,7 +284,7 @@ int devinspect_rules(int prog_fd, struct devrule_list *out)
 		goto error;
 	out->default_allow = verdict == 1;
 	/* No rule map: an empty table (its denials may have a map). */
-	if ((map_fd = map_find(map_ids, nr_maps, is_rule_map)) < 0 &&
+	if ((map_fd = map_find(map_ids, nr_maps, false, is_rule_map)) < 0 &&
 	    errno != ENOENT)
 		goto error;
 	if (map_fd >= 0 && map_dump(map_fd, out) < 0)
@@ -358,9 +360,11 @@ static int denial_of(uint64_t key, uint64_t count, struct devinspect_denial *d)
 	return 0;
 }
 
-/* Every entry of the map of denials with a count, into out (room for
- * DEVFILTER_DENIED_MAX).  Returns how many, or -1 with errno. */
-static int denied_dump(int map_fd, struct devinspect_denial *out)
+/* Every entry of the map of denials with a count, into out and its key into
+ * keys (room for DEVFILTER_DENIED_MAX each).  Returns how many, or -1 with
+ * errno. */
+static int denied_dump(int map_fd, struct devinspect_denial *out,
+		       uint64_t *keys)
 {
 	/*
 	 * A hash map answers a key it does not hold with its first key: start
@@ -396,25 +400,72 @@ static int denied_dump(int map_fd, struct devinspect_denial *out)
 		}
 		if (denial_of(key, count, &out[n]) < 0)
 			return -1;
-		n++;
+		keys[n++] = key;
 	}
 }
 
-int devinspect_denials(int prog_fd, struct devinspect_denial **out)
+/*
+ * Takes entry d (read by denied_dump) out of the map: its count is what the
+ * kernel hands back as it deletes the key, so that a denial counted since
+ * the dump is not lost, and an entry another reader took first is dropped
+ * (returns 0).  The entry of a full map stays, zeroed: the program counts
+ * there only if the key exists.  Returns 1, 0, or -1 with errno.
+ */
+static int denied_take(int map_fd, struct devinspect_denial *d, uint64_t key)
+{
+	union bpf_attr attr;
+	uint64_t count = 0;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.map_fd = (uint32_t)map_fd;
+	attr.key = bpfsys_ptr(&key);
+	attr.value = bpfsys_ptr(&count);
+	if (key == DEVFILTER_DENIED_OTHER)
+		return bpfsys_call(BPF_MAP_UPDATE_ELEM, &attr) < 0 ? -1 : 1;
+	if (bpfsys_call(BPF_MAP_LOOKUP_AND_DELETE_ELEM, &attr) < 0)
+		return errno == ENOENT ? 0 : -1;
+	d->count = count;
+	return count != 0;
+}
+
+/* denied_take for each of the n entries of d, of keys keys; returns how
+ * many are left. */
+static int denied_take_all(int map_fd, struct devinspect_denial *d,
+			   const uint64_t *keys, int n)
+{
+	int kept = 0, r;
+
+	for (int i = 0; i < n; i++) {
+		if ((r = denied_take(map_fd, &d[i], keys[i])) < 0)
+			return -1;
+		if (r)
+			d[kept++] = d[i];
+	}
+	return kept;
+}
+
+/* devinspect_denials and devinspect_take_denials. */
+static int denials_read(int prog_fd, bool take, struct devinspect_denial **out)
 {
 	uint32_t map_ids[MAX_MAPS] = { 0 }, nr_maps = 0;
+	uint64_t *keys;
 	int map_fd, n, saved;
 
 	*out = NULL;
 	if (prog_maps(prog_fd, map_ids, &nr_maps) < 0 ||
-	    (map_fd = map_find(map_ids, nr_maps, is_denied_map)) < 0)
+	    (map_fd = map_find(map_ids, nr_maps, take, is_denied_map)) < 0)
 		return -1;
-	if (!(*out = calloc(DEVFILTER_DENIED_MAX, sizeof(**out)))) {
+	keys = calloc(DEVFILTER_DENIED_MAX, sizeof(*keys));
+	if (!keys || !(*out = calloc(DEVFILTER_DENIED_MAX, sizeof(**out)))) {
+		free(keys);
 		close(map_fd);
 		return -1;
 	}
-	n = denied_dump(map_fd, *out);
+	n = denied_dump(map_fd, *out, keys);
+	if (n > 0 && take)
+		n = denied_take_all(map_fd, *out, keys, n);
 	saved = errno;
+	free(keys);
 	close(map_fd);
 	if (n <= 0) {
 		free(*out);
@@ -424,6 +475,16 @@ int devinspect_denials(int prog_fd, struct devinspect_denial **out)
 	}
 	qsort(*out, (size_t)n, sizeof(**out), denial_cmp);
 	return n;
+}
+
+int devinspect_denials(int prog_fd, struct devinspect_denial **out)
+{
+	return denials_read(prog_fd, false, out);
+}
+
+int devinspect_take_denials(int prog_fd, struct devinspect_denial **out)
+{
+	return denials_read(prog_fd, true, out);
 }
 
 int devinspect_denial_format(const struct devinspect_denial *d, char *buf,

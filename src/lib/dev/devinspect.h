@@ -77,6 +77,15 @@ struct devinspect_denial {
 int devinspect_denials(int prog_fd, struct devinspect_denial **out);
 
 /*
+ * As devinspect_denials, and takes what it reads out of the record: each
+ * entry's count is the one removed, so that the job's denials are
+ * reported once though two processes read them at its end (on 22.05 on
+ * pure v2 slurmd and the extern stepd both do), and a later call reads
+ * only what was denied since.
+ */
+int devinspect_take_denials(int prog_fd, struct devinspect_denial **out);
+
+/*
  * Writes "c 195:1 rw" (type, major:minor, the access asked for, as
  * devrule_format() writes a rule) or, for the entry of a full map, "other
  * devices (the record was full)" into buf.  Returns snprintf's value, or

@@ -101,7 +101,7 @@ static void read_program(struct walk *w, int prog_fd)
 
 	if (devinspect_prog_id(prog_fd, &id) < 0 || seen(w, id))
 		return;
-	n = devinspect_denials(prog_fd, &d);
+	n = devinspect_take_denials(prog_fd, &d);
 	if (n < 0 && errno != ENOENT && !w->failed)
 		w->failed = errno;
 	if (n > 0)
