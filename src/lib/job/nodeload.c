@@ -126,6 +126,7 @@ static void drop_templates(const struct nsconf *c,
 static int check_loop(const struct nsconf *c,
 		      const struct jobct_node_args *args, struct report *rep)
 {
+	bool make = !args->check_only && args->make_base_path;
 	struct report why;
 	int fd, rc;
 
@@ -133,23 +134,22 @@ static int check_loop(const struct nsconf *c,
 	if (nsloop_probe(&why) < 0)
 		return report_error(rep, "TmpBackend=loop (line %d): cannot make jobs' filesystems: %s",
 				    c->lines.tmp_backend, why.msg);
-	if (args->check_only || !args->make_base_path) {
-		report_info(rep, "TmpDiskLimit=%" PRIu64 " bytes: a filesystem per job on a loop device (TmpBackend=loop)",
-			    c->tmp_disk_limit);
-		return 0;
+	if (make) {
+		if ((fd = safepath_open(c->base_path)) < 0)
+			return report_errno(rep, errno, "TmpBackend=loop: opening BasePath %s",
+					    c->base_path);
+		nsloop_templates_prune(fd, c->tmp_disk_limit,
+				       c->tmp_inode_limit);
+		rc = nsloop_template_make(fd, c->tmp_disk_limit,
+					  c->tmp_inode_limit, &why);
+		close(fd);
+		if (rc < 0)
+			return report_error(rep, "TmpBackend=loop: cannot make the filesystem template of %" PRIu64 " bytes in %s: %s",
+					    c->tmp_disk_limit, c->base_path, why.msg);
 	}
-	if ((fd = safepath_open(c->base_path)) < 0)
-		return report_errno(rep, errno, "TmpBackend=loop: opening BasePath %s",
-				    c->base_path);
-	nsloop_templates_prune(fd, c->tmp_disk_limit, c->tmp_inode_limit);
-	rc = nsloop_template_make(fd, c->tmp_disk_limit, c->tmp_inode_limit,
-				  &why);
-	close(fd);
-	if (rc < 0)
-		return report_error(rep, "TmpBackend=loop: cannot make the filesystem template of %" PRIu64 " bytes in %s: %s",
-				    c->tmp_disk_limit, c->base_path, why.msg);
-	report_info(rep, "TmpDiskLimit=%" PRIu64 " bytes: a filesystem per job on a loop device (TmpBackend=loop), template in %s",
-		    c->tmp_disk_limit, c->base_path);
+	report_info(rep, "TmpDiskLimit=%" PRIu64 " bytes: a filesystem per job on a loop device (TmpBackend=loop)%s%s",
+		    c->tmp_disk_limit, make ? ", template in " : "",
+		    make ? c->base_path : "");
 	return 0;
 }
 
