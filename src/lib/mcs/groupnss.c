@@ -132,22 +132,27 @@ error:
 	return -1;
 }
 
+/* nss_grow for an entry that must exist: 0, or -1 with errno (ENOENT:
+ * none). */
+static int nss_find(nss_call_t call, const void *key, void *ent, char **buf,
+		    int sizehint)
+{
+	int found = nss_grow(call, key, ent, buf, sizehint);
+
+	if (!found)
+		errno = ENOENT;
+	return found > 0 ? 0 : -1;
+}
+
 static int nss_user_groups(void *ctx, uid_t uid, gid_t **gids, size_t *ngids)
 {
 	struct passwd pw;
 	char *buf = NULL;
-	int found;
 
 	(void)ctx;
-	found = nss_grow(call_getpwuid, &uid, &pw, &buf, _SC_GETPW_R_SIZE_MAX);
-	if (found < 0)
-		goto error;
-	if (!found) {
-		errno = ENOENT;
-		goto error;
-	}
 	/* With the primary gid as base, the list holds it too. */
-	if (grouplist(pw.pw_name, pw.pw_gid, gids, ngids) < 0)
+	if (nss_find(call_getpwuid, &uid, &pw, &buf, _SC_GETPW_R_SIZE_MAX) < 0 ||
+	    grouplist(pw.pw_name, pw.pw_gid, gids, ngids) < 0)
 		goto error;
 	free(buf);
 	return 0;
@@ -161,16 +166,9 @@ static int lookup_gid(gid_t gid, char **name)
 {
 	struct group gr;
 	char *buf = NULL;
-	int found;
 
-	found = nss_grow(call_getgrgid, &gid, &gr, &buf, _SC_GETGR_R_SIZE_MAX);
-	if (found < 0)
-		goto error;
-	if (!found) {
-		errno = ENOENT;
-		goto error;
-	}
-	if (name && !(*name = strdup(gr.gr_name)))
+	if (nss_find(call_getgrgid, &gid, &gr, &buf, _SC_GETGR_R_SIZE_MAX) < 0 ||
+	    (name && !(*name = strdup(gr.gr_name))))
 		goto error;
 	free(buf);
 	return 0;

@@ -239,6 +239,26 @@ static void walk_shown(const struct walk *w, const char *path,
 }
 
 /*
+ * One step of a walk, into component name (shown, below parent, for
+ * messages).  A missing one ends the walk where missing_ok, once it passes
+ * missing_check(): returns 0 then, with w closed.  Returns 1 when w moved
+ * on, -1 on a failure (reported; w left for the caller's error path).
+ */
+static int walk_step_checked(struct walk *w, const char *name,
+			     const char *parent, const char *shown,
+			     bool missing_ok, struct report *rep)
+{
+	if (walk_step(w, name) == 0)
+		return 1;
+	if (!missing_ok || errno != ENOENT)
+		return fail(rep, errno, shown);
+	if (missing_check(w->fd, parent, shown, rep) < 0)
+		return -1;
+	walk_abort(w);
+	return 0;
+}
+
+/*
  * Walk path; with mode != 0 create what is missing.  With partial, a
  * missing component ends the walk: returns 0 then, 1 when all exists.
  * Either way a missing component must pass missing_check().
@@ -250,6 +270,7 @@ static int walk_private(const char *path, mode_t mode, bool partial,
 	const char *name;
 	struct stat st;
 	struct walk w;
+	int stepped;
 
 	if (walk_start(&w, path) < 0)
 		return fail(rep, errno, path);
@@ -273,14 +294,10 @@ static int walk_private(const char *path, mode_t mode, bool partial,
 				goto error;
 			}
 		}
-		if (walk_step(&w, name) < 0) {
-			if (partial && errno == ENOENT) {
-				if (missing_check(w.fd, parent, shown, rep) < 0)
-					goto error;
-				walk_abort(&w);
+		if ((stepped = walk_step_checked(&w, name, parent, shown,
+						 partial, rep)) <= 0) {
+			if (stepped == 0)
 				return 0;
-			}
-			fail(rep, errno, shown);
 			goto error;
 		}
 		if (check_dir(w.fd, shown, !w.next, false, rep) < 0)
@@ -354,6 +371,7 @@ static int walk_check(const char *path, enum last_rule rule,
 	bool sticky_ok = rule == LAST_CREATE_BELOW;
 	const char *name;
 	struct walk w;
+	int stepped;
 
 	if (walk_start(&w, path) < 0)
 		return fail(rep, errno, path);
@@ -368,14 +386,10 @@ static int walk_check(const char *path, enum last_rule rule,
 		/* w.fd is an ancestor of the last component */
 		if (check_dir(w.fd, parent, false, sticky_ok, rep) < 0)
 			goto error;
-		if (walk_step(&w, name) < 0) {
-			if (errno == ENOENT) {
-				if (missing_check(w.fd, parent, shown, rep) < 0)
-					goto error;
-				walk_abort(&w);
+		if ((stepped = walk_step_checked(&w, name, parent, shown, true,
+						 rep)) <= 0) {
+			if (stepped == 0)
 				return 0;
-			}
-			fail(rep, errno, shown);
 			goto error;
 		}
 		snprintf(parent, sizeof(parent), "%s", shown);
