@@ -17,7 +17,7 @@
 #include "job/marker.h"
 #include "job/stepcg.h"
 #include "job/stepcg_int.h"
-#include "util/sluid.h"
+#include "slurm/sluid.h"
 
 /* Whether the len bytes at c name the job's cgroup: job_<id>, or (from
  * 26.05, unless CgroupJobIdPaths=yes) its SLUID. */
