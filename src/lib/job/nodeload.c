@@ -26,7 +26,7 @@
 #include "ns/nsloop.h"
 #include "util/fdmount.h"
 #include "util/fdutil.h"
-#include "util/plugstack.h"
+#include "slurm/plugstack.h"
 #include "util/safepath.h"
 
 /* ---- the node ---------------------------------------------------------- */
