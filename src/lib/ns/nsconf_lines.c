@@ -14,7 +14,7 @@
 #include <strings.h>
 
 #include "ns/nsconf_int.h"
-#include "util/hostmatch.h"
+#include "slurm/hostmatch.h"
 
 /* ---- lines ----------------------------------------------------------- */
 

@@ -12,8 +12,8 @@
 
 #include "dev/gresidx.h"
 #include "util/confread.h"
-#include "util/hostexpand.h"
-#include "util/hostmatch.h"
+#include "slurm/hostexpand.h"
+#include "slurm/hostmatch.h"
 #include "gresconf.h"
 
 #define GRESCONF_MAX_SIZE (4 * 1024 * 1024)

@@ -11,7 +11,7 @@
 
 #include "devns_config.h"
 #include "util/confread.h"
-#include "util/hostmatch.h"
+#include "slurm/hostmatch.h"
 #include "slurmconf.h"
 
 /* slurm.conf files are larger than namespace.conf; this is generous. */

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/hostexpand.h"
-#include "util/hostmatch.h"
+#include "slurm/hostexpand.h"
+#include "slurm/hostmatch.h"
 
 #define NAME_MAX_LEN 1024
 

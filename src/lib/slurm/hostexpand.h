@@ -11,6 +11,8 @@
  * (brackets form a cartesian product, numbers padded to the width of the
  * range's lower bound), up to a bound the caller sets, since [0-999999999]
  * is a valid expression.
+ *
+ * Slurm 22.05 to 26.11, as hostmatch.h (src/common/hostlist.c).
  */
 #ifndef DEVNS_HOSTEXPAND_H
 #define DEVNS_HOSTEXPAND_H
