@@ -52,7 +52,7 @@
 #include "ns/nsfdmap.h"
 #include "ns/nsusage.h"
 #include "util/admincomment.h"
-#include "util/rangelist.h"
+#include "slurm/rangelist.h"
 #include "util/stepcaller.h"
 #include "slurm/stepsock.h"
 #include "devns_gres.h"
