@@ -11,7 +11,7 @@
 #include <strings.h>
 
 #include "dev/gresidx.h"
-#include "util/confread.h"
+#include "slurm/confread.h"
 #include "slurm/hostexpand.h"
 #include "slurm/hostmatch.h"
 #include "gresconf.h"

@@ -10,7 +10,7 @@
 #include <strings.h>
 
 #include "devns_config.h"
-#include "util/confread.h"
+#include "slurm/confread.h"
 #include "slurm/hostmatch.h"
 #include "slurmconf.h"
 
