@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "dev/cgroup2.h"
-#include "dev/gresidx.h"
+#include "slurm/gresidx.h"
 #include "job/backend.h"
 #include "job/devcg.h"
 #include "job/jobct.h"

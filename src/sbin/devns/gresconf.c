@@ -10,7 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "dev/gresidx.h"
+#include "slurm/gresidx.h"
 #include "slurm/confread.h"
 #include "slurm/hostexpand.h"
 #include "slurm/hostmatch.h"
