@@ -12,7 +12,7 @@
 #include "devns_config.h"
 #include "slurm/confread.h"
 #include "slurm/hostmatch.h"
-#include "slurmconf.h"
+#include "slurm/slurmconf.h"
 
 /* slurm.conf files are larger than namespace.conf; this is generous. */
 #define SLURMCONF_MAX_SIZE (16 * 1024 * 1024)

@@ -14,7 +14,7 @@
 #include "slurm/confread.h"
 #include "slurm/hostexpand.h"
 #include "slurm/hostmatch.h"
-#include "gresconf.h"
+#include "slurm/gresconf.h"
 
 #define GRESCONF_MAX_SIZE (4 * 1024 * 1024)
 /* More files than any node has: a range gone wrong. */
