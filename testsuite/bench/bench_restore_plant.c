@@ -41,7 +41,7 @@
 #include "dev/devpolicy.h"
 #include "dev/devprog.h"
 #include "ns/jobdir.h"
-#include "slurm/jobcg.h"
+#include "slurmconv/jobcg.h"
 
 static double now_s(void)
 {

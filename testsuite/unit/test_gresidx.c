@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "slurm/gresidx.h"
+#include "slurmconv/gresidx.h"
 #include "tap.h"
 
 struct seen {
@@ -154,7 +154,7 @@ int main(void)
 	rejects("(IDX:1)");
 	rejects("gpu:1(IDX:99999999)");
 	rejects("gpu(CNT:1");
-	/* the list is a bracket's inside, read by slurm/hostexpand */
+	/* the list is a bracket's inside, read by slurmconv/hostexpand */
 	rejects("gpu:1(IDX:65536)");
 	rejects("gpu:2(IDX:0-65536)");
 	rejects("gpu:2(IDX:0-9999999999999)");

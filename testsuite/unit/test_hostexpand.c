@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "slurm/hostexpand.h"
-#include "slurm/hostmatch.h"
+#include "slurmconv/hostexpand.h"
+#include "slurmconv/hostmatch.h"
 #include "tap.h"
 
 struct names {

@@ -7,8 +7,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "slurm/jobcg.h"
-#include "slurm/sluid.h"
+#include "slurmconv/jobcg.h"
+#include "slurmconv/sluid.h"
 #include "tap.h"
 
 /* "job_<id>", written in one place and read back only as written. */

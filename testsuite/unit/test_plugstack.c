@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "slurm/plugstack.h"
+#include "slurmconv/plugstack.h"
 #include "tap.h"
 #include "testrep.h"
 

@@ -5,7 +5,7 @@
  */
 #include <errno.h>
 
-#include "slurm/rangelist.h"
+#include "slurmconv/rangelist.h"
 #include "tap.h"
 
 int main(void)

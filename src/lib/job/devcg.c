@@ -18,7 +18,7 @@
 #include "job/backend.h"
 #include "job/devcg.h"
 #include "job/marker.h"
-#include "slurm/jobcg.h"
+#include "slurmconv/jobcg.h"
 
 /* <cgroup2>/devns/<node>, made on demand; -1 with errno. */
 static int open_node_cgroup(const struct jobct_node *node, bool create)

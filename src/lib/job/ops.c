@@ -17,7 +17,7 @@
 #include "ns/nsreap.h"
 #include "ns/pidns.h"
 #include "ns/pidns_fork.h"
-#include "slurm/jobcg.h"
+#include "slurmconv/jobcg.h"
 
 static int real_marker_create(const char *path)
 {

@@ -21,7 +21,7 @@
 #include "job/marker.h"
 #include "job/stepcg.h"
 #include "job/stepcg_int.h"
-#include "slurm/jobcg.h"
+#include "slurmconv/jobcg.h"
 
 /* Where a step's tasks and adopted logins are: Slurm's "user" cgroup. */
 #define STEP_TASKS "user"

@@ -17,8 +17,8 @@
 #include "job/marker.h"
 #include "job/stepcg.h"
 #include "job/stepcg_int.h"
-#include "slurm/jobcg.h"
-#include "slurm/sluid.h"
+#include "slurmconv/jobcg.h"
+#include "slurmconv/sluid.h"
 
 /* Copies the n bytes at src into dst (size bytes) as a string. */
 static int copy_part(char *dst, size_t size, const char *src, size_t n)

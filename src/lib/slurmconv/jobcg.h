@@ -4,7 +4,7 @@
  *
  * A job's cgroup is "job_<id>" (cgroup/v1's hierarchies, cgroup/v2, and
  * devns's own hybrid-layout cgroups, which follow Slurm), or on cgroup/v2
- * from 26.05 the job's SLUID (slurm/sluid.h) unless cgroup.conf has
+ * from 26.05 the job's SLUID (slurmconv/sluid.h) unless cgroup.conf has
  * CgroupJobIdPaths=yes.  Below it each step is "step_<id>" (or
  * step_extern, step_batch, step_interactive), and on cgroup/v2 the stepd
  * itself sits in the step's "slurm" leaf.  The extern step holds the job's

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * rangelist.c - count the numbers of a range list, as the names of the
- * hostlist "[list]" (slurm/hostexpand.c).  See rangelist.h.
+ * hostlist "[list]" (slurmconv/hostexpand.c).  See rangelist.h.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "slurm/hostexpand.h"
-#include "slurm/rangelist.h"
+#include "slurmconv/hostexpand.h"
+#include "slurmconv/rangelist.h"
 
 /* Longest list read; a node's cores fit many times over. */
 #define RANGELIST_MAX_LEN 65536

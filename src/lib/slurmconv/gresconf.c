@@ -10,11 +10,11 @@
 #include <string.h>
 #include <strings.h>
 
-#include "slurm/gresidx.h"
-#include "slurm/confread.h"
-#include "slurm/hostexpand.h"
-#include "slurm/hostmatch.h"
-#include "slurm/gresconf.h"
+#include "slurmconv/gresidx.h"
+#include "slurmconv/confread.h"
+#include "slurmconv/hostexpand.h"
+#include "slurmconv/hostmatch.h"
+#include "slurmconv/gresconf.h"
 
 #define GRESCONF_MAX_SIZE (4 * 1024 * 1024)
 /* More files than any node has: a range gone wrong. */

@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "slurm/jobcg.h"
-#include "slurm/sluid.h"
+#include "slurmconv/jobcg.h"
+#include "slurmconv/sluid.h"
 
 #define JOB_PREFIX "job_"
 

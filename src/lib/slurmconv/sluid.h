@@ -12,7 +12,7 @@
  *
  * Slurm 22.05 to 26.11 (none before 25.11; the text from 26.05): Slurm's
  * src/common/sluid.c (sluid2str()).  The job's cgroup named by it is
- * slurm/jobcg.h's.  A release that changes the text changes this file and
+ * slurmconv/jobcg.h's.  A release that changes the text changes this file and
  * src/plugins/slurm_compat.h (DEVNS_STEP_SLUID), nowhere else.
  */
 #ifndef DEVNS_SLUID_H

@@ -5,7 +5,7 @@
  * functions key the indices by GRES name: indices of different names are
  * different devices even when the numbers are equal.
  *
- * The index lists are read by slurm/hostexpand (see parse_ranges).
+ * The index lists are read by slurmconv/hostexpand (see parse_ranges).
  */
 #include <errno.h>
 #include <limits.h>
@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "slurm/gresidx.h"
-#include "slurm/hostexpand.h"
+#include "slurmconv/gresidx.h"
+#include "slurmconv/hostexpand.h"
 
 static int fail(void)
 {
@@ -49,7 +49,7 @@ struct index_expand {
 	int rc;			/* fn's non-zero return, 0 while it goes on */
 };
 
-/* One number of an index list, as slurm/hostexpand wrote it. */
+/* One number of an index list, as slurmconv/hostexpand wrote it. */
 static int index_one(const char *num, void *arg)
 {
 	struct index_expand *x = arg;
@@ -65,7 +65,7 @@ static int index_one(const char *num, void *arg)
 /*
  * "0,2-3)" -> indices, up to and including the closing parenthesis.  The
  * list is a hostlist bracket's inside (bit_fmt()'s form), so it is read as
- * the hostlist "[0,2-3]" by slurm/hostexpand, the tree's one bracket
+ * the hostlist "[0,2-3]" by slurmconv/hostexpand, the tree's one bracket
  * expander; index_one stops it at the first index above the limit.
  */
 static int parse_ranges(const char **p, const char *name,

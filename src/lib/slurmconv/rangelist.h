@@ -6,7 +6,7 @@
  * Slurm 22.05 to 26.11: the text of src/common/bitstring.c's bit_fmt(),
  * which slurmstepd's job_alloc_cores holds (from 24.11; see
  * src/plugins/slurm_compat.h).  It is a hostlist bracket's inside, so it
- * is read by slurm/hostexpand.h, the tree's one bracket expander.
+ * is read by slurmconv/hostexpand.h, the tree's one bracket expander.
  */
 #ifndef DEVNS_RANGELIST_H
 #define DEVNS_RANGELIST_H
