@@ -62,6 +62,8 @@ static void test_is_step(void)
 	   "  slurm, job_1, step and \"\" are not");
 	ok(!strcmp(JOBCG_EXTERN_STEP, "step_extern") && jobcg_is_step(JOBCG_EXTERN_STEP),
 	   "the extern step is step_extern, a step");
+	ok(!strcmp(JOBCG_STEPD_LEAF, "slurm") && !strcmp(JOBCG_TASKS_LEAF, "user"),
+	   "a step's stepd is in its slurm leaf, its tasks in its user leaf");
 }
 
 int main(void)

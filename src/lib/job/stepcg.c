@@ -24,10 +24,11 @@
 #include "slurmconv/jobcg.h"
 
 /* Where a step's tasks and adopted logins are: Slurm's "user" cgroup. */
-#define STEP_TASKS "user"
+#define STEP_TASKS JOBCG_TASKS_LEAF
 
 /* The cgroups of a step that hold processes, for each_cgroup. */
-static const char *const step_leaves[] = { "user", "slurm" };
+static const char *const step_leaves[] = { JOBCG_TASKS_LEAF,
+					    JOBCG_STEPD_LEAF };
 #define N_LEAVES (sizeof(step_leaves) / sizeof(step_leaves[0]))
 
 /* How long release waits for killed job processes to exit. */

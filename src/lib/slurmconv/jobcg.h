@@ -7,12 +7,12 @@
  * from 26.05 the job's SLUID (slurmconv/sluid.h) unless cgroup.conf has
  * CgroupJobIdPaths=yes.  Below it each step is "step_<id>" (or
  * step_extern, step_batch, step_interactive), and on cgroup/v2 the stepd
- * itself sits in the step's "slurm" leaf.  The extern step holds the job's
+ * itself sits in the step's "slurm" leaf, its tasks in its "user" leaf.  The extern step holds the job's
  * device filter.
  *
  * Slurm 22.05 to 26.11: src/plugins/cgroup/v1/cgroup_v1.c and
  * src/plugins/cgroup/v2/cgroup_v2.c (_init_new_scope_dbus(),
- * cgroup_p_step_create(): "/job_%u", "/step_%s", "slurm"), the SLUID name
+ * cgroup_p_step_create(): "/job_%u", "/step_%s", "slurm", "user"), the SLUID name
  * from 26.05's cgroup_v2.c.  A release that changes a name changes this
  * file and src/plugins/slurm_compat.h, nowhere else.
  */
@@ -29,6 +29,8 @@
 #define JOBCG_EXTERN_STEP "step_extern"
 /* The leaf of a step's cgroup that slurmstepd itself is in (cgroup/v2). */
 #define JOBCG_STEPD_LEAF "slurm"
+/* The leaf of a step's cgroup that its tasks (and adopted logins) are in. */
+#define JOBCG_TASKS_LEAF "user"
 
 /*
  * The name Slurm and devns give a job's cgroup, "job_<job_id>", into
