@@ -5,6 +5,11 @@
  * The plugins are written against the names below; each supported API
  * generation maps them onto what its release provides.  Adding a release
  * means adding a block here (and the configure check), not copying a plugin.
+ * Slurm's runtime conventions that the Slurm-free libraries re-implement
+ * (stepd socket names, SLUID and cgroup names, plugstack.conf, hostlists,
+ * IDX: strings, slurm.conf and gres.conf syntax) are src/lib/slurmconv's,
+ * one file each: a release that changes one changes that file and this
+ * header, nowhere else.
  *
  * Generations (DEVNS_API, one per Slurm major.minor; configure.ac's list):
  *   2205  22.05     container_p_* take a job id; no allocation reaches the

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "util/hostmatch.h"
+#include "slurmconv/hostmatch.h"
 
 #define GROUP "[1-99999999999999999]"
 

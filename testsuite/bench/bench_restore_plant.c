@@ -41,6 +41,7 @@
 #include "dev/devpolicy.h"
 #include "dev/devprog.h"
 #include "ns/jobdir.h"
+#include "slurmconv/jobcg.h"
 
 static double now_s(void)
 {
@@ -145,7 +146,7 @@ static void make_cgroup(int node_fd, uint32_t id)
 			     DEVRULE_R | DEVRULE_W) < 0)
 		die("rules");
 	devrule_list_normalise(&list);
-	cgroup2_job_name(id, name, sizeof(name));
+	jobcg_name(id, name, sizeof(name));
 	if ((cg = cgroup2_open_at(node_fd, name, true)) < 0)
 		die(name);
 	if ((prog = devprog_create(&list, NULL, 0)) < 0 ||

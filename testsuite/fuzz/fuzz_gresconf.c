@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz_gresconf.c - the devns tool's gres.conf reader and its GRES SPEC
- * (src/sbin/devns/gresconf.c): Name=, Type=, File= with Slurm's bracket
+ * (src/lib/slurmconv/gresconf.c): Name=, Type=, File= with Slurm's bracket
  * form, MultipleFiles=, NodeName= lines, and "gpu:2(IDX:0,2)",
  * "gpu:a100:1", "/dev/nvidia0" specs.  Input: gres.conf, a NUL, the
  * node's name, a NUL, the SPEC (given as devns check --gres takes it).
@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "gresconf.h"
+#include "slurmconv/gresconf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

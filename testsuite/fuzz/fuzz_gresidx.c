@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz_gresidx.c - Slurm's GRES detail string, "gpu:a100:2(IDX:0,2-3),
- * mps:100(0/100)" (dev/gresidx.c): the plugin reads it from slurmctld to
+ * mps:100(0/100)" (slurmconv/gresidx.c): the plugin reads it from slurmctld to
  * know which device files a job holds, and fails closed on a bad one.
  *
  * Contract: any string is read or refused with EINVAL (ENOMEM), never a
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dev/gresidx.h"
+#include "slurmconv/gresidx.h"
 #include "fuzz.h"
 
 /* Each pair the callback sees must be in the set. */

@@ -2,8 +2,8 @@
 /*
  * fuzz_hostlist.c - Slurm hostlist expressions as NodeName= writes them,
  * "cgpu[01-18],rack[1-2]n[001-016]": the matcher that selects a node's
- * lines (util/hostmatch.c) and the expander of devns check
- * (util/hostexpand.c).  Input: the expression, a NUL, a host name.
+ * lines (slurmconv/hostmatch.c) and the expander of devns check
+ * (slurmconv/hostexpand.c).  Input: the expression, a NUL, a host name.
  *
  * Contract: neither crashes, leaks or hangs, and they agree: an
  * expression the validator refuses is refused by both; every name the
@@ -16,8 +16,8 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "util/hostexpand.h"
-#include "util/hostmatch.h"
+#include "slurmconv/hostexpand.h"
+#include "slurmconv/hostmatch.h"
 
 #define MAX_NAMES 256
 

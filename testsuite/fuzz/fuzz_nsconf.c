@@ -2,7 +2,7 @@
 /*
  * fuzz_nsconf.c - job_container.conf (and namespace.conf, its old name:
  * one parser) as slurmd and slurmstepd read it: nsconf_load_text(), which
- * is nsconf_load_host() after the file is read, with util/confread's
+ * is nsconf_load_host() after the file is read, with slurmconv/confread's
  * syntax, the keys, NodeName hostlists, DeviceAllow's syntax, Dir= and
  * Source= templates, and the checks on the node's paths (read-only).
  *

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz_plugstack.c - a SPANK plugstack.conf as slurmd reads it to see
- * whether devns_pidns.so is required (util/plugstack.c), include lines
+ * whether devns_pidns.so is required (slurmconv/plugstack.c), include lines
  * followed.  The input is the stack file, in a directory of the target's
  * own beside two files it may include (a.conf requires the plugin, b.conf
  * includes a.conf).  An input with "include" and a '/' is passed over:
@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "util/plugstack.h"
+#include "slurmconv/plugstack.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz_slurmconf.c - the devns tool's slurm.conf reader
- * (src/sbin/devns/slurmconf.c): SlurmdSpoolDir, SlurmdPidFile,
+ * (src/lib/slurmconv/slurmconf.c): SlurmdSpoolDir, SlurmdPidFile,
  * ProctrackType, PlugStackConfig, SlurmdParameters, PrologFlags and the
  * NodeName values, %n and %h expanded.  Input: slurm.conf, a NUL, the
  * node's name.
@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "slurmconf.h"
+#include "slurmconv/slurmconf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -58,7 +58,7 @@ MUTATIONS=(
 "quota-seal-i386-ioctl~src/lib/ns/dqguard.c~s/JEQ(NR_IOCTL_COMPAT, 2, 0),/JEQ(NR_IOCTL_COMPAT, 0, 0),/~test_dqguard"
 "quota-seal-i386-setattr~src/lib/ns/dqguard.c~s/JEQ(NR_FILE_SETATTR, 5, 0),/JEQ(NR_FILE_SETATTR, 0, 0),/~test_dqguard"
 "quota-seal-cmd-64bit~src/lib/ns/dqguard.c~s/#define CMD_LOW offsetof(struct seccomp_data, args\[1\])$/#define CMD_LOW (offsetof(struct seccomp_data, args[1]) + 4)/~test_dqguard"
-"nodename-matches-all~src/lib/util/hostmatch.c~s/^			rc = 0;$/			rc = 1;/~test_hostmatch test_nsconf"
+"nodename-matches-all~src/lib/slurmconv/hostmatch.c~s/^			rc = 0;$/			rc = 1;/~test_hostmatch test_nsconf"
 "dry-run-removes~src/lib/job/restore.c~s/if (args->dry_run) {/if (0) {/~test_jobct test_devns_tool"
 "cleanup-guesses-dead~src/sbin/devns/cleanup.c~s/return rc != 0;/return rc > 0;/~test_devns_tool"
 "global-dir-size-wins~src/lib/ns/nsconf_resolve.c~s/if (d_sized \&\& d_rank > sh->rank) {/if (d_sized) {/~test_nsconf"

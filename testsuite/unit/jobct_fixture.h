@@ -41,7 +41,7 @@
 #include "job/node.h"	/* the layout a node was loaded with */
 #include "job/setupgate.h"
 #include "job/stepcg.h"
-#include "util/sluid.h"
+#include "slurmconv/sluid.h"
 #include "util/fdmount.h"
 #include "bpfinspect.h"
 #include "tap.h"

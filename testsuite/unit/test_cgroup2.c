@@ -216,31 +216,6 @@ static int v2_path_of(pid_t pid, char *buf, size_t size)
 
 #define KERNEL_TESTS 24
 
-/* "job_<id>", written in one place and read back only as written. */
-static void test_job_name(void)
-{
-	char buf[32];
-	uint32_t id = 0;
-
-	ok(cgroup2_job_name(42, buf, sizeof(buf)) == 0 && !strcmp(buf, "job_42"),
-	   "job 42's cgroup is job_42");
-	ok(cgroup2_job_name(4294967295u, buf, 8) == -1 && errno == ENAMETOOLONG,
-	   "  a short buffer: ENAMETOOLONG");
-	ok(cgroup2_job_parse("job_42", 6, &id) && id == 42,
-	   "job_42 is job 42's");
-	ok(cgroup2_job_parse("job_4294967295", 14, &id) && id == 4294967295u,
-	   "  the largest id reads back");
-	ok(cgroup2_job_parse("job_42/step_0", 6, &id) && id == 42,
-	   "  only len bytes are read");
-	ok(!cgroup2_job_parse("job_", 4, NULL) &&
-	   !cgroup2_job_parse("job_042", 7, NULL) &&
-	   !cgroup2_job_parse("job_+42", 7, NULL) &&
-	   !cgroup2_job_parse("job_42x", 7, NULL) &&
-	   !cgroup2_job_parse("job_4294967296", 14, NULL) &&
-	   !cgroup2_job_parse("jobs_42", 7, NULL),
-	   "  nothing else: job_, a leading zero or sign, a suffix, an overflow, another prefix");
-}
-
 static void test_kernel(void)
 {
 	char mount[PATH_MAX], top[64], cgpath[PATH_MAX + 64], seen[PATH_MAX + 64];
@@ -387,7 +362,6 @@ int main(void)
 	test_mountinfo();
 	test_layout();
 	test_probe();
-	test_job_name();
 	test_kernel();
 	remove_fake_files();
 	return tap_done();

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dev/gresidx.h"
+#include "slurmconv/gresidx.h"
 #include "tap.h"
 
 struct seen {
@@ -154,6 +154,16 @@ int main(void)
 	rejects("(IDX:1)");
 	rejects("gpu:1(IDX:99999999)");
 	rejects("gpu(CNT:1");
+	/* the list is a bracket's inside, read by slurmconv/hostexpand */
+	rejects("gpu:1(IDX:65536)");
+	rejects("gpu:2(IDX:0-65536)");
+	rejects("gpu:2(IDX:0-9999999999999)");
+	rejects("gpu:1(IDX:[0])");
+	rejects("gpu:2(IDX:0][1)");
+	rejects("gpu:2(IDX:0,)");
+	rejects("gpu:2(IDX:,0)");
+	rejects("gpu:2(IDX:0 ,1)");
+	parses("gpu:2(IDX:007,08)", "gpu=7 gpu=8");
 	is_int(gresidx_parse("gpu:4(IDX:0-3)", stop_at_two, NULL), 7,
 	       "a non-zero callback value stops the walk and is returned");
 	sets(NULL, "");

@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "util/hostexpand.h"
-#include "util/hostmatch.h"
+#include "slurmconv/hostexpand.h"
+#include "slurmconv/hostmatch.h"
 #include "tap.h"
 
 struct names {

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "util/hostmatch.h"
+#include "slurmconv/hostmatch.h"
 #include "tap.h"
 
 static void yes(const char *expr, const char *host)

@@ -16,7 +16,7 @@
 
 #include "ns/dquota.h"
 #include "ns/nsconf.h"
-#include "util/confread.h"
+#include "slurmconv/confread.h"
 #include "tap.h"
 #include "testrep.h"
 

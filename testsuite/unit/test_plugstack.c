@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "util/plugstack.h"
+#include "slurmconv/plugstack.h"
 #include "tap.h"
 #include "testrep.h"
 

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "util/sluid.h"
+#include "slurmconv/sluid.h"
 #include "tap.h"
 
 static void test_format(void)

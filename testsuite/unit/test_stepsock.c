@@ -18,7 +18,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "util/stepsock.h"
+#include "slurmconv/stepsock.h"
 #include "tap.h"
 
 static char spool[] = "/tmp/test_stepsock.XXXXXX";

@@ -16,7 +16,7 @@
 
 #include "dev/cdidoc.h"
 #include "dev/cdispec.h"
-#include "util/confread.h"
+#include "slurmconv/confread.h"
 #include "util/safepath.h"
 
 /* Reports "FILE:LINE: what" and fails with EINVAL. */

@@ -210,40 +210,6 @@ error:
 	return -1;
 }
 
-#define JOB_PREFIX "job_"
-
-int cgroup2_job_name(uint32_t job_id, char *buf, size_t size)
-{
-	if ((size_t)snprintf(buf, size, JOB_PREFIX "%u", job_id) >= size) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	return 0;
-}
-
-bool cgroup2_job_parse(const char *name, size_t len, uint32_t *job_id)
-{
-	const size_t plen = sizeof(JOB_PREFIX) - 1;
-	char again[32];
-	uint64_t id = 0;
-
-	if (len <= plen || len > plen + 10 || strncmp(name, JOB_PREFIX, plen))
-		return false;
-	for (size_t i = plen; i < len; i++) {
-		if (name[i] < '0' || name[i] > '9')
-			return false;
-		id = id * 10 + (uint64_t)(name[i] - '0');
-	}
-	/* no leading zero, no overflow: it reads back as written */
-	if (id > UINT32_MAX ||
-	    cgroup2_job_name((uint32_t)id, again, sizeof(again)) < 0 ||
-	    strlen(again) != len || strncmp(again, name, len))
-		return false;
-	if (job_id)
-		*job_id = (uint32_t)id;
-	return true;
-}
-
 int cgroup2_move_pid(int cg_fd, pid_t pid)
 {
 	char buf[32];

@@ -86,19 +86,6 @@ int cgroup2_open(const char *path);
 int cgroup2_open_at(int dir_fd, const char *relpath, bool create);
 
 /*
- * The name Slurm and devns give a job's cgroup, "job_<job_id>", into
- * buf[size] (the one place it is written).  Returns 0, or -1 with errno
- * ENAMETOOLONG.
- */
-int cgroup2_job_name(uint32_t job_id, char *buf, size_t size);
-
-/*
- * Pure: whether the len bytes at name are a job's cgroup name exactly as
- * cgroup2_job_name writes it; its id in *job_id (may be NULL).
- */
-bool cgroup2_job_parse(const char *name, size_t len, uint32_t *job_id);
-
-/*
  * Moves pid (0: the caller) into the cgroup cg_fd by writing cgroup.procs;
  * the whole thread group moves.  Returns 0 or -1 with errno (ESRCH: no such
  * process).

@@ -6,7 +6,7 @@
  * later opens a device by.  Classes (char-NAME, block-NAME) come from
  * /proc/devices and cover every major registered under the name with any
  * minor, as in systemd's DeviceAllow and flux's IMP.  See devpolicy.h
- * for the calls, devpolicy_int.h for what devpolicy.c shares.
+ * for the calls, devallow_int.h for what devpolicy.c shares.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -21,7 +21,7 @@
 #include <sys/sysmacros.h>
 
 #include "dev/devallow.h"
-#include "dev/devpolicy_int.h"
+#include "dev/devallow_int.h"
 
 #define PROC_DEVICES "/proc/devices"
 

@@ -22,7 +22,7 @@
 #ifndef DEVNS_DEVCOMP_H
 #define DEVNS_DEVCOMP_H
 
-#include "dev/devpolicy_int.h"
+#include "dev/devallow_int.h"
 
 /* One vendor's rule: a job holding a GRES device of gres_class gets
  * every device of companion_class. */

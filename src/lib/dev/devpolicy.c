@@ -15,7 +15,8 @@
 
 #include "dev/devcdi.h"
 #include "dev/devcomp.h"
-#include "dev/devpolicy_int.h"
+#include "dev/devallow_int.h"
+#include "dev/devpolicy.h"
 
 /* The standard pseudo-devices "closed" adds; all get rwm. */
 static const char *const pseudo_devices[] = {

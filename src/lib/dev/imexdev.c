@@ -15,7 +15,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "dev/devpolicy_int.h"
+#include "dev/devallow_int.h"
 #include "dev/imexdev.h"
 
 /* Linux's character majors are 12 bits; 0 is no major. */

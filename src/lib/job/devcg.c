@@ -18,6 +18,7 @@
 #include "job/backend.h"
 #include "job/devcg.h"
 #include "job/marker.h"
+#include "slurmconv/jobcg.h"
 
 /* <cgroup2>/devns/<node>, made on demand; -1 with errno. */
 static int open_node_cgroup(const struct jobct_node *node, bool create)
@@ -50,7 +51,7 @@ static int open_job_cgroup(const struct jobct_node *node, uint32_t job_id,
 
 	if ((node_fd = open_node_cgroup(node, create)) < 0)
 		return -1;
-	cgroup2_job_name(job_id, name, sizeof(name));
+	jobcg_name(job_id, name, sizeof(name));
 	fd = node->ops->cg_open_at(node_fd, name, create);
 	saved = errno;
 	close(node_fd);
@@ -86,7 +87,7 @@ static int apply(const struct jobct_node *node, uint32_t job_id,
 	if ((node_fd = open_node_cgroup(node, true)) < 0)
 		return report_errno(rep, errno,
 				    "no usable cgroup2 hierarchy for the device filter");
-	cgroup2_job_name(job_id, path, sizeof(path));
+	jobcg_name(job_id, path, sizeof(path));
 	if ((job_fd = node->ops->cg_open_at(node_fd, path, true)) < 0) {
 		report_errno(rep, errno, "cannot create its device cgroup");
 		goto error;
@@ -104,7 +105,7 @@ error:
 
 		if (job_fd >= 0)
 			close(job_fd);
-		cgroup2_job_name(job_id, path, sizeof(path));
+		jobcg_name(job_id, path, sizeof(path));
 		node->ops->cg_remove(node_fd, path);
 		close(node_fd);
 		errno = saved;
@@ -186,7 +187,7 @@ static int release(const struct jobct_node *node, uint32_t job_id)
 		return -1;
 	if ((node_fd = open_node_cgroup(node, false)) < 0)
 		return 0;	/* no node cgroup: no job cgroup either */
-	cgroup2_job_name(job_id, name, sizeof(name));
+	jobcg_name(job_id, name, sizeof(name));
 	rc = node->ops->cg_remove(node_fd, name);
 	if (rc < 0 && errno == EBUSY) {
 		kill_leftovers(node, node_fd, name);
@@ -222,7 +223,7 @@ static int each_job(const struct jobct_node *node,
 		return -1;
 	}
 	while ((ep = readdir(dp)))
-		if (cgroup2_job_parse(ep->d_name, strlen(ep->d_name),
+		if (jobcg_parse(ep->d_name, strlen(ep->d_name),
 				      &job_id) &&
 		    fn(job_id, arg) < 0)
 			rc = -1;
@@ -240,7 +241,7 @@ static int job_path(const struct jobct_node *node, uint32_t job_id,
 	cgroup[0] = '\0';
 	if (backend_root_path(node, mount, sizeof(mount)) < 0)
 		return absent();
-	cgroup2_job_name(job_id, name, sizeof(name));
+	jobcg_name(job_id, name, sizeof(name));
 	n = snprintf(cgroup, cgroup_len, "%s/devns/%s/%s", mount,
 		     node->node_name, name);
 	if (n < 0 || (size_t)n >= cgroup_len) {

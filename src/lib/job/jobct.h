@@ -180,7 +180,7 @@ bool jobct_run_same(const struct jobct_run *a, const struct jobct_run *b);
 struct jobct_plan {
 	const struct jobct_node *node;
 	uint32_t job_id;
-	/* the job's SLUID from 26.05 on (util/sluid.h), 0: none given */
+	/* the job's SLUID from 26.05 on (slurmconv/sluid.h), 0: none given */
 	uint64_t sluid;
 	/* the job's start time (s since the epoch), 0: not known; with
 	 * sluid, the run its setup record names */

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "dev/cgroup2.h"
-#include "dev/gresidx.h"
+#include "slurmconv/gresidx.h"
 #include "job/backend.h"
 #include "job/devcg.h"
 #include "job/jobct.h"
@@ -26,7 +26,7 @@
 #include "ns/nsloop.h"
 #include "util/fdmount.h"
 #include "util/fdutil.h"
-#include "util/plugstack.h"
+#include "slurmconv/plugstack.h"
 #include "util/safepath.h"
 
 /* ---- the node ---------------------------------------------------------- */

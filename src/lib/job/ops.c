@@ -17,6 +17,7 @@
 #include "ns/nsreap.h"
 #include "ns/pidns.h"
 #include "ns/pidns_fork.h"
+#include "slurmconv/jobcg.h"
 
 static int real_marker_create(const char *path)
 {
@@ -45,7 +46,7 @@ static FILE *open_extern_procs(uint32_t job_id)
 	size_t nlen;
 
 	needle[0] = '/';
-	cgroup2_job_name(job_id, needle + 1, sizeof(needle) - 1);
+	jobcg_name(job_id, needle + 1, sizeof(needle) - 1);
 	nlen = strlen(needle);
 	while (f && !procs && fgets(line, sizeof(line), f)) {
 		char *ctrl = strchr(line, ':'), *rel, *end;
@@ -61,7 +62,7 @@ static FILE *open_extern_procs(uint32_t job_id)
 			continue;
 		end[nlen] = '\0';
 		snprintf(path, sizeof(path),
-			 "/sys/fs/cgroup/freezer%s/step_extern/cgroup.procs",
+			 "/sys/fs/cgroup/freezer%s/" JOBCG_EXTERN_STEP "/cgroup.procs",
 			 rel + 1);
 		procs = fopen(path, "re");
 	}

@@ -21,12 +21,14 @@
 #include "job/marker.h"
 #include "job/stepcg.h"
 #include "job/stepcg_int.h"
+#include "slurmconv/jobcg.h"
 
 /* Where a step's tasks and adopted logins are: Slurm's "user" cgroup. */
-#define STEP_TASKS "user"
+#define STEP_TASKS JOBCG_TASKS_LEAF
 
 /* The cgroups of a step that hold processes, for each_cgroup. */
-static const char *const step_leaves[] = { "user", "slurm" };
+static const char *const step_leaves[] = { JOBCG_TASKS_LEAF,
+					    JOBCG_STEPD_LEAF };
 #define N_LEAVES (sizeof(step_leaves) / sizeof(step_leaves[0]))
 
 /* How long release waits for killed job processes to exit. */
@@ -107,7 +109,7 @@ static int apply(const struct jobct_node *node, uint32_t job_id,
 	if (stepcg_self_step(node, job_id, run->sluid, job_rel, sizeof(job_rel),
 			     step, sizeof(step), rep) < 0)
 		return -1;
-	if (strcmp(step, EXTERN_STEP)) {
+	if (strcmp(step, JOBCG_EXTERN_STEP)) {
 		errno = EINVAL;
 		return report_error(rep, "set up from /%s/%s, not from the extern step (PrologFlags=Contain)",
 				    job_rel, step);
@@ -187,13 +189,13 @@ static int enter_extern(const struct jobct_node *node, uint32_t job_id,
 
 	if (!stepcg_job_rel_valid(job_rel, job_id))
 		return report_errno(rep, EINVAL, "its filter marker is unreadable or gone");
-	if ((fd = stepcg_open_step(node, job_rel, EXTERN_STEP "/slurm")) < 0)
+	if ((fd = stepcg_open_step(node, job_rel, JOBCG_EXTERN_STEP "/" JOBCG_STEPD_LEAF)) < 0)
 		return report_errno(rep, errno,
-				    "cannot open /%s/" EXTERN_STEP "/slurm", job_rel);
+				    "cannot open /%s/" JOBCG_EXTERN_STEP "/" JOBCG_STEPD_LEAF, job_rel);
 	rc = node->ops->cg_move_pid(fd, 0);
 	if (rc < 0)
 		report_errno(rep, errno,
-			     "cannot enter /%s/" EXTERN_STEP "/slurm", job_rel);
+			     "cannot enter /%s/" JOBCG_EXTERN_STEP "/" JOBCG_STEPD_LEAF, job_rel);
 	close(fd);
 	return rc;
 }
@@ -312,7 +314,7 @@ static int release(const struct jobct_node *node, uint32_t job_id)
 	while ((ep = readdir(dp))) {
 		int step_fd;
 
-		if (strncmp(ep->d_name, "step_", 5) ||
+		if (!jobcg_is_step(ep->d_name) ||
 		    (step_fd = node->ops->cg_open_at(dirfd(dp), ep->d_name,
 						     false)) < 0)
 			continue;
@@ -452,7 +454,7 @@ static int each_cgroup(const struct jobct_node *node, uint32_t job_id,
 		return -1;
 	}
 	while ((ep = readdir(dp)))
-		if (!strncmp(ep->d_name, "step_", 5) &&
+		if (jobcg_is_step(ep->d_name) &&
 		    visit_step(&w, dirfd(dp), ep->d_name) < 0)
 			rc = -1;
 	closedir(dp);

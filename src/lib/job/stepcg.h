@@ -11,7 +11,7 @@
  *                                             (TaskEpilog, X11 setup)
  *
  * where 26.05 names the job's cgroup after its SLUID instead of job_<id>
- * (<scope>/sEKNKTV3WPV500/step_0/..., util/sluid.h) unless cgroup.conf has
+ * (<scope>/sEKNKTV3WPV500/step_0/..., slurmconv/sluid.h) unless cgroup.conf has
  * CgroupJobIdPaths=yes.  Setup finds the job's cgroup in the extern
  * stepd's own path by either name, from the id and SLUID Slurm gives it,
  * and the marker keeps what it found: later processes need neither.

@@ -17,21 +17,8 @@
 #include "job/marker.h"
 #include "job/stepcg.h"
 #include "job/stepcg_int.h"
-#include "util/sluid.h"
-
-/* Whether the len bytes at c name the job's cgroup: job_<id>, or (from
- * 26.05, unless CgroupJobIdPaths=yes) its SLUID. */
-static bool is_job_cgroup(const char *c, size_t len, uint32_t job_id,
-			  uint64_t sluid)
-{
-	char name[32];
-	uint32_t id;
-
-	if (cgroup2_job_parse(c, len, &id))
-		return id == job_id;
-	return sluid_format(sluid, name, sizeof(name)) == 0 &&
-	       len == SLUID_LEN && !strncmp(c, name, len);
-}
+#include "slurmconv/jobcg.h"
+#include "slurmconv/sluid.h"
 
 /* Copies the n bytes at src into dst (size bytes) as a string. */
 static int copy_part(char *dst, size_t size, const char *src, size_t n)
@@ -59,8 +46,8 @@ static int parse_step(const char *path, uint32_t job_id, uint64_t sluid,
 	for (const char *c = path; *c; ) {
 		const char *next = strchrnul(c, '/'), *s, *s_end;
 
-		if (is_job_cgroup(c, (size_t)(next - c), job_id, sluid) &&
-		    *next == '/' && !strncmp(next + 1, "step_", 5)) {
+		if (jobcg_is_job(c, (size_t)(next - c), job_id, sluid) &&
+		    *next == '/' && jobcg_is_step(next + 1)) {
 			s = next + 1;
 			s_end = strchrnul(s, '/');
 			if (copy_part(job_rel, job_rel_size, path,
@@ -102,7 +89,7 @@ int stepcg_self_step_in(const struct jobct_node *node, const char *job_rel,
 		return report_errno(rep, errno, "cannot read its own cgroup");
 	s = self + len + 1;
 	if (strncmp(self, job_rel, len) || self[len] != '/' ||
-	    strncmp(s, "step_", 5)) {
+	    !jobcg_is_step(s)) {
 		errno = EINVAL;
 		return report_error(rep, "its cgroup /%s is not in the one its filter was set up for (/%s)",
 				    self, job_rel);
@@ -137,15 +124,15 @@ int stepcg_job_prog(const struct jobct_node *node, const char *job_rel,
 {
 	int step_fd, prog_fd;
 
-	if ((step_fd = stepcg_open_step(node, job_rel, EXTERN_STEP)) < 0)
+	if ((step_fd = stepcg_open_step(node, job_rel, JOBCG_EXTERN_STEP)) < 0)
 		return report_errno(rep, errno,
-				    "its extern step's cgroup /%s/" EXTERN_STEP " is gone",
+				    "its extern step's cgroup /%s/" JOBCG_EXTERN_STEP " is gone",
 				    job_rel);
 	prog_fd = node->ops->prog_find(step_fd);
 	close(step_fd);
 	if (prog_fd < 0)
 		return report_errno(rep, errno,
-				    "its device filter is not on /%s/" EXTERN_STEP,
+				    "its device filter is not on /%s/" JOBCG_EXTERN_STEP,
 				    job_rel);
 	return prog_fd;
 }
@@ -157,7 +144,7 @@ bool stepcg_job_rel_valid(const char *job_rel, uint32_t job_id)
 	/* A relative path ending in job_<id> or a SLUID (setup knew which). */
 	last = last ? last + 1 : job_rel;
 	return job_rel[0] != '/' && !strstr(job_rel, "..") &&
-	       (is_job_cgroup(last, strlen(last), job_id, 0) ||
+	       (jobcg_is_job(last, strlen(last), job_id, 0) ||
 		sluid_is_form(last, strlen(last)));
 }
 

@@ -14,9 +14,6 @@
 #include "job/node.h"
 #include "util/report.h"
 
-/* The extern step's cgroup, which holds the job's program. */
-#define EXTERN_STEP "step_extern"
-
 /*
  * Where the calling process is: its job's cgroup (job_rel, relative to the
  * cgroup2 root) and its step, found by the job's id or SLUID: the first

@@ -17,8 +17,8 @@
 #include "dev/devallow.h"
 #include "dev/devpolicy.h"
 #include "ns/nscheck.h"
-#include "util/hostexpand.h"
-#include "util/hostmatch.h"
+#include "slurmconv/hostexpand.h"
+#include "slurmconv/hostmatch.h"
 #include "util/safepath.h"
 
 /*

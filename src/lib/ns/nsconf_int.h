@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 #include "ns/nsconf.h"
-#include "util/confread.h"
+#include "slurmconv/confread.h"
 #include "util/report.h"
 
 enum key {

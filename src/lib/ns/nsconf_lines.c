@@ -14,7 +14,7 @@
 #include <strings.h>
 
 #include "ns/nsconf_int.h"
-#include "util/hostmatch.h"
+#include "slurmconv/hostmatch.h"
 
 /* ---- lines ----------------------------------------------------------- */
 

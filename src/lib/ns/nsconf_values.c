@@ -17,7 +17,7 @@
 
 #include "ns/jobdir.h"
 #include "ns/nsconf_int.h"
-#include "util/sluid.h"
+#include "slurmconv/sluid.h"
 
 /* ---- messages -------------------------------------------------------- */
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * alive.h - whether slurmd runs on the node, told without Slurm's
- * libraries (a job's slurmstepds: util/stepsock.h).
+ * libraries (a job's slurmstepds: slurmconv/stepsock.h).
  */
 #ifndef DEVNS_ALIVE_H
 #define DEVNS_ALIVE_H

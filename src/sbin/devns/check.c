@@ -20,7 +20,7 @@
 #include "devns_config.h"
 #include "dev/devcdi.h"
 #include "devns.h"
-#include "gresconf.h"
+#include "slurmconv/gresconf.h"
 #include "print.h"
 #include "ns/dquota.h"
 #include "ns/nscheck.h"

@@ -3,7 +3,7 @@
  * cleanup.c - devns cleanup [--dry-run]: what slurmd's restore removes at
  * start, now.  jobct_restore_run() decides (the one place that does, for
  * slurmd too); this file only says whether a job is alive (a slurmstepd
- * of it may answer, util/stepsock.h) and prints what restore found and did.
+ * of it may answer, slurmconv/stepsock.h) and prints what restore found and did.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,7 +12,7 @@
 #include "alive.h"
 #include "devns.h"
 #include "print.h"
-#include "util/stepsock.h"
+#include "slurmconv/stepsock.h"
 
 struct cleanup {
 	const struct devns_opts *o;

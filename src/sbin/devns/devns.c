@@ -17,7 +17,7 @@
 #include "devns.h"
 #include "ns/nsconf_file.h"
 #include "print.h"
-#include "slurmconf.h"
+#include "slurmconv/slurmconf.h"
 #include "util/confpath.h"
 #include "util/json.h"
 

@@ -11,7 +11,7 @@
 
 #include "ns/nsimport.h"
 #include "devns.h"
-#include "util/confread.h"
+#include "slurmconv/confread.h"
 
 /* namespace.yaml files are a few dozen lines; this is generous. */
 #define IMPORT_MAX_BYTES (1024 * 1024)

@@ -11,7 +11,7 @@
 
 #include "devns.h"
 #include "print.h"
-#include "util/stepsock.h"
+#include "slurmconv/stepsock.h"
 
 struct list {
 	const struct devns_opts *o;

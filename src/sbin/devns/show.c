@@ -25,7 +25,7 @@
 #include "ns/userns.h"
 #include "util/mountinfo.h"
 #include "devns.h"
-#include "gresconf.h"
+#include "slurmconv/gresconf.h"
 #include "nsmounts.h"
 #include "print.h"
 

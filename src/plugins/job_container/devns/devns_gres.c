@@ -31,7 +31,7 @@
 #include "src/slurmd/slurmd/slurmd.h"
 #include "src/slurmd/slurmstepd/slurmstepd_job.h"
 
-#include "dev/gresidx.h"
+#include "slurmconv/gresidx.h"
 #include "devns_gres.h"
 
 extern slurmd_conf_t *conf;

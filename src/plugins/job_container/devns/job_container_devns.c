@@ -52,9 +52,9 @@
 #include "ns/nsfdmap.h"
 #include "ns/nsusage.h"
 #include "util/admincomment.h"
-#include "util/rangelist.h"
+#include "slurmconv/rangelist.h"
 #include "util/stepcaller.h"
-#include "util/stepsock.h"
+#include "slurmconv/stepsock.h"
 #include "devns_gres.h"
 #include "devns_job.h"
 #include "devns_node.h"
@@ -223,7 +223,7 @@ extern int fini(void)
 
 /*
  * A job is alive when any of its slurmstepd's sockets may have a stepd
- * behind it (util/stepsock.h): one stale socket (a step killed with -9)
+ * behind it (slurmconv/stepsock.h): one stale socket (a step killed with -9)
  * says nothing about the job's other steps, and a stepd that is hung or
  * busy is still alive.  Tearing down a live job's namespace and filter
  * would remove its /tmp and let its next step run unfiltered, so only a
@@ -669,7 +669,7 @@ static enum jobev_joiner joiner(bool stepd_in_ns)
  * Whether this stepd may still set the job up: only the extern step's
  * does.  step is the stepd's own step where Slurm says it (25.11 on),
  * NO_VAL where it does not: then the socket this stepd listens on says it
- * (util/stepsock.h); unknown counts as "may".
+ * (slurmconv/stepsock.h); unknown counts as "may".
  */
 static bool may_set_up(uint32_t job_id, uint32_t step)
 {

@@ -11,6 +11,12 @@
  * line that holds the offending key.  Control bytes (other than a tab
  * outside quotes and the CR of a CRLF line end) are refused, since they
  * could hide text from whoever reads the file or a log.
+ *
+ * Slurm 22.05 to 26.11: the syntax of src/common/parse_config.c
+ * (s_p_parse_file(), _parse_next_key(), _strip_comments(),
+ * _handle_keyvalue_match()) that slurm.conf, gres.conf and
+ * job_container.conf share.  A release that changes it changes this file
+ * and src/plugins/slurm_compat.h, nowhere else.
  */
 #ifndef DEVNS_CONFREAD_H
 #define DEVNS_CONFREAD_H

@@ -5,12 +5,15 @@
  * hostmatch.h matches without expanding, which is what selecting a node
  * needs.  Comparing two files' node names (devns check: a namespace.conf
  * NodeName that differs from slurm.conf's only by case) and gres.conf's
- * File= ("/dev/nvidia[0-3]", the same form) need the names themselves:
- * the tree's one bracket expander.  An expression is expanded here as
- * hostmatch reads it
- * (brackets form a cartesian product, numbers padded to the width of the
- * range's lower bound), up to a bound the caller sets, since [0-999999999]
- * is a valid expression.
+ * File= ("/dev/nvidia[0-3]", the same form) need the names themselves,
+ * and so do the number lists that are a bracket's inside (a job's core
+ * list, rangelist.h; the IDX: lists of its GRES, gresidx.h): the tree's
+ * one bracket expander.  An expression is expanded here as hostmatch
+ * reads it (brackets form a cartesian product, numbers padded to the
+ * width of the range's lower bound), up to a bound the caller sets, since
+ * [0-999999999] is a valid expression.
+ *
+ * Slurm 22.05 to 26.11, as hostmatch.h (src/common/hostlist.c).
  */
 #ifndef DEVNS_HOSTEXPAND_H
 #define DEVNS_HOSTEXPAND_H

@@ -5,7 +5,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "util/sluid.h"
+#include "slurmconv/sluid.h"
 
 /* Crockford's base 32: no I, L, O or U. */
 static const char digits[] = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/hostmatch.h"
+#include "slurmconv/hostmatch.h"
 
 /*
  * Longest bound accepted, in digits: 10^18 - 1 fits an unsigned long long

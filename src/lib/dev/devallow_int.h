@@ -1,18 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * devpolicy_int.h - what devallow.c (DeviceAllow text -> rules) shares
- * with devpolicy.c (a node's policy, a job's list, GRES checks) and
- * imexdev.c (the IMEX major, from the same reader of /proc/devices): the
- * state of one parse, and the helpers both use.  Nothing else uses it.
+ * devallow_int.h - what devallow.c (DeviceAllow text -> rules) shares
+ * with devpolicy.c (a node's policy, a job's list, GRES checks),
+ * devcomp.c (a vendor's companion devices) and imexdev.c (the IMEX major,
+ * from the same reader of /proc/devices): the state of one parse, and the
+ * helpers they use.  Nothing else uses it.  It is devallow's (named for
+ * the module its functions live in) and needs only the rule list
+ * (devrule.h), so devpolicy and devcomp, which include it, include each
+ * other in one direction only.
  */
-#ifndef DEVNS_DEVPOLICY_INT_H
-#define DEVNS_DEVPOLICY_INT_H
+#ifndef DEVNS_DEVALLOW_INT_H
+#define DEVNS_DEVALLOW_INT_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dev/devpolicy.h"
+#include "dev/devrule.h"
 #include "util/report.h"
 
 /* One "MAJOR NAME" line of /proc/devices. */
@@ -101,4 +105,4 @@ bool devallow_is_pattern(const char *s);
 int devallow_parse(struct parse_ctx *ctx, const char *text,
 		   struct devrule_list *out);
 
-#endif /* DEVNS_DEVPOLICY_INT_H */
+#endif /* DEVNS_DEVALLOW_INT_H */

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/plugstack.h"
+#include "slurmconv/plugstack.h"
 
 /* include lines may nest; Slurm's own limit is about this deep. */
 #define PLUGSTACK_MAX_DEPTH 8

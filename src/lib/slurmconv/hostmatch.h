@@ -16,6 +16,12 @@
  * The expression is matched by parsing, never expanded, so a range such as
  * [0-999999999] costs nothing, and without backtracking, so many bracket
  * groups in a row cost no more than as many plain characters.
+ *
+ * Slurm 22.05 to 26.11: the grammar of src/common/hostlist.c
+ * (hostlist_create(), _parse_range_list(), _push_range_list()), unchanged
+ * in those releases.  hostexpand.h is the same grammar's expander.  A
+ * release that changes it changes this file, hostexpand.c and
+ * src/plugins/slurm_compat.h, nowhere else.
  */
 #ifndef DEVNS_HOSTMATCH_H
 #define DEVNS_HOSTMATCH_H

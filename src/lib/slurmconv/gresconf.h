@@ -19,7 +19,11 @@
  *                                  the indices of NAME the job holds
  *   NAME[:TYPE][:COUNT]            the first COUNT (default 1) devices of
  *                                  NAME (of that TYPE)
- *   none                           no GRES
+ *   none                           no GRES *
+ * Slurm 22.05 to 26.11: gres.conf's keys as src/common/gres.c reads them
+ * (_parse_gres_config(), gres_plugin_node_config_load()), File= expanded
+ * as src/common/hostlist.c does.  A release that changes them changes
+ * this file and src/plugins/slurm_compat.h, nowhere else.
  */
 #ifndef DEVNS_GRESCONF_H
 #define DEVNS_GRESCONF_H

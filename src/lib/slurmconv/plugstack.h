@@ -4,6 +4,11 @@
  * loads: lines "required|optional PATH [ARGS]" and "include GLOB", '#'
  * comments.  slurmd reads it to refuse a configuration that asks for a
  * SPANK plugin devns needs but does not load it.
+ *
+ * Slurm 22.05 to 26.11: the syntax of src/common/plugstack.c
+ * (_spank_stack_process_line(), _spank_conf_include()).  A release that
+ * changes it changes this file and src/plugins/slurm_compat.h, nowhere
+ * else.
  */
 #ifndef DEVNS_PLUGSTACK_H
 #define DEVNS_PLUGSTACK_H

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "util/confread.h"
+#include "slurmconv/confread.h"
 
 void confread_init(struct confread *r, const char *text)
 {

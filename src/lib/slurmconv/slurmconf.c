@@ -10,9 +10,9 @@
 #include <strings.h>
 
 #include "devns_config.h"
-#include "util/confread.h"
-#include "util/hostmatch.h"
-#include "slurmconf.h"
+#include "slurmconv/confread.h"
+#include "slurmconv/hostmatch.h"
+#include "slurmconv/slurmconf.h"
 
 /* slurm.conf files are larger than namespace.conf; this is generous. */
 #define SLURMCONF_MAX_SIZE (16 * 1024 * 1024)

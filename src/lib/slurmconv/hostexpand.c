@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/hostexpand.h"
-#include "util/hostmatch.h"
+#include "slurmconv/hostexpand.h"
+#include "slurmconv/hostmatch.h"
 
 #define NAME_MAX_LEN 1024
 

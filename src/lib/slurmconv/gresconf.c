@@ -10,11 +10,11 @@
 #include <string.h>
 #include <strings.h>
 
-#include "dev/gresidx.h"
-#include "util/confread.h"
-#include "util/hostexpand.h"
-#include "util/hostmatch.h"
-#include "gresconf.h"
+#include "slurmconv/gresidx.h"
+#include "slurmconv/confread.h"
+#include "slurmconv/hostexpand.h"
+#include "slurmconv/hostmatch.h"
+#include "slurmconv/gresconf.h"
 
 #define GRESCONF_MAX_SIZE (4 * 1024 * 1024)
 /* More files than any node has: a range gone wrong. */

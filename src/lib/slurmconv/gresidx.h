@@ -10,6 +10,13 @@
  * hands the job_container plugin no allocation, so the plugin asks the
  * controller for this string and maps each name's indices onto the devices
  * of that name.
+ *
+ * Slurm 22.05 to 26.11: the job's gres_detail_str as slurmctld writes it
+ * (src/slurmctld/gres_ctld.c, gres_ctld_job_build_details():
+ * "%s:%"PRIu64"(IDX:%s)", the list in bit_fmt()'s form, and the "(CNT:)"
+ * of a count GRES), read by job_container/devns's devns_gres.c.  A release
+ * that changes it changes this file and src/plugins/slurm_compat.h,
+ * nowhere else.
  */
 #ifndef DEVNS_GRESIDX_H
 #define DEVNS_GRESIDX_H

@@ -9,6 +9,11 @@
  * (".../sEKNKTV3WPV500/step_0") unless cgroup.conf has CgroupJobIdPaths=yes,
  * and namespace/linux expands %S to it.  0 is no SLUID: what Slurm passes
  * where it has none (slurmd's join for a new stepd, releases before 25.11).
+ *
+ * Slurm 22.05 to 26.11 (none before 25.11; the text from 26.05): Slurm's
+ * src/common/sluid.c (sluid2str()).  The job's cgroup named by it is
+ * slurmconv/jobcg.h's.  A release that changes the text changes this file and
+ * src/plugins/slurm_compat.h (DEVNS_STEP_SLUID), nowhere else.
  */
 #ifndef DEVNS_SLUID_H
 #define DEVNS_SLUID_H

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <unistd.h>
 
-#include "util/stepsock.h"
+#include "slurmconv/stepsock.h"
 
 /*
  * Whether name is a socket name of job_id's steps on node:

@@ -11,6 +11,12 @@
  * too busy or hung to accept, a full backlog, a permission or resource
  * error) counts as alive.  A connect(2) that succeeds sends nothing: the
  * stepd sees a connection closed before any request.
+ *
+ * Slurm 22.05 to 26.11: the socket name is stepd_api.c's
+ * (src/common/stepd_api.c, _guess_nodename/stepd_available():
+ * "%s/%s_%u.%u" in SlurmdSpoolDir, ".%u" more for a heterogeneous
+ * component).  A release that renames it changes this file and
+ * src/plugins/slurm_compat.h, nowhere else.
  */
 #ifndef DEVNS_STEPSOCK_H
 #define DEVNS_STEPSOCK_H

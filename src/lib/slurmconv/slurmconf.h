@@ -8,7 +8,12 @@
  * namespace.conf's with them).
  *
  * Only the file itself is read (an Include is not followed): a setting
- * made in an included file is missed, and --spool sets it by hand.
+ * made in an included file is missed, and --spool sets it by hand. *
+ * Slurm 22.05 to 26.11: the keys of src/common/read_config.c (their
+ * defaults configure's DEVNS_SLURMD_SPOOLDIR and DEVNS_SLURMD_PIDFILE,
+ * %n and %h expanded as slurmd's _massage_pathname() does).  A release
+ * that changes them changes this file and src/plugins/slurm_compat.h,
+ * nowhere else.
  */
 #ifndef DEVNS_SLURMCONF_H
 #define DEVNS_SLURMCONF_H

@@ -4,14 +4,18 @@
  * string.  Items are separated by commas outside parentheses.  The set
  * functions key the indices by GRES name: indices of different names are
  * different devices even when the numbers are equal.
+ *
+ * The index lists are read by slurmconv/hostexpand (see parse_ranges).
  */
 #include <errno.h>
 #include <limits.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "dev/gresidx.h"
+#include "slurmconv/gresidx.h"
+#include "slurmconv/hostexpand.h"
 
 static int fail(void)
 {
@@ -37,43 +41,54 @@ static int parse_number(const char **p, uint64_t max, uint64_t *out)
 	return 0;
 }
 
-static int parse_index(const char **p, unsigned *out)
+/* What parse_ranges hands each number of the list. */
+struct index_expand {
+	const char *name;
+	int (*fn)(const char *, unsigned, void *);
+	void *arg;
+	int rc;			/* fn's non-zero return, 0 while it goes on */
+};
+
+/* One number of an index list, as slurmconv/hostexpand wrote it. */
+static int index_one(const char *num, void *arg)
 {
+	struct index_expand *x = arg;
 	uint64_t v;
 
-	if (parse_number(p, GRESIDX_MAX_INDEX, &v) < 0)
+	if (parse_number(&num, GRESIDX_MAX_INDEX, &v) < 0)
 		return -1;
-	*out = (unsigned)v;
+	if ((x->rc = x->fn(x->name, (unsigned)v, x->arg)))
+		return -1;
 	return 0;
 }
 
-/* "0,2-3)" -> indices, up to and including the closing parenthesis. */
+/*
+ * "0,2-3)" -> indices, up to and including the closing parenthesis.  The
+ * list is a hostlist bracket's inside (bit_fmt()'s form), so it is read as
+ * the hostlist "[0,2-3]" by slurmconv/hostexpand, the tree's one bracket
+ * expander; index_one stops it at the first index above the limit.
+ */
 static int parse_ranges(const char **p, const char *name,
 			int (*fn)(const char *, unsigned, void *), void *arg)
 {
-	for (;;) {
-		unsigned lo, hi, i;
-		int rc;
+	struct index_expand x = { name, fn, arg, 0 };
+	size_t len = strcspn(*p, "[])");
+	char *expr;
+	int rc;
 
-		if (parse_index(p, &lo) < 0)
-			return -1;
-		hi = lo;
-		if (**p == '-') {
-			(*p)++;
-			if (parse_index(p, &hi) < 0 || hi < lo)
-				return fail();
-		}
-		for (i = lo; i <= hi; i++)
-			if ((rc = fn(name, i, arg)))
-				return rc;
-		if (**p == ')') {
-			(*p)++;
-			return 0;
-		}
-		if (**p != ',')
-			return fail();
-		(*p)++;
-	}
+	if ((*p)[len] != ')')
+		return fail();
+	if (!(expr = malloc(len + 3)))
+		return -1;
+	snprintf(expr, len + 3, "[%.*s]", (int)len, *p);
+	rc = hostexpand(expr, SIZE_MAX, index_one, &x);
+	free(expr);
+	if (x.rc)
+		return x.rc;
+	if (rc < 0)
+		return fail();
+	*p += len + 1;
+	return 0;
 }
 
 /*
