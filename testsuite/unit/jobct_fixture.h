@@ -32,8 +32,8 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 
+#include "conf/jobdir.h"
 #include "dev/bpfsys.h"
-#include "ns/jobdir.h"
 #include "dev/cgroup2.h"
 #include "dev/devinspect.h"
 #include "dev/devprog.h"
@@ -41,8 +41,8 @@
 #include "job/node.h"	/* the layout a node was loaded with */
 #include "job/setupgate.h"
 #include "job/stepcg.h"
-#include "util/sluid.h"
 #include "util/fdmount.h"
+#include "util/sluid.h"
 #include "bpfinspect.h"
 #include "tap.h"
 #include "testrep.h"

@@ -14,8 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ns/dquota.h"
-#include "ns/nsconf.h"
+#include "conf/nsconf.h"
 #include "util/confread.h"
 #include "tap.h"
 #include "testrep.h"
@@ -2056,11 +2055,11 @@ static void test_tmp_disk_limit(void)
 	nsconf_free(c);
 	c = parse("BasePath=/b\nTmpDiskLimit=10M\n", NULL);
 	ok(c && c->tmp_disk_limit == 10 * MiB, "TmpDiskLimit=10M");
-	ok(c && c->tmp_inode_limit == DQUOTA_INODES_MIN,
-	   "  with the default inode limit: %d", DQUOTA_INODES_MIN);
+	ok(c && c->tmp_inode_limit == NSCONF_INODES_MIN,
+	   "  with the default inode limit: %d", NSCONF_INODES_MIN);
 	nsconf_free(c);
 	c = parse("BasePath=/b\nTmpDiskLimit=1G\n", NULL);
-	ok(c && c->tmp_inode_limit == GiB / DQUOTA_INODE_RATIO,
+	ok(c && c->tmp_inode_limit == GiB / NSCONF_INODE_RATIO,
 	   "TmpDiskLimit=1G: one inode per 16 KiB");
 	nsconf_free(c);
 	c = parse("BasePath=/b TmpDiskLimit=1G TmpInodeLimit=5000\n"

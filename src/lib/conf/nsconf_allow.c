@@ -12,9 +12,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include "conf/nsconf_int.h"
 #include "dev/devallow.h"
 #include "dev/devpolicy.h"
-#include "ns/nsconf_int.h"
 
 void nsconf_allow_free(struct nsconf *c)
 {

@@ -11,8 +11,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "conf/nsconf_int.h"
 #include "dev/devpolicy.h"
-#include "ns/nsconf_int.h"
 
 static const char *const shared_dirs[] = NSCONF_SHARED_DIRS;
 

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "ns/nsconf_int.h"
+#include "conf/nsconf_int.h"
 
 static const char *const shared_dirs[] = NSCONF_SHARED_DIRS;
 

@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ns/nsconf.h"
+#include "conf/nsconf.h"
 #include "util/confread.h"
 #include "util/report.h"
 

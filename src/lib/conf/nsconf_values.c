@@ -15,8 +15,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "ns/jobdir.h"
-#include "ns/nsconf_int.h"
+#include "conf/jobdir.h"
+#include "conf/nsconf_int.h"
 #include "util/sluid.h"
 
 /* ---- messages -------------------------------------------------------- */
