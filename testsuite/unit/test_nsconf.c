@@ -1064,6 +1064,23 @@ static void test_keep_paths(void)
 	      "kept as it is");
 	fails("BasePath=/b\nKeepPaths=/tmp/a,,/tmp/b\n", NULL,
 	      "t.conf:2: KeepPaths: empty entry in \"/tmp/a,,/tmp/b\"");
+	fails("BasePath=/b\nKeepPaths=/tmp/a,\n", NULL,
+	      "t.conf:2: KeepPaths: empty entry in \"/tmp/a,\"");
+	{
+		/* 16 entries are the most; the 17th is refused by count. */
+		char text[512] = "BasePath=/b\nKeepPaths=/tmp/k0";
+		char msg[512];
+		size_t len = strlen(text);
+
+		for (int i = 1; i <= NSCONF_MAX_KEEP; i++)
+			len += (size_t)snprintf(text + len, sizeof(text) - len,
+						",/tmp/k%d", i);
+		snprintf(msg, sizeof(msg), "t.conf:2: KeepPaths: more than %d "
+			 "entries in \"%s\"", NSCONF_MAX_KEEP,
+			 strchr(text, '\n') + 1 + strlen("KeepPaths="));
+		snprintf(text + len, sizeof(text) - len, "\n");
+		fails(text, NULL, msg);
+	}
 	fails("BasePath=none\nKeepPaths=/tmp/a\n", NULL,
 	      "t.conf:2: KeepPaths: BasePath is none (line 1): the job has no "
 	      "private directories");
@@ -1880,6 +1897,8 @@ static void test_cdi_spec_dirs(void)
 	      "t.conf:2: CDISpecDirs: \"cdi\" is not an absolute path");
 	fails("BasePath=/b\nCDISpecDirs=/etc/cdi,,/run/cdi\n", NULL,
 	      "t.conf:2: CDISpecDirs: empty entry in \"/etc/cdi,,/run/cdi\"");
+	fails("BasePath=/b\nCDISpecDirs=,/etc/cdi\n", NULL,
+	      "t.conf:2: CDISpecDirs: empty entry in \",/etc/cdi\"");
 }
 
 static void test_tmp_backend(void)

@@ -140,6 +140,19 @@ size_t nsconf_dirs_count(char **dirs);
 /* Tell whether dirs[0..n) already holds path. */
 bool nsconf_dirs_have(char **dirs, size_t n, const char *path);
 
+/*
+ * Call fn on each entry of value, a comma-separated list (Dirs, Options,
+ * KeepPaths, CDISpecDirs), in order, as a string of its own that lives
+ * for the call.  The one splitter of those lists.
+ * An empty entry ("a,,b", ",a", "a,", "") is an error: "KEY: empty entry
+ * in \"VALUE\"".  Returns 0, or -1 at the first entry fn refuses (fn
+ * reported why) or with ENOMEM.
+ */
+int nsconf_list_each(struct parser *p, const char *key, const char *value,
+		     int (*fn)(struct parser *p, const char *key,
+			       const char *item, void *arg),
+		     void *arg);
+
 /* Tell whether path is dir or below it (both normalised). */
 bool nsconf_path_within(const char *path, const char *dir);
 
