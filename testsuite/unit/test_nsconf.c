@@ -426,6 +426,13 @@ static void test_device_allow_all(void)
 		       "  the node's lines add up and replace the global one");
 		ok(c->allow_count == 2 && c->allow[0].line == 4 &&
 		   c->allow[1].line == 6, "  each on its physical line");
+		/* Read once, on pass 1; pass 2 takes what it read. */
+		ok(c->allow_count == 2 && c->allow[0].entries.n == 1 &&
+		   c->allow[0].entries.v[0].kind == DEVALLOW_CLASS &&
+		   !strcmp(c->allow[0].entries.v[0].spec, "char-nvidia") &&
+		   c->allow[1].entries.n == 1 &&
+		   !strcmp(c->allow[1].entries.v[0].name, "block-loop:r"),
+		   "  each NodeName line handed on as read");
 		is_str(c->file, "t.conf", "  and file");
 	}
 	nsconf_free(c);
@@ -436,6 +443,15 @@ static void test_device_allow_all(void)
 	c = parse("BasePath=/b", "n1");
 	ok(c && !c->device_allow && !c->allow_count,
 	   "no DeviceAllow: none");
+	nsconf_free(c);
+	c = parse("BasePath=/b\nDeviceAllow=\"/dev/fuse rw, c 10:229 rw\"\n"
+		  "NodeName=other DeviceAllow=char-x:r\n", "n1");
+	ok(c && c->allow_count == 1 && c->allow[0].entries.n == 2 &&
+	   c->allow[0].entries.v[0].kind == DEVALLOW_PATH &&
+	   c->allow[0].entries.v[1].kind == DEVALLOW_NUMBERS &&
+	   c->allow[0].entries.v[1].rule.major == 10 &&
+	   c->allow[0].entries.v[1].rule.minor == 229,
+	   "a global line handed on as read; another node's is not");
 	nsconf_free(c);
 }
 

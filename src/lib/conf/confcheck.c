@@ -284,7 +284,7 @@ static int devices_check(struct check *k)
 
 	for (size_t i = 0; i < k->conf->allow_count; i++) {
 		where(k, k->conf->allow[i].line, at, sizeof(at));
-		if (devallow_check_patterns(k->conf->allow[i].value, at,
+		if (devallow_check_patterns(&k->conf->allow[i].entries, at,
 					     k->args->proc_devices,
 					     k->rep) == 0)
 			continue;

@@ -352,6 +352,7 @@ static void parser_free(struct parser *p)
 	nsconf_decl_list_free(&p->global);
 	nsconf_decl_list_free(&p->scoped);
 	nsconf_decl_list_free(&p->node);
+	nsconf_allow_read_free(p);
 	errno = saved;
 }
 

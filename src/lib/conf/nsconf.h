@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dev/devallow.h"
 #include "dev/devpolicy.h"
 #include "util/report.h"
 
@@ -131,6 +132,9 @@ struct nsconf_lines {
 struct nsconf_allow {
 	char *value;		/* as written, "SPEC ACCESS,..." */
 	int line;
+	struct devallow_list entries; /* value, read once at load: what
+				       * devpolicy_load_lines() and the
+				       * checks resolve */
 };
 
 /* A NodeName= value of the file, whichever node it names. */
@@ -219,8 +223,9 @@ struct nsconf {
 	 * This node's DeviceAllow lines: the global ones add up, and the
 	 * NodeName lines that name the node add up and replace them;
 	 * DeviceAllow=none empties the set of its kind.  devpolicy_load_lines()
-	 * resolves them.  The syntax of every DeviceAllow of the file,
-	 * whichever node its line names, has been checked by the parser.
+	 * resolves their entries.  Every DeviceAllow of the file, whichever
+	 * node its line names, has been read (and its syntax checked) once,
+	 * by the parser.
 	 */
 	struct nsconf_allow *allow;
 	size_t allow_count;

@@ -99,6 +99,9 @@ struct parser {
 	struct dir_decl decl; /* the Dir line being read */
 	size_t listed;        /* how many private dirs Dirs (or its
 			       * default) gave, before the Dir lines' */
+	struct nsconf_allow *allow_read; /* pass 1: the NodeName lines'
+					  * DeviceAllow, read, for pass 2 */
+	size_t allow_read_count;
 };
 
 typedef int (*key_parse_fn)(struct parser *p, struct nsconf *c,
@@ -265,7 +268,7 @@ int nsconf_dirs_resolve(struct parser *p);
 
 /* ---- DeviceAllow (nsconf_allow.c) ------------------------------------ */
 
-/* The DeviceAllow key: checked on pass 1, added up into c. */
+/* The DeviceAllow key: read on pass 1, added up into c. */
 int nsconf_key_device_allow(struct parser *p, struct nsconf *c,
 			    const char *key, const char *value);
 
@@ -274,6 +277,9 @@ int nsconf_allow_join(struct nsconf *c);
 
 /* Free c's DeviceAllow lines and their joined value. */
 void nsconf_allow_free(struct nsconf *c);
+
+/* Free the DeviceAllow values pass 1 read for pass 2. */
+void nsconf_allow_read_free(struct parser *p);
 
 /* ---- lines (nsconf_lines.c) ------------------------------------------ */
 

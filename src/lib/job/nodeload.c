@@ -284,6 +284,7 @@ static int load_policy(struct jobct_node *node, const char *proc_devices,
 			 c->allow[i].line);
 		lines[i].value = c->allow[i].value;
 		lines[i].where = where[i];
+		lines[i].read = &c->allow[i].entries;
 	}
 	rc = devpolicy_load_lines(&node->policy, c->device_policy, lines, n,
 				  proc_devices, rep);
