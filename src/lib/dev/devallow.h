@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * devallow.h - DeviceAllow values checked without building a policy: the
- * syntax, read once into entries (every node's lines, at load), and,
- * for devns check, the globs and classes against this node's devices.
+ * devallow.h - DeviceAllow values read once, at load, into entries
+ * (every node's lines: the syntax), and, for devns check, the globs and
+ * classes of those entries against this node's devices.
  * devpolicy_load_lines() (devpolicy.h) resolves the same entries.
  */
 #ifndef DEVNS_DEVALLOW_H
