@@ -16,18 +16,23 @@
 
 #include "conf/nsconf_int.h"
 #include "dev/devallow.h"
-#include "dev/devpolicy.h"
 
-void nsconf_allow_free(struct nsconf *c)
+/* Drop c's DeviceAllow lines: a NodeName set begins, or "none". */
+static void allow_clear(struct nsconf *c)
 {
 	for (size_t i = 0; i < c->allow_count; i++) {
 		free(c->allow[i].value);
 		devallow_list_free(&c->allow[i].entries);
 	}
+	c->allow_count = 0;
+}
+
+void nsconf_allow_free(struct nsconf *c)
+{
+	allow_clear(c);
 	free(c->allow);
 	free(c->device_allow);
 	c->allow = NULL;
-	c->allow_count = 0;
 	c->device_allow = NULL;
 }
 
@@ -38,16 +43,6 @@ void nsconf_allow_read_free(struct parser *p)
 	free(p->allow_read);
 	p->allow_read = NULL;
 	p->allow_read_count = 0;
-}
-
-/* Drop c's DeviceAllow lines: a NodeName set begins, or "none". */
-static void allow_clear(struct nsconf *c)
-{
-	for (size_t i = 0; i < c->allow_count; i++) {
-		free(c->allow[i].value);
-		devallow_list_free(&c->allow[i].entries);
-	}
-	c->allow_count = 0;
 }
 
 /*
