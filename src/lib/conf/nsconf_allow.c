@@ -161,8 +161,11 @@ int nsconf_key_device_allow(struct parser *p, struct nsconf *c,
 	if (!p->pass2 && allow_read(p, key, value, &entries) < 0)
 		return -1;
 	/* Pass 1 reads a NodeName line into scratch: keep it for pass 2. */
-	if (!p->pass2 && c != p->conf)
-		return allow_keep(p, &entries);
+	if (!p->pass2 && c != p->conf) {
+		rc = allow_keep(p, &entries);
+		devallow_list_free(&entries);
+		return rc;
+	}
 	if (p->pass2)
 		allow_take(p, &entries);
 	/* The node's first line replaces the global set. */
