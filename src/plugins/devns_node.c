@@ -14,7 +14,7 @@
 #include "src/slurmd/slurmd/slurmd.h"
 
 #include "devns_node.h"
-#include "ns/nsconf_file.h"
+#include "conf/nsconf_file.h"
 
 /*
  * slurmd and slurmstepd both define 'conf'; this definition only satisfies

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * devns_node.h - the node's settings (job_container.conf, or namespace.conf
- * by its deprecated name: ns/nsconf_file.h) as the devns plugins that run
+ * by its deprecated name: conf/nsconf_file.h) as the devns plugins that run
  * in slurmd and slurmstepd load them: job_container/devns and the SPANK
  * plugin devns_pidns read the same file the same way.
  */
@@ -27,7 +27,7 @@ struct jobct_node *devns_node_load(bool make_base_path, struct report *rep);
 
 /*
  * slurmstepd: the settings slurmd parsed, from their text and path
- * (ns/nsconf_msg.h), loaded as devns_node_load(false) loads the file.
+ * (conf/nsconf_msg.h), loaded as devns_node_load(false) loads the file.
  * Returns as devns_node_load().
  */
 struct jobct_node *devns_node_from_text(const char *path, const char *text,

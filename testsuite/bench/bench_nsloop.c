@@ -36,8 +36,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "conf/jobdir.h"
+#include "conf/nsconf.h"
 #include "ns/dquota.h"
-#include "ns/jobdir.h"
 #include "ns/nsloop.h"
 #include "util/report.h"
 #include "util/safepath.h"
@@ -92,7 +93,7 @@ static long long data_kib(int dirfd, const char *name)
 
 static int bench_size(int basefd, const char *label, uint64_t bytes, int n)
 {
-	uint64_t inodes = dquota_default_inodes(bytes);
+	uint64_t inodes = nsconf_default_inodes(bytes);
 	double *t = calloc((size_t)n, sizeof(*t));
 	double *t2 = calloc((size_t)n, sizeof(*t2));
 	char name[64];

@@ -7,7 +7,7 @@
  *   bench_restore_plant BASE SPOOL NODE FIRST_JOB COUNT
  *
  * For each job id from FIRST_JOB on, as devns's setup leaves them (the
- * names from ns/jobdir.h, the record's form from job/marker.c):
+ * names from conf/jobdir.h, the record's form from job/marker.c):
  *   BASE/<id>/                  root 0700, a private bind mount of itself
  *   BASE/<id>/.ns               a pin (bind mount) of a mount namespace of
  *                               its own, with a tmpfs on /dev/shm
@@ -37,10 +37,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "conf/jobdir.h"
 #include "dev/cgroup2.h"
 #include "dev/devpolicy.h"
 #include "dev/devprog.h"
-#include "ns/jobdir.h"
 #include "slurmconv/jobcg.h"
 
 static double now_s(void)

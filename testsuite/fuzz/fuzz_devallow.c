@@ -4,9 +4,11 @@
  * they make (dev/devrule.c).  Input: the DeviceAllow text, a NUL, then a
  * /proc/devices to resolve char-NAME and block-NAME classes against.
  *
- * Contract: devallow_check() (the syntax alone, as for other
- * nodes' lines) and devpolicy_load_lines() (this node: paths stat()ed,
- * classes resolved) accept or refuse any text, never crash, leak or hang;
+ * Contract: devallow_read() (the syntax alone, as for other nodes'
+ * lines, read once into entries) and devpolicy_load_lines() (this node,
+ * from those entries, or from the text where the read refused it: paths
+ * stat()ed, classes resolved) accept or refuse any text, never crash,
+ * leak or hang;
  * when the syntax check refuses, so does the load (but for
  * DevicePolicy=none, which reads no entry); a job's list built from a
  * loaded policy formats, and normalising it again changes nothing.
@@ -29,6 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	};
 	char *parts[2], *buf, path[256], line[128];
 	struct devpolicy_allow allow;
+	struct devallow_list entries = { NULL, 0, 0 };
 	struct devpolicy policy = { 0 };
 	struct devrule_list list;
 	struct report rep;
@@ -36,14 +39,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	fuzz_split(data, size, parts, 2, &buf);
 	report_init(&rep, NULL, NULL);
-	checked = devallow_check(parts[0], &rep);
+	checked = devallow_read(parts[0], &entries, &rep);
 	if (strpbrk(parts[0], "*?[")) {
+		devallow_list_free(&entries);
 		free(buf);
 		return 0;
 	}
 	fuzz_write("devices", parts[1], strlen(parts[1]), path, sizeof(path));
 	allow.value = parts[0];
 	allow.where = "job_container.conf:1";
+	/* What was read is resolved as read; what was refused, from text. */
+	allow.read = checked >= 0 ? &entries : NULL;
 	report_init(&rep, NULL, NULL);
 	loaded = devpolicy_load_lines(&policy, modes[size % 4], &allow, 1,
 				      path, &rep);
@@ -85,6 +91,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		devrule_list_free(&list);
 	}
 	devpolicy_free(&policy);
+	devallow_list_free(&entries);
 	free(buf);
 	return 0;
 }

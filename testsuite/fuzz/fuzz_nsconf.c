@@ -15,7 +15,7 @@
 #include <stdlib.h>
 
 #include "fuzz.h"
-#include "ns/nsconf.h"
+#include "conf/nsconf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

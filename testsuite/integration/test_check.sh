@@ -9,7 +9,7 @@
 # with three bad lines: all three, in both).  The
 # files cover the parser (keys, values, lines, hostlists, control bytes),
 # the checks of keys from different lines, the release rules of
-# ns/nsrelease.h (EntireStepInNS=yes before 24.11.1, UserNamespace=yes
+# conf/nsrelease.h (EntireStepInNS=yes before 24.11.1, UserNamespace=yes
 # without PidNamespace=yes before 25.11: refused by both on a release
 # before, accepted by both after) and the node's scripts.  Each file is
 # the harness's settings plus its lines; the harness's file itself is

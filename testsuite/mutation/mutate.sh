@@ -61,9 +61,10 @@ MUTATIONS=(
 "nodename-matches-all~src/lib/slurmconv/hostmatch.c~s/^			rc = 0;$/			rc = 1;/~test_hostmatch test_nsconf"
 "dry-run-removes~src/lib/job/restore.c~s/if (args->dry_run) {/if (0) {/~test_jobct test_devns_tool"
 "cleanup-guesses-dead~src/sbin/devns/cleanup.c~s/return rc != 0;/return rc > 0;/~test_devns_tool"
-"global-dir-size-wins~src/lib/ns/nsconf_resolve.c~s/if (d_sized \&\& d_rank > sh->rank) {/if (d_sized) {/~test_nsconf"
-"allow-line-replaces~src/lib/ns/nsconf_allow.c~s/^	return allow_push(c, value, p->line);$/	allow_clear(c);\n	return allow_push(c, value, p->line);/~test_nsconf"
-"pattern-no-match-warns~src/lib/dev/devallow.c~s/devallow_report(ctx, ctx->patterns_only ? REPORT_ERROR/devallow_report(ctx, 0 ? REPORT_ERROR/~test_devpolicy test_nscheck"
+"global-dir-size-wins~src/lib/conf/nsconf_resolve.c~s/if (d_sized \&\& d_rank > sh->rank) {/if (d_sized) {/~test_nsconf"
+"allow-line-replaces~src/lib/conf/nsconf_allow.c~s/^	rc = allow_push(c, value, p->line, \&entries);$/	allow_clear(c);\n	rc = allow_push(c, value, p->line, \&entries);/~test_nsconf"
+"allow-read-again~src/lib/dev/devpolicy.c~s/^		if (lines\[i\].read) {$/		if (0) {/~test_devpolicy"
+"pattern-no-match-warns~src/lib/dev/devallow.c~s/devallow_report(ctx, ctx->patterns_only ? REPORT_ERROR/devallow_report(ctx, 0 ? REPORT_ERROR/~test_devpolicy test_confcheck"
 )
 
 n=0

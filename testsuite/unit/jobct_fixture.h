@@ -32,8 +32,8 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 
+#include "conf/jobdir.h"
 #include "dev/bpfsys.h"
-#include "ns/jobdir.h"
 #include "dev/cgroup2.h"
 #include "dev/devinspect.h"
 #include "dev/devprog.h"

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "tap.h"
-#include "util/confpath.h"
+#include "conf/confpath.h"
 
 static char tmp[] = "/var/tmp/test_confpath.XXXXXX";
 

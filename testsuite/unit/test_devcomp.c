@@ -149,7 +149,8 @@ static void teardown(void)
 static int load(struct devpolicy *p, enum devpolicy_mode mode,
 		const char *allow, const char *proc, struct report *rep)
 {
-	const struct devpolicy_allow line = { allow, "t.conf:1" };
+	const struct devpolicy_allow line = { .value = allow,
+					      .where = "t.conf:1" };
 
 	return devpolicy_load_lines(p, mode, allow ? &line : NULL,
 				    allow ? 1 : 0, proc, rep);

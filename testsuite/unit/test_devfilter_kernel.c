@@ -365,8 +365,8 @@ static void test_gres_class(int mount_fd)
 	report_init(&rep, NULL, NULL);
 	ok(devpolicy_load_lines(&policy, DEVPOLICY_CLOSED,
 				&(struct devpolicy_allow){
-					"char-nvidia-frontend:rw",
-					"namespace.conf:3" },
+					.value = "char-nvidia-frontend:rw",
+					.where = "namespace.conf:3" },
 				1, proc_devices, &rep) == 0 &&
 	   devpolicy_build(&policy, node, job, &l, &rep) == 0,
 	   "closed, DeviceAllow=char-nvidia-frontend:rw, job holds nvidia1: %s",

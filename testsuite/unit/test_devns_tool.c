@@ -9,7 +9,7 @@
  *   check    the whole output for a node and a GRES, each setting
  *            with the file:line it came from, NodeName lines, every
  *            SPEC form, and each kind of error with its exit status and
- *            exact message, those of ns/nscheck (a missing InitScript or
+ *            exact message, those of conf/confcheck (a missing InitScript or
  *            Source part, a DeviceAllow pattern matching nothing, a
  *            NodeName that is slurm.conf's in another case) included;
  *            slurmd's verdict (issue 46): the release rules of the
@@ -62,7 +62,7 @@
 #include "job/jobct.h"
 #include "ns/dquota.h"
 #include "ns/nsloop.h"
-#include "ns/nsrelease.h"
+#include "conf/nsrelease.h"
 #include "util/safepath.h"
 #include "util/saferm.h"
 #include "devns_config.h"
@@ -1617,7 +1617,7 @@ static void test_check_traps(void)
 
 /*
  * check gives slurmd's verdict (issue 46): the release rules of the
- * release it was built for (ns/nsrelease.h), every error of a file in
+ * release it was built for (conf/nsrelease.h), every error of a file in
  * one run, a NodeName that matches no node of slurm.conf, a Dirs mount
  * point that does not exist or holds data, and -n of another machine
  * without its device files.

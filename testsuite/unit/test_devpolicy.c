@@ -75,8 +75,8 @@ static int build(const struct devpolicy_input *in, struct devrule_list *l,
 	int rc;
 
 	rc = devpolicy_load_lines(&policy, in->mode,
-				  &(struct devpolicy_allow){ in->device_allow,
-							     NULL },
+				  &(struct devpolicy_allow){
+					  .value = in->device_allow },
 				  in->device_allow ? 1 : 0, in->proc_devices,
 				  to(m));
 	if (rc == 0)
@@ -196,7 +196,7 @@ static const char *list_str(const struct devrule_list *l)
 static int parse_allow(const char *text, const char *proc,
 		       struct devrule_list *out, struct report *rep)
 {
-	struct devpolicy_allow line = { text, NULL };
+	struct devpolicy_allow line = { .value = text };
 	struct devpolicy policy;
 	int rc;
 
@@ -283,7 +283,7 @@ static void check_fails(const char *text, const char *needle)
 	int rc;
 
 	errno = 0;
-	rc = devallow_check(text, to(&m));
+	rc = devallow_read(text, NULL, to(&m));
 	ok(rc == -1 && errno == EINVAL && m.errors >= 1,
 	   "syntax check: '%s' is an error", text);
 	like(m.text, needle, "  message names '%s'", needle);
@@ -305,14 +305,15 @@ static void test_check_allow(void)
 	check_fails("nvidia0:rw", "'nvidia0' is neither");
 	check_fails("char-:rw", "empty device class name");
 	check_fails("/dev/null:rw,,/dev/zero:r", "empty entry (item 2)");
-	rc = devallow_check("/dev/does-not-exist:rw, char-no-such:r,"
-				   "block-loop:rwm, /tmp:r", to(&m));
+	rc = devallow_read("/dev/does-not-exist:rw, char-no-such:r,"
+			   "block-loop:rwm, /tmp:r", NULL, to(&m));
 	is_int(rc, 4, "well-formed entries pass, devices unseen");
 	is_int(m.errors + m.warnings, 0, "  with no message at all");
-	rc = devallow_check(NULL, to(&m));
+	rc = devallow_read(NULL, NULL, to(&m));
 	is_int(rc, 0, "NULL is an empty list");
 	m.errors = 0;
-	rc = devallow_check("/dev/null:x,zero:r,/dev/zero:rw", to(&m));
+	rc = devallow_read("/dev/null:x,zero:r,/dev/zero:rw", NULL,
+			   to(&m));
 	ok(rc == -1 && m.errors == 2, "every bad entry is reported");
 }
 
@@ -790,7 +791,8 @@ static void test_gres_class(void)
 /* Loads a closed policy with DeviceAllow at "namespace.conf:12". */
 static int load_at(struct devpolicy *p, const char *allow, struct msgs *m)
 {
-	struct devpolicy_allow line = { allow, "namespace.conf:12" };
+	struct devpolicy_allow line = {
+		.value = allow, .where = "namespace.conf:12" };
 
 	return devpolicy_load_lines(p, DEVPOLICY_CLOSED, &line, allow ? 1 : 0,
 				    proc_devices, to(m));
@@ -831,8 +833,9 @@ static void test_none(void)
 	devpolicy_free(&policy);
 	memset(&m, 0, sizeof(m));
 	ok(devpolicy_load_lines(&policy, DEVPOLICY_NONE,
-				&(struct devpolicy_allow){ "/dev/null:rw",
-							   "ns.conf:4" },
+				&(struct devpolicy_allow){
+					.value = "/dev/null:rw",
+					.where = "ns.conf:4" },
 				1, proc_devices, to(&m)) < 0 &&
 	   errno == EINVAL, "none with DeviceAllow fails the load");
 	like(m.text, "ns.conf:4: DeviceAllow=/dev/null:rw has no effect with "
@@ -925,6 +928,45 @@ static const char *parsed(const char *text, struct msgs *m, int *rc)
 }
 
 /*
+ * A line the settings read at load is resolved from what they read, not
+ * from its text again (issue 44): the entries, their kinds, the count.
+ */
+static void test_read_once(void)
+{
+	struct msgs m = { .text = "" };
+	struct devallow_list read;
+	struct devpolicy_allow line = { .where = "t.conf:2" };
+	struct devpolicy policy;
+	int rc;
+
+	rc = devallow_read("/dev/null:rw, c 1:5 r, char-pts rw,/dev/nu?l:r",
+			   &read, to(&m));
+	ok(rc == 4 && read.n == 4 && read.written == 4,
+	   "devallow_read: four entries read");
+	ok(read.n == 4 && read.v[0].kind == DEVALLOW_PATH &&
+	   read.v[1].kind == DEVALLOW_NUMBERS && read.v[1].rule.major == 1 &&
+	   read.v[1].rule.minor == 5 && read.v[2].kind == DEVALLOW_CLASS &&
+	   read.v[3].kind == DEVALLOW_GLOB, "  each of its kind");
+	is_str(read.n == 4 ? read.v[2].name : NULL, "char-pts rw",
+	       "  named as written");
+	/* A text that says something else: only the entries count. */
+	line.value = "/dev/zero:rwm";
+	line.read = &read;
+	rc = devpolicy_load_lines(&policy, DEVPOLICY_STRICT, &line, 1,
+				  proc_devices, to(&m));
+	ok(rc == 0 && policy.allow_entries == 4,
+	   "devpolicy_load_lines resolves the entries read");
+	is_str(rc == 0 ? list_str(&policy.base) : NULL,
+	       "c 1:3 rw; c 1:5 r; c 136:* rw; c 1:3 r",
+	       "  not the line's text again");
+	devpolicy_free(&policy);
+	devallow_list_free(&read);
+	ok(devallow_read("/dev/null:rw,bogus:r", &read, to(&m)) == -1 &&
+	   errno == EINVAL && read.n == 0 && !read.v,
+	   "a refused value leaves no entries");
+}
+
+/*
  * The spellings issue 30 adds: systemd's "PATH rw" (path, blank, access)
  * and the tool's own output, "c 195:* rwm" (devrule_format()).  Today's
  * code refuses both ("has no ':ACCESS'", "'c 195' is neither ...").
@@ -963,9 +1005,9 @@ static void test_forms(void)
 		    "access 'rx'", "systemd's form: bad access");
 	parse_fails("/dev/null", "'/dev/null' has no ':ACCESS' (want "
 		    "SPEC:ACCESS or SPEC ACCESS", "neither form");
-	ok(devallow_check("/dev/x rw, c 195:* rwm, b 8:0 r,"
-				 "/dev/nvidia* rw, char-nvidia* rw",
-				 to(&m)) == 5 && m.errors == 0,
+	ok(devallow_read("/dev/x rw, c 195:* rwm, b 8:0 r,"
+			 "/dev/nvidia* rw, char-nvidia* rw", NULL,
+			 to(&m)) == 5 && m.errors == 0,
 	   "the syntax check takes every form");
 	check_fails("c 195 rw", "'c 195' is not TYPE MAJOR:MINOR");
 }
@@ -998,6 +1040,23 @@ static void test_forms_round_trip(void)
 }
 
 /*
+ * devns check's look at the patterns of text, read first as the settings
+ * read it at load.
+ */
+static int check_patterns(const char *text, const char *where,
+			  struct report *rep)
+{
+	struct devallow_list l;
+	int rc;
+
+	if (devallow_read(text, &l, rep) < 0)
+		return -1;
+	rc = devallow_check_patterns(&l, where, proc_devices, rep);
+	devallow_list_free(&l);
+	return rc;
+}
+
+/*
  * Globs in paths and patterns in class names: what they match now; one
  * that matches nothing is skipped with a warning at load, and is an error
  * in devallow_check_patterns() (devns check).
@@ -1023,7 +1082,7 @@ static void test_patterns(void)
 	snprintf(text, sizeof(text), "char-nope:r,block-zz*:r,%s/none*:r,"
 		 "/dev/null*:rw,/dev/no-such-devns:r,c 1:3 r,char-pts:rw",
 		 tmpdir);
-	rc = devallow_check_patterns(text, "t.conf:4", proc_devices, to(&m));
+	rc = check_patterns(text, "t.conf:4", to(&m));
 	ok(rc == -1 && errno == EINVAL && m.errors == 3 && m.warnings == 0,
 	   "check_patterns: a class, a class pattern and a glob that match "
 	   "nothing are three errors; a missing path is not looked at");
@@ -1035,8 +1094,7 @@ static void test_patterns(void)
 		 tmpdir);
 	like(m.text, want, "  the glob's message");
 	memset(&m, 0, sizeof(m));
-	ok(devallow_check_patterns("char-nvidia*:rw,/dev/nu?l:r", NULL,
-				    proc_devices, to(&m)) == 0 &&
+	ok(check_patterns("char-nvidia*:rw,/dev/nu?l:r", NULL, to(&m)) == 0 &&
 	   m.errors + m.warnings == 0, "patterns that match pass");
 
 	if (!have_nodes) {
@@ -1277,6 +1335,7 @@ int main(void)
 	setup();
 	test_syntax();
 	test_check_allow();
+	test_read_once();
 	test_paths();
 	test_classes();
 	test_modes();

@@ -28,9 +28,10 @@
 #include <sys/socket.h>
 #include <linux/fs.h>
 
+#include "conf/jobdir.h"
+#include "conf/nsconf.h"
 #include "ns/dqguard.h"
 #include "ns/dquota.h"
-#include "ns/jobdir.h"
 #include "ns/mntns.h"
 #include "util/fdpass.h"
 #include "util/safepath.h"
@@ -405,10 +406,10 @@ static void test_args(void)
 	   "dquota_set refuses a limit of 0 (no limit)");
 	ok(dquota_set(fd, 7, MiB, 0, fresh()) < 0 && errno == EINVAL,
 	   "dquota_set refuses an inode limit of 0 (no limit)");
-	ok(dquota_default_inodes(10 * MiB) == DQUOTA_INODES_MIN &&
-	   dquota_default_inodes(1024 * MiB) == 1024 * MiB / DQUOTA_INODE_RATIO,
+	ok(nsconf_default_inodes(10 * MiB) == NSCONF_INODES_MIN &&
+	   nsconf_default_inodes(1024 * MiB) == 1024 * MiB / NSCONF_INODE_RATIO,
 	   "the default inode limit: one per 16 KiB, at least %d",
-	   DQUOTA_INODES_MIN);
+	   NSCONF_INODES_MIN);
 	ok(dquota_limits_root(0x58465342) && !dquota_limits_root(0xEF53) &&
 	   !dquota_limits_root(0x01021994) && !dquota_limits_root(0),
 	   "project limits bind root on xfs only (not ext4, tmpfs, unknown)");
@@ -661,7 +662,7 @@ static void test_quota(void)
 	if (fd >= 0)
 		close(fd);
 	basefd = safepath_open(base);
-	ok(usage_is(basefd, 41, 10 * MiB, DQUOTA_INODES_MIN, false),
+	ok(usage_is(basefd, 41, 10 * MiB, NSCONF_INODES_MIN, false),
 	   "project 41 has a 10 MiB block limit and the default inode limit");
 
 	n = fill_tmp(41, 30, &err);
@@ -684,7 +685,7 @@ static void test_quota(void)
 	test_escapes();
 	test_held_fd(basefd);
 
-	ok(usage_is(basefd, 42, 20 * MiB, dquota_default_inodes(20 * MiB), false),
+	ok(usage_is(basefd, 42, 20 * MiB, nsconf_default_inodes(20 * MiB), false),
 	   "project 42 keeps its limits while job 42 runs");
 	ok(mntns_delete(base, 42) == 0, "job 42 deleted");
 	ok(usage_is(basefd, 42, 0, 0, true),
@@ -692,7 +693,7 @@ static void test_quota(void)
 
 	/* A requeued job of the same id: its limits replace the seal. */
 	ok(testspec_create(&a, dirs, 0, 0, fresh()) == 0, "job 41 again");
-	ok(usage_is(basefd, 41, 10 * MiB, DQUOTA_INODES_MIN, false),
+	ok(usage_is(basefd, 41, 10 * MiB, NSCONF_INODES_MIN, false),
 	   "  its limits replace the seal");
 	ok(mntns_delete(base, 41) == 0 && usage_is(basefd, 41, 0, 0, true),
 	   "  deleting it, with nothing held, lifts them");

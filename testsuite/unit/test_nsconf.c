@@ -14,8 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ns/dquota.h"
-#include "ns/nsconf.h"
+#include "conf/nsconf.h"
 #include "slurmconv/confread.h"
 #include "tap.h"
 #include "testrep.h"
@@ -427,6 +426,13 @@ static void test_device_allow_all(void)
 		       "  the node's lines add up and replace the global one");
 		ok(c->allow_count == 2 && c->allow[0].line == 4 &&
 		   c->allow[1].line == 6, "  each on its physical line");
+		/* Read once, on pass 1; pass 2 takes what it read. */
+		ok(c->allow_count == 2 && c->allow[0].entries.n == 1 &&
+		   c->allow[0].entries.v[0].kind == DEVALLOW_CLASS &&
+		   !strcmp(c->allow[0].entries.v[0].spec, "char-nvidia") &&
+		   c->allow[1].entries.n == 1 &&
+		   !strcmp(c->allow[1].entries.v[0].name, "block-loop:r"),
+		   "  each NodeName line handed on as read");
 		is_str(c->file, "t.conf", "  and file");
 	}
 	nsconf_free(c);
@@ -437,6 +443,15 @@ static void test_device_allow_all(void)
 	c = parse("BasePath=/b", "n1");
 	ok(c && !c->device_allow && !c->allow_count,
 	   "no DeviceAllow: none");
+	nsconf_free(c);
+	c = parse("BasePath=/b\nDeviceAllow=\"/dev/fuse rw, c 10:229 rw\"\n"
+		  "NodeName=other DeviceAllow=char-x:r\n", "n1");
+	ok(c && c->allow_count == 1 && c->allow[0].entries.n == 2 &&
+	   c->allow[0].entries.v[0].kind == DEVALLOW_PATH &&
+	   c->allow[0].entries.v[1].kind == DEVALLOW_NUMBERS &&
+	   c->allow[0].entries.v[1].rule.major == 10 &&
+	   c->allow[0].entries.v[1].rule.minor == 229,
+	   "a global line handed on as read; another node's is not");
 	nsconf_free(c);
 }
 
@@ -1065,6 +1080,23 @@ static void test_keep_paths(void)
 	      "kept as it is");
 	fails("BasePath=/b\nKeepPaths=/tmp/a,,/tmp/b\n", NULL,
 	      "t.conf:2: KeepPaths: empty entry in \"/tmp/a,,/tmp/b\"");
+	fails("BasePath=/b\nKeepPaths=/tmp/a,\n", NULL,
+	      "t.conf:2: KeepPaths: empty entry in \"/tmp/a,\"");
+	{
+		/* 16 entries are the most; the 17th is refused by count. */
+		char text[512] = "BasePath=/b\nKeepPaths=/tmp/k0";
+		char msg[512];
+		size_t len = strlen(text);
+
+		for (int i = 1; i <= NSCONF_MAX_KEEP; i++)
+			len += (size_t)snprintf(text + len, sizeof(text) - len,
+						",/tmp/k%d", i);
+		snprintf(msg, sizeof(msg), "t.conf:2: KeepPaths: more than %d "
+			 "entries in \"%s\"", NSCONF_MAX_KEEP,
+			 strchr(text, '\n') + 1 + strlen("KeepPaths="));
+		snprintf(text + len, sizeof(text) - len, "\n");
+		fails(text, NULL, msg);
+	}
 	fails("BasePath=none\nKeepPaths=/tmp/a\n", NULL,
 	      "t.conf:2: KeepPaths: BasePath is none (line 1): the job has no "
 	      "private directories");
@@ -1881,6 +1913,8 @@ static void test_cdi_spec_dirs(void)
 	      "t.conf:2: CDISpecDirs: \"cdi\" is not an absolute path");
 	fails("BasePath=/b\nCDISpecDirs=/etc/cdi,,/run/cdi\n", NULL,
 	      "t.conf:2: CDISpecDirs: empty entry in \"/etc/cdi,,/run/cdi\"");
+	fails("BasePath=/b\nCDISpecDirs=,/etc/cdi\n", NULL,
+	      "t.conf:2: CDISpecDirs: empty entry in \",/etc/cdi\"");
 }
 
 static void test_tmp_backend(void)
@@ -2056,11 +2090,11 @@ static void test_tmp_disk_limit(void)
 	nsconf_free(c);
 	c = parse("BasePath=/b\nTmpDiskLimit=10M\n", NULL);
 	ok(c && c->tmp_disk_limit == 10 * MiB, "TmpDiskLimit=10M");
-	ok(c && c->tmp_inode_limit == DQUOTA_INODES_MIN,
-	   "  with the default inode limit: %d", DQUOTA_INODES_MIN);
+	ok(c && c->tmp_inode_limit == NSCONF_INODES_MIN,
+	   "  with the default inode limit: %d", NSCONF_INODES_MIN);
 	nsconf_free(c);
 	c = parse("BasePath=/b\nTmpDiskLimit=1G\n", NULL);
-	ok(c && c->tmp_inode_limit == GiB / DQUOTA_INODE_RATIO,
+	ok(c && c->tmp_inode_limit == GiB / NSCONF_INODE_RATIO,
 	   "TmpDiskLimit=1G: one inode per 16 KiB");
 	nsconf_free(c);
 	c = parse("BasePath=/b TmpDiskLimit=1G TmpInodeLimit=5000\n"

@@ -15,8 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "ns/nsconf.h"
-#include "ns/nsconf_msg.h"
+#include "conf/nsconf.h"
+#include "conf/nsconf_msg.h"
 #include "tap.h"
 #include "testrep.h"
 

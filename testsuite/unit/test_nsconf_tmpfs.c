@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ns/nsconf.h"
+#include "conf/nsconf.h"
 #include "tap.h"
 #include "testrep.h"
 

@@ -17,9 +17,9 @@
 #include <unistd.h>
 
 #include "tap.h"
-#include "ns/nsconf.h"
-#include "ns/nsconf_file.h"
-#include "ns/nsimport.h"
+#include "conf/nsconf.h"
+#include "conf/nsconf_file.h"
+#include "conf/nsimport.h"
 
 /* namespace.yaml(5)'s EXAMPLE, Slurm 26.05.3, as printed there. */
 static const char example[] =

@@ -28,7 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ns/jobdir.h"
+#include "conf/jobdir.h"
 #include "ns/mntns.h"
 #include "ns/nsloop.h"
 #include "ns/nsusage.h"

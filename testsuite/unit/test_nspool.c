@@ -28,9 +28,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ns/jobdir.h"
+#include "conf/jobdir.h"
+#include "conf/nsconf.h"
 #include "ns/mntns.h"
-#include "ns/nsconf.h"
 #include "ns/nsmembers.h"
 #include "ns/nspool.h"
 #include "ns/nspool_keeper.h"

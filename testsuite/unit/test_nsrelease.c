@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_nsrelease.c - unit tests of the table of release rules
- * (ns/nsrelease.h): each rule refuses the releases before its first and
+ * (conf/nsrelease.h): each rule refuses the releases before its first and
  * none from it, names the setting's file and line, and the release this tree is built for
  * (configure's DEVNS_SLURM_VERSION_NUMBER) is the one DEVNS_SLURM_VERSION
  * spells.
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "devns_config.h"
-#include "ns/nsrelease.h"
+#include "conf/nsrelease.h"
 #include "tap.h"
 
 /* Nobody can make it: /var/spool is root's, 0755 (the loader checks so). */

@@ -16,8 +16,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "conf/nsconf.h"
 #include "ns/mntns.h"
-#include "ns/nsconf.h"
 #include "ns/nsusage.h"
 #include "tap.h"
 #include "testrep.h"

@@ -27,7 +27,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "ns/jobdir.h"
+#include "conf/jobdir.h"
 #include "ns/mntns.h"
 #include "ns/userns.h"
 #include "tap.h"

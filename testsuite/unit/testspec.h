@@ -14,8 +14,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "conf/nsconf.h"
 #include "ns/mntns.h"
-#include "ns/nsconf.h"
 
 static inline int testspec_create(struct mntns_spec *spec,
 				  const char *const *paths, uint64_t shm_size,

@@ -13,7 +13,7 @@
  * Anything else (anchors, tags, flow collections with content, block
  * scalars, tabs in indentation) is an error naming its line, rather than a
  * guess: the tree decides which devices a job gets.  The same YAML reader
- * reads Slurm's namespace.yaml for "devns import" (ns/nsimport.h).
+ * reads Slurm's namespace.yaml for "devns import" (conf/nsimport.h).
  */
 #ifndef DEVNS_CDIDOC_H
 #define DEVNS_CDIDOC_H

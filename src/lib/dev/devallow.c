@@ -5,8 +5,11 @@
  * numbers, never names, so a rule must not depend on which name the job
  * later opens a device by.  Classes (char-NAME, block-NAME) come from
  * /proc/devices and cover every major registered under the name with any
- * minor, as in systemd's DeviceAllow and flux's IMP.  See devpolicy.h
- * for the calls, devallow_int.h for what devpolicy.c shares.
+ * minor, as in systemd's DeviceAllow and flux's IMP.  A value is read
+ * once into entries (devallow_read, at load: the syntax), and the
+ * entries resolved (devallow_resolve) without reading the text again.
+ * See devallow.h and devpolicy.h for the calls, devallow_int.h for what
+ * devpolicy.c shares.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -117,6 +120,12 @@ error:
 	return -1;
 }
 
+/* Tell whether a path or class name holds glob characters (* ? [). */
+static bool devallow_is_pattern(const char *s)
+{
+	return strpbrk(s, "*?[") != NULL;
+}
+
 int devallow_add_class(struct parse_ctx *ctx, char type, const char *name,
 		     unsigned access, struct devrule_list *out)
 {
@@ -153,7 +162,7 @@ int devallow_class_is(struct parse_ctx *ctx, char type, uint32_t major,
 }
 
 /* Strips blanks at both ends in place. */
-char *devallow_trim(char *s)
+static char *devallow_trim(char *s)
 {
 	char *e;
 
@@ -165,12 +174,8 @@ char *devallow_trim(char *s)
 	return s;
 }
 
-bool devallow_is_pattern(const char *s)
-{
-	return strpbrk(s, "*?[") != NULL;
-}
-
-bool devallow_is_numbers(const char *spec)
+/* Tell whether a spec (as cut) is the numbers form, "c 195:*". */
+static bool devallow_is_numbers(const char *spec)
 {
 	return (spec[0] == 'c' || spec[0] == 'b') &&
 	       isspace((unsigned char)spec[1]);
@@ -189,7 +194,15 @@ static char *last_blank(char *s)
 	return blank;
 }
 
-int devallow_split(char *item, char **spec, char **acc)
+/*
+ * Cuts one entry (trimmed, not empty) into its device and its access, in
+ * place, whichever way it is written: "SPEC:ACCESS" (the last ':', since
+ * by-path names hold some), "SPEC ACCESS" (systemd's), or the numbers
+ * that devrule_format() prints, "c 195:* rwm".  Returns the separator
+ * to name it by (':' or ' ', see devallow_name), or -1 when there is no
+ * access part.
+ */
+static int devallow_split(char *item, char **spec, char **acc)
 {
 	char *colon = strrchr(item, ':'), *blank;
 
@@ -257,7 +270,12 @@ static int number_parse(const char *s, const char *end, unsigned long max,
 #define MAJOR_MAX 4095ul
 #define MINOR_MAX 1048575ul
 
-int devallow_numbers_parse(const char *spec, struct devrule *r)
+/*
+ * "c MAJOR:MINOR" or "b MAJOR:MINOR" into r's type and numbers, MINOR a
+ * number or '*' (any_minor), as devrule_format() prints them.  Returns 0,
+ * or -1 when malformed or beyond Linux's 12-bit major, 20-bit minor.
+ */
+static int devallow_numbers_parse(const char *spec, struct devrule *r)
 {
 	const char *s = spec + 1, *colon;
 
@@ -275,46 +293,27 @@ int devallow_numbers_parse(const char *spec, struct devrule *r)
 			    &r->minor);
 }
 
-/* "TYPE MAJOR:MINOR ACCESS": a rule as it is, no device looked at. */
-static int entry_numbers(struct parse_ctx *ctx, const char *written,
-			 const char *spec, unsigned access,
-			 struct devrule_list *out)
-{
-	struct devrule r;
-
-	if (devallow_numbers_parse(spec, &r) < 0) {
-		devallow_report(ctx, REPORT_ERROR,
-		       "DeviceAllow entry '%s': '%s' is not TYPE MAJOR:MINOR (c or b, then numbers up to %lu:%lu, '*' for any minor)",
-		       written, spec, MAJOR_MAX, MINOR_MAX);
-		return 0;
-	}
-	if (ctx->syntax_only || ctx->patterns_only)
-		return 0;
-	return devrule_list_add(out, r.type, r.major, r.minor, r.any_minor,
-				access);
-}
-
 /* An absolute path: the device node it names now. */
-static int entry_path(struct parse_ctx *ctx, const char *written,
-		      const char *spec, unsigned access,
+static int entry_path(struct parse_ctx *ctx, const struct devallow_entry *e,
 		      struct devrule_list *out)
 {
 	char type, why[PATH_MAX + 64];
 	uint32_t major, minor;
 	int rc;
 
-	if (ctx->syntax_only || ctx->patterns_only)
+	if (ctx->patterns_only)
 		return 0;
-	rc = devrule_resolve_path(spec, &type, &major, &minor, why,
+	rc = devrule_resolve_path(e->spec, &type, &major, &minor, why,
 				  sizeof(why));
 	if (rc < 0)
 		devallow_report(ctx, REPORT_ERROR, "DeviceAllow entry '%s': %s",
-				written, why);
+				e->name, why);
 	else if (rc == 0)
 		devallow_report(ctx, REPORT_WARNING,
 		       "DeviceAllow entry '%s': %s does not exist, entry skipped",
-		       written, spec);
-	else if (devrule_list_add(out, type, major, minor, false, access) < 0)
+		       e->name, e->spec);
+	else if (devrule_list_add(out, type, major, minor, false,
+				  e->access) < 0)
 		return -1;
 	return 0;
 }
@@ -337,8 +336,7 @@ static void no_match(struct parse_ctx *ctx, const char *written,
  * An absolute path with * ? [: every device node it matches now; what is
  * no device node (a directory beside them) is passed over.
  */
-static int entry_glob(struct parse_ctx *ctx, const char *written,
-		      const char *spec, unsigned access,
+static int entry_glob(struct parse_ctx *ctx, const struct devallow_entry *e,
 		      struct devrule_list *out)
 {
 	char type, why[PATH_MAX + 64], what[PATH_MAX + 64];
@@ -346,18 +344,16 @@ static int entry_glob(struct parse_ctx *ctx, const char *written,
 	int rc, found = 0;
 	glob_t g;
 
-	if (ctx->syntax_only)
-		return 0;
 	memset(&g, 0, sizeof(g));
-	rc = glob(spec, 0, NULL, &g);
+	rc = glob(e->spec, 0, NULL, &g);
 	if (rc == GLOB_NOSPACE) {
 		errno = ENOMEM;
 		return -1;
 	}
 	if (rc == GLOB_ABORTED)
 		devallow_report(ctx, REPORT_ERROR, "DeviceAllow entry '%s': "
-				"cannot read the directories of %s", written,
-				spec);
+				"cannot read the directories of %s", e->name,
+				e->spec);
 	for (size_t i = 0; rc == 0 && i < g.gl_pathc; i++) {
 		if (devrule_resolve_path(g.gl_pathv[i], &type, &major,
 					 &minor, why, sizeof(why)) != 1)
@@ -365,38 +361,30 @@ static int entry_glob(struct parse_ctx *ctx, const char *written,
 		found++;
 		if (!ctx->patterns_only &&
 		    devrule_list_add(out, type, major, minor, false,
-				     access) < 0) {
+				     e->access) < 0) {
 			globfree(&g);
 			return -1;
 		}
 	}
 	if (rc != GLOB_ABORTED && !found) {
-		snprintf(what, sizeof(what), "no device node matches %s", spec);
-		no_match(ctx, written, what);
+		snprintf(what, sizeof(what), "no device node matches %s",
+			 e->spec);
+		no_match(ctx, e->name, what);
 	}
 	globfree(&g);
 	return 0;
 }
 
 /* char-NAME or block-NAME: every major of the name, or of the pattern. */
-static int entry_class(struct parse_ctx *ctx, const char *written,
-		       const char *spec, unsigned access,
+static int entry_class(struct parse_ctx *ctx, const struct devallow_entry *e,
 		       struct devrule_list *out)
 {
-	char type = spec[0] == 'c' ? 'c' : 'b';
-	const char *name = spec + (type == 'c' ? 5 : 6);
+	char type = e->spec[0] == 'c' ? 'c' : 'b';
+	const char *name = e->spec + (type == 'c' ? 5 : 6);
 	char what[512];
 	int rc;
 
-	if (!*name) {
-		devallow_report(ctx, REPORT_ERROR,
-		       "DeviceAllow entry '%s': empty device class name",
-		       written);
-		return 0;
-	}
-	if (ctx->syntax_only)
-		return 0;
-	if ((rc = devallow_add_class(ctx, type, name, access, out)) < 0)
+	if ((rc = devallow_add_class(ctx, type, name, e->access, out)) < 0)
 		return errno == EIO ? 0 : -1; /* EIO: reported */
 	if (rc == 0) {
 		snprintf(what, sizeof(what), "no %s device class %s'%s' in %s",
@@ -404,46 +392,65 @@ static int entry_class(struct parse_ctx *ctx, const char *written,
 			 devallow_is_pattern(name) ? "matches " : "",
 			 name, ctx->proc_devices ? ctx->proc_devices
 						 : PROC_DEVICES);
-		no_match(ctx, written, what);
+		no_match(ctx, e->name, what);
 	}
 	return 0;
 }
 
-/* The device part of an entry, of whichever kind. */
-static int entry_device(struct parse_ctx *ctx, const char *written,
-			const char *spec, unsigned access,
-			struct devrule_list *out)
-{
-	if (devallow_is_numbers(spec))
-		return entry_numbers(ctx, written, spec, access, out);
-	if (spec[0] == '/' && devallow_is_pattern(spec))
-		return entry_glob(ctx, written, spec, access, out);
-	if (spec[0] == '/')
-		return entry_path(ctx, written, spec, access, out);
-	if (!strncmp(spec, "char-", 5) || !strncmp(spec, "block-", 6))
-		return entry_class(ctx, written, spec, access, out);
-	devallow_report(ctx, REPORT_ERROR,
-	       "DeviceAllow entry '%s': '%s' is neither an absolute device path, char-NAME/block-NAME nor TYPE MAJOR:MINOR",
-	       written, spec);
-	return 0;
-}
-
-void devallow_name(int sep, const char *spec, const char *acc, char *buf,
+/* An entry's name in messages: "SPEC:ACCESS" or "SPEC ACCESS" again. */
+static void devallow_name(int sep, const char *spec, const char *acc, char *buf,
 		   size_t len)
 {
 	snprintf(buf, len, "%s%c%s", spec, sep, acc);
 }
 
 /*
- * One entry, written "SPEC:ACCESS", "SPEC ACCESS" or "TYPE MAJOR:MINOR
- * ACCESS".  Problems are reported (and counted in ctx); the return is -1
- * only for failures that are not the entry's fault (ENOMEM).
+ * The device part of an entry: its kind, and for the numbers form the
+ * numbers.  -1 after reporting a malformed one.
  */
-static int parse_entry(struct parse_ctx *ctx, char *item,
-		       struct devrule_list *out)
+static int spec_read(struct parse_ctx *ctx, const char *name,
+		     struct devallow_entry *e)
+{
+	const char *spec = e->spec;
+
+	if (devallow_is_numbers(spec)) {
+		e->kind = DEVALLOW_NUMBERS;
+		if (devallow_numbers_parse(spec, &e->rule) == 0)
+			return 0;
+		devallow_report(ctx, REPORT_ERROR,
+		       "DeviceAllow entry '%s': '%s' is not TYPE MAJOR:MINOR (c or b, then numbers up to %lu:%lu, '*' for any minor)",
+		       name, spec, MAJOR_MAX, MINOR_MAX);
+		return -1;
+	}
+	if (spec[0] == '/') {
+		e->kind = devallow_is_pattern(spec) ? DEVALLOW_GLOB
+						    : DEVALLOW_PATH;
+		return 0;
+	}
+	if (!strncmp(spec, "char-", 5) || !strncmp(spec, "block-", 6)) {
+		e->kind = DEVALLOW_CLASS;
+		if (spec[spec[0] == 'c' ? 5 : 6])
+			return 0;
+		devallow_report(ctx, REPORT_ERROR,
+		       "DeviceAllow entry '%s': empty device class name",
+		       name);
+		return -1;
+	}
+	devallow_report(ctx, REPORT_ERROR,
+	       "DeviceAllow entry '%s': '%s' is neither an absolute device path, char-NAME/block-NAME nor TYPE MAJOR:MINOR",
+	       name, spec);
+	return -1;
+}
+
+/*
+ * One entry, written "SPEC:ACCESS", "SPEC ACCESS" or "TYPE MAJOR:MINOR
+ * ACCESS", into e (its strings owned by e).  Returns 1, 0 after reporting
+ * a malformed entry, or -1 (ENOMEM).
+ */
+static int entry_read(struct parse_ctx *ctx, char *item,
+		      struct devallow_entry *e)
 {
 	char name[PATH_MAX + 64], *spec, *acc;
-	unsigned access;
 	int sep;
 
 	snprintf(name, sizeof(name), "%s", item);
@@ -456,25 +463,71 @@ static int parse_entry(struct parse_ctx *ctx, char *item,
 		return 0;
 	}
 	devallow_name(sep, spec, acc, name, sizeof(name));
-	if (!*spec)
+	memset(e, 0, sizeof(*e));
+	e->spec = spec;
+	if (!*spec) {
 		devallow_report(ctx, REPORT_ERROR,
 		       "DeviceAllow entry '%s' has an empty device", name);
-	else if (parse_access(acc, &access) < 0)
+		return 0;
+	}
+	if (parse_access(acc, &e->access) < 0) {
 		devallow_report(ctx, REPORT_ERROR,
 		       "DeviceAllow entry '%s': bad access '%s' (want a non-empty subset of rwm, each letter once)",
 		       name, acc);
-	else
-		return entry_device(ctx, name, spec, access, out);
+		return 0;
+	}
+	if (spec_read(ctx, name, e) < 0)
+		return 0;
+	e->rule.access = e->access;
+	if (!(e->name = strdup(name)) || !(e->spec = strdup(spec))) {
+		free(e->name);
+		e->spec = NULL;
+		return -1;
+	}
+	return 1;
+}
+
+void devallow_list_free(struct devallow_list *list)
+{
+	for (size_t i = 0; i < list->n; i++) {
+		free(list->v[i].name);
+		free(list->v[i].spec);
+	}
+	free(list->v);
+	memset(list, 0, sizeof(*list));
+}
+
+int devallow_list_copy(struct devallow_list *dst,
+		       const struct devallow_list *src)
+{
+	memset(dst, 0, sizeof(*dst));
+	dst->written = src->written;
+	if (!src->n)
+		return 0;
+	if (!(dst->v = calloc(src->n, sizeof(*dst->v))))
+		return -1;
+	for (size_t i = 0; i < src->n; i++) {
+		struct devallow_entry *e = &dst->v[dst->n];
+
+		*e = src->v[i];
+		e->name = strdup(src->v[i].name);
+		e->spec = strdup(src->v[i].spec);
+		dst->n++;
+		if (!e->name || !e->spec) {
+			devallow_list_free(dst);
+			errno = ENOMEM;
+			return -1;
+		}
+	}
 	return 0;
 }
 
-/* parse_allow with the caller's context, so that build shares classes. */
-int devallow_parse(struct parse_ctx *ctx, const char *text,
-		       struct devrule_list *out)
+int devallow_list_read(struct parse_ctx *ctx, const char *text,
+		       struct devallow_list *out)
 {
 	char *copy, *item, *next;
-	int entries = 0;
 
+	memset(out, 0, sizeof(*out));
 	if (!text)
 		return 0;
 	if (!(copy = strdup(text)))
@@ -484,60 +537,92 @@ int devallow_parse(struct parse_ctx *ctx, const char *text,
 		return 0;
 	}
 	for (item = copy; item; item = next) {
+		struct devallow_entry *v;
 		char *t;
+		int rc;
 
 		if ((next = strchr(item, ',')))
 			*next++ = '\0';
 		t = devallow_trim(item);
-		entries++;
+		out->written++;
 		if (!*t) {
 			devallow_report(ctx, REPORT_ERROR,
 			       "DeviceAllow '%s': empty entry (item %d)", text,
-			       entries);
+			       out->written);
 			continue;
 		}
-		if (parse_entry(ctx, t, out) < 0)
+		v = reallocarray(out->v, out->n + 1, sizeof(*v));
+		if (!v)
 			goto error;
+		out->v = v;
+		if ((rc = entry_read(ctx, t, &v[out->n])) < 0)
+			goto error;
+		out->n += (size_t)rc;
 	}
 	free(copy);
-	return entries;
+	return 0;
 error:
 	free(copy);
+	devallow_list_free(out);
+	errno = ENOMEM;
 	return -1;
 }
 
-/*
- * Parse text with ctx for its reports only (the rules are dropped): the
- * entry count, or -1 (EINVAL when an error was reported).
- */
-static int check_only(struct parse_ctx *ctx, const char *text)
+int devallow_resolve(struct parse_ctx *ctx, const struct devallow_list *list,
+		     struct devrule_list *out)
 {
-	struct devrule_list unused;
-	int rc;
+	for (size_t i = 0; i < list->n; i++) {
+		const struct devallow_entry *e = &list->v[i];
+		int rc = 0;
 
-	devrule_list_init(&unused, false);
-	rc = devallow_parse(ctx, text, &unused);
-	devrule_list_free(&unused);
-	devallow_classes_free(ctx);
-	if (rc >= 0 && ctx->errors) {
+		switch (e->kind) {
+		case DEVALLOW_NUMBERS:
+			if (!ctx->patterns_only)
+				rc = devrule_list_add(out, e->rule.type,
+						      e->rule.major,
+						      e->rule.minor,
+						      e->rule.any_minor,
+						      e->access);
+			break;
+		case DEVALLOW_PATH:
+			rc = entry_path(ctx, e, out);
+			break;
+		case DEVALLOW_GLOB:
+			rc = entry_glob(ctx, e, out);
+			break;
+		case DEVALLOW_CLASS:
+			rc = entry_class(ctx, e, out);
+			break;
+		}
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int devallow_read(const char *text, struct devallow_list *out,
+		  struct report *rep)
+{
+	struct parse_ctx ctx = { .rep = rep };
+	struct devallow_list unused;
+	struct devallow_list *list = out ? out : &unused;
+	int written;
+
+	if (devallow_list_read(&ctx, text, list) < 0)
+		return -1;
+	written = list->written;
+	if (ctx.errors || !out)
+		devallow_list_free(list);
+	if (ctx.errors) {
 		errno = EINVAL;
 		return -1;
 	}
-	return rc;
+	return written;
 }
 
-int devallow_check(const char *text, struct report *rep)
-{
-	struct parse_ctx ctx = {
-		.syntax_only = true,
-		.rep = rep,
-	};
-
-	return check_only(&ctx, text);
-}
-
-int devallow_check_patterns(const char *text, const char *where,
-			    const char *proc_devices, struct report *rep)
+int devallow_check_patterns(const struct devallow_list *list,
+			    const char *where, const char *proc_devices,
+			    struct report *rep)
 {
 	struct parse_ctx ctx = {
 		.proc_devices = proc_devices,
@@ -545,6 +630,16 @@ int devallow_check_patterns(const char *text, const char *where,
 		.where = where,
 		.rep = rep,
 	};
+	struct devrule_list unused;
+	int rc;
 
-	return check_only(&ctx, text) < 0 ? -1 : 0;
+	devrule_list_init(&unused, false);
+	rc = devallow_resolve(&ctx, list, &unused);
+	devrule_list_free(&unused);
+	devallow_classes_free(&ctx);
+	if (rc == 0 && ctx.errors) {
+		errno = EINVAL;
+		return -1;
+	}
+	return rc;
 }

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dev/devallow.h"
 #include "dev/devrule.h"
 #include "util/report.h"
 
@@ -33,7 +34,6 @@ struct parse_ctx {
 	size_t nclasses;
 	bool classes_read;
 	bool classes_failed; /* reported once; later classes fail quietly */
-	bool syntax_only;    /* check the spelling, resolve nothing */
 	bool patterns_only;  /* resolve only globs and classes, and report
 			      * one that matches nothing as an error */
 	int errors;
@@ -68,41 +68,19 @@ int devallow_add_class(struct parse_ctx *ctx, char type, const char *name,
 int devallow_class_is(struct parse_ctx *ctx, char type, uint32_t major,
 		      const char *name);
 
-/* Strips blanks at both ends in place. */
-char *devallow_trim(char *s);
+/*
+ * Read a DeviceAllow value into out (devallow_read), its problems
+ * reported in ctx.  Returns 0 or -1 (ENOMEM; out empty).
+ */
+int devallow_list_read(struct parse_ctx *ctx, const char *text,
+		       struct devallow_list *out);
 
 /*
- * Cuts one entry (trimmed, not empty) into its device and its access, in
- * place, whichever way it is written: "SPEC:ACCESS" (the last ':', since
- * by-path names hold some), "SPEC ACCESS" (systemd's), or the numbers
- * that devrule_format() prints, "c 195:* rwm".  Returns the separator
- * to name it by (':' or ' ', see devallow_name), or -1 when there is no
- * access part.
+ * Resolve read entries into rules in out (patterns_only: only globs and
+ * classes, looked at, nothing added), problems reported in ctx.
+ * Returns 0 or -1 (ENOMEM).
  */
-int devallow_split(char *item, char **spec, char **acc);
-
-/* An entry's name in messages: "SPEC:ACCESS" or "SPEC ACCESS" again. */
-void devallow_name(int sep, const char *spec, const char *acc, char *buf,
-		   size_t len);
-
-/* Tell whether a spec (as cut) is the numbers form, "c 195:*". */
-bool devallow_is_numbers(const char *spec);
-
-/*
- * "c MAJOR:MINOR" or "b MAJOR:MINOR" into r's type and numbers, MINOR a
- * number or '*' (any_minor), as devrule_format() prints them.  Returns 0,
- * or -1 when malformed or beyond Linux's 12-bit major, 20-bit minor.
- */
-int devallow_numbers_parse(const char *spec, struct devrule *r);
-
-/* Tell whether a path or class name holds glob characters (* ? [). */
-bool devallow_is_pattern(const char *s);
-
-/*
- * Every entry of a DeviceAllow value into out, problems reported in ctx.
- * Returns the number of entries, or -1 (ENOMEM).
- */
-int devallow_parse(struct parse_ctx *ctx, const char *text,
-		   struct devrule_list *out);
+int devallow_resolve(struct parse_ctx *ctx, const struct devallow_list *list,
+		     struct devrule_list *out);
 
 #endif /* DEVNS_DEVALLOW_INT_H */

@@ -170,6 +170,11 @@ static int lines_keep(struct devpolicy *policy,
 		if (!(l->value = strdup(lines[i].value)) ||
 		    (lines[i].where && !(l->where = strdup(lines[i].where))))
 			return -1;
+		if (lines[i].read) {
+			if (devallow_list_copy(&l->entries, lines[i].read) < 0)
+				return -1;
+			l->read = true;
+		}
 	}
 	if (!(policy->allow = malloc(len)))
 		return -1;
@@ -181,17 +186,26 @@ static int lines_keep(struct devpolicy *policy,
 	return 0;
 }
 
-/* Every line's entries into policy->base.  Returns their count, or -1. */
+/*
+ * Every line's entries into policy->base, each line read first unless the
+ * settings read it at load.  Returns their count, or -1.
+ */
 static int lines_parse(struct parse_ctx *ctx, struct devpolicy *policy)
 {
-	int entries = 0, n;
+	int entries = 0;
 
 	for (size_t i = 0; i < policy->line_count; i++) {
-		ctx->where = policy->lines[i].where;
-		n = devallow_parse(ctx, policy->lines[i].value, &policy->base);
-		if (n < 0)
+		struct devpolicy_line *l = &policy->lines[i];
+
+		ctx->where = l->where;
+		if (!l->read) {
+			if (devallow_list_read(ctx, l->value, &l->entries) < 0)
+				return -1;
+			l->read = true;
+		}
+		if (devallow_resolve(ctx, &l->entries, &policy->base) < 0)
 			return -1;
-		entries += n;
+		entries += l->entries.written;
 	}
 	ctx->where = NULL;	/* the rest is not DeviceAllow's doing */
 	return entries;
@@ -259,6 +273,7 @@ void devpolicy_free(struct devpolicy *policy)
 	for (size_t i = 0; i < policy->line_count; i++) {
 		free(policy->lines[i].value);
 		free(policy->lines[i].where);
+		devallow_list_free(&policy->lines[i].entries);
 	}
 	free(policy->lines);
 	free(policy->allow);
@@ -401,18 +416,16 @@ static const struct gres_dev *names_gres(const char *spec,
 	return NULL;
 }
 
-/* The GRES device an exact "TYPE MAJOR:MINOR" names, NULL: none. */
-static const struct gres_dev *numbers_gres(const char *spec,
+/* The GRES device an exact "TYPE MAJOR:MINOR" rule names, NULL: none. */
+static const struct gres_dev *numbers_gres(const struct devrule *r,
 					   const struct gres_dev *devs,
 					   size_t ndevs)
 {
-	struct devrule r;
-
-	if (devallow_numbers_parse(spec, &r) < 0 || r.any_minor)
+	if (r->any_minor)
 		return NULL;
 	for (size_t i = 0; i < ndevs; i++) {
-		if (r.type == devs[i].type && r.major == devs[i].major &&
-		    r.minor == devs[i].minor)
+		if (r->type == devs[i].type && r->major == devs[i].major &&
+		    r->minor == devs[i].minor)
 			return &devs[i];
 	}
 	return NULL;
@@ -440,48 +453,32 @@ static const struct gres_dev *glob_gres(const char *spec,
  * numbers; an info line when a pattern covers one (pinning leaves the
  * device out of it, as for a class).
  */
-static void check_entry(struct parse_ctx *ctx, char *item,
+static void check_entry(struct parse_ctx *ctx, const struct devallow_entry *e,
 			const struct gres_dev *devs, size_t ndevs)
 {
-	char written[PATH_MAX + 64], *spec, *acc;
 	const struct gres_dev *d = NULL;
-	int sep;
 
-	if ((sep = devallow_split(devallow_trim(item), &spec, &acc)) < 0)
-		return;		/* load reported it */
-	devallow_name(sep, spec, acc, written, sizeof(written));
-	if (devallow_is_numbers(spec))
-		d = numbers_gres(spec, devs, ndevs);
-	else if (spec[0] == '/' && devallow_is_pattern(spec)) {
-		if ((d = glob_gres(spec, devs, ndevs)))
+	switch (e->kind) {
+	case DEVALLOW_NUMBERS:
+		d = numbers_gres(&e->rule, devs, ndevs);
+		break;
+	case DEVALLOW_GLOB:
+		if ((d = glob_gres(e->spec, devs, ndevs)))
 			report_info(ctx->rep, "%s%sDeviceAllow's '%s' matches GRES device %s: left out of it, only the jobs allocated it get it",
 				    ctx->where ? ctx->where : "",
-				    ctx->where ? ": " : "", written, d->path);
+				    ctx->where ? ": " : "", e->name, d->path);
 		return;
-	} else if (spec[0] == '/')
-		d = names_gres(spec, devs, ndevs);
+	case DEVALLOW_PATH:
+		d = names_gres(e->spec, devs, ndevs);
+		break;
+	case DEVALLOW_CLASS:
+		return;		/* note_classes */
+	}
 	if (!d)
 		return;
 	devallow_report(ctx, REPORT_ERROR,
 	       "DeviceAllow entry '%s' names GRES device %s (%c %u:%u): GRES devices are given only to the jobs allocated them (remove the entry)",
-	       written, d->path, d->type, d->major, d->minor);
-}
-
-/* Reports every DeviceAllow entry that names a GRES device. */
-static int check_paths(struct parse_ctx *ctx, const char *text,
-		       const struct gres_dev *devs, size_t ndevs)
-{
-	char *copy, *item, *next;
-
-	if (!(copy = strdup(text)))
-		return -1;
-	for (item = copy; item; item = next) {
-		if ((next = strchr(item, ',')))
-			*next++ = '\0';
-		check_entry(ctx, item, devs, ndevs);
-	}
-	free(copy);
-	return 0;
+	       e->name, d->path, d->type, d->major, d->minor);
 }
 
 /* One info line per class of DeviceAllow that covers GRES devices. */
@@ -546,12 +543,11 @@ int devpolicy_check_gres(const struct devpolicy *policy,
 			d->type = 0;
 	}
 	for (i = 0; i < policy->line_count; i++) {
+		const struct devallow_list *l = &policy->lines[i].entries;
+
 		ctx.where = policy->lines[i].where;
-		if (check_paths(&ctx, policy->lines[i].value, devs, n) < 0) {
-			free(devs);
-			errno = ENOMEM;
-			return -1;
-		}
+		for (size_t j = 0; j < l->n; j++)
+			check_entry(&ctx, &l->v[j], devs, n);
 	}
 	/* A class's rule no longer says which line it came from. */
 	ctx.where = policy->line_count == 1 ? policy->where : NULL;

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dev/devallow.h"
 #include "dev/devrule.h"
 #include "util/report.h"
 
@@ -54,12 +55,19 @@ struct devcdi;
 struct devpolicy_allow {
 	const char *value;	/* "SPEC:ACCESS,..." */
 	const char *where;	/* "FILE:LINE" for its messages, NULL: none */
+	/*
+	 * value as the settings read it at load (devallow_read), resolved
+	 * without reading value again; NULL: read value here
+	 */
+	const struct devallow_list *read;
 };
 
 /* The copy a loaded policy keeps of one line. */
 struct devpolicy_line {
 	char *value;
 	char *where;
+	struct devallow_list entries;	/* value, read */
+	bool read;			/* entries hold value */
 };
 
 /*

@@ -16,15 +16,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "conf/jobdir.h"
+#include "dev/imexdev.h"
 #include "job/backend.h"
 #include "job/elapsed.h"
 #include "job/jobct.h"
 #include "job/marker.h"
-#include "dev/imexdev.h"
 #include "job/node.h"
 #include "ns/dqguard.h"
 #include "ns/dquota.h"
-#include "ns/jobdir.h"
 #include "ns/mntns.h"
 #include "ns/nspool.h"
 #include "ns/pidns.h"

@@ -38,9 +38,9 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "conf/nsconf.h"
 #include "dev/cgroup2.h"
 #include "dev/devpolicy.h"
-#include "ns/nsconf.h"
 #include "ns/nsimex.h"
 #include "ns/nspool_keeper.h"
 #include "util/report.h"
@@ -57,7 +57,7 @@ struct jobct_node_args {
 	const char *conf_path;	   /* namespace.conf */
 	/*
 	 * NULL: read conf_path; else the text to parse in its place, read
-	 * from conf_path before (slurmstepd: slurmd's, ns/nsconf_msg.h)
+	 * from conf_path before (slurmstepd: slurmd's, conf/nsconf_msg.h)
 	 */
 	const char *conf_text;
 	const char *node_name;
@@ -90,7 +90,7 @@ struct jobct_node_args {
  * load fails naming TmpDiskLimit, BasePath and what is missing (with
  * args->check_only a BasePath not made yet is a warning).  Then, unless
  * args->check_only (devns check makes them itself, strictly), the checks
- * of ns/nscheck.h that are safe at start: a missing or non-executable
+ * of conf/confcheck.h that are safe at start: a missing or non-executable
  * InitScript fails the load, a missing Source= fixed part warns.
  * Returns a node to free with jobct_node_free(), or NULL with errno.
  */
@@ -99,7 +99,7 @@ struct jobct_node *jobct_node_load(const struct jobct_node_args *args,
 
 void jobct_node_free(struct jobct_node *node);
 
-/* The node's settings, as namespace.conf gave them (ns/nsconf.h). */
+/* The node's settings, as namespace.conf gave them (conf/nsconf.h). */
 const struct nsconf *jobct_node_conf(const struct jobct_node *node);
 
 /* The node's DevicePolicy and DeviceAllow, resolved (dev/devpolicy.h). */

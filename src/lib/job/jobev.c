@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "conf/nsconf.h"
 #include "job/jobev.h"
-#include "ns/nsconf.h"
 #include "util/fdutil.h"
 
 const struct jobev_verbs jobev_jobct_verbs = {

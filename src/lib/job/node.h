@@ -8,10 +8,10 @@
 #ifndef DEVNS_JOB_NODE_H
 #define DEVNS_JOB_NODE_H
 
+#include "conf/nsconf.h"
 #include "dev/cgroup2.h"
 #include "dev/devpolicy.h"
 #include "job/ops.h"
-#include "ns/nsconf.h"
 
 struct jobct_backend;
 

@@ -12,6 +12,9 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "conf/confcheck.h"
+#include "conf/jobdir.h"
+#include "conf/nsconf_file.h"
 #include "dev/cgroup2.h"
 #include "slurmconv/gresidx.h"
 #include "job/backend.h"
@@ -20,9 +23,6 @@
 #include "job/node.h"
 #include "job/stepcg.h"
 #include "ns/dquota.h"
-#include "ns/jobdir.h"
-#include "ns/nscheck.h"
-#include "ns/nsconf_file.h"
 #include "ns/nsloop.h"
 #include "util/fdmount.h"
 #include "util/fdutil.h"
@@ -248,16 +248,16 @@ int jobct_kernel_check(const struct jobct_node *node, struct report *rep)
 }
 
 /*
- * What fails every job although the file parses (ns/nscheck.h): a
+ * What fails every job although the file parses (conf/confcheck.h): a
  * missing InitScript refuses the node, a missing Source= part is a
  * warning.  devns check (check_only) makes these checks itself, strictly.
  */
 static int check_node(const struct nsconf *c,
 		      const struct jobct_node_args *args, struct report *rep)
 {
-	struct nscheck_args check = { .proc_devices = args->proc_devices };
+	struct confcheck_args check = { .proc_devices = args->proc_devices };
 
-	return args->check_only ? 0 : nscheck_run(c, &check, rep);
+	return args->check_only ? 0 : confcheck_run(c, &check, rep);
 }
 
 /*
@@ -284,6 +284,7 @@ static int load_policy(struct jobct_node *node, const char *proc_devices,
 			 c->allow[i].line);
 		lines[i].value = c->allow[i].value;
 		lines[i].where = where[i];
+		lines[i].read = &c->allow[i].entries;
 	}
 	rc = devpolicy_load_lines(&node->policy, c->device_policy, lines, n,
 				  proc_devices, rep);

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "conf/jobdir.h"
 #include "job/backend.h"
 #include "job/elapsed.h"
 #include "job/jobct.h"
@@ -22,7 +23,6 @@
 #include "job/node.h"
 #include "job/release.h"
 #include "ns/dquota.h"
-#include "ns/jobdir.h"
 #include "ns/mntns.h"
 #include "ns/nspool.h"
 #include "ns/nsreap.h"

@@ -102,13 +102,6 @@ int dquota_probe(int fd, const char *path, struct report *rep)
 	return 0;
 }
 
-uint64_t dquota_default_inodes(uint64_t bytes)
-{
-	uint64_t n = bytes / DQUOTA_INODE_RATIO;
-
-	return n > DQUOTA_INODES_MIN ? n : DQUOTA_INODES_MIN;
-}
-
 int dquota_project(int fd, uint32_t *projid)
 {
 	struct fsxattr fx;

@@ -32,16 +32,6 @@
 #include "util/report.h"
 
 /*
- * The inode limit that goes with a block limit of bytes when the admin
- * sets none: one inode per 16 KiB (ext4's default ratio, so that jobs
- * cannot run BasePath out of inodes before they run it out of blocks),
- * and never fewer than DQUOTA_INODES_MIN.
- */
-#define DQUOTA_INODE_RATIO 16384
-#define DQUOTA_INODES_MIN 1024
-uint64_t dquota_default_inodes(uint64_t bytes);
-
-/*
  * Tell whether the filesystem holding fd (any fd, O_PATH too; path names
  * it in messages) enforces project quotas.  Returns 0, or -1 with errno
  * (ENOTSUP and the like) and a message in rep (may be NULL) that says

@@ -41,11 +41,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "conf/jobdir.h"
+#include "conf/nsconf.h"
 #include "ns/dquota.h"
-#include "ns/jobdir.h"
 #include "ns/mntns.h"
 #include "ns/mntns_int.h"
-#include "ns/nsconf.h"
 #include "ns/nsloop.h"
 #include "ns/nsmembers.h"
 #include "ns/nssource.h"
@@ -144,7 +144,7 @@ static int plan_disk(const struct mntns_spec *spec, int basefd, int jobfd,
 		     struct ns_plan *plan, struct report *rep)
 {
 	uint64_t inodes = spec->inode_limit ? spec->inode_limit :
-			  dquota_default_inodes(spec->disk_limit);
+			  nsconf_default_inodes(spec->disk_limit);
 
 	if (!spec->loop)
 		return 0;
@@ -389,7 +389,7 @@ static int limit_job_dir(int basefd, const char *name,
 	lock = mntns_quota_lock(basefd);
 	rc = dquota_set(fd, spec->job_id, spec->disk_limit,
 			spec->inode_limit ? spec->inode_limit
-					  : dquota_default_inodes(spec->disk_limit),
+					  : nsconf_default_inodes(spec->disk_limit),
 			&why);
 	mntns_quota_unlock(lock);
 	fdutil_close(fd);

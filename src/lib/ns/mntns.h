@@ -87,7 +87,7 @@ struct mntns_spec {
 	 * this block limit (ns/dquota.h), 0 = none
 	 */
 	uint64_t disk_limit;
-	/* and this inode limit (0: dquota_default_inodes(disk_limit)) */
+	/* and this inode limit (0: nsconf_default_inodes(disk_limit)) */
 	uint64_t inode_limit;
 	/*
 	 * TmpBackend=loop: the limits above size a filesystem of the job's

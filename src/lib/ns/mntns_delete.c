@@ -20,8 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "conf/jobdir.h"
 #include "ns/dquota.h"
-#include "ns/jobdir.h"
 #include "ns/mntns.h"
 #include "ns/mntns_int.h"
 #include "ns/nsmembers.h"

@@ -12,8 +12,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "conf/nsconf.h"
 #include "ns/mntns.h"
-#include "ns/nsconf.h"
 #include "ns/nssource.h"
 #include "util/report.h"
 

@@ -13,7 +13,7 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
-#include "ns/jobdir.h"
+#include "conf/jobdir.h"
 #include "ns/mntns.h"
 #include "ns/nsmembers.h"
 #include "util/fdutil.h"

@@ -13,8 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "conf/jobdir.h"
 #include "dev/imexdev.h"
-#include "ns/jobdir.h"
 #include "ns/mntns.h"
 #include "ns/nsimex.h"
 #include "util/fdmount.h"

@@ -19,7 +19,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "ns/jobdir.h"
+#include "conf/jobdir.h"
+#include "conf/nsconf.h"
 #include "ns/nsloop.h"
 #include "util/fdmount.h"
 #include "util/fdutil.h"
@@ -106,11 +107,11 @@ int nsloop_template_make(int basefd, uint64_t bytes, uint64_t inodes,
 	struct stat st;
 	int fd;
 
-	if (bytes < NSLOOP_MIN_BYTES || (off_t)bytes < 0) {
+	if (bytes < NSCONF_LOOP_MIN_BYTES || (off_t)bytes < 0) {
 		errno = EINVAL;
 		return report_errno(rep, errno, "a filesystem of %" PRIu64
 				    " bytes (at least %d)", bytes,
-				    NSLOOP_MIN_BYTES);
+				    NSCONF_LOOP_MIN_BYTES);
 	}
 	if (nsloop_template_name(name, sizeof(name), bytes, inodes) < 0)
 		return report_errno(rep, errno, "the template's name");

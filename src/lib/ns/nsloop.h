@@ -29,9 +29,6 @@
 /* The mke2fs run to make a template: an absolute path, no $PATH lookup. */
 #define NSLOOP_MKFS "/sbin/mke2fs"
 
-/* The smallest image: ext4's metadata must leave room for files. */
-#define NSLOOP_MIN_BYTES (1024 * 1024)
-
 /*
  * Whether this node can make jobs' filesystems: NSLOOP_MKFS executable,
  * /dev/loop-control there to open.  Returns 0, or -1 with errno and why in

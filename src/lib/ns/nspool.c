@@ -27,7 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ns/jobdir.h"
+#include "conf/jobdir.h"
 #include "ns/mntns.h"
 #include "ns/nspool.h"
 #include "util/fdmount.h"

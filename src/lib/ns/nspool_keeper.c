@@ -28,7 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ns/jobdir.h"
+#include "conf/jobdir.h"
 #include "ns/nspool.h"
 #include "ns/nspool_keeper.h"
 #include "ns/nsreap.h"

@@ -20,7 +20,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "ns/jobdir.h"
+#include "conf/jobdir.h"
 #include "ns/mntns.h"
 #include "ns/nsreap.h"
 #include "util/safepath.h"

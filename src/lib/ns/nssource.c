@@ -19,11 +19,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "util/fdmount.h"
-#include "ns/jobdir.h"
-#include "ns/nsconf.h"
+#include "conf/jobdir.h"
+#include "conf/nsconf.h"
 #include "ns/jobrec.h"
 #include "ns/nssource.h"
+#include "util/fdmount.h"
 #include "util/fdutil.h"
 #include "util/safepath.h"
 #include "util/saferm.h"

@@ -39,11 +39,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "ns/jobdir.h"
+#include "conf/jobdir.h"
 #include "ns/jobrec.h"
 #include "ns/nstmpfs.h"
-#include "util/fdpass.h"
 #include "util/fdmount.h"
+#include "util/fdpass.h"
 #include "util/fdutil.h"
 #include "util/safepath.h"
 #include "util/saferm.h"

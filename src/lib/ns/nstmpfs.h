@@ -27,7 +27,7 @@
 
 #include <stddef.h>
 
-#include "ns/nsconf.h"
+#include "conf/nsconf.h"
 
 /* The roots of the job's tmpfs mounts, for nstmpfs_empty(). */
 struct nstmpfs_held {

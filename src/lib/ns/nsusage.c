@@ -22,8 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "conf/jobdir.h"
 #include "ns/dquota.h"
-#include "ns/jobdir.h"
 #include "ns/jobrec.h"
 #include "ns/mntns.h"
 #include "ns/nstmpfs.h"

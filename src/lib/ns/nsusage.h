@@ -28,7 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ns/nsconf.h"
+#include "conf/nsconf.h"
 #include "util/report.h"
 
 /* Seconds between the sampler's samples. */

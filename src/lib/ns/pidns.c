@@ -28,9 +28,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "ns/jobdir.h"
+#include "conf/jobdir.h"
+#include "conf/nsconf.h"
 #include "ns/mntns.h"
-#include "ns/nsconf.h"
 #include "ns/pidns.h"
 #include "ns/userns.h"
 #include "util/fdutil.h"

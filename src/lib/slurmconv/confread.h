@@ -3,7 +3,7 @@
  * confread.h - the syntax of Slurm's configuration files, without their
  * keys: logical lines of white-space separated Key=Value pairs, '#'
  * comments outside double quotes, a trailing '\' joining the next line,
- * double-quoted values.  namespace.conf (ns/nsconf) is read with it, and
+ * double-quoted values.  namespace.conf (conf/nsconf) is read with it, and
  * the devns tool reads slurm.conf and gres.conf with it.
  *
  * A logical line is read into a buffer that remembers, for each character,

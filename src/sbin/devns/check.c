@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * check.c - devns check: namespace.conf validated by the code slurmd runs
- * (jobct_node_load, the release rules of ns/nsrelease.h for the release
+ * (jobct_node_load, the release rules of conf/nsrelease.h for the release
  * configure found, jobct_node_check) and, strictly, against the node
- * and slurm.conf's node names (nscheck_run), then the node's effective
+ * and slurm.conf's node names (confcheck_run), then the node's effective
  * settings, each with the line it came from, and the device rules a job
  * with the given GRES would get (jobct_device_rules), one "key value"
  * line each, like sshd -T.
@@ -22,10 +22,10 @@
 #include "devns.h"
 #include "slurmconv/gresconf.h"
 #include "print.h"
+#include "conf/confcheck.h"
 #include "ns/dquota.h"
-#include "ns/nscheck.h"
 #include "ns/nspool.h"
-#include "ns/nsrelease.h"
+#include "conf/nsrelease.h"
 #include "util/safepath.h"
 
 /* The two GRES lists of the plan, and where they came from. */
@@ -668,12 +668,12 @@ static const char *filter_state(const struct jobct_node *node,
 
 /*
  * What parses but would fail every job, or apply to no node
- * (ns/nscheck.h), strictly: every problem an error, each reported.
+ * (conf/confcheck.h), strictly: every problem an error, each reported.
  */
 static int node_check(const struct devns_opts *o,
 		      const struct jobct_node *node, struct report *rep)
 {
-	struct nscheck_args args = {
+	struct confcheck_args args = {
 		.strict = true,
 		.slurm_nodes = (const char *const *)o->slurm_nodes,
 		.elsewhere = o->elsewhere,
@@ -686,7 +686,7 @@ static int node_check(const struct devns_opts *o,
 			   "what they hide, DeviceAllow patterns, BasePath's "
 			   "quota, the cgroup layout); run devns check on the "
 			   "node for them", o->node, o->host);
-	return nscheck_run(jobct_node_conf(node), &args, rep);
+	return confcheck_run(jobct_node_conf(node), &args, rep);
 }
 
 int devns_check(const struct devns_opts *o)

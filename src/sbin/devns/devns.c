@@ -15,10 +15,10 @@
 
 #include "devns_config.h"
 #include "devns.h"
-#include "ns/nsconf_file.h"
+#include "conf/nsconf_file.h"
 #include "print.h"
+#include "conf/confpath.h"
 #include "slurmconv/slurmconf.h"
-#include "util/confpath.h"
 #include "util/json.h"
 
 /* Which options a subcommand takes. */
@@ -259,7 +259,7 @@ static int copy(char *dst, size_t len, const char *src)
 
 /*
  * The settings slurmd reads: job_container.conf beside slurm.conf, or
- * namespace.conf, its deprecated name (ns/nsconf_file.h).  -1 after
+ * namespace.conf, its deprecated name (conf/nsconf_file.h).  -1 after
  * saying why.
  */
 static int default_conf(struct devns_opts *o)
@@ -284,7 +284,7 @@ static int default_conf(struct devns_opts *o)
 }
 
 /*
- * slurm.conf as slurmd finds it (util/confpath.h): $SLURM_CONF, Slurm's
+ * slurm.conf as slurmd finds it (conf/confpath.h): $SLURM_CONF, Slurm's
  * default file, else the configless cache slurmd keeps (a note says so).
  * Returns 0, or -1 for a path too long.
  */

@@ -114,7 +114,7 @@ int devns_cleanup(const struct devns_opts *o);
 
 /*
  * devns import FILE (argv[0] "import"): prints FILE, a namespace.yaml, as
- * job_container.conf (ns/nsimport.h).  Returns the exit status.
+ * job_container.conf (conf/nsimport.h).  Returns the exit status.
  */
 int devns_import(int argc, char **argv);
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * import.c - devns import FILE: Slurm's namespace.yaml (namespace/linux)
- * printed as the equivalent job_container.conf (ns/nsimport.h).  It reads
+ * printed as the equivalent job_container.conf (conf/nsimport.h).  It reads
  * no slurm.conf and touches nothing on the node, so it runs anywhere.
  */
 #include <errno.h>
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ns/nsimport.h"
+#include "conf/nsimport.h"
 #include "devns.h"
 #include "slurmconv/confread.h"
 

@@ -246,25 +246,18 @@ void print_rules_json(struct json *j, const struct devrule_list *list,
 }
 
 /*
- * Adds the literal path of each entry of a DeviceAllow value ("SPEC:ACC"
- * or "SPEC ACC", comma-separated); globs, classes and numbers name none.
+ * Adds the path of each entry of a DeviceAllow line that names one
+ * device by its path (as read at load); globs, classes and numbers name
+ * none.
  */
-static int names_of_allow(struct devnames *names, const char *value)
+static int names_of_allow(struct devnames *names,
+			  const struct devallow_list *entries)
 {
-	char *copy = strdup(value), *save = NULL;
-	int rc = 0;
-
-	if (!copy)
-		return -1;
-	for (char *e = strtok_r(copy, ",", &save); e && rc == 0;
-	     e = strtok_r(NULL, ",", &save)) {
-		e += strspn(e, " \t");
-		e[strcspn(e, ": \t")] = '\0';
-		if (e[0] == '/' && !strpbrk(e, "*?["))
-			rc = devnames_add(names, e);
-	}
-	free(copy);
-	return rc;
+	for (size_t i = 0; i < entries->n; i++)
+		if (entries->v[i].kind == DEVALLOW_PATH &&
+		    devnames_add(names, entries->v[i].spec) < 0)
+			return -1;
+	return 0;
 }
 
 int print_names_load(struct devnames *names, const struct nsconf *c,
@@ -275,7 +268,7 @@ int print_names_load(struct devnames *names, const struct nsconf *c,
 		if (devnames_add(names, gres_files[i]) < 0)
 			return -1;
 	for (size_t i = 0; i < c->allow_count; i++)
-		if (names_of_allow(names, c->allow[i].value) < 0)
+		if (names_of_allow(names, &c->allow[i].entries) < 0)
 			return -1;
 	/* /dev unreadable: no names, the rules print with "-" */
 	if (devnames_scan(names, "/dev") < 0 && errno == ENOMEM)

@@ -20,11 +20,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "conf/nsconf.h"
 #include "dev/cgroup2.h"
 #include "dev/devname.h"
 #include "dev/devpolicy.h"
 #include "job/jobct.h"
-#include "ns/nsconf.h"
 #include "util/json.h"
 
 /*

@@ -19,8 +19,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "conf/jobdir.h"
 #include "dev/devinspect.h"
-#include "ns/jobdir.h"
 #include "ns/pidns.h"
 #include "ns/userns.h"
 #include "util/mountinfo.h"

@@ -17,7 +17,7 @@
 #include "devns_gres.h"
 #include "devns_node.h"
 #include "devns_nodecheck.h"
-#include "ns/nsrelease.h"
+#include "conf/nsrelease.h"
 
 /* slurm.conf's Gres= of this node (slurmd keeps it in the node's record). */
 static const char *node_gres(void)
@@ -60,7 +60,7 @@ static int check_node(const struct jobct_node *n, struct report *rep)
 }
 
 /*
- * The release rules (ns/nsrelease.h) are the table devns check reads too;
+ * The release rules (conf/nsrelease.h) are the table devns check reads too;
  * this Slurm's interface (slurm_compat.h) must agree with it: the step's
  * slurmstepd can start in the job's namespace exactly where Slurm's join
  * call passes the step (DEVNS_JC_JOIN_STEP_ID), and pam_slurm_adopt
@@ -68,10 +68,10 @@ static int check_node(const struct jobct_node *n, struct report *rep)
  */
 _Static_assert(DEVNS_JC_JOIN_STEP_ID ==
 	       (SLURM_VERSION_NUMBER >= NSRELEASE_ENTIRE_STEP),
-	       "EntireStepInNS: slurm_compat.h and ns/nsrelease.h disagree");
+	       "EntireStepInNS: slurm_compat.h and conf/nsrelease.h disagree");
 _Static_assert(DEVNS_JC_NAMESPACE ==
 	       (SLURM_VERSION_NUMBER >= NSRELEASE_USERNS_ALONE),
-	       "UserNamespace: slurm_compat.h and ns/nsrelease.h disagree");
+	       "UserNamespace: slurm_compat.h and conf/nsrelease.h disagree");
 
 struct jobct_node *devns_nodecheck_load(struct report *rep)
 {

@@ -11,7 +11,7 @@
 /*
  * Load the node's settings (devns_node_load; in slurmd AutoBasePath may
  * make BasePath) and refuse what this release cannot give (the table of
- * ns/nsrelease.h, which devns check reads too); in
+ * conf/nsrelease.h, which devns check reads too); in
  * slurmd also log the cgroup layout and check the kernel, slurm.conf and
  * the node's GRES against the settings (jobct_node_check).  Returns the
  * node, to free with jobct_node_free(), or NULL with every reason in rep

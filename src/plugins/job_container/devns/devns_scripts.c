@@ -14,7 +14,7 @@
 #include "src/slurmd/slurmd/slurmd.h"
 #include "src/slurmd/slurmstepd/slurmstepd_job.h"
 
-#include "ns/jobdir.h"
+#include "conf/jobdir.h"
 #include "util/runscript.h"
 #include "devns_scripts.h"
 

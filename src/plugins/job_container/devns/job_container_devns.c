@@ -45,10 +45,10 @@
 #include DEVNS_SWITCH_HEADER
 #endif
 
+#include "conf/nsconf_msg.h"
 #include "dev/imexdev.h"
 #include "job/jobct.h"
 #include "job/jobev.h"
-#include "ns/nsconf_msg.h"
 #include "ns/nsfdmap.h"
 #include "ns/nsusage.h"
 #include "util/admincomment.h"
@@ -1003,7 +1003,7 @@ extern int container_p_join_external(uint32_t job_id)
 #if DEVNS_JC_SEND_RECV
 /*
  * slurmd: hand each new slurmstepd the settings it parsed, as the exact
- * text of the file and its path (ns/nsconf_msg.h).  Copied under the lock,
+ * text of the file and its path (conf/nsconf_msg.h).  Copied under the lock,
  * written outside it: a slow stepd never holds up a reconfigure.  A
  * failure fails the step's launch (Slurm's rwfail).
  */

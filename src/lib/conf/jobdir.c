@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ns/jobdir.h"
+#include "conf/jobdir.h"
 
 const char *jobdir_reserved(const char *name)
 {

@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ns/nsconf.h"
+#include "conf/nsconf.h"
 #include "slurmconv/confread.h"
 #include "util/report.h"
 
@@ -99,6 +99,9 @@ struct parser {
 	struct dir_decl decl; /* the Dir line being read */
 	size_t listed;        /* how many private dirs Dirs (or its
 			       * default) gave, before the Dir lines' */
+	struct nsconf_allow *allow_read; /* pass 1: the NodeName lines'
+					  * DeviceAllow, read, for pass 2 */
+	size_t allow_read_count;
 };
 
 typedef int (*key_parse_fn)(struct parser *p, struct nsconf *c,
@@ -139,6 +142,19 @@ size_t nsconf_dirs_count(char **dirs);
 
 /* Tell whether dirs[0..n) already holds path. */
 bool nsconf_dirs_have(char **dirs, size_t n, const char *path);
+
+/*
+ * Call fn on each entry of value, a comma-separated list (Dirs, Options,
+ * KeepPaths, CDISpecDirs), in order, as a string of its own that lives
+ * for the call.  The one splitter of those lists.
+ * An empty entry ("a,,b", ",a", "a,", "") is an error: "KEY: empty entry
+ * in \"VALUE\"".  Returns 0, or -1 at the first entry fn refuses (fn
+ * reported why) or with ENOMEM.
+ */
+int nsconf_list_each(struct parser *p, const char *key, const char *value,
+		     int (*fn)(struct parser *p, const char *key,
+			       const char *item, void *arg),
+		     void *arg);
 
 /* Tell whether path is dir or below it (both normalised). */
 bool nsconf_path_within(const char *path, const char *dir);
@@ -252,7 +268,7 @@ int nsconf_dirs_resolve(struct parser *p);
 
 /* ---- DeviceAllow (nsconf_allow.c) ------------------------------------ */
 
-/* The DeviceAllow key: checked on pass 1, added up into c. */
+/* The DeviceAllow key: read on pass 1, added up into c. */
 int nsconf_key_device_allow(struct parser *p, struct nsconf *c,
 			    const char *key, const char *value);
 
@@ -261,6 +277,9 @@ int nsconf_allow_join(struct nsconf *c);
 
 /* Free c's DeviceAllow lines and their joined value. */
 void nsconf_allow_free(struct nsconf *c);
+
+/* Free the DeviceAllow values pass 1 read for pass 2. */
+void nsconf_allow_read_free(struct parser *p);
 
 /* ---- lines (nsconf_lines.c) ------------------------------------------ */
 

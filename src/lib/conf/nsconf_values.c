@@ -15,8 +15,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "ns/jobdir.h"
-#include "ns/nsconf_int.h"
+#include "conf/jobdir.h"
+#include "conf/nsconf_int.h"
 #include "slurmconv/sluid.h"
 
 /* ---- messages -------------------------------------------------------- */
@@ -91,6 +91,31 @@ invalid:
 }
 
 /* ---- values ---------------------------------------------------------- */
+
+int nsconf_list_each(struct parser *p, const char *key, const char *value,
+		     int (*fn)(struct parser *p, const char *key,
+			       const char *item, void *arg),
+		     void *arg)
+{
+	for (const char *s = value; ; s++) {
+		size_t len = strcspn(s, ",");
+		char *item;
+		int rc;
+
+		if (!len)
+			return nsconf_error(p, "%s: empty entry in \"%s\"", key,
+					    value);
+		if (!(item = strndup(s, len)))
+			return -1;
+		rc = fn(p, key, item, arg);
+		free(item);
+		if (rc < 0)
+			return -1;
+		s += len;
+		if (!*s)
+			return 0;
+	}
+}
 
 /* Tell whether path is dir or below it (both normalised). */
 bool nsconf_path_within(const char *path, const char *dir)

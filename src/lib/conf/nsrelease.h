@@ -19,7 +19,7 @@
 #ifndef DEVNS_NSRELEASE_H
 #define DEVNS_NSRELEASE_H
 
-#include "ns/nsconf.h"
+#include "conf/nsconf.h"
 #include "util/report.h"
 
 #define NSRELEASE_NUMBER(major, minor, micro) \

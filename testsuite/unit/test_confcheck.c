@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * test_nscheck.c - unit tests of nscheck_run(): a missing, non-regular or
+ * test_confcheck.c - unit tests of confcheck_run(): a missing, non-regular or
  * non-executable InitScript, a Source= whose fixed part is missing (an
  * error for devns check, a warning for slurmd), a DeviceAllow glob or
  * class that matches nothing, and a NodeName that differs from
@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ns/nscheck.h"
+#include "conf/confcheck.h"
 #include "tap.h"
 #include "testrep.h"
 
@@ -71,11 +71,11 @@ static void write_file(const char *path, const char *text, mode_t mode)
 
 /*
  * Parse text (as "t.conf", for node n1) and run the checks; the return
- * of nscheck_run, or -2 when the text did not parse.
+ * of confcheck_run, or -2 when the text did not parse.
  */
 static int check(const char *text, bool strict, const char *const *slurm)
 {
-	struct nscheck_args args = {
+	struct confcheck_args args = {
 		.strict = strict,
 		.proc_devices = proc_devices,
 		.slurm_nodes = slurm,
@@ -92,7 +92,7 @@ static int check(const char *text, bool strict, const char *const *slurm)
 	}
 	report_init(&r, collect, NULL);
 	errno = 0;
-	rc = nscheck_run(c, &args, &r);
+	rc = confcheck_run(c, &args, &r);
 	nsconf_free(c);
 	return rc;
 }
@@ -102,7 +102,7 @@ static void test_keep_paths(void)
 {
 	char ukeep[64], text[256];
 
-	snprintf(ukeep, sizeof(ukeep), "/tmp/test-nscheck-ukeep.%d", getpid());
+	snprintf(ukeep, sizeof(ukeep), "/tmp/test-confcheck-ukeep.%d", getpid());
 	if (!ok(mkdir(ukeep, 0755) == 0 && chown(ukeep, 65534, 65534) == 0,
 		"precondition: %s belongs to uid 65534", ukeep))
 		return;
@@ -380,7 +380,7 @@ static void test_mount_points(void)
 static void test_elsewhere(void)
 {
 	static const char *const slurm[] = { "n1", NULL };
-	struct nscheck_args args = {
+	struct confcheck_args args = {
 		.strict = true,
 		.proc_devices = proc_devices,
 		.slurm_nodes = slurm,
@@ -401,7 +401,7 @@ static void test_elsewhere(void)
 	msgs[0] = '\0';
 	errors = warnings = 0;
 	report_init(&r, collect, NULL);
-	ok(nscheck_run(c, &args, &r) == -1 && errors == 1,
+	ok(confcheck_run(c, &args, &r) == -1 && errors == 1,
 	   "elsewhere: only slurm.conf's names are checked");
 	like(msgs, "E: t.conf:5: NodeName=N1: N1 is no node", "  %s", msgs);
 	nsconf_free(c);
@@ -424,13 +424,13 @@ int main(void)
 {
 	char cwd[PATH_MAX / 2 - 32];
 
-	snprintf(tmp, sizeof(tmp), "/var/lib/test_nscheck.XXXXXX");
+	snprintf(tmp, sizeof(tmp), "/var/lib/test_confcheck.XXXXXX");
 	if (!mkdtemp(tmp)) {
 		if (!getcwd(cwd, sizeof(cwd))) {
 			printf("Bail out! getcwd\n");
 			return 1;
 		}
-		snprintf(tmp, sizeof(tmp), "%s/test_nscheck.XXXXXX", cwd);
+		snprintf(tmp, sizeof(tmp), "%s/test_confcheck.XXXXXX", cwd);
 		if (!mkdtemp(tmp)) {
 			printf("Bail out! mkdtemp %s\n", tmp);
 			return 1;

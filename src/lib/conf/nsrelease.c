@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "ns/nsrelease.h"
+#include "conf/nsrelease.h"
 
 /*
  * One rule: a file that asks() for something is refused by every release

@@ -17,7 +17,7 @@
 #include <strings.h>
 
 #include "dev/cdidoc.h"
-#include "ns/nsimport.h"
+#include "conf/nsimport.h"
 
 struct conv {
 	FILE *out;

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "ns/nsconf_int.h"
+#include "conf/nsconf_int.h"
 
 static const char *const shared_dirs[] = NSCONF_SHARED_DIRS;
 
@@ -142,33 +142,26 @@ int nsconf_key_size(struct parser *p, struct nsconf *c, const char *key,
 	return 0;
 }
 
+/* One entry of Options, its bit added to the declaration's. */
+static int option_add(struct parser *p, const char *key, const char *item,
+		      void *arg)
+{
+	(void)arg;
+	for (size_t i = 0; i < N_OPTIONS; i++) {
+		if (!strcasecmp(item, option_names[i].name)) {
+			p->decl.options |= option_names[i].bit;
+			return 0;
+		}
+	}
+	return nsconf_error(p, "%s: unknown option \"%s\" (use noexec, "
+			   "nosuid, nodev or ro)", key, item);
+}
+
 int nsconf_key_options(struct parser *p, struct nsconf *c, const char *key,
 		       const char *value)
 {
-	const char *s = value;
-
 	(void)c;
-	for (;;) {
-		size_t len = strcspn(s, ","), i;
-
-		for (i = 0; i < N_OPTIONS; i++) {
-			if (strlen(option_names[i].name) == len &&
-			    !strncasecmp(s, option_names[i].name, len))
-				break;
-		}
-		if (!len)
-			return nsconf_error(p, "%s: empty entry in \"%s\"", key,
-					   value);
-		if (i == N_OPTIONS)
-			return nsconf_error(p, "%s: unknown option \"%.*s\" "
-					   "(use noexec, nosuid, nodev or ro)",
-					   key, (int)len, s);
-		p->decl.options |= option_names[i].bit;
-		s += len;
-		if (!*s)
-			return 0;
-		s++;
-	}
+	return nsconf_list_each(p, key, value, option_add, NULL);
 }
 
 /*

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
-#include "util/confpath.h"
+#include "conf/confpath.h"
 
 /* path (+ "/slurm.conf" when name) into out[len].  0, or -1. */
 static int put(char *out, size_t len, const char *path, const char *name)

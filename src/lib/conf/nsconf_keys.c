@@ -11,8 +11,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "conf/nsconf_int.h"
 #include "dev/devpolicy.h"
-#include "ns/nsconf_int.h"
 
 static const char *const shared_dirs[] = NSCONF_SHARED_DIRS;
 
@@ -63,10 +63,17 @@ static int key_auto_base_path(struct parser *p, struct nsconf *c,
 	return nsconf_bool_parse(p, &c->auto_base_path, key, value);
 }
 
-/* Check one Dirs entry and add it as dirs[*n].  Returns 0 or -1. */
+/* Dirs' entries so far. */
+struct dir_list {
+	char **dirs;		/* max + 1, NULL-terminated */
+	size_t n;
+};
+
+/* Check one Dirs entry and add it to the list.  Returns 0 or -1. */
 static int dir_add(struct parser *p, const char *key, const char *item,
-		   char **dirs, size_t *n)
+		   void *arg)
 {
+	struct dir_list *d = arg;
 	char *path;
 
 	if (nsconf_dir_spelling_check(p, key, item) < 0)
@@ -77,58 +84,39 @@ static int dir_add(struct parser *p, const char *key, const char *item,
 		free(path);
 		return -1;
 	}
-	if (nsconf_dirs_have(dirs, *n, path)) {
+	if (nsconf_dirs_have(d->dirs, d->n, path)) {
 		free(path);
 		return nsconf_error(p, "%s: \"%s\" is listed twice", key, item);
 	}
-	dirs[*n] = path;
-	if (nsconf_dir_backing_check(p, key, dirs, *n) < 0)
-		return -1; /* dirs[*n] is freed with dirs */
-	(*n)++;
+	d->dirs[d->n] = path;
+	if (nsconf_dir_backing_check(p, key, d->dirs, d->n) < 0)
+		return -1; /* d->dirs[d->n] is freed with d->dirs */
+	d->n++;
 	return 0;
 }
 
 static int key_dirs(struct parser *p, struct nsconf *c, const char *key,
 		    const char *value)
 {
-	size_t n = 0, max = 1;
-	const char *s;
-	char **dirs;
-	char *item = NULL;
+	struct dir_list d = { NULL, 0 };
+	size_t max = 1;
 
-	for (s = value; *s; s++)
+	for (const char *s = value; *s; s++)
 		max += *s == ',';
 	/* mntns plans every mount before fork(), in a fixed array. */
 	if (max > NSCONF_MAX_DIRS)
 		return nsconf_error(p, "%s: %zu entries in \"%s\", at most %d "
 				   "are supported", key, max, value,
 				   NSCONF_MAX_DIRS);
-	if (!(dirs = calloc(max + 1, sizeof(*dirs))))
+	if (!(d.dirs = calloc(max + 1, sizeof(*d.dirs))))
 		return -1;
-	for (s = value; ; s++) {
-		size_t len = strcspn(s, ",");
-
-		if (len == 0) {
-			nsconf_error(p, "%s: empty entry in \"%s\"", key, value);
-			goto error;
-		}
-		if (!(item = strndup(s, len)))
-			goto error;
-		if (dir_add(p, key, item, dirs, &n) < 0)
-			goto error;
-		free(item);
-		item = NULL;
-		s += len;
-		if (!*s)
-			break;
+	if (nsconf_list_each(p, key, value, dir_add, &d) < 0) {
+		nsconf_dirs_free(d.dirs);
+		return -1;
 	}
 	nsconf_dirs_free(c->dirs);
-	c->dirs = dirs;
+	c->dirs = d.dirs;
 	return 0;
-error:
-	free(item);
-	nsconf_dirs_free(dirs);
-	return -1;
 }
 
 static int key_init_script(struct parser *p, struct nsconf *c,
@@ -331,6 +319,33 @@ static int key_device_policy(struct parser *p, struct nsconf *c,
 			   "strict or none)", key, value);
 }
 
+/* CDISpecDirs' entries so far, joined by ",". */
+struct cdi_dirs {
+	char *out;
+	size_t len;
+};
+
+/* Append one CDISpecDirs entry, normalised. */
+static int cdi_dir_add(struct parser *p, const char *key, const char *item,
+		       void *arg)
+{
+	struct cdi_dirs *d = arg;
+	char *path = nsconf_path_normalize(p, key, item), *grown;
+
+	if (!path)
+		return -1;
+	grown = realloc(d->out, d->len + strlen(path) + 2);
+	if (!grown) {
+		free(path);
+		return -1;
+	}
+	d->out = grown;
+	d->len += (size_t)sprintf(d->out + d->len, "%s%s", d->len ? "," : "",
+				  path);
+	free(path);
+	return 0;
+}
+
 /*
  * Absolute directories, comma-separated, each normalised; "none" (the
  * default) reads no spec.  Whether they exist is the load's business.
@@ -338,47 +353,51 @@ static int key_device_policy(struct parser *p, struct nsconf *c,
 static int key_cdi_spec_dirs(struct parser *p, struct nsconf *c,
 			     const char *key, const char *value)
 {
-	char *out = NULL, *path, *grown;
-	size_t len = 0;
+	struct cdi_dirs d = { NULL, 0 };
 
 	if (!strcasecmp(value, "none")) {
 		free(c->cdi_spec_dirs);
 		c->cdi_spec_dirs = NULL;
 		return 0;
 	}
-	for (const char *s = value; ; s++) {
-		size_t n = strcspn(s, ",");
-		char *item = strndup(s, n);
-
-		if (!item)
-			goto error;
-		if (!n) {
-			free(item);
-			nsconf_error(p, "%s: empty entry in \"%s\"", key, value);
-			goto error;
-		}
-		path = nsconf_path_normalize(p, key, item);
-		free(item);
-		if (!path)
-			goto error;
-		grown = realloc(out, len + strlen(path) + 2);
-		if (!grown) {
-			free(path);
-			goto error;
-		}
-		out = grown;
-		len += (size_t)sprintf(out + len, "%s%s", len ? "," : "", path);
-		free(path);
-		s += n;
-		if (!*s)
-			break;
+	if (nsconf_list_each(p, key, value, cdi_dir_add, &d) < 0) {
+		free(d.out);
+		return -1;
 	}
 	free(c->cdi_spec_dirs);
-	c->cdi_spec_dirs = out;
+	c->cdi_spec_dirs = d.out;
 	return 0;
-error:
-	free(out);
-	return -1;
+}
+
+/* KeepPaths' entries so far, and the value they come from. */
+struct keep_list {
+	const char *value;
+	char **paths;		/* NSCONF_MAX_KEEP + 1, NULL-terminated */
+	size_t n;
+};
+
+/* Add one KeepPaths entry: at most NSCONF_MAX_KEEP, none twice, no %. */
+static int keep_add(struct parser *p, const char *key, const char *item,
+		    void *arg)
+{
+	struct keep_list *k = arg;
+	char *path;
+
+	if (k->n == NSCONF_MAX_KEEP)
+		return nsconf_error(p, "%s: more than %d entries in \"%s\"",
+				    key, NSCONF_MAX_KEEP, k->value);
+	if (nsconf_dir_spelling_check(p, key, item) < 0 ||
+	    !(path = nsconf_path_normalize(p, key, item)))
+		return -1;
+	if (strchr(path, '%') || nsconf_dirs_have(k->paths, k->n, path)) {
+		nsconf_error(p, "%s: \"%s\" %s", key, path,
+			     strchr(path, '%') ? "has a %: a node path "
+			     "is kept as it is" : "is listed twice");
+		free(path);
+		return -1;
+	}
+	k->paths[k->n++] = path;
+	return 0;
 }
 
 /*
@@ -389,55 +408,22 @@ error:
 static int key_keep_paths(struct parser *p, struct nsconf *c,
 			  const char *key, const char *value)
 {
-	char **paths = NULL;
-	size_t n = 0;
+	struct keep_list k = { value, NULL, 0 };
 
 	if (!strcasecmp(value, "none")) {
 		nsconf_dirs_free(c->keep_paths);
 		c->keep_paths = NULL;
 		return 0;
 	}
-	if (!(paths = calloc(NSCONF_MAX_KEEP + 1, sizeof(*paths))))
+	if (!(k.paths = calloc(NSCONF_MAX_KEEP + 1, sizeof(*k.paths))))
 		return -1;
-	for (const char *s = value; ; s++) {
-		size_t len = strcspn(s, ",");
-		char *item, *path;
-
-		if (!len) {
-			nsconf_error(p, "%s: empty entry in \"%s\"", key, value);
-			goto error;
-		}
-		if (n == NSCONF_MAX_KEEP) {
-			nsconf_error(p, "%s: more than %d entries in \"%s\"",
-				     key, NSCONF_MAX_KEEP, value);
-			goto error;
-		}
-		if (!(item = strndup(s, len)))
-			goto error;
-		if (nsconf_dir_spelling_check(p, key, item) < 0 ||
-		    !(path = nsconf_path_normalize(p, key, item))) {
-			free(item);
-			goto error;
-		}
-		free(item);
-		if (strchr(path, '%') || nsconf_dirs_have(paths, n, path)) {
-			nsconf_error(p, "%s: \"%s\" %s", key, path,
-				     strchr(path, '%') ? "has a %: a node path "
-				     "is kept as it is" : "is listed twice");
-			free(path);
-			goto error;
-		}
-		paths[n++] = path;
-		s += len;
-		if (!*s)
-			break;
+	if (nsconf_list_each(p, key, value, keep_add, &k) < 0) {
+		nsconf_dirs_free(k.paths);
+		return -1;
 	}
 	nsconf_dirs_free(c->keep_paths);
-	c->keep_paths = paths;
+	c->keep_paths = k.paths;
 	return 0;
-error:
-	nsconf_dirs_free(paths);
-	return -1;
 }
 
 /* Indexed by enum key. */

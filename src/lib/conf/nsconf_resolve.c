@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ns/nsconf_int.h"
+#include "conf/nsconf_int.h"
 
 /* How specific a setting is: unset, on a global line, on a NodeName line. */
 enum rank { RANK_NONE, RANK_GLOBAL, RANK_NODE };

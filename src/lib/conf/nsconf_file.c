@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "ns/nsconf_file.h"
+#include "conf/nsconf_file.h"
 
 /* Only "no such file" means absent: anything else is for the loader. */
 static bool exists(const char *path)

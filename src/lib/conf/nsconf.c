@@ -10,9 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ns/dquota.h"
-#include "ns/nsconf_int.h"
-#include "ns/nsloop.h"
+#include "conf/nsconf_int.h"
 
 static const char *const default_dirs[] = { "/tmp", "/dev/shm", NULL };
 
@@ -124,7 +122,7 @@ static int tmp_disk_limit_check(struct parser *p)
 	if (!nsconf_disk_limited(c))
 		return 0;
 	if (c->tmp_backend == NSCONF_TMP_LOOP &&
-	    c->tmp_disk_limit < NSLOOP_MIN_BYTES) {
+	    c->tmp_disk_limit < NSCONF_LOOP_MIN_BYTES) {
 		p->line = p->conf->lines.tmp_disk_limit;
 		return nsconf_error(p, "TmpDiskLimit: below 1M, the smallest "
 				   "filesystem TmpBackend=loop makes");
@@ -132,7 +130,7 @@ static int tmp_disk_limit_check(struct parser *p)
 	/* Per-job limits get their own default (mntns: of each job's size). */
 	if (!c->tmp_inode_limit && !c->tmp_disk_request && !c->tmp_disk_gres)
 		p->conf->tmp_inode_limit =
-			dquota_default_inodes(c->tmp_disk_limit);
+			nsconf_default_inodes(c->tmp_disk_limit);
 	while (c->dirs[n])
 		n++;
 	p->line = p->conf->lines.tmp_disk_limit;
@@ -354,6 +352,7 @@ static void parser_free(struct parser *p)
 	nsconf_decl_list_free(&p->global);
 	nsconf_decl_list_free(&p->scoped);
 	nsconf_decl_list_free(&p->node);
+	nsconf_allow_read_free(p);
 	errno = saved;
 }
 
@@ -460,4 +459,11 @@ struct nsconf *nsconf_load_text(const char *text, const char *path,
 		return NULL;
 	}
 	return load_owned(copy, path, nodename, hostname, rep);
+}
+
+uint64_t nsconf_default_inodes(uint64_t bytes)
+{
+	uint64_t n = bytes / NSCONF_INODE_RATIO;
+
+	return n > NSCONF_INODES_MIN ? n : NSCONF_INODES_MIN;
 }

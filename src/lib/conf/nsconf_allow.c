@@ -5,38 +5,52 @@
  * set, and the NodeName lines that name the node add up into a set of
  * their own that replaces the global one for that node (a node's list is
  * written out whole, so that no global entry reaches it unseen).
- * DeviceAllow=none empties the set of its kind.  See nsconf_int.h.
+ * DeviceAllow=none empties the set of its kind.  Each value is read
+ * once (devallow_read), on pass 1, and its entries handed on with it.
+ * See nsconf_int.h.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "conf/nsconf_int.h"
 #include "dev/devallow.h"
-#include "dev/devpolicy.h"
-#include "ns/nsconf_int.h"
-
-void nsconf_allow_free(struct nsconf *c)
-{
-	for (size_t i = 0; i < c->allow_count; i++)
-		free(c->allow[i].value);
-	free(c->allow);
-	free(c->device_allow);
-	c->allow = NULL;
-	c->allow_count = 0;
-	c->device_allow = NULL;
-}
 
 /* Drop c's DeviceAllow lines: a NodeName set begins, or "none". */
 static void allow_clear(struct nsconf *c)
 {
-	for (size_t i = 0; i < c->allow_count; i++)
+	for (size_t i = 0; i < c->allow_count; i++) {
 		free(c->allow[i].value);
+		devallow_list_free(&c->allow[i].entries);
+	}
 	c->allow_count = 0;
 }
 
-/* Append one line's value to c's set.  Returns 0 or -1 (ENOMEM). */
-static int allow_push(struct nsconf *c, const char *value, int line)
+void nsconf_allow_free(struct nsconf *c)
+{
+	allow_clear(c);
+	free(c->allow);
+	free(c->device_allow);
+	c->allow = NULL;
+	c->device_allow = NULL;
+}
+
+void nsconf_allow_read_free(struct parser *p)
+{
+	for (size_t i = 0; i < p->allow_read_count; i++)
+		devallow_list_free(&p->allow_read[i].entries);
+	free(p->allow_read);
+	p->allow_read = NULL;
+	p->allow_read_count = 0;
+}
+
+/*
+ * Append one line's value to c's set, with its entries (moved: *entries
+ * is empty after).  Returns 0 or -1 (ENOMEM).
+ */
+static int allow_push(struct nsconf *c, const char *value, int line,
+		      struct devallow_list *entries)
 {
 	struct nsconf_allow *v;
 	char *copy = strdup(value);
@@ -51,8 +65,44 @@ static int allow_push(struct nsconf *c, const char *value, int line)
 	c->allow = v;
 	v[c->allow_count].value = copy;
 	v[c->allow_count].line = line;
+	v[c->allow_count].entries = *entries;
+	memset(entries, 0, sizeof(*entries));
 	c->allow_count++;
 	return 0;
+}
+
+/*
+ * Keep a NodeName line's entries, read on pass 1, for pass 2 (moved).
+ * Returns 0 or -1 (ENOMEM).
+ */
+static int allow_keep(struct parser *p, struct devallow_list *entries)
+{
+	struct nsconf_allow *v;
+
+	v = realloc(p->allow_read, (p->allow_read_count + 1) * sizeof(*v));
+	if (!v)
+		return -1;
+	p->allow_read = v;
+	v[p->allow_read_count] = (struct nsconf_allow){
+		.line = p->line,
+		.entries = *entries,
+	};
+	memset(entries, 0, sizeof(*entries));
+	p->allow_read_count++;
+	return 0;
+}
+
+/* Pass 2: take the entries pass 1 read on this line (moved). */
+static void allow_take(struct parser *p, struct devallow_list *entries)
+{
+	for (size_t i = 0; i < p->allow_read_count; i++) {
+		if (p->allow_read[i].line == p->line) {
+			*entries = p->allow_read[i].entries;
+			memset(&p->allow_read[i].entries, 0,
+			       sizeof(*entries));
+			return;
+		}
+	}
 }
 
 /* Tell whether one entry of the comma-separated value is "none". */
@@ -74,12 +124,14 @@ static bool has_none(const char *value)
 }
 
 /*
- * The syntax of every line is checked on pass 1, which sees every line
- * once: a typo on another node's line must stop this slurmd too, as every
- * other error in the file does, not wait for that node to start.  Devices
- * are not looked at: this node need not have them.
+ * Every line is read on pass 1, which sees every line once: a typo on
+ * another node's line must stop this slurmd too, as every other error in
+ * the file does, not wait for that node to start.  Devices are not looked
+ * at: this node need not have them.  What is read is kept (out), so that
+ * nothing reads the value again.
  */
-static int allow_check(struct parser *p, const char *key, const char *value)
+static int allow_read(struct parser *p, const char *key, const char *value,
+		      struct devallow_list *out)
 {
 	struct report check;
 
@@ -89,7 +141,7 @@ static int allow_check(struct parser *p, const char *key, const char *value)
 	if (!strcasecmp(value, "none"))
 		return 0;
 	report_init(&check, NULL, NULL);
-	if (devallow_check(value, &check) >= 0)
+	if (devallow_read(value, out, &check) >= 0)
 		return 0;
 	if (errno == ENOMEM)
 		return -1;
@@ -103,8 +155,19 @@ static int allow_check(struct parser *p, const char *key, const char *value)
 int nsconf_key_device_allow(struct parser *p, struct nsconf *c,
 			    const char *key, const char *value)
 {
-	if (!p->pass2 && allow_check(p, key, value) < 0)
+	struct devallow_list entries = { NULL, 0, 0 };
+	int rc;
+
+	if (!p->pass2 && allow_read(p, key, value, &entries) < 0)
 		return -1;
+	/* Pass 1 reads a NodeName line into scratch: keep it for pass 2. */
+	if (!p->pass2 && c != p->conf) {
+		rc = allow_keep(p, &entries);
+		devallow_list_free(&entries);
+		return rc;
+	}
+	if (p->pass2)
+		allow_take(p, &entries);
 	/* The node's first line replaces the global set. */
 	if (p->pass2 && !(p->node_set & (1u << KEY_DEVICE_ALLOW))) {
 		allow_clear(c);
@@ -116,7 +179,9 @@ int nsconf_key_device_allow(struct parser *p, struct nsconf *c,
 		return 0;
 	}
 	c->allow_none_line = 0;
-	return allow_push(c, value, p->line);
+	rc = allow_push(c, value, p->line, &entries);
+	devallow_list_free(&entries);
+	return rc;
 }
 
 int nsconf_allow_join(struct nsconf *c)

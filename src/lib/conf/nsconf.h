@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dev/devallow.h"
 #include "dev/devpolicy.h"
 #include "util/report.h"
 
@@ -131,6 +132,9 @@ struct nsconf_lines {
 struct nsconf_allow {
 	char *value;		/* as written, "SPEC ACCESS,..." */
 	int line;
+	struct devallow_list entries; /* value, read once at load: what
+				       * devpolicy_load_lines() and the
+				       * checks resolve */
 };
 
 /* A NodeName= value of the file, whichever node it names. */
@@ -149,6 +153,23 @@ struct nsconf_scope {
 
 /* TmpInodeLimit's smallest value: what a job's setup makes itself. */
 #define NSCONF_INODE_FLOOR 64
+
+/*
+ * The inode limit that goes with a block limit of bytes when the admin
+ * sets none: one inode per 16 KiB (ext4's default ratio, so that jobs
+ * cannot run BasePath out of inodes before they run it out of blocks),
+ * and never fewer than NSCONF_INODES_MIN.  The parser fills
+ * TmpInodeLimit with it; ns/mntns.c sizes a job's own limit with it.
+ */
+#define NSCONF_INODE_RATIO 16384
+#define NSCONF_INODES_MIN 1024
+uint64_t nsconf_default_inodes(uint64_t bytes);
+
+/*
+ * The smallest filesystem TmpBackend=loop makes (ns/nsloop.h): ext4's
+ * metadata must leave room for files.
+ */
+#define NSCONF_LOOP_MIN_BYTES (1024 * 1024)
 
 struct nsconf {
 	char *base_path;          /* NULL when BasePath=none; %h and %n
@@ -182,7 +203,7 @@ struct nsconf {
 				   * allocation here is the job's limit in
 				   * bytes, NULL = unset */
 	uint64_t tmp_inode_limit; /* its inode limit: TmpInodeLimit, or
-				   * dquota_default_inodes() of the size */
+				   * nsconf_default_inodes() of the size */
 	/*
 	 * TmpBackend: how TmpDiskLimit holds: a project quota on BasePath's
 	 * filesystem (dir, the default), or a filesystem of the job's own
@@ -202,8 +223,9 @@ struct nsconf {
 	 * This node's DeviceAllow lines: the global ones add up, and the
 	 * NodeName lines that name the node add up and replace them;
 	 * DeviceAllow=none empties the set of its kind.  devpolicy_load_lines()
-	 * resolves them.  The syntax of every DeviceAllow of the file,
-	 * whichever node its line names, has been checked by the parser.
+	 * resolves their entries.  Every DeviceAllow of the file, whichever
+	 * node its line names, has been read (and its syntax checked) once,
+	 * by the parser.
 	 */
 	struct nsconf_allow *allow;
 	size_t allow_count;
@@ -229,7 +251,7 @@ struct nsconf {
 	char *file;
 	/*
 	 * The text the settings were parsed from, exactly: what slurmd
-	 * hands each slurmstepd (ns/nsconf_msg.h), so that both hold one
+	 * hands each slurmstepd (conf/nsconf_msg.h), so that both hold one
 	 * parse of one file
 	 */
 	char *text;
@@ -258,7 +280,7 @@ struct nsconf *nsconf_load_host(const char *path, const char *nodename,
 
 /*
  * nsconf_load_host() from text, the file's contents as read before
- * (slurmd's, handed to slurmstepd: ns/nsconf_msg.h), with the same checks:
+ * (slurmd's, handed to slurmstepd: conf/nsconf_msg.h), with the same checks:
  * path names the file in messages and in conf->file.  Text longer than
  * NSCONF_MAX_SIZE is refused (EFBIG).  Returns as nsconf_load_host().
  */
@@ -290,7 +312,7 @@ void nsconf_free(struct nsconf *conf);
  * without its leading '/', every further '/' made '_' ("/var/tmp" ->
  * "var_tmp").  Returns 0, or -1 with errno = EINVAL when dir is not
  * absolute or the name would be "", ".", ".." or one jobdir_reserved()
- * refuses (ns/jobdir.h), or ENAMETOOLONG when it would not fit len or
+ * refuses (conf/jobdir.h), or ENAMETOOLONG when it would not fit len or
  * NAME_MAX.  Two entries may map to one name ("/var/tmp", "/var_tmp"): the parser refuses such pairs.
  */
 int nsconf_backing_name(const char *dir, char *buf, size_t len);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * nscheck.h - what a namespace.conf can say that parses, yet fails every
+ * confcheck.h - what a namespace.conf can say that parses, yet fails every
  * job or applies to no node: checks that depend on the node as it is now
- * or on slurm.conf, which the parser (ns/nsconf.h) cannot see.
+ * or on slurm.conf, which the parser (conf/nsconf.h) cannot see.
  *
  *   InitScript,      missing, no regular file, or executable by nobody:
  *   CloneNSScript,   every job of the node would fail (or its end, for
@@ -35,15 +35,15 @@
  *
  * Every message starts "FILE:LINE: " with the line of the setting.
  */
-#ifndef DEVNS_NSCHECK_H
-#define DEVNS_NSCHECK_H
+#ifndef DEVNS_CONFCHECK_H
+#define DEVNS_CONFCHECK_H
 
 #include <stdbool.h>
 
-#include "ns/nsconf.h"
+#include "conf/nsconf.h"
 #include "util/report.h"
 
-struct nscheck_args {
+struct confcheck_args {
 	/*
 	 * devns check: every check, and a Source= whose fixed part is
 	 * missing is an error; false (slurmd): the scripts and Source= only,
@@ -69,7 +69,7 @@ struct nscheck_args {
  * problem is reported, not only the first.  Returns 0, or -1 with errno
  * EINVAL after reporting an error (warnings do not fail it), or ENOMEM.
  */
-int nscheck_run(const struct nsconf *conf, const struct nscheck_args *args,
+int confcheck_run(const struct nsconf *conf, const struct confcheck_args *args,
 		struct report *rep);
 
-#endif /* DEVNS_NSCHECK_H */
+#endif /* DEVNS_CONFCHECK_H */

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ns/nsconf.h"
+#include "conf/nsconf.h"
 #include "util/safepath.h"
 
 /* "FILE:LINE: " or "FILE: " for what line set, into buf[len]. */

@@ -23,7 +23,7 @@
 
 #include <stddef.h>
 
-#include "ns/nsconf.h"
+#include "conf/nsconf.h"
 #include "util/report.h"
 
 #define NSCONF_MSG_MAGIC "DVNS"

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ns/nsconf_msg.h"
+#include "conf/nsconf_msg.h"
 #include "util/fdutil.h"
 
 #define WHAT "the settings from slurmd"

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "ns/nsconf_int.h"
+#include "conf/nsconf_int.h"
 #include "slurmconv/hostmatch.h"
 
 /* ---- lines ----------------------------------------------------------- */

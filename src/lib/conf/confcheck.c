@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * nscheck.c - the checks of namespace.conf against the node as it is now
- * and against slurm.conf's node names.  See nscheck.h.
+ * confcheck.c - the checks of namespace.conf against the node as it is now
+ * and against slurm.conf's node names.  See confcheck.h.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -14,9 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "conf/confcheck.h"
 #include "dev/devallow.h"
 #include "dev/devpolicy.h"
-#include "ns/nscheck.h"
 #include "slurmconv/hostexpand.h"
 #include "slurmconv/hostmatch.h"
 #include "util/safepath.h"
@@ -25,12 +25,12 @@
  * The most names of one NodeName value compared with slurm.conf: a value
  * with more (n[0-999999999]) is not a list of real nodes, and is skipped.
  */
-#define NSCHECK_MAX_NAMES 100000
+#define CONFCHECK_MAX_NAMES 100000
 
 /* The state of one run: errors are counted, every one is reported. */
 struct check {
 	const struct nsconf *conf;
-	const struct nscheck_args *args;
+	const struct confcheck_args *args;
 	struct report *rep;
 	int errors;
 };
@@ -284,7 +284,7 @@ static int devices_check(struct check *k)
 
 	for (size_t i = 0; i < k->conf->allow_count; i++) {
 		where(k, k->conf->allow[i].line, at, sizeof(at));
-		if (devallow_check_patterns(k->conf->allow[i].value, at,
+		if (devallow_check_patterns(&k->conf->allow[i].entries, at,
 					     k->args->proc_devices,
 					     k->rep) == 0)
 			continue;
@@ -384,8 +384,8 @@ static int scope_check(struct check *k, const struct nsconf_scope *s)
 	char at[PATH_MAX + 16], more[64] = "";
 
 	/* E2BIG: too many to be real nodes; EINVAL: cannot be. */
-	if (hostexpand(s->hostlist, NSCHECK_MAX_NAMES, name_count, &n) < 0 ||
-	    hostexpand(s->hostlist, NSCHECK_MAX_NAMES, name_check, &n) < 0)
+	if (hostexpand(s->hostlist, CONFCHECK_MAX_NAMES, name_count, &n) < 0 ||
+	    hostexpand(s->hostlist, CONFCHECK_MAX_NAMES, name_check, &n) < 0)
 		return errno == ENOMEM ? -1 : 0;
 	where(k, s->line, at, sizeof(at));
 	if (n.cased) {
@@ -429,7 +429,7 @@ static int node_names_check(struct check *k)
 	return 0;
 }
 
-int nscheck_run(const struct nsconf *conf, const struct nscheck_args *args,
+int confcheck_run(const struct nsconf *conf, const struct confcheck_args *args,
 		struct report *rep)
 {
 	struct check k = { .conf = conf, .args = args, .rep = rep };
