@@ -323,7 +323,7 @@ const struct nsconf_dir *nsconf_dir_find(const struct nsconf *conf,
 
 /*
  * Write into buf[len] the Source= template tmpl (as the parser accepted
- * it) with %j made job_id, %S the job's SLUID (util/sluid.h), %u user, %n
+ * it) with %j made job_id, %S the job's SLUID (slurmconv/sluid.h), %u user, %n
  * node and %% a '%'.  user and node must be single path components (not
  * empty, ".", "..", no '/' and no control character); they may be NULL
  * when tmpl does not use them, and sluid 0 (before Slurm 25.11) when it

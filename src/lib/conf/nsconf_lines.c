@@ -6,7 +6,7 @@
  * pass 2 applies the NodeName lines that name this node, in order.  So a
  * later line wins over an earlier one of its kind, and a matching
  * NodeName line wins over global lines wherever it stands.  Lines and
- * Key=Value pairs are cut by util/confread.
+ * Key=Value pairs are cut by slurmconv/confread.
  */
 #include <errno.h>
 #include <stdlib.h>
