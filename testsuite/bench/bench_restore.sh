@@ -26,7 +26,12 @@
 #                records and device cgroups is left (polled every 0.2 s,
 #                up to DEVNS_BENCH_TIMEOUT seconds, default 300)
 #
-# and the load average at the start.  The cluster is stopped at the end.
+# and the load average at the start, the counts of leftovers before and at
+# the end, and beside what the plant made, what a real job (a `sleep` on
+# node1, cancelled before the crash) had while it ran: its directory's
+# entries, the mounts under it, its record, its device cgroup and programs.
+# The cluster is stopped at the end, and the planted cgroups removed,
+# however the script ends.
 # Exit status: 0, or 1 when the cluster failed, the job failed or the
 # leftovers outlived the timeout.
 set -u
@@ -38,7 +43,22 @@ timeout=${DEVNS_BENCH_TIMEOUT:-300}
 first=3000000	# far above the cluster's own job ids
 plant=${DEVNS_BUILD_DIR:-$top/build}/testsuite/bench/bench_restore_plant
 
-die() { echo "bench_restore: $*" >&2; "$CLUSTER" stop >/dev/null 2>&1; exit 1; }
+die() { echo "bench_restore: $*" >&2; exit 1; }
+
+# However it ends (an interrupt too), nothing planted stays: the cluster's
+# stop unmounts what is under its root and removes the root (directories,
+# records); the planted device cgroups, outside it, go here (their
+# programs with them).
+cg=
+cleanup() {
+	"$CLUSTER" stop >/dev/null 2>&1
+	if [[ -n $cg && -d $cg ]]; then
+		find "$cg" -mindepth 1 -maxdepth 1 -type d -name 'job_3[0-9][0-9][0-9][0-9][0-9][0-9]' \
+			-exec rmdir {} + 2>/dev/null
+	fi
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
 
 [[ $(id -u) == 0 ]] || { echo "bench_restore: needs root" >&2; exit 1; }
 [[ -x $plant ]] || { echo "bench_restore: build $plant first (make)" >&2; exit 1; }
@@ -58,6 +78,38 @@ for _ in $(seq 100); do
 	sleep 0.2
 done
 
+# What a real job leaves while it runs, beside what the plant makes, so
+# that the two can be compared: the entries of its directory, the mounts
+# under it in the host's namespace, its record, its device cgroup and the
+# programs attached there.  One line.
+layout() {
+	local id=$1 entries mounts rec=no cgroup=no progs=-
+	entries=$(ls -A "$base/$id" 2>/dev/null | sort | tr '\n' ' ')
+	mounts=$(grep -c " $base/$id[/ ]" /proc/self/mountinfo)
+	[[ -e $spool/devns_filter_$id ]] && rec=yes
+	if [[ -d $cg/job_$id ]]; then
+		cgroup=yes
+		command -v bpftool >/dev/null &&
+			progs=$(bpftool cgroup list "$cg/job_$id" 2>/dev/null | grep -c device)
+	fi
+	echo "directory: ${entries:-none}; mounts under it: $mounts; record: $rec; device cgroup: $cgroup, device programs there: $progs"
+}
+real=$("$CLUSTER" run -- sbatch -w node1 --parsable -o /dev/null --wrap 'sleep 300') ||
+	die "the sample job was not taken"
+real=${real%%;*}
+for _ in $(seq 100); do
+	[[ -e $base/$real/.ns && -e $spool/devns_filter_$real ]] && break
+	sleep 0.1
+done
+sleep 1	# its batch step in, after the extern step
+real_layout=$(layout "$real")
+"$CLUSTER" run -- scancel "$real"
+for _ in $(seq 100); do
+	[[ $("$CLUSTER" run -- sinfo -h -n node1 -o %T 2>/dev/null) == idle && ! -e $base/$real &&
+		-z $(compgen -G "$base/.reap-*") ]] && break
+	sleep 0.2
+done
+
 # What is left of the planted jobs: directories, mounts under BasePath,
 # records, cgroups.  One line of four counts.
 left() {
@@ -74,6 +126,8 @@ pid=$(cat "$DEVNS_CLUSTER_ROOT/run/slurmd-node1.pid" 2>/dev/null) || die "no slu
 kill -KILL "$pid" 2>/dev/null
 for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 "$plant" "$base" "$spool" node1 "$first" "$count" || die "planting failed"
+echo "a running job's ($real):  $real_layout"
+echo "a planted ended job's:    $(layout "$first")"
 echo "left before the restart (directories, mounts, records, cgroups): $(left)"
 load=$(cut -d' ' -f1-3 /proc/loadavg)
 lines=$(wc -l <"$log")
@@ -103,6 +157,6 @@ if [[ -n $gone ]]; then
 else
 	printf '  all gone     not within %d s: left %s\n' "$timeout" "$(left)"
 fi
+echo "left at the end (directories, mounts, records, cgroups): $(left)"
 tail -n +"$((lines + 1))" "$log" | grep -E 'restore:' | sed 's/^/  log: /'
-"$CLUSTER" stop >/dev/null 2>&1
 [[ -n $gone ]]
