@@ -26,6 +26,10 @@
 #                records and device cgroups is left (polled every 0.2 s,
 #                up to DEVNS_BENCH_TIMEOUT seconds, default 300)
 #
+# then the one-task sruns run one after another from "job ran" until all
+# was gone (how many, how many failed, median and longest wall time, the
+# cluster.sh run overhead included) against five after it (the floor),
+#
 # and the load average at the start, the counts of leftovers before and at
 # the end, and beside what the plant made, what a real job (a `sleep` on
 # node1, cancelled before the crash) had while it ran: its directory's
@@ -135,6 +139,19 @@ lines=$(wc -l <"$log")
 t_reg=$(date +%s.%N)
 "$CLUSTER" run -- srun -w node1 true || die "the job after the restart failed"
 t_job=$(date +%s.%N)
+# Jobs one after another on node1 while restore works behind slurmd, each
+# timed (start, end, exit status): whether the cleanup holds job starts.
+during=$(mktemp /tmp/bench_restore.XXXXXX)
+stopf=$during.stop
+(
+	while [[ ! -e $stopf ]]; do
+		s=$(date +%s.%N)
+		"$CLUSTER" run -- srun -w node1 true >/dev/null 2>&1
+		rc=$?
+		echo "$s $(date +%s.%N) $rc"
+	done >"$during"
+) &
+sruns=$!
 gone=
 while :; do
 	now=$(date +%s.%N)
@@ -146,6 +163,27 @@ while :; do
 	fi
 	sleep 0.2
 done
+touch "$stopf"
+wait "$sruns"
+# The same job with nothing left behind, five times: the floor.
+: >"$during.after"
+for _ in 1 2 3 4 5; do
+	s=$(date +%s.%N)
+	"$CLUSTER" run -- srun -w node1 true >/dev/null 2>&1
+	echo "$s $(date +%s.%N) $?" >>"$during.after"
+done
+# "N jobs, F failed, median M s, longest L s" of the lines of a file
+# whose jobs started before $2 (empty: all).
+job_times() {
+	local n f
+	n=$(awk -v u="${2:-}" 'u == "" || $1 < u' "$1" | wc -l)
+	((n)) || { echo none; return; }
+	f=$(awk -v u="${2:-}" '(u == "" || $1 < u) && $3 != 0' "$1" | wc -l)
+	awk -v u="${2:-}" 'u == "" || $1 < u { printf "%.3f\n", $2 - $1 }' "$1" | sort -n |
+		awk -v n="$n" -v f="$f" '{ d[NR] = $1 }
+			END { printf "%d jobs, %d failed, median %.2f s, longest %.2f s\n", n, f,
+				(n % 2 ? d[(n + 1) / 2] : (d[n / 2] + d[n / 2 + 1]) / 2), d[n] }'
+}
 started=$(tail -n +"$((lines + 1))" "$log" | grep -m1 'slurmd version .* started' | sed 's/^\[\([^]]*\)\].*/\1/')
 [[ -n $started ]] || die "no start line in $log"
 t0=$(date -d "$started" +%s.%N)
@@ -158,5 +196,8 @@ else
 	printf '  all gone     not within %d s: left %s\n' "$timeout" "$(left)"
 fi
 echo "left at the end (directories, mounts, records, cgroups): $(left)"
+echo "  srun -w node1 true while restore worked: $(job_times "$during" "${gone:-}")"
+echo "  the same after, nothing left:            $(job_times "$during.after")"
+rm -f "$during" "$during.after" "$stopf"
 tail -n +"$((lines + 1))" "$log" | grep -E 'restore:' | sed 's/^/  log: /'
 [[ -n $gone ]]
