@@ -114,12 +114,13 @@ for _ in $(seq 100); do
 	sleep 0.2
 done
 
-# What is left of the planted jobs: directories, mounts under BasePath,
-# records, cgroups.  One line of four counts.
+# What is left of the planted jobs (their ids only: the sruns below run
+# meanwhile): directories, mounts under BasePath, records, cgroups.  One
+# line of four counts.
 left() {
 	local dirs mounts recs cgs
-	dirs=$(find "$base" -mindepth 1 -maxdepth 1 \( -name '3[0-9][0-9][0-9][0-9][0-9][0-9]' -o -name '.reap-*' \) 2>/dev/null | wc -l)
-	mounts=$(grep -c " $base/" /proc/self/mountinfo)
+	dirs=$(find "$base" -mindepth 1 -maxdepth 1 \( -name '3[0-9][0-9][0-9][0-9][0-9][0-9]' -o -name '.reap-3[0-9][0-9][0-9][0-9][0-9][0-9]-*' \) 2>/dev/null | wc -l)
+	mounts=$(grep -cE " $base/(\.reap-)?3[0-9]{6}[-/ ]" /proc/self/mountinfo)
 	recs=$(find "$spool" -maxdepth 1 -name 'devns_filter_3[0-9][0-9][0-9][0-9][0-9][0-9]' 2>/dev/null | wc -l)
 	cgs=$(find "$cg" -mindepth 1 -maxdepth 1 -name 'job_3[0-9][0-9][0-9][0-9][0-9][0-9]' 2>/dev/null | wc -l)
 	echo "$dirs $mounts $recs $cgs"
