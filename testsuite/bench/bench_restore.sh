@@ -35,7 +35,9 @@
 # node1, cancelled before the crash) had while it ran: its directory's
 # entries, the mounts under it, its record, its device cgroup and programs.
 # The cluster is stopped at the end, and the planted cgroups removed,
-# however the script ends.
+# however the script ends; DEVNS_BENCH_LOG=DIR keeps the cluster's logs
+# there first (with DEVNS_SLURM_CONF_EXTRA=DebugFlags=JobContainer, on
+# 22.05, they say where each job's setup and each removal spent its time).
 # Exit status: 0, or 1 when the cluster failed, the job failed or the
 # leftovers outlived the timeout.
 set -u
@@ -55,6 +57,9 @@ die() { echo "bench_restore: $*" >&2; exit 1; }
 # programs with them).
 cg=
 cleanup() {
+	if [[ -n ${DEVNS_BENCH_LOG:-} && -n ${DEVNS_CLUSTER_LOGDIR:-} ]]; then
+		mkdir -p "$DEVNS_BENCH_LOG" && cp "$DEVNS_CLUSTER_LOGDIR"/*.log "$DEVNS_BENCH_LOG"/
+	fi
 	"$CLUSTER" stop >/dev/null 2>&1
 	if [[ -n $cg && -d $cg ]]; then
 		find "$cg" -mindepth 1 -maxdepth 1 -type d -name 'job_3[0-9][0-9][0-9][0-9][0-9][0-9]' \
