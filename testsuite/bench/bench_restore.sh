@@ -26,7 +26,18 @@
 #                records and device cgroups is left (polled every 0.2 s,
 #                up to DEVNS_BENCH_TIMEOUT seconds, default 300)
 #
-# and the load average at the start.  The cluster is stopped at the end.
+# then the one-task sruns run one after another from "job ran" until all
+# was gone (how many, how many failed, median and longest wall time, the
+# cluster.sh run overhead included) against five after it (the floor),
+#
+# and the load average at the start, the counts of leftovers before and at
+# the end, and beside what the plant made, what a real job (a `sleep` on
+# node1, cancelled before the crash) had while it ran: its directory's
+# entries, the mounts under it, its record, its device cgroup and programs.
+# The cluster is stopped at the end, and the planted cgroups removed,
+# however the script ends; DEVNS_BENCH_LOG=DIR keeps the cluster's logs
+# there first (with DEVNS_SLURM_CONF_EXTRA=DebugFlags=JobContainer, on
+# 22.05, they say where each job's setup and each removal spent its time).
 # Exit status: 0, or 1 when the cluster failed, the job failed or the
 # leftovers outlived the timeout.
 set -u
@@ -38,7 +49,25 @@ timeout=${DEVNS_BENCH_TIMEOUT:-300}
 first=3000000	# far above the cluster's own job ids
 plant=${DEVNS_BUILD_DIR:-$top/build}/testsuite/bench/bench_restore_plant
 
-die() { echo "bench_restore: $*" >&2; "$CLUSTER" stop >/dev/null 2>&1; exit 1; }
+die() { echo "bench_restore: $*" >&2; exit 1; }
+
+# However it ends (an interrupt too), nothing planted stays: the cluster's
+# stop unmounts what is under its root and removes the root (directories,
+# records); the planted device cgroups, outside it, go here (their
+# programs with them).
+cg=
+cleanup() {
+	if [[ -n ${DEVNS_BENCH_LOG:-} && -n ${DEVNS_CLUSTER_LOGDIR:-} ]]; then
+		mkdir -p "$DEVNS_BENCH_LOG" && cp "$DEVNS_CLUSTER_LOGDIR"/*.log "$DEVNS_BENCH_LOG"/
+	fi
+	"$CLUSTER" stop >/dev/null 2>&1
+	if [[ -n $cg && -d $cg ]]; then
+		find "$cg" -mindepth 1 -maxdepth 1 -type d -name 'job_3[0-9][0-9][0-9][0-9][0-9][0-9]' \
+			-exec rmdir {} + 2>/dev/null
+	fi
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
 
 [[ $(id -u) == 0 ]] || { echo "bench_restore: needs root" >&2; exit 1; }
 [[ -x $plant ]] || { echo "bench_restore: build $plant first (make)" >&2; exit 1; }
@@ -58,12 +87,45 @@ for _ in $(seq 100); do
 	sleep 0.2
 done
 
-# What is left of the planted jobs: directories, mounts under BasePath,
-# records, cgroups.  One line of four counts.
+# What a real job leaves while it runs, beside what the plant makes, so
+# that the two can be compared: the entries of its directory, the mounts
+# under it in the host's namespace, its record, its device cgroup and the
+# programs attached there.  One line.
+layout() {
+	local id=$1 entries mounts rec=no cgroup=no progs=-
+	entries=$(ls -A "$base/$id" 2>/dev/null | sort | tr '\n' ' ')
+	mounts=$(grep -c " $base/$id[/ ]" /proc/self/mountinfo)
+	[[ -e $spool/devns_filter_$id ]] && rec=yes
+	if [[ -d $cg/job_$id ]]; then
+		cgroup=yes
+		command -v bpftool >/dev/null &&
+			progs=$(bpftool cgroup list "$cg/job_$id" 2>/dev/null | grep -c device)
+	fi
+	echo "directory: ${entries:-none}; mounts under it: $mounts; record: $rec; device cgroup: $cgroup, device programs there: $progs"
+}
+real=$("$CLUSTER" run -- sbatch -w node1 --parsable -o /dev/null --wrap 'sleep 300') ||
+	die "the sample job was not taken"
+real=${real%%;*}
+for _ in $(seq 100); do
+	[[ -e $base/$real/.ns && -e $spool/devns_filter_$real ]] && break
+	sleep 0.1
+done
+sleep 1	# its batch step in, after the extern step
+real_layout=$(layout "$real")
+"$CLUSTER" run -- scancel "$real"
+for _ in $(seq 100); do
+	[[ $("$CLUSTER" run -- sinfo -h -n node1 -o %T 2>/dev/null) == idle && ! -e $base/$real &&
+		-z $(compgen -G "$base/.reap-*") ]] && break
+	sleep 0.2
+done
+
+# What is left of the planted jobs (their ids only: the sruns below run
+# meanwhile): directories, mounts under BasePath, records, cgroups.  One
+# line of four counts.
 left() {
 	local dirs mounts recs cgs
-	dirs=$(find "$base" -mindepth 1 -maxdepth 1 \( -name '3[0-9][0-9][0-9][0-9][0-9][0-9]' -o -name '.reap-*' \) 2>/dev/null | wc -l)
-	mounts=$(grep -c " $base/" /proc/self/mountinfo)
+	dirs=$(find "$base" -mindepth 1 -maxdepth 1 \( -name '3[0-9][0-9][0-9][0-9][0-9][0-9]' -o -name '.reap-3[0-9][0-9][0-9][0-9][0-9][0-9]-*' \) 2>/dev/null | wc -l)
+	mounts=$(grep -cE " $base/(\.reap-)?3[0-9]{6}[-/ ]" /proc/self/mountinfo)
 	recs=$(find "$spool" -maxdepth 1 -name 'devns_filter_3[0-9][0-9][0-9][0-9][0-9][0-9]' 2>/dev/null | wc -l)
 	cgs=$(find "$cg" -mindepth 1 -maxdepth 1 -name 'job_3[0-9][0-9][0-9][0-9][0-9][0-9]' 2>/dev/null | wc -l)
 	echo "$dirs $mounts $recs $cgs"
@@ -74,6 +136,8 @@ pid=$(cat "$DEVNS_CLUSTER_ROOT/run/slurmd-node1.pid" 2>/dev/null) || die "no slu
 kill -KILL "$pid" 2>/dev/null
 for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 "$plant" "$base" "$spool" node1 "$first" "$count" || die "planting failed"
+echo "a running job's ($real):  $real_layout"
+echo "a planted ended job's:    $(layout "$first")"
 echo "left before the restart (directories, mounts, records, cgroups): $(left)"
 load=$(cut -d' ' -f1-3 /proc/loadavg)
 lines=$(wc -l <"$log")
@@ -81,6 +145,19 @@ lines=$(wc -l <"$log")
 t_reg=$(date +%s.%N)
 "$CLUSTER" run -- srun -w node1 true || die "the job after the restart failed"
 t_job=$(date +%s.%N)
+# Jobs one after another on node1 while restore works behind slurmd, each
+# timed (start, end, exit status): whether the cleanup holds job starts.
+during=$(mktemp /tmp/bench_restore.XXXXXX)
+stopf=$during.stop
+(
+	while [[ ! -e $stopf ]]; do
+		s=$(date +%s.%N)
+		"$CLUSTER" run -- srun -w node1 true >/dev/null 2>&1
+		rc=$?
+		echo "$s $(date +%s.%N) $rc"
+	done >"$during"
+) &
+sruns=$!
 gone=
 while :; do
 	now=$(date +%s.%N)
@@ -92,6 +169,27 @@ while :; do
 	fi
 	sleep 0.2
 done
+touch "$stopf"
+wait "$sruns"
+# The same job with nothing left behind, five times: the floor.
+: >"$during.after"
+for _ in 1 2 3 4 5; do
+	s=$(date +%s.%N)
+	"$CLUSTER" run -- srun -w node1 true >/dev/null 2>&1
+	echo "$s $(date +%s.%N) $?" >>"$during.after"
+done
+# "N jobs, F failed, median M s, longest L s" of the lines of a file
+# whose jobs started before $2 (empty: all).
+job_times() {
+	local n f
+	n=$(awk -v u="${2:-}" 'u == "" || $1 < u' "$1" | wc -l)
+	((n)) || { echo none; return; }
+	f=$(awk -v u="${2:-}" '(u == "" || $1 < u) && $3 != 0' "$1" | wc -l)
+	awk -v u="${2:-}" 'u == "" || $1 < u { printf "%.3f\n", $2 - $1 }' "$1" | sort -n |
+		awk -v n="$n" -v f="$f" '{ d[NR] = $1 }
+			END { printf "%d jobs, %d failed, median %.2f s, longest %.2f s\n", n, f,
+				(n % 2 ? d[(n + 1) / 2] : (d[n / 2] + d[n / 2 + 1]) / 2), d[n] }'
+}
 started=$(tail -n +"$((lines + 1))" "$log" | grep -m1 'slurmd version .* started' | sed 's/^\[\([^]]*\)\].*/\1/')
 [[ -n $started ]] || die "no start line in $log"
 t0=$(date -d "$started" +%s.%N)
@@ -103,6 +201,9 @@ if [[ -n $gone ]]; then
 else
 	printf '  all gone     not within %d s: left %s\n' "$timeout" "$(left)"
 fi
+echo "left at the end (directories, mounts, records, cgroups): $(left)"
+echo "  srun -w node1 true while restore worked: $(job_times "$during" "${gone:-}")"
+echo "  the same after, nothing left:            $(job_times "$during.after")"
+rm -f "$during" "$during.after" "$stopf"
 tail -n +"$((lines + 1))" "$log" | grep -E 'restore:' | sed 's/^/  log: /'
-"$CLUSTER" stop >/dev/null 2>&1
 [[ -n $gone ]]

@@ -1044,6 +1044,15 @@ static void test_restore_behind(void)
 	ok(calls[OP_NS_DELETE] >= 2, "  the ended jobs' namespaces removed");
 	like(lines, "3 ended or unknown jobs left was looked at",
 	     "  and it says when it is done");
+	{
+		static const char first[] = "restore: 3 jobs left something (found in ";
+		const char *nl = strchr(lines, '\n');
+
+		ok(strncmp(lines, first, strlen(first)) == 0 && nl &&
+		   strstr(lines, " ms); looking at them behind slurmd\n") ==
+			   nl - strlen(" ms); looking at them behind slurmd"),
+		   "  after saying first, before returning, what it found and how long that took");
+	}
 	rmdir(dir);	/* the fake ns_delete removes nothing */
 	jobct_release(node, 160, NULL);
 	ok(jobct_restore_finish(NULL, true) == 0 && !jobct_restore_busy(NULL),

@@ -497,7 +497,8 @@ struct jobct_restorer;
 /*
  * slurmd start: restore without holding slurmd up.  Finds now, in one
  * pass over BasePath, the device cgroups and the markers, which jobs left
- * something (and clears the pool an earlier slurmd left); then a thread
+ * something (and clears the pool an earlier slurmd left), and says in
+ * a notice how many and how long that took (none: no line); then a thread
  * of the caller, at nice 10, asks args->alive() about each job and
  * releases it when it ended, as jobct_restore_run() (found and dry_run
  * are not used), logging through rep's callback.  A job is kept or

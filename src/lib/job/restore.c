@@ -373,6 +373,7 @@ struct jobct_restorer *jobct_restore_start(const struct jobct_node *node,
 					   struct report *rep)
 {
 	struct jobct_restorer *r = calloc(1, sizeof(*r));
+	double find_ms;
 	int err;
 
 	if (!r) {
@@ -387,6 +388,12 @@ struct jobct_restorer *jobct_restore_start(const struct jobct_node *node,
 	r->log = rep->log;
 	r->log_arg = rep->log_arg;
 	r->rc = restore_find(node, &r->args, &r->set, rep);
+	find_ms = elapsed_ms(&r->start);
+	/* What slurmd's start waited for, where an admin sees it (before
+	 * the thread, whose lines come after it). */
+	if (r->set.count)
+		report_notice(rep, "restore: %zu jobs left something (found in %.1f ms); looking at them behind slurmd",
+			      r->set.count, find_ms);
 	if ((err = pthread_create(&r->thread, NULL, restorer_main, r))) {
 		report_errno(rep, err, "restore: no thread to work behind slurmd, so now");
 		if (restore_each(node, &r->args, &r->set, rep) < 0)
@@ -396,8 +403,6 @@ struct jobct_restorer *jobct_restore_start(const struct jobct_node *node,
 		errno = err;
 		return NULL;
 	}
-	report_info(rep, "restore: %zu jobs left something; looking at them behind slurmd",
-		    r->set.count);
 	return r;
 }
 
