@@ -18,10 +18,12 @@
 #      host, shared with the guest; DEVNS_GUEST_RELEASE=22.05: Debian's)
 #      under systemd with CgroupPlugin=cgroup/v2 and ConstrainRAMSpace
 #      and Cores, as on a real node (devices: devns's filter alone, and
-#      with Slurm's ConstrainDevices in test_cgroupv2); then Debian's
-#      22.05 in the guest (DEVNS_GUEST_RELEASES) with the tests whose
-#      subject differs by release; then SchedMD's slurm-smd packages built,
-#      installed in a fresh guest and a job run (testsuite/package-smd.sh)
+#      with Slurm's ConstrainDevices in test_cgroupv2), and the soak; then
+#      SchedMD's slurm-smd packages built, installed in a fresh guest and
+#      a job run (testsuite/package-smd.sh).  Beside it, a second guest
+#      (vm.sh's DEVNS_VM_INSTANCE=2), in a chain of its own, runs the
+#      tests whose subject differs by release on Debian's 22.05, 23.11,
+#      24.11, 25.11 and 26.11 (DEVNS_GUEST_RELEASES), one cluster each
 #   4. the fuzzers (testsuite/fuzz/run.sh) and the mutation pass
 #      (testsuite/mutation/mutate.sh); make distcheck (one check: the tarball builds out of tree, its unit
 #      tests pass, it installs, uninstalls and cleans up); the plugins
@@ -58,8 +60,10 @@
 # build against every other release (DEVNS_MATRIX_RELEASES picks them);
 # DEVNS_SKIP_RPM=1 the RPM; DEVNS_SKIP_SMD=1 SchedMD's packages
 # (testsuite/package-smd.sh, in the guest's chain);
-# DEVNS_GUEST_RELEASES="22.05 25.11" the other releases the guest runs
-# ("none": none), DEVNS_GUEST_TESTS_<X_Y> their tests;
+# DEVNS_GUEST_RELEASES="22.05 25.11" the other releases the second guest
+# runs ("none": none), DEVNS_GUEST_TESTS_<X_Y> their tests;
+# DEVNS_GUEST_INSTANCES=1 runs them in the first guest, after its own
+# release's tests (one guest at a time, as before);
 # DEVNS_RELEASES="22.05"
 # (default "22.05 26.05 25.11 23.11 26.11"; 24.11 too) picks the releases of stage 5
 # ("none": none);
