@@ -285,7 +285,7 @@ guest_layout_check() {
 guest_stop() {
 	local vm=$top/testsuite/vm/vm.sh
 	"$vm" status >/dev/null 2>&1 || return 0
-	say "pure cgroup-v2 guest$(guest_suffix): stop"
+	say "pure cgroup-v2 guest${DEVNS_VM_INSTANCE:+ $DEVNS_VM_INSTANCE}: stop"
 	"$vm" stop >"$results/guest-stop$(guest_suffix).log" 2>&1 ||
 		{ echo "not ok - the guest did not stop"; failed=$((failed + 1)); }
 }
