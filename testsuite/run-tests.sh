@@ -354,7 +354,8 @@ guest_release_tests() {
 }
 
 # build_lock NAME: hold the lock of release NAME's build until the calling
-# (command-substitution) subshell ends.
+# subshell (a command substitution, or ( ... )) ends: never call it, or a
+# function that does, in the main shell.
 build_lock() {
 	local fd
 	exec {fd}>"$results/.build-$1.lock"
@@ -475,7 +476,10 @@ guest_heading() {
 guest_chain_pids=() guest_chain_names=()
 guest_chain_start() {
 	say "pure cgroup-v2 guest: build (its stages then run beside the host's)"
-	if ! guest_build "$GUEST_RELEASE" >/dev/null 2>"$results/guest-build.log"; then
+	# In a subshell: the build lock ends with it (held here, it would be
+	# held by this shell for the whole run, and the chain's own build
+	# would wait for it for ever).
+	if ! (guest_build "$GUEST_RELEASE") >/dev/null 2>"$results/guest-build.log"; then
 		echo "not ok - building for Slurm $GUEST_RELEASE (the guest's) failed:"
 		tail -30 "$results/guest-build.log"
 		failed=$((failed + 1))
