@@ -18,10 +18,12 @@
 #      host, shared with the guest; DEVNS_GUEST_RELEASE=22.05: Debian's)
 #      under systemd with CgroupPlugin=cgroup/v2 and ConstrainRAMSpace
 #      and Cores, as on a real node (devices: devns's filter alone, and
-#      with Slurm's ConstrainDevices in test_cgroupv2); then Debian's
-#      22.05 in the guest (DEVNS_GUEST_RELEASES) with the tests whose
-#      subject differs by release; then SchedMD's slurm-smd packages built,
-#      installed in a fresh guest and a job run (testsuite/package-smd.sh)
+#      with Slurm's ConstrainDevices in test_cgroupv2), and the soak; then
+#      SchedMD's slurm-smd packages built, installed in a fresh guest and
+#      a job run (testsuite/package-smd.sh).  Beside it, a second guest
+#      (vm.sh's DEVNS_VM_INSTANCE=2), in a chain of its own, runs the
+#      tests whose subject differs by release on Debian's 22.05, 23.11,
+#      24.11, 25.11 and 26.11 (DEVNS_GUEST_RELEASES), one cluster each
 #   4. the fuzzers (testsuite/fuzz/run.sh) and the mutation pass
 #      (testsuite/mutation/mutate.sh); make distcheck (one check: the tarball builds out of tree, its unit
 #      tests pass, it installs, uninstalls and cleans up); the plugins
@@ -58,8 +60,10 @@
 # build against every other release (DEVNS_MATRIX_RELEASES picks them);
 # DEVNS_SKIP_RPM=1 the RPM; DEVNS_SKIP_SMD=1 SchedMD's packages
 # (testsuite/package-smd.sh, in the guest's chain);
-# DEVNS_GUEST_RELEASES="22.05 25.11" the other releases the guest runs
-# ("none": none), DEVNS_GUEST_TESTS_<X_Y> their tests;
+# DEVNS_GUEST_RELEASES="22.05 25.11" the other releases the second guest
+# runs ("none": none), DEVNS_GUEST_TESTS_<X_Y> their tests;
+# DEVNS_GUEST_INSTANCES=1 runs them in the first guest, after its own
+# release's tests (one guest at a time, as before);
 # DEVNS_RELEASES="22.05"
 # (default "22.05 26.05 25.11 23.11 26.11"; 24.11 too) picks the releases of stage 5
 # ("none": none);
@@ -281,8 +285,8 @@ guest_layout_check() {
 guest_stop() {
 	local vm=$top/testsuite/vm/vm.sh
 	"$vm" status >/dev/null 2>&1 || return 0
-	say "pure cgroup-v2 guest: stop"
-	"$vm" stop >"$results/guest-stop.log" 2>&1 ||
+	say "pure cgroup-v2 guest${DEVNS_VM_INSTANCE:+ $DEVNS_VM_INSTANCE}: stop"
+	"$vm" stop >"$results/guest-stop$(guest_suffix).log" 2>&1 ||
 		{ echo "not ok - the guest did not stop"; failed=$((failed + 1)); }
 }
 
@@ -312,14 +316,26 @@ GUEST_INTEGRATION=${DEVNS_GUEST_INTEGRATION:-test_tmpdisk test_devices test_adop
 # or on the release DEVNS_SOAK_RELEASE names.
 GUEST_SOAK_JOBS=${DEVNS_GUEST_SOAK_JOBS:-100}
 
-# The other releases the guest runs after GUEST_RELEASE, one cluster each,
-# with the test files whose subject differs by release
-# (guest_release_tests): by default 22.05, Debian 12's own package (the
-# guest's), as a Debian 12 node runs it; 23.11 (Ubuntu 24.04's), 24.11,
-# 25.11 and 26.11 with DEVNS_GUEST_RELEASES (each about 12 minutes of the
-# emulated guest: more than CI's time allows).  "none": none.
-GUEST_RELEASES=${DEVNS_GUEST_RELEASES:-22.05}
+# The other releases the guest runs, one cluster each, with the test files
+# whose subject differs by release (guest_release_tests): 22.05, Debian
+# 12's own package (the guest's), as a Debian 12 node runs it; 23.11
+# (Ubuntu 24.04's), 24.11 (Debian 13's), 25.11 and 26.11 (the development
+# tree), each on the host's build under /opt copied into the guest.
+# "none": none.
+GUEST_RELEASES=${DEVNS_GUEST_RELEASES:-22.05 23.11 24.11 25.11 26.11}
 [ "$GUEST_RELEASES" = none ] && GUEST_RELEASES=
+
+# They run in a second guest (testsuite/vm's DEVNS_VM_INSTANCE=2), a chain
+# of its own beside the first guest's and the host's stages: an emulated
+# guest keeps about one of the two cores busy, and the host's clusters
+# leave the CPU idle a third of the time.  DEVNS_GUEST_INSTANCES=1 runs
+# them in the first guest after GUEST_RELEASE's tests, as before (one
+# guest at a time: a machine with less memory, or one core).
+GUEST_INSTANCES=${DEVNS_GUEST_INSTANCES:-2}
+case $GUEST_INSTANCES in
+1 | 2) ;;
+*) echo "DEVNS_GUEST_INSTANCES='$GUEST_INSTANCES': 1 or 2" >&2; exit 2 ;;
+esac
 
 # guest_release_tests NAME: the tests the guest runs on release NAME:
 # GUEST_INTEGRATION on GUEST_RELEASE; on the others the namespace,
@@ -338,7 +354,8 @@ guest_release_tests() {
 }
 
 # build_lock NAME: hold the lock of release NAME's build until the calling
-# (command-substitution) subshell ends.
+# subshell (a command substitution, or ( ... )) ends: never call it, or a
+# function that does, in the main shell.
 build_lock() {
 	local fd
 	exec {fd}>"$results/.build-$1.lock"
@@ -347,23 +364,32 @@ build_lock() {
 
 # guest_build NAME: the plugins for release NAME, for the guest's cluster
 # to install; prints "PREFIX BUILD-DIR".  22.05 is the guest's Debian
-# package: the plain build's plugins.
+# package: the plain build's plugins.  Built, never installed: the guest
+# copies the Slurm prefix at boot and its cluster.sh installs the plugins
+# into that copy, so a guest's chain never writes a host PluginDir that a
+# host cluster runs from; the host's stage installs its own
+# (build_for_release).  Under the release's build lock, as the host's
+# builds are: one make per tree at a time, one Slurm build per release
+# (slurm-release.sh caches it under /opt).
 guest_build() {
-	local prefix build
+	local prefix=/usr build version
 	build=$(release_build_dir "$1")
-	if [ "$1" = 22.05 ]; then
-		prefix=/usr
-		build_lock 22.05
-		"$top/scripts/build.sh" --no-install "$build" >&2 || return 1
+	build_lock "$1"
+	if [ "$1" != 22.05 ]; then
+		version=$(release_version "$1") || { echo "unknown release $1" >&2; return 1; }
+		prefix=$("$top/scripts/slurm-release.sh" "$version") || return 1
+		"$top/scripts/build.sh" --no-install --slurm "$prefix" "$build" >&2 || return 1
 	else
-		prefix=$(build_for_release "$1") || return 1
+		"$top/scripts/build.sh" --no-install "$build" >&2 || return 1
 	fi
 	echo "$prefix $build"
 }
 
+# guest_integration_stage NAME...: the guest's cluster on each release
+# NAME, with its tests, one after the other in this chain's guest.
 guest_integration_stage() {
 	local name
-	for name in $GUEST_RELEASE $GUEST_RELEASES; do
+	for name in "$@"; do
 		guest_cluster_run "$name" $(guest_release_tests "$name")
 	done
 }
@@ -434,37 +460,81 @@ guest_heading() {
 	fi
 }
 
-# The guest's stages (its unit tests, then its cluster's integration tests)
-# run beside the host's from distcheck on: the emulated guest is bound by
-# the CPU, the host's clusters mostly wait on Slurm, and QEMU runs niced.
-# They share nothing the host's stages write: the guest's Slurm and its
-# plugins are built here first (build_for_release then finds them built),
-# the guest's cluster is its own, and the host's stages build the release
-# trees they use themselves.  Its output, counts and stage times join the
-# run's when guest_chain_wait collects them, at the end.
+# The guests' stages run beside the host's from the fuzzers on: an
+# emulated guest is bound by the CPU, the host's clusters mostly wait on
+# Slurm, and QEMU runs niced.  Two chains, one guest each: the first
+# guest's unit tests, its cluster on GUEST_RELEASE with GUEST_INTEGRATION
+# and the soak, then SchedMD's packages; the second guest's clusters on
+# GUEST_RELEASES (with DEVNS_GUEST_INSTANCES=1 the first chain runs those
+# too, after GUEST_RELEASE).  They share nothing the host's stages write:
+# each guest and its cluster are its own, the plugins are built under each
+# release's build lock and not installed on the host (guest_build).
+# GUEST_RELEASE's are built here first, so that the tree is configured
+# (and autoreconf run) before anything runs beside it.  Each chain's
+# output, counts and stage times join the run's when guest_chain_wait
+# collects them, at the end.
+guest_chain_pids=() guest_chain_names=()
 guest_chain_start() {
-	local prefix
 	say "pure cgroup-v2 guest: build (its stages then run beside the host's)"
-	if prefix=$(build_for_release "$GUEST_RELEASE" 2>"$results/guest-build.log"); then
-		release_prefix[$GUEST_RELEASE]=$prefix
-	else
+	# In a subshell: the build lock ends with it (held here, it would be
+	# held by this shell for the whole run, and the chain's own build
+	# would wait for it for ever).
+	if ! (guest_build "$GUEST_RELEASE") >/dev/null 2>"$results/guest-build.log"; then
 		echo "not ok - building for Slurm $GUEST_RELEASE (the guest's) failed:"
 		tail -30 "$results/guest-build.log"
 		failed=$((failed + 1))
 		return
 	fi
 	end_stage
+	if [ "$GUEST_INSTANCES" = 2 ]; then
+		guest_chain_fork 1 guest_first_chain "$GUEST_RELEASE"
+		[ -z "$GUEST_RELEASES" ] || guest_chain_fork 2 guest_releases_chain $GUEST_RELEASES
+	else
+		guest_chain_fork 1 guest_first_chain "$GUEST_RELEASE" $GUEST_RELEASES
+	fi
+}
+
+# guest_first_chain NAME...: the first guest's unit tests, its clusters on
+# releases NAME..., then SchedMD's packages (a guest booted afresh).
+guest_first_chain() {
+	[ -n "${DEVNS_SKIP_UNIT:-}" ] || guest_stage
+	guest_integration_stage "$@"
+	guest_stop
+	[ -n "${DEVNS_SKIP_SMD:-}" ] || smd_stage
+}
+
+# guest_releases_chain NAME...: the second guest's clusters on releases
+# NAME..., one after the other (the guest restarts for another Slurm
+# prefix: vm.sh copies it at boot).
+guest_releases_chain() {
+	guest_integration_stage "$@"
+	guest_stop
+}
+
+# guest_chain_fork N FUNCTION ARG...: FUNCTION ARG... in the background,
+# in guest instance N (DEVNS_VM_INSTANCE, which vm.sh and cluster.sh read),
+# with counts of its own written to guest-chain[-N].counts for
+# guest_chain_wait, and its output to guest-chain[-N].out.
+guest_chain_fork() {
+	local n=$1 name=guest-chain
+	shift
+	[ "$n" = 1 ] || name=$name-$n
+	rm -f "$results/$name.counts"
 	(
+		export DEVNS_VM_INSTANCE=$n
 		passed=0 failed=0 skipped=0 ref_passed=0 ref_failed=0 stage_times=()
-		[ -n "${DEVNS_SKIP_UNIT:-}" ] || guest_stage
-		guest_integration_stage
-		guest_stop
-		[ -n "${DEVNS_SKIP_SMD:-}" ] || smd_stage
+		"$@"
 		end_stage
 		declare -p passed failed skipped ref_passed ref_failed stage_times \
-			>"$results/guest-chain.counts"
-	) >"$results/guest-chain.out" 2>&1 </dev/null &
-	guest_chain_pid=$!
+			>"$results/$name.counts"
+	) >"$results/$name.out" 2>&1 </dev/null &
+	guest_chain_pids+=($!) guest_chain_names+=("$name")
+}
+
+# guest_suffix: "" in the first guest, "-N" in instance N: the name of
+# its own logs where a file is per guest, not per release.
+guest_suffix() {
+	[ "${DEVNS_VM_INSTANCE:-1}" = 1 ] || echo "-$DEVNS_VM_INSTANCE"
 }
 
 # SchedMD's own Debian packages (testsuite/package-smd.sh): slurm-smd
@@ -479,19 +549,30 @@ smd_stage() {
 		"$top/testsuite/package-smd.sh" "$results/smd"
 }
 
+# guest_chain_wait: each guest chain in turn (guest_chain_fork): its
+# output, then its counts and stage times added to the run's.
 guest_chain_wait() {
-	[ -n "${guest_chain_pid:-}" ] || return 0
-	printf '\n=== [%s] waiting for the guest'"'"'s stages (run beside the host'"'"'s)\n' "$(mmss $SECONDS)"
-	wait "$guest_chain_pid"
-	cat "$results/guest-chain.out"
-	if ! [ -s "$results/guest-chain.counts" ]; then
-		echo "not ok - the guest's stages ended without their counts"
+	local i
+	for i in "${!guest_chain_pids[@]}"; do
+		guest_chain_collect "${guest_chain_pids[$i]}" "${guest_chain_names[$i]}"
+	done
+}
+
+# guest_chain_collect PID NAME: wait for one chain and take its results.
+guest_chain_collect() {
+	local pid=$1 name=$2
+	printf '\n=== [%s] waiting for %s: the guest'"'"'s stages (run beside the host'"'"'s)\n' \
+		"$(mmss $SECONDS)" "$name"
+	wait "$pid"
+	cat "$results/$name.out"
+	if ! [ -s "$results/$name.counts" ]; then
+		echo "not ok - the guest's stages ($name) ended without their counts"
 		failed=$((failed + 1))
 		return
 	fi
 	# Its declare lines, renamed g_*: locals of this function.
 	# shellcheck disable=SC1090
-	source <(sed -E 's/^declare (-[a-zA-Z-]+ )?/declare \1g_/' "$results/guest-chain.counts")
+	source <(sed -E 's/^declare (-[a-zA-Z-]+ )?/declare \1g_/' "$results/$name.counts")
 	passed=$((passed + g_passed)) failed=$((failed + g_failed)) skipped=$((skipped + g_skipped))
 	ref_passed=$((ref_passed + g_ref_passed)) ref_failed=$((ref_failed + g_ref_failed))
 	stage_times+=("${g_stage_times[@]}")
@@ -519,7 +600,8 @@ mutation_stage() {
 distcheck_stage() {
 	local log=$results/distcheck.log start=$SECONDS src
 	say "make distcheck"
-	if ! "$top/scripts/build.sh" --no-install "$top/build" >"$log" 2>&1 ||
+	# Under 22.05's build lock: a guest's chain may be building this tree.
+	if ! (build_lock 22.05 && "$top/scripts/build.sh" --no-install "$top/build") >"$log" 2>&1 ||
 	   ! src=$("$top/scripts/slurm-source.sh" 2>>"$log"); then
 		echo "not ok - make distcheck: the build failed:"; tail -30 "$log"
 		failed=$((failed + 1))
@@ -578,14 +660,12 @@ release_build_dir() {
 
 # build_for_release NAME: build Slurm NAME where Debian has no package for it,
 # then build and install the plugins for it (22.05 in package mode: build
-# only, the package installs them); prints the Slurm prefix.
-declare -A release_prefix=()
+# only, the package installs them); prints the Slurm prefix.  The guests'
+# chains build the same trees (guest_build; a no-op make here when they
+# did first), never install them.
 build_for_release() {
-	local name=$1 prefix version lock
-	# Built already this run (the guest's release, before its stages):
-	# not again, nor installed again under a guest that runs it.
-	[ -z "${release_prefix[$name]:-}" ] || { echo "${release_prefix[$name]}"; return; }
-	# The guest's chain and the host's stages may build one release at
+	local name=$1 prefix version
+	# A guest's chain and the host's stages may build one release at
 	# once: one after the other (the lock goes with this subshell).
 	build_lock "$name"
 	if [ "$name" = 22.05 ]; then

@@ -392,7 +392,8 @@ usage: $PROG COMMAND [ARGS]
 
 cluster root: $ROOT (DEVNS_CLUSTER_ROOT)
 DEVNS_CLUSTER_VM=1: every verb runs in the QEMU guest of testsuite/vm (pure cgroup v2);
-start boots it, stop powers it off too (DEVNS_VM_KEEP=1: leaves it running)
+start boots it, stop powers it off too (DEVNS_VM_KEEP=1: leaves it running);
+DEVNS_VM_INSTANCE=N: the Nth guest, with a cluster of its own (guests run side by side)
 EOF
 }
 

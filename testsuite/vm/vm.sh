@@ -43,8 +43,19 @@ REPO=$(cd -- "$HERE/../.." && pwd -P)
 readonly HERE REPO SELF=$HERE/${BASH_SOURCE[0]##*/}
 
 readonly CACHE=${DEVNS_VM_CACHE:-/var/cache/slurm-devns/vm}
-readonly STATE=${DEVNS_VM_STATE:-/run/slurm-devns-vm}
-readonly LOCK_FILE=/run/lock/slurm-devns-vm.lock
+# DEVNS_VM_INSTANCE=N (1 to 99; 1 when unset): which of several guests that run side by side
+# this is. Each has its own state directory (console log, QEMU's pid, its ssh port and the ssh
+# master's socket), lock and QEMU name; instance 1 has the names one guest always had. The
+# image cache is shared: a guest only reads it, and building it takes IMAGE_LOCK.
+readonly INSTANCE=${DEVNS_VM_INSTANCE:-1}
+[[ $INSTANCE =~ ^[1-9][0-9]?$ ]] || {
+	echo "$PROG: error: DEVNS_VM_INSTANCE='$INSTANCE': not a number from 1 to 99" >&2
+	exit 2
+}
+if ((INSTANCE == 1)); then readonly SUFFIX=""; else readonly SUFFIX=-$INSTANCE; fi
+readonly STATE=${DEVNS_VM_STATE:-/run/slurm-devns-vm$SUFFIX}
+readonly LOCK_FILE=/run/lock/slurm-devns-vm$SUFFIX.lock
+readonly IMAGE_LOCK=/run/lock/slurm-devns-vm-image.lock
 readonly CONSOLE_LOG=$STATE/console.log
 
 readonly MEM=${DEVNS_VM_MEM:-4G} SMP=${DEVNS_VM_SMP:-2}
@@ -106,8 +117,10 @@ host_shares() {
 	done
 }
 
-# The guest's fixed name, also the alias its host key is pinned under.
+# The guest's fixed name, also the alias its host key is pinned under (the image's, the same
+# for every instance). QEMU's process name tells the instances apart.
 readonly GUEST_NAME=devns-vm
+readonly QEMU_NAME=$GUEST_NAME$SUFFIX
 
 # Printed on the serial console by the guest once sshd accepts connections.
 readonly READY_MARK='devns-vm: ready'
@@ -132,12 +145,20 @@ skip_guest() { say "skipped: $*"; exit "$EX_SKIP"; }
 
 is_root() { [[ $(id -u) == 0 ]]; }
 
-# One lock for image/start/stop: there is one state directory and one guest per host. Every
-# process that outlives us (QEMU, the ssh master) is started with fd 9 closed.
+# One lock per instance for start/stop: one state directory, one guest. Every process that
+# outlives us (QEMU, the ssh master) is started with fd 9 closed.
 take_lock() {
 	mkdir -p -- "${LOCK_FILE%/*}"
 	exec 9>"$LOCK_FILE"
 	flock -w 600 9 || die "could not take $LOCK_FILE within 600s"
+}
+
+# One lock for the image cache, whichever instance builds: two guests that start at once
+# must not both debootstrap into it. Bounded by a whole build's time (under 30 minutes).
+take_image_lock() {
+	mkdir -p -- "${IMAGE_LOCK%/*}"
+	exec 8>"$IMAGE_LOCK"
+	flock -w 1800 8 || die "could not take $IMAGE_LOCK within 1800s"
 }
 
 # wait_pid_gone TIMEOUT PID - poll (QEMU is daemonized, not our child, so no `wait`).
@@ -430,12 +451,24 @@ make_root_image() {
 		-d "$dir/rootfs" -- "$dir/$ROOT_IMAGE"
 }
 
-# Only the newest image is kept (each is about a GiB), but never the one a guest runs from.
+# running_images - the image of every instance's running guest, one a line: another
+# instance may run from an older image than the one just built.
+running_images() {
+	local st pid
+	for st in "$STATE" /run/slurm-devns-vm /run/slurm-devns-vm-*; do
+		read -r pid 2>/dev/null <"$st/qemu.pid" || continue
+		[[ $pid =~ ^[0-9]+$ && $(cat "/proc/$pid/comm" 2>/dev/null) == qemu-system-x86 ]] || continue
+		cat -- "$st/image" 2>/dev/null || true
+	done
+}
+
+# Only the newest image is kept (each is about a GiB), but never one a guest runs from.
 prune_images() {
-	local keep=$1 running="" d
-	if qemu_pid >/dev/null; then running=$(running_image); fi
+	local keep=$1 running d
+	running=$(running_images)
 	for d in "$CACHE"/img-* "$CACHE"/.build-*; do
-		[[ -d $d && $d != "$keep" && $d != "$running" ]] || continue
+		[[ -d $d && $d != "$keep" ]] || continue
+		grep -qxF -- "$d" <<<"$running" && continue
 		[[ $d == */.build-* ]] && continue
 		say "removing old image $d"
 		rm -rf --one-file-system -- "$d"
@@ -567,7 +600,7 @@ kernel_cmdline() {
 # owners and modes on both shares; the rootfs share is read-only on QEMU's side too.
 qemu_args() {
 	local img=$1 port=$2
-	printf '%s\n' -name "$GUEST_NAME" -accel tcg -cpu max -smp "$SMP" -m "$MEM" \
+	printf '%s\n' -name "$QEMU_NAME" -accel tcg -cpu max -smp "$SMP" -m "$MEM" \
 		-nodefaults -no-user-config -display none -vga none -no-reboot \
 		-chardev "file,id=con,path=$CONSOLE_LOG" -serial chardev:con \
 		-kernel "$img/vmlinuz" -initrd "$img/initrd.img" -append "$(kernel_cmdline)" \
@@ -684,7 +717,7 @@ kill_qemu() {
 
 cmd_image() {
 	is_root || skip_guest "building the guest image needs root"
-	take_lock
+	take_image_lock
 	build_image
 }
 
@@ -694,7 +727,7 @@ cmd_start() {
 	[[ $REPO != *[[:space:]]* ]] || skip_guest "repository path '$REPO' has blanks (kernel command line)"
 	ensure_host_packages || skip_guest "cannot install $(missing_host_packages | xargs) from Debian's archive"
 	# In a process of its own: called under ||, bash would ignore set -e in every step of
-	# the build. It takes the lock itself (before ours, or the two would deadlock).
+	# the build. It takes the image lock itself, before ours and without it.
 	img=$("$SELF" image) || skip_guest "no guest image can be built here (see $CACHE/build.log)"
 	take_lock
 	shares=$(host_shares)
@@ -783,6 +816,8 @@ usage: $PROG COMMAND [ARGS]
   status       exit 0 running, 1 running but not answering, 3 stopped
 
 cache: $CACHE   state: $STATE   repository shared at: $REPO
+DEVNS_VM_INSTANCE=N (1 to 99, now $INSTANCE): another guest beside the first, with its own
+state, lock and ssh port; the image is shared
 EOF
 }
 

@@ -7,6 +7,11 @@
 # guest's own cluster.sh does the work, with the caller's DEVNS_* settings and working
 # directory; it finds the plugins of the host's build (DEVNS_BUILD_DIR) there too and installs
 # them into the guest's PluginDir. Sourced by cluster.sh.
+#
+# DEVNS_VM_INSTANCE picks the guest (vm.sh reads it from the environment): every verb goes to
+# that instance, whose cluster is its own. Nothing of the guest's cluster is kept on the host
+# (no lock, root or namespace: those are the guest's), so clusters in two instances never
+# meet; the host's PluginDir is not written either (install_built_plugins, below).
 
 readonly VM_SH=$TOP/testsuite/vm/vm.sh
 
@@ -37,7 +42,8 @@ in_guest_run() {
 
 # require_guest - the guest must run for every verb but start, restart and stop.
 require_guest() {
-	guest_running || die "the guest is not running ('DEVNS_CLUSTER_VM=1 $PROG start' boots it)"
+	guest_running ||
+		die "the guest${DEVNS_VM_INSTANCE:+ (instance $DEVNS_VM_INSTANCE)} is not running ('DEVNS_CLUSTER_VM=1 $PROG start' boots it)"
 }
 
 # boot_guest - vm.sh start (a no-op when it runs); its exit status 77 (no guest can be had
