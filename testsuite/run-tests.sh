@@ -20,10 +20,12 @@
 #      and Cores, as on a real node (devices: devns's filter alone, and
 #      with Slurm's ConstrainDevices in test_cgroupv2), and the soak; then
 #      SchedMD's slurm-smd packages built, installed in a fresh guest and
-#      a job run (testsuite/package-smd.sh).  Beside it, a second guest
-#      (vm.sh's DEVNS_VM_INSTANCE=2), in a chain of its own, runs the
-#      tests whose subject differs by release on Debian's 22.05, 23.11,
-#      24.11, 25.11 and 26.11 (DEVNS_GUEST_RELEASES), one cluster each
+#      a job run (testsuite/package-smd.sh).  The tests whose subject
+#      differs by release run on Debian's 22.05 in that guest after 26.05
+#      (DEVNS_GUEST_FIRST_RELEASES) and, beside it, on 23.11, 24.11 (with
+#      IMEX channels), 25.11 and 26.11 in a second guest (vm.sh's
+#      DEVNS_VM_INSTANCE=2), a chain of its own (DEVNS_GUEST_RELEASES),
+#      one cluster each
 #   4. the fuzzers (testsuite/fuzz/run.sh) and the mutation pass
 #      (testsuite/mutation/mutate.sh); make distcheck (one check: the tarball builds out of tree, its unit
 #      tests pass, it installs, uninstalls and cleans up); the plugins
@@ -60,9 +62,11 @@
 # build against every other release (DEVNS_MATRIX_RELEASES picks them);
 # DEVNS_SKIP_RPM=1 the RPM; DEVNS_SKIP_SMD=1 SchedMD's packages
 # (testsuite/package-smd.sh, in the guest's chain);
-# DEVNS_GUEST_RELEASES="22.05 25.11" the other releases the second guest
-# runs ("none": none), DEVNS_GUEST_TESTS_<X_Y> their tests;
-# DEVNS_GUEST_INSTANCES=1 runs them in the first guest, after its own
+# DEVNS_GUEST_RELEASES="22.05 25.11" the other releases the guests run
+# ("none": none), DEVNS_GUEST_TESTS_<X_Y> their tests;
+# DEVNS_GUEST_FIRST_RELEASES (default "22.05") those of them the first
+# guest runs after its own, the others the second guest;
+# DEVNS_GUEST_INSTANCES=1 runs them all in the first guest, after its own
 # release's tests (one guest at a time, as before);
 # DEVNS_RELEASES="22.05"
 # (default "22.05 26.05 25.11 23.11 26.11"; 24.11 too) picks the releases of stage 5
@@ -336,6 +340,25 @@ case $GUEST_INSTANCES in
 1 | 2) ;;
 *) echo "DEVNS_GUEST_INSTANCES='$GUEST_INSTANCES': 1 or 2" >&2; exit 2 ;;
 esac
+# Of those, the ones the first guest runs after its own release, so that
+# the two chains end near each other: 22.05 (Debian's package, no build;
+# about 10 minutes) beside 26.05's 38 minutes and SchedMD's packages,
+# against four built releases in the second.  DEVNS_GUEST_FIRST_RELEASES.
+GUEST_FIRST_RELEASES=${DEVNS_GUEST_FIRST_RELEASES-22.05}
+
+# guest_chain_split FIRST|SECOND: the releases of GUEST_RELEASES that chain
+# runs (with one guest, the first runs them all).
+guest_chain_split() {
+	local name
+	for name in $GUEST_RELEASES; do
+		if [ "$GUEST_INSTANCES" = 1 ] || [[ " $GUEST_FIRST_RELEASES " == *" $name "* ]]; then
+			[ "$1" = FIRST ] && echo "$name"
+		else
+			[ "$1" = SECOND ] && echo "$name"
+		fi
+	done
+	return 0
+}
 
 # guest_release_tests NAME: the tests the guest runs on release NAME:
 # GUEST_INTEGRATION on GUEST_RELEASE; on the others the namespace,
@@ -348,6 +371,10 @@ guest_release_tests() {
 		echo "${!var}"
 	elif [ "$1" = "$GUEST_RELEASE" ]; then
 		echo "$GUEST_INTEGRATION"
+	elif [ "$1" = 24.11 ]; then
+		# IMEX channels from 24.11 (switch/nvidia_imex): the host runs
+		# them on 25.11 and 26.11, not on 24.11.
+		echo "test_namespace test_devices test_adopt test_pidns test_configless test_imex"
 	else
 		echo "test_namespace test_devices test_adopt test_pidns test_configless"
 	fi
@@ -486,12 +513,10 @@ guest_chain_start() {
 		return
 	fi
 	end_stage
-	if [ "$GUEST_INSTANCES" = 2 ]; then
-		guest_chain_fork 1 guest_first_chain "$GUEST_RELEASE"
-		[ -z "$GUEST_RELEASES" ] || guest_chain_fork 2 guest_releases_chain $GUEST_RELEASES
-	else
-		guest_chain_fork 1 guest_first_chain "$GUEST_RELEASE" $GUEST_RELEASES
-	fi
+	local second
+	guest_chain_fork 1 guest_first_chain "$GUEST_RELEASE" $(guest_chain_split FIRST)
+	second=$(guest_chain_split SECOND)
+	[ -z "$second" ] || guest_chain_fork 2 guest_releases_chain $second
 }
 
 # guest_first_chain NAME...: the first guest's unit tests, its clusters on
