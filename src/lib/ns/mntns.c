@@ -136,6 +136,21 @@ static int backing_dir(const struct ns_plan *plan, int jobfd,
 	return 0;
 }
 
+int mntns_base_mount(const char *base_path)
+{
+	int fd = safepath_open(base_path), mnt_fd, rc;
+
+	if (fd < 0)
+		return -1;
+	if ((rc = fdmount_is_root(fd)) == 0) {
+		mnt_fd = fdmount_private_self(fd);
+		rc = mnt_fd < 0 ? -1 : 0;
+		fdutil_close(mnt_fd);
+	}
+	fdutil_close(fd);
+	return rc < 0 ? -1 : 0;
+}
+
 /*
  * TmpBackend=loop: the job's filesystem, mounted detached, and its mount
  * point BasePath/<jobid>/.disk, root's 0700 (plan->disk_fd, disk_target).
