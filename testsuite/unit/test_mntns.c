@@ -1728,6 +1728,16 @@ static void test_no_other_jobs_mounts(void)
 
 	snprintf(a_dir, sizeof(a_dir), "%s/151", base);
 	snprintf(base_point, sizeof(base_point), " %s ", base);
+	rc = testspec_create(&a, tmp, 0, 0, fresh());
+	ok(rc == 0 && count_mounts_of(a_dir) >= 2,
+	   "precondition: a job (of an earlier start) is mounted below "
+	   "BasePath, not a mount point: %s", rc ? rep.msg : "ok");
+	errno = 0;
+	ok(mntns_base_mount(base) < 0 && errno == EBUSY &&
+	   count_mounts_of(base_point) == 0,
+	   "BasePath is not bound over it: EBUSY, left as it is");
+	is_int(in_job(151, write_file, "/tmp/a"), 0, "  the job goes on");
+	ok(mntns_delete(base, 151) == 0, "  and is removed");
 	ok(mntns_base_mount(base) == 0, "BasePath made a mount point");
 	binds = count_mounts_of(base_point);
 	ok(binds == 1, "  it is one (%d)", binds);

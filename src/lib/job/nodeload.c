@@ -107,8 +107,8 @@ static int prepare_base_path(const struct nsconf *c,
 	/* Jobs still run without it, as before: each keeps copies. */
 	if (args->make_base_path && !args->check_only &&
 	    mntns_base_mount(c->base_path) < 0)
-		report_warning(rep, "BasePath %s: cannot make it a mount point of its own (%s): every job's namespace keeps a copy of the mounts of the jobs running when it was made",
-			       c->base_path, strerror(errno));
+		report_warning(rep, "BasePath %s: cannot make it a mount point of its own (%s): until a start that can, each job's namespace keeps a copy of the mounts of the jobs running when it was made",
+			       c->base_path, errno == EBUSY ? "jobs of an earlier start are mounted below it" : strerror(errno));
 	return 0;
 }
 

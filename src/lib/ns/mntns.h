@@ -120,8 +120,10 @@ struct mntns_spec {
  * namespace drops all of them, copied with the node's, in one detach
  * (mntns_child.c).  slurmd calls it at its start, before any job; a
  * BasePath that is a mount root already (a site's filesystem, or the bind
- * of an earlier slurmd) is left as it is.  BasePath is opened without
- * following links.  Returns 0, or -1 with errno.
+ * of an earlier slurmd) is left as it is.  So is one with anything mounted
+ * below it (jobs of an earlier start): -1 with EBUSY, their jobs go on
+ * and a later start makes it.  BasePath is opened without following
+ * links.  Returns 0, or -1 with errno.
  */
 int mntns_base_mount(const char *base_path);
 
