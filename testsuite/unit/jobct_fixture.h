@@ -410,21 +410,6 @@ static inline void write_conf(const char *extra)
 	write_file(conf_path, text);
 }
 
-/*
- * Where the new mount API is missing (valgrind 3.19 answers ENOSYS for
- * open_tree), slurmd's load cannot make BasePath a mount point of its own
- * and warns so: 1 warning more than a test's own, else 0.
- */
-static inline int base_mount_warnings(void)
-{
-	static int missing = -1;
-
-	if (missing < 0)
-		missing = syscall(SYS_open_tree, -1, "", 0) < 0 &&
-			  errno == ENOSYS;
-	return missing;
-}
-
 static inline struct jobct_node *load(const struct jobct_ops *ops)
 {
 	struct jobct_node_args args = {
