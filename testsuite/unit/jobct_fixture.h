@@ -20,7 +20,6 @@
 #include <stddef.h>
 #include <sys/file.h>
 #include <sys/mman.h>
-#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -651,9 +650,6 @@ static inline void remove_scratch(void)
 		unlink(path);
 	}
 	rmdir(spool);
-	/* slurmd's load made BasePath a mount point (mntns_base_mount). */
-	while (umount2(base, MNT_DETACH) == 0)
-		;
 	rmdir(base);
 	rmdir(tmp);
 }

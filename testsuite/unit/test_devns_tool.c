@@ -382,9 +382,6 @@ static void remove_scratch(void)
 		snprintf(parent, sizeof(parent), "%s/devns", cg_mount);
 		rmdir(parent);	/* unless another user of it is there */
 	}
-	/* slurmd's load made BasePath a mount point (mntns_base_mount). */
-	while (umount2(base, MNT_DETACH) == 0)
-		;
 	fd = open("/var/lib", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	ok(fd >= 0 && saferm_at(fd, strrchr(tmp, '/') + 1) == 0 &&
 	   !exists(tmp) && !exists(path),

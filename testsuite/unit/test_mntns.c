@@ -17,7 +17,6 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1379,31 +1378,7 @@ static void test_held_files(void)
  * namespace may have none); with needle, only lines that hold it.
  * -1 on error.
  */
-static int ns_count(int ns_fd, const char *needle, bool below);
-
 static int ns_mount_lines(int ns_fd, const char *needle)
-{
-	return ns_count(ns_fd, needle, false);
-}
-
-/* The mounts of that namespace at dir or below it (by mount point). */
-static int ns_mounts_below(int ns_fd, const char *dir)
-{
-	return ns_count(ns_fd, dir, true);
-}
-
-/* Whether line's mount point is dir or below it. */
-static bool point_below(char *line, const char *dir)
-{
-	struct mountinfo_entry e;
-	size_t len = strlen(dir);
-
-	return mountinfo_parse(line, &e) == 0 &&
-	       !strncmp(e.point, dir, len) &&
-	       (e.point[len] == '\0' || e.point[len] == '/');
-}
-
-static int ns_count(int ns_fd, const char *needle, bool below)
 {
 	int pipefd[2], n = -1;
 	pid_t pid;
@@ -1421,8 +1396,7 @@ static int ns_count(int ns_fd, const char *needle, bool below)
 		    !(f = fdopen(fd, "r")))
 			_exit(1);
 		while (fgets(line, sizeof(line), f))
-			count += !needle || (below ? point_below(line, needle)
-						   : !!strstr(line, needle));
+			count += !needle || strstr(line, needle);
 		_exit(write(pipefd[1], &count, sizeof(count)) ==
 		      sizeof(count) ? 0 : 1);
 	}
@@ -1707,80 +1681,6 @@ static void test_end_lock(void)
 	close(result[1]);
 }
 
-/*
- * Issue 45: a job's namespace holds no mount of another job's.  The copy
- * of the node's namespace a job starts from holds each running job's
- * directory (a bind of itself) and pins; with BasePath a mount point of
- * its own (mntns_base_mount, as slurmd makes it) the child drops them
- * all, so no namespace keeps another job's removed directory alive, nor
- * unmounts a copy per job at its teardown.  Job 153's /var/tmp covers
- * BasePath (/var/tmp/test-mntns.*): the detach must not need the path.
- */
-static void test_no_other_jobs_mounts(void)
-{
-	const char *tmp[] = { "/tmp", NULL };
-	const char *var_tmp[] = { "/tmp", "/var/tmp", NULL };
-	struct mntns_spec a = { .base_path = base, .job_id = 151 };
-	struct mntns_spec b = { .base_path = base, .job_id = 152 };
-	struct mntns_spec c = { .base_path = base, .job_id = 153 };
-	char a_dir[PATH_MAX], base_point[PATH_MAX + 2];
-	int b_fd = -1, c_fd = -1, rc, binds;
-
-	snprintf(a_dir, sizeof(a_dir), "%s/151", base);
-	snprintf(base_point, sizeof(base_point), " %s ", base);
-	rc = testspec_create(&a, tmp, 0, 0, fresh());
-	ok(rc == 0 && count_mounts_of(a_dir) >= 2,
-	   "precondition: a job (of an earlier start) is mounted below "
-	   "BasePath, not a mount point: %s", rc ? rep.msg : "ok");
-	errno = 0;
-	ok(mntns_base_mount(base) < 0 && errno == EBUSY &&
-	   count_mounts_of(base_point) == 0,
-	   "BasePath is not bound over it: EBUSY, left as it is");
-	is_int(in_job(151, write_file, "/tmp/a"), 0, "  the job goes on");
-	ok(mntns_delete(base, 151) == 0, "  and is removed");
-	ok(mntns_base_mount(base) == 0, "BasePath made a mount point");
-	binds = count_mounts_of(base_point);
-	ok(binds == 1, "  it is one (%d)", binds);
-	ok(mntns_base_mount(base) == 0 && count_mounts_of(base_point) == binds,
-	   "  again: left as it is, nothing stacked");
-	rc = testspec_create(&a, tmp, 0, 0, fresh());
-	ok(rc == 0, "job 151 created: %s", rc ? rep.msg : "ok");
-	ok(count_mounts_of(a_dir) >= 2,
-	   "precondition: the node holds job 151's directory and pin");
-	rc = testspec_create(&b, tmp, 0, 0, fresh());
-	ok(rc == 0, "job 152 created while 151 runs: %s", rc ? rep.msg : "ok");
-	rc = testspec_create(&c, var_tmp, 0, 0, fresh());
-	ok(rc == 0, "job 153 too, its /var/tmp over BasePath: %s",
-	   rc ? rep.msg : "ok");
-	b_fd = mntns_open(base, 152);
-	c_fd = mntns_open(base, 153);
-	ok(b_fd >= 0 && c_fd >= 0, "both namespaces opened");
-	is_int(ns_mounts_below(b_fd, a_dir), 0,
-	       "job 152's namespace holds no mount of job 151's directory");
-	is_int(ns_mounts_below(b_fd, base), 1,
-	       "  nor any other below BasePath: only the cover over it");
-	is_int(ns_mounts_below(c_fd, base), 0,
-	       "job 153's holds none at all (its /var/tmp hides BasePath)");
-	is_int(in_job(152, file_exists, a_dir), 1,
-	       "job 152 does not see job 151's directory");
-	is_int(in_job(151, write_file, "/tmp/a"), 0, "job 151 writes its /tmp");
-	is_int(in_job(152, file_exists, "/tmp/a"), 1,
-	       "  job 152 does not see it");
-	is_int(in_job(152, write_file, "/tmp/b"), 0, "job 152 writes its /tmp");
-	is_int(in_job(153, write_file, "/var/tmp/c"), 0,
-	       "job 153 writes its /var/tmp");
-	is_int(in_job(151, file_exists, "/tmp/a"), 0,
-	       "job 151 still has its file");
-	ok(mntns_delete(base, 151) == 0 && mntns_delete(base, 152) == 0 &&
-	   mntns_delete(base, 153) == 0, "all three deleted");
-	is_int(count_mounts_of(a_dir), 0, "  nothing of job 151 is left");
-	if (b_fd >= 0)
-		close(b_fd);
-	if (c_fd >= 0)
-		close(c_fd);
-	ok(umount2(base, 0) == 0, "BasePath's mount goes");
-}
-
 int main(void)
 {
 	test_parse_job_dir();
@@ -1818,7 +1718,6 @@ int main(void)
 	test_record_forms();
 	test_held_namespace();
 	test_end_lock();
-	test_no_other_jobs_mounts();
 	rmdir(base);
 	return tap_done();
 }

@@ -510,48 +510,6 @@ static void test_clear(void)
 		close(fd);
 }
 
-/* How many mounts of job_id's namespace lie at or below BasePath; -1. */
-static int mounts_below_in_job(uint32_t job_id)
-{
-	pid_t pid = fork();
-	int status;
-
-	if (pid == 0) {
-		if (mntns_join(base, job_id) < 0)
-			_exit(255);
-		_exit(mounts_below(base));
-	}
-	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
-	    WEXITSTATUS(status) == 255)
-		return -1;
-	return WEXITSTATUS(status);
-}
-
-/*
- * Issue 45: with BasePath a mount point of its own, as slurmd makes it,
- * a job whose namespace came from the pool holds no mount below BasePath
- * but the cover: not another job's directory, nor the pool's entries.
- */
-static void test_base_mount(void)
-{
-	ok(mntns_base_mount(base) == 0, "BasePath made a mount point");
-	ok(make_job(210, false) == 0, "a job runs: %s", rep.msg);
-	is_int(nspool_fill(base, 2, fresh()), 2, "two namespaces ready");
-	ok(mounts_below(base) >= 1 + 2 + 4,
-	   "precondition: the node holds BasePath, the job's directory and "
-	   "pin, the pool's entries (%d)", mounts_below(base));
-	if (!ok(make_job(211, true) == 0, "a job is created from the pool"))
-		diag("  %s", rep.msg);
-	is_int(mounts_below_in_job(211), 1,
-	       "  its namespace holds only the cover below BasePath");
-	is_int(mounts_below_in_job(210), 1, "  so does the other job's");
-	ok(tmp_is_private(211), "  its /tmp is its own and BasePath is hidden");
-	ok(mntns_delete(base, 210) == 0 && mntns_delete(base, 211) == 0,
-	   "both deleted");
-	ok(nspool_clear(base, fresh()) == 0, "the pool cleared");
-	ok(umount2(base, 0) == 0, "BasePath's mount goes");
-}
-
 static const char *setup(void)
 {
 	if (!tap_root())
@@ -584,7 +542,6 @@ int main(void)
 	test_keeper();
 	test_keeper_refresh();
 	test_clear();
-	test_base_mount();
 	is_int(mounts_below(base), 0, "no mount below BasePath at the end");
 	ok(rmdir(base) == 0, "BasePath is empty at the end");
 	rmdir(outside);

@@ -23,7 +23,6 @@
 #include "job/node.h"
 #include "job/stepcg.h"
 #include "ns/dquota.h"
-#include "ns/mntns.h"
 #include "ns/nsloop.h"
 #include "util/fdmount.h"
 #include "util/fdutil.h"
@@ -98,18 +97,11 @@ static int prepare_base_path(const struct nsconf *c,
 	} else {
 		rc = safepath_check_private(c->base_path, &why);
 	}
-	if (rc < 0) {
+	if (rc < 0)
 		report_error(rep, "%s:%d: BasePath %s cannot hold job directories: %s (use a BasePath that is root's, in directories that are root's, and that only root may write to, such as /var/spool/slurm/devns)",
 			     c->file ? c->file : "namespace.conf",
 			     c->lines.base_path, c->base_path, why.msg);
-		return -1;
-	}
-	/* Jobs still run without it, as before: each keeps copies. */
-	if (args->make_base_path && !args->check_only &&
-	    mntns_base_mount(c->base_path) < 0)
-		report_warning(rep, "BasePath %s: cannot make it a mount point of its own (%s): until a start that can, each job's namespace keeps a copy of the mounts of the jobs running when it was made",
-			       c->base_path, errno == EBUSY ? "jobs of an earlier start are mounted below it" : strerror(errno));
-	return 0;
+	return rc < 0 ? -1 : 0;
 }
 
 /* slurmd without TmpBackend=loop: the templates of an earlier setting go. */

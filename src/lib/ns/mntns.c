@@ -52,7 +52,6 @@
 #include "ns/nstmpfs.h"
 #include "util/fdmount.h"
 #include "util/fdutil.h"
-#include "util/mountinfo.h"
 #include "util/safepath.h"
 #include "util/saferm.h"
 
@@ -135,66 +134,6 @@ static int backing_dir(const struct ns_plan *plan, int jobfd,
 		return -1;
 	}
 	return 0;
-}
-
-/*
- * Whether a mount of the caller's namespace lies below base_path: 1, 0,
- * or -1 with errno.
- */
-static int has_mounts_below(const char *base_path)
-{
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	size_t len = strlen(base_path), cap = 0;
-	struct mountinfo_entry e;
-	char *line = NULL;
-	int found = 0;
-
-	if (!f)
-		return -1;
-	while (len > 1 && base_path[len - 1] == '/')
-		len--;
-	while (!found && getline(&line, &cap, f) > 0) {
-		line[strcspn(line, "\n")] = '\0';
-		found = mountinfo_parse(line, &e) == 0 &&
-			!strncmp(e.point, base_path, len) &&
-			e.point[len] == '/';
-	}
-	if (!found && ferror(f)) {
-		errno = EIO;
-		found = -1;
-	}
-	free(line);
-	fclose(f);
-	return found;
-}
-
-/*
- * A bind of BasePath alone would leave the mounts below it (jobs of an
- * earlier start, with their pins) under it, out of every path: their
- * jobs could no longer be joined nor removed.  A recursive one would
- * copy them, and the originals would stay under it.  So where anything
- * is mounted below BasePath, it is left as it is (EBUSY): a later start
- * with nothing below makes it.
- */
-int mntns_base_mount(const char *base_path)
-{
-	int fd = safepath_open(base_path), mnt_fd, rc;
-
-	if (fd < 0)
-		return -1;
-	if ((rc = fdmount_is_root(fd)) == 0) {
-		rc = has_mounts_below(base_path);
-		if (rc > 0) {
-			errno = EBUSY;
-			rc = -1;
-		} else if (rc == 0) {
-			mnt_fd = fdmount_private_self(fd);
-			rc = mnt_fd < 0 ? -1 : 0;
-			fdutil_close(mnt_fd);
-		}
-	}
-	fdutil_close(fd);
-	return rc < 0 ? -1 : 0;
 }
 
 /*

@@ -114,20 +114,6 @@ struct mntns_spec {
 };
 
 /*
- * Make BasePath a mount point of its own where it is not one yet: a bind
- * of itself, private, so that the mounts made below it (jobs'
- * directories, pins) reach no other namespace, and so that a job's
- * namespace drops all of them, copied with the node's, in one detach
- * (mntns_child.c).  slurmd calls it at its start, before any job; a
- * BasePath that is a mount root already (a site's filesystem, or the bind
- * of an earlier slurmd) is left as it is.  So is one with anything mounted
- * below it (jobs of an earlier start): -1 with EBUSY, their jobs go on
- * and a later start makes it.  BasePath is opened without following
- * links.  Returns 0, or -1 with errno.
- */
-int mntns_base_mount(const char *base_path);
-
-/*
  * Make and pin the namespace of spec->job_id.  On failure nothing is left
  * behind (no mount, no directory), errno is set and rep (may be NULL)
  * says which step failed.

@@ -126,30 +126,14 @@ error:
 }
 
 /*
- * Drop BasePath from this namespace, then hide its names.  The copy of
- * the node's namespace holds a copy of every mount below BasePath: each
- * other job's directory (a bind of itself), its pins, its filesystem
- * (TmpBackend=loop).  Left under a cover, those copies would cost this
- * namespace's teardown one unmount each, and keep an ended job's removed
- * directory alive (its eviction, a discard on ext4, paid by whoever drops
- * the last copy) until every namespace made while it ran is gone.  So
- * where BasePath is a mount root (slurmd makes it one, mntns_base_mount)
- * one detach of base_fd, opened before the job's mounts (a private dir
- * may cover BasePath), takes the whole subtree at once; the job's own
- * mounts are binds that hold their filesystems themselves.  Then the
- * directory under it, with the names of other jobs' directories (0700
- * already), goes under an empty tmpfs as before.  ENOENT means a private
- * dir now covers BasePath: hidden already.
+ * Other jobs' directories are 0700 already; this hides their names.
+ * ENOENT means a private dir now covers BasePath: hidden already.
  */
-static int hide_base_path(const char *base_path, int base_fd)
+static int hide_base_path(const char *base_path)
 {
-	int fd, rc = fdmount_is_root(base_fd);
+	int fd = safepath_open(base_path), rc;
 
-	if (rc < 0 && errno != EOPNOTSUPP)
-		return -1;
-	if (rc > 0 && mntns_unmount_fd(base_fd) < 0)
-		return -1;
-	if ((fd = safepath_open(base_path)) < 0)
+	if (fd < 0)
 		return errno == ENOENT ? 0 : -1;
 	rc = fdmount_hide(fd);
 	fdutil_close(fd);
@@ -174,9 +158,14 @@ static int attach_disk(const struct ns_plan *plan)
 	return rc;
 }
 
-/* The job's own mounts, in the child. */
-static int mount_job(const struct ns_plan *plan, int *step, int *dir)
+/* Runs in the child, inside the new namespace. */
+static int setup_namespace(const struct ns_plan *plan, int *step, int *dir)
 {
+	*step = STEP_PROPAGATION;
+	if (mount("none", "/", "none", MS_REC | plan->root_propagation, NULL) < 0)
+		return -1;
+	if (plan->bare)
+		return 0;
 	*step = STEP_ATTACH_DISK;
 	if (attach_disk(plan) < 0)
 		return -1;
@@ -191,29 +180,10 @@ static int mount_job(const struct ns_plan *plan, int *step, int *dir)
 	}
 	*dir = -1;
 	*step = STEP_HIDE_BUS;
-	return nsbus_hide(NSBUS_RUN_DIR, plan->uid, plan->gid);
-}
-
-/* Runs in the child, inside the new namespace. */
-static int setup_namespace(const struct ns_plan *plan, int *step, int *dir)
-{
-	int base_fd, rc;
-
-	*step = STEP_PROPAGATION;
-	if (mount("none", "/", "none", MS_REC | plan->root_propagation, NULL) < 0)
+	if (nsbus_hide(NSBUS_RUN_DIR, plan->uid, plan->gid) < 0)
 		return -1;
-	if (plan->bare)
-		return 0;
 	*step = STEP_HIDE_BASE;
-	if ((base_fd = safepath_open(plan->base_path)) < 0)
-		return -1;
-	rc = mount_job(plan, step, dir);
-	if (rc == 0) {
-		*step = STEP_HIDE_BASE;
-		rc = hide_base_path(plan->base_path, base_fd);
-	}
-	fdutil_close(base_fd);
-	return rc;
+	return hide_base_path(plan->base_path);
 }
 
 /* An fd of the caller's mount namespace, or -1. */
@@ -376,25 +346,12 @@ static int pin_namespace(int ns_fd, int pin_fd)
 	return mount(source, target, "none", MS_BIND, NULL);
 }
 
-int mntns_unmount_fd(int fd)
+void mntns_unmount_fd(int fd)
 {
-	/* Written by hand, not snprintf: the child makes system calls only. */
-	char target[32] = "/proc/self/fd/", digits[12];
-	size_t len = strlen(target), n = 0;
-	unsigned int v = (unsigned int)fd;
+	char target[64];
 
-	if (fd < 0) {
-		errno = EBADF;
-		return -1;
-	}
-	do {
-		digits[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n)
-		target[len++] = digits[--n];
-	target[len] = '\0';
-	return umount2(target, MNT_DETACH);
+	snprintf(target, sizeof(target), "/proc/self/fd/%d", fd);
+	umount2(target, MNT_DETACH);
 }
 
 static void child_failed(const struct ns_plan *plan,

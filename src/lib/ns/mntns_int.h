@@ -91,12 +91,8 @@ uint64_t mntns_own_ns_id(void);
 int mntns_run_child(const struct ns_plan *plan, int pin_fd, int *failed,
 		    struct report *rep);
 
-/*
- * Detach the mount whose root the file or directory fd is (umount2 with
- * MNT_DETACH, through /proc/self/fd: no path a user could plant).  Only
- * system calls (the child uses it).  Returns 0, or -1 with errno.
- */
-int mntns_unmount_fd(int fd);
+/* umount2 of the mount at the file or directory the fd names, no path. */
+void mntns_unmount_fd(int fd);
 
 /*
  * Serialise setting a project's limits (a job's create) with lifting a

@@ -55,6 +55,9 @@
 #ifndef TMPFS_MAGIC
 #define TMPFS_MAGIC 0x01021994
 #endif
+#ifndef STATX_ATTR_MOUNT_ROOT
+#define STATX_ATTR_MOUNT_ROOT 0x00002000
+#endif
 
 #define RECORD_NAME JOBDIR_TMPFS
 #define MAX_POINTS NSCONF_MAX_DIRS
@@ -132,15 +135,14 @@ static int read_record(const char *base_path, const char *name, char **text,
 static int is_tmpfs_root(int fd)
 {
 	struct statfs sfs;
-	int root;
+	struct statx stx;
 
-	if (fstatfs(fd, &sfs) < 0)
+	if (fstatfs(fd, &sfs) < 0 ||
+	    statx(fd, "", AT_EMPTY_PATH, STATX_TYPE, &stx) < 0)
 		return -1;
-	if (sfs.f_type != TMPFS_MAGIC && sfs.f_type != EXT4_SUPER_MAGIC)
-		return 0;
-	if ((root = fdmount_is_root(fd)) < 0 && errno == EOPNOTSUPP)
-		return 0;
-	return root;
+	return (sfs.f_type == TMPFS_MAGIC || sfs.f_type == EXT4_SUPER_MAGIC) &&
+	       (stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
+	       (stx.stx_attributes & STATX_ATTR_MOUNT_ROOT);
 }
 
 /*

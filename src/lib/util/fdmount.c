@@ -10,16 +10,11 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "util/fdmount.h"
 #include "util/fdutil.h"
-
-#ifndef STATX_ATTR_MOUNT_ROOT
-#define STATX_ATTR_MOUNT_ROOT 0x00002000
-#endif
 
 #ifndef OPEN_TREE_CLONE
 #define OPEN_TREE_CLONE 1
@@ -201,19 +196,6 @@ int fdmount_private_self(int dir_fd)
 		return -1;
 	}
 	return mnt_fd;
-}
-
-int fdmount_is_root(int dir_fd)
-{
-	struct statx stx;
-
-	if (statx(dir_fd, "", AT_EMPTY_PATH, STATX_TYPE, &stx) < 0)
-		return -1;
-	if (!(stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT)) {
-		errno = EOPNOTSUPP;
-		return -1;
-	}
-	return (stx.stx_attributes & STATX_ATTR_MOUNT_ROOT) != 0;
 }
 
 /* A probe answers ENOSYS only where the kernel has no such call. */

@@ -95,11 +95,4 @@ int fdmount_remount_ro(int root_fd);
  */
 int fdmount_private_self(int dir_fd);
 
-/*
- * Whether the directory dir_fd (any fd of it, O_PATH included) is the
- * root of a mount: 1, 0, or -1 with errno (EOPNOTSUPP where the kernel
- * does not say, before Linux 5.8).
- */
-int fdmount_is_root(int dir_fd);
-
 #endif /* DEVNS_FDMOUNT_H */
