@@ -21,10 +21,11 @@
 #      with Slurm's ConstrainDevices in test_cgroupv2), and the soak; then
 #      SchedMD's slurm-smd packages built, installed in a fresh guest and
 #      a job run (testsuite/package-smd.sh).  The tests whose subject
-#      differs by release run on Debian's 22.05 in that guest after 26.05;
-#      DEVNS_GUEST_RELEASES adds 23.11, 24.11 (with IMEX channels), 25.11
-#      and 26.11, one cluster each, and DEVNS_GUEST_INSTANCES=2 runs those
-#      in a second guest (vm.sh's DEVNS_VM_INSTANCE=2) beside the first
+#      differs by release run on Debian's 22.05 in that guest after 26.05,
+#      and on 23.11, 24.11 (with IMEX channels) and 25.11, one cluster
+#      each, in a second guest (vm.sh's DEVNS_VM_INSTANCE=2) that starts
+#      when stage 4's compilers are done (the host's clusters of stage 5
+#      leave most of a core idle); DEVNS_GUEST_RELEASES adds 26.11
 #   4. the fuzzers (testsuite/fuzz/run.sh) and the mutation pass
 #      (testsuite/mutation/mutate.sh); make distcheck (one check: the tarball builds out of tree, its unit
 #      tests pass, it installs, uninstalls and cleans up); the plugins
@@ -34,9 +35,11 @@
 #   5. for each Slurm release, a real local cluster (testsuite/cluster) and
 #      the integration tests in testsuite/integration/test_*.sh that
 #      release_tests names against it: 22.05.8 (Debian 12's packages),
-#      26.05.3, 25.11.7, 23.11.11 and 26.11.0-0rc1 (shared/slurm), each built once under
-#      /opt/slurm-VERSION by scripts/slurm-release.sh and cached (24.11.5,
-#      Debian 13's source, with DEVNS_RELEASES).
+#      every file, on this host's hybrid layout; 26.05.3, 25.11.7,
+#      23.11.11 and 26.11.0-0rc1 (shared/slurm) the files the guest does
+#      not run on that release, each built once under /opt/slurm-VERSION
+#      by scripts/slurm-release.sh and cached (24.11.5, Debian 13's
+#      source, with DEVNS_RELEASES).
 #      For 22.05 the plugins come from the Debian package (debian/): it is
 #      built, installed and checked (testsuite/package.sh), the suite runs
 #      against the installed files, and the package is purged afterwards.
@@ -62,11 +65,12 @@
 # DEVNS_SKIP_RPM=1 the RPM; DEVNS_SKIP_SMD=1 SchedMD's packages
 # (testsuite/package-smd.sh, in the guest's chain);
 # DEVNS_GUEST_RELEASES="22.05 25.11" the other releases the guests run
-# ("none": none), DEVNS_GUEST_TESTS_<X_Y> their tests;
+# (default "22.05 23.11 24.11 25.11"; "none": none),
+# DEVNS_GUEST_TESTS_<X_Y> their tests;
 # DEVNS_GUEST_FIRST_RELEASES (default "22.05") those of them the first
 # guest runs after its own, the others the second guest;
 # DEVNS_GUEST_INSTANCES=1 runs them all in the first guest, after its own
-# release's tests (one guest at a time, as before);
+# release's tests (one guest at a time);
 # DEVNS_RELEASES="22.05"
 # (default "22.05 26.05 25.11 23.11 26.11"; 24.11 too) picks the releases of stage 5
 # ("none": none);
@@ -322,23 +326,21 @@ GUEST_SOAK_JOBS=${DEVNS_GUEST_SOAK_JOBS:-100}
 # The other releases the guest runs, one cluster each, with the test files
 # whose subject differs by release (guest_release_tests): 22.05, Debian
 # 12's own package (the guest's), as a Debian 12 node runs it; 23.11
-# (Ubuntu 24.04's), 24.11 (Debian 13's), 25.11 and 26.11 (the development
-# tree), each on the host's build under /opt copied into the guest.
-# "none": none.
-# By default 22.05 only: on two cores each further release costs 10 to
-# 17 minutes of the emulated guest, and a second guest beside the first
-# slowed both by 1.6 to 1.8 times (a run with all five took about 85
-# minutes, past what CI allows): DEVNS_GUEST_RELEASES="22.05 23.11 24.11
-# 25.11 26.11" DEVNS_GUEST_INSTANCES=2 runs them all, on a bigger machine.
-GUEST_RELEASES=${DEVNS_GUEST_RELEASES:-22.05}
+# (Ubuntu 24.04's), 24.11 (Debian 13's), 25.11 and, when named, 26.11
+# (the development tree, which the host runs), each on the host's build
+# under /opt copied into the guest.  "none": none.
+GUEST_RELEASES=${DEVNS_GUEST_RELEASES:-22.05 23.11 24.11 25.11}
 [ "$GUEST_RELEASES" = none ] && GUEST_RELEASES=
 
-# They run in the first guest after GUEST_RELEASE's tests; with
-# DEVNS_GUEST_INSTANCES=2, in a second guest (testsuite/vm's
-# DEVNS_VM_INSTANCE=2), a chain of its own beside the first guest's and
-# the host's stages, for a machine with a core to spare for it (each
-# emulated guest keeps about one core busy).
-GUEST_INSTANCES=${DEVNS_GUEST_INSTANCES:-1}
+# 22.05 runs in the first guest after GUEST_RELEASE's tests, the others in
+# a second guest (testsuite/vm's DEVNS_VM_INSTANCE=2), a chain of its own
+# that starts when the host's compiling stages (fuzz, mutation,
+# distcheck, the matrix, the RPM) are done: each emulated guest keeps
+# about one core busy, and the host's clusters leave most of one idle
+# (about a quarter of the machine's CPU in test_devices), where the
+# compilers beside two guests slowed each guest 1.6 to 1.8 times.
+# DEVNS_GUEST_INSTANCES=1: all in the first guest, one after the other.
+GUEST_INSTANCES=${DEVNS_GUEST_INSTANCES:-2}
 case $GUEST_INSTANCES in
 1 | 2) ;;
 *) echo "DEVNS_GUEST_INSTANCES='$GUEST_INSTANCES': 1 or 2" >&2; exit 2 ;;
@@ -500,9 +502,10 @@ guest_heading() {
 # each guest and its cluster are its own, the plugins are built under each
 # release's build lock and not installed on the host (guest_build).
 # GUEST_RELEASE's are built here first, so that the tree is configured
-# (and autoreconf run) before anything runs beside it.  Each chain's
-# output, counts and stage times join the run's when guest_chain_wait
-# collects them, at the end.
+# (and autoreconf run) before anything runs beside it.  The second chain
+# starts later (guest_second_chain_start).  Each chain's output, counts
+# and stage times join the run's when guest_chain_wait collects them, at
+# the end.
 guest_chain_pids=() guest_chain_names=()
 guest_chain_start() {
 	say "pure cgroup-v2 guest: build (its stages then run beside the host's)"
@@ -516,10 +519,18 @@ guest_chain_start() {
 		return
 	fi
 	end_stage
-	local second
 	guest_chain_fork 1 guest_first_chain "$GUEST_RELEASE" $(guest_chain_split FIRST)
+}
+
+# guest_second_chain_start: the second guest's chain, if it has releases
+# (and the first chain started: its build configured the tree).
+guest_second_chain_start() {
+	local second
 	second=$(guest_chain_split SECOND)
-	[ -z "$second" ] || guest_chain_fork 2 guest_releases_chain $second
+	[ -n "$second" ] && [ ${#guest_chain_pids[@]} -gt 0 ] || return 0
+	printf '\n=== [%s] pure cgroup-v2 guest 2: Slurm %s, beside the host'"'"'s clusters\n' \
+		"$(mmss $SECONDS)" "$second"
+	guest_chain_fork 2 guest_releases_chain $second
 }
 
 # guest_first_chain NAME...: the first guest's unit tests, its clusters on
@@ -721,9 +732,18 @@ build_for_release() {
 # user namespace, mcs and configuration tests (configless, settings,
 # drop-in, reconfigure); on 23.11 (Ubuntu 24.04's), 24.11 and 26.11 (the
 # development tree) the namespace, device, adoption, user namespace and
-# configuration tests (IMEX from 24.11).
+# configuration tests (IMEX from 24.11).  Where the guest runs a release
+# other than 22.05 (guest_runs_release), the host leaves it the files it
+# runs there: the hybrid host runs all of them on 22.05 only.
 # DEVNS_RELEASE_TESTS_<X_Y> (e.g. DEVNS_RELEASE_TESTS_25_11="all") picks
 # another list.
+# guest_runs_release NAME: does a guest run release NAME's files, so that
+# the host need not (never 22.05's: the hybrid host's full release)?
+guest_runs_release() {
+	[ "$1" != 22.05 ] && [ -z "${DEVNS_SKIP_GUEST:-}" ] &&
+		[[ " $GUEST_RELEASE $GUEST_RELEASES " == *" $1 "* ]]
+}
+
 release_tests() {
 	local t list var=DEVNS_RELEASE_TESTS_${1/./_}
 	local config_tests="test_configless test_dirs test_dropin test_reconfig"
@@ -736,8 +756,8 @@ release_tests() {
 	esac
 	# The guest's release runs on the host only what the guest does not
 	# (the hybrid layout's own checks run on 22.05, which runs them all).
-	if [ "$1" = "$GUEST_RELEASE" ] && [ -z "${DEVNS_SKIP_GUEST:-}" ] && [ -z "${!var:-}" ]; then
-		for t in $GUEST_INTEGRATION; do list="$list -$t"; done
+	if guest_runs_release "$1" && [ -z "${!var:-}" ]; then
+		for t in $(guest_release_tests "$1"); do list="$list -$t"; done
 	fi
 	list=${!var:-$list}
 	for t in "$top"/testsuite/integration/test_*.sh; do
@@ -891,6 +911,8 @@ main() {
 	[ -n "${DEVNS_SKIP_DISTCHECK:-}" ] || distcheck_stage
 	[ -n "${DEVNS_SKIP_MATRIX:-}" ] || matrix_stage
 	[ -n "${DEVNS_SKIP_RPM:-}" ] || rpm_stage
+	end_stage
+	[ -n "${DEVNS_SKIP_GUEST:-}" ] || guest_second_chain_start
 	for release in $RELEASES; do
 		integration_stage "$release"
 	done

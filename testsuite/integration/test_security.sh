@@ -213,13 +213,15 @@ test_auto_without_files() {
 	grep -q '^NodeName=node3 Name=gpu Count=' "$gres"
 	ok $? "precondition: node3's GPUs have no device files in gres.conf"
 	: > "$log"
+	# slurmctld finds no GPU of the types slurm.conf names and takes node3
+	# out (INVAL): restart-slurmd says so at once; the warning is slurmd's.
 	"$CLUSTER" restart-slurmd node3 >/dev/null 2>&1
 	wait_for 20 grep -q "DevicePolicy=auto on node node3" "$log"
 	ok $? "DevicePolicy=auto without GRES device files: slurmd warns at start"
 	like "$(grep -h 'DevicePolicy=auto on node node3' "$log" | head -1)" \
 		"no device of a job is contained" "the warning says what it means"
 	cp "$OUT/gres.conf.sec-orig" "$gres"
-	"$CLUSTER" restart-slurmd node3 >/dev/null 2>&1
+	"$CLUSTER" restart-slurmd node3 >/dev/null 2>&1	# still drained: at once
 	cl scontrol update nodename=node3 state=resume >/dev/null 2>&1
 	wait_for 60 node_idle node3
 }

@@ -22,10 +22,11 @@ wait_nodes() {
 		check_daemons_alive "$@"
 		states=$(node_states || true)
 		nodes_ready "$mode" "$states" "$@" && return 0
-		if ((SECONDS >= deadline)); then
+		# A drained or invalid node stays so until someone resumes it: no use waiting.
+		if ((SECONDS >= deadline)) || nodes_stuck "$states" "$@"; then
 			local logs=("$LOG/slurmctld.log") n shown=${states//$'\n'/, }
 			for n in "$@"; do logs+=("$(slurmd_log "$n")"); done
-			die_with_logs "nodes not $mode after ${START_TIMEOUT}s; sinfo says: ${shown:-nothing}" \
+			die_with_logs "nodes not $mode after $((START_TIMEOUT - deadline + SECONDS))s; sinfo says: ${shown:-nothing}" \
 				"$STDIO_LOG" "${logs[@]}"
 		fi
 		sleep 0.2
@@ -45,6 +46,18 @@ nodes_ready() {
 		*) return 1 ;;
 		esac
 	done
+}
+
+# nodes_stuck STATES NODE... - is one NODE drained, draining or invalid in STATES?
+nodes_stuck() {
+	local states=$1 n
+	shift
+	for n in "$@"; do
+		case $(awk -v n="$n" '$1 == n {print $2; exit}' <<<"$states") in
+		drain* | inval*) return 0 ;;
+		esac
+	done
+	return 1
 }
 
 # slurmd_start_time NODE - when slurmctld last saw NODE's slurmd register; empty if unknown.
