@@ -21,11 +21,11 @@
 #      with Slurm's ConstrainDevices in test_cgroupv2), and the soak; then
 #      SchedMD's slurm-smd packages built, installed in a fresh guest and
 #      a job run (testsuite/package-smd.sh).  The tests whose subject
-#      differs by release run on Debian's 22.05 in that guest after 26.05,
-#      and on 23.11, 24.11 (with IMEX channels) and 25.11, one cluster
-#      each, in a second guest (vm.sh's DEVNS_VM_INSTANCE=2) that starts
-#      when stage 4's compilers are done (the host's clusters of stage 5
-#      leave most of a core idle); DEVNS_GUEST_RELEASES adds 26.11
+#      differs by release run on Debian's 22.05 in that guest after 26.05;
+#      DEVNS_GUEST_RELEASES adds 23.11, 24.11 (with IMEX channels), 25.11
+#      and 26.11, one cluster each, and DEVNS_GUEST_INSTANCES=2 runs those
+#      in a second guest (vm.sh's DEVNS_VM_INSTANCE=2) that starts when
+#      stage 4's compilers are done
 #   4. the fuzzers (testsuite/fuzz/run.sh) and the mutation pass
 #      (testsuite/mutation/mutate.sh); make distcheck (one check: the tarball builds out of tree, its unit
 #      tests pass, it installs, uninstalls and cleans up); the plugins
@@ -65,12 +65,12 @@
 # DEVNS_SKIP_RPM=1 the RPM; DEVNS_SKIP_SMD=1 SchedMD's packages
 # (testsuite/package-smd.sh, in the guest's chain);
 # DEVNS_GUEST_RELEASES="22.05 25.11" the other releases the guests run
-# (default "22.05 23.11 24.11 25.11"; "none": none),
+# (default "22.05"; "none": none),
 # DEVNS_GUEST_TESTS_<X_Y> their tests;
 # DEVNS_GUEST_FIRST_RELEASES (default "22.05") those of them the first
 # guest runs after its own, the others the second guest;
-# DEVNS_GUEST_INSTANCES=1 runs them all in the first guest, after its own
-# release's tests (one guest at a time);
+# DEVNS_GUEST_INSTANCES=2 runs those in a second guest (default 1: all in
+# the first guest, after its own release's tests);
 # DEVNS_RELEASES="22.05"
 # (default "22.05 26.05 25.11 23.11 26.11"; 24.11 too) picks the releases of stage 5
 # ("none": none);
@@ -326,21 +326,25 @@ GUEST_SOAK_JOBS=${DEVNS_GUEST_SOAK_JOBS:-100}
 # The other releases the guest runs, one cluster each, with the test files
 # whose subject differs by release (guest_release_tests): 22.05, Debian
 # 12's own package (the guest's), as a Debian 12 node runs it; 23.11
-# (Ubuntu 24.04's), 24.11 (Debian 13's), 25.11 and, when named, 26.11
-# (the development tree, which the host runs), each on the host's build
-# under /opt copied into the guest.  "none": none.
-GUEST_RELEASES=${DEVNS_GUEST_RELEASES:-22.05 23.11 24.11 25.11}
+# (Ubuntu 24.04's), 24.11 (Debian 13's), 25.11 and 26.11 (the
+# development tree), each on the host's build under /opt copied into the
+# guest.  "none": none.  By default 22.05 only: the emulated guest is
+# bound by the CPU, and each further release costs 8 to 10 minutes of it
+# alone, 15 to 17 beside another guest (below).
+GUEST_RELEASES=${DEVNS_GUEST_RELEASES:-22.05}
 [ "$GUEST_RELEASES" = none ] && GUEST_RELEASES=
 
-# 22.05 runs in the first guest after GUEST_RELEASE's tests, the others in
-# a second guest (testsuite/vm's DEVNS_VM_INSTANCE=2), a chain of its own
-# that starts when the host's compiling stages (fuzz, mutation,
-# distcheck, the matrix, the RPM) are done: each emulated guest keeps
-# about one core busy, and the host's clusters leave most of one idle
-# (about a quarter of the machine's CPU in test_devices), where the
-# compilers beside two guests slowed each guest 1.6 to 1.8 times.
-# DEVNS_GUEST_INSTANCES=1: all in the first guest, one after the other.
-GUEST_INSTANCES=${DEVNS_GUEST_INSTANCES:-2}
+# They run in the first guest after GUEST_RELEASE's tests; with
+# DEVNS_GUEST_INSTANCES=2 (for a machine with cores to spare), those not
+# in DEVNS_GUEST_FIRST_RELEASES run in a second guest (testsuite/vm's
+# DEVNS_VM_INSTANCE=2), a chain of its own that starts when the host's
+# compiling stages (fuzz, mutation, distcheck, the matrix, the RPM) are
+# done: the host's clusters after them take about a quarter of two cores
+# (test_devices), but two guests still share what is left: on two cores
+# each ran about twice as slow as alone (23.11's five files took 17
+# minutes, 26.05's test_devices 6m45s against 5m02s), and a run with
+# 23.11, 24.11 and 25.11 there was on course for about 65 minutes.
+GUEST_INSTANCES=${DEVNS_GUEST_INSTANCES:-1}
 case $GUEST_INSTANCES in
 1 | 2) ;;
 *) echo "DEVNS_GUEST_INSTANCES='$GUEST_INSTANCES': 1 or 2" >&2; exit 2 ;;
