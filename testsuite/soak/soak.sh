@@ -106,7 +106,9 @@ submit_one() {
 	gpu) id=$(sb "$user" "$tag" -w "$node" -n1 --gres=gpu:1 -- "i=\${SLURM_JOB_GPUS}; p=\$($OUT/probe.sh $GPUS); set -- \$p; n=0; for w in \"\$@\"; do [ \$n = \$i ] && { [ \$w = ENXIO ] || exit 1; } || { [ \$w = EPERM ] || exit 1; }; n=\$((n+1)); done; $done_")
 		expect_done[$tag]=1 ;;
 	adopt) if [ -n "$ADOPT" ]; then
-			adopt_one "$tag"; return
+			adopt_queue+=("$tag"); expect_done[$tag]=1
+			submitted=$((submitted + 1))
+			adopt_step; return
 		fi
 		id=$(sb "$user" "$tag" -w "$node" -n1 -- "$done_"); expect_done[$tag]=1 ;;
 	srun) cl_as "$user" srun -w "$node" -n1 sh -c "echo x > /tmp/x && $done_" >/dev/null 2>&1 &
@@ -117,32 +119,44 @@ submit_one() {
 }
 
 # A GPU job on node1 and a login adopted into it: the login sees the job's
-# /tmp and only the job's GPU.  As dncarol, who has no other job, so that
-# pam_slurm_adopt has this one job to choose.
-adopt_one() {
-	local tag=$1 id out
-	id=$(sb dncarol "$tag" -w node1 -n1 --gres=gpu:1 -- "echo \$SLURM_JOB_GPUS > $OUT/$tag.gpu; echo in-job > /tmp/adopt; while [ ! -e $OUT/$tag.go ]; do sleep 0.2; done")
-	echo "$id" >> "$OUT/ids"
-	submitted=$((submitted + 1))
-	# node1 may be busy with the queue: the job starts when a CPU frees
-	if wait_for 300 test -s "$OUT/$tag.gpu"; then
-		out=$(timeout 30 "$CLUSTER" run -n node1 -- "$HELPERS/pam_adopt" "$PAMDIR" sshd dncarol \
-			sh -c "cat /tmp/adopt; $OUT/probe.sh $GPUS" 2>/dev/null)
-		local idx words
-		idx=$(cat "$OUT/$tag.gpu"); words=($(echo "$out" | tail -1))
-		if [ "$(echo "$out" | head -1)" = in-job ] && [ "${words[$idx]}" = ENXIO ] &&
-			[ "$(echo "${words[@]}" | tr ' ' '\n' | grep -c EPERM)" = 3 ]; then
-			touch "$OUT/$tag.done"
+# /tmp and only the job's GPU.  As dncarol, one job at a time, so that
+# pam_slurm_adopt has that one job to choose: the adopt jobs wait in
+# adopt_queue, and adopt_step moves the one in flight on (its login once
+# it runs, then its end) while the other jobs come and go.
+declare -a adopt_queue=()
+adopt_id='' adopt_tag=''
+adopt_step() {
+	if [ -n "$adopt_id" ]; then
+		if [ ! -e "$OUT/$adopt_tag.go" ] && [ -s "$OUT/$adopt_tag.gpu" ]; then
+			adopt_login "$adopt_tag"
+			touch "$OUT/$adopt_tag.go"
 		fi
+		[ -z "$(cl squeue -h -j "$adopt_id" -o %i 2>/dev/null)" ] || return 0
+		adopt_id=''	# ended; without its done file if it never ran
 	fi
-	expect_done[$tag]=1
-	touch "$OUT/$tag.go"
-	wait_job_gone "$id" >/dev/null
+	[ ${#adopt_queue[@]} -gt 0 ] || return 0
+	adopt_tag=${adopt_queue[0]} adopt_queue=("${adopt_queue[@]:1}")
+	adopt_id=$(sb dncarol "$adopt_tag" -w node1 -n1 --gres=gpu:1 -- "echo \$SLURM_JOB_GPUS > $OUT/$adopt_tag.gpu; echo in-job > /tmp/adopt; while [ ! -e $OUT/$adopt_tag.go ]; do sleep 0.2; done")
+	echo "$adopt_id" >> "$OUT/ids"
+}
+
+# adopt_login TAG: the login into adopt job TAG, running; its done file
+# when it saw the job's /tmp, its own GPU and none of the others.
+adopt_login() {
+	local tag=$1 out idx words
+	out=$(timeout 30 "$CLUSTER" run -n node1 -- "$HELPERS/pam_adopt" "$PAMDIR" sshd dncarol \
+		sh -c "cat /tmp/adopt; $OUT/probe.sh $GPUS" 2>/dev/null)
+	idx=$(cat "$OUT/$tag.gpu"); words=($(echo "$out" | tail -1))
+	if [ "$(echo "$out" | head -1)" = in-job ] && [ "${words[$idx]}" = ENXIO ] &&
+		[ "$(echo "${words[@]}" | tr ' ' '\n' | grep -c EPERM)" = 3 ]; then
+		touch "$OUT/$tag.done"
+	fi
 }
 
 # Cancel and requeue the jobs waiting for it, once they run.
 act_on_running() {
 	local e id tag rest=()
+	adopt_step
 	for e in "${cancel_ids[@]}"; do
 		id=${e%%:*} tag=${e#*:}
 		if [ -e "$OUT/$tag.started" ]; then cl scancel "$id" >/dev/null 2>&1; else rest+=("$e"); fi
@@ -238,13 +252,17 @@ run_load() {
 		# keep the queue short: the cluster has 6 CPUs
 		while (( $(jobs_left) > 24 )); do act_on_running; sleep 0.5; done
 	done
-	wait
+	# The srun jobs (in the background) may wait for CPUs that cancel and
+	# requeue jobs hold until act_on_running sees them: no plain `wait`
+	# before the queue is empty.
 	for _ in $(seq 1 600); do
 		act_on_running
-		(( ${#cancel_ids[@]} + ${#requeue_ids[@]} + ${#held_ids[@]} == 0 )) &&
+		(( ${#cancel_ids[@]} + ${#requeue_ids[@]} + ${#held_ids[@]} + ${#adopt_queue[@]} == 0 )) &&
+			[ -z "$adopt_id" ] && [ -z "$(jobs -rp)" ] &&
 			(( $(jobs_left) == 0 )) && break
 		sleep 1
 	done
+	wait
 }
 
 # ---- the counts --------------------------------------------------------
