@@ -726,6 +726,13 @@ build_for_release() {
 	echo "$prefix"
 }
 
+# guest_runs_release NAME: does a guest run release NAME's files, so that
+# the host need not (never 22.05's: the hybrid host's full release)?
+guest_runs_release() {
+	[ "$1" != 22.05 ] && [ -z "${DEVNS_SKIP_GUEST:-}" ] &&
+		[[ " $GUEST_RELEASE $GUEST_RELEASES " == *" $1 "* ]]
+}
+
 # release_tests NAME: the integration tests run against release NAME, so
 # that a whole run stays within CI's time on two cores: on 26.05 (the
 # release current sites run) all those the guest does not run on it (the
@@ -741,13 +748,6 @@ build_for_release() {
 # runs there: the hybrid host runs all of them on 22.05 only.
 # DEVNS_RELEASE_TESTS_<X_Y> (e.g. DEVNS_RELEASE_TESTS_25_11="all") picks
 # another list.
-# guest_runs_release NAME: does a guest run release NAME's files, so that
-# the host need not (never 22.05's: the hybrid host's full release)?
-guest_runs_release() {
-	[ "$1" != 22.05 ] && [ -z "${DEVNS_SKIP_GUEST:-}" ] &&
-		[[ " $GUEST_RELEASE $GUEST_RELEASES " == *" $1 "* ]]
-}
-
 release_tests() {
 	local t list var=DEVNS_RELEASE_TESTS_${1/./_}
 	local config_tests="test_configless test_dirs test_dropin test_reconfig"
@@ -758,7 +758,7 @@ release_tests() {
 	24.11 | 26.11) list="test_namespace test_devices test_devices_amd test_imex test_adopt test_userns $config_tests" ;;
 	*) list=all ;;
 	esac
-	# The guest's release runs on the host only what the guest does not
+	# A release a guest runs runs on the host only what the guest does not
 	# (the hybrid layout's own checks run on 22.05, which runs them all).
 	if guest_runs_release "$1" && [ -z "${!var:-}" ]; then
 		for t in $(guest_release_tests "$1"); do list="$list -$t"; done

@@ -33,13 +33,16 @@ wait_nodes() {
 	done
 }
 
+# state_of NODE STATES - NODE's state in STATES (node_states' lines); empty if not there.
+state_of() { awk -v n="$1" '$1 == n {print $2; exit}' <<<"$2"; }
+
 # nodes_ready MODE STATES NODE... - does every NODE have a state in STATES (node_states' lines)
 # that MODE accepts? A node missing from STATES, or not responding, is not ready.
 nodes_ready() {
 	local mode=$1 states=$2 n state
 	shift 2
 	for n in "$@"; do
-		state=$(awk -v n="$n" '$1 == n {print $2; exit}' <<<"$states")
+		state=$(state_of "$n" "$states")
 		case $mode:$state in
 		idle:idle) ;;
 		up:idle | up:mixed | up:allocated | up:completing) ;;
@@ -53,7 +56,7 @@ nodes_stuck() {
 	local states=$1 n
 	shift
 	for n in "$@"; do
-		case $(awk -v n="$n" '$1 == n {print $2; exit}' <<<"$states") in
+		case $(state_of "$n" "$states") in
 		drain* | inval*) return 0 ;;
 		esac
 	done
